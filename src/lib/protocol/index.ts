@@ -1,0 +1,6 @@
+export * from './channels.js'
+export * from './errors.js'
+export * from './money.js'
+export * from './requests.js'
+export * from './responses.js'
+export * from './states.js'

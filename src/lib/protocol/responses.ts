@@ -1,0 +1,173 @@
+/**
+ * Tolerant schemas for the envelope (2.1), each operation's data (2.3-2.7) and the
+ * notification (section 6). Unknown fields pass through; amounts may arrive as numeric
+ * strings; states are kept as the text the gateway sent. Fields the published SDK names
+ * `ksher_*` are read as their `gw_*` names.
+ */
+import {z} from 'zod'
+
+import type {Operation} from './channels.js'
+
+/** An integer amount sent as a number or a numeric string; empty means absent. */
+const amount = z.preprocess(
+  (v) => (v === '' || v === null ? undefined : v),
+  z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]).optional(),
+)
+const text = z.preprocess((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional())
+const required = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string())
+
+/** Maps `ksher_order_no` to `gw_order_no` and the like, keeping what the gateway sent. */
+function gatewayNames(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value
+  const out: Record<string, unknown> = {...(value as Record<string, unknown>)}
+  for (const [key, v] of Object.entries(out)) {
+    const match = /^ksher_(.+)$/.exec(key)
+    if (match && out[`gw_${match[1]}`] === undefined) out[`gw_${match[1]}`] = v
+  }
+  return out
+}
+const record = <T extends z.core.$ZodLooseShape>(shape: T) => z.preprocess(gatewayNames, z.looseObject(shape))
+
+export const envelopeSchema = z.looseObject({
+  code: z.union([z.number(), z.string().regex(/^-?\d+$/).transform(Number)]),
+  msg: text,
+  status_code: z.unknown().optional(),
+  status_msg: text,
+  time_stamp: text,
+  version: text,
+  sign: text,
+  data: z.unknown().optional(),
+})
+export type Envelope = z.infer<typeof envelopeSchema>
+
+export const failureSchema = z.looseObject({
+  result: required,
+  err_code: text,
+  err_msg: text,
+})
+
+export const orderCreatedSchema = record({
+  result: required,
+  appid: text,
+  mch_order_no: required,
+  gw_order_no: required,
+  device_id: text,
+  code_url: text,
+  imgdat: text,
+  trade_type: text,
+  fee_type: text,
+  total_fee: amount,
+  PaymentID: text,
+  PaymentCode: text,
+  stalls_name: text,
+})
+
+export const orderRecordSchema = record({
+  result: required,
+  appid: text,
+  mch_order_no: text,
+  gw_order_no: text,
+  channel_order_no: text,
+  channel: text,
+  attach: text,
+  cash_fee: amount,
+  cash_fee_type: text,
+  fee_type: text,
+  total_fee: amount,
+  raw_total_fee: amount,
+  openid: text,
+  operation: text,
+  operator_id: text,
+  device_id: text,
+  rate: text,
+  time_end: text,
+})
+
+export const refundCreatedSchema = record({
+  result: required,
+  appid: text,
+  mch_order_no: text,
+  gw_order_no: text,
+  channel_order_no: text,
+  mch_refund_no: required,
+  gw_refund_no: text,
+  channel_refund_no: text,
+  channel: text,
+  fee_type: text,
+  total_fee: amount,
+  refund_fee: amount,
+  cash_refund_fee: amount,
+  refund_time: text,
+})
+
+export const refundOrderSchema = record({
+  mch_refund_no: required,
+  gw_refund_no: text,
+  channel_refund_no: text,
+  mch_refund_fee: amount,
+  refund_state: required,
+  refund_time: text,
+})
+
+export const refundRecordSchema = record({
+  result: required,
+  appid: text,
+  mch_order_no: text,
+  gw_order_no: text,
+  channel_order_no: text,
+  channel_state: text,
+  fee_type: text,
+  total_fee: amount,
+  cash_fee: amount,
+  cash_fee_type: text,
+  refund_count: amount,
+  refund_fee: amount,
+  time_end: text,
+  refund_orders: z.array(refundOrderSchema).default([]),
+})
+
+export const closeResultSchema = record({
+  result: required,
+  appid: text,
+  mch_order_no: text,
+})
+
+export const notificationDataSchema = record({
+  result: required,
+  appid: text,
+  mch_order_no: text,
+  order_no: text,
+  gw_order_no: text,
+  channel_order_no: text,
+  channel: text,
+  total_fee: amount,
+  fee_type: text,
+  cash_fee: amount,
+  cash_fee_type: text,
+  time_end: text,
+  attach: text,
+  operation: text,
+})
+
+export const RESPONSE_SCHEMAS = {
+  native_pay: orderCreatedSchema,
+  order_query: orderRecordSchema,
+  order_refund: refundCreatedSchema,
+  refund_query: refundRecordSchema,
+  order_close: closeResultSchema,
+} satisfies Record<Operation, z.ZodType>
+
+export type OrderCreated = z.infer<typeof orderCreatedSchema>
+export type OrderRecord = z.infer<typeof orderRecordSchema>
+export type RefundCreated = z.infer<typeof refundCreatedSchema>
+export type RefundRecord = z.infer<typeof refundRecordSchema>
+export type RefundOrder = z.infer<typeof refundOrderSchema>
+export type CloseResult = z.infer<typeof closeResultSchema>
+export type NotificationData = z.infer<typeof notificationDataSchema>
+export type ResponseData<O extends Operation> = z.infer<(typeof RESPONSE_SCHEMAS)[O]>
+
+/** The exact answer that ends the gateway's delivery of a notification (section 6). */
+export const NOTIFICATION_ACK = '{"result":"SUCCESS","msg":"OK"}'
+
+/** Retry delays after a failed delivery, in seconds (section 6). */
+export const NOTIFICATION_RETRY_DELAYS = [1, 2, 2, 10, 30, 60, 600, 3600, 10_800, 18_000, 28_800, 43_200] as const

@@ -1,0 +1,131 @@
+/**
+ * The gateway's signature (DESIGN.md, Signature). The canonical string is every parameter
+ * but `sign` and absent ones, `key=value`, sorted by key in byte order, joined with nothing;
+ * nested values are compact JSON with keys sorted at every level. RSA PKCS#1 v1.5 over its
+ * UTF-8 bytes, MD5 (the gateway's default) or SHA-256, lowercase hex.
+ */
+import {createHash, createPrivateKey, createPublicKey, sign as rsaSign, verify as rsaVerify, type KeyObject} from 'node:crypto'
+
+export const SIGN_SCHEMES = ['rsa-md5', 'rsa-sha256'] as const
+export type SignScheme = (typeof SIGN_SCHEMES)[number]
+
+const DIGEST: Record<SignScheme, string> = {'rsa-md5': 'md5', 'rsa-sha256': 'sha256'}
+
+export class KeyError extends Error {}
+
+export type Params = Readonly<Record<string, unknown>>
+
+/** Numbers as plain decimals: 15050, 0.2101, never 1e+21. */
+function plainNumber(n: number): string {
+  if (Number.isInteger(n) && !Number.isSafeInteger(n) && Number.isFinite(n)) return BigInt(n).toString()
+  return String(n)
+}
+
+function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep)
+  if (value && typeof value === 'object') {
+    const sorted: Record<string, unknown> = {}
+    for (const key of Object.keys(value).sort(byteOrder)) sorted[key] = sortKeysDeep((value as Record<string, unknown>)[key])
+    return sorted
+  }
+  return value
+}
+
+function escapeNonAscii(json: string): string {
+  return json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/** Byte order of the UTF-8 keys; for the ASCII keys of the API it is plain code-unit order. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+}
+
+function encodeValue(value: unknown, asciiEscaped: boolean): string {
+  if (typeof value === 'number') return plainNumber(value)
+  if (typeof value === 'string') return value
+  if (typeof value === 'object' && value !== null) {
+    const json = JSON.stringify(sortKeysDeep(value))
+    return asciiEscaped ? escapeNonAscii(json) : json
+  }
+  return String(value)
+}
+
+/** The string that is signed. `asciiEscaped` writes non-ASCII inside nested values as \uXXXX. */
+export function canonicalString(params: Params, asciiEscaped = false): string {
+  return Object.keys(params)
+    .filter((key) => key !== 'sign' && params[key] !== undefined && params[key] !== null)
+    .sort(byteOrder)
+    .map((key) => `${key}=${encodeValue(params[key], asciiEscaped)}`)
+    .join('')
+}
+
+const privateKeys = new Map<string, KeyObject>()
+const publicKeys = new Map<string, KeyObject>()
+
+/** A PKCS#1 or PKCS#8 RSA private key from PEM text. */
+export function parsePrivateKey(pem: string): KeyObject {
+  let key = privateKeys.get(pem)
+  if (key) return key
+  try {
+    key = createPrivateKey({key: pem, format: 'pem'})
+  } catch {
+    throw new KeyError('not a readable private key: expected a PEM "RSA PRIVATE KEY" (PKCS#1) or "PRIVATE KEY" (PKCS#8) block without a passphrase')
+  }
+  if (key.asymmetricKeyType !== 'rsa') throw new KeyError(`the private key is ${key.asymmetricKeyType ?? 'not RSA'}; the gateway uses RSA keys`)
+  privateKeys.set(pem, key)
+  return key
+}
+
+/** A PKCS#1 or SPKI RSA public key from PEM text (a private key's public half is accepted too). */
+export function parsePublicKey(pem: string): KeyObject {
+  let key = publicKeys.get(pem)
+  if (key) return key
+  try {
+    key = createPublicKey({key: pem, format: 'pem'})
+  } catch {
+    throw new KeyError('not a readable public key: expected a PEM "PUBLIC KEY" (SPKI) or "RSA PUBLIC KEY" (PKCS#1) block')
+  }
+  if (key.asymmetricKeyType !== 'rsa') throw new KeyError(`the public key is ${key.asymmetricKeyType ?? 'not RSA'}; the gateway uses RSA keys`)
+  publicKeys.set(pem, key)
+  return key
+}
+
+export interface KeyInfo {
+  bits: number
+  /** SHA-256 of the public key (SPKI DER), the first 16 bytes in hex pairs. */
+  fingerprint: string
+}
+
+/** Size and fingerprint of a key; for a private key, of its public half. Never key material. */
+export function keyInfo(key: KeyObject): KeyInfo {
+  const publicKey = key.type === 'private' ? createPublicKey(key) : key
+  const der = publicKey.export({type: 'spki', format: 'der'})
+  const hex = createHash('sha256').update(der).digest('hex').slice(0, 32)
+  return {bits: publicKey.asymmetricKeyDetails?.modulusLength ?? 0, fingerprint: hex.match(/../g)!.join(':')}
+}
+
+export function signCanonical(canonical: string, key: KeyObject, scheme: SignScheme): string {
+  return rsaSign(DIGEST[scheme], Buffer.from(canonical, 'utf8'), key).toString('hex')
+}
+
+export function sign(params: Params, key: KeyObject, scheme: SignScheme): string {
+  return signCanonical(canonicalString(params), key, scheme)
+}
+
+/**
+ * Whether `signature` (hex) signs `params`. Accepts the canonical string and, when nested
+ * values hold non-ASCII, the form with it escaped as \uXXXX (servers that escape sign that).
+ */
+export function verify(params: Params, signature: string, key: KeyObject, scheme: SignScheme): boolean {
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(signature)) return false
+  const bytes = Buffer.from(signature, 'hex')
+  const check = (canonical: string) => rsaVerify(DIGEST[scheme], Buffer.from(canonical, 'utf8'), key, bytes)
+  const canonical = canonicalString(params)
+  if (check(canonical)) return true
+  const escaped = canonicalString(params, true)
+  return escaped !== canonical && check(escaped)
+}
+
+export function isSignScheme(value: string): value is SignScheme {
+  return (SIGN_SCHEMES as readonly string[]).includes(value)
+}
