@@ -4,7 +4,7 @@
  * nested values are compact JSON with keys sorted at every level. RSA PKCS#1 v1.5 over its
  * UTF-8 bytes, MD5 (the gateway's default) or SHA-256, lowercase hex.
  */
-import {createHash, createPrivateKey, createPublicKey, sign as rsaSign, verify as rsaVerify, type KeyObject} from 'node:crypto'
+import {createHash, createPrivateKey, createPublicKey, randomBytes, sign as rsaSign, verify as rsaVerify, type KeyObject} from 'node:crypto'
 
 export const SIGN_SCHEMES = ['rsa-md5', 'rsa-sha256'] as const
 export type SignScheme = (typeof SIGN_SCHEMES)[number]
@@ -128,4 +128,18 @@ export function verify(params: Params, signature: string, key: KeyObject, scheme
 
 export function isSignScheme(value: string): value is SignScheme {
   return (SIGN_SCHEMES as readonly string[]).includes(value)
+}
+
+const NONCE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** 32 characters from a CSPRNG; a new one for every signed message. */
+export function newNonce(length = 32): string {
+  const bytes = randomBytes(length * 2)
+  let out = ''
+  // Rejection sampling keeps every character equally likely (62 does not divide 256).
+  for (let i = 0; i < bytes.length && out.length < length; i++) {
+    const b = bytes[i]!
+    if (b < 248) out += NONCE_ALPHABET[b % 62]
+  }
+  return out.length === length ? out : newNonce(length)
 }

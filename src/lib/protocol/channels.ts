@@ -55,5 +55,5 @@ export const QR_LIFETIME: Record<OrderChannel, {defaultSeconds: number | undefin
   scb_qrcard: {defaultSeconds: 15 * 60, parameter: 'expire_time', maxSeconds: 30 * 86_400},
 }
 
-/** Channels whose payer is a Thai wallet: the cash currency is the order's, not CNY. */
-export const THAI_CHANNELS: readonly string[] = ['promptpay', 'truemoney', 'airpay', 'scb_qrcard', 'linepay']
+/** Channels the document marks "Thailand only": their orders are in THB (PromptPay encodes currency 764). */
+export const THB_ONLY_CHANNELS: readonly string[] = ['promptpay', 'truemoney', 'airpay', 'scb_qrcard']

@@ -5,7 +5,8 @@
  * gateway's codes).
  *
  * Where the document states two limits, the one "always within range" is used: attach 127,
- * device_id 21 on create-order.
+ * device_id 21 on create-order. `sign` is String(256) in the document, yet a 2048-bit key
+ * signs 512 hex characters: up to 1024 (a 4096-bit key) is allowed.
  */
 import {z} from 'zod'
 
@@ -26,7 +27,7 @@ const int = (required = false): Field => ({kind: 'int', max: 16, required})
 const AUTH = {
   appid: text(32, true),
   nonce_str: text(32, true),
-  sign: text(256, true),
+  sign: text(1024, true),
   version: text(32),
 }
 const ORDER_NUMBERS = {mch_order_no: text(32), gw_order_no: text(32), channel_order_no: text(32)}

@@ -1,0 +1,97 @@
+/**
+ * The one base command: `--profile`, `--json`, the profile, and every error mapped to the
+ * exit codes of DESIGN.md. oclif drops custom exit codes under --json, so the code is set
+ * here on process.exitCode and errors are rendered here, never thrown back to oclif.
+ */
+import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+
+import {GwError, type ExitCode} from './errors.js'
+import {type Profile, ProfileStore, resolveProfile} from './profiles.js'
+import {red, yellow} from './render/style.js'
+
+export type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
+export type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+export abstract class GwCommand<T extends typeof Command> extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    profile: Flags.string({
+      char: 'p',
+      description: 'profile to use (else GW_PROFILE, else GW_APPID and friends, else the default profile)',
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  protected flags!: GwFlags<T>
+  protected args!: GwArgs<T>
+
+  override async init(): Promise<void> {
+    await super.init()
+    const {args, flags} = await this.parse({
+      args: this.ctor.args,
+      baseFlags: (this.ctor as typeof GwCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      flags: this.ctor.flags,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as GwFlags<T>
+    this.args = args as GwArgs<T>
+  }
+
+  #store?: ProfileStore
+  #profile?: Profile
+
+  protected get store(): ProfileStore {
+    this.#store ??= new ProfileStore()
+    return this.#store
+  }
+
+  /** The profile this command acts for (loaded once). */
+  protected get profile(): Profile {
+    this.#profile ??= resolveProfile(this.flags.profile, this.store)
+    return this.#profile
+  }
+
+  /** The exit code to end with when the command finishes without an error. */
+  protected setExitCode(code: ExitCode): void {
+    process.exitCode = code
+  }
+
+  /** A note for people, on stderr, also under --json (stdout stays one JSON document). */
+  protected note(message: string): void {
+    process.stderr.write(`${message}\n`)
+  }
+
+  protected warning(message: string): void {
+    process.stderr.write(`${yellow('warning', process.stderr)}: ${message}\n`)
+  }
+
+  override async catch(error: Error & {exitCode?: number}): Promise<void> {
+    const gwError = toGwError(error)
+    process.exitCode = gwError.exitCode
+    if (this.jsonEnabled()) {
+      this.logJson({
+        error: {
+          kind: gwError.kind,
+          exit_code: gwError.exitCode,
+          message: gwError.message,
+          ...(gwError.advice ? {advice: gwError.advice} : {}),
+          ...gwError.details,
+        },
+      })
+    }
+    const advice = gwError.advice ? `\n${gwError.advice}` : ''
+    process.stderr.write(`${red('Error', process.stderr)}: ${gwError.message}${advice}\n`)
+    if (process.env.DEBUG && error.stack) process.stderr.write(`${error.stack}\n`)
+  }
+}
+
+function toGwError(error: Error): GwError {
+  if (error instanceof GwError) return error
+  if (error instanceof Errors.CLIError && (error.oclif?.exit === 2 || error.constructor.name.endsWith('Error') && 'parse' in error)) {
+    return new GwError('usage', error.message.replace(/\nSee more help with --help$/, ''), {advice: 'See the command and its examples with --help.'})
+  }
+  if (error instanceof Errors.ExitError) return new GwError('usage', error.message)
+  return new GwError('transport', `unexpected failure: ${error.message}`, {advice: 'Run again with DEBUG=1 for details, and report it if it persists.'})
+}

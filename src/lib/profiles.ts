@@ -1,0 +1,237 @@
+/**
+ * The profile store: name -> appid, base URL, keys, sign scheme, live flag, and which
+ * profile is the default. A `conf` JSON file (0600) in the config dir (0700); the keys are
+ * copied into files of their own beside it (0600), never printed.
+ */
+import {existsSync, readFileSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
+
+import Conf from 'conf'
+
+import {GwError, usageError} from './errors.js'
+import {configDir, ensurePrivateDir, writePrivateFile} from './paths.js'
+import {type KeyInfo, type SignScheme, isSignScheme, KeyError, keyInfo, parsePrivateKey, parsePublicKey} from './signing.js'
+
+export interface StoredProfile {
+  appid: string
+  base_url: string
+  private_key_file: string
+  gateway_public_key_file: string
+  sign_scheme: SignScheme
+  live: boolean
+}
+
+interface StoreShape {
+  default?: string
+  profiles: Record<string, StoredProfile>
+}
+
+/** A profile ready to use: keys read. `source` says where it came from. */
+export interface Profile {
+  name: string
+  appid: string
+  baseUrl: string
+  signScheme: SignScheme
+  live: boolean
+  privateKeyPem: string
+  gatewayPublicKeyPem: string
+  source: 'store' | 'environment'
+}
+
+export interface ProfileInput {
+  name: string
+  appid: string
+  baseUrl: string
+  privateKeyPem: string
+  gatewayPublicKeyPem: string
+  signScheme?: SignScheme
+  live?: boolean
+}
+
+export const ENV_PROFILE_NAME = '(environment)'
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+
+export interface KeyCheck {
+  privateKey: KeyInfo
+  gatewayKey: KeyInfo
+  warnings: string[]
+}
+
+/** Both keys parse, the private key is RSA; keys under 2048 bits give a warning. */
+export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string): KeyCheck {
+  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem), 'private key'))
+  const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), 'gateway public key'))
+  const warnings: string[] = []
+  if (privateKey.bits < 2048) warnings.push(`the private key has ${privateKey.bits} bits; 2048 or more is advised`)
+  if (gatewayKey.bits < 2048) warnings.push(`the gateway public key has ${gatewayKey.bits} bits; check it is the current one`)
+  return {privateKey, gatewayKey, warnings}
+}
+
+function keyOrUsage<T>(parse: () => T, what: string): T {
+  try {
+    return parse()
+  } catch (error) {
+    if (error instanceof KeyError) throw usageError(`The ${what} is ${error.message}.`, `Export the ${what} as PEM and pass that file.`)
+    throw error
+  }
+}
+
+/** https URL, or http on loopback; returned without a trailing slash. */
+export function normalizeBaseUrl(value: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw usageError(`base URL "${value}" is not a URL.`, 'Give the address up to the operation name, like http://127.0.0.1:8787/Gateway.')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`base URL "${value}" must start with http:// or https://.`)
+  if (url.search || url.hash) throw usageError(`base URL "${value}" must not carry a query or fragment: parameters go in the body.`)
+  return url.toString().replace(/\/+$/, '')
+}
+
+export function readKeyArgument(value: string, what: string): string {
+  if (value.includes('-----BEGIN')) return value
+  if (!existsSync(value)) throw usageError(`The ${what} file "${value}" does not exist.`, 'Give the path of a PEM file.')
+  return readFileSync(value, 'utf8')
+}
+
+export class ProfileStore {
+  readonly dir: string
+  readonly #conf: Conf<StoreShape>
+
+  constructor(dir = configDir()) {
+    this.dir = ensurePrivateDir(dir)
+    this.#conf = new Conf<StoreShape>({
+      projectName: 'gw',
+      cwd: dir,
+      configName: 'profiles',
+      configFileMode: 0o600,
+      defaults: {profiles: {}},
+      accessPropertiesByDotNotation: false,
+    })
+  }
+
+  get path(): string {
+    return this.#conf.path
+  }
+
+  names(): string[] {
+    return Object.keys(this.#conf.get('profiles')).sort()
+  }
+
+  defaultName(): string | undefined {
+    const name = this.#conf.get('default')
+    return name && this.#conf.get('profiles')[name] ? name : undefined
+  }
+
+  stored(name: string): StoredProfile | undefined {
+    return this.#conf.get('profiles')[name]
+  }
+
+  /** Adds or replaces a profile. The first profile stored becomes the default. */
+  add(input: ProfileInput, options: {makeDefault?: boolean} = {}): KeyCheck {
+    if (!NAME_PATTERN.test(input.name)) throw usageError(`profile name "${input.name}" is not allowed.`, 'Use letters, digits, ".", "_" or "-" (at most 64).')
+    const appid = input.appid.trim()
+    if (!appid || appid.length > 32) throw usageError(`appid "${input.appid}" must be 1 to 32 characters.`, 'The appid is the merchant number, like mch20001.')
+    const baseUrl = normalizeBaseUrl(input.baseUrl)
+    const scheme = input.signScheme ?? 'rsa-md5'
+    if (!isSignScheme(scheme)) throw usageError(`sign scheme "${String(scheme)}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
+    const check = checkKeys(input.privateKeyPem, input.gatewayPublicKeyPem)
+
+    const keysDir = ensurePrivateDir(join(this.dir, 'keys'))
+    const privateKeyFile = join(keysDir, `${input.name}.private.pem`)
+    const gatewayKeyFile = join(keysDir, `${input.name}.gateway.pem`)
+    writePrivateFile(privateKeyFile, input.privateKeyPem)
+    writePrivateFile(gatewayKeyFile, input.gatewayPublicKeyPem)
+
+    const profiles = {...this.#conf.get('profiles')}
+    profiles[input.name] = {
+      appid,
+      base_url: baseUrl,
+      private_key_file: privateKeyFile,
+      gateway_public_key_file: gatewayKeyFile,
+      sign_scheme: scheme,
+      live: Boolean(input.live),
+    }
+    this.#conf.set('profiles', profiles)
+    if (options.makeDefault || !this.defaultName()) this.#conf.set('default', input.name)
+    return check
+  }
+
+  use(name: string): void {
+    this.#require(name)
+    this.#conf.set('default', name)
+  }
+
+  remove(name: string): void {
+    const stored = this.#require(name)
+    const profiles = {...this.#conf.get('profiles')}
+    delete profiles[name]
+    this.#conf.set('profiles', profiles)
+    rmSync(stored.private_key_file, {force: true})
+    rmSync(stored.gateway_public_key_file, {force: true})
+    if (this.#conf.get('default') === name) this.#conf.delete('default')
+  }
+
+  load(name: string): Profile {
+    const stored = this.#require(name)
+    const read = (file: string, what: string) => {
+      if (!existsSync(file)) throw usageError(`The ${what} of profile "${name}" is missing (${file}).`, `Add the profile again: gw profile add ${name} ...`)
+      return readFileSync(file, 'utf8')
+    }
+    return {
+      name,
+      appid: stored.appid,
+      baseUrl: stored.base_url,
+      signScheme: stored.sign_scheme,
+      live: stored.live,
+      privateKeyPem: read(stored.private_key_file, 'private key'),
+      gatewayPublicKeyPem: read(stored.gateway_public_key_file, 'gateway public key'),
+      source: 'store',
+    }
+  }
+
+  #require(name: string): StoredProfile {
+    const stored = this.stored(name)
+    if (!stored) {
+      const known = this.names()
+      throw usageError(`There is no profile "${name}".`, known.length ? `Known profiles: ${known.join(', ')}.` : 'Add one with gw profile add, or start the sandbox: gw sandbox start.')
+    }
+    return stored
+  }
+}
+
+/** A profile defined by GW_APPID, GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY and GW_BASE_URL; written nowhere. */
+export function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | undefined {
+  if (!env.GW_APPID) return undefined
+  const missing = ['GW_PRIVATE_KEY', 'GW_GATEWAY_PUBLIC_KEY', 'GW_BASE_URL'].filter((n) => !env[n])
+  if (missing.length) throw usageError(`GW_APPID is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not.`, 'Set all four variables, or unset GW_APPID to use a stored profile.')
+  const scheme = env.GW_SIGN_SCHEME ?? 'rsa-md5'
+  if (!isSignScheme(scheme)) throw usageError(`GW_SIGN_SCHEME "${scheme}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
+  const privateKeyPem = readKeyArgument(env.GW_PRIVATE_KEY!, 'GW_PRIVATE_KEY')
+  const gatewayPublicKeyPem = readKeyArgument(env.GW_GATEWAY_PUBLIC_KEY!, 'GW_GATEWAY_PUBLIC_KEY')
+  checkKeys(privateKeyPem, gatewayPublicKeyPem)
+  return {
+    name: ENV_PROFILE_NAME,
+    appid: env.GW_APPID,
+    baseUrl: normalizeBaseUrl(env.GW_BASE_URL!),
+    signScheme: scheme,
+    live: env.GW_LIVE === '1' || env.GW_LIVE === 'true',
+    privateKeyPem,
+    gatewayPublicKeyPem,
+    source: 'environment',
+  }
+}
+
+/** `--profile`, else GW_PROFILE, else the environment-only profile, else the default. */
+export function resolveProfile(flag: string | undefined, store = new ProfileStore()): Profile {
+  const named = flag ?? process.env.GW_PROFILE
+  if (named) return store.load(named)
+  const fromEnvironment = environmentProfile()
+  if (fromEnvironment) return fromEnvironment
+  const fallback = store.defaultName()
+  if (!fallback) {
+    throw new GwError('usage', 'No profile is set up.', {advice: 'Start the sandbox (gw sandbox start) to get a "sandbox" profile, or add one: gw profile add NAME --appid ... --base-url ... --private-key FILE --gateway-public-key FILE.'})
+  }
+  return store.load(fallback)
+}

@@ -1,0 +1,54 @@
+/**
+ * Faults for testing clients, e.g. `drop-after-commit=0.05,http-500=0.05,latency=50-300ms`.
+ * - drop-after-commit: the operation is applied, then the connection closes without an answer.
+ * - http-500: nothing is applied; HTTP 500.
+ * - code-nonzero: nothing is applied; envelope code 1 ("the call failed; resend").
+ * - notsure: the operation is applied; the answer is result NOTSURE (SYSTEMERROR).
+ * - bad-signature: the answer is correct but its signature is not.
+ * - refund-processing: a refund is accepted as PROCESSING and answered TRADE_STATE_ERROR;
+ *   it settles as SUCCESS 20 minutes later (divided by --time-scale).
+ * - latency=MIN-MAXms: every answer waits that long.
+ */
+
+export const FAULT_KINDS = ['drop-after-commit', 'http-500', 'code-nonzero', 'notsure', 'bad-signature', 'refund-processing'] as const
+export type FaultKind = (typeof FAULT_KINDS)[number]
+
+export interface Faults {
+  rates: Partial<Record<FaultKind, number>>
+  latency?: {min: number; max: number}
+}
+
+export class FaultSpecError extends Error {}
+
+export function parseFaults(spec: string | undefined): Faults {
+  const faults: Faults = {rates: {}}
+  if (!spec?.trim()) return faults
+  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [name, value = ''] = part.split('=', 2).map((s) => s.trim()) as [string, string?]
+    if (name === 'latency') {
+      const match = /^(\d+)(?:-(\d+))?ms$/.exec(value)
+      if (!match) throw new FaultSpecError(`latency "${value}" must look like 50-300ms`)
+      const min = Number(match[1])
+      const max = Number(match[2] ?? match[1])
+      if (max < min) throw new FaultSpecError(`latency "${value}": the maximum is below the minimum`)
+      faults.latency = {min, max}
+      continue
+    }
+    if (!(FAULT_KINDS as readonly string[]).includes(name)) throw new FaultSpecError(`unknown fault "${name}"; known: ${FAULT_KINDS.join(', ')}, latency`)
+    const rate = Number(value)
+    if (value === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) throw new FaultSpecError(`fault ${name}=${value}: the rate must be a number from 0 to 1`)
+    faults.rates[name as FaultKind] = rate
+  }
+  return faults
+}
+
+export function strikes(faults: Faults, kind: FaultKind): boolean {
+  const rate = faults.rates[kind] ?? 0
+  return rate > 0 && Math.random() < rate
+}
+
+export function latencyOf(faults: Faults): number {
+  if (!faults.latency) return 0
+  const {min, max} = faults.latency
+  return min + Math.floor(Math.random() * (max - min + 1))
+}

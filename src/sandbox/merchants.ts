@@ -1,0 +1,103 @@
+/**
+ * The sandbox's keys and merchants, kept in its data dir. On first start: a gateway key
+ * pair and one merchant with every channel and currency. `merchants.json` may declare more
+ * merchants, each with its channels, currencies, amount limits, partial-refund rule and
+ * refund window; a merchant without key files gets a fresh pair.
+ */
+import {generateKeyPairSync, randomInt, type KeyObject} from 'node:crypto'
+import {existsSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {z} from 'zod'
+
+import {ORDER_CHANNELS, CURRENCIES} from '../lib/protocol/index.js'
+import {ensurePrivateDir, writePrivateFile} from '../lib/paths.js'
+import {type SignScheme, SIGN_SCHEMES, parsePrivateKey, parsePublicKey} from '../lib/signing.js'
+
+const merchantSchema = z.object({
+  appid: z.string().regex(/^mch\d{1,29}$/, 'appid is mch followed by digits'),
+  private_key_file: z.string().optional(),
+  public_key_file: z.string().optional(),
+  channels: z.array(z.string()).default([...ORDER_CHANNELS]),
+  currencies: z.array(z.enum(CURRENCIES)).default([...CURRENCIES]),
+  /** Largest order total in minor units (GW_EXCEED_AMOUNT_LIMIT above it). */
+  amount_limit: z.number().int().positive().default(1_000_000_000),
+  /** Smallest order total in minor units (GW_AMOUNT_IS_TOO_SMALL below it). */
+  min_amount: z.number().int().nonnegative().default(1),
+  partial_refund: z.boolean().default(true),
+  /** Days after payment during which a refund by API is possible (GW_REFUND_EXPIRE after). */
+  refund_window_days: z.number().positive().default(365),
+  sign_scheme: z.enum(SIGN_SCHEMES).default('rsa-md5'),
+})
+const fileSchema = z.object({merchants: z.array(merchantSchema).min(1)})
+
+export type MerchantConfig = z.infer<typeof merchantSchema>
+
+export interface Merchant extends MerchantConfig {
+  private_key_file: string
+  public_key_file: string
+  publicKey: KeyObject
+  /** Digits of the appid, used for the PromptPay biller id and stall name. */
+  number: string
+}
+
+export interface GatewayKeys {
+  privateKey: KeyObject
+  publicKeyFile: string
+  signScheme: SignScheme
+}
+
+function generatePair(privateFile: string, publicFile: string): void {
+  const {privateKey, publicKey} = generateKeyPairSync('rsa', {modulusLength: 2048})
+  writePrivateFile(privateFile, privateKey.export({type: 'pkcs8', format: 'pem'}).toString())
+  writePrivateFile(publicFile, publicKey.export({type: 'spki', format: 'pem'}).toString())
+}
+
+export function loadGatewayKeys(dataDir: string): GatewayKeys {
+  const keysDir = ensurePrivateDir(join(dataDir, 'keys'))
+  const privateFile = join(keysDir, 'gateway.private.pem')
+  const publicFile = join(keysDir, 'gateway.public.pem')
+  if (!existsSync(privateFile) || !existsSync(publicFile)) generatePair(privateFile, publicFile)
+  return {privateKey: parsePrivateKey(readFileSync(privateFile, 'utf8')), publicKeyFile: publicFile, signScheme: 'rsa-md5'}
+}
+
+export class MerchantConfigError extends Error {}
+
+/** Reads merchants.json, creating it with one merchant on first start; fills in missing keys. */
+export function loadMerchants(dataDir: string): Map<string, Merchant> {
+  const file = join(dataDir, 'merchants.json')
+  if (!existsSync(file)) {
+    const appid = `mch${randomInt(10_000, 99_999)}`
+    writePrivateFile(file, `${JSON.stringify({merchants: [{appid}]}, null, 2)}\n`)
+  }
+  let parsed: z.infer<typeof fileSchema>
+  try {
+    parsed = fileSchema.parse(JSON.parse(readFileSync(file, 'utf8')))
+  } catch (error) {
+    const reason = error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message
+    throw new MerchantConfigError(`${file} is not a valid merchants file: ${reason}`)
+  }
+  const keysDir = ensurePrivateDir(join(dataDir, 'keys'))
+  const merchants = new Map<string, Merchant>()
+  let changed = false
+  for (const config of parsed.merchants) {
+    const privateFile = config.private_key_file ?? join(keysDir, `${config.appid}.private.pem`)
+    const publicFile = config.public_key_file ?? join(keysDir, `${config.appid}.public.pem`)
+    if (!existsSync(privateFile) && !existsSync(publicFile)) generatePair(privateFile, publicFile)
+    if (!config.private_key_file || !config.public_key_file) changed = true
+    // A merchants file may name only the private key; its public half is derived from it.
+    const publicKey = parsePublicKey(readFileSync(existsSync(publicFile) ? publicFile : privateFile, 'utf8'))
+    merchants.set(config.appid, {
+      ...config,
+      private_key_file: privateFile,
+      public_key_file: publicFile,
+      publicKey,
+      number: config.appid.slice(3),
+    })
+  }
+  if (changed) {
+    const merchantsOut = parsed.merchants.map((m) => ({...m, private_key_file: merchants.get(m.appid)!.private_key_file, public_key_file: merchants.get(m.appid)!.public_key_file}))
+    writePrivateFile(file, `${JSON.stringify({merchants: merchantsOut}, null, 2)}\n`)
+  }
+  return merchants
+}

@@ -1,0 +1,55 @@
+import {spawn} from 'node:child_process'
+import {join} from 'node:path'
+
+import {REPO_ROOT} from './shared.js'
+
+export interface CliResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  json<T = Record<string, unknown>>(): T
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>
+  input?: string
+  timeoutMs?: number
+  cwd?: string
+}
+
+const BIN = join(REPO_ROOT, 'bin', 'run.js')
+
+/** Runs the built `gw` as a child process, as a user would. */
+export function gw(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: {...process.env, NO_COLOR: '1', GW_PROFILE: undefined, GW_APPID: undefined, ...options.env},
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        json<T>() {
+          try {
+            return JSON.parse(stdout) as T
+          } catch {
+            throw new Error(`stdout is not one JSON document:\n${stdout}\n--- stderr:\n${stderr}`)
+          }
+        },
+      })
+    })
+    child.stdin.end(options.input ?? '')
+  })
+}

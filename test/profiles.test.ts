@@ -1,0 +1,121 @@
+import {statSync, writeFileSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {gw} from './helpers/cli.js'
+import {readShared} from './helpers/shared.js'
+import {removeDir, tempDir} from './helpers/sandbox.js'
+
+interface Vectors {
+  keys: Record<string, {private_pkcs1?: string; private_pkcs8?: string; public_spki: string; public_pkcs1: string}>
+}
+const keys = readShared<Vectors>('vectors/signing.json').keys
+
+let home: string
+let files: Record<string, string>
+const env = () => ({GW_CONFIG_DIR: join(home, 'config')})
+
+beforeAll(() => {
+  home = tempDir('gw-profiles-')
+  files = {
+    merchant: join(home, 'merchant.pem'),
+    small: join(home, 'small.pem'),
+    gateway: join(home, 'gateway.pub'),
+    gatewayPkcs1: join(home, 'gateway-pkcs1.pub'),
+    junk: join(home, 'junk.pem'),
+  }
+  writeFileSync(files.merchant!, keys.merchant!.private_pkcs1!)
+  writeFileSync(files.small!, keys.small!.private_pkcs8!)
+  writeFileSync(files.gateway!, keys.gateway!.public_spki)
+  writeFileSync(files.gatewayPkcs1!, keys.gateway!.public_pkcs1)
+  writeFileSync(files.junk!, 'not a key\n')
+})
+afterAll(() => removeDir(home))
+
+const add = (name: string, extra: string[] = [], key = files.merchant!) =>
+  gw(['profile', 'add', name, '--appid', 'mch20001', '--base-url', 'https://gateway.example/Gateway/', '--private-key', key, '--gateway-public-key', files.gateway!, ...extra], {env: env()})
+
+describe('gw profile', () => {
+  it('adds the first profile as the default, with 0600 files in a 0700 folder', async () => {
+    const result = await add('shop', ['--live'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('Profile "shop" saved (default): mch20001 at https://gateway.example/Gateway, LIVE.')
+    const config = join(home, 'config')
+    expect(statSync(config).mode & 0o777).toBe(0o700)
+    expect(statSync(join(config, 'keys')).mode & 0o777).toBe(0o700)
+    expect(statSync(join(config, 'profiles.json')).mode & 0o777).toBe(0o600)
+    expect(statSync(join(config, 'keys', 'shop.private.pem')).mode & 0o777).toBe(0o600)
+    expect(readFileSync(join(config, 'keys', 'shop.private.pem'), 'utf8')).toBe(keys.merchant!.private_pkcs1)
+  })
+
+  it('keeps the default when a second profile is added, and accepts a PKCS#1 gateway key', async () => {
+    const result = await gw(['profile', 'add', 'test', '--appid', 'mch20002', '--base-url', 'http://127.0.0.1:8787/Gateway', '--private-key', files.merchant!, '--gateway-public-key', files.gatewayPkcs1!, '--sign-scheme', 'rsa-sha256'], {env: env()})
+    expect(result.code).toBe(0)
+    const list = (await gw(['profile', 'list', '--json'], {env: env()})).json<{profiles: {name: string; default: boolean; live: boolean}[]}>()
+    expect(list.profiles).toEqual([
+      expect.objectContaining({name: 'shop', default: true, live: true}),
+      expect.objectContaining({name: 'test', default: false, live: false}),
+    ])
+  })
+
+  it('shows fingerprints and sizes, never key material', async () => {
+    const result = await gw(['profile', 'show', 'shop', '--json'], {env: env()})
+    expect(result.code).toBe(0)
+    const view = result.json<{private_key: {bits: number; fingerprint: string}; appid: string}>()
+    expect(view.appid).toBe('mch20001')
+    expect(view.private_key.bits).toBe(2048)
+    const text = await gw(['profile', 'show', 'shop'], {env: env()})
+    for (const output of [result.stdout, result.stderr, text.stdout, text.stderr]) {
+      expect(output).not.toContain('PRIVATE KEY')
+      expect(output).not.toContain(keys.merchant!.private_pkcs1!.split('\n')[1])
+    }
+    expect(text.stdout).toMatch(/private key: RSA 2048 bits, fingerprint ([0-9a-f]{2}:){15}[0-9a-f]{2}/)
+  })
+
+  it('warns about a key under 2048 bits but saves it', async () => {
+    const result = await add('small', [], files.small!)
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain('the private key has 1024 bits; 2048 or more is advised')
+  })
+
+  it('refuses a file that is not a key, exit 2, and saves nothing', async () => {
+    const result = await add('broken', [], files.junk!)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/The private key is not a readable private key/)
+    expect((await gw(['profile', 'list', '--json'], {env: env()})).json<{profiles: {name: string}[]}>().profiles.map((p) => p.name)).not.toContain('broken')
+  })
+
+  it('refuses a missing flag with exit 2 and a JSON error under --json', async () => {
+    const result = await gw(['profile', 'add', 'x', '--appid', 'mch1', '--json'], {env: env()})
+    expect(result.code).toBe(2)
+    expect(result.json<{error: {kind: string; message: string}}>().error).toMatchObject({kind: 'usage', message: expect.stringMatching(/base-url/)})
+  })
+
+  it('switches and removes profiles', async () => {
+    expect((await gw(['profile', 'use', 'test'], {env: env()})).code).toBe(0)
+    expect((await gw(['profile', 'show', '--json'], {env: env()})).json<{name: string}>().name).toBe('test')
+    const removed = await gw(['profile', 'remove', 'test'], {env: env()})
+    expect(removed.stdout).toContain('There is no default profile now')
+    const unknown = await gw(['profile', 'use', 'nope'], {env: env()})
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('There is no profile "nope"')
+  })
+
+  it('uses GW_PROFILE, then an environment-only profile written nowhere', async () => {
+    expect((await gw(['profile', 'show', '--json'], {env: {...env(), GW_PROFILE: 'shop'}})).json<{name: string}>().name).toBe('shop')
+    const fromEnv = await gw(['profile', 'show', '--json'], {env: {
+      ...env(),
+      GW_APPID: 'mch77777',
+      GW_PRIVATE_KEY: keys.merchant!.private_pkcs1,
+      GW_GATEWAY_PUBLIC_KEY: files.gateway,
+      GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
+    }})
+    expect(fromEnv.code).toBe(0)
+    expect(fromEnv.json()).toMatchObject({appid: 'mch77777', source: 'environment'})
+    expect(readFileSync(join(home, 'config', 'profiles.json'), 'utf8')).not.toContain('mch77777')
+    const partial = await gw(['profile', 'show'], {env: {...env(), GW_APPID: 'mch77777'}})
+    expect(partial.code).toBe(2)
+    expect(partial.stderr).toContain('GW_APPID is set but GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY, GW_BASE_URL are not')
+  })
+})
