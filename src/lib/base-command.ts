@@ -5,12 +5,26 @@
  */
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {GwError, type ExitCode} from './errors.js'
+import {type ClientOptions, GatewayClient, closeConnections} from './client.js'
+import {GwError, type ExitCode, usageError} from './errors.js'
+import {OrderHistory} from './history.js'
+import {OrderService} from './orders.js'
 import {type Profile, ProfileStore, resolveProfile} from './profiles.js'
+import {RefundService} from './refunds.js'
 import {red, yellow} from './render/style.js'
 
 export type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 export type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** Flags of every command that talks to the gateway. */
+export const networkFlags = {
+  timeout: Flags.integer({description: 'seconds to wait for each answer (connect: at most 5)', default: 15, min: 1, helpGroup: 'NETWORK'}),
+}
+
+/** Flags of commands that move money on a --live profile. */
+export const liveFlags = {
+  yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation on a --live profile'}),
+}
 
 export abstract class GwCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
@@ -51,6 +65,49 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   protected get profile(): Profile {
     this.#profile ??= resolveProfile(this.flags.profile, this.store)
     return this.#profile
+  }
+
+  #client?: GatewayClient
+  #history?: OrderHistory
+
+  /** The signed client for the profile in use; `--timeout` applies when the command has it. */
+  protected gateway(options: ClientOptions = {}): GatewayClient {
+    const timeout = (this.flags as {timeout?: number}).timeout
+    this.#client ??= new GatewayClient(this.profile, {...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}), ...options})
+    return this.#client
+  }
+
+  protected get history(): OrderHistory {
+    this.#history ??= new OrderHistory()
+    return this.#history
+  }
+
+  protected get orders(): OrderService {
+    return new OrderService(this.gateway(), this.history)
+  }
+
+  protected get refunds(): RefundService {
+    return new RefundService(this.gateway(), this.history, this.orders)
+  }
+
+  /**
+   * On a --live profile, money-moving commands ask first on a terminal and need --yes
+   * otherwise.
+   */
+  protected async confirmLive(action: string): Promise<void> {
+    const profile = this.profile
+    if (!profile.live || (this.flags as {yes?: boolean}).yes) return
+    if (!process.stdin.isTTY || !process.stderr.isTTY) {
+      throw usageError(`Profile "${profile.name}" is live and this would ${action}.`, 'Add --yes to confirm (no terminal to ask on).')
+    }
+    const {confirm} = await import('@inquirer/prompts')
+    const ok = await confirm({message: `LIVE profile "${profile.name}" (${profile.appid}): ${action}?`, default: false}, {output: process.stderr})
+    if (!ok) throw usageError('Cancelled; nothing was sent.')
+  }
+
+  override async finally(error: Error | undefined): Promise<void> {
+    await closeConnections()
+    await super.finally(error)
   }
 
   /** The exit code to end with when the command finishes without an error. */

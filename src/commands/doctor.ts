@@ -1,0 +1,23 @@
+import {GwCommand, networkFlags} from '../lib/base-command.js'
+import {type DoctorReport, runDoctor} from '../lib/doctor.js'
+import {green, red, yellow, dim} from '../lib/render/style.js'
+
+const MARK = {pass: () => green('✔'), warn: () => yellow('!'), fail: () => red('✘'), skip: () => dim('-')}
+
+export default class Doctor extends GwCommand<typeof Doctor> {
+  static override summary = 'check a profile against the gateway: keys, clock, reachability, signatures'
+  static override description = 'Sends one signed order query for an order number that cannot exist. GW_INVALID_ORDER_NO means appid and signature are accepted; a verified answer means the gateway key is right. Exit 0 only when every check passes.'
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --profile shop --json']
+  static override flags = {...networkFlags}
+
+  async run(): Promise<DoctorReport> {
+    const report = await runDoctor(() => this.profile, this.flags.timeout * 1000)
+    for (const check of report.checks) {
+      this.log(`${MARK[check.verdict]()} ${check.name}: ${check.detail}`)
+      if (check.advice && check.verdict !== 'pass') this.log(`    ${check.advice}`)
+    }
+    this.log(report.ok ? 'All checks passed.' : 'Some checks failed; see the advice above.')
+    this.setExitCode(report.exit_code)
+    return report
+  }
+}

@@ -1,0 +1,21 @@
+import {GwCommand, liveFlags, networkFlags} from '../../lib/base-command.js'
+import {orderArgs, orderFlags, orderReference} from '../../lib/order-flags.js'
+import {describeReference, type FoundOrder} from '../../lib/orders.js'
+import {orderView} from '../../lib/render/views.js'
+
+export default class OrderClose extends GwCommand<typeof OrderClose> {
+  static override summary = 'close an unpaid order so its QR code can no longer be paid'
+  static override description = 'A paid order cannot be closed (CANCEL_ERROR): refund it instead.'
+  static override examples = ['<%= config.bin %> order close INV-1001', '<%= config.bin %> order close --gw-order-no 90020261121093015000001 --channel wechat']
+  static override args = orderArgs
+  static override flags = {...orderFlags, ...liveFlags, ...networkFlags}
+
+  async run(): Promise<FoundOrder> {
+    const ref = orderReference(this.args.mch_order_no, this.flags)
+    await this.confirmLive(`close order ${describeReference(ref)}`)
+    const closed = await this.orders.close(ref, this.flags.channel)
+    this.log(`Order ${describeReference(ref)} is closed.`)
+    this.log(orderView(closed))
+    return closed
+  }
+}

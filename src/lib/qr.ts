@@ -1,0 +1,33 @@
+/** QR codes for people: drawn in the terminal, or saved as the image the gateway sent. */
+import {writeFileSync} from 'node:fs'
+
+import {request} from 'undici'
+
+import {GwError, usageError} from './errors.js'
+import type {CreatedOrder} from './orders.js'
+
+/** The QR code of `text` as terminal block characters. */
+export async function terminalQr(text: string): Promise<string> {
+  const {default: qrcode} = await import('qrcode-terminal')
+  return new Promise((resolve) => qrcode.generate(text, {small: true}, (drawn: string) => resolve(drawn)))
+}
+
+/**
+ * Writes the order's QR image: `imgdat` (PNG, or SVG when asked for), or for airpay the
+ * image at `code_url`, which is the QR to show (its imgdat is not payable).
+ */
+export async function saveQrImage(created: CreatedOrder, file: string): Promise<string> {
+  const {order, channel} = created
+  if (channel === 'airpay') {
+    if (!order.code_url) throw new GwError('transport', 'The gateway gave no code_url image for this airpay order.')
+    const response = await request(order.code_url)
+    if (response.statusCode !== 200) throw new GwError('transport', `Fetching the airpay image ${order.code_url} failed: HTTP ${response.statusCode}.`)
+    writeFileSync(file, Buffer.from(await response.body.arrayBuffer()))
+    return response.headers['content-type']?.toString() ?? 'image'
+  }
+  const match = /^data:([^;,]+)(;base64)?,(.*)$/s.exec(order.imgdat ?? '')
+  if (!match) throw usageError('The gateway sent no QR image (imgdat) to save.')
+  const [, type, base64, payload] = match
+  writeFileSync(file, base64 ? Buffer.from(payload!, 'base64') : decodeURIComponent(payload!))
+  return type!
+}
