@@ -8,13 +8,16 @@
  * - refund-processing: a refund is accepted as PROCESSING and answered TRADE_STATE_ERROR;
  *   it settles as SUCCESS 20 minutes later (divided by --time-scale).
  * - latency=MIN-MAXms: every answer waits that long.
+ * A fault may be limited to one operation: `drop-after-commit=1@order_refund`.
  */
+
+import {OPERATIONS} from '../lib/protocol/index.js'
 
 export const FAULT_KINDS = ['drop-after-commit', 'http-500', 'code-nonzero', 'notsure', 'bad-signature', 'refund-processing'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export interface Faults {
-  rates: Partial<Record<FaultKind, number>>
+  rates: Partial<Record<FaultKind, {rate: number; operation?: string}>>
   latency?: {min: number; max: number}
 }
 
@@ -35,16 +38,19 @@ export function parseFaults(spec: string | undefined): Faults {
       continue
     }
     if (!(FAULT_KINDS as readonly string[]).includes(name)) throw new FaultSpecError(`unknown fault "${name}"; known: ${FAULT_KINDS.join(', ')}, latency`)
-    const rate = Number(value)
-    if (value === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) throw new FaultSpecError(`fault ${name}=${value}: the rate must be a number from 0 to 1`)
-    faults.rates[name as FaultKind] = rate
+    const [rateText = '', operation] = value.split('@', 2)
+    const rate = Number(rateText)
+    if (rateText === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) throw new FaultSpecError(`fault ${name}=${value}: the rate must be a number from 0 to 1`)
+    if (operation !== undefined && !(OPERATIONS as readonly string[]).includes(operation)) throw new FaultSpecError(`fault ${name}=${value}: "${operation}" is not an operation (${OPERATIONS.join(', ')})`)
+    faults.rates[name as FaultKind] = {rate, ...(operation ? {operation} : {})}
   }
   return faults
 }
 
-export function strikes(faults: Faults, kind: FaultKind): boolean {
-  const rate = faults.rates[kind] ?? 0
-  return rate > 0 && Math.random() < rate
+export function strikes(faults: Faults, kind: FaultKind, operation: string): boolean {
+  const fault = faults.rates[kind]
+  if (!fault || (fault.operation && fault.operation !== operation)) return false
+  return fault.rate > 0 && Math.random() < fault.rate
 }
 
 export function latencyOf(faults: Faults): number {

@@ -209,7 +209,7 @@ class SandboxServer {
     const started = Date.now()
     const answer = (data: Record<string, unknown>, scheme: SignScheme, status = 200) => {
       const envelope = this.envelope(data, scheme)
-      if (strikes(this.faults, 'bad-signature')) envelope.sign = String(envelope.sign).replace(/^./, (c) => (c === '0' ? '1' : '0'))
+      if (strikes(this.faults, 'bad-signature', name)) envelope.sign = String(envelope.sign).replace(/^./, (c) => (c === '0' ? '1' : '0'))
       this.#sendJson(res, status, envelope)
       this.#log(`${req.method} /Gateway/${name} ${String(data.appid ?? '')} ${String(data.err_code ?? data.result)} ${Date.now() - started}ms`)
     }
@@ -253,22 +253,22 @@ class SandboxServer {
 
     const latency = latencyOf(this.faults)
     if (latency) await sleep(latency)
-    if (strikes(this.faults, 'http-500')) {
+    if (strikes(this.faults, 'http-500', operation)) {
       this.#log(`POST /Gateway/${name} ${merchant.appid} fault http-500`)
       return this.#send(res, 500, 'Internal Server Error', 'text/plain')
     }
-    if (strikes(this.faults, 'code-nonzero')) {
+    if (strikes(this.faults, 'code-nonzero', operation)) {
       this.#log(`POST /Gateway/${name} ${merchant.appid} fault code-nonzero`)
       return this.#sendJson(res, 200, this.envelope({}, scheme, 1, 'system busy; send the same parameters again'))
     }
-    let outcome = await this.rules.execute(operation, merchant, params, {origin, refundProcessing: strikes(this.faults, 'refund-processing')})
+    let outcome = await this.rules.execute(operation, merchant, params, {origin, refundProcessing: strikes(this.faults, 'refund-processing', operation)})
     if (outcome.ok && operation === 'native_pay' && this.options.autoPay !== undefined) this.#autoPay(merchant.appid, params.mch_order_no!)
-    if (strikes(this.faults, 'drop-after-commit')) {
+    if (strikes(this.faults, 'drop-after-commit', operation)) {
       this.#log(`POST /Gateway/${name} ${merchant.appid} fault drop-after-commit (${outcome.ok ? 'applied' : (outcome as {code: string}).code})`)
       res.socket?.destroy()
       return
     }
-    if (strikes(this.faults, 'notsure')) outcome = {ok: false, result: 'NOTSURE', code: 'SYSTEMERROR', msg: 'system timeout; query the order'}
+    if (strikes(this.faults, 'notsure', operation)) outcome = {ok: false, result: 'NOTSURE', code: 'SYSTEMERROR', msg: 'system timeout; query the order'}
     answer(outcome.ok ? outcome.data : this.#failure(outcome), scheme)
   }
 

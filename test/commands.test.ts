@@ -1,0 +1,405 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, keyFile, startWorld} from './helpers/gw-env.js'
+import {removeDir, tempDir} from './helpers/sandbox.js'
+
+let world: GwWorld
+let n = 0
+const orderNo = (prefix = 'C') => `${prefix}${process.pid}-${Date.now() % 1e8}-${++n}`
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+afterAll(async () => {
+  await world.close()
+  // No output of any command in this file may carry key material.
+  const pem = readFileSync(keyFile(world), 'utf8')
+  const keyLine = pem.split('\n')[1]!
+  for (const output of world.outputs) {
+    expect(output).not.toContain('PRIVATE KEY')
+    expect(output).not.toContain(keyLine)
+  }
+  removeDir(world.configDir)
+  removeDir(world.sandbox.dataDir)
+})
+
+async function createPaid(amount = '150.50', channel = 'wechat') {
+  const mch = orderNo()
+  const created = await world.run(['order', 'create', '--channel', channel, '--amount', amount, '--fee-type', 'THB', '--mch-order-no', mch])
+  expect(created.code).toBe(0)
+  await world.pay(mch)
+  return mch
+}
+
+describe('gw order create', () => {
+  it('creates an order and prints its numbers, amount, channel and expiry', async () => {
+    const mch = orderNo()
+    const result = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '150.50', '--fee-type', 'THB', '--mch-order-no', mch])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(new RegExp(`order: +${mch}`))
+    expect(result.stdout).toMatch(/amount: +150\.50 THB/)
+    expect(result.stdout).toMatch(/channel: +wechat/)
+    expect(result.stdout).toMatch(/QR expires: +\S/)
+    expect(await world.ledger(mch)).toMatchObject({state: 'NOTPAY', channel: 'wechat'})
+  })
+
+  it('generates the merchant order number and gives one JSON document under --json', async () => {
+    const result = await world.run(['order', 'create', '--channel', 'alipay', '--total-fee', '2500', '--fee-type', 'MYR', '--json'])
+    expect(result.code).toBe(0)
+    const json = result.json<{order: {mch_order_no: string; gw_order_no: string; code_url: string}; total_fee: number; fee_type: string; expires_at: string}>()
+    expect(json.order.mch_order_no).toMatch(/^GW\d{14}[0-9A-F]{6}$/)
+    expect(json).toMatchObject({total_fee: 2500, fee_type: 'MYR'})
+    expect(Date.parse(json.expires_at) - Date.now()).toBeGreaterThan(2.9 * 3600 * 1000)
+    expect(await world.ledger(json.order.mch_order_no)).toMatchObject({state: 'NOTPAY'})
+  })
+
+  it('saves the QR image: PNG by default, SVG when asked', async () => {
+    const png = join(world.configDir, 'qr.png')
+    expect((await world.run(['order', 'create', '--channel', 'truemoney', '--amount', '10', '--fee-type', 'THB', '--expire', '600', '--qr-out', png])).code).toBe(0)
+    expect(readFileSync(png).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a')
+    const svg = join(world.configDir, 'qr.svg')
+    expect((await world.run(['order', 'create', '--channel', 'wechat', '--amount', '10', '--fee-type', 'THB', '--img-type', 'svg', '--qr-out', svg])).code).toBe(0)
+    expect(readFileSync(svg, 'utf8')).toContain('<svg')
+  })
+
+  it('treats the airpay code_url as an image: says so and saves that image', async () => {
+    const file = join(world.configDir, 'airpay.png')
+    const result = await world.run(['order', 'create', '--channel', 'airpay', '--amount', '10', '--fee-type', 'THB', '--qr-out', file])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain('airpay: code_url is an image URL')
+    expect(readFileSync(file).subarray(0, 4).toString('hex')).toBe('89504e47')
+  })
+
+  it('refuses amounts that do not fit the currency, exit 2, nothing sent', async () => {
+    for (const [amount, currency, message] of [['150.505', 'THB', 'THB has 2 decimal places'], ['150.5', 'JPY', 'JPY has no minor unit'], ['-3', 'THB', 'is not an amount'], ['0', 'THB', 'above zero']]) {
+      const mch = orderNo()
+      const result = await world.run(['order', 'create', '--channel', 'wechat', '--amount', amount!, '--fee-type', currency!, '--mch-order-no', mch])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain(message)
+      expect(await world.ledger(mch)).toBeUndefined()
+    }
+  })
+
+  it('refuses a 33-character order number and --expire on a channel without it, before sending', async () => {
+    const long = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', 'X'.repeat(33)])
+    expect(long.code).toBe(2)
+    expect(long.stderr).toContain('mch_order_no must be at most 32 characters')
+    const expire = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--expire', '60'])
+    expect(expire.code).toBe(2)
+    expect(expire.stderr).toContain('Only truemoney and scb_qrcard take --expire')
+  })
+
+  it('reports a gateway refusal with its meaning and advice, exit 1', async () => {
+    const mch = orderNo()
+    await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch])
+    const again = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch, '--json'])
+    expect(again.code).toBe(1)
+    expect(again.json()).toMatchObject({error: {kind: 'refused', exit_code: 1, err_code: 'GW_DUPLICATED_ORDERNO'}})
+    expect(again.stderr).toContain('The merchant order number was already used. Use a new merchant order number')
+  })
+
+  it('--wait ends 0 once the order is paid', async () => {
+    const mch = orderNo()
+    const waiting = world.run(['order', 'create', '--channel', 'wechat', '--amount', '5', '--fee-type', 'THB', '--mch-order-no', mch, '--wait', '--wait-timeout', '20'])
+    await new Promise((r) => setTimeout(r, 1500))
+    await world.pay(mch)
+    const result = await waiting
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/state: +SUCCESS: paid/)
+  })
+
+  it('--wait ends 1 when the payment fails, 5 when the wait runs out', async () => {
+    const mch = orderNo()
+    const waiting = world.run(['order', 'create', '--channel', 'wechat', '--amount', '5', '--fee-type', 'THB', '--mch-order-no', mch, '--wait', '--wait-timeout', '20'])
+    await new Promise((r) => setTimeout(r, 1500))
+    await world.pay(mch, true)
+    expect((await waiting).code).toBe(1)
+    const timeout = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '5', '--fee-type', 'THB', '--wait', '--wait-timeout', '2'])
+    expect(timeout.code).toBe(5)
+    expect(timeout.stderr).toContain('Not paid before the wait ended')
+  })
+})
+
+describe('gw order query and close', () => {
+  it('shows an order by merchant or gateway number, state in words', async () => {
+    const mch = await createPaid()
+    const result = await world.run(['order', 'query', mch])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/state: +SUCCESS: paid/)
+    expect(result.stdout).toMatch(/channel: +wechat \(from local history\)/)
+    const json = (await world.run(['order', 'query', mch, '--json'])).json<{record: {gw_order_no: string; total_fee: number}; channel: string}>()
+    expect(json).toMatchObject({channel: 'wechat', record: {total_fee: 15050}})
+    const byGateway = await world.run(['order', 'query', '--gw-order-no', json.record.gw_order_no, '--channel', 'wechat'])
+    expect(byGateway.stdout).toContain(mch)
+  })
+
+  it('finds the channel by trying each in turn when there is no history, and says which', async () => {
+    const mch = await createPaid('12.00', 'truemoney')
+    const fresh = tempDir('gw-fresh-')
+    try {
+      const merchant = world.sandbox.info.merchants[0]!
+      const env = {GW_CONFIG_DIR: fresh, GW_APPID: merchant.appid, GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file, GW_BASE_URL: world.sandbox.info.base_url}
+      const result = await world.run(['order', 'query', mch], {env})
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain('found on channel truemoney')
+      expect(result.stdout).toMatch(/amount: +12\.00 THB/)
+    } finally {
+      removeDir(fresh)
+    }
+  })
+
+  it('says when no channel knows the order, exit 1', async () => {
+    const result = await world.run(['order', 'query', 'NO-SUCH-ORDER'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('No channel knows order NO-SUCH-ORDER')
+  })
+
+  it('closes an unpaid order; refuses to close it twice or to close a paid one', async () => {
+    const mch = orderNo()
+    await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch])
+    const closed = await world.run(['order', 'close', mch])
+    expect(closed.code).toBe(0)
+    expect(closed.stdout).toContain(`Order ${mch} is closed.`)
+    expect(await world.ledger(mch)).toMatchObject({state: 'CLOSED'})
+    const twice = await world.run(['order', 'close', mch])
+    expect(twice.code).toBe(1)
+    expect(twice.stderr).toContain('ORDER_ALREADY_CANCEL')
+    const paid = await world.run(['order', 'close', await createPaid()])
+    expect(paid.code).toBe(1)
+    expect(paid.stderr).toContain('CANCEL_ERROR')
+  })
+})
+
+describe('gw refund create and query', () => {
+  it('refunds part of an order, then shows every refund of it', async () => {
+    const mch = await createPaid()
+    const result = await world.run(['refund', 'create', mch, '--amount', '50.00', '--mch-refund-no', `${mch}-R1`])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/status: +refunded/)
+    expect(result.stdout).toMatch(/balance left: +100\.50 THB/)
+    expect((await world.ledger(mch))!.refunds).toEqual([expect.objectContaining({mch_refund_no: `${mch}-R1`, refund_fee: 5000, state: 'SUCCESS'})])
+    const second = await world.run(['refund', 'create', mch, '--refund-fee', '1000', '--json'])
+    const json = second.json<{planned: {mch_refund_no: string}; status: string}>()
+    expect(json.status).toBe('refunded')
+    expect(json.planned.mch_refund_no).toMatch(/^RF\d{14}[0-9A-F]{6}$/)
+    const query = await world.run(['refund', 'query', mch])
+    expect(query.code).toBe(0)
+    expect(query.stdout).toMatch(/refunded: +60\.00 THB/)
+    expect(query.stdout).toContain(`${mch}-R1`)
+    expect(query.stdout).toContain('SUCCESS: refunded')
+    const queryJson = (await world.run(['refund', 'query', mch, '--mch-refund-no', `${mch}-R1`, '--json'])).json<{refund: {refund_count: number; refund_fee: number}}>()
+    expect(queryJson.refund).toMatchObject({refund_count: 2, refund_fee: 6000})
+  })
+
+  it('refuses a refund above the balance before sending, exit 2', async () => {
+    const mch = await createPaid('100.00')
+    await world.run(['refund', 'create', mch, '--amount', '60'])
+    const result = await world.run(['refund', 'create', mch, '--amount', '50'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`50.00 THB is more than the balance of order ${mch}: 40.00 THB`)
+    expect(result.stderr).toContain('Nothing was sent')
+    expect((await world.ledger(mch))!.refunds).toHaveLength(1)
+  })
+
+  it('refuses a refund of an unpaid order before sending, exit 2', async () => {
+    const mch = orderNo()
+    await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch])
+    const result = await world.run(['refund', 'create', mch, '--amount', '1'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('NOTPAY (created, not paid yet); only paid orders can be refunded')
+  })
+
+  it('a delayed refund ends processing, exit 5, with the command to check later', async () => {
+    const mch = await createPaid()
+    await world.faults('refund-processing=1')
+    try {
+      const result = await world.run(['refund', 'create', mch, '--amount', '1', '--mch-refund-no', `${mch}-P`])
+      expect(result.code).toBe(5)
+      expect(result.stdout).toMatch(/status: +processing/)
+      expect(result.stderr).toContain(`gw refund query ${mch} --mch-refund-no ${mch}-P`)
+    } finally {
+      await world.faults('')
+    }
+  })
+
+  it('asks for a refund number when it knows none for the order', async () => {
+    const fresh = tempDir('gw-fresh-')
+    try {
+      const mch = await createPaid()
+      const merchant = world.sandbox.info.merchants[0]!
+      const env = {GW_CONFIG_DIR: fresh, GW_APPID: merchant.appid, GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file, GW_BASE_URL: world.sandbox.info.base_url}
+      const result = await world.run(['refund', 'query', mch, '--channel', 'wechat'], {env})
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('--mch-refund-no')
+    } finally {
+      removeDir(fresh)
+    }
+  })
+})
+
+describe('retries never duplicate money', () => {
+  it('a create whose answers are all dropped is found by a query: one order, exit 0', async () => {
+    const mch = orderNo()
+    await world.faults('drop-after-commit=1@native_pay')
+    try {
+      const result = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '3', '--fee-type', 'THB', '--mch-order-no', mch])
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain('the answer carrying its QR code was lost')
+    } finally {
+      await world.faults('')
+    }
+    const {body} = await world.sandbox.control<{orders: unknown[]}>('GET', `/sandbox/orders?mch_order_no=${mch}`)
+    expect(body.orders).toHaveLength(1)
+  })
+
+  it('a refund whose answers are all dropped is looked up, not resent: one refund, exit 0', async () => {
+    const mch = await createPaid()
+    await world.faults('drop-after-commit=1@order_refund')
+    try {
+      const result = await world.run(['refund', 'create', mch, '--amount', '10', '--mch-refund-no', `${mch}-D`])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/status: +refunded/)
+    } finally {
+      await world.faults('')
+    }
+    expect((await world.ledger(mch))!.refunds).toEqual([expect.objectContaining({mch_refund_no: `${mch}-D`, refund_fee: 1000})])
+  })
+
+  it('refunds through 50% HTTP 500s and dropped answers: every reported refund made exactly once', async () => {
+    const orders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => createPaid('20.00')))
+    await world.faults('http-500=0.3,drop-after-commit=0.3')
+    const results = []
+    try {
+      for (const mch of orders) results.push(await world.run(['refund', 'create', mch, '--amount', '5', '--mch-refund-no', `${mch}-F`, '--json']))
+    } finally {
+      await world.faults('')
+    }
+    for (const [i, mch] of orders.entries()) {
+      const refunds = (await world.ledger(mch))!.refunds
+      expect(refunds.length).toBeLessThanOrEqual(1)
+      const code = results[i]!.code
+      expect([0, 5]).toContain(code)
+      if (code === 0) expect(refunds).toEqual([expect.objectContaining({mch_refund_no: `${mch}-F`, refund_fee: 500, state: 'SUCCESS'})])
+    }
+  })
+
+  it('an envelope code that stays non-zero is retried a bounded number of times, then exit 3', async () => {
+    const mch = await createPaid()
+    await world.faults('code-nonzero=1@order_query')
+    try {
+      const result = await world.run(['order', 'query', mch, '--channel', 'wechat'])
+      expect(result.code).toBe(3)
+      expect(result.stderr).toContain('the gateway answered code 1 ("system busy; send the same parameters again"): the call was not processed (4 attempts)')
+    } finally {
+      await world.faults('')
+    }
+  })
+})
+
+describe('exit codes', () => {
+  it('3 when nothing listens at the base URL, also under --json', async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const env = {GW_APPID: merchant.appid, GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}
+    const text = await world.run(['order', 'query', 'X1', '--channel', 'wechat'], {env})
+    expect(text.code).toBe(3)
+    expect(text.stderr).toContain('nothing is listening at http://127.0.0.1:9/Gateway/order_query (connection refused)')
+    const json = await world.run(['order', 'query', 'X1', '--channel', 'wechat', '--json'], {env})
+    expect(json.code).toBe(3)
+    expect(json.json()).toMatchObject({error: {kind: 'transport', exit_code: 3}})
+  })
+
+  it('4 when the answer signature does not verify, and nothing of it is shown', async () => {
+    const mch = await createPaid()
+    await world.faults('bad-signature=1')
+    try {
+      const result = await world.run(['order', 'query', mch, '--json'])
+      expect(result.code).toBe(4)
+      expect(result.json()).toMatchObject({error: {kind: 'signature', exit_code: 4}})
+      expect(result.stdout).not.toContain('SUCCESS')
+    } finally {
+      await world.faults('')
+    }
+  })
+
+  it('5 when the gateway stays NOTSURE', async () => {
+    const mch = await createPaid()
+    await world.faults('notsure=1@order_query')
+    try {
+      const result = await world.run(['order', 'query', mch])
+      expect(result.code).toBe(5)
+      expect(result.stderr).toContain('the outcome is not known')
+    } finally {
+      await world.faults('')
+    }
+  })
+
+  it('2 for an unknown flag, a missing profile and a missing amount', async () => {
+    expect((await world.run(['order', 'query', 'X', '--bogus'])).code).toBe(2)
+    const noProfile = await world.run(['order', 'query', 'X'], {env: {GW_CONFIG_DIR: join(world.configDir, 'empty')}})
+    expect(noProfile.code).toBe(2)
+    expect(noProfile.stderr).toContain('No profile is set up')
+    expect((await world.run(['refund', 'create', 'X'])).code).toBe(2)
+  })
+})
+
+describe('gw doctor', () => {
+  it('passes every check against the sandbox', async () => {
+    const result = await world.run(['doctor'])
+    expect(result.code).toBe(0)
+    for (const name of ['profile', 'private key', 'gateway key', 'reachable', 'signed request', 'answer signature', 'clock']) expect(result.stdout).toMatch(new RegExp(`✔ ${name}:`))
+  })
+
+  it('diagnoses a wrong private key as a rejected signature', async () => {
+    const other = world.sandbox.info.gateway_public_key_file.replace('gateway.public.pem', 'gateway.private.pem')
+    const merchant = world.sandbox.info.merchants[0]!
+    const env = {GW_APPID: merchant.appid, GW_PRIVATE_KEY: other, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file, GW_BASE_URL: world.sandbox.info.base_url}
+    const result = await world.run(['doctor', '--json'], {env})
+    expect(result.code).toBe(1)
+    const report = result.json<{checks: {name: string; verdict: string; advice?: string}[]}>()
+    expect(report.checks.find((c) => c.name === 'signed request')).toMatchObject({verdict: 'fail', advice: expect.stringContaining('private key is not the one registered')})
+  })
+
+  it('diagnoses a wrong gateway key, exit 4', async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const env = {GW_APPID: merchant.appid, GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: merchant.private_key_file, GW_BASE_URL: world.sandbox.info.base_url}
+    const result = await world.run(['doctor'], {env})
+    expect(result.code).toBe(4)
+    expect(result.stdout).toMatch(/✘ answer signature/)
+  })
+
+  it('diagnoses an unknown appid and a closed port', async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const base = {GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file}
+    const appid = await world.run(['doctor'], {env: {...base, GW_APPID: 'mch1', GW_BASE_URL: world.sandbox.info.base_url}})
+    expect(appid.code).toBe(1)
+    expect(appid.stdout).toContain('does not know this appid')
+    const closed = await world.run(['doctor'], {env: {...base, GW_APPID: merchant.appid, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}})
+    expect(closed.code).toBe(3)
+    expect(closed.stdout).toMatch(/✘ reachable/)
+  })
+})
+
+describe('gw signature', () => {
+  it('signs parameters and verifies a saved response; a changed body fails with exit 4', async () => {
+    const signed = await world.run(['signature', 'sign', '--param', 'b=2', '--param', 'a=1', '--json'])
+    expect(signed.json()).toMatchObject({canonical: 'a=1b=2', scheme: 'rsa-md5', sign: expect.stringMatching(/^[0-9a-f]{512}$/)})
+    const answer = await world.sandbox.wire().call('order_query', {channel: 'wechat', mch_order_no: 'NOPE'})
+    const file = join(world.configDir, 'answer.json')
+    const {writeFileSync} = await import('node:fs')
+    writeFileSync(file, JSON.stringify(answer.envelope))
+    const ok = await world.run(['signature', 'verify', file])
+    expect(ok.code).toBe(0)
+    expect(ok.stdout).toContain('valid')
+    writeFileSync(file, JSON.stringify({...answer.envelope, data: {...answer.data, err_msg: 'changed'}}))
+    const bad = await world.run(['signature', 'verify', file, '--json'])
+    expect(bad.code).toBe(4)
+    expect(bad.json()).toMatchObject({valid: false})
+    const stdin = await world.run(['signature', 'verify', '-'], {input: JSON.stringify(answer.envelope)})
+    expect(stdin.code).toBe(0)
+    const junk = await world.run(['signature', 'verify', '-'], {input: 'not json'})
+    expect(junk.code).toBe(2)
+  })
+})

@@ -1,0 +1,55 @@
+import {join} from 'node:path'
+
+import {type CliOptions, type CliResult, gw} from './cli.js'
+import {type TestSandbox, startTestSandbox, tempDir} from './sandbox.js'
+
+/** A sandbox server and a temporary GW_CONFIG_DIR whose default profile points at it. */
+export interface GwWorld {
+  sandbox: TestSandbox
+  configDir: string
+  /** Every output seen, to check no key material ever appears. */
+  outputs: string[]
+  run(args: string[], options?: CliOptions): Promise<CliResult>
+  faults(spec: string): Promise<void>
+  ledger(mchOrderNo: string): Promise<{state: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]; channel: string} | undefined>
+  pay(mchOrderNo: string, fail?: boolean): Promise<void>
+  close(): Promise<void>
+}
+
+export async function startWorld(options: Parameters<typeof startTestSandbox>[0] = {}): Promise<GwWorld> {
+  const sandbox = await startTestSandbox(options)
+  const configDir = tempDir('gw-config-')
+  const outputs: string[] = []
+  const merchant = sandbox.info.merchants[0]!
+  const world: GwWorld = {
+    sandbox,
+    configDir,
+    outputs,
+    async run(args, runOptions = {}) {
+      const result = await gw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
+      outputs.push(result.stdout, result.stderr)
+      return result
+    },
+    async faults(spec) {
+      const answer = await sandbox.control('POST', '/sandbox/faults', {spec})
+      if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
+    },
+    async ledger(mchOrderNo) {
+      const {body} = await sandbox.control<{orders: never[]}>('GET', `/sandbox/orders?mch_order_no=${encodeURIComponent(mchOrderNo)}`)
+      return body.orders[0]
+    },
+    async pay(mchOrderNo, fail = false) {
+      const answer = await sandbox.control('POST', '/sandbox/pay', {mch_order_no: mchOrderNo, fail})
+      if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
+    },
+    async close() {
+      await sandbox.close()
+    },
+  }
+  const added = await world.run(['profile', 'add', 'sandbox', '--appid', merchant.appid, '--base-url', sandbox.info.base_url, '--private-key', merchant.private_key_file, '--gateway-public-key', sandbox.info.gateway_public_key_file])
+  if (added.code !== 0) throw new Error(`profile add failed: ${added.stderr}`)
+  return world
+}
+
+export const keyFile = (world: GwWorld) => world.sandbox.info.merchants[0]!.private_key_file
+export {join}
