@@ -268,7 +268,7 @@ describe('retries never duplicate money', () => {
     expect((await world.ledger(mch))!.refunds).toEqual([expect.objectContaining({mch_refund_no: `${mch}-D`, refund_fee: 1000})])
   })
 
-  it('refunds through 50% HTTP 500s and dropped answers: every reported refund made exactly once', async () => {
+  it('refunds through 30% HTTP 500s and 30% dropped answers: each refund made at most once, and as reported', async () => {
     const orders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => createPaid('20.00')))
     await world.faults('http-500=0.3,drop-after-commit=0.3')
     const results = []
@@ -281,8 +281,10 @@ describe('retries never duplicate money', () => {
       const refunds = (await world.ledger(mch))!.refunds
       expect(refunds.length).toBeLessThanOrEqual(1)
       const code = results[i]!.code
-      expect([0, 5]).toContain(code)
+      // 0: refunded; 5: unknown after resolving; 3: the order query before sending failed, so nothing was sent.
+      expect([0, 3, 5]).toContain(code)
       if (code === 0) expect(refunds).toEqual([expect.objectContaining({mch_refund_no: `${mch}-F`, refund_fee: 500, state: 'SUCCESS'})])
+      if (code === 3) expect(refunds).toEqual([])
     }
   })
 
