@@ -1,5 +1,5 @@
-#!/usr/bin/env node
-// Runs the TypeScript sources without a build (development only): node --import tsx bin/dev.js
+#!/usr/bin/env -S npx tsx
+// Runs the TypeScript sources under tsx, without a build (development only).
 import {execute} from '@oclif/core'
 
 await execute({development: true, dir: import.meta.url})

@@ -460,3 +460,46 @@ describe('payer page', () => {
     expect((await wire.call('order_query', {channel: 'wechat', mch_order_no: created.data.mch_order_no as string})).data.result).toBe('PAYERROR')
   })
 })
+
+describe('a whole life cycle', () => {
+  it('create, pay, notify, refund in parts down to zero, close another, let a third expire; auto-pay pays by itself', async () => {
+    const life = await startTestSandbox({timeScale: 100, autoPay: 60})
+    const receiver = await startReceiver(() => ({status: 200, body: NOTIFICATION_ACK}))
+    try {
+      const w = life.wire()
+      const mch = orderNo('LIFE')
+      const created = await w.call('native_pay', {channel: 'wechat', mch_order_no: mch, total_fee: 1000, fee_type: 'MYR', notify_url: receiver.url})
+      expect(created.data.result).toBe('SUCCESS')
+      // Nobody pays: auto-pay does, 60 s / 100 later; the payment is notified once and acknowledged.
+      await waitFor(() => (receiver.received.length === 1 ? true : undefined))
+      expect(w.verifyNotification(receiver.received[0]!.body)).toBe(true)
+      expect((await w.call('order_query', {channel: 'wechat', mch_order_no: mch})).data.result).toBe('SUCCESS')
+      for (const [i, fee] of [400, 350, 250].entries()) {
+        const refund = await w.call('order_refund', {mch_order_no: mch, total_fee: 1000, fee_type: 'MYR', mch_refund_no: `${mch}-R${i}`, refund_fee: fee})
+        expect(refund.data).toMatchObject({result: 'SUCCESS', refund_fee: fee})
+      }
+      const over = await w.call('order_refund', {mch_order_no: mch, total_fee: 1000, fee_type: 'MYR', mch_refund_no: `${mch}-R9`, refund_fee: 1})
+      expect(over.data.err_code).toBe('GW_INVALID_REFUND_BALANCE')
+      const refunds = await w.call('refund_query', {mch_order_no: mch, total_fee: 1000, fee_type: 'MYR', mch_refund_no: `${mch}-R0`, refund_fee: 400})
+      expect(refunds.data).toMatchObject({refund_count: 3, refund_fee: 1000})
+      expect((await w.call('order_query', {channel: 'wechat', mch_order_no: mch})).data.result).toBe('REFUND')
+
+      const other = await w.call('native_pay', {channel: 'wechat', mch_order_no: orderNo('LIFE'), total_fee: 10, fee_type: 'THB'})
+      expect((await w.call('order_close', {channel: 'wechat', mch_order_no: other.data.mch_order_no as string})).data.result).toBe('SUCCESS')
+      expect((await w.call('order_query', {channel: 'wechat', mch_order_no: other.data.mch_order_no as string})).data.result).toBe('CLOSED')
+
+      // A QR code of 10 s lives 0.1 s at this scale, less than auto-pay's 0.6 s: it expires unpaid.
+      const third = await w.call('native_pay', {channel: 'scb_qrcard', mch_order_no: orderNo('LIFE'), total_fee: 10, fee_type: 'THB', expire_time: 10})
+      await new Promise((r) => setTimeout(r, 150))
+      const pay = await life.control('POST', '/sandbox/pay', {mch_order_no: third.data.mch_order_no})
+      expect(pay.body).toMatchObject({error: expect.stringMatching(/closed \(its QR code expired\)/)})
+      const ledger = await life.control<{orders: {state: string}[]}>('GET', `/sandbox/orders?mch_order_no=${third.data.mch_order_no}`)
+      expect(ledger.body.orders[0]!.state).toBe('CLOSED')
+      expect((await life.control<{notifications: unknown[]}>('GET', '/sandbox/notifications')).body.notifications).toHaveLength(1)
+    } finally {
+      await receiver.close()
+      await life.close()
+      removeDir(life.dataDir)
+    }
+  })
+})
