@@ -10,7 +10,7 @@ import {GwError, usageError} from './errors.js'
 import type {OrderHistory} from './history.js'
 import {type FoundOrder, type OrderReference, type OrderService, describeReference, newOrderNumber, refusalError} from './orders.js'
 import {minorUnitsFrom} from './amount-input.js'
-import {DUPLICATE_CODES, PAID_ORDER_STATES, type RefundRecord, describeOrderState, explainError, formatAmount, lookupError, normalizeRefundState} from './protocol/index.js'
+import {DUPLICATE_CODES, PAID_ORDER_STATES, type RefundOrder, type RefundRecord, describeOrderState, explainError, formatAmount, lookupError, normalizeRefundState} from './protocol/index.js'
 
 export interface RefundRequest {
   ref: OrderReference
@@ -66,16 +66,29 @@ export class RefundService {
     return this.client.profile.appid
   }
 
-  /** Refunded so far (SUCCESS and PROCESSING count) per the refund query, or undefined when unknowable. */
-  async refundedSoFar(found: FoundOrder): Promise<number | undefined> {
-    if (found.record.result === 'SUCCESS') return 0
-    const known = this.history.refundsOf(this.appid, found.record.mch_order_no ?? '').at(-1)
-    if (!known) return undefined
-    const answer = await this.client.call('refund_query', this.#queryParams(found, known.mch_refund_no, known.refund_fee))
-    if (answer.status !== 'success') return undefined
-    return answer.data.refund_orders
-      .filter((r) => ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state)))
-      .reduce((sum, r) => sum + (r.mch_refund_fee ?? 0), 0)
+  /**
+   * Every refund of the order, by a refund query with any refund number known for it (the
+   * gateway answers for the whole order but needs one): this machine's history first, then
+   * `candidates`. Undefined when no number is known to the gateway.
+   */
+  async refundsOf(found: FoundOrder, candidates: string[] = []): Promise<RefundOrder[] | undefined> {
+    // A paid order no refund succeeded on; one still processing counts only if a number finds it.
+    const none = found.record.result === 'SUCCESS' ? [] : undefined
+    const known = this.history.refundsOf(this.appid, found.record.mch_order_no ?? '')
+    const numbers = [...new Set([...known.map((r) => r.mch_refund_no).reverse(), ...candidates])].slice(0, 3)
+    for (const number of numbers) {
+      const answer = await this.client.call('refund_query', this.#queryParams(found, number, known.find((r) => r.mch_refund_no === number)?.refund_fee))
+      if (answer.status === 'success') return answer.data.refund_orders
+      if (answer.status === 'refused' && answer.code === 'GW_INVALID_ORDER_NO') continue
+      return undefined
+    }
+    return none
+  }
+
+  /** Refunded so far (SUCCESS and PROCESSING count against the balance), or undefined when unknowable. */
+  async refundedSoFar(found: FoundOrder, candidates: string[] = []): Promise<number | undefined> {
+    const refunds = await this.refundsOf(found, candidates)
+    return refunds && refundedTotal(refunds)
   }
 
   #queryParams(found: FoundOrder, mchRefundNo: string, refundFee: number | undefined) {
@@ -92,8 +105,12 @@ export class RefundService {
     }
   }
 
-  /** Checks a refund against the order before anything is sent. */
-  async plan(request: RefundRequest, found?: FoundOrder): Promise<PlannedRefund> {
+  /**
+   * Checks a refund against the order before anything is sent. `balance` is what is left of
+   * the order when the caller knows it, null to leave the balance to the gateway, undefined
+   * to look it up.
+   */
+  async plan(request: RefundRequest, found?: FoundOrder, balance?: number | null): Promise<PlannedRefund> {
     const order = found ?? (await this.orders.find(request.ref, request.channel))
     const record = order.record
     const where = `Order ${describeReference(request.ref)}`
@@ -105,10 +122,12 @@ export class RefundService {
     }
     const refundFee = minorUnitsFrom({amount: request.amount, minor: request.refundFee, names: request.amountNames ?? ['--amount', '--refund-fee']}, record.fee_type)
     if (refundFee > record.total_fee) throw usageError(`${formatAmount(refundFee, record.fee_type)} is more than the order total ${formatAmount(record.total_fee, record.fee_type)}. Nothing was sent.`)
-    const refunded = await this.refundedSoFar(order)
-    const balance = refunded === undefined ? undefined : record.total_fee - refunded
-    if (balance !== undefined && refundFee > balance) {
-      throw usageError(`${formatAmount(refundFee, record.fee_type)} is more than the balance of order ${describeReference(request.ref)}: ${formatAmount(balance, record.fee_type)} (total ${formatAmount(record.total_fee, record.fee_type)}, refunded ${formatAmount(refunded!, record.fee_type)}). Nothing was sent.`)
+    if (balance === undefined) {
+      const refunded = await this.refundedSoFar(order)
+      balance = refunded === undefined ? undefined : record.total_fee - refunded
+    }
+    if (balance !== undefined && balance !== null && refundFee > balance) {
+      throw usageError(`${formatAmount(refundFee, record.fee_type)} is more than the balance of order ${describeReference(request.ref)}: ${formatAmount(balance, record.fee_type)} (total ${formatAmount(record.total_fee, record.fee_type)}, refunded ${formatAmount(record.total_fee - balance, record.fee_type)}). Nothing was sent.`)
     }
     return {
       ref: request.ref,
@@ -118,14 +137,20 @@ export class RefundService {
       fee_type: record.fee_type,
       refund_fee: refundFee,
       mch_refund_no: request.mchRefundNo ?? newOrderNumber('RF'),
-      balance,
+      balance: balance ?? undefined,
     }
   }
 
-  /** What the gateway knows of this refund number. */
+  /** What the gateway knows of this refund number. Never throws: what cannot be learned is `unknown`. */
   async lookup(planned: PlannedRefund): Promise<Lookup> {
     const found: FoundOrder = {record: {result: 'SUCCESS', mch_order_no: planned.mch_order_no, total_fee: planned.total_fee, fee_type: planned.fee_type}, channel: planned.channel, channel_source: 'given'}
-    const answer = await this.client.call('refund_query', this.#queryParams(found, planned.mch_refund_no, planned.refund_fee))
+    let answer
+    try {
+      answer = await this.client.call('refund_query', this.#queryParams(found, planned.mch_refund_no, planned.refund_fee))
+    } catch (error) {
+      if (error instanceof GwError) return {state: 'unknown', why: error.message}
+      throw error
+    }
     if (answer.status === 'refused') {
       return answer.code === 'GW_INVALID_ORDER_NO' ? {state: 'absent'} : {state: 'unknown', why: explainError(answer.code, answer.message)}
     }
@@ -198,4 +223,11 @@ export class RefundService {
     if (answer.status === 'uncertain') throw new GwError('unknown', `Refunds of ${mchOrderNo}: the gateway is not sure (${answer.message}).`, {advice: 'Query again in a minute.'})
     return {found, refund: answer.data, mch_refund_no: number}
   }
+}
+
+/** Refunds that count against an order's balance: SUCCESS and PROCESSING. */
+export function refundedTotal(refunds: RefundOrder[]): number {
+  return refunds
+    .filter((r) => ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state)))
+    .reduce((sum, r) => sum + (r.mch_refund_fee ?? 0), 0)
 }

@@ -128,6 +128,8 @@ class SandboxServer {
   readonly notifier: Notifier
   faults: Faults
   readonly #seenNonces = new Set<string>()
+  /** Requests received per operation, for tests and benchmarks that must know what was sent. */
+  readonly requests: Record<string, number> = {}
   readonly #timers = new Set<NodeJS.Timeout>()
   readonly #log: (line: string) => void
 
@@ -217,6 +219,7 @@ class SandboxServer {
 
     if (!(OPERATIONS as readonly string[]).includes(name)) return this.#sendJson(res, 404, this.envelope({result: 'FAIL', err_code: 'RADIS_DOES_NOT_EXIST', err_msg: `unknown operation ${name}; operations: ${OPERATIONS.join(', ')}`, nonce_str: newNonce()}, 'rsa-md5', 404, 'not found'))
     const operation = name as Operation
+    this.requests[operation] = (this.requests[operation] ?? 0) + 1
     if (req.method !== 'POST') {
       req.resume()
       return refuse('REQUIRE_POST_METHOD', `${req.method} is not allowed; use POST`)
@@ -304,6 +307,7 @@ class SandboxServer {
     const route = `${req.method} ${url.pathname}`
     switch (route) {
       case 'GET /sandbox/health': return this.#sendJson(res, 200, {ok: true})
+      case 'GET /sandbox/stats': return this.#sendJson(res, 200, {requests: this.requests})
       case 'POST /sandbox/pay': {
         const mchOrderNo = String(input.mch_order_no ?? '')
         const found = this.#findForPayer(mchOrderNo, input.appid ? String(input.appid) : undefined)

@@ -1,0 +1,43 @@
+/**
+ * Runs work over many items with a bound on concurrency and, optionally, on the rate of
+ * starts per second. Pulls items lazily (a stream stays a stream) and stops taking new ones
+ * when the signal aborts, letting those in flight finish.
+ */
+
+export interface BatchOptions {
+  concurrency: number
+  /** Starts per second at most. */
+  rate?: number
+  signal?: AbortSignal
+}
+
+export async function runBatch<T>(items: AsyncIterable<T> | Iterable<T>, work: (item: T) => Promise<void>, options: BatchOptions): Promise<{stopped: boolean}> {
+  const iterator = Symbol.asyncIterator in items ? (items as AsyncIterable<T>)[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]()
+  let pulling: Promise<unknown> = Promise.resolve()
+  // One pull at a time: async generators must not be entered concurrently.
+  const next = () => {
+    const result = pulling.then(() => iterator.next())
+    pulling = result.catch(() => {})
+    return result
+  }
+  const interval = options.rate ? 1000 / options.rate : 0
+  let nextStart = Date.now()
+  const slot = async () => {
+    if (!interval) return
+    const now = Date.now()
+    const at = Math.max(now, nextStart)
+    nextStart = at + interval
+    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now))
+  }
+  const worker = async () => {
+    for (;;) {
+      if (options.signal?.aborted) return
+      const {value, done} = await next()
+      if (done) return
+      await slot()
+      await work(value as T)
+    }
+  }
+  await Promise.all(Array.from({length: Math.max(1, options.concurrency)}, worker))
+  return {stopped: Boolean(options.signal?.aborted)}
+}

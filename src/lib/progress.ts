@@ -1,0 +1,55 @@
+/**
+ * Progress of long work, on stderr: a bar on a terminal (done, failed, rate, time left),
+ * a plain line every few seconds otherwise, nothing under --json unless on a terminal.
+ */
+import type {SingleBar} from 'cli-progress'
+
+export interface Progress {
+  tick(failed: boolean): void
+  stop(): void
+}
+
+const PLAIN_EVERY_MS = 5000
+
+export async function startProgress(label: string, total: number | undefined, enabled = true): Promise<Progress> {
+  const started = Date.now()
+  let done = 0
+  let failed = 0
+  const rate = () => done / Math.max(0.001, (Date.now() - started) / 1000)
+  if (!enabled) return {tick: (f) => { done++; if (f) failed++ }, stop: () => {}}
+  if (process.stderr.isTTY) {
+    const {default: cliProgress} = await import('cli-progress')
+    const bar: SingleBar = new cliProgress.SingleBar({
+      stream: process.stderr,
+      format: `${label} {bar} {value}/{total} | {failed} failed | {speed}/s | {eta_formatted} left`,
+      hideCursor: true,
+      clearOnComplete: false,
+      etaBuffer: 50,
+    }, cliProgress.Presets.shades_classic)
+    bar.start(total ?? 0, 0, {failed: 0, speed: '0.0'})
+    return {
+      tick(f) {
+        done++
+        if (f) failed++
+        bar.update(done, {failed, speed: rate().toFixed(1)})
+      },
+      stop: () => bar.stop(),
+    }
+  }
+  let last = Date.now()
+  const line = () => {
+    const left = total ? Math.max(0, Math.round((total - done) / Math.max(rate(), 0.001))) : undefined
+    process.stderr.write(`${label}: ${done}${total ? `/${total}` : ''} done, ${failed} failed, ${rate().toFixed(1)}/s${left !== undefined ? `, ~${left}s left` : ''}\n`)
+  }
+  return {
+    tick(f) {
+      done++
+      if (f) failed++
+      if (Date.now() - last >= PLAIN_EVERY_MS) {
+        last = Date.now()
+        line()
+      }
+    },
+    stop: () => line(),
+  }
+}
