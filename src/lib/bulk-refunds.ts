@@ -194,6 +194,9 @@ function parseRow(item: CsvRow, header: CsvHeader, appid: string, problems: Prob
   }
 }
 
+/** Rounds of order queries before a network failure stops the batch (each round retries within). */
+const PREFLIGHT_ROUNDS = 3
+
 const STATUS_BY_RESULT: Record<RefundResult['status'], RowStatus> = {refunded: 'refunded', processing: 'processing', failed: 'failed', unknown: 'unknown'}
 const FINAL: readonly RowStatus[] = ['refunded', 'already_refunded', 'failed', 'processing']
 
@@ -285,21 +288,36 @@ export class BulkRefunds {
     return uncertain
   }
 
+  /**
+   * One order query per distinct order. An order whose query fails on the network is asked
+   * again in later rounds: one flaky answer must not stop a whole batch.
+   */
   async #preflight(byOrder: Map<string, RefundRow[]>, problems: Problem[]): Promise<Map<string, FoundOrder>> {
     const orders = new Map<string, FoundOrder>()
-    await runBatch(byOrder.entries(), async ([key, rows]) => {
-      const channels = [...new Set(rows.map((r) => r.channel).filter(Boolean))]
-      if (channels.length > 1) {
-        for (const row of rows) problems.push({line: row.line, message: `the rows of order ${key.split(':')[1]} name different channels (${channels.join(', ')})`})
-        return
-      }
-      try {
-        orders.set(key, await this.orders.find(rows[0]!.ref, channels[0]))
-      } catch (error) {
-        if (!(error instanceof GwError) || (error.kind !== 'refused' && error.kind !== 'usage')) throw error
-        for (const row of rows) problems.push({line: row.line, message: error.message})
-      }
-    }, {concurrency: this.concurrency})
+    let waiting = [...byOrder.entries()]
+    for (let round = 1; waiting.length; round++) {
+      const failed: [string, RefundRow[], GwError][] = []
+      await runBatch(waiting, async ([key, rows]) => {
+        const channels = [...new Set(rows.map((r) => r.channel).filter(Boolean))]
+        if (channels.length > 1) {
+          for (const row of rows) problems.push({line: row.line, message: `the rows of order ${key.split(':')[1]} name different channels (${channels.join(', ')})`})
+          return
+        }
+        try {
+          orders.set(key, await this.orders.find(rows[0]!.ref, channels[0]))
+        } catch (error) {
+          if (!(error instanceof GwError)) throw error
+          if (error.kind === 'refused' || error.kind === 'usage') {
+            for (const row of rows) problems.push({line: row.line, message: error.message})
+          } else {
+            failed.push([key, rows, error])
+          }
+        }
+      }, {concurrency: this.concurrency})
+      if (failed.length && round >= PREFLIGHT_ROUNDS) throw failed[0]![2]
+      if (failed.length) await new Promise((resolve) => setTimeout(resolve, 500 * round))
+      waiting = failed.map(([key, rows]) => [key, rows])
+    }
     return orders
   }
 

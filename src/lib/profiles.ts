@@ -1,12 +1,15 @@
 /**
  * The profile store: name -> appid, base URL, keys, sign scheme, live flag, and which
- * profile is the default. A `conf` JSON file (0600) in the config dir (0700); the keys are
- * copied into files of their own beside it (0600), never printed.
+ * profile is the default. One JSON file (0600, written atomically) in the config dir (0700);
+ * the keys are copied into files of their own beside it (0600), never printed.
+ *
+ * Not `conf`, as DESIGN.md names: its atomic writer hooks SIGINT and SIGTERM and raises
+ * them again, which ends a bulk refund's graceful Ctrl-C at once.
  */
 import {existsSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 
-import Conf from 'conf'
+import {z} from 'zod'
 
 import {GwError, usageError} from './errors.js'
 import {configDir, ensurePrivateDir, writePrivateFile} from './paths.js'
@@ -21,10 +24,18 @@ export interface StoredProfile {
   live: boolean
 }
 
-interface StoreShape {
-  default?: string
-  profiles: Record<string, StoredProfile>
-}
+const storeSchema = z.object({
+  default: z.string().optional(),
+  profiles: z.record(z.string(), z.object({
+    appid: z.string(),
+    base_url: z.string(),
+    private_key_file: z.string(),
+    gateway_public_key_file: z.string(),
+    sign_scheme: z.enum(['rsa-md5', 'rsa-sha256']),
+    live: z.boolean(),
+  })),
+})
+type StoreShape = z.infer<typeof storeSchema>
 
 /** A profile ready to use: keys read. `source` says where it came from. */
 export interface Profile {
@@ -95,37 +106,54 @@ export function readKeyArgument(value: string, what: string): string {
   return readFileSync(value, 'utf8')
 }
 
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
 export class ProfileStore {
   readonly dir: string
-  readonly #conf: Conf<StoreShape>
+  readonly path: string
+  #data?: StoreShape
 
   constructor(dir = configDir()) {
-    this.dir = ensurePrivateDir(dir)
-    this.#conf = new Conf<StoreShape>({
-      projectName: 'gw',
-      cwd: dir,
-      configName: 'profiles',
-      configFileMode: 0o600,
-      defaults: {profiles: {}},
-      accessPropertiesByDotNotation: false,
-    })
+    this.dir = dir
+    this.path = join(dir, 'profiles.json')
   }
 
-  get path(): string {
-    return this.#conf.path
+  get #store(): StoreShape {
+    if (!this.#data) {
+      if (!existsSync(this.path)) {
+        this.#data = {profiles: {}}
+      } else {
+        const parsed = storeSchema.safeParse(readJson(this.path))
+        if (!parsed.success) throw usageError(`The profile store ${this.path} is damaged.`, 'Move it aside and add the profiles again (gw profile add).')
+        this.#data = parsed.data
+      }
+    }
+    return this.#data
+  }
+
+  #save(data: StoreShape): void {
+    ensurePrivateDir(this.dir)
+    writePrivateFile(this.path, `${JSON.stringify(data, null, 2)}\n`)
+    this.#data = data
   }
 
   names(): string[] {
-    return Object.keys(this.#conf.get('profiles')).sort()
+    return Object.keys(this.#store.profiles).sort()
   }
 
   defaultName(): string | undefined {
-    const name = this.#conf.get('default')
-    return name && this.#conf.get('profiles')[name] ? name : undefined
+    const name = this.#store.default
+    return name && this.#store.profiles[name] ? name : undefined
   }
 
   stored(name: string): StoredProfile | undefined {
-    return this.#conf.get('profiles')[name]
+    return this.#store.profiles[name]
   }
 
   /** Adds or replaces a profile. The first profile stored becomes the default. */
@@ -144,7 +172,7 @@ export class ProfileStore {
     writePrivateFile(privateKeyFile, input.privateKeyPem)
     writePrivateFile(gatewayKeyFile, input.gatewayPublicKeyPem)
 
-    const profiles = {...this.#conf.get('profiles')}
+    const profiles = {...this.#store.profiles}
     profiles[input.name] = {
       appid,
       base_url: baseUrl,
@@ -153,24 +181,22 @@ export class ProfileStore {
       sign_scheme: scheme,
       live: Boolean(input.live),
     }
-    this.#conf.set('profiles', profiles)
-    if (options.makeDefault || !this.defaultName()) this.#conf.set('default', input.name)
+    this.#save({profiles, default: options.makeDefault || !this.defaultName() ? input.name : this.#store.default})
     return check
   }
 
   use(name: string): void {
     this.#require(name)
-    this.#conf.set('default', name)
+    this.#save({...this.#store, default: name})
   }
 
   remove(name: string): void {
     const stored = this.#require(name)
-    const profiles = {...this.#conf.get('profiles')}
+    const profiles = {...this.#store.profiles}
     delete profiles[name]
-    this.#conf.set('profiles', profiles)
+    this.#save({profiles, default: this.#store.default === name ? undefined : this.#store.default})
     rmSync(stored.private_key_file, {force: true})
     rmSync(stored.gateway_public_key_file, {force: true})
-    if (this.#conf.get('default') === name) this.#conf.delete('default')
   }
 
   load(name: string): Profile {

@@ -77,7 +77,14 @@ export class RefundService {
     const known = this.history.refundsOf(this.appid, found.record.mch_order_no ?? '')
     const numbers = [...new Set([...known.map((r) => r.mch_refund_no).reverse(), ...candidates])].slice(0, 3)
     for (const number of numbers) {
-      const answer = await this.client.call('refund_query', this.#queryParams(found, number, known.find((r) => r.mch_refund_no === number)?.refund_fee))
+      let answer
+      try {
+        answer = await this.client.call('refund_query', this.#queryParams(found, number, known.find((r) => r.mch_refund_no === number)?.refund_fee))
+      } catch (error) {
+        // Not known now: the gateway still enforces the balance when the refund is sent.
+        if (error instanceof GwError) return undefined
+        throw error
+      }
       if (answer.status === 'success') return answer.data.refund_orders
       if (answer.status === 'refused' && answer.code === 'GW_INVALID_ORDER_NO') continue
       return undefined

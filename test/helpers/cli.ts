@@ -1,4 +1,4 @@
-import {spawn} from 'node:child_process'
+import {type ChildProcess, spawn} from 'node:child_process'
 import {join} from 'node:path'
 
 import {REPO_ROOT} from './shared.js'
@@ -22,12 +22,17 @@ const BIN = join(REPO_ROOT, 'bin', 'run.js')
 
 /** Runs the built `gw` as a child process, as a user would. */
 export function gw(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: {...process.env, NO_COLOR: '1', GW_PROFILE: undefined, GW_APPID: undefined, ...options.env},
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+  return spawnGw(args, options).result
+}
+
+/** The same, with the child at hand (to send it signals). */
+export function spawnGw(args: string[], options: CliOptions = {}): {child: ChildProcess; result: Promise<CliResult>} {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: {...process.env, NO_COLOR: '1', GW_PROFILE: undefined, GW_APPID: undefined, ...options.env},
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  const result = new Promise<CliResult>((resolve, reject) => {
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
@@ -52,4 +57,5 @@ export function gw(args: string[], options: CliOptions = {}): Promise<CliResult>
     })
     child.stdin.end(options.input ?? '')
   })
+  return {child, result}
 }

@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 
-import {type CliOptions, type CliResult, gw} from './cli.js'
+import {type CliOptions, type CliResult, gw, spawnGw} from './cli.js'
 import {type TestSandbox, startTestSandbox, tempDir} from './sandbox.js'
 
 /** A sandbox server and a temporary GW_CONFIG_DIR whose default profile points at it. */
@@ -10,6 +10,10 @@ export interface GwWorld {
   /** Every output seen, to check no key material ever appears. */
   outputs: string[]
   run(args: string[], options?: CliOptions): Promise<CliResult>
+  spawn(args: string[], options?: CliOptions): ReturnType<typeof spawnGw>
+  /** Creates and pays orders straight through the sandbox (no gw): their numbers. */
+  paidOrders(count: number, totalFee: number, prefix: string): Promise<string[]>
+  requests(): Promise<Record<string, number>>
   faults(spec: string): Promise<void>
   ledger(mchOrderNo: string): Promise<{state: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]; channel: string} | undefined>
   pay(mchOrderNo: string, fail?: boolean): Promise<void>
@@ -29,6 +33,25 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       const result = await gw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
       outputs.push(result.stdout, result.stderr)
       return result
+    },
+    spawn(args, runOptions = {}) {
+      return spawnGw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
+    },
+    async paidOrders(count, totalFee, prefix) {
+      const wire = sandbox.wire()
+      const numbers = Array.from({length: count}, (_, i) => `${prefix}-${i + 1}`)
+      for (let i = 0; i < numbers.length; i += 16) {
+        await Promise.all(numbers.slice(i, i + 16).map(async (mch) => {
+          const created = await wire.call('native_pay', {channel: 'wechat', mch_order_no: mch, total_fee: totalFee, fee_type: 'THB'})
+          if (created.data.result !== 'SUCCESS') throw new Error(JSON.stringify(created.data))
+          const paid = await sandbox.control('POST', '/sandbox/pay', {mch_order_no: mch})
+          if (paid.status !== 200) throw new Error(JSON.stringify(paid.body))
+        }))
+      }
+      return numbers
+    },
+    async requests() {
+      return (await sandbox.control<{requests: Record<string, number>}>('GET', '/sandbox/stats')).body.requests
     },
     async faults(spec) {
       const answer = await sandbox.control('POST', '/sandbox/faults', {spec})

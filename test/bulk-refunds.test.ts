@@ -1,0 +1,259 @@
+import {readFileSync, writeFileSync, existsSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {parse} from 'csv-parse/sync'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, startWorld} from './helpers/gw-env.js'
+import {removeDir} from './helpers/sandbox.js'
+
+let world: GwWorld
+let fileNo = 0
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+afterAll(async () => {
+  await world.close()
+  removeDir(world.configDir)
+  removeDir(world.sandbox.dataDir)
+})
+
+function csvFile(content: string | Buffer): string {
+  const path = join(world.configDir, `refunds-${++fileNo}.csv`)
+  writeFileSync(path, content)
+  return path
+}
+
+const report = (csv: string) => parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true}) as Record<string, string>[]
+const bulk = (csv: string, extra: string[] = []) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
+
+/** Every refund in the ledger for these orders, by refund number. */
+async function ledgerRefunds(orders: string[]): Promise<Map<string, {refund_fee: number; state: string; order: string}[]>> {
+  const byNumber = new Map<string, {refund_fee: number; state: string; order: string}[]>()
+  const {body} = await world.sandbox.control<{orders: {mch_order_no: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]}[]}>('GET', '/sandbox/orders')
+  const wanted = new Set(orders)
+  for (const order of body.orders) {
+    if (!wanted.has(order.mch_order_no)) continue
+    for (const refund of order.refunds) byNumber.set(refund.mch_refund_no, [...(byNumber.get(refund.mch_refund_no) ?? []), {...refund, order: order.mch_order_no}])
+  }
+  return byNumber
+}
+
+/** The batch ends with exactly one successful refund per row, with the row's amount, and the report says so. */
+async function expectExactlyOnce(csv: string, rows: {order: string; fee: number}[]) {
+  const refunds = await ledgerRefunds([...new Set(rows.map((r) => r.order))])
+  const lines = report(csv)
+  expect(lines).toHaveLength(rows.length)
+  const total = [...refunds.values()].reduce((n, list) => n + list.length, 0)
+  expect(total).toBe(rows.length)
+  for (const [i, row] of rows.entries()) {
+    const line = lines[i]!
+    expect(['refunded', 'already_refunded']).toContain(line.status)
+    const made = refunds.get(line.mch_refund_no!)
+    expect(made, `row ${i + 2}`).toEqual([{order: row.order, refund_fee: row.fee, state: 'SUCCESS', mch_refund_no: line.mch_refund_no}].map((r) => expect.objectContaining(r)))
+  }
+}
+
+describe('hostile files: every problem named with its line, nothing reaches the sandbox', () => {
+  const cases: [string, string, RegExp][] = [
+    ['no order number column', 'order,refund_fee\nX,100\n', /line 1: no order number column/],
+    ['no amount column', 'mch_order_no,amount\nX,1\n', /line 1: no amount column/],
+    ['an empty order number', 'mch_order_no,refund_fee\n,100\n', /line 2: no order number/],
+    ['a zero amount', 'mch_order_no,refund_fee\nX,0\n', /line 2: refund_fee is zero/],
+    ['a negative amount', 'mch_order_no,refund_amount\nX,-5\n', /line 2: refund_amount "-5" is not an amount/],
+    ['a decimal in minor units', 'mch_order_no,refund_fee\nX,10.5\n', /line 2: refund_fee: "10.5" is not a whole number/],
+    ['too many decimals for the currency', 'mch_order_no,refund_amount,fee_type\nX,10.505,THB\nY,10.5,JPY\n', /line 2: refund_amount: THB has 2 decimal places[\s\S]*line 3: refund_amount: JPY has no minor unit/],
+    ['an unknown currency', 'mch_order_no,refund_fee,fee_type\nX,100,USD\n', /line 2: fee_type "USD" is not a currency/],
+    ['a duplicated refund number', 'mch_order_no,refund_fee,mch_refund_no\nX,100,R1\nY,100,R2\nZ,100,R1\n', /line 4: mch_refund_no R1 is used again \(first on line 2\)/],
+    ['an over-long order number', `mch_order_no,refund_fee\n${'X'.repeat(33)},100\n`, /line 2: mch_order_no is 33 characters; at most 32/],
+    ['an over-long attach in Thai', `mch_order_no,refund_fee,attach\nX,100,${'ก'.repeat(128)}\n`, /line 2: attach is 128 characters; at most 127/],
+    ['a broken quote', 'mch_order_no,refund_fee\n"X,100\nY,1\n', /line \d+: not valid CSV/],
+    ['more fields than columns', 'mch_order_no,refund_fee\nX,100,extra\n', /line 2: 3 fields, but the header has 2 columns/],
+    ['a channel refunds do not take', 'mch_order_no,refund_fee,channel\nX,100,promptpay\n', /line 2: channel "promptpay" cannot be refunded/],
+    ['an empty file', '', /is empty: it needs a header row/],
+  ]
+  for (const [name, content, message] of cases) {
+    it(name, async () => {
+      const before = await world.requests()
+      const result = await bulk(csvFile(content))
+      expect(result.code).toBe(2)
+      expect(result.stderr).toMatch(message)
+      expect(await world.requests()).toEqual(before)
+    })
+  }
+
+  it('lists every problem of a file at once, with --json too', async () => {
+    const result = await bulk(csvFile('mch_order_no,refund_fee\n,100\nX,0\nY,abc\n'), ['--json'])
+    expect(result.code).toBe(2)
+    expect(result.json<{error: {problems: {line: number}[]}}>().error.problems.map((p) => p.line)).toEqual([2, 3, 4])
+  })
+})
+
+describe('a batch', () => {
+  it('reads BOM, CRLF, quotes, Thai text and headers in any case; keeps unknown columns in the report', async () => {
+    const orders = await world.paidOrders(3, 10_000, 'QUIRK')
+    const csv = csvFile(Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(` MCH_Order_No ,Refund_Amount,Customer Note\r\n${orders[0]},10.00,"Khun Somchai, ""VIP"""\r\n${orders[1]},"0.5","ชาเขียว\r\nสองแก้ว"\n${orders[2]},100,full\n`),
+    ]))
+    const result = await bulk(csv)
+    expect(result.code).toBe(0)
+    const lines = report(csv)
+    expect(lines.map((l) => [l[' MCH_Order_No '], l['Customer Note'], l.status, l.refund_fee])).toEqual([
+      [orders[0], 'Khun Somchai, "VIP"', 'refunded', '1000'],
+      [orders[1], 'ชาเขียว\nสองแก้ว', 'refunded', '50'],
+      [orders[2], 'full', 'refunded', '10000'],
+    ])
+    await expectExactlyOnce(csv, [{order: orders[0]!, fee: 1000}, {order: orders[1]!, fee: 50}, {order: orders[2]!, fee: 10_000}])
+  })
+
+  it('derives the same refund numbers from the same file: a rerun without its journal refunds nothing twice', async () => {
+    const orders = await world.paidOrders(2, 5000, 'DERIVE')
+    const content = `mch_order_no,refund_fee\n${orders[0]},1000\n${orders[0]},1000\n${orders[1]},2500\n`
+    const first = csvFile(content)
+    expect((await bulk(first)).code).toBe(0)
+    const numbers = report(first).map((l) => l.mch_refund_no)
+    expect(new Set(numbers).size).toBe(3)
+    const again = csvFile(content)
+    const result = await bulk(again, ['--json'])
+    expect(result.code).toBe(0)
+    expect(report(again).map((l) => [l.mch_refund_no, l.status])).toEqual(numbers.map((n) => [n, 'already_refunded']))
+    await expectExactlyOnce(again, [{order: orders[0]!, fee: 1000}, {order: orders[0]!, fee: 1000}, {order: orders[1]!, fee: 2500}])
+  })
+
+  it('reports rows on unpaid or closed orders and rows beyond the balance before sending: exit 2, nothing sent', async () => {
+    const [paid] = await world.paidOrders(1, 1000, 'BAL')
+    const wire = world.sandbox.wire()
+    await wire.call('native_pay', {channel: 'wechat', mch_order_no: `UNPAID-${fileNo}`, total_fee: 1000, fee_type: 'THB'})
+    await wire.call('native_pay', {channel: 'wechat', mch_order_no: `CLOSED-${fileNo}`, total_fee: 1000, fee_type: 'THB'})
+    await wire.call('order_close', {channel: 'wechat', mch_order_no: `CLOSED-${fileNo}`})
+    const csv = csvFile(`mch_order_no,refund_fee\n${paid},600\n${paid},600\nUNPAID-${fileNo},100\nCLOSED-${fileNo},100\nNOPE-${fileNo},100\n`)
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    expect(dry.code).toBe(2)
+    expect(dry.stderr).toMatch(/line 2: the rows of order BAL-1 add up to 12\.00 THB, more than its balance of 10\.00 THB/)
+    expect(dry.stderr).toMatch(/line 4: .*NOTPAY/)
+    expect(dry.stderr).toMatch(/line 5: .*CLOSED/)
+    expect(dry.stderr).toMatch(/line 6: No channel knows order NOPE/)
+    const result = await bulk(csv)
+    expect(result.code).toBe(2)
+    expect((await ledgerRefunds([paid!])).size).toBe(0)
+  })
+
+  it('--skip-invalid sends the valid rows and reports the rest as skipped_invalid, exit 1', async () => {
+    const [paid] = await world.paidOrders(1, 1000, 'SKIP')
+    const csv = csvFile(`mch_order_no,refund_fee,note\n${paid},300,good\n${paid},0,zero\nNOPE-SKIP,100,unknown order\n`)
+    const result = await bulk(csv, ['--skip-invalid'])
+    expect(result.code).toBe(1)
+    expect(report(csv).map((l) => [l.note, l.status])).toEqual([['good', 'refunded'], ['zero', 'skipped_invalid'], ['unknown order', 'skipped_invalid']])
+    expect(report(csv)[1]!.err_msg).toContain('refund_fee is zero')
+  })
+
+  it('--dry-run shows the plan and sends nothing', async () => {
+    const orders = await world.paidOrders(2, 1000, 'DRY')
+    const csv = csvFile(`mch_order_no,refund_amount\n${orders[0]},1.50\n${orders[1]},2\n`)
+    const before = (await world.requests()).order_refund
+    const result = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('2 rows, 2 orders; to send: 2 rows, 3.50 THB')
+    expect((await world.requests()).order_refund).toBe(before)
+    expect(existsSync(csv.replace(/\.csv$/, '.journal.jsonl'))).toBe(false)
+  })
+
+  it('needs --yes without a terminal', async () => {
+    const orders = await world.paidOrders(1, 1000, 'YES')
+    const result = await world.run(['refund', 'create', '--from-csv', csvFile(`mch_order_no,refund_fee\n${orders[0]},100\n`)])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('Add --yes to confirm')
+  })
+
+  it('refuses a journal of another file or another appid', async () => {
+    const orders = await world.paidOrders(1, 1000, 'JRN')
+    const csv = csvFile(`mch_order_no,refund_fee\n${orders[0]},100\n`)
+    expect((await bulk(csv)).code).toBe(0)
+    writeFileSync(csv, `mch_order_no,refund_fee\n${orders[0]},200\n`)
+    const changed = await bulk(csv)
+    expect(changed.code).toBe(2)
+    expect(changed.stderr).toContain('belongs to another version of the file')
+  })
+})
+
+describe('crash safety and faults', () => {
+  const ROWS = 300
+
+  async function batchOf(prefix: string) {
+    const orders = await world.paidOrders(ROWS / 2, 10_000, prefix)
+    const rows = orders.flatMap((order, i) => [{order, fee: 1000 + i}, {order, fee: 2000}])
+    const csv = csvFile(`mch_order_no,refund_fee\n${rows.map((r) => `${r.order},${r.fee}`).join('\n')}\n`)
+    return {rows, csv}
+  }
+
+  /** Resolves once the sandbox holds at least `count` refunds of these orders. */
+  async function refundsReach(orders: string[], count: number, done: Promise<unknown>): Promise<boolean> {
+    let finished = false
+    void done.then(() => (finished = true))
+    while (!finished) {
+      const made = [...(await ledgerRefunds(orders)).values()].reduce((n, list) => n + list.length, 0)
+      if (made >= count) return true
+      await new Promise((r) => setTimeout(r, 15))
+    }
+    return false
+  }
+
+  it('killed with SIGKILL at random points mid-run and resumed each time, ends with exactly one refund per row', async () => {
+    const {rows, csv} = await batchOf('KILL')
+    const orders = [...new Set(rows.map((r) => r.order))]
+    // Kill points spread over the run, each after the sandbox has seen a given number of refunds.
+    const targets = [1, 40, 90, 150, 220, 280].map((t) => t + Math.floor(Math.random() * 15))
+    let midRunKills = 0
+    for (const target of targets) {
+      const {child, result} = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '8'])
+      if (await refundsReach(orders, target, result)) child.kill('SIGKILL')
+      const done = await result
+      if (done.signal === 'SIGKILL') midRunKills++
+      else expect(done.code, done.stderr).toBe(0)
+    }
+    expect(midRunKills).toBeGreaterThanOrEqual(3)
+    const last = await bulk(csv)
+    expect(last.code, last.stderr).toBe(0)
+    await expectExactlyOnce(csv, rows)
+    const again = await bulk(csv)
+    expect(again.stderr).toMatch(/resuming: 300 done, 0 uncertain, 0 to go/)
+  }, 180_000)
+
+  it('with drop-after-commit, http-500, code-nonzero and notsure at 10% each, every row is refunded exactly once', async () => {
+    const {rows, csv} = await batchOf('FAULT')
+    await world.faults('drop-after-commit=0.1,http-500=0.1,code-nonzero=0.1,notsure=0.1')
+    const codes: (number | null)[] = []
+    try {
+      for (let run = 0; run < 10; run++) {
+        const result = await bulk(csv, ['--concurrency', '8'])
+        codes.push(result.code)
+        // 3: a query failed every retry; 5: some outcomes still unknown. Both resume.
+        expect([0, 3, 5], result.stderr).toContain(result.code)
+        if (result.code === 0) break
+      }
+    } finally {
+      await world.faults('')
+    }
+    expect(codes.at(-1)).toBe(0)
+    await expectExactlyOnce(csv, rows)
+  }, 180_000)
+
+  it('Ctrl-C stops sending, records what was in flight, says how to resume; the resume finishes', async () => {
+    const {rows, csv} = await batchOf('INT')
+    const {child, result} = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--rate', '40'])
+    expect(await refundsReach([...new Set(rows.map((r) => r.order))], 20, result)).toBe(true)
+    child.kill('SIGINT')
+    const stopped = await result
+    expect(stopped.code).toBe(130)
+    expect(stopped.stderr).toContain('Resume with the same command')
+    const partial = report(csv)
+    expect(partial.filter((l) => l.status === 'pending').length).toBeGreaterThan(0)
+    expect(partial.filter((l) => l.status === 'refunded').length).toBeGreaterThan(0)
+    const resumed = await bulk(csv)
+    expect(resumed.code).toBe(0)
+    expect(resumed.stderr).toMatch(/resuming: \d+ done, 0 uncertain, \d+ to go/)
+    await expectExactlyOnce(csv, rows)
+  }, 120_000)
+})
