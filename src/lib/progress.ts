@@ -11,7 +11,8 @@ export interface Progress {
 
 const PLAIN_EVERY_MS = 5000
 
-export async function startProgress(label: string, total: number | undefined, enabled = true): Promise<Progress> {
+/** `failedWord` names the rows counted apart: failed refunds, mismatched orders. */
+export async function startProgress(label: string, total: number | undefined, enabled = true, failedWord = 'failed'): Promise<Progress> {
   const started = Date.now()
   let done = 0
   let failed = 0
@@ -21,7 +22,7 @@ export async function startProgress(label: string, total: number | undefined, en
     const {default: cliProgress} = await import('cli-progress')
     const bar: SingleBar = new cliProgress.SingleBar({
       stream: process.stderr,
-      format: `${label} {bar} {value}/{total} | {failed} failed | {speed}/s | {eta_formatted} left`,
+      format: total === undefined ? `${label} {value} done | {failed} ${failedWord} | {speed}/s` : `${label} {bar} {value}/{total} | {failed} ${failedWord} | {speed}/s | {eta_formatted} left`,
       hideCursor: true,
       clearOnComplete: false,
       etaBuffer: 50,
@@ -39,7 +40,7 @@ export async function startProgress(label: string, total: number | undefined, en
   let last = Date.now()
   const line = () => {
     const left = total ? Math.max(0, Math.round((total - done) / Math.max(rate(), 0.001))) : undefined
-    process.stderr.write(`${label}: ${done}${total ? `/${total}` : ''} done, ${failed} failed, ${rate().toFixed(1)}/s${left !== undefined ? `, ~${left}s left` : ''}\n`)
+    process.stderr.write(`${label}: ${done}${total ? `/${total}` : ''} done, ${failed} ${failedWord}, ${rate().toFixed(1)}/s${left !== undefined ? `, ~${left}s left` : ''}\n`)
   }
   return {
     tick(f) {
