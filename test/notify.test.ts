@@ -1,0 +1,174 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {request} from 'undici'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {NOTIFICATION_ACK} from '../src/lib/protocol/index.js'
+import {parsePrivateKey, sign} from '../src/lib/signing.js'
+import {type GwWorld, startWorld} from './helpers/gw-env.js'
+import {startReceiver, waitFor} from './helpers/receiver.js'
+import {removeDir} from './helpers/sandbox.js'
+
+let world: GwWorld
+let n = 0
+
+beforeAll(async () => {
+  world = await startWorld({timeScale: 1000})
+})
+afterAll(async () => {
+  await world.close()
+  removeDir(world.configDir)
+  removeDir(world.sandbox.dataDir)
+})
+
+/** Starts `gw notify listen` on a free port; resolves with its URL once it listens. */
+async function listen(args: string[] = []) {
+  const spawned = world.spawn(['notify', 'listen', '--port', '0', ...args])
+  let stderr = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    spawned.child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const match = /listening for notifications at (\S+)/.exec(stderr)
+      if (match) resolve(match[1]!)
+    })
+    spawned.child.once('exit', () => reject(new Error(`listener exited: ${stderr}`)))
+  })
+  return {...spawned, url}
+}
+
+async function paidOrderNotifying(url: string, amount = '150.50') {
+  const mch = `NTF-${process.pid}-${++n}`
+  const created = await world.run(['order', 'create', '--channel', 'wechat', '--amount', amount, '--fee-type', 'THB', '--mch-order-no', mch, '--notify-url', url])
+  expect(created.code).toBe(0)
+  await world.pay(mch)
+  return mch
+}
+
+const attempts = async (mch: string) => (await world.sandbox.control<{notifications: {delivered: boolean; attempt: number; status: number}[]}>('GET', `/sandbox/notifications?mch_order_no=${mch}`)).body.notifications
+
+/** A notification body as the gateway would send it, signed with `pem`. */
+function notification(pem: string, mch: string): string {
+  const data = {appid: 'mch1', mch_order_no: mch, order_no: mch, gw_order_no: `900${mch}`, total_fee: 100, fee_type: 'THB', result: 'SUCCESS', channel: 'wechat', nonce_str: 'x'}
+  return JSON.stringify({code: 0, msg: 'ok', version: '3.0.0', data, sign: sign(data, parsePrivateKey(pem), 'rsa-md5')})
+}
+const gatewayPem = () => readFileSync(world.sandbox.info.gateway_public_key_file.replace('public', 'private'), 'utf8')
+const otherPem = () => readFileSync(world.sandbox.info.merchants[0]!.private_key_file, 'utf8')
+const post = async (url: string, body: string | Buffer) => {
+  const response = await request(url, {method: 'POST', headers: {'content-type': 'text/plain;charset=utf-8'}, body})
+  return {status: response.statusCode, body: await response.body.text()}
+}
+
+describe('gw notify listen', () => {
+  it('prints a verified notification from the sandbox and exits after one; the sandbox records one successful attempt', async () => {
+    const listener = await listen(['--exit-after', '1', '--timeout', '30'])
+    const mch = await paidOrderNotifying(listener.url)
+    const result = await listener.result
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(new RegExp(`verified  ${mch}  900\\d+  150\\.50 THB  wechat`))
+    expect(result.stderr).toContain('1 verified, 0 rejected.')
+    const made = await attempts(mch)
+    expect(made).toHaveLength(1)
+    expect(made[0]).toMatchObject({delivered: true, status: 200})
+  })
+
+  it('prints JSON lines under --json, nothing else on stdout', async () => {
+    const listener = await listen(['--exit-after', '1', '--json'])
+    const mch = await paidOrderNotifying(listener.url, '10')
+    const result = await listener.result
+    const lines = result.stdout.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({verdict: 'verified', mch_order_no: mch, total_fee: 1000, fee_type: 'THB', retry: 0, answer: {status: 200, body: NOTIFICATION_ACK}})
+  })
+
+  it('forwards to a failing endpoint: the gateway retries, the listener marks the retries, delivery ends when the endpoint recovers', async () => {
+    const app = await startReceiver((i) => (i < 2 ? {status: 500, body: 'app down'} : {status: 200, body: NOTIFICATION_ACK}))
+    const listener = await listen(['--forward-to', app.url, '--exit-after', '3', '--timeout', '30'])
+    try {
+      const mch = await paidOrderNotifying(listener.url)
+      const result = await listener.result
+      expect(result.code).toBe(0)
+      const lines = result.stdout.trim().split('\n')
+      expect(lines[0]).toContain('forwarded: HTTP 500 "app down"')
+      expect(lines[1]).toContain('retry 1')
+      expect(lines[2]).toMatch(/retry 2 +forwarded: HTTP 200/)
+      const made = await waitFor(async () => {
+        const list = await attempts(mch)
+        return list.some((a) => a.delivered) ? list : undefined
+      })
+      expect(made.map((a) => a.delivered)).toEqual([false, false, true])
+      expect(app.received).toHaveLength(3)
+      expect(app.received[0]!.headers['content-type']).toBe('text/plain;charset=utf-8')
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('answers a failure when the forward target is unreachable', async () => {
+    const listener = await listen(['--forward-to', 'http://127.0.0.1:9/down', '--json'])
+    try {
+      const answer = await post(listener.url, notification(gatewayPem(), 'FWD-DOWN'))
+      expect(answer.status).toBe(502)
+      expect(answer.body).not.toBe(NOTIFICATION_ACK)
+    } finally {
+      listener.child.kill('SIGINT')
+    }
+    const result = await listener.result
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({verdict: 'verified', forwarded: {url: 'http://127.0.0.1:9/down', error: expect.any(String)}})
+  })
+
+  it('rejects a notification signed with another key, answering a failure and warning', async () => {
+    const listener = await listen()
+    try {
+      const answer = await post(listener.url, notification(otherPem(), 'FORGED'))
+      expect(answer.status).toBe(400)
+      expect(answer.body).not.toBe(NOTIFICATION_ACK)
+      const good = await post(listener.url, notification(gatewayPem(), 'GENUINE'))
+      expect(good).toEqual({status: 200, body: NOTIFICATION_ACK})
+    } finally {
+      listener.child.kill('SIGINT')
+    }
+    const result = await listener.result
+    expect(result.stdout).toMatch(/REJECTED  FORGED .*signature does not verify/)
+    expect(result.stderr).toContain('rejected a notification: signature does not verify')
+    expect(result.stderr).toContain('1 verified, 1 rejected.')
+  })
+
+  it('answers and logs 500 notifications sent at once, none lost', async () => {
+    const log = join(world.configDir, 'notifications.jsonl')
+    const listener = await listen(['--log', log, '--exit-after', '500', '--timeout', '60', '--json'])
+    const pem = gatewayPem()
+    const answers = await Promise.all(Array.from({length: 500}, (_, i) => post(listener.url, notification(pem, `BURST-${i}`))))
+    expect(answers.every((a) => a.status === 200 && a.body === NOTIFICATION_ACK)).toBe(true)
+    const result = await listener.result
+    expect(result.code).toBe(0)
+    expect(result.stdout.trim().split('\n')).toHaveLength(500)
+    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {mch_order_no: string; body: string; headers: Record<string, string>})
+    expect(new Set(logged.map((l) => l.mch_order_no)).size).toBe(500)
+    expect(logged[0]!.headers['content-type']).toBe('text/plain;charset=utf-8')
+    expect(JSON.parse(logged[0]!.body).sign).toMatch(/^[0-9a-f]+$/)
+  }, 60_000)
+
+  it('refuses oversized and malformed bodies without crashing', async () => {
+    const listener = await listen()
+    try {
+      expect((await post(listener.url, Buffer.alloc(70 * 1024, 'x'))).status).toBe(413)
+      expect((await post(listener.url, 'not json')).status).toBe(400)
+      expect((await post(listener.url, '{"data": 1}')).status).toBe(400)
+      expect((await post(listener.url, '{"data": {"result": "SUCCESS"}, "sign": "zz"}')).status).toBe(400)
+      expect((await request(listener.url)).statusCode).toBe(405)
+      expect(await post(listener.url, notification(gatewayPem(), 'STILL-UP'))).toEqual({status: 200, body: NOTIFICATION_ACK})
+    } finally {
+      listener.child.kill('SIGINT')
+    }
+    expect((await listener.result).stderr).toContain('1 verified, 4 rejected.')
+  })
+
+  it('exits 5 when --timeout passes before --exit-after', async () => {
+    const listener = await listen(['--exit-after', '1', '--timeout', '1'])
+    const result = await listener.result
+    expect(result.code).toBe(5)
+    expect(result.stderr).toContain('--timeout passed before 1 verified notifications came')
+  })
+})
