@@ -91,3 +91,10 @@ describe('keys', () => {
     expect(() => parsePublicKey('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n')).toThrow(/PUBLIC KEY/)
   })
 })
+
+describe('canonical order', () => {
+  it('sorts keys by UTF-8 bytes, also where UTF-16 order differs (an astral character after U+FFxx)', () => {
+    // U+1F600 is D83D DE00 in UTF-16 (before U+FF01) but F0 9F 98 80 in UTF-8 (after EF BC 81).
+    expect(canonicalString({'\uff01': 1, '\u{1f600}': 2, b: 3, a: 4})).toBe('a=4b=3\uff01=1\u{1f600}=2')
+  })
+})

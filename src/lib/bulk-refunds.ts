@@ -330,9 +330,11 @@ export class BulkRefunds {
     await runBatch(byOrder.entries(), async ([key, rows]) => {
       const found = orders.get(key)
       if (!found) return
-      // Numbers already used are likelier to be known; then the first rows' own numbers.
-      const candidates = [...rows.filter((r) => r.status !== 'pending'), ...rows.filter((r) => r.status === 'pending')].map((r) => r.mchRefundNo)
-      const existing = await this.refunds.refundsOf(found, candidates)
+      // Numbers this file already sent are likelier to be known; then one row's own number. An
+      // order no refund succeeded on, of which this file sent nothing yet, has none of ours.
+      const sentBefore = rows.filter((r) => r.status !== 'pending').map((r) => r.mchRefundNo)
+      const fresh = sentBefore.length === 0 && found.record.result === 'SUCCESS'
+      const existing = fresh ? [] : await this.refunds.refundsOf(found, [...sentBefore.slice(0, 2), rows[0]!.mchRefundNo])
       for (const refund of existing ?? []) {
         const row = rows.find((r) => r.mchRefundNo === refund.mch_refund_no && r.status === 'pending')
         if (!row) continue

@@ -3,7 +3,8 @@
  * (by SHA-256) and the appid; an `intent` record is on disk (fsync) before its refund is
  * sent, and an `outcome` record follows. Records waiting together are written and synced
  * together (group commit), so concurrency costs no extra syncs and the intent-before-send
- * rule holds for each. A last line cut short by a crash is ignored on reading.
+ * rule holds for each. Outcome-only groups are not synced: a lost outcome is looked up on
+ * resume. A last line cut short by a crash is ignored on reading.
  */
 import {existsSync, readFileSync} from 'node:fs'
 import {type FileHandle, open} from 'node:fs/promises'
@@ -98,7 +99,7 @@ export class Journal {
     return journal
   }
 
-  /** Resolves once the record is written and synced to disk. */
+  /** Resolves once the record is written (and, for intents and the header, synced to disk). */
   append(record: JournalRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#queue.push({record, resolve, reject})
@@ -114,7 +115,9 @@ export class Journal {
       this.#queue = []
       try {
         await this.handle.write(group.map((g) => `${JSON.stringify(g.record)}\n`).join(''))
-        await this.handle.datasync()
+        // An intent must be on disk before its refund is sent. An outcome need not: if it is
+        // lost, the resume looks the refund up. It is synced with the next intent anyway.
+        if (group.some((g) => g.record.type !== 'outcome')) await this.handle.datasync()
         for (const g of group) g.resolve()
       } catch (error) {
         for (const g of group) g.reject(error as Error)

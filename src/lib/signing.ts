@@ -35,9 +35,15 @@ function escapeNonAscii(json: string): string {
   return json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
-/** Byte order of the UTF-8 keys; for the ASCII keys of the API it is plain code-unit order. */
+const NON_ASCII = /[^\u0000-\u007f]/
+
+/**
+ * Byte order of the UTF-8 keys. For ASCII keys (all of the API's) that is plain code-unit
+ * order, compared without allocating; other keys are compared as UTF-8 bytes.
+ */
 function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+  if (NON_ASCII.test(a) || NON_ASCII.test(b)) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+  return a < b ? -1 : a > b ? 1 : 0
 }
 
 function encodeValue(value: unknown, asciiEscaped: boolean): string {

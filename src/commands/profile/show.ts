@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {GwCommand} from '../../lib/base-command.js'
 import {viewProfile, type ProfileView} from '../../lib/profile-view.js'
 import {resolveProfile} from '../../lib/profiles.js'
-import {fields} from '../../lib/render/table.js'
+import {fields} from '../../lib/render/fields.js'
 
 export default class ProfileShow extends GwCommand<typeof ProfileShow> {
   static override summary = 'show a profile: appid, base URL, key sizes and fingerprints (never the keys)'

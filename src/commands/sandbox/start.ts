@@ -6,7 +6,7 @@ import {Flags} from '@oclif/core'
 import {GwCommand} from '../../lib/base-command.js'
 import {usageError} from '../../lib/errors.js'
 import {defaultSandboxDir} from '../../lib/paths.js'
-import {fields} from '../../lib/render/table.js'
+import {fields} from '../../lib/render/fields.js'
 
 export default class SandboxStart extends GwCommand<typeof SandboxStart> {
   static override summary = 'run the simulated gateway on this machine'

@@ -1,15 +1,14 @@
 /** Tables for people; --json output never goes through here. */
-import Table from 'cli-table3'
+import {createRequire} from 'node:module'
+
+import type TableConstructor from 'cli-table3'
+
+// Loaded on first use: commands that show no table do not pay for it at start.
+let Table: typeof TableConstructor | undefined
 
 export function table(head: string[], rows: (string | number)[][]): string {
+  Table ??= createRequire(import.meta.url)('cli-table3') as typeof TableConstructor
   const t = new Table({head, style: {head: process.env.NO_COLOR || !process.stdout.isTTY ? [] : ['cyan'], border: []}})
   t.push(...rows.map((r) => r.map(String)))
   return t.toString()
-}
-
-/** "label: value" lines aligned on the colon; undefined values are left out. */
-export function fields(entries: [string, string | number | undefined][]): string {
-  const shown = entries.filter(([, v]) => v !== undefined && v !== '') as [string, string | number][]
-  const width = Math.max(0, ...shown.map(([k]) => k.length))
-  return shown.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v}`).join('\n')
 }

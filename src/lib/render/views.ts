@@ -6,7 +6,8 @@ import type {CreatedOrder, FoundOrder} from '../orders.js'
 import {describeOrderState, describeRefundState, formatAmount, type RefundRecord} from '../protocol/index.js'
 import type {RefundResult} from '../refunds.js'
 import {bold} from './style.js'
-import {fields, table} from './table.js'
+import {fields} from './fields.js'
+import {table} from './table.js'
 
 export function createdView(created: CreatedOrder): string {
   const {order} = created
