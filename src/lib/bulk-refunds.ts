@@ -377,7 +377,12 @@ export class BulkRefunds {
 
   async #sendAll(run: BulkRun, journal: Journal, options: {rate?: number; signal?: AbortSignal; progress: Progress}): Promise<{stopped: boolean}> {
     const toGo = run.rows.filter((r) => r.planned && (r.status === 'pending' || r.status === 'unknown'))
-    return runBatch(toGo, async (row) => {
+    // Outcomes are queued, not awaited row by row: the journal keeps their order and its close
+    // waits for them. A write that fails stops the batch.
+    const outcomes: Promise<void>[] = []
+    const failure = new AbortController()
+    const signal = options.signal ? AbortSignal.any([options.signal, failure.signal]) : failure.signal
+    const result = await runBatch(toGo, async (row) => {
       const planned = row.planned!
       await journal.append({type: 'intent', line: row.line, mch_refund_no: planned.mch_refund_no, mch_order_no: planned.mch_order_no, refund_fee: planned.refund_fee, fee_type: planned.fee_type, at: new Date().toISOString()})
       let sent: RefundResult
@@ -388,9 +393,14 @@ export class BulkRefunds {
       }
       row.status = sent.already_existed && sent.status === 'refunded' ? 'already_refunded' : STATUS_BY_RESULT[sent.status]
       Object.assign(row, {gw_refund_no: sent.gw_refund_no, err_code: sent.err_code, err_msg: sent.err_msg, advice: sent.status === 'failed' || sent.status === 'unknown' ? sent.explanation : undefined})
-      await journal.append(outcomeRecord(row))
+      outcomes.push(journal.append(outcomeRecord(row)).catch((error: Error) => {
+        failure.abort()
+        throw error
+      }))
       options.progress.tick(row.status === 'failed' || row.status === 'unknown')
-    }, {concurrency: this.concurrency, rate: options.rate, signal: options.signal})
+    }, {concurrency: this.concurrency, rate: options.rate, signal})
+    await Promise.all(outcomes)
+    return {stopped: Boolean(options.signal?.aborted)}
   }
 }
 

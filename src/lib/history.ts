@@ -3,7 +3,7 @@
  * later commands know an order's channel, amount and refund numbers without being told.
  * An append-only JSON-lines file in the config dir (0600); the last record of an order wins.
  */
-import {appendFileSync, existsSync, readFileSync} from 'node:fs'
+import {existsSync, openSync, readFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {configDir, ensurePrivateDir} from './paths.js'
@@ -40,6 +40,8 @@ export class OrderHistory {
   readonly file: string
   #orders?: Map<string, OrderEntry>
   #refunds?: Map<string, RefundEntry[]>
+  /** Kept open: a bulk run appends one line per refund. */
+  #fd?: number
 
   constructor(dir = configDir()) {
     this.file = join(dir, 'history.jsonl')
@@ -73,8 +75,11 @@ export class OrderHistory {
   }
 
   #append(entry: Entry): void {
-    ensurePrivateDir(join(this.file, '..'))
-    appendFileSync(this.file, `${JSON.stringify(entry)}\n`, {mode: 0o600})
+    if (this.#fd === undefined) {
+      ensurePrivateDir(join(this.file, '..'))
+      this.#fd = openSync(this.file, 'a', 0o600)
+    }
+    writeSync(this.#fd, `${JSON.stringify(entry)}\n`)
     if (this.#orders) this.#remember(entry)
   }
 
