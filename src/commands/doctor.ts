@@ -1,8 +1,6 @@
 import {GwCommand, networkFlags} from '../lib/base-command.js'
 import {type DoctorReport, runDoctor} from '../lib/doctor.js'
-import {green, red, yellow, dim} from '../lib/render/style.js'
-
-const MARK = {pass: () => green('✔'), warn: () => yellow('!'), fail: () => red('✘'), skip: () => dim('-')}
+import {doctorView} from '../lib/render/doctor.js'
 
 export default class Doctor extends GwCommand<typeof Doctor> {
   static override summary = 'check a profile against the gateway: keys, clock, reachability, signatures'
@@ -12,11 +10,7 @@ export default class Doctor extends GwCommand<typeof Doctor> {
 
   async run(): Promise<DoctorReport> {
     const report = await runDoctor(() => this.profile, this.flags.timeout * 1000)
-    for (const check of report.checks) {
-      this.log(`${MARK[check.verdict]()} ${check.name}: ${check.detail}`)
-      if (check.advice && check.verdict !== 'pass') this.log(`    ${check.advice}`)
-    }
-    this.log(report.ok ? 'All checks passed.' : 'Some checks failed; see the advice above.')
+    this.log(doctorView(report))
     this.setExitCode(report.exit_code)
     return report
   }
