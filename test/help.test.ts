@@ -1,0 +1,51 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {gw} from './helpers/cli.js'
+import {REPO_ROOT} from './helpers/shared.js'
+
+interface Manifest {
+  commands: Record<string, {pluginName: string; summary?: string; description?: string; examples?: string[]; flags: Record<string, {description?: string; char?: string}>}>
+}
+const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest
+const ours = Object.entries(manifest.commands).filter(([, c]) => c.pluginName === 'gw')
+
+describe('help', () => {
+  it('covers every command of DESIGN.md', () => {
+    expect(ours.map(([id]) => id).sort()).toEqual([
+      'doctor', 'notify:listen', 'order:close', 'order:create', 'order:query', 'profile:add', 'profile:list', 'profile:remove', 'profile:show', 'profile:use',
+      'reconcile', 'refund:create', 'refund:query', 'sandbox:pay', 'sandbox:start', 'signature:sign', 'signature:verify',
+    ])
+  })
+
+  for (const [id, command] of ours) {
+    it(`${id}: a summary, examples with long flags, every flag described`, () => {
+      expect(command.summary ?? command.description).toBeTruthy()
+      expect(command.examples?.length).toBeGreaterThan(0)
+      for (const example of command.examples!) expect(example, example).not.toMatch(/\s-[a-zA-Z](\s|$)/)
+      for (const [name, flag] of Object.entries(command.flags)) expect(flag.description, `--${name}`).toBeTruthy()
+    })
+  }
+
+  it('lists topics in the order a merchant meets them', async () => {
+    const result = await gw(['--help'])
+    const topics = [...result.stdout.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1])
+    expect(topics).toEqual(['profile', 'order', 'refund', 'notify', 'sandbox', 'signature', 'reconcile', 'doctor', 'autocomplete', 'help'])
+  })
+
+  it('shows a command\'s examples', async () => {
+    const result = await gw(['order', 'create', '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('$ gw order create --channel promptpay --amount 150.50 --fee-type THB')
+  })
+})
+
+describe('the command reference', () => {
+  it('docs/commands.md is what the build generates from the commands (commit it after a change)', async () => {
+    const {execFileSync} = await import('node:child_process')
+    const diff = execFileSync('git', ['diff', '--stat', '--', 'docs/commands.md'], {cwd: REPO_ROOT}).toString()
+    expect(diff, 'docs/commands.md changed when built: commit the regenerated file').toBe('')
+  })
+})
