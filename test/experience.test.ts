@@ -112,3 +112,22 @@ describe.skipIf(!HAS_CHROMIUM && !CI)('the sandbox payer page in a browser', () 
     }
   }, 60_000)
 })
+
+describe('errors a newcomer meets', () => {
+  const cases: [string, string[], Record<string, string>, RegExp][] = [
+    ['no profile yet', ['order', 'query', 'X'], {GW_CONFIG_DIR: '/nonexistent/gw-config'}, /No profile is set up\.\nStart the sandbox/],
+    ['a key file that is not there', ['order', 'query', 'X'], {GW_APPID: 'mch1', GW_PRIVATE_KEY: '/no/such.pem', GW_GATEWAY_PUBLIC_KEY: '/no/such.pem', GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}, /The GW_PRIVATE_KEY file "\/no\/such\.pem" does not exist/],
+    ['a typo in a channel', ['order', 'query', 'X', '--channel', 'wechatt'], {}, /Expected --channel=wechatt to be one of: wechat/],
+    ['a saved body that is not there', ['signature', 'verify', '/no/such.json', '--public-key', '/no/such.pem'], {}, /There is no file \/no\/such\.json/],
+    ['a CSV that is not there', ['reconcile', '/no/such.csv'], {}, /The file \/no\/such\.csv does not exist/],
+  ]
+  for (const [name, args, env, message] of cases) {
+    it(`${name}: one or two sentences, exit 2, no stack trace`, async () => {
+      const result = await world.run(args, {env})
+      expect(result.code).toBe(2)
+      expect(result.stderr).toMatch(message)
+      expect(result.stderr).not.toMatch(/^\s+at /m)
+      expect(result.stderr.trim().split('\n').length, result.stderr).toBeLessThanOrEqual(3)
+    })
+  }
+})

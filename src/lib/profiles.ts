@@ -257,7 +257,7 @@ export function resolveProfile(flag: string | undefined, store = new ProfileStor
   if (fromEnvironment) return fromEnvironment
   const fallback = store.defaultName()
   if (!fallback) {
-    throw new GwError('usage', 'No profile is set up.', {advice: 'Start the sandbox (gw sandbox start) to get a "sandbox" profile, or add one: gw profile add NAME --appid ... --base-url ... --private-key FILE --gateway-public-key FILE.'})
+    throw new GwError('usage', 'No profile is set up.', {advice: 'Start the sandbox (gw sandbox start) to get a "sandbox" profile, or add yours with gw profile add (on a terminal it asks for what it needs).'})
   }
   return store.load(fallback)
 }

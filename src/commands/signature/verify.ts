@@ -35,7 +35,8 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
       const text = readFileSync(args.file === '-' ? 0 : args.file, 'utf8')
       body = JSON.parse(text.replace(/^\uFEFF/, ''))
     } catch (error) {
-      throw usageError(`${args.file === '-' ? 'standard input' : args.file} is not readable JSON: ${(error as Error).message}.`)
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw usageError(`There is no file ${args.file}.`, 'Give the path of a saved response or notification body, or - to read standard input.')
+      throw usageError(`${args.file === '-' ? 'Standard input' : args.file} is not JSON: ${(error as Error).message}.`, 'Save the body exactly as it was received.')
     }
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw usageError('The body must be a JSON object.')
     const object = body as Record<string, unknown>
