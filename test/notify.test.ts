@@ -130,7 +130,7 @@ describe('gw notify listen', () => {
       listener.child.kill('SIGINT')
     }
     const result = await listener.result
-    expect(result.stdout).toMatch(/REJECTED  FORGED .*signature does not verify/)
+    expect(result.stdout).toMatch(/REJECTED {2}FORGED .*signature does not verify/)
     expect(result.stderr).toContain('rejected a notification: signature does not verify')
     expect(result.stderr).toContain('1 verified, 1 rejected.')
   })

@@ -382,7 +382,7 @@ export class BulkRefunds {
     const outcomes: Promise<void>[] = []
     const failure = new AbortController()
     const signal = options.signal ? AbortSignal.any([options.signal, failure.signal]) : failure.signal
-    const result = await runBatch(toGo, async (row) => {
+    await runBatch(toGo, async (row) => {
       const planned = row.planned!
       await journal.append({type: 'intent', line: row.line, mch_refund_no: planned.mch_refund_no, mch_order_no: planned.mch_order_no, refund_fee: planned.refund_fee, fee_type: planned.fee_type, at: new Date().toISOString()})
       let sent: RefundResult

@@ -35,14 +35,14 @@ function escapeNonAscii(json: string): string {
   return json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
-const NON_ASCII = /[^\u0000-\u007f]/
+const OUTSIDE_PRINTABLE_ASCII = /[^ -~]/
 
 /**
- * Byte order of the UTF-8 keys. For ASCII keys (all of the API's) that is plain code-unit
- * order, compared without allocating; other keys are compared as UTF-8 bytes.
+ * Byte order of the UTF-8 keys. For printable ASCII keys (all of the API's) that is plain
+ * code-unit order, compared without allocating; any other key is compared as UTF-8 bytes.
  */
 function byteOrder(a: string, b: string): number {
-  if (NON_ASCII.test(a) || NON_ASCII.test(b)) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+  if (OUTSIDE_PRINTABLE_ASCII.test(a) || OUTSIDE_PRINTABLE_ASCII.test(b)) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
   return a < b ? -1 : a > b ? 1 : 0
 }
 
