@@ -7,6 +7,7 @@ import {fileURLToPath} from 'node:url'
 
 import {Pool} from 'undici'
 
+import {spawnSandbox} from '../scripts/sandbox-process.js'
 import {compactTimestamp} from '../dist/lib/protocol/time.js'
 import {newNonce, parsePrivateKey, sign} from '../dist/lib/signing.js'
 
@@ -30,20 +31,8 @@ export function median(values) {
 export async function benchSandbox() {
   const dataDir = tempDir('gw-bench-sandbox-')
   const configDir = tempDir('gw-bench-config-')
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--data-dir', dataDir, '--no-profile', '--quiet', '--json'], {env: {...process.env, GW_CONFIG_DIR: configDir}, stdio: ['ignore', 'pipe', 'inherit']})
-  let out = ''
-  const info = await new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk
-      try {
-        resolve(JSON.parse(out))
-      } catch {
-        // more to come
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`sandbox exited ${code}`)))
-  })
-  const sandbox = {info, pid: child.pid}
+  const {info, stop} = await spawnSandbox(['--data-dir', dataDir, '--no-profile', '--quiet'], {GW_CONFIG_DIR: configDir})
+  const sandbox = {info}
   const merchant = info.merchants[0]
   return {
     sandbox,
@@ -58,8 +47,7 @@ export async function benchSandbox() {
       GW_BASE_URL: sandbox.info.base_url,
     },
     async close() {
-      child.kill('SIGTERM')
-      await new Promise((resolve) => child.once('exit', resolve))
+      await stop()
       rmSync(dataDir, {recursive: true, force: true})
       rmSync(configDir, {recursive: true, force: true})
     },

@@ -2,11 +2,13 @@
 // The README's first command: a whole merchant flow against the embedded sandbox, each
 // real gw command printed before it runs. A temporary profile store and sandbox data dir
 // are used, and removed at the end, so nothing of yours is touched.
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, dirname} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {spawnSandbox} from './sandbox-process.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const bin = join(root, 'bin', 'run.js')
@@ -23,19 +25,8 @@ function gw(...args) {
   if (run.status !== 0) throw new Error(`gw ${args.join(' ')} exited with ${run.status}`)
 }
 
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--quiet', '--json'], {env, stdio: ['ignore', 'pipe', 'inherit']})
-let out = ''
-const info = await new Promise((resolve, reject) => {
-  sandbox.stdout.on('data', (chunk) => {
-    out += chunk
-    try {
-      resolve(JSON.parse(out))
-    } catch {
-      // not all of it yet
-    }
-  })
-  sandbox.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)))
-})
+const sandbox = await spawnSandbox(['--quiet'], env)
+const info = sandbox.info
 process.stdout.write(`${bold('gw demo')}: a sandbox gateway is running at ${info.base_url} (merchant ${info.merchants[0].appid}); profile "sandbox" in ${home}\n`)
 
 let failed = false
@@ -53,8 +44,7 @@ try {
   failed = true
   process.stderr.write(`demo failed: ${error.message}\n`)
 } finally {
-  sandbox.kill('SIGTERM')
-  await new Promise((resolve) => sandbox.once('exit', resolve))
+  await sandbox.stop()
   rmSync(home, {recursive: true, force: true})
 }
 process.stdout.write(failed ? '\n' : `\n${bold('Done.')} Next: the tests (npm test), or your own sandbox: gw sandbox start\n`)

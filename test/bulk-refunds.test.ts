@@ -5,7 +5,6 @@ import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from './helpers/gw-env.js'
-import {removeDir} from './helpers/sandbox.js'
 
 let world: GwWorld
 let fileNo = 0
@@ -13,11 +12,7 @@ let fileNo = 0
 beforeAll(async () => {
   world = await startWorld()
 })
-afterAll(async () => {
-  await world.close()
-  removeDir(world.configDir)
-  removeDir(world.sandbox.dataDir)
-})
+afterAll(() => world.close())
 
 function csvFile(content: string | Buffer): string {
   const path = join(world.configDir, `refunds-${++fileNo}.csv`)

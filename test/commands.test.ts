@@ -14,16 +14,14 @@ beforeAll(async () => {
   world = await startWorld()
 })
 afterAll(async () => {
-  await world.close()
   // No output of any command in this file may carry key material.
   const pem = readFileSync(keyFile(world), 'utf8')
+  await world.close()
   const keyLine = pem.split('\n')[1]!
   for (const output of world.outputs) {
     expect(output).not.toContain('PRIVATE KEY')
     expect(output).not.toContain(keyLine)
   }
-  removeDir(world.configDir)
-  removeDir(world.sandbox.dataDir)
 })
 
 async function createPaid(amount = '150.50', channel = 'wechat') {

@@ -17,11 +17,7 @@ let world: GwWorld
 beforeAll(async () => {
   world = await startWorld()
 })
-afterAll(async () => {
-  await world.close()
-  removeDir(world.configDir)
-  removeDir(world.sandbox.dataDir)
-})
+afterAll(() => world.close())
 
 describe.skipIf(!HAS_TMUX && !CI)('gw profile add on a terminal', () => {
   it('asks for what is missing, checks each answer, saves the profile and runs doctor on it', async () => {

@@ -8,7 +8,6 @@ import {NOTIFICATION_ACK} from '../src/lib/protocol/index.js'
 import {parsePrivateKey, sign} from '../src/lib/signing.js'
 import {type GwWorld, startWorld} from './helpers/gw-env.js'
 import {startReceiver, waitFor} from './helpers/receiver.js'
-import {removeDir} from './helpers/sandbox.js'
 
 let world: GwWorld
 let n = 0
@@ -16,11 +15,7 @@ let n = 0
 beforeAll(async () => {
   world = await startWorld({timeScale: 1000})
 })
-afterAll(async () => {
-  await world.close()
-  removeDir(world.configDir)
-  removeDir(world.sandbox.dataDir)
-})
+afterAll(() => world.close())
 
 /** Starts `gw notify listen` on a free port; resolves with its URL once it listens. */
 async function listen(args: string[] = []) {

@@ -5,7 +5,6 @@ import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from './helpers/gw-env.js'
-import {removeDir} from './helpers/sandbox.js'
 
 let world: GwWorld
 
@@ -62,11 +61,7 @@ beforeAll(async () => {
   rows.push({line: 'REC-0,10.005,THB,paid', expected: 'invalid_row', detail: /THB has 2 decimal places/})
   rows.push({line: 'REC-0,10,THB,maybe', expected: 'invalid_row', detail: /status "maybe"/})
 })
-afterAll(async () => {
-  await world.close()
-  removeDir(world.configDir)
-  removeDir(world.sandbox.dataDir)
-})
+afterAll(() => world.close())
 
 const file = (name: string, content: string) => {
   const path = join(world.configDir, name)

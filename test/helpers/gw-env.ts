@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 
 import {type CliOptions, type CliResult, gw, spawnGw} from './cli.js'
-import {type TestSandbox, startTestSandbox, tempDir} from './sandbox.js'
+import {type TestSandbox, removeDir, startTestSandbox, tempDir} from './sandbox.js'
 
 /** A sandbox server and a temporary GW_CONFIG_DIR whose default profile points at it. */
 export interface GwWorld {
@@ -65,8 +65,11 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       const answer = await sandbox.control('POST', '/sandbox/pay', {mch_order_no: mchOrderNo, fail})
       if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
     },
+    /** Stops the sandbox and removes the temporary config and data. */
     async close() {
       await sandbox.close()
+      removeDir(configDir)
+      removeDir(sandbox.dataDir)
     },
   }
   const added = await world.run(['profile', 'add', 'sandbox', '--appid', merchant.appid, '--base-url', sandbox.info.base_url, '--private-key', merchant.private_key_file, '--gateway-public-key', sandbox.info.gateway_public_key_file])
