@@ -3,7 +3,7 @@
  * later commands know an order's channel, amount and refund numbers without being told.
  * An append-only JSON-lines file in the config dir (0600); the last record of an order wins.
  */
-import {existsSync, openSync, readFileSync, writeSync} from 'node:fs'
+import {type WriteStream, createWriteStream, existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {configDir, ensurePrivateDir} from './paths.js'
@@ -40,8 +40,12 @@ export class OrderHistory {
   readonly file: string
   #orders?: Map<string, OrderEntry>
   #refunds?: Map<string, RefundEntry[]>
-  /** Kept open: a bulk run appends one line per refund. */
-  #fd?: number
+  /**
+   * Kept open and buffered: a bulk run appends a line per refund without waiting on the disk.
+   * The history is a convenience (the bulk journal is the record that protects money); the
+   * stream is flushed when the process ends normally.
+   */
+  #out?: WriteStream
 
   constructor(dir = configDir()) {
     this.file = join(dir, 'history.jsonl')
@@ -75,11 +79,11 @@ export class OrderHistory {
   }
 
   #append(entry: Entry): void {
-    if (this.#fd === undefined) {
+    if (!this.#out) {
       ensurePrivateDir(join(this.file, '..'))
-      this.#fd = openSync(this.file, 'a', 0o600)
+      this.#out = createWriteStream(this.file, {flags: 'a', mode: 0o600})
     }
-    writeSync(this.#fd, `${JSON.stringify(entry)}\n`)
+    this.#out.write(`${JSON.stringify(entry)}\n`)
     if (this.#orders) this.#remember(entry)
   }
 
