@@ -345,6 +345,26 @@ describe('exit codes', () => {
   })
 })
 
+describe('a --live profile', () => {
+  it('refuses to move money without --yes when there is no terminal to ask on, and nothing is sent', async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const live = ['--profile', 'live']
+    expect((await world.run(['profile', 'add', 'live', '--appid', merchant.appid, '--base-url', world.sandbox.info.base_url, '--private-key', merchant.private_key_file, '--gateway-public-key', world.sandbox.info.gateway_public_key_file, '--live'])).code).toBe(0)
+    const mch = orderNo('LIVE')
+    const refused = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch, ...live])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('Profile "live" is live and this would create an order of 1.00 THB on wechat.')
+    expect(refused.stderr).toContain('Add --yes to confirm')
+    expect(await world.ledger(mch)).toBeUndefined()
+    expect((await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch, '--yes', ...live])).code).toBe(0)
+    await world.pay(mch)
+    expect((await world.run(['refund', 'create', mch, '--amount', '1', ...live])).code).toBe(2)
+    expect((await world.run(['order', 'close', mch, ...live])).code).toBe(2)
+    expect((await world.ledger(mch))!.refunds).toEqual([])
+    expect((await world.run(['order', 'query', mch, ...live])).code).toBe(0)
+  })
+})
+
 describe('gw doctor', () => {
   it('passes every check against the sandbox', async () => {
     const result = await world.run(['doctor'])

@@ -146,9 +146,9 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
 function toGwError(error: Error): GwError {
   if (error instanceof GwError) return error
-  if (error instanceof Errors.CLIError && (error.oclif?.exit === 2 || error.constructor.name.endsWith('Error') && 'parse' in error)) {
+  // oclif's own errors come from parsing the command line: flags, arguments, options.
+  if (error instanceof Errors.CLIError) {
     return new GwError('usage', error.message.replace(/\nSee more help with --help$/, ''), {advice: 'See the command and its examples with --help.'})
   }
-  if (error instanceof Errors.ExitError) return new GwError('usage', error.message)
   return new GwError('transport', `unexpected failure: ${error.message}`, {advice: 'Run again with DEBUG=1 for details, and report it if it persists.'})
 }

@@ -3,15 +3,12 @@
  * with the amount, the merchant, the channel, an expiry countdown and Pay / Decline. Plain
  * HTML forms; the countdown is the only script.
  */
+import {formatAmount} from '../lib/protocol/index.js'
 import type {SandboxOrder} from './ledger.js'
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
-function amount(order: SandboxOrder): string {
-  const exponent = order.fee_type === 'JPY' ? 0 : 2
-  const digits = String(order.total_fee).padStart(exponent + 1, '0')
-  return `${exponent ? `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}` : digits} ${order.fee_type}`
-}
+const amount = (order: SandboxOrder) => formatAmount(order.total_fee, order.fee_type)
 
 const STATE_TEXT: Record<string, string> = {
   SUCCESS: 'Paid. Thank you.',

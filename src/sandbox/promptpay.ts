@@ -5,6 +5,8 @@
  * amount, country TH, and a CRC-16/CCITT-FALSE over the whole payload.
  */
 
+import {toDecimal} from '../lib/protocol/index.js'
+
 const tlv = (tag: string, value: string) => `${tag}${String(value.length).padStart(2, '0')}${value}`
 
 export function crc16ccittFalse(text: string): string {
@@ -26,7 +28,7 @@ export interface PromptPayBill {
 
 export function promptPayPayload(bill: PromptPayBill): string {
   const account = tlv('00', 'A000000677010112') + tlv('01', bill.billerId) + tlv('02', bill.reference1) + tlv('03', bill.reference2)
-  const amount = `${Math.floor(bill.amount / 100)}.${String(bill.amount % 100).padStart(2, '0')}`
+  const amount = toDecimal(bill.amount, 'THB')
   const body = tlv('00', '01') + tlv('01', '12') + tlv('30', account) + tlv('53', '764') + tlv('54', amount) + tlv('58', 'TH') + '6304'
   return body + crc16ccittFalse(body)
 }

@@ -7,8 +7,7 @@ import {randomBytes} from 'node:crypto'
 
 import QRCode from 'qrcode'
 
-import {CHANNELS_BY_OPERATION, type Operation, QR_LIFETIME, type OrderChannel, THB_ONLY_CHANNELS} from '../lib/protocol/index.js'
-import {displayTime} from '../lib/protocol/time.js'
+import {CHANNELS_BY_OPERATION, type Operation, QR_LIFETIME, type OrderChannel, THB_ONLY_CHANNELS, compactTimestamp, displayTime, exponentOf} from '../lib/protocol/index.js'
 import {newNonce} from '../lib/signing.js'
 import type {Ledger, SandboxOrder, SandboxRefund} from './ledger.js'
 import type {Merchant} from './merchants.js'
@@ -18,9 +17,11 @@ export type Outcome = {ok: true; data: Record<string, unknown>} | {ok: false; co
 
 const refuse = (code: string, msg: string): Outcome => ({ok: false, code, msg})
 
+/** Numbers a channel would make up: digits only. */
+const randomDigits = (count: number) => [...randomBytes(count)].map((b) => String(b % 10)).join('')
+
 /** Exchange rates to CNY, for cash_fee of Chinese wallets. */
 const RATE_TO_CNY: Record<string, string> = {THB: '0.2101', MYR: '1.5500', JPY: '0.0480', AED: '1.9400'}
-const EXPONENT: Record<string, number> = {THB: 2, MYR: 2, AED: 2, JPY: 0}
 const CNY_CHANNELS = ['wechat', 'alipay']
 const REFUND_DELAY_SECONDS = 20 * 60
 
@@ -44,10 +45,9 @@ export class GatewayRules {
     return (seconds * 1000) / this.options.timeScale
   }
 
+  /** Gateway numbers: a prefix (900 orders, 910 refunds), the time, a sequence. */
   #number(prefix: string): string {
-    const now = new Date()
-    const stamp = `${now.getFullYear()}${String(now.getMonth() + 1).padStart(2, '0')}${String(now.getDate()).padStart(2, '0')}${String(now.getHours()).padStart(2, '0')}${String(now.getMinutes()).padStart(2, '0')}${String(now.getSeconds()).padStart(2, '0')}`
-    return `${prefix}${stamp}${String(this.#ledger.nextSequence()).padStart(6, '0')}`
+    return `${prefix}${compactTimestamp()}${String(this.#ledger.nextSequence()).padStart(6, '0')}`
   }
 
   /** An order past its QR lifetime is closed the moment anyone looks at it. */
@@ -91,7 +91,7 @@ export class GatewayRules {
   #cash(order: SandboxOrder): {cash_fee: number; cash_fee_type: string; rate: string} {
     const rate = RATE_TO_CNY[order.fee_type] ?? '1'
     if (!CNY_CHANNELS.includes(order.channel)) return {cash_fee: order.total_fee, cash_fee_type: order.fee_type, rate}
-    const major = order.total_fee / 10 ** (EXPONENT[order.fee_type] ?? 2)
+    const major = order.total_fee / 10 ** (exponentOf(order.fee_type) ?? 2)
     return {cash_fee: Math.round(major * Number(rate) * 100), cash_fee_type: 'CNY', rate}
   }
 
@@ -248,7 +248,7 @@ export class GatewayRules {
     const refund: SandboxRefund = {
       mch_refund_no: p.mch_refund_no!,
       gw_refund_no: this.#number('910'),
-      channel_refund_no: processing ? '' : `5020${randomBytes(12).toString('hex').replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10))}`,
+      channel_refund_no: processing ? '' : `5020${randomDigits(24)}`,
       refund_fee: fee,
       state: processing ? 'PROCESSING' : 'SUCCESS',
       created_at: now,
@@ -340,7 +340,7 @@ export class GatewayRules {
     const now = Date.now()
     order.state = 'SUCCESS'
     order.paid_at = now
-    order.channel_order_no = `4200${this.#number('').slice(0, 8)}${randomBytes(8).toString('hex').replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10))}`
+    order.channel_order_no = `4200${compactTimestamp().slice(0, 8)}${randomDigits(16)}`
     order.openid = `u_${randomBytes(4).toString('hex')}`
     this.#ledger.save(order)
     this.options.onPaid(order)
