@@ -8,7 +8,7 @@ import {randomBytes} from 'node:crypto'
 import type {Answer, GatewayClient, Refusal, Uncertain} from './client.js'
 import {GwError, usageError} from './errors.js'
 import type {OrderHistory, OrderReference} from './history.js'
-import {CHANNELS_BY_OPERATION, type Operation, type OrderChannel, type OrderCreated, type OrderRecord, QR_LIFETIME, UNSETTLED_ORDER_STATES, compactTimestamp} from './protocol/index.js'
+import {CHANNELS_BY_OPERATION, type OrderChannel, type OrderCreated, type OrderRecord, QR_LIFETIME, UNSETTLED_ORDER_STATES, compactTimestamp} from './protocol/index.js'
 
 export type {OrderReference}
 
@@ -133,9 +133,9 @@ export class OrderService {
     return known ? {channel: known.channel, source: 'history'} : {source: 'discovered'}
   }
 
-  async find(ref: OrderReference, channel?: string, operation: Operation = 'order_query'): Promise<FoundOrder> {
+  async find(ref: OrderReference, channel?: string): Promise<FoundOrder> {
     const known = this.#knownChannel(ref, channel)
-    const candidates = known.channel ? [known.channel] : CHANNELS_BY_OPERATION[operation].filter((c) => CHANNELS_BY_OPERATION.order_query.includes(c))
+    const candidates = known.channel ? [known.channel] : CHANNELS_BY_OPERATION.order_query
     if (known.channel && !CHANNELS_BY_OPERATION.order_query.includes(known.channel)) {
       throw usageError(`Orders on ${known.channel} cannot be queried: the gateway's order query takes ${CHANNELS_BY_OPERATION.order_query.join(', ')}.`)
     }

@@ -40,10 +40,6 @@ export function channelsFor(operation: Operation): readonly string[] {
   return CHANNELS_BY_OPERATION[operation]
 }
 
-export function takesChannel(operation: Operation, channel: string): boolean {
-  return CHANNELS_BY_OPERATION[operation].includes(channel)
-}
-
 /** QR lifetimes of section 3, in seconds; `undefined` never expires. */
 export const QR_LIFETIME: Record<OrderChannel, {defaultSeconds: number | undefined; parameter?: 'tmn_expire_time' | 'expire_time'; maxSeconds?: number}> = {
   promptpay: {defaultSeconds: undefined},
