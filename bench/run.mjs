@@ -142,5 +142,13 @@ if (!quick) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${lines.join('\n')
 process.stdout.write(`${lines.join('\n')}\n`)
 
 function readNotes() {
-  return `## Notes\n\nSee bench/README.md for what each figure measures and what bounds it.\n`
+  const missed = rows.filter((r) => r.verdict === 'NOT met').map((r) => `- ${r.figure}: ${r.value} (target ${r.target})`)
+  return [
+    '## Notes',
+    '',
+    missed.length ? `Targets not met:\n${missed.join('\n')}\n\nWhy, with the profile of where the time goes: "What the figures say" in bench/README.md.` : 'Every target is met.',
+    '',
+    'See bench/README.md for what each figure measures and what bounds it.',
+    '',
+  ].join('\n')
 }
