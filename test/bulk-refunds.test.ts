@@ -173,6 +173,33 @@ describe('a batch', () => {
   })
 })
 
+describe('delayed refunds', () => {
+  it('end processing (exit 5), and a later run of the same command settles them', async () => {
+    // 20 minutes of channel delay pass in 1.2 s at this time scale.
+    const fast = await startWorld({timeScale: 1000})
+    try {
+      const orders = await fast.paidOrders(3, 5000, 'DELAY')
+      const csv = join(fast.configDir, 'delayed.csv')
+      writeFileSync(csv, `mch_order_no,refund_fee\n${orders.map((o) => `${o},1000`).join('\n')}\n`)
+      await fast.faults('refund-processing=1')
+      const first = await fast.run(['refund', 'create', '--from-csv', csv, '--yes'])
+      await fast.faults('')
+      expect(first.code).toBe(5)
+      expect(first.stderr).toContain('run the same command again later')
+      expect(report(csv).map((l) => l.status)).toEqual(['processing', 'processing', 'processing'])
+      await new Promise((r) => setTimeout(r, 1500))
+      const later = await fast.run(['refund', 'create', '--from-csv', csv, '--yes'])
+      expect(later.code).toBe(0)
+      expect(later.stderr).toMatch(/resuming: 0 done, 3 uncertain, 0 to go/)
+      expect(report(csv).map((l) => l.status)).toEqual(['refunded', 'refunded', 'refunded'])
+      const {body} = await fast.sandbox.control<{orders: {refunds: unknown[]}[]}>('GET', '/sandbox/orders')
+      expect(body.orders.flatMap((o) => o.refunds)).toHaveLength(3)
+    } finally {
+      await fast.close()
+    }
+  }, 60_000)
+})
+
 describe('crash safety and faults', () => {
   const ROWS = 300
 

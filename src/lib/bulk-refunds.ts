@@ -206,8 +206,10 @@ export interface BulkRun {
   rows: RefundRow[]
   problems: Problem[]
   resumed: boolean
-  /** What the journal said at the start: rows already final, rows sent without a known outcome. */
+  /** What the journal said at the start: rows already final, rows sent without a final outcome, rows never sent. */
   found: {done: number; uncertain: number; toGo: number}
+  /** How the uncertain rows were settled by refund query, per status. */
+  settled: Record<string, number>
   journalHeader?: {csv_file: string; csv_sha256: string; appid: string}
 }
 
@@ -224,13 +226,17 @@ export class BulkRefunds {
    */
   async prepare(paths: BulkPaths, options: {skipInvalid: boolean}): Promise<BulkRun> {
     const parsed = await parseRefundFile(paths.csv, this.appid)
-    const run: BulkRun = {paths, header: parsed.header, rows: parsed.rows, problems: parsed.problems, resumed: false, found: {done: 0, uncertain: 0, toGo: 0}}
+    const run: BulkRun = {paths, header: parsed.header, rows: parsed.rows, problems: parsed.problems, resumed: false, found: {done: 0, uncertain: 0, toGo: 0}, settled: {}}
     if (run.problems.length && (!options.skipInvalid || run.problems.some((p) => p.line === 1))) return run
     run.journalHeader = {csv_file: basename(paths.csv), csv_sha256: await fileSha256(paths.csv), appid: this.appid}
     const {rows: history, resumed} = Journal.read(paths.journal, run.journalHeader)
     run.resumed = resumed
     const uncertain = this.#applyJournal(run.rows, history)
-    run.found.uncertain = uncertain.length
+    run.found = {
+      done: run.rows.filter((r) => FINAL.includes(r.status)).length,
+      uncertain: uncertain.length,
+      toGo: run.rows.filter((r) => r.status === 'pending').length,
+    }
 
     const pending = run.rows.filter((r) => r.status === 'pending' || r.status === 'unknown')
     const byOrder = new Map<string, RefundRow[]>()
@@ -257,6 +263,7 @@ export class BulkRefunds {
     }
     // Rows sent before without a known outcome: the gateway's record of their number decides.
     await runBatch(uncertain.filter((r) => r.planned), async (row) => this.#settle(row, await this.refunds.lookup(row.planned!)), {concurrency: this.concurrency})
+    for (const row of uncertain) run.settled[row.status] = (run.settled[row.status] ?? 0) + 1
     await this.#checkBalances(byOrder, orders, run.problems)
     run.problems.sort((a, b) => a.line - b.line)
     // Rows with a problem are skipped; a row that may have been sent stays to be settled.
@@ -265,8 +272,6 @@ export class BulkRefunds {
       const row = byLine.get(problem.line)
       if (row?.status === 'pending') Object.assign(row, {status: 'skipped_invalid', err_msg: problem.message})
     }
-    run.found.toGo = run.rows.filter((r) => r.status === 'pending' || r.status === 'unknown').length
-    run.found.done = run.rows.filter((r) => FINAL.includes(r.status)).length
     return run
   }
 
@@ -276,7 +281,8 @@ export class BulkRefunds {
       const entry = history.get(row.line)
       if (!entry) continue
       const outcome = entry.outcome
-      if (outcome && outcome.mch_refund_no === row.mchRefundNo && outcome.status !== 'unknown') {
+      // A processing refund is asked about again: the channel may have settled it since.
+      if (outcome && outcome.mch_refund_no === row.mchRefundNo && outcome.status !== 'unknown' && outcome.status !== 'processing') {
         Object.assign(row, {status: outcome.status, gw_refund_no: outcome.gw_refund_no, err_code: outcome.err_code, err_msg: outcome.err_msg, advice: outcome.advice})
         // The amount and currency as sent, for the summary and the report.
         if (entry.intent) Object.assign(row, {refundFee: entry.intent.refund_fee, feeType: entry.intent.fee_type})

@@ -111,6 +111,9 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       rows: run.rows.map(rowView),
     })
     if (run.resumed) this.note(`resuming: ${run.found.done} done, ${run.found.uncertain} uncertain, ${run.found.toGo} to go`)
+    const settled = Object.entries(run.settled).map(([status, n]) => `${n} ${status === 'pending' ? 'not found, to send again' : status}`)
+    if (settled.length) this.note(`the uncertain rows, asked of the gateway: ${settled.join(', ')}`)
+    const toGo = run.rows.filter((r) => r.status === 'pending' || r.status === 'unknown').length
     if (run.problems.length) this.note(`${run.problems.length} problem${run.problems.length === 1 ? '' : 's'} in ${csv}:\n${problemLines(run.problems)}`)
     const blocked = run.problems.length > 0 && (!flags['skip-invalid'] || !run.journalHeader)
     if (flags['dry-run']) {
@@ -127,9 +130,9 @@ With --from-csv: the whole file is checked first (every problem with its line), 
         details: {problems: run.problems},
       })
     }
-    if (run.found.toGo > 0) await this.#confirmBulk(`send ${toSendTotals(run)} of refunds from ${csv}`, profile.live)
+    if (toGo > 0) await this.#confirmBulk(`send ${toSendTotals(run)} of refunds from ${csv}`, profile.live)
     const {startProgress} = await import('../../lib/progress.js')
-    const progress = await startProgress('refunds', run.found.toGo, run.found.toGo > 0)
+    const progress = await startProgress('refunds', toGo, toGo > 0)
     const stop = new AbortController()
     const onSignal = () => {
       if (stop.signal.aborted) process.exit(ExitCode.Interrupted)
