@@ -122,22 +122,26 @@ export class GatewayClient {
     this.#basePath = base.pathname.replace(/\/+$/, '')
   }
 
-  /** The signed form body for one attempt: a new nonce and time stamp every time. */
-  signedBody(operation: Operation, business: BusinessParams): string {
+  /** The wire parameters of a request: appid, nonce, time stamp and the business values as text. */
+  #params(business: BusinessParams): Record<string, string> {
     const params: Record<string, string> = {appid: this.profile.appid, nonce_str: newNonce(), time_stamp: compactTimestamp()}
     for (const [key, value] of Object.entries(business)) if (value !== undefined) params[key] = String(value)
-    params.sign = sign(params, this.#privateKey, this.#scheme)
-    return new URLSearchParams(params).toString()
+    return params
   }
 
   /** Refuses, before sending, parameters the document does not allow. */
   check(operation: Operation, business: BusinessParams): void {
-    const params: Record<string, string> = {appid: this.profile.appid, nonce_str: 'x'.repeat(32), time_stamp: compactTimestamp(), sign: 'x'}
-    for (const [key, value] of Object.entries(business)) if (value !== undefined) params[key] = String(value)
-    const problems = checkRequest(operation, params)
+    const problems = checkRequest(operation, {...this.#params(business), sign: 'x'})
     if (problems.length) {
       throw new GwError('usage', `Not sent: ${problems.map((p) => p.message).join('; ')}.`, {details: {problems}})
     }
+  }
+
+  /** The signed form body for one attempt: a new nonce and time stamp every time. */
+  #signedBody(business: BusinessParams): string {
+    const params = this.#params(business)
+    params.sign = sign(params, this.#privateKey, this.#scheme)
+    return new URLSearchParams(params).toString()
   }
 
   async call<O extends Operation>(operation: O, business: BusinessParams): Promise<Answer<O>> {
@@ -176,7 +180,7 @@ export class GatewayClient {
         path: `${this.#basePath}/${operation}`,
         method: 'POST',
         headers: {'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/json'},
-        body: this.signedBody(operation, business),
+        body: this.#signedBody(business),
         headersTimeout: this.#options.timeoutMs,
         bodyTimeout: this.#options.timeoutMs,
       })
