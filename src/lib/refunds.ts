@@ -56,6 +56,17 @@ export interface RefundResult {
 
 type Lookup = {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'; gw_refund_no?: string; refund_time?: string; refund_fee?: number} | {state: 'absent'} | {state: 'unknown'; why: string}
 
+/** What a refund query needs to know of the order. */
+interface RefundQueryOrder {
+  mch_order_no?: string
+  gw_order_no?: string
+  channel: string
+  total_fee?: number
+  fee_type?: string
+}
+
+const orderFacts = (found: FoundOrder): RefundQueryOrder => ({...found.record, channel: found.channel})
+
 /** Rounds of "send, and when unclear look it up" before the outcome is called unknown. */
 const SEND_ROUNDS = 3
 
@@ -79,7 +90,7 @@ export class RefundService {
     for (const number of numbers) {
       let answer
       try {
-        answer = await this.client.call('refund_query', this.#queryParams(found, number, known.find((r) => r.mch_refund_no === number)?.refund_fee))
+        answer = await this.client.call('refund_query', this.#queryParams(orderFacts(found), number, known.find((r) => r.mch_refund_no === number)?.refund_fee))
       } catch (error) {
         // Not known now: the gateway still enforces the balance when the refund is sent.
         if (error instanceof GwError) return undefined
@@ -98,19 +109,20 @@ export class RefundService {
     return refunds && refundedTotal(refunds)
   }
 
-  #queryParams(found: FoundOrder, mchRefundNo: string, refundFee: number | undefined) {
-    const record = found.record
+  /** A refund query for the order these facts name (an order query's, or a planned refund's). */
+  #queryParams(order: RefundQueryOrder, mchRefundNo: string, refundFee: number | undefined) {
     return {
-      mch_order_no: record.mch_order_no,
-      gw_order_no: record.mch_order_no ? undefined : record.gw_order_no,
-      channel: found.channel,
-      total_fee: record.total_fee,
-      fee_type: record.fee_type,
+      mch_order_no: order.mch_order_no,
+      gw_order_no: order.mch_order_no ? undefined : order.gw_order_no,
+      channel: order.channel,
+      total_fee: order.total_fee,
+      fee_type: order.fee_type,
       mch_refund_no: mchRefundNo,
       // The document requires refund_fee here too; when the refund's amount is not known, the order total stands in.
-      refund_fee: refundFee ?? record.total_fee,
+      refund_fee: refundFee ?? order.total_fee,
     }
   }
+
 
   /**
    * Checks a refund against the order before anything is sent. `balance` is what is left of
@@ -150,10 +162,9 @@ export class RefundService {
 
   /** What the gateway knows of this refund number. Never throws: what cannot be learned is `unknown`. */
   async lookup(planned: PlannedRefund): Promise<Lookup> {
-    const found: FoundOrder = {record: {result: 'SUCCESS', mch_order_no: planned.mch_order_no, total_fee: planned.total_fee, fee_type: planned.fee_type}, channel: planned.channel, channel_source: 'given'}
     let answer
     try {
-      answer = await this.client.call('refund_query', this.#queryParams(found, planned.mch_refund_no, planned.refund_fee))
+      answer = await this.client.call('refund_query', this.#queryParams(planned, planned.mch_refund_no, planned.refund_fee))
     } catch (error) {
       if (error instanceof GwError) return {state: 'unknown', why: error.message}
       throw error
@@ -225,7 +236,7 @@ export class RefundService {
       throw usageError(`The gateway's refund query needs a refund number, and gw has made no refund of ${mchOrderNo} on this machine.`, `Give one: gw refund query ${mchOrderNo} --mch-refund-no R. The gateway then lists every refund of the order.`)
     }
     const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
-    const answer = await this.client.call('refund_query', this.#queryParams(found, number, amount))
+    const answer = await this.client.call('refund_query', this.#queryParams(orderFacts(found), number, amount))
     if (answer.status === 'refused') throw refusalError(answer, `Refunds of ${mchOrderNo}`)
     if (answer.status === 'uncertain') throw new GwError('unknown', `Refunds of ${mchOrderNo}: the gateway is not sure (${answer.message}).`, {advice: 'Query again in a minute.'})
     return {found, refund: answer.data, mch_refund_no: number}
