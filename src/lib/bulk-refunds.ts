@@ -17,15 +17,14 @@ import {createHash} from 'node:crypto'
 import {basename, dirname, extname, join, resolve} from 'node:path'
 
 import {runBatch} from './batch.js'
-import {CsvWriter, type CsvHeader, type CsvRow, fileSha256, readCsv} from './csv.js'
+import {CsvWriter, type CsvHeader, type CsvRow, fileSha256, missingOrderColumn, orderColumnOf, readCsv} from './csv.js'
 import {GwError} from './errors.js'
 import {type FinalStatus, Journal, type OutcomeRecord, type RowHistory} from './journal.js'
 import type {FoundOrder, OrderReference, OrderService} from './orders.js'
 import type {Progress} from './progress.js'
-import {AmountError, CHANNELS_BY_OPERATION, CURRENCIES, formatAmount, isCurrency, lookupError, normalizeRefundState, parseMinorUnits, toMinorUnits} from './protocol/index.js'
+import {AmountError, CHANNELS_BY_OPERATION, CURRENCIES, ORDER_NUMBER_FIELDS, formatAmount, isCurrency, lookupError, normalizeRefundState, parseMinorUnits, toMinorUnits} from './protocol/index.js'
 import {type PlannedRefund, type RefundResult, type RefundService, refundedTotal} from './refunds.js'
 
-export const ORDER_COLUMNS = ['mch_order_no', 'gw_order_no', 'channel_order_no'] as const
 export type RowStatus = FinalStatus | 'skipped_invalid' | 'unknown' | 'pending'
 
 export interface Problem {
@@ -95,7 +94,8 @@ export async function parseRefundFile(path: string, appid: string): Promise<Pars
     if (!('line' in item)) {
       header = item
       const keys = header.keys
-      if (!ORDER_COLUMNS.some((c) => keys.includes(c))) problems.push({line: 1, message: `no order number column: the header needs one of ${ORDER_COLUMNS.join(', ')} (it has ${header.names.join(', ') || 'nothing'})`})
+      const noOrderColumn = missingOrderColumn(header)
+      if (noOrderColumn) problems.push({line: 1, message: noOrderColumn})
       if (!keys.includes('refund_fee') && !keys.includes('refund_amount')) problems.push({line: 1, message: 'no amount column: the header needs refund_fee (minor units, e.g. 5000) or refund_amount (decimal, e.g. 50.00)'})
       const duplicates = keys.filter((k, i) => k && keys.indexOf(k) !== i)
       if (duplicates.length) problems.push({line: 1, message: `columns named twice: ${[...new Set(duplicates)].join(', ')}`})
@@ -123,8 +123,8 @@ function parseRow(item: CsvRow, header: CsvHeader, appid: string, problems: Prob
   const before = problems.length
   const problem = (message: string) => problems.push({line, message})
   if (item.values.length > header.names.length) problem(`${item.values.length} fields, but the header has ${header.names.length} columns`)
-  const column = ORDER_COLUMNS.find((c) => item.get(c))
-  if (!column) problem(`no order number: fill one of ${ORDER_COLUMNS.filter((c) => item.has(c)).join(', ')}`)
+  const column = orderColumnOf(item)
+  if (!column) problem(`no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => item.has(c)).join(', ')}`)
   for (const [name, max] of [['mch_order_no', 32], ['gw_order_no', 32], ['channel_order_no', 32], ['mch_refund_no', 32], ['attach', 127]] as const) {
     const value = item.get(name)
     if ([...value].length > max) problem(`${name} is ${[...value].length} characters; at most ${max} are allowed`)

@@ -14,6 +14,7 @@ import {parse} from 'csv-parse'
 import {stringify} from 'csv-stringify'
 
 import {usageError} from './errors.js'
+import {ORDER_NUMBER_FIELDS} from './protocol/index.js'
 
 /** CRLF and lone CR become LF, also across chunk boundaries, so line numbers are exact. */
 class NormalizeLineEndings extends Transform {
@@ -49,6 +50,15 @@ export interface CsvHeader {
 }
 
 export const normalizeHeader = (name: string) => name.trim().toLowerCase()
+
+/** Why a header cannot name orders, or undefined when it has one of the three order number columns. */
+export function missingOrderColumn(header: CsvHeader): string | undefined {
+  if (ORDER_NUMBER_FIELDS.some((c) => header.keys.includes(c))) return undefined
+  return `no order number column: the header needs one of ${ORDER_NUMBER_FIELDS.join(', ')} (it has ${header.names.join(', ') || 'nothing'})`
+}
+
+/** The order number column a row fills first, in the order mch, gw, channel. */
+export const orderColumnOf = (row: CsvRow) => ORDER_NUMBER_FIELDS.find((c) => row.get(c))
 
 /** Reads a CSV file: the header, then every row. A malformed file is a usage error naming its line. */
 export async function* readCsv(path: string): AsyncGenerator<CsvHeader | CsvRow> {

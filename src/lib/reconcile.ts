@@ -6,7 +6,7 @@
 import {basename, dirname, extname, join, resolve} from 'node:path'
 
 import {runBatch} from './batch.js'
-import {CsvWriter, type CsvHeader, type CsvRow, readCsv} from './csv.js'
+import {CsvWriter, type CsvHeader, type CsvRow, missingOrderColumn, orderColumnOf, readCsv} from './csv.js'
 import {GwError, usageError} from './errors.js'
 import type {FoundOrder, OrderReference, OrderService} from './orders.js'
 import type {Progress} from './progress.js'
@@ -16,8 +16,6 @@ import {refundedTotal} from './refunds.js'
 
 export const CLASSES = ['match', 'amount_mismatch', 'currency_mismatch', 'status_mismatch', 'missing_at_gateway', 'query_failed', 'invalid_row'] as const
 export type Classification = (typeof CLASSES)[number]
-
-const ORDER_COLUMNS = ['mch_order_no', 'gw_order_no', 'channel_order_no'] as const
 
 /** The merchant's words for a state, and the gateway states each stands for. */
 const MERCHANT_STATUS: Record<string, readonly string[]> = {
@@ -82,7 +80,7 @@ interface MerchantView {
 
 /** What the row says, or why it cannot be used. */
 function readRow(row: CsvRow, defaultChannel: string | undefined): MerchantView | string {
-  const column = ORDER_COLUMNS.find((c) => row.get(c))
+  const column = orderColumnOf(row)
   if (!column) return 'no order number'
   const value = row.get(column)
   if ([...value].length > 32) return `${column} is longer than 32 characters`
@@ -188,9 +186,8 @@ export class Reconciler {
     const csv = readCsv(file)
     const first = await csv.next()
     const header = first.value as CsvHeader
-    if (!ORDER_COLUMNS.some((c) => header.keys.includes(c))) {
-      throw usageError(`${file} line 1: no order number column; the header needs one of ${ORDER_COLUMNS.join(', ')} (it has ${header.names.join(', ') || 'nothing'}).`)
-    }
+    const noOrderColumn = missingOrderColumn(header)
+    if (noOrderColumn) throw usageError(`${file} line 1: ${noOrderColumn}.`)
     const extra = OUTPUT_COLUMNS.filter((c) => !header.keys.includes(c))
     const writer = new CsvWriter(options.out, [...header.names, ...extra])
     const summary = new Map<string, SummaryCell>()

@@ -7,7 +7,7 @@ import {randomBytes} from 'node:crypto'
 
 import QRCode from 'qrcode'
 
-import {CHANNELS_BY_OPERATION, type Operation, QR_LIFETIME, type OrderChannel, THB_ONLY_CHANNELS, compactTimestamp, displayTime, exponentOf} from '../lib/protocol/index.js'
+import {CHANNELS_BY_OPERATION, ORDER_NUMBER_FIELDS, type Operation, QR_LIFETIME, type OrderChannel, THB_ONLY_CHANNELS, compactTimestamp, displayTime, exponentOf} from '../lib/protocol/index.js'
 import {newNonce} from '../lib/signing.js'
 import type {Ledger, SandboxOrder, SandboxRefund} from './ledger.js'
 import type {Merchant} from './merchants.js'
@@ -84,7 +84,7 @@ export class GatewayRules {
   }
 
   #notFound(p: Record<string, string>): Outcome {
-    const named = ['mch_order_no', 'gw_order_no', 'channel_order_no'].filter((k) => p[k]).map((k) => `${k} ${p[k]}`).join(', ')
+    const named = ORDER_NUMBER_FIELDS.filter((k) => p[k]).map((k) => `${k} ${p[k]}`).join(', ')
     return refuse('GW_INVALID_ORDER_NO', `order not found: ${named}${p.channel ? ` on channel ${p.channel}` : ''}`)
   }
 

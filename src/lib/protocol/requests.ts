@@ -30,7 +30,9 @@ const AUTH = {
   sign: text(1024, true),
   version: text(32),
 }
-const ORDER_NUMBERS = {mch_order_no: text(32), gw_order_no: text(32), channel_order_no: text(32)}
+/** The three numbers an order is known by (section 2.2); most operations take any one. */
+export const ORDER_NUMBER_FIELDS = ['mch_order_no', 'gw_order_no', 'channel_order_no'] as const
+const ORDER_NUMBERS = Object.fromEntries(ORDER_NUMBER_FIELDS.map((name) => [name, text(32)]))
 const timeStamp = (required: boolean): Field => ({kind: 'timestamp', max: 256, required})
 const channel = (operation: Operation): Field => ({kind: 'channel', max: 32, required: CHANNEL_REQUIRED[operation]})
 const currency: Field = {kind: 'currency', max: 16, required: true}
@@ -127,8 +129,8 @@ export function checkRequest(operation: Operation, params: Readonly<Record<strin
       problems.push({kind: 'missing', field: name, message: `${name} is required`})
     }
   }
-  if (ONE_OF_THREE.includes(operation) && !params.mch_order_no && !params.gw_order_no && !params.channel_order_no) {
-    problems.push({kind: 'order_number_missing', field: 'mch_order_no', message: 'one of mch_order_no, gw_order_no or channel_order_no is required'})
+  if (ONE_OF_THREE.includes(operation) && !ORDER_NUMBER_FIELDS.some((name) => params[name])) {
+    problems.push({kind: 'order_number_missing', field: 'mch_order_no', message: `one of ${ORDER_NUMBER_FIELDS.join(', ')} is required`})
   }
   const result = SCHEMAS[operation].safeParse(params)
   if (!result.success) {
