@@ -31,7 +31,9 @@ export function median(values) {
 export async function benchSandbox() {
   const dataDir = tempDir('gw-bench-sandbox-')
   const configDir = tempDir('gw-bench-config-')
-  const {info, stop} = await spawnSandbox(['--data-dir', dataDir, '--no-profile', '--quiet'], {GW_CONFIG_DIR: configDir})
+  const {info, stop} = await spawnSandbox(['--data-dir', dataDir, '--no-profile', '--quiet'], {
+    GW_CONFIG_DIR: configDir,
+  })
   const sandbox = {info}
   const merchant = info.merchants[0]
   return {
@@ -65,16 +67,23 @@ export async function rawLoop({baseUrl, appid, privateKeyPem, operation, paramsF
   let next = 0
   let failures = 0
   const started = performance.now()
-  await Promise.all(Array.from({length: concurrency}, async () => {
-    while (next < count) {
-      const i = next++
-      const params = {appid, nonce_str: newNonce(), time_stamp: compactTimestamp(), ...paramsFor(i)}
-      params.sign = sign(params, key, 'rsa-md5')
-      const response = await pool.request({path: `${url.pathname}/${operation}`, method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: new URLSearchParams(params).toString()})
-      const body = await response.body.json()
-      if (body.code !== 0) failures++
-    }
-  }))
+  await Promise.all(
+    Array.from({length: concurrency}, async () => {
+      while (next < count) {
+        const i = next++
+        const params = {appid, nonce_str: newNonce(), time_stamp: compactTimestamp(), ...paramsFor(i)}
+        params.sign = sign(params, key, 'rsa-md5')
+        const response = await pool.request({
+          path: `${url.pathname}/${operation}`,
+          method: 'POST',
+          headers: {'content-type': 'application/x-www-form-urlencoded'},
+          body: new URLSearchParams(params).toString(),
+        })
+        const body = await response.body.json()
+        if (body.code !== 0) failures++
+      }
+    }),
+  )
   const seconds = (performance.now() - started) / 1000
   await pool.close()
   return {rate: count / seconds, seconds, failures}
@@ -83,16 +92,29 @@ export async function rawLoop({baseUrl, appid, privateKeyPem, operation, paramsF
 /** Creates and pays `count` orders straight through the sandbox: their merchant numbers. */
 export async function seedPaidOrders(bench, prefix, count, totalFee = 100_000) {
   const numbers = Array.from({length: count}, (_, i) => `${prefix}${i}`)
-  await rawLoop({...bench, operation: 'native_pay', count, concurrency: 8, paramsFor: (i) => ({channel: 'wechat', mch_order_no: numbers[i], total_fee: totalFee, fee_type: 'THB'})})
+  await rawLoop({
+    ...bench,
+    operation: 'native_pay',
+    count,
+    concurrency: 8,
+    paramsFor: (i) => ({channel: 'wechat', mch_order_no: numbers[i], total_fee: totalFee, fee_type: 'THB'}),
+  })
   const pool = new Pool(bench.sandbox.info.origin, {connections: 8})
   let next = 0
-  await Promise.all(Array.from({length: 8}, async () => {
-    while (next < count) {
-      const mch = numbers[next++]
-      const response = await pool.request({path: '/sandbox/pay', method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({mch_order_no: mch})})
-      await response.body.dump()
-    }
-  }))
+  await Promise.all(
+    Array.from({length: 8}, async () => {
+      while (next < count) {
+        const mch = numbers[next++]
+        const response = await pool.request({
+          path: '/sandbox/pay',
+          method: 'POST',
+          headers: {'content-type': 'application/json'},
+          body: JSON.stringify({mch_order_no: mch}),
+        })
+        await response.body.dump()
+      }
+    }),
+  )
   await pool.close()
   return numbers
 }
@@ -105,7 +127,10 @@ export function runGw(args, env = {}) {
   const hook = join(ROOT, 'bench', 'maxrss-hook.mjs')
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', hook, BIN, ...args], {env: {...process.env, ...env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, ['--import', hook, BIN, ...args], {
+      env: {...process.env, ...env, NO_COLOR: '1'},
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    })
     let stderr = ''
     let rss = ''
     child.stdout.resume()

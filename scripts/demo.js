@@ -27,14 +27,40 @@ function gw(...args) {
 
 const sandbox = await spawnSandbox(['--quiet'], env)
 const info = sandbox.info
-process.stdout.write(`${bold('gw demo')}: a sandbox gateway is running at ${info.base_url} (merchant ${info.merchants[0].appid}); profile "sandbox" in ${home}\n`)
+process.stdout.write(
+  `${bold('gw demo')}: a sandbox gateway is running at ${info.base_url} (merchant ${info.merchants[0].appid}); profile "sandbox" in ${home}\n`,
+)
 
 let failed = false
 try {
   const order = `DEMO-${Date.now()}`
   gw('doctor')
-  gw('order', 'create', '--channel', 'promptpay', '--amount', '150.50', '--fee-type', 'THB', '--mch-order-no', `${order}-PP`)
-  gw('order', 'create', '--channel', 'wechat', '--amount', '150.50', '--fee-type', 'THB', '--mch-order-no', order, '--product', 'Green tea x2')
+  gw(
+    'order',
+    'create',
+    '--channel',
+    'promptpay',
+    '--amount',
+    '150.50',
+    '--fee-type',
+    'THB',
+    '--mch-order-no',
+    `${order}-PP`,
+  )
+  gw(
+    'order',
+    'create',
+    '--channel',
+    'wechat',
+    '--amount',
+    '150.50',
+    '--fee-type',
+    'THB',
+    '--mch-order-no',
+    order,
+    '--product',
+    'Green tea x2',
+  )
   gw('sandbox', 'pay', order)
   gw('order', 'query', order)
   gw('refund', 'create', order, '--amount', '50.00', '--mch-refund-no', `${order}-R1`)
@@ -47,5 +73,7 @@ try {
   await sandbox.stop()
   rmSync(home, {recursive: true, force: true})
 }
-process.stdout.write(failed ? '\n' : `\n${bold('Done.')} Next: the tests (npm test), or your own sandbox: gw sandbox start\n`)
+process.stdout.write(
+  failed ? '\n' : `\n${bold('Done.')} Next: the tests (npm test), or your own sandbox: gw sandbox start\n`,
+)
 process.exitCode = failed ? 1 : 0

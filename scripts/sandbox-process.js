@@ -12,7 +12,10 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run.js')
  * @returns {Promise<{info: {base_url: string, origin: string, gateway_public_key_file: string, merchants: {appid: string, private_key_file: string}[]}, child: import('node:child_process').ChildProcess, stderr: () => string, stop: (signal?: NodeJS.Signals) => Promise<number | null>}>}
  */
 export async function spawnSandbox(args = [], env = {}) {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {
+    env: {...process.env, ...env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))

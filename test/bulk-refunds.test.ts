@@ -20,17 +20,27 @@ function csvFile(content: string | Buffer): string {
   return path
 }
 
-const report = (csv: string) => parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true}) as Record<string, string>[]
-const bulk = (csv: string, extra: string[] = []) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
+const report = (csv: string) =>
+  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true}) as Record<string, string>[]
+const bulk = (csv: string, extra: string[] = []) =>
+  world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
 
 /** Every refund in the ledger for these orders, by refund number. */
-async function ledgerRefunds(orders: string[]): Promise<Map<string, {refund_fee: number; state: string; order: string}[]>> {
+async function ledgerRefunds(
+  orders: string[],
+): Promise<Map<string, {refund_fee: number; state: string; order: string}[]>> {
   const byNumber = new Map<string, {refund_fee: number; state: string; order: string}[]>()
-  const {body} = await world.sandbox.control<{orders: {mch_order_no: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]}[]}>('GET', '/sandbox/orders')
+  const {body} = await world.sandbox.control<{
+    orders: {mch_order_no: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]}[]
+  }>('GET', '/sandbox/orders')
   const wanted = new Set(orders)
   for (const order of body.orders) {
     if (!wanted.has(order.mch_order_no)) continue
-    for (const refund of order.refunds) byNumber.set(refund.mch_refund_no, [...(byNumber.get(refund.mch_refund_no) ?? []), {...refund, order: order.mch_order_no}])
+    for (const refund of order.refunds)
+      byNumber.set(refund.mch_refund_no, [
+        ...(byNumber.get(refund.mch_refund_no) ?? []),
+        {...refund, order: order.mch_order_no},
+      ])
   }
   return byNumber
 }
@@ -46,7 +56,11 @@ async function expectExactlyOnce(csv: string, rows: {order: string; fee: number}
     const line = lines[i]!
     expect(['refunded', 'already_refunded']).toContain(line.status)
     const made = refunds.get(line.mch_refund_no!)
-    expect(made, `row ${i + 2}`).toEqual([{order: row.order, refund_fee: row.fee, state: 'SUCCESS', mch_refund_no: line.mch_refund_no}].map((r) => expect.objectContaining(r)))
+    expect(made, `row ${i + 2}`).toEqual(
+      [{order: row.order, refund_fee: row.fee, state: 'SUCCESS', mch_refund_no: line.mch_refund_no}].map((r) =>
+        expect.objectContaining(r),
+      ),
+    )
   }
 }
 
@@ -57,15 +71,47 @@ describe('hostile files: every problem named with its line, nothing reaches the 
     ['an empty order number', 'mch_order_no,refund_fee\n,100\n', /line 2: no order number/],
     ['a zero amount', 'mch_order_no,refund_fee\nX,0\n', /line 2: refund_fee is zero/],
     ['a negative amount', 'mch_order_no,refund_amount\nX,-5\n', /line 2: refund_amount "-5" is not an amount/],
-    ['a decimal in minor units', 'mch_order_no,refund_fee\nX,10.5\n', /line 2: refund_fee: "10.5" is not a whole number/],
-    ['too many decimals for the currency', 'mch_order_no,refund_amount,fee_type\nX,10.505,THB\nY,10.5,JPY\n', /line 2: refund_amount: THB has 2 decimal places[\s\S]*line 3: refund_amount: JPY has no minor unit/],
-    ['an unknown currency', 'mch_order_no,refund_fee,fee_type\nX,100,USD\n', /line 2: fee_type "USD" is not a currency/],
-    ['a duplicated refund number', 'mch_order_no,refund_fee,mch_refund_no\nX,100,R1\nY,100,R2\nZ,100,R1\n', /line 4: mch_refund_no R1 is used again \(first on line 2\)/],
-    ['an over-long order number', `mch_order_no,refund_fee\n${'X'.repeat(33)},100\n`, /line 2: mch_order_no is 33 characters; at most 32/],
-    ['an over-long attach in Thai', `mch_order_no,refund_fee,attach\nX,100,${'ก'.repeat(128)}\n`, /line 2: attach is 128 characters; at most 127/],
+    [
+      'a decimal in minor units',
+      'mch_order_no,refund_fee\nX,10.5\n',
+      /line 2: refund_fee: "10.5" is not a whole number/,
+    ],
+    [
+      'too many decimals for the currency',
+      'mch_order_no,refund_amount,fee_type\nX,10.505,THB\nY,10.5,JPY\n',
+      /line 2: refund_amount: THB has 2 decimal places[\s\S]*line 3: refund_amount: JPY has no minor unit/,
+    ],
+    [
+      'an unknown currency',
+      'mch_order_no,refund_fee,fee_type\nX,100,USD\n',
+      /line 2: fee_type "USD" is not a currency/,
+    ],
+    [
+      'a duplicated refund number',
+      'mch_order_no,refund_fee,mch_refund_no\nX,100,R1\nY,100,R2\nZ,100,R1\n',
+      /line 4: mch_refund_no R1 is used again \(first on line 2\)/,
+    ],
+    [
+      'an over-long order number',
+      `mch_order_no,refund_fee\n${'X'.repeat(33)},100\n`,
+      /line 2: mch_order_no is 33 characters; at most 32/,
+    ],
+    [
+      'an over-long attach in Thai',
+      `mch_order_no,refund_fee,attach\nX,100,${'ก'.repeat(128)}\n`,
+      /line 2: attach is 128 characters; at most 127/,
+    ],
     ['a broken quote', 'mch_order_no,refund_fee\n"X,100\nY,1\n', /line \d+: not valid CSV/],
-    ['more fields than columns', 'mch_order_no,refund_fee\nX,100,extra\n', /line 2: 3 fields, but the header has 2 columns/],
-    ['a channel refunds do not take', 'mch_order_no,refund_fee,channel\nX,100,promptpay\n', /line 2: channel "promptpay" cannot be refunded/],
+    [
+      'more fields than columns',
+      'mch_order_no,refund_fee\nX,100,extra\n',
+      /line 2: 3 fields, but the header has 2 columns/,
+    ],
+    [
+      'a channel refunds do not take',
+      'mch_order_no,refund_fee,channel\nX,100,promptpay\n',
+      /line 2: channel "promptpay" cannot be refunded/,
+    ],
     ['an empty file', '', /is empty: it needs a header row/],
   ]
   for (const [name, content, message] of cases) {
@@ -88,10 +134,14 @@ describe('hostile files: every problem named with its line, nothing reaches the 
 describe('a batch', () => {
   it('reads BOM, CRLF, quotes, Thai text and headers in any case; keeps unknown columns in the report', async () => {
     const orders = await world.paidOrders(3, 10_000, 'QUIRK')
-    const csv = csvFile(Buffer.concat([
-      Buffer.from([0xef, 0xbb, 0xbf]),
-      Buffer.from(` MCH_Order_No ,Refund_Amount,Customer Note\r\n${orders[0]},10.00,"Khun Somchai, ""VIP"""\r\n${orders[1]},"0.5","ชาเขียว\r\nสองแก้ว"\n${orders[2]},100,full\n`),
-    ]))
+    const csv = csvFile(
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(
+          ` MCH_Order_No ,Refund_Amount,Customer Note\r\n${orders[0]},10.00,"Khun Somchai, ""VIP"""\r\n${orders[1]},"0.5","ชาเขียว\r\nสองแก้ว"\n${orders[2]},100,full\n`,
+        ),
+      ]),
+    )
     const result = await bulk(csv)
     expect(result.code).toBe(0)
     const lines = report(csv)
@@ -100,7 +150,11 @@ describe('a batch', () => {
       [orders[1], 'ชาเขียว\nสองแก้ว', 'refunded', '50'],
       [orders[2], 'full', 'refunded', '10000'],
     ])
-    await expectExactlyOnce(csv, [{order: orders[0]!, fee: 1000}, {order: orders[1]!, fee: 50}, {order: orders[2]!, fee: 10_000}])
+    await expectExactlyOnce(csv, [
+      {order: orders[0]!, fee: 1000},
+      {order: orders[1]!, fee: 50},
+      {order: orders[2]!, fee: 10_000},
+    ])
   })
 
   it('derives the same refund numbers from the same file: a rerun without its journal refunds nothing twice', async () => {
@@ -114,19 +168,37 @@ describe('a batch', () => {
     const result = await bulk(again, ['--json'])
     expect(result.code).toBe(0)
     expect(report(again).map((l) => [l.mch_refund_no, l.status])).toEqual(numbers.map((n) => [n, 'already_refunded']))
-    await expectExactlyOnce(again, [{order: orders[0]!, fee: 1000}, {order: orders[0]!, fee: 1000}, {order: orders[1]!, fee: 2500}])
+    await expectExactlyOnce(again, [
+      {order: orders[0]!, fee: 1000},
+      {order: orders[0]!, fee: 1000},
+      {order: orders[1]!, fee: 2500},
+    ])
   })
 
   it('reports rows on unpaid or closed orders and rows beyond the balance before sending: exit 2, nothing sent', async () => {
     const [paid] = await world.paidOrders(1, 1000, 'BAL')
     const wire = world.sandbox.wire()
-    await wire.call('native_pay', {channel: 'wechat', mch_order_no: `UNPAID-${fileNo}`, total_fee: 1000, fee_type: 'THB'})
-    await wire.call('native_pay', {channel: 'wechat', mch_order_no: `CLOSED-${fileNo}`, total_fee: 1000, fee_type: 'THB'})
+    await wire.call('native_pay', {
+      channel: 'wechat',
+      mch_order_no: `UNPAID-${fileNo}`,
+      total_fee: 1000,
+      fee_type: 'THB',
+    })
+    await wire.call('native_pay', {
+      channel: 'wechat',
+      mch_order_no: `CLOSED-${fileNo}`,
+      total_fee: 1000,
+      fee_type: 'THB',
+    })
     await wire.call('order_close', {channel: 'wechat', mch_order_no: `CLOSED-${fileNo}`})
-    const csv = csvFile(`mch_order_no,refund_fee\n${paid},600\n${paid},600\nUNPAID-${fileNo},100\nCLOSED-${fileNo},100\nNOPE-${fileNo},100\n`)
+    const csv = csvFile(
+      `mch_order_no,refund_fee\n${paid},600\n${paid},600\nUNPAID-${fileNo},100\nCLOSED-${fileNo},100\nNOPE-${fileNo},100\n`,
+    )
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(dry.code).toBe(2)
-    expect(dry.stderr).toMatch(/line 2: the rows of order BAL-1 add up to 12\.00 THB, more than its balance of 10\.00 THB/)
+    expect(dry.stderr).toMatch(
+      /line 2: the rows of order BAL-1 add up to 12\.00 THB, more than its balance of 10\.00 THB/,
+    )
     expect(dry.stderr).toMatch(/line 4: .*NOTPAY/)
     expect(dry.stderr).toMatch(/line 5: .*CLOSED/)
     expect(dry.stderr).toMatch(/line 6: No channel knows order NOPE/)
@@ -140,7 +212,11 @@ describe('a batch', () => {
     const csv = csvFile(`mch_order_no,refund_fee,note\n${paid},300,good\n${paid},0,zero\nNOPE-SKIP,100,unknown order\n`)
     const result = await bulk(csv, ['--skip-invalid'])
     expect(result.code).toBe(1)
-    expect(report(csv).map((l) => [l.note, l.status])).toEqual([['good', 'refunded'], ['zero', 'skipped_invalid'], ['unknown order', 'skipped_invalid']])
+    expect(report(csv).map((l) => [l.note, l.status])).toEqual([
+      ['good', 'refunded'],
+      ['zero', 'skipped_invalid'],
+      ['unknown order', 'skipped_invalid'],
+    ])
     expect(report(csv)[1]!.err_msg).toContain('refund_fee is zero')
   })
 
@@ -157,7 +233,12 @@ describe('a batch', () => {
 
   it('needs --yes without a terminal', async () => {
     const orders = await world.paidOrders(1, 1000, 'YES')
-    const result = await world.run(['refund', 'create', '--from-csv', csvFile(`mch_order_no,refund_fee\n${orders[0]},100\n`)])
+    const result = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      csvFile(`mch_order_no,refund_fee\n${orders[0]},100\n`),
+    ])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('Add --yes to confirm')
   })
@@ -205,7 +286,10 @@ describe('crash safety and faults', () => {
 
   async function batchOf(prefix: string) {
     const orders = await world.paidOrders(ROWS / 2, 10_000, prefix)
-    const rows = orders.flatMap((order, i) => [{order, fee: 1000 + i}, {order, fee: 2000}])
+    const rows = orders.flatMap((order, i) => [
+      {order, fee: 1000 + i},
+      {order, fee: 2000},
+    ])
     const csv = csvFile(`mch_order_no,refund_fee\n${rows.map((r) => `${r.order},${r.fee}`).join('\n')}\n`)
     return {rows, csv}
   }

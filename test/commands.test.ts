@@ -26,7 +26,18 @@ afterAll(async () => {
 
 async function createPaid(amount = '150.50', channel = 'wechat') {
   const mch = orderNo()
-  const created = await world.run(['order', 'create', '--channel', channel, '--amount', amount, '--fee-type', 'THB', '--mch-order-no', mch])
+  const created = await world.run([
+    'order',
+    'create',
+    '--channel',
+    channel,
+    '--amount',
+    amount,
+    '--fee-type',
+    'THB',
+    '--mch-order-no',
+    mch,
+  ])
   expect(created.code).toBe(0)
   await world.pay(mch)
   return mch
@@ -35,7 +46,18 @@ async function createPaid(amount = '150.50', channel = 'wechat') {
 describe('gw order create', () => {
   it('creates an order and prints its numbers, amount, channel and expiry', async () => {
     const mch = orderNo()
-    const result = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '150.50', '--fee-type', 'THB', '--mch-order-no', mch])
+    const result = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '150.50',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      mch,
+    ])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(new RegExp(`order: +${mch}`))
     expect(result.stdout).toMatch(/amount: +150\.50 THB/)
@@ -45,9 +67,24 @@ describe('gw order create', () => {
   })
 
   it('generates the merchant order number and gives one JSON document under --json', async () => {
-    const result = await world.run(['order', 'create', '--channel', 'alipay', '--total-fee', '2500', '--fee-type', 'MYR', '--json'])
+    const result = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'alipay',
+      '--total-fee',
+      '2500',
+      '--fee-type',
+      'MYR',
+      '--json',
+    ])
     expect(result.code).toBe(0)
-    const json = result.json<{order: {mch_order_no: string; gw_order_no: string; code_url: string}; total_fee: number; fee_type: string; expires_at: string}>()
+    const json = result.json<{
+      order: {mch_order_no: string; gw_order_no: string; code_url: string}
+      total_fee: number
+      fee_type: string
+      expires_at: string
+    }>()
     expect(json.order.mch_order_no).toMatch(/^GW\d{14}[0-9A-F]{6}$/)
     expect(json).toMatchObject({total_fee: 2500, fee_type: 'MYR'})
     expect(Date.parse(json.expires_at) - Date.now()).toBeGreaterThan(2.9 * 3600 * 1000)
@@ -56,25 +93,86 @@ describe('gw order create', () => {
 
   it('saves the QR image: PNG by default, SVG when asked', async () => {
     const png = join(world.configDir, 'qr.png')
-    expect((await world.run(['order', 'create', '--channel', 'truemoney', '--amount', '10', '--fee-type', 'THB', '--expire', '600', '--qr-out', png])).code).toBe(0)
+    expect(
+      (
+        await world.run([
+          'order',
+          'create',
+          '--channel',
+          'truemoney',
+          '--amount',
+          '10',
+          '--fee-type',
+          'THB',
+          '--expire',
+          '600',
+          '--qr-out',
+          png,
+        ])
+      ).code,
+    ).toBe(0)
     expect(readFileSync(png).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a')
     const svg = join(world.configDir, 'qr.svg')
-    expect((await world.run(['order', 'create', '--channel', 'wechat', '--amount', '10', '--fee-type', 'THB', '--img-type', 'svg', '--qr-out', svg])).code).toBe(0)
+    expect(
+      (
+        await world.run([
+          'order',
+          'create',
+          '--channel',
+          'wechat',
+          '--amount',
+          '10',
+          '--fee-type',
+          'THB',
+          '--img-type',
+          'svg',
+          '--qr-out',
+          svg,
+        ])
+      ).code,
+    ).toBe(0)
     expect(readFileSync(svg, 'utf8')).toContain('<svg')
   })
 
   it('treats the airpay code_url as an image: says so and saves that image', async () => {
     const file = join(world.configDir, 'airpay.png')
-    const result = await world.run(['order', 'create', '--channel', 'airpay', '--amount', '10', '--fee-type', 'THB', '--qr-out', file])
+    const result = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'airpay',
+      '--amount',
+      '10',
+      '--fee-type',
+      'THB',
+      '--qr-out',
+      file,
+    ])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('airpay: code_url is an image URL')
     expect(readFileSync(file).subarray(0, 4).toString('hex')).toBe('89504e47')
   })
 
   it('refuses amounts that do not fit the currency, exit 2, nothing sent', async () => {
-    for (const [amount, currency, message] of [['150.505', 'THB', 'THB has 2 decimal places'], ['150.5', 'JPY', 'JPY has no minor unit'], ['-3', 'THB', 'is not an amount'], ['0', 'THB', 'above zero']]) {
+    for (const [amount, currency, message] of [
+      ['150.505', 'THB', 'THB has 2 decimal places'],
+      ['150.5', 'JPY', 'JPY has no minor unit'],
+      ['-3', 'THB', 'is not an amount'],
+      ['0', 'THB', 'above zero'],
+    ]) {
       const mch = orderNo()
-      const result = await world.run(['order', 'create', '--channel', 'wechat', '--amount', amount!, '--fee-type', currency!, '--mch-order-no', mch])
+      const result = await world.run([
+        'order',
+        'create',
+        '--channel',
+        'wechat',
+        '--amount',
+        amount!,
+        '--fee-type',
+        currency!,
+        '--mch-order-no',
+        mch,
+      ])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(message)
       expect(await world.ledger(mch)).toBeUndefined()
@@ -82,18 +180,63 @@ describe('gw order create', () => {
   })
 
   it('refuses a 33-character order number and --expire on a channel without it, before sending', async () => {
-    const long = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', 'X'.repeat(33)])
+    const long = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '1',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      'X'.repeat(33),
+    ])
     expect(long.code).toBe(2)
     expect(long.stderr).toContain('mch_order_no must be at most 32 characters')
-    const expire = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--expire', '60'])
+    const expire = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '1',
+      '--fee-type',
+      'THB',
+      '--expire',
+      '60',
+    ])
     expect(expire.code).toBe(2)
     expect(expire.stderr).toContain('Only truemoney and scb_qrcard take --expire')
   })
 
   it('reports a gateway refusal with its meaning and advice, exit 1', async () => {
     const mch = orderNo()
-    await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch])
-    const again = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch, '--json'])
+    await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '1',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      mch,
+    ])
+    const again = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '1',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      mch,
+      '--json',
+    ])
     expect(again.code).toBe(1)
     expect(again.json()).toMatchObject({error: {kind: 'refused', exit_code: 1, err_code: 'GW_DUPLICATED_ORDERNO'}})
     expect(again.stderr).toContain('The merchant order number was already used. Use a new merchant order number')
@@ -101,7 +244,21 @@ describe('gw order create', () => {
 
   it('--wait ends 0 once the order is paid', async () => {
     const mch = orderNo()
-    const waiting = world.run(['order', 'create', '--channel', 'wechat', '--amount', '5', '--fee-type', 'THB', '--mch-order-no', mch, '--wait', '--wait-timeout', '20'])
+    const waiting = world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '5',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      mch,
+      '--wait',
+      '--wait-timeout',
+      '20',
+    ])
     await new Promise((r) => setTimeout(r, 1500))
     await world.pay(mch)
     const result = await waiting
@@ -111,11 +268,37 @@ describe('gw order create', () => {
 
   it('--wait ends 1 when the payment fails, 5 when the wait runs out', async () => {
     const mch = orderNo()
-    const waiting = world.run(['order', 'create', '--channel', 'wechat', '--amount', '5', '--fee-type', 'THB', '--mch-order-no', mch, '--wait', '--wait-timeout', '20'])
+    const waiting = world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '5',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      mch,
+      '--wait',
+      '--wait-timeout',
+      '20',
+    ])
     await new Promise((r) => setTimeout(r, 1500))
     await world.pay(mch, true)
     expect((await waiting).code).toBe(1)
-    const timeout = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '5', '--fee-type', 'THB', '--wait', '--wait-timeout', '2'])
+    const timeout = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '5',
+      '--fee-type',
+      'THB',
+      '--wait',
+      '--wait-timeout',
+      '2',
+    ])
     expect(timeout.code).toBe(5)
     expect(timeout.stderr).toContain('Not paid before the wait ended')
   })
@@ -128,9 +311,19 @@ describe('gw order query and close', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/state: +SUCCESS: paid/)
     expect(result.stdout).toMatch(/channel: +wechat \(from local history\)/)
-    const json = (await world.run(['order', 'query', mch, '--json'])).json<{record: {gw_order_no: string; total_fee: number}; channel: string}>()
+    const json = (await world.run(['order', 'query', mch, '--json'])).json<{
+      record: {gw_order_no: string; total_fee: number}
+      channel: string
+    }>()
     expect(json).toMatchObject({channel: 'wechat', record: {total_fee: 15050}})
-    const byGateway = await world.run(['order', 'query', '--gw-order-no', json.record.gw_order_no, '--channel', 'wechat'])
+    const byGateway = await world.run([
+      'order',
+      'query',
+      '--gw-order-no',
+      json.record.gw_order_no,
+      '--channel',
+      'wechat',
+    ])
     expect(byGateway.stdout).toContain(mch)
   })
 
@@ -139,7 +332,13 @@ describe('gw order query and close', () => {
     const fresh = tempDir('gw-fresh-')
     try {
       const merchant = world.sandbox.info.merchants[0]!
-      const env = {GW_CONFIG_DIR: fresh, GW_APPID: merchant.appid, GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file, GW_BASE_URL: world.sandbox.info.base_url}
+      const env = {
+        GW_CONFIG_DIR: fresh,
+        GW_APPID: merchant.appid,
+        GW_PRIVATE_KEY: merchant.private_key_file,
+        GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
+        GW_BASE_URL: world.sandbox.info.base_url,
+      }
       const result = await world.run(['order', 'query', mch], {env})
       expect(result.code).toBe(0)
       expect(result.stderr).toContain('found on channel truemoney')
@@ -157,7 +356,18 @@ describe('gw order query and close', () => {
 
   it('closes an unpaid order; refuses to close it twice or to close a paid one', async () => {
     const mch = orderNo()
-    await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch])
+    await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '1',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      mch,
+    ])
     const closed = await world.run(['order', 'close', mch])
     expect(closed.code).toBe(0)
     expect(closed.stdout).toContain(`Order ${mch} is closed.`)
@@ -178,7 +388,9 @@ describe('gw refund create and query', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/status: +refunded/)
     expect(result.stdout).toMatch(/balance left: +100\.50 THB/)
-    expect((await world.ledger(mch))!.refunds).toEqual([expect.objectContaining({mch_refund_no: `${mch}-R1`, refund_fee: 5000, state: 'SUCCESS'})])
+    expect((await world.ledger(mch))!.refunds).toEqual([
+      expect.objectContaining({mch_refund_no: `${mch}-R1`, refund_fee: 5000, state: 'SUCCESS'}),
+    ])
     const second = await world.run(['refund', 'create', mch, '--refund-fee', '1000', '--json'])
     const json = second.json<{planned: {mch_refund_no: string}; status: string}>()
     expect(json.status).toBe('refunded')
@@ -188,7 +400,9 @@ describe('gw refund create and query', () => {
     expect(query.stdout).toMatch(/refunded: +60\.00 THB/)
     expect(query.stdout).toContain(`${mch}-R1`)
     expect(query.stdout).toContain('SUCCESS: refunded')
-    const queryJson = (await world.run(['refund', 'query', mch, '--mch-refund-no', `${mch}-R1`, '--json'])).json<{refund: {refund_count: number; refund_fee: number}}>()
+    const queryJson = (await world.run(['refund', 'query', mch, '--mch-refund-no', `${mch}-R1`, '--json'])).json<{
+      refund: {refund_count: number; refund_fee: number}
+    }>()
     expect(queryJson.refund).toMatchObject({refund_count: 2, refund_fee: 6000})
   })
 
@@ -204,7 +418,18 @@ describe('gw refund create and query', () => {
 
   it('refuses a refund of an unpaid order before sending, exit 2', async () => {
     const mch = orderNo()
-    await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch])
+    await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '1',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      mch,
+    ])
     const result = await world.run(['refund', 'create', mch, '--amount', '1'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('NOTPAY (created, not paid yet); only paid orders can be refunded')
@@ -228,7 +453,13 @@ describe('gw refund create and query', () => {
     try {
       const mch = await createPaid()
       const merchant = world.sandbox.info.merchants[0]!
-      const env = {GW_CONFIG_DIR: fresh, GW_APPID: merchant.appid, GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file, GW_BASE_URL: world.sandbox.info.base_url}
+      const env = {
+        GW_CONFIG_DIR: fresh,
+        GW_APPID: merchant.appid,
+        GW_PRIVATE_KEY: merchant.private_key_file,
+        GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
+        GW_BASE_URL: world.sandbox.info.base_url,
+      }
       const result = await world.run(['refund', 'query', mch, '--channel', 'wechat'], {env})
       expect(result.code).toBe(2)
       expect(result.stderr).toContain('--mch-refund-no')
@@ -243,7 +474,18 @@ describe('retries never duplicate money', () => {
     const mch = orderNo()
     await world.faults('drop-after-commit=1@native_pay')
     try {
-      const result = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '3', '--fee-type', 'THB', '--mch-order-no', mch])
+      const result = await world.run([
+        'order',
+        'create',
+        '--channel',
+        'wechat',
+        '--amount',
+        '3',
+        '--fee-type',
+        'THB',
+        '--mch-order-no',
+        mch,
+      ])
       expect(result.code).toBe(0)
       expect(result.stderr).toContain('the answer carrying its QR code was lost')
     } finally {
@@ -263,7 +505,9 @@ describe('retries never duplicate money', () => {
     } finally {
       await world.faults('')
     }
-    expect((await world.ledger(mch))!.refunds).toEqual([expect.objectContaining({mch_refund_no: `${mch}-D`, refund_fee: 1000})])
+    expect((await world.ledger(mch))!.refunds).toEqual([
+      expect.objectContaining({mch_refund_no: `${mch}-D`, refund_fee: 1000}),
+    ])
   })
 
   it('refunds through 30% HTTP 500s and 30% dropped answers: each refund made at most once, and as reported', async () => {
@@ -271,7 +515,10 @@ describe('retries never duplicate money', () => {
     await world.faults('http-500=0.3,drop-after-commit=0.3')
     const results = []
     try {
-      for (const mch of orders) results.push(await world.run(['refund', 'create', mch, '--amount', '5', '--mch-refund-no', `${mch}-F`, '--json']))
+      for (const mch of orders)
+        results.push(
+          await world.run(['refund', 'create', mch, '--amount', '5', '--mch-refund-no', `${mch}-F`, '--json']),
+        )
     } finally {
       await world.faults('')
     }
@@ -281,7 +528,10 @@ describe('retries never duplicate money', () => {
       const code = results[i]!.code
       // 0: refunded; 5: unknown after resolving; 3: the order query before sending failed, so nothing was sent.
       expect([0, 3, 5]).toContain(code)
-      if (code === 0) expect(refunds).toEqual([expect.objectContaining({mch_refund_no: `${mch}-F`, refund_fee: 500, state: 'SUCCESS'})])
+      if (code === 0)
+        expect(refunds).toEqual([
+          expect.objectContaining({mch_refund_no: `${mch}-F`, refund_fee: 500, state: 'SUCCESS'}),
+        ])
       if (code === 3) expect(refunds).toEqual([])
     }
   })
@@ -292,7 +542,9 @@ describe('retries never duplicate money', () => {
     try {
       const result = await world.run(['order', 'query', mch, '--channel', 'wechat'])
       expect(result.code).toBe(3)
-      expect(result.stderr).toContain('the gateway answered code 1 ("system busy; send the same parameters again"): the call was not processed (4 attempts)')
+      expect(result.stderr).toContain(
+        'the gateway answered code 1 ("system busy; send the same parameters again"): the call was not processed (4 attempts)',
+      )
     } finally {
       await world.faults('')
     }
@@ -302,7 +554,12 @@ describe('retries never duplicate money', () => {
 describe('exit codes', () => {
   it('3 when nothing listens at the base URL, also under --json', async () => {
     const merchant = world.sandbox.info.merchants[0]!
-    const env = {GW_APPID: merchant.appid, GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}
+    const env = {
+      GW_APPID: merchant.appid,
+      GW_PRIVATE_KEY: merchant.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
+      GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
+    }
     const text = await world.run(['order', 'query', 'X1', '--channel', 'wechat'], {env})
     expect(text.code).toBe(3)
     expect(text.stderr).toContain('nothing is listening at http://127.0.0.1:9/Gateway/order_query (connection refused)')
@@ -349,14 +606,60 @@ describe('a --live profile', () => {
   it('refuses to move money without --yes when there is no terminal to ask on, and nothing is sent', async () => {
     const merchant = world.sandbox.info.merchants[0]!
     const live = ['--profile', 'live']
-    expect((await world.run(['profile', 'add', 'live', '--appid', merchant.appid, '--base-url', world.sandbox.info.base_url, '--private-key', merchant.private_key_file, '--gateway-public-key', world.sandbox.info.gateway_public_key_file, '--live'])).code).toBe(0)
+    expect(
+      (
+        await world.run([
+          'profile',
+          'add',
+          'live',
+          '--appid',
+          merchant.appid,
+          '--base-url',
+          world.sandbox.info.base_url,
+          '--private-key',
+          merchant.private_key_file,
+          '--gateway-public-key',
+          world.sandbox.info.gateway_public_key_file,
+          '--live',
+        ])
+      ).code,
+    ).toBe(0)
     const mch = orderNo('LIVE')
-    const refused = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch, ...live])
+    const refused = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '1',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      mch,
+      ...live,
+    ])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('Profile "live" is live and this would create an order of 1.00 THB on wechat.')
     expect(refused.stderr).toContain('Add --yes to confirm')
     expect(await world.ledger(mch)).toBeUndefined()
-    expect((await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--mch-order-no', mch, '--yes', ...live])).code).toBe(0)
+    expect(
+      (
+        await world.run([
+          'order',
+          'create',
+          '--channel',
+          'wechat',
+          '--amount',
+          '1',
+          '--fee-type',
+          'THB',
+          '--mch-order-no',
+          mch,
+          '--yes',
+          ...live,
+        ])
+      ).code,
+    ).toBe(0)
     await world.pay(mch)
     expect((await world.run(['refund', 'create', mch, '--amount', '1', ...live])).code).toBe(2)
     expect((await world.run(['order', 'close', mch, ...live])).code).toBe(2)
@@ -369,22 +672,44 @@ describe('gw doctor', () => {
   it('passes every check against the sandbox', async () => {
     const result = await world.run(['doctor'])
     expect(result.code).toBe(0)
-    for (const name of ['profile', 'private key', 'gateway key', 'reachable', 'signed request', 'answer signature', 'clock']) expect(result.stdout).toMatch(new RegExp(`✔ ${name}:`))
+    for (const name of [
+      'profile',
+      'private key',
+      'gateway key',
+      'reachable',
+      'signed request',
+      'answer signature',
+      'clock',
+    ])
+      expect(result.stdout).toMatch(new RegExp(`✔ ${name}:`))
   })
 
   it('diagnoses a wrong private key as a rejected signature', async () => {
     const other = world.sandbox.info.gateway_public_key_file.replace('gateway.public.pem', 'gateway.private.pem')
     const merchant = world.sandbox.info.merchants[0]!
-    const env = {GW_APPID: merchant.appid, GW_PRIVATE_KEY: other, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file, GW_BASE_URL: world.sandbox.info.base_url}
+    const env = {
+      GW_APPID: merchant.appid,
+      GW_PRIVATE_KEY: other,
+      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
+      GW_BASE_URL: world.sandbox.info.base_url,
+    }
     const result = await world.run(['doctor', '--json'], {env})
     expect(result.code).toBe(1)
     const report = result.json<{checks: {name: string; verdict: string; advice?: string}[]}>()
-    expect(report.checks.find((c) => c.name === 'signed request')).toMatchObject({verdict: 'fail', advice: expect.stringContaining('private key is not the one registered')})
+    expect(report.checks.find((c) => c.name === 'signed request')).toMatchObject({
+      verdict: 'fail',
+      advice: expect.stringContaining('private key is not the one registered'),
+    })
   })
 
   it('diagnoses a wrong gateway key, exit 4', async () => {
     const merchant = world.sandbox.info.merchants[0]!
-    const env = {GW_APPID: merchant.appid, GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: merchant.private_key_file, GW_BASE_URL: world.sandbox.info.base_url}
+    const env = {
+      GW_APPID: merchant.appid,
+      GW_PRIVATE_KEY: merchant.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: merchant.private_key_file,
+      GW_BASE_URL: world.sandbox.info.base_url,
+    }
     const result = await world.run(['doctor'], {env})
     expect(result.code).toBe(4)
     expect(result.stdout).toMatch(/✘ answer signature/)
@@ -392,11 +717,18 @@ describe('gw doctor', () => {
 
   it('diagnoses an unknown appid and a closed port', async () => {
     const merchant = world.sandbox.info.merchants[0]!
-    const base = {GW_PRIVATE_KEY: merchant.private_key_file, GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file}
-    const appid = await world.run(['doctor'], {env: {...base, GW_APPID: 'mch1', GW_BASE_URL: world.sandbox.info.base_url}})
+    const base = {
+      GW_PRIVATE_KEY: merchant.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
+    }
+    const appid = await world.run(['doctor'], {
+      env: {...base, GW_APPID: 'mch1', GW_BASE_URL: world.sandbox.info.base_url},
+    })
     expect(appid.code).toBe(1)
     expect(appid.stdout).toContain('does not know this appid')
-    const closed = await world.run(['doctor'], {env: {...base, GW_APPID: merchant.appid, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}})
+    const closed = await world.run(['doctor'], {
+      env: {...base, GW_APPID: merchant.appid, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'},
+    })
     expect(closed.code).toBe(3)
     expect(closed.stdout).toMatch(/✘ reachable/)
   })
@@ -405,7 +737,11 @@ describe('gw doctor', () => {
 describe('gw signature', () => {
   it('signs parameters and verifies a saved response; a changed body fails with exit 4', async () => {
     const signed = await world.run(['signature', 'sign', '--param', 'b=2', '--param', 'a=1', '--json'])
-    expect(signed.json()).toMatchObject({canonical: 'a=1b=2', scheme: 'rsa-md5', sign: expect.stringMatching(/^[0-9a-f]{512}$/)})
+    expect(signed.json()).toMatchObject({
+      canonical: 'a=1b=2',
+      scheme: 'rsa-md5',
+      sign: expect.stringMatching(/^[0-9a-f]{512}$/),
+    })
     const answer = await world.sandbox.wire().call('order_query', {channel: 'wechat', mch_order_no: 'NOPE'})
     const file = join(world.configDir, 'answer.json')
     const {writeFileSync} = await import('node:fs')

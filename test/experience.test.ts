@@ -67,10 +67,34 @@ describe.skipIf(!HAS_CHROMIUM && !CI)('the sandbox payer page in a browser', () 
     const receiver = await startReceiver(() => ({status: 200, body: '{"result":"SUCCESS","msg":"OK"}'}))
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     })
     try {
-      const created = await world.run(['order', 'create', '--channel', 'truemoney', '--amount', '42.50', '--fee-type', 'THB', '--expire', '600', '--product', 'Iced tea', '--notify-url', receiver.url, '--json'])
+      const created = await world.run([
+        'order',
+        'create',
+        '--channel',
+        'truemoney',
+        '--amount',
+        '42.50',
+        '--fee-type',
+        'THB',
+        '--expire',
+        '600',
+        '--product',
+        'Iced tea',
+        '--notify-url',
+        receiver.url,
+        '--json',
+      ])
       const {order} = created.json<{order: {mch_order_no: string; code_url: string}}>()
       const page = await browser.newPage()
       await page.goto(order.code_url)
@@ -79,12 +103,22 @@ describe.skipIf(!HAS_CHROMIUM && !CI)('the sandbox payer page in a browser', () 
       expect(await page.textContent('#channel')).toBe('truemoney')
       expect(await page.textContent('#expiry')).toMatch(/^in (9|10) min \d+ s$/)
       expect(await page.textContent('body')).toContain('Iced tea')
-      expect((await world.run(['order', 'query', order.mch_order_no, '--json'])).json<{record: {result: string}}>().record.result).toBe('USERPAYING')
+      expect(
+        (await world.run(['order', 'query', order.mch_order_no, '--json'])).json<{record: {result: string}}>().record
+          .result,
+      ).toBe('USERPAYING')
       await page.click('#pay')
       await page.waitForSelector('text=Paid. Thank you.')
-      expect((await world.run(['order', 'query', order.mch_order_no, '--json'])).json<{record: {result: string}}>().record.result).toBe('SUCCESS')
+      expect(
+        (await world.run(['order', 'query', order.mch_order_no, '--json'])).json<{record: {result: string}}>().record
+          .result,
+      ).toBe('SUCCESS')
       await waitFor(() => (receiver.received.length > 0 ? true : undefined))
-      expect(JSON.parse(receiver.received[0]!.body).data).toMatchObject({mch_order_no: order.mch_order_no, total_fee: 4250, result: 'SUCCESS'})
+      expect(JSON.parse(receiver.received[0]!.body).data).toMatchObject({
+        mch_order_no: order.mch_order_no,
+        total_fee: 4250,
+        result: 'SUCCESS',
+      })
       await page.screenshot({path: join(world.configDir, 'payer-page.png')})
     } finally {
       await browser.close()
@@ -94,15 +128,31 @@ describe.skipIf(!HAS_CHROMIUM && !CI)('the sandbox payer page in a browser', () 
 
   it('declines on Decline', async () => {
     const {chromium} = await import('playwright-core')
-    const browser = await chromium.launch({executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run']})
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    })
     try {
-      const created = await world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--json'])
+      const created = await world.run([
+        'order',
+        'create',
+        '--channel',
+        'wechat',
+        '--amount',
+        '1',
+        '--fee-type',
+        'THB',
+        '--json',
+      ])
       const {order} = created.json<{order: {mch_order_no: string; code_url: string}}>()
       const page = await browser.newPage()
       await page.goto(order.code_url)
       await page.click('#decline')
       await page.waitForSelector('text=Payment declined.')
-      expect((await world.run(['order', 'query', order.mch_order_no, '--json'])).json<{record: {result: string}}>().record.result).toBe('PAYERROR')
+      expect(
+        (await world.run(['order', 'query', order.mch_order_no, '--json'])).json<{record: {result: string}}>().record
+          .result,
+      ).toBe('PAYERROR')
     } finally {
       await browser.close()
     }
@@ -111,10 +161,35 @@ describe.skipIf(!HAS_CHROMIUM && !CI)('the sandbox payer page in a browser', () 
 
 describe('errors a newcomer meets', () => {
   const cases: [string, string[], Record<string, string>, RegExp][] = [
-    ['no profile yet', ['order', 'query', 'X'], {GW_CONFIG_DIR: '/nonexistent/gw-config'}, /No profile is set up\.\nStart the sandbox/],
-    ['a key file that is not there', ['order', 'query', 'X'], {GW_APPID: 'mch1', GW_PRIVATE_KEY: '/no/such.pem', GW_GATEWAY_PUBLIC_KEY: '/no/such.pem', GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}, /The GW_PRIVATE_KEY file "\/no\/such\.pem" does not exist/],
-    ['a typo in a channel', ['order', 'query', 'X', '--channel', 'wechatt'], {}, /Expected --channel=wechatt to be one of: wechat/],
-    ['a saved body that is not there', ['signature', 'verify', '/no/such.json', '--public-key', '/no/such.pem'], {}, /There is no file \/no\/such\.json/],
+    [
+      'no profile yet',
+      ['order', 'query', 'X'],
+      {GW_CONFIG_DIR: '/nonexistent/gw-config'},
+      /No profile is set up\.\nStart the sandbox/,
+    ],
+    [
+      'a key file that is not there',
+      ['order', 'query', 'X'],
+      {
+        GW_APPID: 'mch1',
+        GW_PRIVATE_KEY: '/no/such.pem',
+        GW_GATEWAY_PUBLIC_KEY: '/no/such.pem',
+        GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
+      },
+      /The GW_PRIVATE_KEY file "\/no\/such\.pem" does not exist/,
+    ],
+    [
+      'a typo in a channel',
+      ['order', 'query', 'X', '--channel', 'wechatt'],
+      {},
+      /Expected --channel=wechatt to be one of: wechat/,
+    ],
+    [
+      'a saved body that is not there',
+      ['signature', 'verify', '/no/such.json', '--public-key', '/no/such.pem'],
+      {},
+      /There is no file \/no\/such\.json/,
+    ],
     ['a CSV that is not there', ['reconcile', '/no/such.csv'], {}, /The file \/no\/such\.csv does not exist/],
   ]
   for (const [name, args, env, message] of cases) {

@@ -7,7 +7,16 @@ import {gw} from './helpers/cli.js'
 import {REPO_ROOT} from './helpers/shared.js'
 
 interface Manifest {
-  commands: Record<string, {pluginName: string; summary?: string; description?: string; examples?: string[]; flags: Record<string, {description?: string; char?: string}>}>
+  commands: Record<
+    string,
+    {
+      pluginName: string
+      summary?: string
+      description?: string
+      examples?: string[]
+      flags: Record<string, {description?: string; char?: string}>
+    }
+  >
 }
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest
 const ours = Object.entries(manifest.commands).filter(([, c]) => c.pluginName === 'gw')
@@ -15,8 +24,23 @@ const ours = Object.entries(manifest.commands).filter(([, c]) => c.pluginName ==
 describe('help', () => {
   it('covers every command of DESIGN.md', () => {
     expect(ours.map(([id]) => id).sort()).toEqual([
-      'doctor', 'notify:listen', 'order:close', 'order:create', 'order:query', 'profile:add', 'profile:list', 'profile:remove', 'profile:show', 'profile:use',
-      'reconcile', 'refund:create', 'refund:query', 'sandbox:pay', 'sandbox:start', 'signature:sign', 'signature:verify',
+      'doctor',
+      'notify:listen',
+      'order:close',
+      'order:create',
+      'order:query',
+      'profile:add',
+      'profile:list',
+      'profile:remove',
+      'profile:show',
+      'profile:use',
+      'reconcile',
+      'refund:create',
+      'refund:query',
+      'sandbox:pay',
+      'sandbox:start',
+      'signature:sign',
+      'signature:verify',
     ])
   })
 
@@ -32,10 +56,21 @@ describe('help', () => {
   it('lists topics in the order a merchant meets them', async () => {
     const result = await gw(['--help'])
     const topics = [...result.stdout.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1])
-    expect(topics).toEqual(['profile', 'order', 'refund', 'notify', 'sandbox', 'signature', 'reconcile', 'doctor', 'autocomplete', 'help'])
+    expect(topics).toEqual([
+      'profile',
+      'order',
+      'refund',
+      'notify',
+      'sandbox',
+      'signature',
+      'reconcile',
+      'doctor',
+      'autocomplete',
+      'help',
+    ])
   })
 
-  it('shows a command\'s examples', async () => {
+  it("shows a command's examples", async () => {
     const result = await gw(['order', 'create', '--help'])
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('$ gw order create --channel promptpay --amount 150.50 --fee-type THB')

@@ -34,17 +34,46 @@ async function listen(args: string[] = []) {
 
 async function paidOrderNotifying(url: string, amount = '150.50') {
   const mch = `NTF-${process.pid}-${++n}`
-  const created = await world.run(['order', 'create', '--channel', 'wechat', '--amount', amount, '--fee-type', 'THB', '--mch-order-no', mch, '--notify-url', url])
+  const created = await world.run([
+    'order',
+    'create',
+    '--channel',
+    'wechat',
+    '--amount',
+    amount,
+    '--fee-type',
+    'THB',
+    '--mch-order-no',
+    mch,
+    '--notify-url',
+    url,
+  ])
   expect(created.code).toBe(0)
   await world.pay(mch)
   return mch
 }
 
-const attempts = async (mch: string) => (await world.sandbox.control<{notifications: {delivered: boolean; attempt: number; status: number}[]}>('GET', `/sandbox/notifications?mch_order_no=${mch}`)).body.notifications
+const attempts = async (mch: string) =>
+  (
+    await world.sandbox.control<{notifications: {delivered: boolean; attempt: number; status: number}[]}>(
+      'GET',
+      `/sandbox/notifications?mch_order_no=${mch}`,
+    )
+  ).body.notifications
 
 /** A notification body as the gateway would send it, signed with `pem`. */
 function notification(pem: string, mch: string): string {
-  const data = {appid: 'mch1', mch_order_no: mch, order_no: mch, gw_order_no: `900${mch}`, total_fee: 100, fee_type: 'THB', result: 'SUCCESS', channel: 'wechat', nonce_str: 'x'}
+  const data = {
+    appid: 'mch1',
+    mch_order_no: mch,
+    order_no: mch,
+    gw_order_no: `900${mch}`,
+    total_fee: 100,
+    fee_type: 'THB',
+    result: 'SUCCESS',
+    channel: 'wechat',
+    nonce_str: 'x',
+  }
   return JSON.stringify({code: 0, msg: 'ok', version: '3.0.0', data, sign: sign(data, parsePrivateKey(pem), 'rsa-md5')})
 }
 const gatewayPem = () => readFileSync(world.sandbox.info.gateway_public_key_file.replace('public', 'private'), 'utf8')
@@ -73,11 +102,20 @@ describe('gw notify listen', () => {
     const result = await listener.result
     const lines = result.stdout.trim().split('\n')
     expect(lines).toHaveLength(1)
-    expect(JSON.parse(lines[0]!)).toMatchObject({verdict: 'verified', mch_order_no: mch, total_fee: 1000, fee_type: 'THB', retry: 0, answer: {status: 200, body: NOTIFICATION_ACK}})
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      verdict: 'verified',
+      mch_order_no: mch,
+      total_fee: 1000,
+      fee_type: 'THB',
+      retry: 0,
+      answer: {status: 200, body: NOTIFICATION_ACK},
+    })
   })
 
   it('forwards to a failing endpoint: the gateway retries, the listener marks the retries, delivery ends when the endpoint recovers', async () => {
-    const app = await startReceiver((i) => (i < 2 ? {status: 500, body: 'app down'} : {status: 200, body: NOTIFICATION_ACK}))
+    const app = await startReceiver((i) =>
+      i < 2 ? {status: 500, body: 'app down'} : {status: 200, body: NOTIFICATION_ACK},
+    )
     const listener = await listen(['--forward-to', app.url, '--exit-after', '3', '--timeout', '30'])
     try {
       const mch = await paidOrderNotifying(listener.url)
@@ -110,7 +148,10 @@ describe('gw notify listen', () => {
     }
     const result = await listener.result
     expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout.trim())).toMatchObject({verdict: 'verified', forwarded: {url: 'http://127.0.0.1:9/down', error: expect.any(String)}})
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({
+      verdict: 'verified',
+      forwarded: {url: 'http://127.0.0.1:9/down', error: expect.any(String)},
+    })
   })
 
   it('rejects a notification signed with another key, answering a failure and warning', async () => {
@@ -134,12 +175,17 @@ describe('gw notify listen', () => {
     const log = join(world.configDir, 'notifications.jsonl')
     const listener = await listen(['--log', log, '--exit-after', '500', '--timeout', '60', '--json'])
     const pem = gatewayPem()
-    const answers = await Promise.all(Array.from({length: 500}, (_, i) => post(listener.url, notification(pem, `BURST-${i}`))))
+    const answers = await Promise.all(
+      Array.from({length: 500}, (_, i) => post(listener.url, notification(pem, `BURST-${i}`))),
+    )
     expect(answers.every((a) => a.status === 200 && a.body === NOTIFICATION_ACK)).toBe(true)
     const result = await listener.result
     expect(result.code).toBe(0)
     expect(result.stdout.trim().split('\n')).toHaveLength(500)
-    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {mch_order_no: string; body: string; headers: Record<string, string>})
+    const logged = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {mch_order_no: string; body: string; headers: Record<string, string>})
     expect(new Set(logged.map((l) => l.mch_order_no)).size).toBe(500)
     expect(logged[0]!.headers['content-type']).toBe('text/plain;charset=utf-8')
     expect(JSON.parse(logged[0]!.body).sign).toMatch(/^[0-9a-f]+$/)
@@ -153,7 +199,10 @@ describe('gw notify listen', () => {
       expect((await post(listener.url, '{"data": 1}')).status).toBe(400)
       expect((await post(listener.url, '{"data": {"result": "SUCCESS"}, "sign": "zz"}')).status).toBe(400)
       expect((await request(listener.url)).statusCode).toBe(405)
-      expect(await post(listener.url, notification(gatewayPem(), 'STILL-UP'))).toEqual({status: 200, body: NOTIFICATION_ACK})
+      expect(await post(listener.url, notification(gatewayPem(), 'STILL-UP'))).toEqual({
+        status: 200,
+        body: NOTIFICATION_ACK,
+      })
     } finally {
       listener.child.kill('SIGINT')
     }

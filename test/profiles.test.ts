@@ -34,13 +34,31 @@ beforeAll(() => {
 afterAll(() => removeDir(home))
 
 const add = (name: string, extra: string[] = [], key = files.merchant!) =>
-  gw(['profile', 'add', name, '--appid', 'mch20001', '--base-url', 'https://gateway.example/Gateway/', '--private-key', key, '--gateway-public-key', files.gateway!, ...extra], {env: env()})
+  gw(
+    [
+      'profile',
+      'add',
+      name,
+      '--appid',
+      'mch20001',
+      '--base-url',
+      'https://gateway.example/Gateway/',
+      '--private-key',
+      key,
+      '--gateway-public-key',
+      files.gateway!,
+      ...extra,
+    ],
+    {env: env()},
+  )
 
 describe('gw profile', () => {
   it('adds the first profile as the default, with 0600 files in a 0700 folder', async () => {
     const result = await add('shop', ['--live'])
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('Profile "shop" saved (default): mch20001 at https://gateway.example/Gateway, LIVE.')
+    expect(result.stdout).toContain(
+      'Profile "shop" saved (default): mch20001 at https://gateway.example/Gateway, LIVE.',
+    )
     const config = join(home, 'config')
     expect(statSync(config).mode & 0o777).toBe(0o700)
     expect(statSync(join(config, 'keys')).mode & 0o777).toBe(0o700)
@@ -50,9 +68,28 @@ describe('gw profile', () => {
   })
 
   it('keeps the default when a second profile is added, and accepts a PKCS#1 gateway key', async () => {
-    const result = await gw(['profile', 'add', 'test', '--appid', 'mch20002', '--base-url', 'http://127.0.0.1:8787/Gateway', '--private-key', files.merchant!, '--gateway-public-key', files.gatewayPkcs1!, '--sign-scheme', 'rsa-sha256'], {env: env()})
+    const result = await gw(
+      [
+        'profile',
+        'add',
+        'test',
+        '--appid',
+        'mch20002',
+        '--base-url',
+        'http://127.0.0.1:8787/Gateway',
+        '--private-key',
+        files.merchant!,
+        '--gateway-public-key',
+        files.gatewayPkcs1!,
+        '--sign-scheme',
+        'rsa-sha256',
+      ],
+      {env: env()},
+    )
     expect(result.code).toBe(0)
-    const list = (await gw(['profile', 'list', '--json'], {env: env()})).json<{profiles: {name: string; default: boolean; live: boolean}[]}>()
+    const list = (await gw(['profile', 'list', '--json'], {env: env()})).json<{
+      profiles: {name: string; default: boolean; live: boolean}[]
+    }>()
     expect(list.profiles).toEqual([
       expect.objectContaining({name: 'shop', default: true, live: true}),
       expect.objectContaining({name: 'test', default: false, live: false}),
@@ -83,13 +120,20 @@ describe('gw profile', () => {
     const result = await add('broken', [], files.junk!)
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/The private key is not a readable private key/)
-    expect((await gw(['profile', 'list', '--json'], {env: env()})).json<{profiles: {name: string}[]}>().profiles.map((p) => p.name)).not.toContain('broken')
+    expect(
+      (await gw(['profile', 'list', '--json'], {env: env()}))
+        .json<{profiles: {name: string}[]}>()
+        .profiles.map((p) => p.name),
+    ).not.toContain('broken')
   })
 
   it('refuses a missing flag with exit 2 and a JSON error under --json', async () => {
     const result = await gw(['profile', 'add', 'x', '--appid', 'mch1', '--json'], {env: env()})
     expect(result.code).toBe(2)
-    expect(result.json<{error: {kind: string; message: string}}>().error).toMatchObject({kind: 'usage', message: expect.stringMatching(/base-url/)})
+    expect(result.json<{error: {kind: string; message: string}}>().error).toMatchObject({
+      kind: 'usage',
+      message: expect.stringMatching(/base-url/),
+    })
   })
 
   it('switches and removes profiles', async () => {
@@ -103,14 +147,18 @@ describe('gw profile', () => {
   })
 
   it('uses GW_PROFILE, then an environment-only profile written nowhere', async () => {
-    expect((await gw(['profile', 'show', '--json'], {env: {...env(), GW_PROFILE: 'shop'}})).json<{name: string}>().name).toBe('shop')
-    const fromEnv = await gw(['profile', 'show', '--json'], {env: {
-      ...env(),
-      GW_APPID: 'mch77777',
-      GW_PRIVATE_KEY: keys.merchant!.private_pkcs1,
-      GW_GATEWAY_PUBLIC_KEY: files.gateway,
-      GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
-    }})
+    expect(
+      (await gw(['profile', 'show', '--json'], {env: {...env(), GW_PROFILE: 'shop'}})).json<{name: string}>().name,
+    ).toBe('shop')
+    const fromEnv = await gw(['profile', 'show', '--json'], {
+      env: {
+        ...env(),
+        GW_APPID: 'mch77777',
+        GW_PRIVATE_KEY: keys.merchant!.private_pkcs1,
+        GW_GATEWAY_PUBLIC_KEY: files.gateway,
+        GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
+      },
+    })
     expect(fromEnv.code).toBe(0)
     expect(fromEnv.json()).toMatchObject({appid: 'mch77777', source: 'environment'})
     expect(readFileSync(join(home, 'config', 'profiles.json'), 'utf8')).not.toContain('mch77777')

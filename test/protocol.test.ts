@@ -3,14 +3,25 @@ import {resolve} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {ERROR_CATALOGUE, checkRequest, explainError, formatAmount, toMinorUnits, describeOrderState, describeRefundState, refundRecordSchema} from '../src/lib/protocol/index.js'
+import {
+  ERROR_CATALOGUE,
+  checkRequest,
+  explainError,
+  formatAmount,
+  toMinorUnits,
+  describeOrderState,
+  describeRefundState,
+  refundRecordSchema,
+} from '../src/lib/protocol/index.js'
 import {SHARED_DIR, readShared} from './helpers/shared.js'
 
 const apiDocument = readFileSync(resolve(SHARED_DIR, 'seed', 'gateway-api.md'), 'utf8')
 
 describe('the error catalogue', () => {
   const section7 = apiDocument.slice(apiDocument.indexOf('## 7. Errors'), apiDocument.indexOf('## 8.'))
-  const codes = [...section7.matchAll(/^\| ([A-Z0-9_]+) \| (.+) \|$/gm)].map((m) => m[1]!).filter((c) => c !== 'err_code')
+  const codes = [...section7.matchAll(/^\| ([A-Z0-9_]+) \| (.+) \|$/gm)]
+    .map((m) => m[1]!)
+    .filter((c) => c !== 'err_code')
 
   it('holds every code of section 7 with a meaning and an action', () => {
     expect(codes.length).toBeGreaterThan(60)
@@ -41,7 +52,8 @@ describe('amounts', () => {
   it('refuses more decimals than the currency has, signs, separators and unknown currencies', () => {
     expect(() => toMinorUnits('150.505', 'THB')).toThrow('THB has 2 decimal places')
     expect(() => toMinorUnits('150.5', 'JPY')).toThrow('JPY has no minor unit')
-    for (const bad of ['-1', '+1', '1,000.00', '1e3', '', ' . ', 'abc']) expect(() => toMinorUnits(bad, 'THB')).toThrow()
+    for (const bad of ['-1', '+1', '1,000.00', '1e3', '', ' . ', 'abc'])
+      expect(() => toMinorUnits(bad, 'THB')).toThrow()
     expect(() => toMinorUnits('1', 'USD')).toThrow('unknown currency "USD"')
     expect(() => toMinorUnits('99999999999999999', 'THB')).toThrow('too large')
   })
@@ -57,8 +69,20 @@ describe('amounts', () => {
 describe('request checks', () => {
   const base = {appid: 'mch1', nonce_str: 'n', sign: 's', time_stamp: '20261121093015'}
   it('names each problem of a request', () => {
-    const problems = checkRequest('order_refund', {...base, channel: 'promptpay', total_fee: '1.5', fee_type: 'THB', refund_fee: '1', mch_refund_no: 'x'.repeat(33)})
-    expect(problems.map((p) => p.kind).sort()).toEqual(['channel_not_taken', 'invalid', 'order_number_missing', 'too_long'])
+    const problems = checkRequest('order_refund', {
+      ...base,
+      channel: 'promptpay',
+      total_fee: '1.5',
+      fee_type: 'THB',
+      refund_fee: '1',
+      mch_refund_no: 'x'.repeat(33),
+    })
+    expect(problems.map((p) => p.kind).sort()).toEqual([
+      'channel_not_taken',
+      'invalid',
+      'order_number_missing',
+      'too_long',
+    ])
   })
   it('accepts a well-formed query', () => {
     expect(checkRequest('order_query', {...base, channel: 'wechat', gw_order_no: '900'})).toEqual([])
@@ -66,12 +90,17 @@ describe('request checks', () => {
 })
 
 describe('tolerant reading of published answers', () => {
-  const published = readShared<{responses: {name: string; response: {data: Record<string, unknown>}}[]}>('vectors/published.json')
+  const published = readShared<{responses: {name: string; response: {data: Record<string, unknown>}}[]}>(
+    'vectors/published.json',
+  )
   it('reads amounts sent as strings, ksher_* names and unknown refund states', () => {
     const sample = published.responses.find((r) => r.name === 'exampleRefund_queryDataResponse')!.response.data
     const record = refundRecordSchema.parse(sample)
     expect(record).toMatchObject({cash_fee: 48, refund_count: 2, refund_fee: 2, gw_order_no: '70020230421121618509855'})
-    expect(record.refund_orders[0]).toMatchObject({refund_state: 'REFUNDSUCCESS', gw_refund_no: '70020230421122235500857'})
+    expect(record.refund_orders[0]).toMatchObject({
+      refund_state: 'REFUNDSUCCESS',
+      gw_refund_no: '70020230421122235500857',
+    })
     expect(describeRefundState('REFUNDSUCCESS')).toBe('refunded')
     expect(describeOrderState('SOMETHING_NEW')).toContain('a state this version of gw does not know')
   })

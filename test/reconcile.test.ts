@@ -21,10 +21,22 @@ beforeAll(async () => {
   const wire = world.sandbox.wire()
   const pay = (mch: string, fail = false) => world.sandbox.control('POST', '/sandbox/pay', {mch_order_no: mch, fail})
   const create = async (mch: string, fee = 10_000, currency = 'THB') => {
-    const answer = await wire.call('native_pay', {channel: 'wechat', mch_order_no: mch, total_fee: fee, fee_type: currency})
+    const answer = await wire.call('native_pay', {
+      channel: 'wechat',
+      mch_order_no: mch,
+      total_fee: fee,
+      fee_type: currency,
+    })
     if (answer.data.result !== 'SUCCESS') throw new Error(JSON.stringify(answer.data))
   }
-  const refund = (mch: string, fee: number, total = 10_000) => wire.call('order_refund', {mch_order_no: mch, total_fee: total, fee_type: 'THB', mch_refund_no: `${mch}-R${fee}`, refund_fee: fee})
+  const refund = (mch: string, fee: number, total = 10_000) =>
+    wire.call('order_refund', {
+      mch_order_no: mch,
+      total_fee: total,
+      fee_type: 'THB',
+      mch_refund_no: `${mch}-R${fee}`,
+      refund_fee: fee,
+    })
   // 240 orders in every state, each reconciled as it is (a match) or with one planted difference.
   for (let i = 0; i < 240; i++) {
     const mch = `REC-${i}`
@@ -50,9 +62,24 @@ beforeAll(async () => {
       state = 'unpaid'
     }
     const plant = i % 10
-    if (plant === 3) rows.push({line: `${mch},99.99,THB,${state}`, expected: 'amount_mismatch', detail: /amount: merchant 9999, gateway 10000/})
-    else if (plant === 5) rows.push({line: `${mch},100.00,MYR,${state}`, expected: 'currency_mismatch', detail: /currency: merchant MYR, gateway THB/})
-    else if (plant === 7 && kind === 1) rows.push({line: `${mch},100,THB,unpaid`, expected: 'status_mismatch', detail: /merchant unpaid, gateway SUCCESS \(paid at the gateway: a missed notification\?\)/})
+    if (plant === 3)
+      rows.push({
+        line: `${mch},99.99,THB,${state}`,
+        expected: 'amount_mismatch',
+        detail: /amount: merchant 9999, gateway 10000/,
+      })
+    else if (plant === 5)
+      rows.push({
+        line: `${mch},100.00,MYR,${state}`,
+        expected: 'currency_mismatch',
+        detail: /currency: merchant MYR, gateway THB/,
+      })
+    else if (plant === 7 && kind === 1)
+      rows.push({
+        line: `${mch},100,THB,unpaid`,
+        expected: 'status_mismatch',
+        detail: /merchant unpaid, gateway SUCCESS \(paid at the gateway: a missed notification\?\)/,
+      })
     else if (plant === 7) rows.push({line: `${mch},100,THB,paid`, expected: kind === 1 ? 'match' : 'status_mismatch'})
     else rows.push({line: `${mch},100,THB,${state}`, expected: 'match'})
   }
@@ -72,7 +99,10 @@ const output = (path: string) => parse(readFileSync(path), {columns: true}) as R
 
 describe('gw reconcile', () => {
   it('classifies every row of a file with planted differences of each class', async () => {
-    const csv = file('orders.csv', `mch_order_no,amount,fee_type,status\n${rows.map((r) => r.line).join('\n')}\nREC-1,100,THB,paid,extra-field-is-kept\n`)
+    const csv = file(
+      'orders.csv',
+      `mch_order_no,amount,fee_type,status\n${rows.map((r) => r.line).join('\n')}\nREC-1,100,THB,paid,extra-field-is-kept\n`,
+    )
     const result = await world.run(['reconcile', csv, '--channel', 'wechat', '--concurrency', '8'])
     expect(result.code).toBe(1)
     const lines = output(csv.replace('.csv', '.reconciled.csv'))
@@ -82,29 +112,55 @@ describe('gw reconcile', () => {
       if (planted.detail) expect(lines[i]!.detail).toMatch(planted.detail)
     }
     const paid = lines.find((l) => l.mch_order_no === 'REC-1')!
-    expect(paid).toMatchObject({gateway_state: 'SUCCESS', gateway_total_fee: '10000', gateway_fee_type: 'THB', gateway_channel: 'wechat'})
+    expect(paid).toMatchObject({
+      gateway_state: 'SUCCESS',
+      gateway_total_fee: '10000',
+      gateway_fee_type: 'THB',
+      gateway_channel: 'wechat',
+    })
     expect(paid.time_paid).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
-    const expectedCounts = Object.fromEntries(['match', 'amount_mismatch', 'currency_mismatch', 'status_mismatch', 'missing_at_gateway', 'invalid_row'].map((c) => [c, rows.filter((r) => r.expected === c).length]))
+    const expectedCounts = Object.fromEntries(
+      ['match', 'amount_mismatch', 'currency_mismatch', 'status_mismatch', 'missing_at_gateway', 'invalid_row'].map(
+        (c) => [c, rows.filter((r) => r.expected === c).length],
+      ),
+    )
     expectedCounts.match! += 1
     // The summary table: rows per class (summed over currencies) are the planted counts.
     const shown: Record<string, number> = {}
-    for (const match of result.stdout.matchAll(/│ ([a-z_]+) +│ [A-Z?]+ +│ (\d+) +│/g)) shown[match[1]!] = (shown[match[1]!] ?? 0) + Number(match[2])
+    for (const match of result.stdout.matchAll(/│ ([a-z_]+) +│ [A-Z?]+ +│ (\d+) +│/g))
+      shown[match[1]!] = (shown[match[1]!] ?? 0) + Number(match[2])
     expect(shown).toEqual(expectedCounts)
   }, 120_000)
 
   it('reports query failures with the code and advice, and exit 0 when everything matches', async () => {
     const clean = file('clean.csv', 'gw_order_no,channel\n')
-    const {body} = await world.sandbox.control<{orders: {gw_order_no: string; mch_order_no: string}[]}>('GET', '/sandbox/orders?mch_order_no=REC-1')
+    const {body} = await world.sandbox.control<{orders: {gw_order_no: string; mch_order_no: string}[]}>(
+      'GET',
+      '/sandbox/orders?mch_order_no=REC-1',
+    )
     writeFileSync(clean, `gw_order_no,channel,total_fee\n${body.orders[0]!.gw_order_no},wechat,10000\n`)
     const ok = await world.run(['reconcile', clean, '--json'])
     expect(ok.code).toBe(0)
-    expect(ok.json()).toMatchObject({rows: 1, mismatches: 0, summary: [{classification: 'match', rows: 1, amount: 10_000}]})
+    expect(ok.json()).toMatchObject({
+      rows: 1,
+      mismatches: 0,
+      summary: [{classification: 'match', rows: 1, amount: 10_000}],
+    })
 
     await world.faults('bad-signature=1@order_query')
     try {
-      const failed = await world.run(['reconcile', file('failed.csv', 'mch_order_no\nREC-1\n'), '--channel', 'wechat', '--json'])
+      const failed = await world.run([
+        'reconcile',
+        file('failed.csv', 'mch_order_no\nREC-1\n'),
+        '--channel',
+        'wechat',
+        '--json',
+      ])
       expect(failed.code).toBe(1)
-      expect(failed.json<{results: {classification: string; detail: string}[]}>().results[0]).toMatchObject({classification: 'query_failed', detail: expect.stringMatching(/signature/)})
+      expect(failed.json<{results: {classification: string; detail: string}[]}>().results[0]).toMatchObject({
+        classification: 'query_failed',
+        detail: expect.stringMatching(/signature/),
+      })
     } finally {
       await world.faults('')
     }
@@ -113,7 +169,16 @@ describe('gw reconcile', () => {
   it('keeps only mismatches with --only-mismatches; --json gives the summary and those rows', async () => {
     const csv = file('some.csv', 'mch_order_no,total_fee\nREC-1,10000\nREC-7,1\nREC-13,10000\n')
     const out = join(world.configDir, 'mismatches.csv')
-    const result = await world.run(['reconcile', csv, '--channel', 'wechat', '--only-mismatches', '--out', out, '--json'])
+    const result = await world.run([
+      'reconcile',
+      csv,
+      '--channel',
+      'wechat',
+      '--only-mismatches',
+      '--out',
+      out,
+      '--json',
+    ])
     expect(result.code).toBe(1)
     expect(output(out).map((l) => [l.mch_order_no, l.classification])).toEqual([['REC-7', 'amount_mismatch']])
     const json = result.json<{rows: number; written: number; results: {mch_order_no: string}[]}>()
@@ -124,7 +189,10 @@ describe('gw reconcile', () => {
   it('finds the channel of each row by itself when none is given', async () => {
     const csv = file('nochannel.csv', 'mch_order_no,status\nREC-1,paid\n')
     const result = await world.run(['reconcile', csv, '--json'])
-    expect(result.json<{results: {gateway_channel: string; classification: string}[]}>().results[0]).toMatchObject({gateway_channel: 'wechat', classification: 'match'})
+    expect(result.json<{results: {gateway_channel: string; classification: string}[]}>().results[0]).toMatchObject({
+      gateway_channel: 'wechat',
+      classification: 'match',
+    })
   })
 
   it('--with-refunds adds the refunded total of refunded orders', async () => {
@@ -132,7 +200,10 @@ describe('gw reconcile', () => {
     expect((await world.run(['refund', 'create', 'REC-1', '--amount', '12.34'])).code).toBe(0)
     const csv = file('refunds.csv', 'mch_order_no,status\nREC-1,refunded\n')
     const result = await world.run(['reconcile', csv, '--channel', 'wechat', '--with-refunds', '--json'])
-    expect(result.json<{results: {refunded_total: number; classification: string}[]}>().results[0]).toMatchObject({classification: 'match', refunded_total: 1234})
+    expect(result.json<{results: {refunded_total: number; classification: string}[]}>().results[0]).toMatchObject({
+      classification: 'match',
+      refunded_total: 1234,
+    })
     expect(output(csv.replace('.csv', '.reconciled.csv'))[0]!.refunded_total).toBe('1234')
   })
 

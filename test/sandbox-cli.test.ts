@@ -21,7 +21,12 @@ describe('gw sandbox start', () => {
       expect(profile).toMatchObject({name: 'sandbox', default: true, appid: sandbox.appid, base_url: sandbox.baseUrl})
 
       const wire = new Wire({info: written} as never)
-      const created = await wire.call('native_pay', {channel: 'alipay', mch_order_no: 'CLI-1', total_fee: 2500, fee_type: 'MYR'})
+      const created = await wire.call('native_pay', {
+        channel: 'alipay',
+        mch_order_no: 'CLI-1',
+        total_fee: 2500,
+        fee_type: 'MYR',
+      })
       expect(created.verified).toBe(true)
       const paid = await gw(['sandbox', 'pay', 'CLI-1'], {env: {GW_CONFIG_DIR: home}})
       expect(paid.code).toBe(0)
@@ -40,10 +45,28 @@ describe('gw sandbox start', () => {
     try {
       const first = await spawnSandbox(other)
       await first.stop()
-      await gw(['profile', 'add', 'mine', '--appid', 'mch1', '--base-url', 'http://127.0.0.1:1/Gateway', '--private-key', join(first.dataDir, 'keys', `${first.appid}.private.pem`), '--gateway-public-key', join(first.dataDir, 'keys', 'gateway.public.pem'), '--default'], {env: {GW_CONFIG_DIR: other}})
+      await gw(
+        [
+          'profile',
+          'add',
+          'mine',
+          '--appid',
+          'mch1',
+          '--base-url',
+          'http://127.0.0.1:1/Gateway',
+          '--private-key',
+          join(first.dataDir, 'keys', `${first.appid}.private.pem`),
+          '--gateway-public-key',
+          join(first.dataDir, 'keys', 'gateway.public.pem'),
+          '--default',
+        ],
+        {env: {GW_CONFIG_DIR: other}},
+      )
       const second = await spawnSandbox(other)
       await second.stop()
-      const list = (await gw(['profile', 'list', '--json'], {env: {GW_CONFIG_DIR: other}})).json<{profiles: {name: string; default: boolean}[]}>()
+      const list = (await gw(['profile', 'list', '--json'], {env: {GW_CONFIG_DIR: other}})).json<{
+        profiles: {name: string; default: boolean}[]
+      }>()
       expect(list.profiles.find((p) => p.default)?.name).toBe('mine')
     } finally {
       removeDir(other)
@@ -54,7 +77,9 @@ describe('gw sandbox start', () => {
     const sandbox = await spawnSandbox(home)
     try {
       const port = new URL(sandbox.origin).port
-      const result = await gw(['sandbox', 'start', '--port', port, '--data-dir', join(home, 'other')], {env: {GW_CONFIG_DIR: home}})
+      const result = await gw(['sandbox', 'start', '--port', port, '--data-dir', join(home, 'other')], {
+        env: {GW_CONFIG_DIR: home},
+      })
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is in use`)
     } finally {

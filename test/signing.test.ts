@@ -1,11 +1,30 @@
 import {describe, expect, it} from 'vitest'
 
-import {canonicalString, parsePrivateKey, parsePublicKey, sign, verify, keyInfo, KeyError, type SignScheme} from '../src/lib/signing.js'
+import {
+  canonicalString,
+  parsePrivateKey,
+  parsePublicKey,
+  sign,
+  verify,
+  keyInfo,
+  KeyError,
+  type SignScheme,
+} from '../src/lib/signing.js'
 import {readShared} from './helpers/shared.js'
 
 interface SigningVectors {
-  keys: Record<string, {bits: number; private_pkcs1?: string; private_pkcs8?: string; public_spki: string; public_pkcs1: string}>
-  cases: {name: string; scheme: SignScheme; key: string; params: Record<string, unknown>; canonical: string; sign: string}[]
+  keys: Record<
+    string,
+    {bits: number; private_pkcs1?: string; private_pkcs8?: string; public_spki: string; public_pkcs1: string}
+  >
+  cases: {
+    name: string
+    scheme: SignScheme
+    key: string
+    params: Record<string, unknown>
+    canonical: string
+    sign: string
+  }[]
 }
 interface PublishedVectors {
   gateway_public_key: string

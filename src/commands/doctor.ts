@@ -4,7 +4,8 @@ import {doctorView} from '../lib/render/doctor.js'
 
 export default class Doctor extends GwCommand<typeof Doctor> {
   static override summary = 'check a profile against the gateway: keys, clock, reachability, signatures'
-  static override description = 'Sends one signed order query for an order number that cannot exist. GW_INVALID_ORDER_NO means appid and signature are accepted; a verified answer means the gateway key is right. Exit 0 only when every check passes.'
+  static override description =
+    'Sends one signed order query for an order number that cannot exist. GW_INVALID_ORDER_NO means appid and signature are accepted; a verified answer means the gateway key is right. Exit 0 only when every check passes.'
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --profile shop --json']
   static override flags = {...networkFlags}
 

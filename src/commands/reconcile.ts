@@ -32,7 +32,10 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     'only-mismatches': Flags.boolean({description: 'leave matching rows out of the output'}),
     concurrency: Flags.integer({description: 'queries in flight at once', default: 8, min: 1, max: 64}),
     rate: Flags.integer({description: 'queries started per second at most', min: 1}),
-    channel: Flags.string({description: 'channel for rows without one (else the local history, else each channel in turn)', options: [...ALL_CHANNELS]}),
+    channel: Flags.string({
+      description: 'channel for rows without one (else the local history, else each channel in turn)',
+      options: [...ALL_CHANNELS],
+    }),
     'with-refunds': Flags.boolean({description: 'also query the refunds of refunded orders for the refunded total'}),
     ...networkFlags,
   }
@@ -43,7 +46,12 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     const {startProgress} = await import('../lib/progress.js')
     const out = flags.out ?? defaultReconcileOut(args.file)
     const results: ReconcileResult['results'] = []
-    const progress = await startProgress('reconcile', undefined, process.stderr.isTTY || !this.jsonEnabled(), 'to look at')
+    const progress = await startProgress(
+      'reconcile',
+      undefined,
+      process.stderr.isTTY || !this.jsonEnabled(),
+      'to look at',
+    )
     const reconciler = new Reconciler(this.orders, this.refunds)
     let outcome
     try {
@@ -61,9 +69,27 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
       progress.stop()
     }
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
-    this.log(table(['classification', 'currency', 'rows', 'amount'], outcome.summary.map((c) => [c.classification, c.currency, c.rows, c.currency === '?' ? '-' : formatAmount(c.amount, c.currency)])))
+    this.log(
+      table(
+        ['classification', 'currency', 'rows', 'amount'],
+        outcome.summary.map((c) => [
+          c.classification,
+          c.currency,
+          c.rows,
+          c.currency === '?' ? '-' : formatAmount(c.amount, c.currency),
+        ]),
+      ),
+    )
     this.log(`${outcome.rows} rows, ${mismatches} need a look; written to ${out}`)
     if (mismatches > 0) this.setExitCode(ExitCode.Refused)
-    return {file: args.file, out, rows: outcome.rows, written: outcome.written, summary: outcome.summary, mismatches, results}
+    return {
+      file: args.file,
+      out,
+      rows: outcome.rows,
+      written: outcome.written,
+      summary: outcome.summary,
+      mismatches,
+      results,
+    }
   }
 }

@@ -14,7 +14,8 @@ export interface AmountInput {
 /** Exactly one of the two forms, converted without rounding; zero and negative are refused. */
 export function minorUnitsFrom(input: AmountInput, currency: string): number {
   const [decimalName, minorName] = input.names
-  if (input.amount !== undefined && input.minor !== undefined) throw usageError(`Give ${decimalName} or ${minorName}, not both.`)
+  if (input.amount !== undefined && input.minor !== undefined)
+    throw usageError(`Give ${decimalName} or ${minorName}, not both.`)
   let minor = input.minor
   if (input.amount !== undefined) {
     try {

@@ -18,7 +18,12 @@ export type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']
 
 /** Flags of every command that talks to the gateway. */
 export const networkFlags = {
-  timeout: Flags.integer({description: 'seconds to wait for each answer (connect: at most 5)', default: 15, min: 1, helpGroup: 'NETWORK'}),
+  timeout: Flags.integer({
+    description: 'seconds to wait for each answer (connect: at most 5)',
+    default: 15,
+    min: 1,
+    helpGroup: 'NETWORK',
+  }),
 }
 
 /** Flags of commands that move money on a --live profile. */
@@ -73,7 +78,10 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   /** The signed client for the profile in use; `--timeout` applies when the command has it. */
   protected gateway(options: ClientOptions = {}): GatewayClient {
     const timeout = (this.flags as {timeout?: number}).timeout
-    this.#client ??= new GatewayClient(this.profile, {...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}), ...options})
+    this.#client ??= new GatewayClient(this.profile, {
+      ...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}),
+      ...options,
+    })
     return this.#client
   }
 
@@ -98,10 +106,16 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     const profile = this.profile
     if (!profile.live || (this.flags as {yes?: boolean}).yes) return
     if (!process.stdin.isTTY || !process.stderr.isTTY) {
-      throw usageError(`Profile "${profile.name}" is live and this would ${action}.`, 'Add --yes to confirm (no terminal to ask on).')
+      throw usageError(
+        `Profile "${profile.name}" is live and this would ${action}.`,
+        'Add --yes to confirm (no terminal to ask on).',
+      )
     }
     const {confirm} = await import('@inquirer/prompts')
-    const ok = await confirm({message: `LIVE profile "${profile.name}" (${profile.appid}): ${action}?`, default: false}, {output: process.stderr})
+    const ok = await confirm(
+      {message: `LIVE profile "${profile.name}" (${profile.appid}): ${action}?`, default: false},
+      {output: process.stderr},
+    )
     if (!ok) throw usageError('Cancelled; nothing was sent.')
   }
 
@@ -148,7 +162,11 @@ function toGwError(error: Error): GwError {
   if (error instanceof GwError) return error
   // oclif's own errors come from parsing the command line: flags, arguments, options.
   if (error instanceof Errors.CLIError) {
-    return new GwError('usage', error.message.replace(/\nSee more help with --help$/, ''), {advice: 'See the command and its examples with --help.'})
+    return new GwError('usage', error.message.replace(/\nSee more help with --help$/, ''), {
+      advice: 'See the command and its examples with --help.',
+    })
   }
-  return new GwError('transport', `unexpected failure: ${error.message}`, {advice: 'Run again with DEBUG=1 for details, and report it if it persists.'})
+  return new GwError('transport', `unexpected failure: ${error.message}`, {
+    advice: 'Run again with DEBUG=1 for details, and report it if it persists.',
+  })
 }

@@ -11,8 +11,15 @@ export interface BatchOptions {
   signal?: AbortSignal
 }
 
-export async function runBatch<T>(items: AsyncIterable<T> | Iterable<T>, work: (item: T) => Promise<void>, options: BatchOptions): Promise<{stopped: boolean}> {
-  const iterator = Symbol.asyncIterator in items ? (items as AsyncIterable<T>)[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]()
+export async function runBatch<T>(
+  items: AsyncIterable<T> | Iterable<T>,
+  work: (item: T) => Promise<void>,
+  options: BatchOptions,
+): Promise<{stopped: boolean}> {
+  const iterator =
+    Symbol.asyncIterator in items
+      ? (items as AsyncIterable<T>)[Symbol.asyncIterator]()
+      : (items as Iterable<T>)[Symbol.iterator]()
   let pulling: Promise<unknown> = Promise.resolve()
   // One pull at a time: async generators must not be entered concurrently.
   const next = () => {

@@ -12,8 +12,15 @@ import {Pool, errors as undiciErrors} from 'undici'
 import {GwError} from './errors.js'
 import type {Profile} from './profiles.js'
 import {
-  AMBIGUOUS_CODES, DUPLICATE_CODES, type Operation, RESPONSE_SCHEMAS, type ResponseData,
-  checkRequest, envelopeSchema, explainError, lookupError,
+  AMBIGUOUS_CODES,
+  DUPLICATE_CODES,
+  type Operation,
+  RESPONSE_SCHEMAS,
+  type ResponseData,
+  checkRequest,
+  envelopeSchema,
+  explainError,
+  lookupError,
 } from './protocol/index.js'
 import {compactTimestamp} from './protocol/time.js'
 import {type SignScheme, newNonce, parsePrivateKey, parsePublicKey, sign, verify} from './signing.js'
@@ -75,7 +82,11 @@ const pools = new Map<string, Pool>()
 function poolFor(origin: string, options: Required<ClientOptions>): Pool {
   let pool = pools.get(origin)
   if (!pool) {
-    pool = new Pool(origin, {connections: options.connections, connect: {timeout: options.connectTimeoutMs}, keepAliveTimeout: 30_000})
+    pool = new Pool(origin, {
+      connections: options.connections,
+      connect: {timeout: options.connectTimeoutMs},
+      keepAliveTimeout: 30_000,
+    })
     pools.set(origin, pool)
   }
   return pool
@@ -92,14 +103,28 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function describeNetworkError(error: unknown, url: string): AttemptFailure {
   const code = (error as {code?: string}).code ?? ''
-  const notConnected = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'].includes(code)
+  const notConnected = [
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'UND_ERR_CONNECT_TIMEOUT',
+  ].includes(code)
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
     return {kind: 'transport', message: `no answer from ${url} in time`, mayHaveArrived: true}
   }
-  if (code === 'ECONNREFUSED') return {kind: 'transport', message: `nothing is listening at ${url} (connection refused)`, mayHaveArrived: false}
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return {kind: 'transport', message: `the host of ${url} is not known`, mayHaveArrived: false}
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return {kind: 'transport', message: `could not connect to ${url} in time`, mayHaveArrived: false}
-  return {kind: 'transport', message: `the connection to ${url} failed (${(error as Error).message || code})`, mayHaveArrived: !notConnected}
+  if (code === 'ECONNREFUSED')
+    return {kind: 'transport', message: `nothing is listening at ${url} (connection refused)`, mayHaveArrived: false}
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return {kind: 'transport', message: `the host of ${url} is not known`, mayHaveArrived: false}
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    return {kind: 'transport', message: `could not connect to ${url} in time`, mayHaveArrived: false}
+  return {
+    kind: 'transport',
+    message: `the connection to ${url} failed (${(error as Error).message || code})`,
+    mayHaveArrived: !notConnected,
+  }
 }
 
 export class GatewayClient {
@@ -113,7 +138,14 @@ export class GatewayClient {
 
   constructor(profile: Profile, options: ClientOptions = {}) {
     this.profile = profile
-    this.#options = {timeoutMs: 15_000, connectTimeoutMs: 5000, attempts: 4, backoffMs: 250, connections: 16, ...options}
+    this.#options = {
+      timeoutMs: 15_000,
+      connectTimeoutMs: 5000,
+      attempts: 4,
+      backoffMs: 250,
+      connections: 16,
+      ...options,
+    }
     this.#privateKey = parsePrivateKey(profile.privateKeyPem)
     this.#gatewayKey = parsePublicKey(profile.gatewayPublicKeyPem)
     this.#scheme = profile.signScheme
@@ -124,7 +156,11 @@ export class GatewayClient {
 
   /** The wire parameters of a request: appid, nonce, time stamp and the business values as text. */
   #params(business: BusinessParams): Record<string, string> {
-    const params: Record<string, string> = {appid: this.profile.appid, nonce_str: newNonce(), time_stamp: compactTimestamp()}
+    const params: Record<string, string> = {
+      appid: this.profile.appid,
+      nonce_str: newNonce(),
+      time_stamp: compactTimestamp(),
+    }
     for (const [key, value] of Object.entries(business)) if (value !== undefined) params[key] = String(value)
     return params
   }
@@ -160,19 +196,37 @@ export class GatewayClient {
       }
       const answer = this.#classify(operation, result, attempt, mayHaveArrived)
       if (answer) return answer
-      failure = {kind: 'transport', message: `the gateway answered code ${String(result.code)}${result.msg ? ` ("${result.msg}")` : ''}: the call was not processed`, mayHaveArrived: false}
+      failure = {
+        kind: 'transport',
+        message: `the gateway answered code ${String(result.code)}${result.msg ? ` ("${result.msg}")` : ''}: the call was not processed`,
+        mayHaveArrived: false,
+      }
     }
     const last = failure!
     if (mutating && mayHaveArrived) {
-      return {status: 'uncertain', reason: last.kind === 'signature' ? 'bad_signature' : 'no_answer', message: last.message, attempts: this.#options.attempts}
+      return {
+        status: 'uncertain',
+        reason: last.kind === 'signature' ? 'bad_signature' : 'no_answer',
+        message: last.message,
+        attempts: this.#options.attempts,
+      }
     }
     if (last.kind === 'signature') {
-      throw new GwError('signature', `${last.message}; nothing in it was trusted.`, {advice: 'Check the gateway public key of the profile (gw profile show, gw doctor); if it is right, the answer was altered on the way.'})
+      throw new GwError('signature', `${last.message}; nothing in it was trusted.`, {
+        advice:
+          'Check the gateway public key of the profile (gw profile show, gw doctor); if it is right, the answer was altered on the way.',
+      })
     }
-    throw new GwError('transport', `${last.message} (${this.#options.attempts} attempts).`, {advice: `Check the base URL of profile "${this.profile.name}" (${this.profile.baseUrl}) and the network, then run gw doctor.`})
+    throw new GwError('transport', `${last.message} (${this.#options.attempts} attempts).`, {
+      advice: `Check the base URL of profile "${this.profile.name}" (${this.profile.baseUrl}) and the network, then run gw doctor.`,
+    })
   }
 
-  async #attempt(operation: Operation, business: BusinessParams, url: string): Promise<{code: number; msg?: string; time?: string; data: Record<string, unknown>} | AttemptFailure> {
+  async #attempt(
+    operation: Operation,
+    business: BusinessParams,
+    url: string,
+  ): Promise<{code: number; msg?: string; time?: string; data: Record<string, unknown>} | AttemptFailure> {
     let statusCode: number
     let text: string
     try {
@@ -189,26 +243,46 @@ export class GatewayClient {
     } catch (error) {
       return describeNetworkError(error, url)
     }
-    if (statusCode >= 500) return {kind: 'transport', message: `the gateway answered HTTP ${statusCode}`, mayHaveArrived: true}
+    if (statusCode >= 500)
+      return {kind: 'transport', message: `the gateway answered HTTP ${statusCode}`, mayHaveArrived: true}
     let json: unknown
     try {
       json = JSON.parse(text)
     } catch {
-      return {kind: 'transport', message: `the answer from ${url} is not JSON (HTTP ${statusCode}: ${JSON.stringify(text.slice(0, 80))})`, mayHaveArrived: true}
+      return {
+        kind: 'transport',
+        message: `the answer from ${url} is not JSON (HTTP ${statusCode}: ${JSON.stringify(text.slice(0, 80))})`,
+        mayHaveArrived: true,
+      }
     }
     const envelope = envelopeSchema.safeParse(json)
-    if (!envelope.success) return {kind: 'transport', message: `the answer from ${url} is not the gateway's envelope (HTTP ${statusCode})`, mayHaveArrived: true}
+    if (!envelope.success)
+      return {
+        kind: 'transport',
+        message: `the answer from ${url} is not the gateway's envelope (HTTP ${statusCode})`,
+        mayHaveArrived: true,
+      }
     const {code, msg, sign: signature, data, time_stamp: time} = envelope.data
     if (code !== 0) return {code, msg, data: {}}
-    if (!data || typeof data !== 'object' || Array.isArray(data)) return {kind: 'transport', message: 'the answer has no data object', mayHaveArrived: true}
+    if (!data || typeof data !== 'object' || Array.isArray(data))
+      return {kind: 'transport', message: 'the answer has no data object', mayHaveArrived: true}
     if (!signature || !verify(data as Record<string, unknown>, signature, this.#gatewayKey, this.#scheme)) {
-      return {kind: 'signature', message: `the signature of the answer to ${operation} does not verify with the gateway public key of profile "${this.profile.name}"`, mayHaveArrived: true}
+      return {
+        kind: 'signature',
+        message: `the signature of the answer to ${operation} does not verify with the gateway public key of profile "${this.profile.name}"`,
+        mayHaveArrived: true,
+      }
     }
     return {code, msg, time, data: data as Record<string, unknown>}
   }
 
   /** Undefined means "retry": the envelope said the call was not processed. */
-  #classify<O extends Operation>(operation: O, answer: {code: number; time?: string; data: Record<string, unknown>}, attempt: number, retried: boolean): Answer<O> | undefined {
+  #classify<O extends Operation>(
+    operation: O,
+    answer: {code: number; time?: string; data: Record<string, unknown>},
+    attempt: number,
+    retried: boolean,
+  ): Answer<O> | undefined {
     if (answer.code !== 0) return undefined
     const data = answer.data
     const result = String(data.result ?? '')
@@ -219,15 +293,37 @@ export class GatewayClient {
     if (!failed) {
       const parsed = RESPONSE_SCHEMAS[operation].safeParse(data)
       if (!parsed.success) {
-        return {status: 'uncertain', reason: 'no_answer', message: `the answer to ${operation} lacks fields the document requires (${parsed.error.issues.map((i) => i.path.join('.')).join(', ')})`, attempts: attempt}
+        return {
+          status: 'uncertain',
+          reason: 'no_answer',
+          message: `the answer to ${operation} lacks fields the document requires (${parsed.error.issues.map((i) => i.path.join('.')).join(', ')})`,
+          attempts: attempt,
+        }
       }
       return {status: 'success', data: parsed.data as ResponseData<O>, attempts: attempt, gatewayTime: answer.time}
     }
-    if (result === 'NOTSURE') return {status: 'uncertain', reason: 'notsure', code: errCode, message: message || 'the gateway is not sure of the outcome', attempts: attempt}
-    if (errCode && AMBIGUOUS_CODES.includes(errCode)) return {status: 'uncertain', reason: 'ambiguous_code', code: errCode, message, attempts: attempt}
+    if (result === 'NOTSURE')
+      return {
+        status: 'uncertain',
+        reason: 'notsure',
+        code: errCode,
+        message: message || 'the gateway is not sure of the outcome',
+        attempts: attempt,
+      }
+    if (errCode && AMBIGUOUS_CODES.includes(errCode))
+      return {status: 'uncertain', reason: 'ambiguous_code', code: errCode, message, attempts: attempt}
     // A duplicate number after an attempt that may have arrived is likely our own earlier attempt.
-    if (errCode && DUPLICATE_CODES.includes(errCode) && retried) return {status: 'uncertain', reason: 'duplicate_on_retry', code: errCode, message, attempts: attempt}
+    if (errCode && DUPLICATE_CODES.includes(errCode) && retried)
+      return {status: 'uncertain', reason: 'duplicate_on_retry', code: errCode, message, attempts: attempt}
     const known = lookupError(errCode)
-    return {status: 'refused', code: errCode ?? result, message, explanation: explainError(errCode, message), advice: known?.action, attempts: attempt, gatewayTime: answer.time}
+    return {
+      status: 'refused',
+      code: errCode ?? result,
+      message,
+      explanation: explainError(errCode, message),
+      advice: known?.action,
+      attempts: attempt,
+      gatewayTime: answer.time,
+    }
   }
 }

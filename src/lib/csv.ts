@@ -62,7 +62,13 @@ export const orderColumnOf = (row: CsvRow) => ORDER_NUMBER_FIELDS.find((c) => ro
 
 /** Reads a CSV file: the header, then every row. A malformed file is a usage error naming its line. */
 export async function* readCsv(path: string): AsyncGenerator<CsvHeader | CsvRow> {
-  const parser = parse({bom: true, skip_empty_lines: true, info: true, relax_column_count: true, record_delimiter: '\n'})
+  const parser = parse({
+    bom: true,
+    skip_empty_lines: true,
+    info: true,
+    relax_column_count: true,
+    record_delimiter: '\n',
+  })
   const source = createReadStream(path)
   source.on('error', (error) => parser.destroy(error))
   source.pipe(new NormalizeLineEndings()).pipe(parser)
@@ -94,7 +100,11 @@ export async function* readCsv(path: string): AsyncGenerator<CsvHeader | CsvRow>
     if (code === 'ENOENT') throw usageError(`The file ${path} does not exist.`)
     if (code === 'EISDIR') throw usageError(`${path} is a folder, not a CSV file.`)
     const csvError = error as {code?: string; lines?: number; message: string}
-    if (csvError.code?.startsWith('CSV_')) throw usageError(`${path} line ${csvError.lines ?? '?'}: not valid CSV (${csvError.message.replace(/ at line \d+.*$/, '')}).`, 'Export the sheet again as CSV (UTF-8); quotes inside a field must be doubled.')
+    if (csvError.code?.startsWith('CSV_'))
+      throw usageError(
+        `${path} line ${csvError.lines ?? '?'}: not valid CSV (${csvError.message.replace(/ at line \d+.*$/, '')}).`,
+        'Export the sheet again as CSV (UTF-8); quotes inside a field must be doubled.',
+      )
     throw error
   }
   if (!header) throw usageError(`${path} is empty: it needs a header row.`)
@@ -113,7 +123,10 @@ export class CsvWriter {
   readonly #stringifier
   readonly #done: Promise<void>
 
-  constructor(readonly path: string, header: string[]) {
+  constructor(
+    readonly path: string,
+    header: string[],
+  ) {
     this.#temporary = `${path}.${process.pid}.tmp`
     this.#stringifier = stringify({header: true, columns: header, record_delimiter: 'unix'})
     this.#done = pipeline(this.#stringifier, createWriteStream(this.#temporary, {mode: 0o600}))
@@ -121,7 +134,8 @@ export class CsvWriter {
 
   /** Resolves when the row is buffered; waits when the disk is slower than the rows. */
   async write(values: (string | number | undefined)[]): Promise<void> {
-    if (!this.#stringifier.write(values.map((v) => (v === undefined ? '' : String(v))))) await once(this.#stringifier, 'drain')
+    if (!this.#stringifier.write(values.map((v) => (v === undefined ? '' : String(v)))))
+      await once(this.#stringifier, 'drain')
   }
 
   async close(): Promise<void> {

@@ -47,20 +47,33 @@ function tcpConnect(url: URL, timeoutMs: number): Promise<number> {
 }
 
 const DIAGNOSIS: Record<string, string> = {
-  GW_SIGN_ERROR: 'The gateway rejected our signature: the private key is not the one registered for this appid, or the sign scheme is wrong.',
-  SIGNERROR: 'The gateway rejected our signature: the private key is not the one registered for this appid, or the sign scheme is wrong.',
-  GW_INVALID_MCHINFO: 'The gateway does not know this appid: check it, and that the base URL is the gateway this merchant belongs to.',
-  APPID_NOT_EXIST: 'The gateway does not know this appid: check it, and that the base URL is the gateway this merchant belongs to.',
+  GW_SIGN_ERROR:
+    'The gateway rejected our signature: the private key is not the one registered for this appid, or the sign scheme is wrong.',
+  SIGNERROR:
+    'The gateway rejected our signature: the private key is not the one registered for this appid, or the sign scheme is wrong.',
+  GW_INVALID_MCHINFO:
+    'The gateway does not know this appid: check it, and that the base URL is the gateway this merchant belongs to.',
+  APPID_NOT_EXIST:
+    'The gateway does not know this appid: check it, and that the base URL is the gateway this merchant belongs to.',
   NOAUTH: 'The merchant has no access to the order query: ask the vendor to enable the API for this account.',
 }
 
 export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): Promise<DoctorReport> {
   const checks: Check[] = []
-  const finish = (profile: string | null, exitCode: ExitCode): DoctorReport => ({profile, checks, ok: exitCode === ExitCode.Done, exit_code: exitCode})
+  const finish = (profile: string | null, exitCode: ExitCode): DoctorReport => ({
+    profile,
+    checks,
+    ok: exitCode === ExitCode.Done,
+    exit_code: exitCode,
+  })
   let profile: Profile
   try {
     profile = loadProfile()
-    checks.push({name: 'profile', verdict: 'pass', detail: `"${profile.name}": ${profile.appid} at ${profile.baseUrl} (${profile.live ? 'LIVE' : 'test'}, ${profile.signScheme})`})
+    checks.push({
+      name: 'profile',
+      verdict: 'pass',
+      detail: `"${profile.name}": ${profile.appid} at ${profile.baseUrl} (${profile.live ? 'LIVE' : 'test'}, ${profile.signScheme})`,
+    })
   } catch (error) {
     const gw = error instanceof GwError ? error : undefined
     checks.push({name: 'profile', verdict: 'fail', detail: (error as Error).message, advice: gw?.advice})
@@ -69,8 +82,18 @@ export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): 
 
   try {
     const keys = checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem)
-    checks.push({name: 'private key', verdict: keys.privateKey.bits < 2048 ? 'warn' : 'pass', detail: `RSA ${keys.privateKey.bits} bits, fingerprint ${keys.privateKey.fingerprint}`, advice: keys.privateKey.bits < 2048 ? 'Keys under 2048 bits are weak; ask the vendor for a larger one.' : undefined})
-    checks.push({name: 'gateway key', verdict: 'pass', detail: `RSA ${keys.gatewayKey.bits} bits, fingerprint ${keys.gatewayKey.fingerprint}`})
+    checks.push({
+      name: 'private key',
+      verdict: keys.privateKey.bits < 2048 ? 'warn' : 'pass',
+      detail: `RSA ${keys.privateKey.bits} bits, fingerprint ${keys.privateKey.fingerprint}`,
+      advice:
+        keys.privateKey.bits < 2048 ? 'Keys under 2048 bits are weak; ask the vendor for a larger one.' : undefined,
+    })
+    checks.push({
+      name: 'gateway key',
+      verdict: 'pass',
+      detail: `RSA ${keys.gatewayKey.bits} bits, fingerprint ${keys.gatewayKey.fingerprint}`,
+    })
   } catch (error) {
     checks.push({name: 'keys', verdict: 'fail', detail: (error as Error).message, advice: (error as GwError).advice})
     return finish(profile.name, ExitCode.Usage)
@@ -79,9 +102,18 @@ export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): 
   const url = new URL(profile.baseUrl)
   try {
     const ms = await tcpConnect(url, Math.min(timeoutMs, 5000))
-    checks.push({name: 'reachable', verdict: 'pass', detail: `${url.host} accepts connections (${ms.toFixed(0)} ms to connect)`})
+    checks.push({
+      name: 'reachable',
+      verdict: 'pass',
+      detail: `${url.host} accepts connections (${ms.toFixed(0)} ms to connect)`,
+    })
   } catch (error) {
-    checks.push({name: 'reachable', verdict: 'fail', detail: `${url.host}: ${(error as Error).message}`, advice: 'Check the base URL of the profile, the network, and (for the sandbox) that gw sandbox start is running.'})
+    checks.push({
+      name: 'reachable',
+      verdict: 'fail',
+      detail: `${url.host}: ${(error as Error).message}`,
+      advice: 'Check the base URL of the profile, the network, and (for the sandbox) that gw sandbox start is running.',
+    })
     return finish(profile.name, ExitCode.Transport)
   }
 
@@ -91,14 +123,35 @@ export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): 
   try {
     const answer = await client.call('order_query', {mch_order_no: probe, channel: 'wechat'})
     if (answer.status === 'refused' && answer.code === 'GW_INVALID_ORDER_NO') {
-      checks.push({name: 'signed request', verdict: 'pass', detail: `a signed order query for ${probe} was accepted (GW_INVALID_ORDER_NO, as expected): appid and signature are good`})
-      checks.push({name: 'answer signature', verdict: 'pass', detail: 'the answer verifies with the gateway public key'})
+      checks.push({
+        name: 'signed request',
+        verdict: 'pass',
+        detail: `a signed order query for ${probe} was accepted (GW_INVALID_ORDER_NO, as expected): appid and signature are good`,
+      })
+      checks.push({
+        name: 'answer signature',
+        verdict: 'pass',
+        detail: 'the answer verifies with the gateway public key',
+      })
     } else if (answer.status === 'refused') {
-      checks.push({name: 'signed request', verdict: 'fail', detail: `the gateway answered ${answer.code}${answer.message ? ` ("${answer.message}")` : ''}`, advice: DIAGNOSIS[answer.code] ?? answer.explanation})
-      checks.push({name: 'answer signature', verdict: 'pass', detail: 'the answer verifies with the gateway public key'})
+      checks.push({
+        name: 'signed request',
+        verdict: 'fail',
+        detail: `the gateway answered ${answer.code}${answer.message ? ` ("${answer.message}")` : ''}`,
+        advice: DIAGNOSIS[answer.code] ?? answer.explanation,
+      })
+      checks.push({
+        name: 'answer signature',
+        verdict: 'pass',
+        detail: 'the answer verifies with the gateway public key',
+      })
       exitCode = ExitCode.Refused
     } else {
-      checks.push({name: 'signed request', verdict: 'warn', detail: `unexpected answer to a probe order query (${answer.status === 'success' ? `an order ${probe} exists` : answer.message})`})
+      checks.push({
+        name: 'signed request',
+        verdict: 'warn',
+        detail: `unexpected answer to a probe order query (${answer.status === 'success' ? `an order ${probe} exists` : answer.message})`,
+      })
       exitCode = ExitCode.Refused
     }
     if (answer.status !== 'uncertain' && 'gatewayTime' in answer) checkClock(checks, answer.gatewayTime)
@@ -106,7 +159,13 @@ export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): 
     const gw = error instanceof GwError ? error : new GwError('transport', (error as Error).message)
     if (gw.kind === 'signature') {
       checks.push({name: 'signed request', verdict: 'skip', detail: 'an answer came, but it cannot be trusted'})
-      checks.push({name: 'answer signature', verdict: 'fail', detail: gw.message, advice: 'The gateway public key of the profile is not the gateway\'s: get the current one and add the profile again.'})
+      checks.push({
+        name: 'answer signature',
+        verdict: 'fail',
+        detail: gw.message,
+        advice:
+          "The gateway public key of the profile is not the gateway's: get the current one and add the profile again.",
+      })
     } else {
       checks.push({name: 'signed request', verdict: 'fail', detail: gw.message, advice: gw.advice})
     }
@@ -118,11 +177,22 @@ export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): 
 function checkClock(checks: Check[], gatewayTime: string | undefined): void {
   const parsed = gatewayTime ? Date.parse(gatewayTime) : Number.NaN
   if (Number.isNaN(parsed)) {
-    checks.push({name: 'clock', verdict: 'skip', detail: `the gateway's time stamp (${gatewayTime || 'none'}) is not a date gw can compare`})
+    checks.push({
+      name: 'clock',
+      verdict: 'skip',
+      detail: `the gateway's time stamp (${gatewayTime || 'none'}) is not a date gw can compare`,
+    })
     return
   }
   const skew = Math.round((Date.now() - parsed) / 1000)
-  checks.push(Math.abs(skew) > CLOCK_TOLERANCE_SECONDS
-    ? {name: 'clock', verdict: 'warn', detail: `this machine's clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the gateway's`, advice: 'Set the clock right (NTP): request time stamps are local time.'}
-    : {name: 'clock', verdict: 'pass', detail: `within ${Math.max(1, Math.abs(skew))} s of the gateway's`})
+  checks.push(
+    Math.abs(skew) > CLOCK_TOLERANCE_SECONDS
+      ? {
+          name: 'clock',
+          verdict: 'warn',
+          detail: `this machine's clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the gateway's`,
+          advice: 'Set the clock right (NTP): request time stamps are local time.',
+        }
+      : {name: 'clock', verdict: 'pass', detail: `within ${Math.max(1, Math.abs(skew))} s of the gateway's`},
+  )
 }

@@ -32,7 +32,11 @@ export class GwError extends Error {
   /** Extra facts for --json (err_code, field, line...). */
   readonly details?: Record<string, unknown>
 
-  constructor(kind: ErrorKind, message: string, options: {advice?: string; details?: Record<string, unknown>; cause?: unknown} = {}) {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    options: {advice?: string; details?: Record<string, unknown>; cause?: unknown} = {},
+  ) {
     super(message, {cause: options.cause})
     this.kind = kind
     this.advice = options.advice

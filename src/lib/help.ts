@@ -4,7 +4,18 @@
  */
 import {Help} from '@oclif/core'
 
-const ORDER = ['profile', 'order', 'refund', 'notify', 'reconcile', 'sandbox', 'doctor', 'signature', 'autocomplete', 'help']
+const ORDER = [
+  'profile',
+  'order',
+  'refund',
+  'notify',
+  'reconcile',
+  'sandbox',
+  'doctor',
+  'signature',
+  'autocomplete',
+  'help',
+]
 
 const rank = (id: string) => {
   const at = ORDER.indexOf(id.split(/[: ]/)[0]!)

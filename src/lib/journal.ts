@@ -55,13 +55,19 @@ export class Journal {
   #queue: {record: JournalRecord; resolve: () => void; reject: (error: Error) => void}[] = []
   #flushing?: Promise<void>
 
-  private constructor(readonly path: string, private readonly handle: FileHandle) {}
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+  ) {}
 
   /**
    * What earlier runs recorded for each line of this CSV. A journal of another file or
    * appid is refused. Reading writes nothing.
    */
-  static read(path: string, header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>): {rows: Map<number, RowHistory>; resumed: boolean} {
+  static read(
+    path: string,
+    header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>,
+  ): {rows: Map<number, RowHistory>; resumed: boolean} {
     const rows = new Map<number, RowHistory>()
     if (!existsSync(path)) return {rows, resumed: false}
     let first: JournalHeader | undefined
@@ -84,16 +90,26 @@ export class Journal {
     }
     if (!first) return {rows, resumed: false}
     if (first.csv_sha256 !== header.csv_sha256) {
-      throw usageError(`The journal ${path} belongs to another version of the file (${first.csv_file}, changed since or different).`, 'Run the unchanged file to resume it, or give a new journal with --journal FILE for a new file.')
+      throw usageError(
+        `The journal ${path} belongs to another version of the file (${first.csv_file}, changed since or different).`,
+        'Run the unchanged file to resume it, or give a new journal with --journal FILE for a new file.',
+      )
     }
     if (first.appid !== header.appid) {
-      throw usageError(`The journal ${path} was written for appid ${first.appid}, not ${header.appid}.`, 'Use the profile of that merchant to resume it, or give --journal FILE.')
+      throw usageError(
+        `The journal ${path} was written for appid ${first.appid}, not ${header.appid}.`,
+        'Use the profile of that merchant to resume it, or give --journal FILE.',
+      )
     }
     return {rows, resumed: true}
   }
 
   /** Opens the journal for appending; a new one starts with its header. */
-  static async open(path: string, header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>, resumed: boolean): Promise<Journal> {
+  static async open(
+    path: string,
+    header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>,
+    resumed: boolean,
+  ): Promise<Journal> {
     const journal = new Journal(path, await open(path, 'a', 0o600))
     if (!resumed) await journal.append({type: 'header', version: 1, ...header, created_at: new Date().toISOString()})
     return journal

@@ -89,7 +89,12 @@ export class NotificationListener {
     return `http://${host}:${port}/notify`
   }
 
-  #answer(res: ServerResponse, status: number, body: string, type = 'application/json'): {status: number; body: string} {
+  #answer(
+    res: ServerResponse,
+    status: number,
+    body: string,
+    type = 'application/json',
+  ): {status: number; body: string} {
     if (!res.headersSent) res.writeHead(status, {'content-type': type, 'content-length': Buffer.byteLength(body)})
     res.end(body)
     return {status, body}
@@ -116,17 +121,30 @@ export class NotificationListener {
       return reject(400, 'body is not JSON', raw)
     }
     const envelope = parsed as {data?: unknown; sign?: unknown}
-    if (!envelope || typeof envelope !== 'object' || !envelope.data || typeof envelope.data !== 'object' || typeof envelope.sign !== 'string') {
+    if (
+      !envelope ||
+      typeof envelope !== 'object' ||
+      !envelope.data ||
+      typeof envelope.data !== 'object' ||
+      typeof envelope.sign !== 'string'
+    ) {
       return reject(400, 'not a notification: no data object or no sign', raw)
     }
     const data = notificationDataSchema.safeParse(envelope.data)
     const fields: Partial<NotificationEvent> = data.success
-      ? {mch_order_no: data.data.mch_order_no ?? data.data.order_no, gw_order_no: data.data.gw_order_no, total_fee: data.data.total_fee, fee_type: data.data.fee_type, channel: data.data.channel}
+      ? {
+          mch_order_no: data.data.mch_order_no ?? data.data.order_no,
+          gw_order_no: data.data.gw_order_no,
+          total_fee: data.data.total_fee,
+          fee_type: data.data.fee_type,
+          channel: data.data.channel,
+        }
       : {}
     if (!verify(envelope.data as Record<string, unknown>, envelope.sign, this.#gatewayKey, this.options.signScheme)) {
       return reject(400, 'signature does not verify with the gateway public key', raw, fields)
     }
-    if (!data.success || data.data.result !== 'SUCCESS') return reject(400, `result is ${data.success ? data.data.result : 'missing'}, not SUCCESS`, raw, fields)
+    if (!data.success || data.data.result !== 'SUCCESS')
+      return reject(400, `result is ${data.success ? data.data.result : 'missing'}, not SUCCESS`, raw, fields)
     const key = fields.gw_order_no ?? fields.mch_order_no ?? raw
     const retry = this.#seen.get(key) ?? 0
     this.#seen.set(key, retry + 1)
@@ -136,18 +154,44 @@ export class NotificationListener {
       return
     }
     const forwarded = await this.#forward(raw, req.headers['content-type'] ?? 'text/plain;charset=utf-8')
-    const answer = forwarded.status === undefined
-      ? this.#answer(res, 502, FAILURE(`forward target unreachable: ${forwarded.error}`))
-      : this.#answer(res, forwarded.status, forwarded.body ?? '', forwarded.type)
-    this.#record({at, verdict: 'verified', retry, answer, forwarded: {url: forwarded.url, status: forwarded.status, body: forwarded.body, error: forwarded.error}, ...fields}, req.headers, raw)
+    const answer =
+      forwarded.status === undefined
+        ? this.#answer(res, 502, FAILURE(`forward target unreachable: ${forwarded.error}`))
+        : this.#answer(res, forwarded.status, forwarded.body ?? '', forwarded.type)
+    this.#record(
+      {
+        at,
+        verdict: 'verified',
+        retry,
+        answer,
+        forwarded: {url: forwarded.url, status: forwarded.status, body: forwarded.body, error: forwarded.error},
+        ...fields,
+      },
+      req.headers,
+      raw,
+    )
   }
 
-  async #forward(raw: string, contentType: string): Promise<{url: string; status?: number; body?: string; type?: string; error?: string}> {
+  async #forward(
+    raw: string,
+    contentType: string,
+  ): Promise<{url: string; status?: number; body?: string; type?: string; error?: string}> {
     const url = this.options.forwardTo!
     try {
-      const response = await request(url, {method: 'POST', headers: {'content-type': contentType}, body: raw, headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS})
+      const response = await request(url, {
+        method: 'POST',
+        headers: {'content-type': contentType},
+        body: raw,
+        headersTimeout: FORWARD_TIMEOUT_MS,
+        bodyTimeout: FORWARD_TIMEOUT_MS,
+      })
       const body = (await response.body.text()).slice(0, MAX_NOTIFICATION_BYTES)
-      return {url, status: response.statusCode, body, type: response.headers['content-type']?.toString() ?? 'text/plain'}
+      return {
+        url,
+        status: response.statusCode,
+        body,
+        type: response.headers['content-type']?.toString() ?? 'text/plain',
+      }
     } catch (error) {
       return {url, error: (error as Error).message || (error as {code?: string}).code || 'failed'}
     }

@@ -18,7 +18,8 @@ export function defaultSandboxDir(): string {
   if (process.env.GW_CONFIG_DIR) return join(process.env.GW_CONFIG_DIR, 'sandbox')
   const home = homedir()
   if (process.platform === 'darwin') return join(home, 'Library', 'Application Support', 'gw', 'sandbox')
-  if (process.platform === 'win32') return join(process.env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'gw', 'Data', 'sandbox')
+  if (process.platform === 'win32')
+    return join(process.env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'gw', 'Data', 'sandbox')
   return join(process.env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'gw', 'sandbox')
 }
 

@@ -13,7 +13,15 @@ import {z} from 'zod'
 
 import {GwError, usageError} from './errors.js'
 import {configDir, ensurePrivateDir, writePrivateFile} from './paths.js'
-import {type KeyInfo, type SignScheme, isSignScheme, KeyError, keyInfo, parsePrivateKey, parsePublicKey} from './signing.js'
+import {
+  type KeyInfo,
+  type SignScheme,
+  isSignScheme,
+  KeyError,
+  keyInfo,
+  parsePrivateKey,
+  parsePublicKey,
+} from './signing.js'
 
 export interface StoredProfile {
   appid: string
@@ -26,14 +34,17 @@ export interface StoredProfile {
 
 const storeSchema = z.object({
   default: z.string().optional(),
-  profiles: z.record(z.string(), z.object({
-    appid: z.string(),
-    base_url: z.string(),
-    private_key_file: z.string(),
-    gateway_public_key_file: z.string(),
-    sign_scheme: z.enum(['rsa-md5', 'rsa-sha256']),
-    live: z.boolean(),
-  })),
+  profiles: z.record(
+    z.string(),
+    z.object({
+      appid: z.string(),
+      base_url: z.string(),
+      private_key_file: z.string(),
+      gateway_public_key_file: z.string(),
+      sign_scheme: z.enum(['rsa-md5', 'rsa-sha256']),
+      live: z.boolean(),
+    }),
+  ),
 })
 type StoreShape = z.infer<typeof storeSchema>
 
@@ -74,7 +85,8 @@ export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string): K
   const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), 'gateway public key'))
   const warnings: string[] = []
   if (privateKey.bits < 2048) warnings.push(`the private key has ${privateKey.bits} bits; 2048 or more is advised`)
-  if (gatewayKey.bits < 2048) warnings.push(`the gateway public key has ${gatewayKey.bits} bits; check it is the current one`)
+  if (gatewayKey.bits < 2048)
+    warnings.push(`the gateway public key has ${gatewayKey.bits} bits; check it is the current one`)
   return {privateKey, gatewayKey, warnings}
 }
 
@@ -82,7 +94,8 @@ function keyOrUsage<T>(parse: () => T, what: string): T {
   try {
     return parse()
   } catch (error) {
-    if (error instanceof KeyError) throw usageError(`The ${what} is ${error.message}.`, `Export the ${what} as PEM and pass that file.`)
+    if (error instanceof KeyError)
+      throw usageError(`The ${what} is ${error.message}.`, `Export the ${what} as PEM and pass that file.`)
     throw error
   }
 }
@@ -93,16 +106,22 @@ export function normalizeBaseUrl(value: string): string {
   try {
     url = new URL(value)
   } catch {
-    throw usageError(`base URL "${value}" is not a URL.`, 'Give the address up to the operation name, like http://127.0.0.1:8787/Gateway.')
+    throw usageError(
+      `base URL "${value}" is not a URL.`,
+      'Give the address up to the operation name, like http://127.0.0.1:8787/Gateway.',
+    )
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`base URL "${value}" must start with http:// or https://.`)
-  if (url.search || url.hash) throw usageError(`base URL "${value}" must not carry a query or fragment: parameters go in the body.`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`base URL "${value}" must start with http:// or https://.`)
+  if (url.search || url.hash)
+    throw usageError(`base URL "${value}" must not carry a query or fragment: parameters go in the body.`)
   return url.toString().replace(/\/+$/, '')
 }
 
 export function readKeyArgument(value: string, what: string): string {
   if (value.includes('-----BEGIN')) return value
-  if (!existsSync(value)) throw usageError(`The ${what} file "${value}" does not exist.`, 'Give the path of a PEM file.')
+  if (!existsSync(value))
+    throw usageError(`The ${what} file "${value}" does not exist.`, 'Give the path of a PEM file.')
   return readFileSync(value, 'utf8')
 }
 
@@ -130,7 +149,11 @@ export class ProfileStore {
         this.#data = {profiles: {}}
       } else {
         const parsed = storeSchema.safeParse(readJson(this.path))
-        if (!parsed.success) throw usageError(`The profile store ${this.path} is damaged.`, 'Move it aside and add the profiles again (gw profile add).')
+        if (!parsed.success)
+          throw usageError(
+            `The profile store ${this.path} is damaged.`,
+            'Move it aside and add the profiles again (gw profile add).',
+          )
         this.#data = parsed.data
       }
     }
@@ -158,12 +181,21 @@ export class ProfileStore {
 
   /** Adds or replaces a profile. The first profile stored becomes the default. */
   add(input: ProfileInput, options: {makeDefault?: boolean} = {}): KeyCheck {
-    if (!NAME_PATTERN.test(input.name)) throw usageError(`profile name "${input.name}" is not allowed.`, 'Use letters, digits, ".", "_" or "-" (at most 64).')
+    if (!NAME_PATTERN.test(input.name))
+      throw usageError(
+        `profile name "${input.name}" is not allowed.`,
+        'Use letters, digits, ".", "_" or "-" (at most 64).',
+      )
     const appid = input.appid.trim()
-    if (!appid || appid.length > 32) throw usageError(`appid "${input.appid}" must be 1 to 32 characters.`, 'The appid is the merchant number, like mch20001.')
+    if (!appid || appid.length > 32)
+      throw usageError(
+        `appid "${input.appid}" must be 1 to 32 characters.`,
+        'The appid is the merchant number, like mch20001.',
+      )
     const baseUrl = normalizeBaseUrl(input.baseUrl)
     const scheme = input.signScheme ?? 'rsa-md5'
-    if (!isSignScheme(scheme)) throw usageError(`sign scheme "${String(scheme)}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
+    if (!isSignScheme(scheme))
+      throw usageError(`sign scheme "${String(scheme)}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
     const check = checkKeys(input.privateKeyPem, input.gatewayPublicKeyPem)
 
     const keysDir = ensurePrivateDir(join(this.dir, 'keys'))
@@ -202,7 +234,11 @@ export class ProfileStore {
   load(name: string): Profile {
     const stored = this.#require(name)
     const read = (file: string, what: string) => {
-      if (!existsSync(file)) throw usageError(`The ${what} of profile "${name}" is missing (${file}).`, `Add the profile again: gw profile add ${name} ...`)
+      if (!existsSync(file))
+        throw usageError(
+          `The ${what} of profile "${name}" is missing (${file}).`,
+          `Add the profile again: gw profile add ${name} ...`,
+        )
       return readFileSync(file, 'utf8')
     }
     return {
@@ -221,7 +257,12 @@ export class ProfileStore {
     const stored = this.stored(name)
     if (!stored) {
       const known = this.names()
-      throw usageError(`There is no profile "${name}".`, known.length ? `Known profiles: ${known.join(', ')}.` : 'Add one with gw profile add, or start the sandbox: gw sandbox start.')
+      throw usageError(
+        `There is no profile "${name}".`,
+        known.length
+          ? `Known profiles: ${known.join(', ')}.`
+          : 'Add one with gw profile add, or start the sandbox: gw sandbox start.',
+      )
     }
     return stored
   }
@@ -231,7 +272,11 @@ export class ProfileStore {
 export function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | undefined {
   if (!env.GW_APPID) return undefined
   const missing = ['GW_PRIVATE_KEY', 'GW_GATEWAY_PUBLIC_KEY', 'GW_BASE_URL'].filter((n) => !env[n])
-  if (missing.length) throw usageError(`GW_APPID is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not.`, 'Set all four variables, or unset GW_APPID to use a stored profile.')
+  if (missing.length)
+    throw usageError(
+      `GW_APPID is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not.`,
+      'Set all four variables, or unset GW_APPID to use a stored profile.',
+    )
   const scheme = env.GW_SIGN_SCHEME ?? 'rsa-md5'
   if (!isSignScheme(scheme)) throw usageError(`GW_SIGN_SCHEME "${scheme}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
   const privateKeyPem = readKeyArgument(env.GW_PRIVATE_KEY!, 'GW_PRIVATE_KEY')
@@ -257,7 +302,10 @@ export function resolveProfile(flag: string | undefined, store = new ProfileStor
   if (fromEnvironment) return fromEnvironment
   const fallback = store.defaultName()
   if (!fallback) {
-    throw new GwError('usage', 'No profile is set up.', {advice: 'Start the sandbox (gw sandbox start) to get a "sandbox" profile, or add yours with gw profile add (on a terminal it asks for what it needs).'})
+    throw new GwError('usage', 'No profile is set up.', {
+      advice:
+        'Start the sandbox (gw sandbox start) to get a "sandbox" profile, or add yours with gw profile add (on a terminal it asks for what it needs).',
+    })
   }
   return store.load(fallback)
 }

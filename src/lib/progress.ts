@@ -12,21 +12,39 @@ export interface Progress {
 const PLAIN_EVERY_MS = 5000
 
 /** `failedWord` names the rows counted apart: failed refunds, mismatched orders. */
-export async function startProgress(label: string, total: number | undefined, enabled = true, failedWord = 'failed'): Promise<Progress> {
+export async function startProgress(
+  label: string,
+  total: number | undefined,
+  enabled = true,
+  failedWord = 'failed',
+): Promise<Progress> {
   const started = Date.now()
   let done = 0
   let failed = 0
   const rate = () => done / Math.max(0.001, (Date.now() - started) / 1000)
-  if (!enabled) return {tick: (f) => { done++; if (f) failed++ }, stop: () => {}}
+  if (!enabled)
+    return {
+      tick: (f) => {
+        done++
+        if (f) failed++
+      },
+      stop: () => {},
+    }
   if (process.stderr.isTTY) {
     const {default: cliProgress} = await import('cli-progress')
-    const bar: SingleBar = new cliProgress.SingleBar({
-      stream: process.stderr,
-      format: total === undefined ? `${label} {value} done | {failed} ${failedWord} | {speed}/s` : `${label} {bar} {value}/{total} | {failed} ${failedWord} | {speed}/s | {eta_formatted} left`,
-      hideCursor: true,
-      clearOnComplete: false,
-      etaBuffer: 50,
-    }, cliProgress.Presets.shades_classic)
+    const bar: SingleBar = new cliProgress.SingleBar(
+      {
+        stream: process.stderr,
+        format:
+          total === undefined
+            ? `${label} {value} done | {failed} ${failedWord} | {speed}/s`
+            : `${label} {bar} {value}/{total} | {failed} ${failedWord} | {speed}/s | {eta_formatted} left`,
+        hideCursor: true,
+        clearOnComplete: false,
+        etaBuffer: 50,
+      },
+      cliProgress.Presets.shades_classic,
+    )
     bar.start(total ?? 0, 0, {failed: 0, speed: '0.0'})
     return {
       tick(f) {
@@ -40,7 +58,9 @@ export async function startProgress(label: string, total: number | undefined, en
   let last = Date.now()
   const line = () => {
     const left = total ? Math.max(0, Math.round((total - done) / Math.max(rate(), 0.001))) : undefined
-    process.stderr.write(`${label}: ${done}${total ? `/${total}` : ''} done, ${failed} ${failedWord}, ${rate().toFixed(1)}/s${left !== undefined ? `, ~${left}s left` : ''}\n`)
+    process.stderr.write(
+      `${label}: ${done}${total ? `/${total}` : ''} done, ${failed} ${failedWord}, ${rate().toFixed(1)}/s${left !== undefined ? `, ~${left}s left` : ''}\n`,
+    )
   }
   return {
     tick(f) {

@@ -21,7 +21,8 @@ export async function saveQrImage(created: CreatedOrder, file: string): Promise<
   if (channel === 'airpay') {
     if (!order.code_url) throw new GwError('transport', 'The gateway gave no code_url image for this airpay order.')
     const response = await request(order.code_url)
-    if (response.statusCode !== 200) throw new GwError('transport', `Fetching the airpay image ${order.code_url} failed: HTTP ${response.statusCode}.`)
+    if (response.statusCode !== 200)
+      throw new GwError('transport', `Fetching the airpay image ${order.code_url} failed: HTTP ${response.statusCode}.`)
     writeFileSync(file, Buffer.from(await response.body.arrayBuffer()))
     return response.headers['content-type']?.toString() ?? 'image'
   }

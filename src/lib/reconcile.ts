@@ -14,7 +14,15 @@ import {AmountError, CURRENCIES, isCurrency, lookupError, parseMinorUnits, toMin
 import type {RefundService} from './refunds.js'
 import {refundedTotal} from './refunds.js'
 
-export const CLASSES = ['match', 'amount_mismatch', 'currency_mismatch', 'status_mismatch', 'missing_at_gateway', 'query_failed', 'invalid_row'] as const
+export const CLASSES = [
+  'match',
+  'amount_mismatch',
+  'currency_mismatch',
+  'status_mismatch',
+  'missing_at_gateway',
+  'query_failed',
+  'invalid_row',
+] as const
 export type Classification = (typeof CLASSES)[number]
 
 /** The merchant's words for a state, and the gateway states each stands for. */
@@ -26,7 +34,16 @@ const MERCHANT_STATUS: Record<string, readonly string[]> = {
 }
 const GATEWAY_STATES = ['SUCCESS', 'REFUND', 'NOTPAY', 'USERPAYING', 'PAYERROR', 'CLOSED', 'PENDING', 'NOTSURE', 'FAIL']
 
-export const OUTPUT_COLUMNS = ['gateway_state', 'gateway_total_fee', 'gateway_fee_type', 'gateway_channel', 'time_paid', 'refunded_total', 'classification', 'detail'] as const
+export const OUTPUT_COLUMNS = [
+  'gateway_state',
+  'gateway_total_fee',
+  'gateway_fee_type',
+  'gateway_channel',
+  'time_paid',
+  'refunded_total',
+  'classification',
+  'detail',
+] as const
 
 export interface ReconciledRow {
   line: number
@@ -98,7 +115,14 @@ function readRow(row: CsvRow, defaultChannel: string | undefined): MerchantView 
   if (status && !MERCHANT_STATUS[status.toLowerCase()] && !GATEWAY_STATES.includes(status.toUpperCase())) {
     return `status "${status}" is not one of paid, unpaid, refunded, closed or a gateway state`
   }
-  return {ref: {[column]: value}, channel: row.get('channel').toLowerCase() || defaultChannel, totalFee, amount, feeType, status}
+  return {
+    ref: {[column]: value},
+    channel: row.get('channel').toLowerCase() || defaultChannel,
+    totalFee,
+    amount,
+    feeType,
+    status,
+  }
 }
 
 /** The merchant's amount in minor units, when the row gives one and its currency is known. */
@@ -114,7 +138,10 @@ function statusMatches(merchant: string, gateway: string): boolean {
 }
 
 export class Reconciler {
-  constructor(readonly orders: OrderService, readonly refunds: RefundService) {}
+  constructor(
+    readonly orders: OrderService,
+    readonly refunds: RefundService,
+  ) {}
 
   async #reconcileRow(row: CsvRow, options: ReconcileOptions): Promise<ReconciledRow> {
     const base = {line: row.line, values: row.values}
@@ -133,14 +160,25 @@ export class Reconciler {
       }
       const side = {mch_order_no: view.ref.mch_order_no, amount, currency: view.feeType}
       const code = error.details?.err_code as string | undefined
-      if (code === 'GW_INVALID_ORDER_NO') return {...base, ...side, classification: 'missing_at_gateway', detail: error.message}
+      if (code === 'GW_INVALID_ORDER_NO')
+        return {...base, ...side, classification: 'missing_at_gateway', detail: error.message}
       const advice = code ? lookupError(code)?.action : error.advice
-      return {...base, ...side, classification: 'query_failed', detail: `${error.message}${advice && !error.message.includes(advice) ? ` ${advice}` : ''}`}
+      return {
+        ...base,
+        ...side,
+        classification: 'query_failed',
+        detail: `${error.message}${advice && !error.message.includes(advice) ? ` ${advice}` : ''}`,
+      }
     }
     return this.#compare(base, view, found, options)
   }
 
-  async #compare(base: {line: number; values: string[]}, view: MerchantView, found: FoundOrder, options: ReconcileOptions): Promise<ReconciledRow> {
+  async #compare(
+    base: {line: number; values: string[]},
+    view: MerchantView,
+    found: FoundOrder,
+    options: ReconcileOptions,
+  ): Promise<ReconciledRow> {
     const record = found.record
     const result: ReconciledRow = {
       ...base,
@@ -160,7 +198,8 @@ export class Reconciler {
       result.refunded_total = refunds && refundedTotal(refunds)
     }
     const differences: [Classification, string][] = []
-    if (view.feeType && record.fee_type && view.feeType !== record.fee_type) differences.push(['currency_mismatch', `currency: merchant ${view.feeType}, gateway ${record.fee_type}`])
+    if (view.feeType && record.fee_type && view.feeType !== record.fee_type)
+      differences.push(['currency_mismatch', `currency: merchant ${view.feeType}, gateway ${record.fee_type}`])
     let merchantTotal: number | undefined
     try {
       merchantTotal = merchantMinor(view, view.feeType ?? record.fee_type)
@@ -168,10 +207,16 @@ export class Reconciler {
       return {...result, classification: 'invalid_row', detail: `amount: ${(error as AmountError).message}`}
     }
     if (merchantTotal !== undefined && record.total_fee !== undefined && merchantTotal !== record.total_fee) {
-      differences.push(['amount_mismatch', `amount: merchant ${merchantTotal}, gateway ${record.total_fee} (minor units)`])
+      differences.push([
+        'amount_mismatch',
+        `amount: merchant ${merchantTotal}, gateway ${record.total_fee} (minor units)`,
+      ])
     }
     if (view.status && !statusMatches(view.status, record.result)) {
-      const hint = view.status.toLowerCase() === 'unpaid' && record.result === 'SUCCESS' ? ' (paid at the gateway: a missed notification?)' : ''
+      const hint =
+        view.status.toLowerCase() === 'unpaid' && record.result === 'SUCCESS'
+          ? ' (paid at the gateway: a missed notification?)'
+          : ''
       differences.push(['status_mismatch', `status: merchant ${view.status}, gateway ${record.result}${hint}`])
     }
     if (differences.length === 0) return result
@@ -182,7 +227,10 @@ export class Reconciler {
   }
 
   /** Reconciles the file; returns the summary. Throws a usage error for an unusable file. */
-  async run(file: string, options: ReconcileOptions): Promise<{header: CsvHeader; summary: SummaryCell[]; rows: number; written: number}> {
+  async run(
+    file: string,
+    options: ReconcileOptions,
+  ): Promise<{header: CsvHeader; summary: SummaryCell[]; rows: number; written: number}> {
     const csv = readCsv(file)
     const first = await csv.next()
     const header = first.value as CsvHeader
@@ -206,7 +254,12 @@ export class Reconciler {
         done.delete(nextToWrite)
         nextToWrite++
         const key = `${row.classification}\u0000${row.currency ?? '?'}`
-        const cell = summary.get(key) ?? {classification: row.classification, currency: row.currency ?? '?', rows: 0, amount: 0}
+        const cell = summary.get(key) ?? {
+          classification: row.classification,
+          currency: row.currency ?? '?',
+          rows: 0,
+          amount: 0,
+        }
         cell.rows++
         cell.amount += row.amount ?? 0
         summary.set(key, cell)
@@ -240,14 +293,18 @@ export class Reconciler {
     })()
     let writing = Promise.resolve()
     try {
-      await runBatch(numbered, async ({seq, row}) => {
-        const reconciled = await this.#reconcileRow(row, options)
-        rows++
-        options.progress.tick(reconciled.classification !== 'match')
-        done.set(seq, reconciled)
-        writing = writing.then(flush)
-        await writing
-      }, {concurrency: options.concurrency, rate: options.rate})
+      await runBatch(
+        numbered,
+        async ({seq, row}) => {
+          const reconciled = await this.#reconcileRow(row, options)
+          rows++
+          options.progress.tick(reconciled.classification !== 'match')
+          done.set(seq, reconciled)
+          writing = writing.then(flush)
+          await writing
+        },
+        {concurrency: options.concurrency, rate: options.rate},
+      )
       await writing
       await writer.close()
     } catch (error) {
@@ -255,6 +312,11 @@ export class Reconciler {
       throw error
     }
     const order = (c: SummaryCell) => CLASSES.indexOf(c.classification)
-    return {header, summary: [...summary.values()].sort((a, b) => order(a) - order(b) || a.currency.localeCompare(b.currency)), rows, written}
+    return {
+      header,
+      summary: [...summary.values()].sort((a, b) => order(a) - order(b) || a.currency.localeCompare(b.currency)),
+      rows,
+      written,
+    }
   }
 }

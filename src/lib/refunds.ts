@@ -8,9 +8,26 @@
 import type {GatewayClient} from './client.js'
 import {GwError, usageError} from './errors.js'
 import type {OrderHistory} from './history.js'
-import {type FoundOrder, type OrderReference, type OrderService, describeReference, newOrderNumber, refusalError} from './orders.js'
+import {
+  type FoundOrder,
+  type OrderReference,
+  type OrderService,
+  describeReference,
+  newOrderNumber,
+  refusalError,
+} from './orders.js'
 import {minorUnitsFrom} from './amount-input.js'
-import {DUPLICATE_CODES, PAID_ORDER_STATES, type RefundOrder, type RefundRecord, describeOrderState, explainError, formatAmount, lookupError, normalizeRefundState} from './protocol/index.js'
+import {
+  DUPLICATE_CODES,
+  PAID_ORDER_STATES,
+  type RefundOrder,
+  type RefundRecord,
+  describeOrderState,
+  explainError,
+  formatAmount,
+  lookupError,
+  normalizeRefundState,
+} from './protocol/index.js'
 
 export interface RefundRequest {
   ref: OrderReference
@@ -54,7 +71,10 @@ export interface RefundResult {
   already_existed?: boolean
 }
 
-type Lookup = {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'; gw_refund_no?: string; refund_time?: string; refund_fee?: number} | {state: 'absent'} | {state: 'unknown'; why: string}
+type Lookup =
+  | {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'; gw_refund_no?: string; refund_time?: string; refund_fee?: number}
+  | {state: 'absent'}
+  | {state: 'unknown'; why: string}
 
 /** What a refund query needs to know of the order. */
 interface RefundQueryOrder {
@@ -71,7 +91,11 @@ const orderFacts = (found: FoundOrder): RefundQueryOrder => ({...found.record, c
 const SEND_ROUNDS = 3
 
 export class RefundService {
-  constructor(readonly client: GatewayClient, readonly history: OrderHistory, readonly orders: OrderService) {}
+  constructor(
+    readonly client: GatewayClient,
+    readonly history: OrderHistory,
+    readonly orders: OrderService,
+  ) {}
 
   get appid(): string {
     return this.client.profile.appid
@@ -90,7 +114,10 @@ export class RefundService {
     for (const number of numbers) {
       let answer
       try {
-        answer = await this.client.call('refund_query', this.#queryParams(orderFacts(found), number, known.find((r) => r.mch_refund_no === number)?.refund_fee))
+        answer = await this.client.call(
+          'refund_query',
+          this.#queryParams(orderFacts(found), number, known.find((r) => r.mch_refund_no === number)?.refund_fee),
+        )
       } catch (error) {
         // Not known now: the gateway still enforces the balance when the refund is sent.
         if (error instanceof GwError) return undefined
@@ -123,7 +150,6 @@ export class RefundService {
     }
   }
 
-
   /**
    * Checks a refund against the order before anything is sent. `balance` is what is left of
    * the order when the caller knows it, null to leave the balance to the gateway, undefined
@@ -133,20 +159,35 @@ export class RefundService {
     const order = found ?? (await this.orders.find(request.ref, request.channel))
     const record = order.record
     const where = `Order ${describeReference(request.ref)}`
-    if (record.total_fee === undefined || !record.fee_type) throw new GwError('transport', `${where}: the order query did not give the total and currency.`)
-    if (request.feeType && request.feeType !== record.fee_type) throw usageError(`${where} is in ${record.fee_type}, not ${request.feeType}. Nothing was sent.`)
-    if (request.totalFee !== undefined && request.totalFee !== record.total_fee) throw usageError(`${where} totals ${formatAmount(record.total_fee, record.fee_type)}, not ${formatAmount(request.totalFee, record.fee_type)}. Nothing was sent.`)
+    if (record.total_fee === undefined || !record.fee_type)
+      throw new GwError('transport', `${where}: the order query did not give the total and currency.`)
+    if (request.feeType && request.feeType !== record.fee_type)
+      throw usageError(`${where} is in ${record.fee_type}, not ${request.feeType}. Nothing was sent.`)
+    if (request.totalFee !== undefined && request.totalFee !== record.total_fee)
+      throw usageError(
+        `${where} totals ${formatAmount(record.total_fee, record.fee_type)}, not ${formatAmount(request.totalFee, record.fee_type)}. Nothing was sent.`,
+      )
     if (!PAID_ORDER_STATES.includes(record.result)) {
-      throw usageError(`${where} is ${record.result} (${describeOrderState(record.result)}); only paid orders can be refunded. Nothing was sent.`)
+      throw usageError(
+        `${where} is ${record.result} (${describeOrderState(record.result)}); only paid orders can be refunded. Nothing was sent.`,
+      )
     }
-    const refundFee = minorUnitsFrom({amount: request.amount, minor: request.refundFee, names: request.amountNames ?? ['--amount', '--refund-fee']}, record.fee_type)
-    if (refundFee > record.total_fee) throw usageError(`${formatAmount(refundFee, record.fee_type)} is more than the order total ${formatAmount(record.total_fee, record.fee_type)}. Nothing was sent.`)
+    const refundFee = minorUnitsFrom(
+      {amount: request.amount, minor: request.refundFee, names: request.amountNames ?? ['--amount', '--refund-fee']},
+      record.fee_type,
+    )
+    if (refundFee > record.total_fee)
+      throw usageError(
+        `${formatAmount(refundFee, record.fee_type)} is more than the order total ${formatAmount(record.total_fee, record.fee_type)}. Nothing was sent.`,
+      )
     if (balance === undefined) {
       const refunded = await this.refundedSoFar(order)
       balance = refunded === undefined ? undefined : record.total_fee - refunded
     }
     if (balance !== undefined && balance !== null && refundFee > balance) {
-      throw usageError(`${formatAmount(refundFee, record.fee_type)} is more than the balance of order ${describeReference(request.ref)}: ${formatAmount(balance, record.fee_type)} (total ${formatAmount(record.total_fee, record.fee_type)}, refunded ${formatAmount(record.total_fee - balance, record.fee_type)}). Nothing was sent.`)
+      throw usageError(
+        `${formatAmount(refundFee, record.fee_type)} is more than the balance of order ${describeReference(request.ref)}: ${formatAmount(balance, record.fee_type)} (total ${formatAmount(record.total_fee, record.fee_type)}, refunded ${formatAmount(record.total_fee - balance, record.fee_type)}). Nothing was sent.`,
+      )
     }
     return {
       ref: request.ref,
@@ -164,19 +205,25 @@ export class RefundService {
   async lookup(planned: PlannedRefund): Promise<Lookup> {
     let answer
     try {
-      answer = await this.client.call('refund_query', this.#queryParams(planned, planned.mch_refund_no, planned.refund_fee))
+      answer = await this.client.call(
+        'refund_query',
+        this.#queryParams(planned, planned.mch_refund_no, planned.refund_fee),
+      )
     } catch (error) {
       if (error instanceof GwError) return {state: 'unknown', why: error.message}
       throw error
     }
     if (answer.status === 'refused') {
-      return answer.code === 'GW_INVALID_ORDER_NO' ? {state: 'absent'} : {state: 'unknown', why: explainError(answer.code, answer.message)}
+      return answer.code === 'GW_INVALID_ORDER_NO'
+        ? {state: 'absent'}
+        : {state: 'unknown', why: explainError(answer.code, answer.message)}
     }
     if (answer.status === 'uncertain') return {state: 'unknown', why: answer.message}
     const mine = answer.data.refund_orders.find((r) => r.mch_refund_no === planned.mch_refund_no)
     if (!mine) return {state: 'absent'}
     const state = normalizeRefundState(mine.refund_state)
-    if (state === 'SUCCESS' || state === 'PROCESSING' || state === 'FAIL') return {state, gw_refund_no: mine.gw_refund_no, refund_time: mine.refund_time, refund_fee: mine.mch_refund_fee}
+    if (state === 'SUCCESS' || state === 'PROCESSING' || state === 'FAIL')
+      return {state, gw_refund_no: mine.gw_refund_no, refund_time: mine.refund_time, refund_fee: mine.mch_refund_fee}
     return {state: 'unknown', why: `the refund is in state ${mine.refund_state}`}
   }
 
@@ -195,50 +242,124 @@ export class RefundService {
     let lastWhy = ''
     for (let round = 1; round <= SEND_ROUNDS; round++) {
       const answer = await this.client.call('order_refund', params)
-      if (answer.status === 'success') return this.#done({status: 'refunded', planned, gw_refund_no: answer.data.gw_refund_no, refund_time: answer.data.refund_time, resolved_by: 'answer'})
+      if (answer.status === 'success')
+        return this.#done({
+          status: 'refunded',
+          planned,
+          gw_refund_no: answer.data.gw_refund_no,
+          refund_time: answer.data.refund_time,
+          resolved_by: 'answer',
+        })
       const duplicate = answer.status === 'refused' && DUPLICATE_CODES.includes(answer.code)
       if (answer.status === 'refused' && !duplicate) {
-        return {status: 'failed', planned, err_code: answer.code, err_msg: answer.message, explanation: answer.explanation, resolved_by: 'answer'}
+        return {
+          status: 'failed',
+          planned,
+          err_code: answer.code,
+          err_msg: answer.message,
+          explanation: answer.explanation,
+          resolved_by: 'answer',
+        }
       }
       // Unclear, or the number is taken: the gateway's record of this refund number decides.
       const found = await this.lookup(planned)
       const existed = duplicate && round === 1
       if (existed && found.state !== 'absent' && found.state !== 'unknown' && found.refund_fee !== planned.refund_fee) {
-        return {status: 'failed', planned, err_code: answer.code, explanation: explainError(answer.code, `refund ${planned.mch_refund_no} exists with another amount (${found.refund_fee})`), resolved_by: 'refund_query'}
+        return {
+          status: 'failed',
+          planned,
+          err_code: answer.code,
+          explanation: explainError(
+            answer.code,
+            `refund ${planned.mch_refund_no} exists with another amount (${found.refund_fee})`,
+          ),
+          resolved_by: 'refund_query',
+        }
       }
-      if (found.state === 'SUCCESS') return this.#done({status: 'refunded', planned, gw_refund_no: found.gw_refund_no, refund_time: found.refund_time, resolved_by: 'refund_query', already_existed: existed})
-      if (found.state === 'PROCESSING') return this.#done({status: 'processing', planned, gw_refund_no: found.gw_refund_no, err_code: 'TRADE_STATE_ERROR', explanation: lookupError('TRADE_STATE_ERROR')!.action, resolved_by: 'refund_query', already_existed: existed})
-      if (found.state === 'FAIL') return {status: 'failed', planned, gw_refund_no: found.gw_refund_no, err_code: 'REFUND_FAILED', explanation: 'The channel reports the refund as failed.', resolved_by: 'refund_query'}
+      if (found.state === 'SUCCESS')
+        return this.#done({
+          status: 'refunded',
+          planned,
+          gw_refund_no: found.gw_refund_no,
+          refund_time: found.refund_time,
+          resolved_by: 'refund_query',
+          already_existed: existed,
+        })
+      if (found.state === 'PROCESSING')
+        return this.#done({
+          status: 'processing',
+          planned,
+          gw_refund_no: found.gw_refund_no,
+          err_code: 'TRADE_STATE_ERROR',
+          explanation: lookupError('TRADE_STATE_ERROR')!.action,
+          resolved_by: 'refund_query',
+          already_existed: existed,
+        })
+      if (found.state === 'FAIL')
+        return {
+          status: 'failed',
+          planned,
+          gw_refund_no: found.gw_refund_no,
+          err_code: 'REFUND_FAILED',
+          explanation: 'The channel reports the refund as failed.',
+          resolved_by: 'refund_query',
+        }
       if (found.state === 'unknown') {
         lastWhy = found.why
         break
       }
       if (duplicate) {
-        return {status: 'failed', planned, err_code: answer.code, explanation: explainError(answer.code, `refund number ${planned.mch_refund_no} belongs to another order`), resolved_by: 'refund_query'}
+        return {
+          status: 'failed',
+          planned,
+          err_code: answer.code,
+          explanation: explainError(answer.code, `refund number ${planned.mch_refund_no} belongs to another order`),
+          resolved_by: 'refund_query',
+        }
       }
       lastWhy = answer.message
       // Absent: the refund did not land; the same refund number may be sent again.
     }
-    return {status: 'unknown', planned, explanation: `The outcome could not be settled (${lastWhy}). Check it with: gw refund query ${planned.mch_order_no} --mch-refund-no ${planned.mch_refund_no}`, resolved_by: 'refund_query'}
+    return {
+      status: 'unknown',
+      planned,
+      explanation: `The outcome could not be settled (${lastWhy}). Check it with: gw refund query ${planned.mch_order_no} --mch-refund-no ${planned.mch_refund_no}`,
+      resolved_by: 'refund_query',
+    }
   }
 
   #done(result: RefundResult): RefundResult {
-    this.history.recordRefund({appid: this.appid, mch_order_no: result.planned.mch_order_no, mch_refund_no: result.planned.mch_refund_no, refund_fee: result.planned.refund_fee})
+    this.history.recordRefund({
+      appid: this.appid,
+      mch_order_no: result.planned.mch_order_no,
+      mch_refund_no: result.planned.mch_refund_no,
+      refund_fee: result.planned.refund_fee,
+    })
     return result
   }
 
-  async query(ref: OrderReference, mchRefundNo?: string, channel?: string): Promise<{found: FoundOrder; refund: RefundRecord; mch_refund_no: string}> {
+  async query(
+    ref: OrderReference,
+    mchRefundNo?: string,
+    channel?: string,
+  ): Promise<{found: FoundOrder; refund: RefundRecord; mch_refund_no: string}> {
     const found = await this.orders.find(ref, channel)
     const mchOrderNo = found.record.mch_order_no ?? ref.mch_order_no ?? ''
     const known = this.history.refundsOf(this.appid, mchOrderNo)
     const number = mchRefundNo ?? known.at(-1)?.mch_refund_no
     if (!number) {
-      throw usageError(`The gateway's refund query needs a refund number, and gw has made no refund of ${mchOrderNo} on this machine.`, `Give one: gw refund query ${mchOrderNo} --mch-refund-no R. The gateway then lists every refund of the order.`)
+      throw usageError(
+        `The gateway's refund query needs a refund number, and gw has made no refund of ${mchOrderNo} on this machine.`,
+        `Give one: gw refund query ${mchOrderNo} --mch-refund-no R. The gateway then lists every refund of the order.`,
+      )
     }
     const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
     const answer = await this.client.call('refund_query', this.#queryParams(orderFacts(found), number, amount))
     if (answer.status === 'refused') throw refusalError(answer, `Refunds of ${mchOrderNo}`)
-    if (answer.status === 'uncertain') throw new GwError('unknown', `Refunds of ${mchOrderNo}: the gateway is not sure (${answer.message}).`, {advice: 'Query again in a minute.'})
+    if (answer.status === 'uncertain')
+      throw new GwError('unknown', `Refunds of ${mchOrderNo}: the gateway is not sure (${answer.message}).`, {
+        advice: 'Query again in a minute.',
+      })
     return {found, refund: answer.data, mch_refund_no: number}
   }
 }

@@ -4,7 +4,15 @@
  * nested values are compact JSON with keys sorted at every level. RSA PKCS#1 v1.5 over its
  * UTF-8 bytes, MD5 (the gateway's default) or SHA-256, lowercase hex.
  */
-import {createHash, createPrivateKey, createPublicKey, randomBytes, sign as rsaSign, verify as rsaVerify, type KeyObject} from 'node:crypto'
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  randomBytes,
+  sign as rsaSign,
+  verify as rsaVerify,
+  type KeyObject,
+} from 'node:crypto'
 
 export const SIGN_SCHEMES = ['rsa-md5', 'rsa-sha256'] as const
 export type SignScheme = (typeof SIGN_SCHEMES)[number]
@@ -25,7 +33,8 @@ function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep)
   if (value && typeof value === 'object') {
     const sorted: Record<string, unknown> = {}
-    for (const key of Object.keys(value).sort(byteOrder)) sorted[key] = sortKeysDeep((value as Record<string, unknown>)[key])
+    for (const key of Object.keys(value).sort(byteOrder))
+      sorted[key] = sortKeysDeep((value as Record<string, unknown>)[key])
     return sorted
   }
   return value
@@ -42,7 +51,8 @@ const OUTSIDE_PRINTABLE_ASCII = /[^ -~]/
  * code-unit order, compared without allocating; any other key is compared as UTF-8 bytes.
  */
 function byteOrder(a: string, b: string): number {
-  if (OUTSIDE_PRINTABLE_ASCII.test(a) || OUTSIDE_PRINTABLE_ASCII.test(b)) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+  if (OUTSIDE_PRINTABLE_ASCII.test(a) || OUTSIDE_PRINTABLE_ASCII.test(b))
+    return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
   return a < b ? -1 : a > b ? 1 : 0
 }
 
@@ -75,9 +85,12 @@ export function parsePrivateKey(pem: string): KeyObject {
   try {
     key = createPrivateKey({key: pem, format: 'pem'})
   } catch {
-    throw new KeyError('not a readable private key: expected a PEM "RSA PRIVATE KEY" (PKCS#1) or "PRIVATE KEY" (PKCS#8) block without a passphrase')
+    throw new KeyError(
+      'not a readable private key: expected a PEM "RSA PRIVATE KEY" (PKCS#1) or "PRIVATE KEY" (PKCS#8) block without a passphrase',
+    )
   }
-  if (key.asymmetricKeyType !== 'rsa') throw new KeyError(`the private key is ${key.asymmetricKeyType ?? 'not RSA'}; the gateway uses RSA keys`)
+  if (key.asymmetricKeyType !== 'rsa')
+    throw new KeyError(`the private key is ${key.asymmetricKeyType ?? 'not RSA'}; the gateway uses RSA keys`)
   privateKeys.set(pem, key)
   return key
 }
@@ -89,9 +102,12 @@ export function parsePublicKey(pem: string): KeyObject {
   try {
     key = createPublicKey({key: pem, format: 'pem'})
   } catch {
-    throw new KeyError('not a readable public key: expected a PEM "PUBLIC KEY" (SPKI) or "RSA PUBLIC KEY" (PKCS#1) block')
+    throw new KeyError(
+      'not a readable public key: expected a PEM "PUBLIC KEY" (SPKI) or "RSA PUBLIC KEY" (PKCS#1) block',
+    )
   }
-  if (key.asymmetricKeyType !== 'rsa') throw new KeyError(`the public key is ${key.asymmetricKeyType ?? 'not RSA'}; the gateway uses RSA keys`)
+  if (key.asymmetricKeyType !== 'rsa')
+    throw new KeyError(`the public key is ${key.asymmetricKeyType ?? 'not RSA'}; the gateway uses RSA keys`)
   publicKeys.set(pem, key)
   return key
 }

@@ -13,7 +13,14 @@
 
 import {OPERATIONS} from '../lib/protocol/index.js'
 
-export const FAULT_KINDS = ['drop-after-commit', 'http-500', 'code-nonzero', 'notsure', 'bad-signature', 'refund-processing'] as const
+export const FAULT_KINDS = [
+  'drop-after-commit',
+  'http-500',
+  'code-nonzero',
+  'notsure',
+  'bad-signature',
+  'refund-processing',
+] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export interface Faults {
@@ -26,7 +33,10 @@ export class FaultSpecError extends Error {}
 export function parseFaults(spec: string | undefined): Faults {
   const faults: Faults = {rates: {}}
   if (!spec?.trim()) return faults
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [name, value = ''] = part.split('=', 2).map((s) => s.trim()) as [string, string?]
     if (name === 'latency') {
       const match = /^(\d+)(?:-(\d+))?ms$/.exec(value)
@@ -37,11 +47,14 @@ export function parseFaults(spec: string | undefined): Faults {
       faults.latency = {min, max}
       continue
     }
-    if (!(FAULT_KINDS as readonly string[]).includes(name)) throw new FaultSpecError(`unknown fault "${name}"; known: ${FAULT_KINDS.join(', ')}, latency`)
+    if (!(FAULT_KINDS as readonly string[]).includes(name))
+      throw new FaultSpecError(`unknown fault "${name}"; known: ${FAULT_KINDS.join(', ')}, latency`)
     const [rateText = '', operation] = value.split('@', 2)
     const rate = Number(rateText)
-    if (rateText === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) throw new FaultSpecError(`fault ${name}=${value}: the rate must be a number from 0 to 1`)
-    if (operation !== undefined && !(OPERATIONS as readonly string[]).includes(operation)) throw new FaultSpecError(`fault ${name}=${value}: "${operation}" is not an operation (${OPERATIONS.join(', ')})`)
+    if (rateText === '' || !Number.isFinite(rate) || rate < 0 || rate > 1)
+      throw new FaultSpecError(`fault ${name}=${value}: the rate must be a number from 0 to 1`)
+    if (operation !== undefined && !(OPERATIONS as readonly string[]).includes(operation))
+      throw new FaultSpecError(`fault ${name}=${value}: "${operation}" is not an operation (${OPERATIONS.join(', ')})`)
     faults.rates[name as FaultKind] = {rate, ...(operation ? {operation} : {})}
   }
   return faults

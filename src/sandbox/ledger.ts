@@ -75,7 +75,8 @@ export class Ledger {
     this.#snapshotFile = join(dataDir, 'ledger.json')
     this.#logFile = join(dataDir, 'ledger.log')
     if (existsSync(this.#snapshotFile)) {
-      for (const order of JSON.parse(readFileSync(this.#snapshotFile, 'utf8')).orders as SandboxOrder[]) this.#index(order)
+      for (const order of JSON.parse(readFileSync(this.#snapshotFile, 'utf8')).orders as SandboxOrder[])
+        this.#index(order)
     }
     if (existsSync(this.#logFile)) {
       for (const line of readFileSync(this.#logFile, 'utf8').split('\n')) {
@@ -90,7 +91,8 @@ export class Ledger {
     }
     writePrivateFile(this.#snapshotFile, JSON.stringify({orders: this.orders()}))
     writeFileSync(this.#logFile, '', {mode: 0o600})
-    this.#sequence = this.#byMchOrderNo.size + [...this.#byMchOrderNo.values()].reduce((n, o) => n + o.refunds.length, 0)
+    this.#sequence =
+      this.#byMchOrderNo.size + [...this.#byMchOrderNo.values()].reduce((n, o) => n + o.refunds.length, 0)
   }
 
   #index(order: SandboxOrder): void {

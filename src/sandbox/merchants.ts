@@ -58,7 +58,11 @@ export function loadGatewayKeys(dataDir: string): GatewayKeys {
   const privateFile = join(keysDir, 'gateway.private.pem')
   const publicFile = join(keysDir, 'gateway.public.pem')
   if (!existsSync(privateFile) || !existsSync(publicFile)) generatePair(privateFile, publicFile)
-  return {privateKey: parsePrivateKey(readFileSync(privateFile, 'utf8')), publicKeyFile: publicFile, signScheme: 'rsa-md5'}
+  return {
+    privateKey: parsePrivateKey(readFileSync(privateFile, 'utf8')),
+    publicKeyFile: publicFile,
+    signScheme: 'rsa-md5',
+  }
 }
 
 export class MerchantConfigError extends Error {}
@@ -96,7 +100,11 @@ export function loadMerchants(dataDir: string): Map<string, Merchant> {
     })
   }
   if (changed) {
-    const merchantsOut = parsed.merchants.map((m) => ({...m, private_key_file: merchants.get(m.appid)!.private_key_file, public_key_file: merchants.get(m.appid)!.public_key_file}))
+    const merchantsOut = parsed.merchants.map((m) => ({
+      ...m,
+      private_key_file: merchants.get(m.appid)!.private_key_file,
+      public_key_file: merchants.get(m.appid)!.public_key_file,
+    }))
     writePrivateFile(file, `${JSON.stringify({merchants: merchantsOut}, null, 2)}\n`)
   }
   return merchants

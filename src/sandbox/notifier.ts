@@ -75,11 +75,21 @@ export class Notifier {
       error = (caught as Error).message
     }
     const delivered = status !== null && status >= 200 && status < 300 && reply.trim() === NOTIFICATION_ACK
-    order.notifications.push({attempt: number, at: new Date().toISOString(), url: order.notify_url, status, reply, ...(error ? {error} : {}), delivered})
+    order.notifications.push({
+      attempt: number,
+      at: new Date().toISOString(),
+      url: order.notify_url,
+      status,
+      reply,
+      ...(error ? {error} : {}),
+      delivered,
+    })
     const retriesLeft = number < NOTIFICATION_RETRY_DELAYS.length
     order.notify = delivered ? 'delivered' : retriesLeft ? 'pending' : 'gave_up'
     this.options.ledger.save(order)
-    this.options.log(`notify ${order.mch_order_no} attempt ${number}: ${delivered ? 'delivered' : `not acknowledged (${error ?? `HTTP ${status}`})`}`)
+    this.options.log(
+      `notify ${order.mch_order_no} attempt ${number}: ${delivered ? 'delivered' : `not acknowledged (${error ?? `HTTP ${status}`})`}`,
+    )
     if (order.notify === 'pending') this.#schedule(order, this.#delayAfter(number + 1, Date.now()))
   }
 

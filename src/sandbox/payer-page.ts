@@ -53,10 +53,14 @@ export function payerPage(order: SandboxOrder, message?: string): string {
   </dl>
   ${message ? `<p class="status" id="message">${escapeHtml(message)}</p>` : ''}
   <p class="status" id="state">${escapeHtml(STATE_TEXT[order.state] ?? 'Confirm the payment in your wallet.')}</p>
-  ${open ? `<form method="post" action="${action}" class="actions">
+  ${
+    open
+      ? `<form method="post" action="${action}" class="actions">
     <button class="pay" name="action" value="pay" id="pay">Pay</button>
     <button class="decline" name="action" value="decline" id="decline">Decline</button>
-  </form>` : ''}
+  </form>`
+      : ''
+  }
 </div>
 <script>
   const el = document.getElementById('expiry');

@@ -27,8 +27,16 @@ export interface PromptPayBill {
 }
 
 export function promptPayPayload(bill: PromptPayBill): string {
-  const account = tlv('00', 'A000000677010112') + tlv('01', bill.billerId) + tlv('02', bill.reference1) + tlv('03', bill.reference2)
+  const account =
+    tlv('00', 'A000000677010112') + tlv('01', bill.billerId) + tlv('02', bill.reference1) + tlv('03', bill.reference2)
   const amount = toDecimal(bill.amount, 'THB')
-  const body = tlv('00', '01') + tlv('01', '12') + tlv('30', account) + tlv('53', '764') + tlv('54', amount) + tlv('58', 'TH') + '6304'
+  const body =
+    tlv('00', '01') +
+    tlv('01', '12') +
+    tlv('30', account) +
+    tlv('53', '764') +
+    tlv('54', amount) +
+    tlv('58', 'TH') +
+    '6304'
   return body + crc16ccittFalse(body)
 }

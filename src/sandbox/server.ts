@@ -57,7 +57,10 @@ const CODE_FOR_PROBLEM: Record<RequestProblemKind, string> = {
 const NONCE_MEMORY = 200_000
 
 class FormError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -190,7 +193,8 @@ class SandboxServer {
     const gatewayPath = /^\/Gateway\/([a-z_]+)\/?$/.exec(url.pathname)
     if (gatewayPath) return this.#operation(req, res, gatewayPath[1]!, origin)
     if (url.pathname.startsWith('/sandbox/')) {
-      if (!isLoopback(req.socket.remoteAddress)) return this.#sendJson(res, 403, {error: 'the sandbox control API answers loopback clients only'})
+      if (!isLoopback(req.socket.remoteAddress))
+        return this.#sendJson(res, 403, {error: 'the sandbox control API answers loopback clients only'})
       return this.#control(req, res, url)
     }
     const payPath = /^\/pay\/([^/]+)$/.exec(url.pathname)
@@ -204,20 +208,53 @@ class SandboxServer {
       res.end(png)
       return
     }
-    this.#sendJson(res, 404, this.envelope({result: 'FAIL', err_code: 'RADIS_DOES_NOT_EXIST', err_msg: `no operation at ${url.pathname}; operations are under /Gateway/`, nonce_str: newNonce()}, 'rsa-md5', 404, 'not found'))
+    this.#sendJson(
+      res,
+      404,
+      this.envelope(
+        {
+          result: 'FAIL',
+          err_code: 'RADIS_DOES_NOT_EXIST',
+          err_msg: `no operation at ${url.pathname}; operations are under /Gateway/`,
+          nonce_str: newNonce(),
+        },
+        'rsa-md5',
+        404,
+        'not found',
+      ),
+    )
   }
 
   async #operation(req: IncomingMessage, res: ServerResponse, name: string, origin: string): Promise<void> {
     const started = Date.now()
     const answer = (data: Record<string, unknown>, scheme: SignScheme, status = 200) => {
       const envelope = this.envelope(data, scheme)
-      if (strikes(this.faults, 'bad-signature', name)) envelope.sign = String(envelope.sign).replace(/^./, (c) => (c === '0' ? '1' : '0'))
+      if (strikes(this.faults, 'bad-signature', name))
+        envelope.sign = String(envelope.sign).replace(/^./, (c) => (c === '0' ? '1' : '0'))
       this.#sendJson(res, status, envelope)
-      this.#log(`${req.method} /Gateway/${name} ${String(data.appid ?? '')} ${String(data.err_code ?? data.result)} ${Date.now() - started}ms`)
+      this.#log(
+        `${req.method} /Gateway/${name} ${String(data.appid ?? '')} ${String(data.err_code ?? data.result)} ${Date.now() - started}ms`,
+      )
     }
-    const refuse = (code: string, msg: string, scheme: SignScheme = 'rsa-md5') => answer(this.#failure({ok: false, code, msg}), scheme)
+    const refuse = (code: string, msg: string, scheme: SignScheme = 'rsa-md5') =>
+      answer(this.#failure({ok: false, code, msg}), scheme)
 
-    if (!(OPERATIONS as readonly string[]).includes(name)) return this.#sendJson(res, 404, this.envelope({result: 'FAIL', err_code: 'RADIS_DOES_NOT_EXIST', err_msg: `unknown operation ${name}; operations: ${OPERATIONS.join(', ')}`, nonce_str: newNonce()}, 'rsa-md5', 404, 'not found'))
+    if (!(OPERATIONS as readonly string[]).includes(name))
+      return this.#sendJson(
+        res,
+        404,
+        this.envelope(
+          {
+            result: 'FAIL',
+            err_code: 'RADIS_DOES_NOT_EXIST',
+            err_msg: `unknown operation ${name}; operations: ${OPERATIONS.join(', ')}`,
+            nonce_str: newNonce(),
+          },
+          'rsa-md5',
+          404,
+          'not found',
+        ),
+      )
     const operation = name as Operation
     this.requests[operation] = (this.requests[operation] ?? 0) + 1
     if (req.method !== 'POST') {
@@ -242,8 +279,18 @@ class SandboxServer {
     const merchant = this.merchants.get(params.appid!)
     if (!merchant) return refuse('GW_INVALID_MCHINFO', `appid ${params.appid} is unknown`)
     const scheme = merchant.sign_scheme
-    if (!verify(params, params.sign!, merchant.publicKey, scheme)) return refuse('GW_SIGN_ERROR', `the signature does not verify with the key of ${merchant.appid} (${scheme})`, scheme)
-    if (params.version !== undefined && !ACCEPTED_VERSIONS.includes(params.version)) return refuse('GW_VERSION_ERROR', `version ${params.version} is not accepted; use ${ACCEPTED_VERSIONS.join(' or ')}`, scheme)
+    if (!verify(params, params.sign!, merchant.publicKey, scheme))
+      return refuse(
+        'GW_SIGN_ERROR',
+        `the signature does not verify with the key of ${merchant.appid} (${scheme})`,
+        scheme,
+      )
+    if (params.version !== undefined && !ACCEPTED_VERSIONS.includes(params.version))
+      return refuse(
+        'GW_VERSION_ERROR',
+        `version ${params.version} is not accepted; use ${ACCEPTED_VERSIONS.join(' or ')}`,
+        scheme,
+      )
     const problems = checkRequest(operation, params)
     if (problems.length) {
       const first = problems[0]!
@@ -251,7 +298,8 @@ class SandboxServer {
       return refuse(CODE_FOR_PROBLEM[first.kind], same.join('; '), scheme)
     }
     const nonceKey = `${merchant.appid}:${params.nonce_str}`
-    if (this.#seenNonces.has(nonceKey)) return refuse('GW_INVALID_PARAM', 'nonce_str was already used; every request needs a new one', scheme)
+    if (this.#seenNonces.has(nonceKey))
+      return refuse('GW_INVALID_PARAM', 'nonce_str was already used; every request needs a new one', scheme)
     this.#rememberNonce(nonceKey)
 
     const latency = latencyOf(this.faults)
@@ -264,14 +312,21 @@ class SandboxServer {
       this.#log(`POST /Gateway/${name} ${merchant.appid} fault code-nonzero`)
       return this.#sendJson(res, 200, this.envelope({}, scheme, 1, 'system busy; send the same parameters again'))
     }
-    let outcome = await this.rules.execute(operation, merchant, params, {origin, refundProcessing: strikes(this.faults, 'refund-processing', operation)})
-    if (outcome.ok && operation === 'native_pay' && this.options.autoPay !== undefined) this.#autoPay(merchant.appid, params.mch_order_no!)
+    let outcome = await this.rules.execute(operation, merchant, params, {
+      origin,
+      refundProcessing: strikes(this.faults, 'refund-processing', operation),
+    })
+    if (outcome.ok && operation === 'native_pay' && this.options.autoPay !== undefined)
+      this.#autoPay(merchant.appid, params.mch_order_no!)
     if (strikes(this.faults, 'drop-after-commit', operation)) {
-      this.#log(`POST /Gateway/${name} ${merchant.appid} fault drop-after-commit (${outcome.ok ? 'applied' : (outcome as {code: string}).code})`)
+      this.#log(
+        `POST /Gateway/${name} ${merchant.appid} fault drop-after-commit (${outcome.ok ? 'applied' : (outcome as {code: string}).code})`,
+      )
       res.socket?.destroy()
       return
     }
-    if (strikes(this.faults, 'notsure', operation)) outcome = {ok: false, result: 'NOTSURE', code: 'SYSTEMERROR', msg: 'system timeout; query the order'}
+    if (strikes(this.faults, 'notsure', operation))
+      outcome = {ok: false, result: 'NOTSURE', code: 'SYSTEMERROR', msg: 'system timeout; query the order'}
     answer(outcome.ok ? outcome.data : this.#failure(outcome), scheme)
   }
 
@@ -281,11 +336,14 @@ class SandboxServer {
   }
 
   #autoPay(appid: string, mchOrderNo: string): void {
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer)
-      const order = this.ledger.byMchOrderNo(appid, mchOrderNo)
-      if (order) this.rules.pay(order)
-    }, (this.options.autoPay! * 1000) / this.options.timeScale)
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(timer)
+        const order = this.ledger.byMchOrderNo(appid, mchOrderNo)
+        if (order) this.rules.pay(order)
+      },
+      (this.options.autoPay! * 1000) / this.options.timeScale,
+    )
     this.#timers.add(timer)
   }
 
@@ -306,13 +364,16 @@ class SandboxServer {
     }
     const route = `${req.method} ${url.pathname}`
     switch (route) {
-      case 'GET /sandbox/health': return this.#sendJson(res, 200, {ok: true})
-      case 'GET /sandbox/stats': return this.#sendJson(res, 200, {requests: this.requests})
+      case 'GET /sandbox/health':
+        return this.#sendJson(res, 200, {ok: true})
+      case 'GET /sandbox/stats':
+        return this.#sendJson(res, 200, {requests: this.requests})
       case 'POST /sandbox/pay': {
         const mchOrderNo = String(input.mch_order_no ?? '')
         const found = this.#findForPayer(mchOrderNo, input.appid ? String(input.appid) : undefined)
         if (found.length === 0) return this.#sendJson(res, 404, {error: `no order ${mchOrderNo} in this sandbox`})
-        if (found.length > 1) return this.#sendJson(res, 409, {error: `several merchants have an order ${mchOrderNo}; give the appid`})
+        if (found.length > 1)
+          return this.#sendJson(res, 409, {error: `several merchants have an order ${mchOrderNo}; give the appid`})
         const order = found[0]!
         const reason = this.rules.pay(order, input.fail === true)
         if (reason) return this.#sendJson(res, 409, {error: reason, order})
@@ -321,14 +382,24 @@ class SandboxServer {
       case 'GET /sandbox/orders': {
         const appid = url.searchParams.get('appid')
         const mchOrderNo = url.searchParams.get('mch_order_no')
-        const orders = this.ledger.orders().filter((o) => (!appid || o.appid === appid) && (!mchOrderNo || o.mch_order_no === mchOrderNo))
+        const orders = this.ledger
+          .orders()
+          .filter((o) => (!appid || o.appid === appid) && (!mchOrderNo || o.mch_order_no === mchOrderNo))
         return this.#sendJson(res, 200, {orders})
       }
       case 'GET /sandbox/notifications': {
         const mchOrderNo = url.searchParams.get('mch_order_no')
-        const notifications = this.ledger.orders()
+        const notifications = this.ledger
+          .orders()
           .filter((o) => o.notifications.length && (!mchOrderNo || o.mch_order_no === mchOrderNo))
-          .flatMap((o) => o.notifications.map((n) => ({appid: o.appid, mch_order_no: o.mch_order_no, gw_order_no: o.gw_order_no, ...n})))
+          .flatMap((o) =>
+            o.notifications.map((n) => ({
+              appid: o.appid,
+              mch_order_no: o.mch_order_no,
+              gw_order_no: o.gw_order_no,
+              ...n,
+            })),
+          )
           .sort((a, b) => a.at.localeCompare(b.at))
         return this.#sendJson(res, 200, {notifications})
       }
@@ -340,7 +411,8 @@ class SandboxServer {
         }
         return this.#sendJson(res, 200, {faults: this.faults})
       }
-      default: return this.#sendJson(res, 404, {error: `no control route ${route}`})
+      default:
+        return this.#sendJson(res, 404, {error: `no control route ${route}`})
     }
   }
 
@@ -350,7 +422,8 @@ class SandboxServer {
     if (req.method === 'POST') {
       const body = await readBody(req)
       const action = body === 'too_large' ? '' : new URLSearchParams(body.toString('utf8')).get('action')
-      if (action !== 'pay' && action !== 'decline') return this.#send(res, 400, payerPage(order, 'Choose Pay or Decline.'), 'text/html; charset=utf-8')
+      if (action !== 'pay' && action !== 'decline')
+        return this.#send(res, 400, payerPage(order, 'Choose Pay or Decline.'), 'text/html; charset=utf-8')
       const reason = this.rules.pay(order, action === 'decline')
       return this.#send(res, reason ? 409 : 200, payerPage(order, reason), 'text/html; charset=utf-8')
     }
@@ -386,7 +459,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     base_url: `${origin}/Gateway`,
     origin,
     gateway_public_key_file: sandbox.gateway.publicKeyFile,
-    merchants: [...sandbox.merchants.values()].map((m) => ({appid: m.appid, private_key_file: m.private_key_file, sign_scheme: m.sign_scheme})),
+    merchants: [...sandbox.merchants.values()].map((m) => ({
+      appid: m.appid,
+      private_key_file: m.private_key_file,
+      sign_scheme: m.sign_scheme,
+    })),
   }
   writePrivateFile(join(options.dataDir, 'sandbox.json'), `${JSON.stringify(info, null, 2)}\n`)
   sandbox.notifier.resume()

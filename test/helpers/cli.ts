@@ -30,7 +30,14 @@ export function spawnGw(args: string[], options: CliOptions = {}): {child: Child
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     // As a user runs it: not under the test runner's NODE_ENV (oclif warns more in 'test').
-    env: {...process.env, NODE_ENV: undefined, NO_COLOR: '1', GW_PROFILE: undefined, GW_APPID: undefined, ...options.env},
+    env: {
+      ...process.env,
+      NODE_ENV: undefined,
+      NO_COLOR: '1',
+      GW_PROFILE: undefined,
+      GW_APPID: undefined,
+      ...options.env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   const result = new Promise<CliResult>((resolve, reject) => {

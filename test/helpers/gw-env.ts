@@ -15,7 +15,11 @@ export interface GwWorld {
   paidOrders(count: number, totalFee: number, prefix: string): Promise<string[]>
   requests(): Promise<Record<string, number>>
   faults(spec: string): Promise<void>
-  ledger(mchOrderNo: string): Promise<{state: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]; channel: string} | undefined>
+  ledger(
+    mchOrderNo: string,
+  ): Promise<
+    {state: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]; channel: string} | undefined
+  >
   pay(mchOrderNo: string, fail?: boolean): Promise<void>
   close(): Promise<void>
 }
@@ -41,12 +45,19 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       const wire = sandbox.wire()
       const numbers = Array.from({length: count}, (_, i) => `${prefix}-${i + 1}`)
       for (let i = 0; i < numbers.length; i += 16) {
-        await Promise.all(numbers.slice(i, i + 16).map(async (mch) => {
-          const created = await wire.call('native_pay', {channel: 'wechat', mch_order_no: mch, total_fee: totalFee, fee_type: 'THB'})
-          if (created.data.result !== 'SUCCESS') throw new Error(JSON.stringify(created.data))
-          const paid = await sandbox.control('POST', '/sandbox/pay', {mch_order_no: mch})
-          if (paid.status !== 200) throw new Error(JSON.stringify(paid.body))
-        }))
+        await Promise.all(
+          numbers.slice(i, i + 16).map(async (mch) => {
+            const created = await wire.call('native_pay', {
+              channel: 'wechat',
+              mch_order_no: mch,
+              total_fee: totalFee,
+              fee_type: 'THB',
+            })
+            if (created.data.result !== 'SUCCESS') throw new Error(JSON.stringify(created.data))
+            const paid = await sandbox.control('POST', '/sandbox/pay', {mch_order_no: mch})
+            if (paid.status !== 200) throw new Error(JSON.stringify(paid.body))
+          }),
+        )
       }
       return numbers
     },
@@ -58,7 +69,10 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
     },
     async ledger(mchOrderNo) {
-      const {body} = await sandbox.control<{orders: never[]}>('GET', `/sandbox/orders?mch_order_no=${encodeURIComponent(mchOrderNo)}`)
+      const {body} = await sandbox.control<{orders: never[]}>(
+        'GET',
+        `/sandbox/orders?mch_order_no=${encodeURIComponent(mchOrderNo)}`,
+      )
       return body.orders[0]
     },
     async pay(mchOrderNo, fail = false) {
@@ -72,7 +86,19 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       removeDir(sandbox.dataDir)
     },
   }
-  const added = await world.run(['profile', 'add', 'sandbox', '--appid', merchant.appid, '--base-url', sandbox.info.base_url, '--private-key', merchant.private_key_file, '--gateway-public-key', sandbox.info.gateway_public_key_file])
+  const added = await world.run([
+    'profile',
+    'add',
+    'sandbox',
+    '--appid',
+    merchant.appid,
+    '--base-url',
+    sandbox.info.base_url,
+    '--private-key',
+    merchant.private_key_file,
+    '--gateway-public-key',
+    sandbox.info.gateway_public_key_file,
+  ])
   if (added.code !== 0) throw new Error(`profile add failed: ${added.stderr}`)
   return world
 }

@@ -28,7 +28,11 @@ export class Wire {
   readonly appid: string
   readonly #privateKey
   readonly #gatewayKey
-  constructor(readonly sandbox: TestSandbox, appid?: string, readonly scheme: SignScheme = 'rsa-md5') {
+  constructor(
+    readonly sandbox: TestSandbox,
+    appid?: string,
+    readonly scheme: SignScheme = 'rsa-md5',
+  ) {
     const merchant = appid ? sandbox.info.merchants.find((m) => m.appid === appid)! : sandbox.info.merchants[0]!
     this.appid = merchant.appid
     this.#privateKey = parsePrivateKey(readFileSync(merchant.private_key_file, 'utf8'))
@@ -53,7 +57,8 @@ export class Wire {
       body: method === 'GET' ? undefined : body,
     })
     const envelope = (await response.body.json()) as WireAnswer['envelope']
-    const verified = typeof envelope.sign === 'string' && verify(envelope.data ?? {}, envelope.sign, this.#gatewayKey, this.scheme)
+    const verified =
+      typeof envelope.sign === 'string' && verify(envelope.data ?? {}, envelope.sign, this.#gatewayKey, this.scheme)
     return {status: response.statusCode, envelope, data: envelope.data ?? {}, verified}
   }
 
@@ -67,11 +72,17 @@ export interface TestSandbox {
   info: RunningSandbox['info']
   dataDir: string
   close(): Promise<void>
-  control<T = Record<string, unknown>>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{status: number; body: T}>
+  control<T = Record<string, unknown>>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<{status: number; body: T}>
   wire(appid?: string): Wire
 }
 
-export async function startTestSandbox(options: Partial<SandboxOptions> & {merchants?: unknown[]} = {}): Promise<TestSandbox> {
+export async function startTestSandbox(
+  options: Partial<SandboxOptions> & {merchants?: unknown[]} = {},
+): Promise<TestSandbox> {
   const dataDir = options.dataDir ?? tempDir('gw-sandbox-')
   if (options.merchants) writeFileSync(join(dataDir, 'merchants.json'), JSON.stringify({merchants: options.merchants}))
   const running = await startSandbox({port: 0, ...options, dataDir})

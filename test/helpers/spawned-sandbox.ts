@@ -15,7 +15,11 @@ export interface SpawnedSandbox {
 /** `gw sandbox start` as a user runs it, on a free port, making the "sandbox" profile in configDir. */
 export async function spawnSandbox(configDir: string, extra: string[] = []): Promise<SpawnedSandbox> {
   const dataDir = join(configDir, 'sandbox-data')
-  const sandbox = await spawnSandboxProcess(['--data-dir', dataDir, ...extra], {GW_CONFIG_DIR: configDir, NO_COLOR: '1', NODE_ENV: undefined})
+  const sandbox = await spawnSandboxProcess(['--data-dir', dataDir, ...extra], {
+    GW_CONFIG_DIR: configDir,
+    NO_COLOR: '1',
+    NODE_ENV: undefined,
+  })
   return {
     baseUrl: sandbox.info.base_url,
     origin: sandbox.info.origin,

@@ -10,7 +10,9 @@ export class Terminal {
   readonly session = `gw-test-${process.pid}-${Date.now()}`
 
   constructor(args: string[], env: Record<string, string>) {
-    const exports = Object.entries({...env, NO_COLOR: '1'}).map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`).join(' ')
+    const exports = Object.entries({...env, NO_COLOR: '1'})
+      .map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`)
+      .join(' ')
     const command = `env ${exports} ${process.execPath} ${join(REPO_ROOT, 'bin', 'run.js')} ${args.map((a) => `'${a}'`).join(' ')}; echo "EXIT=$?"; sleep 60`
     execFileSync('tmux', ['new-session', '-d', '-s', this.session, '-x', '200', '-y', '50', command])
   }

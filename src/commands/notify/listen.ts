@@ -23,8 +23,13 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     host: Flags.string({description: 'address to listen on', default: '127.0.0.1'}),
     'forward-to': Flags.string({description: 'also POST each verified notification to this URL and relay its answer'}),
     'exit-after': Flags.integer({description: 'exit 0 after N verified notifications', min: 1}),
-    timeout: Flags.integer({description: 'exit 5 if --exit-after is not reached within SECONDS (without --exit-after: stop after SECONDS)', min: 1}),
-    log: Flags.string({description: 'append every delivery (headers, raw body, verdict, answer) to FILE as JSON lines'}),
+    timeout: Flags.integer({
+      description: 'exit 5 if --exit-after is not reached within SECONDS (without --exit-after: stop after SECONDS)',
+      min: 1,
+    }),
+    log: Flags.string({
+      description: 'append every delivery (headers, raw body, verdict, answer) to FILE as JSON lines',
+    }),
   }
 
   async run(): Promise<void> {
@@ -33,10 +38,16 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
       try {
         new URL(flags['forward-to'])
       } catch {
-        throw usageError(`--forward-to "${flags['forward-to']}" is not a URL.`, 'Give the full address, like http://localhost:3000/hooks/pay.')
+        throw usageError(
+          `--forward-to "${flags['forward-to']}" is not a URL.`,
+          'Give the full address, like http://localhost:3000/hooks/pay.',
+        )
       }
     }
-    if (!LOOPBACK.includes(flags.host)) this.warning(`listening on ${flags.host}: other machines can send notifications here. Only verified ones are answered SUCCESS.`)
+    if (!LOOPBACK.includes(flags.host))
+      this.warning(
+        `listening on ${flags.host}: other machines can send notifications here. Only verified ones are answered SUCCESS.`,
+      )
     const profile = this.profile
     const {NotificationListener} = await import('../../lib/notify-listener.js')
     let verified = 0
@@ -55,7 +66,10 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
         else rejected++
         if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(event)}\n`)
         else this.log(eventLine(event))
-        if (event.verdict === 'REJECTED') this.warning(`rejected a notification: ${event.reason}. It was answered as a failure, so the gateway will retry; check the gateway public key of profile "${profile.name}" if this repeats.`)
+        if (event.verdict === 'REJECTED')
+          this.warning(
+            `rejected a notification: ${event.reason}. It was answered as a failure, so the gateway will retry; check the gateway public key of profile "${profile.name}" if this repeats.`,
+          )
         if (flags['exit-after'] && verified >= flags['exit-after']) finish(ExitCode.Done)
       },
     })
@@ -63,20 +77,30 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     try {
       url = await listener.listen()
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw usageError(`port ${flags.port} on ${flags.host} is in use.`, 'Pick another: --port 8789, or --port 0 for any free one.')
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+        throw usageError(
+          `port ${flags.port} on ${flags.host} is in use.`,
+          'Pick another: --port 8789, or --port 0 for any free one.',
+        )
       throw error
     }
-    this.note(`listening for notifications at ${url} (profile "${profile.name}"); pass it as: gw order create ... --notify-url ${url}`)
+    this.note(
+      `listening for notifications at ${url} (profile "${profile.name}"); pass it as: gw order create ... --notify-url ${url}`,
+    )
     const onSignal = () => finish(ExitCode.Done)
     process.once('SIGINT', onSignal)
     process.once('SIGTERM', onSignal)
-    const timer = flags.timeout ? setTimeout(() => finish(flags['exit-after'] ? ExitCode.Unknown : ExitCode.Done), flags.timeout * 1000) : undefined
+    const timer = flags.timeout
+      ? setTimeout(() => finish(flags['exit-after'] ? ExitCode.Unknown : ExitCode.Done), flags.timeout * 1000)
+      : undefined
     const code = await finished
     if (timer) clearTimeout(timer)
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await listener.close()
-    this.note(`${verified} verified, ${rejected} rejected.${code === ExitCode.Unknown ? ` --timeout passed before ${flags['exit-after']} verified notifications came.` : ''}`)
+    this.note(
+      `${verified} verified, ${rejected} rejected.${code === ExitCode.Unknown ? ` --timeout passed before ${flags['exit-after']} verified notifications came.` : ''}`,
+    )
     this.setExitCode(code)
   }
 }
@@ -88,6 +112,11 @@ function eventLine(event: NotificationEvent): string {
   const parts = [time, verdict, event.mch_order_no ?? '-', event.gw_order_no ?? '-', amount, event.channel ?? '']
   if (event.retry > 0) parts.push(`retry ${event.retry}`)
   if (event.reason) parts.push(`(${event.reason})`)
-  if (event.forwarded) parts.push(event.forwarded.status === undefined ? `forward failed: ${event.forwarded.error}` : `forwarded: HTTP ${event.forwarded.status} ${JSON.stringify(event.forwarded.body?.slice(0, 80) ?? '')}`)
+  if (event.forwarded)
+    parts.push(
+      event.forwarded.status === undefined
+        ? `forward failed: ${event.forwarded.error}`
+        : `forwarded: HTTP ${event.forwarded.status} ${JSON.stringify(event.forwarded.body?.slice(0, 80) ?? '')}`,
+    )
   return parts.filter(Boolean).join('  ')
 }

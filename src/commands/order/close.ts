@@ -6,7 +6,10 @@ import {orderView} from '../../lib/render/views.js'
 export default class OrderClose extends GwCommand<typeof OrderClose> {
   static override summary = 'close an unpaid order so its QR code can no longer be paid'
   static override description = 'A paid order cannot be closed (CANCEL_ERROR): refund it instead.'
-  static override examples = ['<%= config.bin %> order close INV-1001', '<%= config.bin %> order close --gw-order-no 90020261121093015000001 --channel wechat']
+  static override examples = [
+    '<%= config.bin %> order close INV-1001',
+    '<%= config.bin %> order close --gw-order-no 90020261121093015000001 --channel wechat',
+  ]
   static override args = orderArgs
   static override flags = {...orderFlags, ...liveFlags, ...networkFlags}
 

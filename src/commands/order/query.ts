@@ -5,7 +5,8 @@ import {orderView} from '../../lib/render/views.js'
 
 export default class OrderQuery extends GwCommand<typeof OrderQuery> {
   static override summary = 'show an order: state in words, amounts, channel, when it was paid'
-  static override description = 'Name the order by any of its three numbers. Without --channel, gw uses the local history of orders it created, else asks each channel in turn and says which one answered.'
+  static override description =
+    'Name the order by any of its three numbers. Without --channel, gw uses the local history of orders it created, else asks each channel in turn and says which one answered.'
   static override examples = [
     '<%= config.bin %> order query INV-1001',
     '<%= config.bin %> order query --gw-order-no 90020261121093015000001 --channel promptpay',

@@ -22,7 +22,12 @@ export default class ProfileList extends GwCommand<typeof ProfileList> {
     if (profiles.length === 0) {
       this.log('No profiles yet. Start the sandbox (gw sandbox start) or add one (gw profile add --help).')
     } else {
-      this.log(table(['', 'name', 'appid', 'base URL', 'mode'], profiles.map((p) => [p.default ? '*' : '', p.name, p.appid, p.base_url, p.live ? 'LIVE' : 'test'])))
+      this.log(
+        table(
+          ['', 'name', 'appid', 'base URL', 'mode'],
+          profiles.map((p) => [p.default ? '*' : '', p.name, p.appid, p.base_url, p.live ? 'LIVE' : 'test']),
+        ),
+      )
     }
     return {profiles}
   }

@@ -10,7 +10,9 @@ export default class ProfileRemove extends GwCommand<typeof ProfileRemove> {
   async run(): Promise<{removed: string; default: string | null}> {
     this.store.remove(this.args.name)
     const defaultName = this.store.defaultName() ?? null
-    this.log(`Removed profile "${this.args.name}".${defaultName ? '' : ' There is no default profile now: gw profile use NAME.'}`)
+    this.log(
+      `Removed profile "${this.args.name}".${defaultName ? '' : ' There is no default profile now: gw profile use NAME.'}`,
+    )
     return {removed: this.args.name, default: defaultName}
   }
 }

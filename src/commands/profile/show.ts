@@ -13,15 +13,20 @@ export default class ProfileShow extends GwCommand<typeof ProfileShow> {
   async run(): Promise<ProfileView> {
     const profile = resolveProfile(this.args.name ?? this.flags.profile, this.store)
     const view = viewProfile(profile, this.store.defaultName() === profile.name)
-    this.log(fields([
-      ['profile', `${view.name}${view.default ? ' (default)' : ''}${view.source === 'environment' ? ' (from GW_* variables)' : ''}`],
-      ['appid', view.appid],
-      ['base URL', view.base_url],
-      ['mode', view.live ? 'LIVE: money moves' : 'test'],
-      ['sign scheme', view.sign_scheme],
-      ['private key', `RSA ${view.private_key.bits} bits, fingerprint ${view.private_key.fingerprint}`],
-      ['gateway key', `RSA ${view.gateway_public_key.bits} bits, fingerprint ${view.gateway_public_key.fingerprint}`],
-    ]))
+    this.log(
+      fields([
+        [
+          'profile',
+          `${view.name}${view.default ? ' (default)' : ''}${view.source === 'environment' ? ' (from GW_* variables)' : ''}`,
+        ],
+        ['appid', view.appid],
+        ['base URL', view.base_url],
+        ['mode', view.live ? 'LIVE: money moves' : 'test'],
+        ['sign scheme', view.sign_scheme],
+        ['private key', `RSA ${view.private_key.bits} bits, fingerprint ${view.private_key.fingerprint}`],
+        ['gateway key', `RSA ${view.gateway_public_key.bits} bits, fingerprint ${view.gateway_public_key.fingerprint}`],
+      ]),
+    )
     return view
   }
 }

@@ -20,7 +20,17 @@ interface BulkResult {
   interrupted: boolean
   problems: {line: number; message: string}[]
   summary: SummaryLine[]
-  rows: {line: number; status: string; mch_refund_no: string; mch_order_no?: string; refund_fee?: number; fee_type?: string; gw_refund_no?: string; err_code?: string; err_msg?: string}[]
+  rows: {
+    line: number
+    status: string
+    mch_refund_no: string
+    mch_order_no?: string
+    refund_fee?: number
+    fee_type?: string
+    gw_refund_no?: string
+    err_code?: string
+    err_msg?: string
+  }[]
 }
 
 export default class RefundCreate extends GwCommand<typeof RefundCreate> {
@@ -39,18 +49,50 @@ With --from-csv: the whole file is checked first (every problem with its line), 
 
   static override args = {mch_order_no: Args.string({description: 'merchant order number of the paid order'})}
   static override flags = {
-    amount: Flags.string({description: 'refund amount as a decimal in the order currency, e.g. 50.00', exclusive: ['refund-fee']}),
+    amount: Flags.string({
+      description: 'refund amount as a decimal in the order currency, e.g. 50.00',
+      exclusive: ['refund-fee'],
+    }),
     'refund-fee': Flags.integer({description: 'refund amount in minor units, e.g. 5000', exclusive: ['amount']}),
     'mch-refund-no': Flags.string({description: 'merchant refund number (default: generated); each may be used once'}),
-    'fee-type': Flags.string({description: 'currency of the order (checked against the order query)', options: [...CURRENCIES]}),
+    'fee-type': Flags.string({
+      description: 'currency of the order (checked against the order query)',
+      options: [...CURRENCIES],
+    }),
     'total-fee': Flags.integer({description: 'order total in minor units (checked against the order query)'}),
-    'from-csv': Flags.string({description: 'refund every row of this CSV file', helpGroup: 'BULK', exclusive: ['amount', 'refund-fee', 'mch-refund-no', 'gw-order-no', 'channel-order-no']}),
-    'dry-run': Flags.boolean({description: 'check the file and the orders, show the plan, send nothing', helpGroup: 'BULK', dependsOn: ['from-csv']}),
-    'skip-invalid': Flags.boolean({description: 'send the valid rows and report the others as skipped_invalid', helpGroup: 'BULK', dependsOn: ['from-csv']}),
-    concurrency: Flags.integer({description: 'refunds in flight at once', default: 4, min: 1, max: 64, helpGroup: 'BULK'}),
+    'from-csv': Flags.string({
+      description: 'refund every row of this CSV file',
+      helpGroup: 'BULK',
+      exclusive: ['amount', 'refund-fee', 'mch-refund-no', 'gw-order-no', 'channel-order-no'],
+    }),
+    'dry-run': Flags.boolean({
+      description: 'check the file and the orders, show the plan, send nothing',
+      helpGroup: 'BULK',
+      dependsOn: ['from-csv'],
+    }),
+    'skip-invalid': Flags.boolean({
+      description: 'send the valid rows and report the others as skipped_invalid',
+      helpGroup: 'BULK',
+      dependsOn: ['from-csv'],
+    }),
+    concurrency: Flags.integer({
+      description: 'refunds in flight at once',
+      default: 4,
+      min: 1,
+      max: 64,
+      helpGroup: 'BULK',
+    }),
     rate: Flags.integer({description: 'refunds started per second at most', min: 1, helpGroup: 'BULK'}),
-    out: Flags.string({description: 'report file (default: beside the CSV, NAME.report.csv)', helpGroup: 'BULK', dependsOn: ['from-csv']}),
-    journal: Flags.string({description: 'journal file (default: beside the CSV, NAME.journal.jsonl)', helpGroup: 'BULK', dependsOn: ['from-csv']}),
+    out: Flags.string({
+      description: 'report file (default: beside the CSV, NAME.report.csv)',
+      helpGroup: 'BULK',
+      dependsOn: ['from-csv'],
+    }),
+    journal: Flags.string({
+      description: 'journal file (default: beside the CSV, NAME.journal.jsonl)',
+      helpGroup: 'BULK',
+      dependsOn: ['from-csv'],
+    }),
     ...orderFlags,
     ...liveFlags,
     ...networkFlags,
@@ -63,7 +105,8 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       return this.#bulk(flags['from-csv'])
     }
     const ref = orderReference(this.args.mch_order_no, flags)
-    if (flags.amount === undefined && flags['refund-fee'] === undefined) throw usageError('Give the refund amount: --amount 50.00 or --refund-fee 5000.')
+    if (flags.amount === undefined && flags['refund-fee'] === undefined)
+      throw usageError('Give the refund amount: --amount 50.00 or --refund-fee 5000.')
     const planned = await this.refunds.plan({
       ref,
       amount: flags.amount,
@@ -73,11 +116,17 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       feeType: flags['fee-type'],
       totalFee: flags['total-fee'],
     })
-    await this.confirmLive(`refund ${formatAmount(planned.refund_fee, planned.fee_type)} of order ${planned.mch_order_no}`)
+    await this.confirmLive(
+      `refund ${formatAmount(planned.refund_fee, planned.fee_type)} of order ${planned.mch_order_no}`,
+    )
     this.note(`refund number ${planned.mch_refund_no}`)
     const result = await this.refunds.send(planned)
     if (result.status === 'failed') {
-      throw new GwError('refused', `Refund ${planned.mch_refund_no} of ${formatAmount(planned.refund_fee, planned.fee_type)} failed: ${result.explanation}`, {details: {err_code: result.err_code, err_msg: result.err_msg, mch_refund_no: planned.mch_refund_no}})
+      throw new GwError(
+        'refused',
+        `Refund ${planned.mch_refund_no} of ${formatAmount(planned.refund_fee, planned.fee_type)} failed: ${result.explanation}`,
+        {details: {err_code: result.err_code, err_msg: result.err_msg, mch_refund_no: planned.mch_refund_no}},
+      )
     }
     this.log(refundResultView(result))
     if (result.status === 'processing') {
@@ -110,25 +159,41 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       summary: summarize(run.rows),
       rows: run.rows.map(rowView),
     })
-    if (run.resumed) this.note(`resuming: ${run.found.done} done, ${run.found.uncertain} uncertain, ${run.found.toGo} to go`)
-    const settled = Object.entries(run.settled).map(([status, n]) => `${n} ${status === 'pending' ? 'not found, to send again' : status}`)
+    if (run.resumed)
+      this.note(`resuming: ${run.found.done} done, ${run.found.uncertain} uncertain, ${run.found.toGo} to go`)
+    const settled = Object.entries(run.settled).map(
+      ([status, n]) => `${n} ${status === 'pending' ? 'not found, to send again' : status}`,
+    )
     if (settled.length) this.note(`the uncertain rows, asked of the gateway: ${settled.join(', ')}`)
     const toGo = run.rows.filter((r) => r.status === 'pending' || r.status === 'unknown').length
-    if (run.problems.length) this.note(`${run.problems.length} problem${run.problems.length === 1 ? '' : 's'} in ${csv}:\n${problemLines(run.problems)}`)
+    if (run.problems.length)
+      this.note(
+        `${run.problems.length} problem${run.problems.length === 1 ? '' : 's'} in ${csv}:\n${problemLines(run.problems)}`,
+      )
     const blocked = run.problems.length > 0 && (!flags['skip-invalid'] || !run.journalHeader)
     if (flags['dry-run']) {
       this.log(`Plan for ${csv} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`)
-      this.log(`  ${run.rows.length} rows, ${new Set(run.rows.map((r) => r.orderKey).filter(Boolean)).size} orders; to send: ${toSendTotals(run)}`)
+      this.log(
+        `  ${run.rows.length} rows, ${new Set(run.rows.map((r) => r.orderKey).filter(Boolean)).size} orders; to send: ${toSendTotals(run)}`,
+      )
       this.log(summaryTable(summarize(run.rows)))
-      this.log(blocked ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.' : 'Nothing was sent. Run again without --dry-run to send.')
+      this.log(
+        blocked
+          ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
+          : 'Nothing was sent. Run again without --dry-run to send.',
+      )
       if (blocked) this.setExitCode(ExitCode.Usage)
       return result(null)
     }
     if (blocked) {
-      throw new GwError('usage', `${csv} has ${run.problems.length} problem${run.problems.length === 1 ? '' : 's'} (listed above); nothing was sent.`, {
-        advice: 'Fix them and run again, or add --skip-invalid to send the valid rows and report the rest.',
-        details: {problems: run.problems},
-      })
+      throw new GwError(
+        'usage',
+        `${csv} has ${run.problems.length} problem${run.problems.length === 1 ? '' : 's'} (listed above); nothing was sent.`,
+        {
+          advice: 'Fix them and run again, or add --skip-invalid to send the valid rows and report the rest.',
+          details: {problems: run.problems},
+        },
+      )
     }
     if (toGo > 0) await this.#confirmBulk(`send ${toSendTotals(run)} of refunds from ${csv}`, profile.live)
     const {startProgress} = await import('../../lib/progress.js')
@@ -136,7 +201,9 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const stop = new AbortController()
     const onSignal = () => {
       if (stop.signal.aborted) process.exit(ExitCode.Interrupted)
-      this.note('\nstopping: waiting for the refunds in flight (Ctrl-C again to quit at once; the journal is safe either way)')
+      this.note(
+        '\nstopping: waiting for the refunds in flight (Ctrl-C again to quit at once; the journal is safe either way)',
+      )
       stop.abort()
     }
     process.on('SIGINT', onSignal)
@@ -154,7 +221,9 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     this.log(`report: ${paths.report}`)
     const count = (status: string) => run.rows.filter((r) => r.status === status).length
     if (sent.stopped) {
-      this.note(`Interrupted: ${count('pending')} rows not sent. Resume with the same command: gw refund create --from-csv ${csv}${flags.journal ? ` --journal ${flags.journal}` : ''} --yes`)
+      this.note(
+        `Interrupted: ${count('pending')} rows not sent. Resume with the same command: gw refund create --from-csv ${csv}${flags.journal ? ` --journal ${flags.journal}` : ''} --yes`,
+      )
       this.setExitCode(ExitCode.Interrupted)
     } else if (count('failed') + count('skipped_invalid') > 0) {
       this.setExitCode(ExitCode.Refused)
@@ -169,10 +238,19 @@ With --from-csv: the whole file is checked first (every problem with its line), 
   async #confirmBulk(action: string, live: boolean): Promise<void> {
     if (this.flags.yes) return
     if (!process.stdin.isTTY || !process.stderr.isTTY) {
-      throw usageError(`Not confirmed: this would ${action}.`, 'Add --yes to confirm (no terminal to ask on), or --dry-run to see the plan.')
+      throw usageError(
+        `Not confirmed: this would ${action}.`,
+        'Add --yes to confirm (no terminal to ask on), or --dry-run to see the plan.',
+      )
     }
     const {confirm} = await import('@inquirer/prompts')
-    const ok = await confirm({message: `${live ? 'LIVE: ' : ''}${action} (profile "${this.profile.name}", ${this.profile.appid})?`, default: false}, {output: process.stderr})
+    const ok = await confirm(
+      {
+        message: `${live ? 'LIVE: ' : ''}${action} (profile "${this.profile.name}", ${this.profile.appid})?`,
+        default: false,
+      },
+      {output: process.stderr},
+    )
     if (!ok) throw usageError('Cancelled; nothing was sent.')
   }
 }

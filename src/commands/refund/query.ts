@@ -8,8 +8,12 @@ import {refundRecordView} from '../../lib/render/views.js'
 
 export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   static override summary = 'list the refunds of an order, with their states'
-  static override description = 'The gateway answers for the whole order (every refund, and the total refunded) but needs one refund number of it: --mch-refund-no, else the last refund gw made of this order on this machine.'
-  static override examples = ['<%= config.bin %> refund query INV-1001', '<%= config.bin %> refund query INV-1001 --mch-refund-no INV-1001-R1 --json']
+  static override description =
+    'The gateway answers for the whole order (every refund, and the total refunded) but needs one refund number of it: --mch-refund-no, else the last refund gw made of this order on this machine.'
+  static override examples = [
+    '<%= config.bin %> refund query INV-1001',
+    '<%= config.bin %> refund query INV-1001 --mch-refund-no INV-1001-R1 --json',
+  ]
   static override args = {mch_order_no: Args.string({description: 'merchant order number'})}
   static override flags = {
     'mch-refund-no': Flags.string({description: 'a refund number of the order'}),
@@ -18,7 +22,11 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   }
 
   async run(): Promise<{order: FoundOrder['record']; channel: string; mch_refund_no: string; refund: RefundRecord}> {
-    const {found, refund, mch_refund_no} = await this.refunds.query(orderReference(this.args.mch_order_no, this.flags), this.flags['mch-refund-no'], this.flags.channel)
+    const {found, refund, mch_refund_no} = await this.refunds.query(
+      orderReference(this.args.mch_order_no, this.flags),
+      this.flags['mch-refund-no'],
+      this.flags.channel,
+    )
     this.log(refundRecordView(found.record.mch_order_no ?? '', refund))
     return {order: found.record, channel: found.channel, mch_refund_no, refund}
   }

@@ -31,15 +31,20 @@ export default class SandboxPay extends GwCommand<typeof SandboxPay> {
         body: JSON.stringify({mch_order_no: this.args.mch_order_no, appid: profile.appid, fail: this.flags.fail}),
       })
     } catch (error) {
-      throw new GwError('transport', `cannot reach the sandbox at ${origin}: ${(error as Error).message}.`, {advice: 'Start it with gw sandbox start, or pick its profile with --profile.'})
+      throw new GwError('transport', `cannot reach the sandbox at ${origin}: ${(error as Error).message}.`, {
+        advice: 'Start it with gw sandbox start, or pick its profile with --profile.',
+      })
     }
     const body = (await response.body.json().catch(() => ({}))) as {order?: PaidOrder; error?: string}
     if (response.statusCode === 404 && !body.order && !body.error?.startsWith('no order')) {
       throw usageError(`${origin} has no sandbox control API; gw sandbox pay works only against gw sandbox.`)
     }
-    if (response.statusCode !== 200 || !body.order) throw new GwError('refused', body.error ?? `the sandbox answered HTTP ${response.statusCode}`)
+    if (response.statusCode !== 200 || !body.order)
+      throw new GwError('refused', body.error ?? `the sandbox answered HTTP ${response.statusCode}`)
     const order = body.order
-    this.log(`${order.mch_order_no}: ${order.state === 'SUCCESS' ? 'paid' : 'payment declined'} (${formatAmount(order.total_fee, order.fee_type)}, ${order.channel}).`)
+    this.log(
+      `${order.mch_order_no}: ${order.state === 'SUCCESS' ? 'paid' : 'payment declined'} (${formatAmount(order.total_fee, order.fee_type)}, ${order.channel}).`,
+    )
     return {order}
   }
 }

@@ -9,7 +9,8 @@ import {SIGN_SCHEMES, type SignScheme, canonicalString, parsePrivateKey, signCan
 
 export default class SignatureSign extends GwCommand<typeof SignatureSign> {
   static override summary = 'show the canonical string and signature of some parameters'
-  static override description = 'Signs exactly the parameters given, with the profile\'s private key (or --private-key). Useful to compare with another implementation; the key itself is never printed.'
+  static override description =
+    "Signs exactly the parameters given, with the profile's private key (or --private-key). Useful to compare with another implementation; the key itself is never printed."
   static override examples = [
     '<%= config.bin %> signature sign --param appid=mch20001 --param mch_order_no=INV-1001 --param channel=wechat --param nonce_str=abc --param time_stamp=20261121093015',
     '<%= config.bin %> signature sign --params-file request.json --scheme rsa-sha256 --private-key ./key.pem',
@@ -18,8 +19,11 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
   static override flags = {
     param: Flags.string({description: 'a parameter as KEY=VALUE (repeat the flag)', multiple: true}),
     'params-file': Flags.string({description: 'a JSON object of parameters'}),
-    'private-key': Flags.string({description: 'PEM file of a private key to use instead of the profile\'s'}),
-    scheme: Flags.string({description: 'signature scheme (default: the profile\'s, else rsa-md5)', options: [...SIGN_SCHEMES]}),
+    'private-key': Flags.string({description: "PEM file of a private key to use instead of the profile's"}),
+    scheme: Flags.string({
+      description: "signature scheme (default: the profile's, else rsa-md5)",
+      options: [...SIGN_SCHEMES],
+    }),
   }
 
   async run(): Promise<{canonical: string; sign: string; scheme: SignScheme}> {
@@ -30,7 +34,8 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
       if (at <= 0) throw usageError(`--param "${pair}" must be KEY=VALUE.`)
       params[pair.slice(0, at)] = pair.slice(at + 1)
     }
-    if (Object.keys(params).length === 0) throw usageError('Give parameters with --param KEY=VALUE or --params-file FILE.')
+    if (Object.keys(params).length === 0)
+      throw usageError('Give parameters with --param KEY=VALUE or --params-file FILE.')
     const pem = flags['private-key'] ? readKeyArgument(flags['private-key'], 'private key') : this.profile.privateKeyPem
     const scheme = (flags.scheme ?? (flags['private-key'] ? 'rsa-md5' : this.profile.signScheme)) as SignScheme
     const canonical = canonicalString(params)

@@ -7,12 +7,27 @@ export const OPERATIONS = ['native_pay', 'order_query', 'order_refund', 'refund_
 export type Operation = (typeof OPERATIONS)[number]
 
 /** Section 1: the channels an order can be created for. */
-export const ORDER_CHANNELS = ['wechat', 'alipay', 'alipayplus', 'promptpay', 'truemoney', 'airpay', 'scb_qrcard'] as const
+export const ORDER_CHANNELS = [
+  'wechat',
+  'alipay',
+  'alipayplus',
+  'promptpay',
+  'truemoney',
+  'airpay',
+  'scb_qrcard',
+] as const
 export type OrderChannel = (typeof ORDER_CHANNELS)[number]
 
 /** Every channel value the document names for some operation. */
 export const ALL_CHANNELS = [
-  ...ORDER_CHANNELS, 'linepay', 'atome', 'card', 'ktc_instal', 'kbank_instal', 'kcc_instal', 'kfc_instal',
+  ...ORDER_CHANNELS,
+  'linepay',
+  'atome',
+  'card',
+  'ktc_instal',
+  'kbank_instal',
+  'kcc_instal',
+  'kfc_instal',
 ] as const
 
 /**
@@ -22,7 +37,20 @@ export const ALL_CHANNELS = [
 export const CHANNELS_BY_OPERATION: Record<Operation, readonly string[]> = {
   native_pay: ORDER_CHANNELS,
   order_query: ['wechat', 'alipay', 'alipayplus', 'linepay', 'airpay', 'promptpay', 'truemoney'],
-  order_refund: ['alipay', 'alipayplus', 'wechat', 'linepay', 'airpay', 'truemoney', 'atome', 'card', 'ktc_instal', 'kbank_instal', 'kcc_instal', 'kfc_instal'],
+  order_refund: [
+    'alipay',
+    'alipayplus',
+    'wechat',
+    'linepay',
+    'airpay',
+    'truemoney',
+    'atome',
+    'card',
+    'ktc_instal',
+    'kbank_instal',
+    'kcc_instal',
+    'kfc_instal',
+  ],
   refund_query: ['wechat', 'linepay', 'airpay', 'truemoney'],
   order_close: ORDER_CHANNELS,
 }
@@ -41,7 +69,10 @@ export function channelsFor(operation: Operation): readonly string[] {
 }
 
 /** QR lifetimes of section 3, in seconds; `undefined` never expires. */
-export const QR_LIFETIME: Record<OrderChannel, {defaultSeconds: number | undefined; parameter?: 'tmn_expire_time' | 'expire_time'; maxSeconds?: number}> = {
+export const QR_LIFETIME: Record<
+  OrderChannel,
+  {defaultSeconds: number | undefined; parameter?: 'tmn_expire_time' | 'expire_time'; maxSeconds?: number}
+> = {
   promptpay: {defaultSeconds: undefined},
   truemoney: {defaultSeconds: 86_400, parameter: 'tmn_expire_time'},
   alipay: {defaultSeconds: 3 * 3600},

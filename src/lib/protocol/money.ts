@@ -29,13 +29,18 @@ export function toMinorUnits(decimal: string, currency: string): number {
   if (exponent === undefined) throw new AmountError(`unknown currency "${currency}"; allowed: ${CURRENCIES.join(', ')}`)
   const text = decimal.trim()
   const match = /^(\d+)(?:\.(\d*))?$/.exec(text)
-  if (!match) throw new AmountError(`"${decimal}" is not an amount; write it like 150.50 (digits, at most one decimal point, no sign or separators)`)
+  if (!match)
+    throw new AmountError(
+      `"${decimal}" is not an amount; write it like 150.50 (digits, at most one decimal point, no sign or separators)`,
+    )
   const whole = match[1] ?? '0'
   const fraction = (match[2] ?? '').replace(/0+$/, '')
   if (fraction.length > exponent) {
-    throw new AmountError(exponent === 0
-      ? `${currency} has no minor unit; "${decimal}" must be a whole number`
-      : `${currency} has ${exponent} decimal places; "${decimal}" has more`)
+    throw new AmountError(
+      exponent === 0
+        ? `${currency} has no minor unit; "${decimal}" must be a whole number`
+        : `${currency} has ${exponent} decimal places; "${decimal}" has more`,
+    )
   }
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0')
   if (minor > BigInt(MAX_MINOR_UNITS)) throw new AmountError(`"${decimal}" is too large`)
@@ -45,7 +50,8 @@ export function toMinorUnits(decimal: string, currency: string): number {
 /** Parses minor units given as text (`15050`). */
 export function parseMinorUnits(text: string): number {
   const trimmed = text.trim()
-  if (!/^\d+$/.test(trimmed)) throw new AmountError(`"${text}" is not a whole number of minor units (like 15050 for 150.50)`)
+  if (!/^\d+$/.test(trimmed))
+    throw new AmountError(`"${text}" is not a whole number of minor units (like 15050 for 150.50)`)
   const value = Number(trimmed)
   if (!Number.isSafeInteger(value)) throw new AmountError(`"${text}" is too large`)
   return value
@@ -55,7 +61,9 @@ export function parseMinorUnits(text: string): number {
 export function toDecimal(minor: number, currency: string): string {
   const exponent = exponentOf(currency) ?? 0
   const negative = minor < 0
-  const digits = Math.abs(Math.trunc(minor)).toString().padStart(exponent + 1, '0')
+  const digits = Math.abs(Math.trunc(minor))
+    .toString()
+    .padStart(exponent + 1, '0')
   const text = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`
   return negative ? `-${text}` : text
 }

@@ -98,17 +98,29 @@ export interface RequestProblem {
 function valueSchema(field: Field): z.ZodType<string> {
   const base = z.string().max(field.max, {message: `at most ${field.max} characters`})
   switch (field.kind) {
-    case 'int': return base.regex(/^\d+$/, {message: 'a whole number of minor units'})
-    case 'currency': return base.refine((v) => (CURRENCIES as readonly string[]).includes(v), {message: `one of ${CURRENCIES.join(', ')}`})
-    case 'channel': return base.refine((v) => (ALL_CHANNELS as readonly string[]).includes(v), {message: `a channel: ${ALL_CHANNELS.join(', ')}`})
-    case 'timestamp': return base.regex(/^\d{14}/, {message: '14 digits yyyyMMddHHmmss'})
-    case 'img_type': return base.refine((v) => v === 'png' || v === 'svg', {message: 'png or svg'})
-    default: return base
+    case 'int':
+      return base.regex(/^\d+$/, {message: 'a whole number of minor units'})
+    case 'currency':
+      return base.refine((v) => (CURRENCIES as readonly string[]).includes(v), {
+        message: `one of ${CURRENCIES.join(', ')}`,
+      })
+    case 'channel':
+      return base.refine((v) => (ALL_CHANNELS as readonly string[]).includes(v), {
+        message: `a channel: ${ALL_CHANNELS.join(', ')}`,
+      })
+    case 'timestamp':
+      return base.regex(/^\d{14}/, {message: '14 digits yyyyMMddHHmmss'})
+    case 'img_type':
+      return base.refine((v) => v === 'png' || v === 'svg', {message: 'png or svg'})
+    default:
+      return base
   }
 }
 
 const schemaOf = (fields: Record<string, Field>) =>
-  z.looseObject(Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, valueSchema(field).optional()])))
+  z.looseObject(
+    Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, valueSchema(field).optional()])),
+  )
 const SCHEMAS: Record<Operation, z.ZodType> = {
   native_pay: schemaOf(REQUEST_FIELDS.native_pay),
   order_query: schemaOf(REQUEST_FIELDS.order_query),
@@ -121,7 +133,10 @@ const SCHEMAS: Record<Operation, z.ZodType> = {
  * Every problem of a request, in the order the gateway would answer them: missing fields,
  * no order number, over-long fields, invalid values, a channel the operation does not take.
  */
-export function checkRequest(operation: Operation, params: Readonly<Record<string, string | undefined>>): RequestProblem[] {
+export function checkRequest(
+  operation: Operation,
+  params: Readonly<Record<string, string | undefined>>,
+): RequestProblem[] {
   const fields = REQUEST_FIELDS[operation]
   const problems: RequestProblem[] = []
   for (const [name, field] of Object.entries(fields)) {
@@ -130,7 +145,11 @@ export function checkRequest(operation: Operation, params: Readonly<Record<strin
     }
   }
   if (ONE_OF_THREE.includes(operation) && !ORDER_NUMBER_FIELDS.some((name) => params[name])) {
-    problems.push({kind: 'order_number_missing', field: 'mch_order_no', message: `one of ${ORDER_NUMBER_FIELDS.join(', ')} is required`})
+    problems.push({
+      kind: 'order_number_missing',
+      field: 'mch_order_no',
+      message: `one of ${ORDER_NUMBER_FIELDS.join(', ')} is required`,
+    })
   }
   const result = SCHEMAS[operation].safeParse(params)
   if (!result.success) {
@@ -143,7 +162,11 @@ export function checkRequest(operation: Operation, params: Readonly<Record<strin
   }
   const value = params.channel
   if (value && (ALL_CHANNELS as readonly string[]).includes(value) && !channelsFor(operation).includes(value)) {
-    problems.push({kind: 'channel_not_taken', field: 'channel', message: `${operation} does not take channel ${value}; it takes ${channelsFor(operation).join(', ')}`})
+    problems.push({
+      kind: 'channel_not_taken',
+      field: 'channel',
+      message: `${operation} does not take channel ${value}; it takes ${channelsFor(operation).join(', ')}`,
+    })
   }
   return problems
 }

@@ -11,9 +11,20 @@ import type {Operation} from './channels.js'
 /** An integer amount sent as a number or a numeric string; empty means absent. */
 const amount = z.preprocess(
   (v) => (v === '' || v === null ? undefined : v),
-  z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]).optional(),
+  z
+    .union([
+      z.number().int(),
+      z
+        .string()
+        .regex(/^-?\d+$/)
+        .transform(Number),
+    ])
+    .optional(),
 )
-const text = z.preprocess((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional())
+const text = z.preprocess(
+  (v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v),
+  z.string().optional(),
+)
 const required = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string())
 
 /** Maps `ksher_order_no` to `gw_order_no` and the like, keeping what the gateway sent. */
@@ -29,7 +40,13 @@ function gatewayNames(value: unknown): unknown {
 const record = <T extends z.core.$ZodLooseShape>(shape: T) => z.preprocess(gatewayNames, z.looseObject(shape))
 
 export const envelopeSchema = z.looseObject({
-  code: z.union([z.number(), z.string().regex(/^-?\d+$/).transform(Number)]),
+  code: z.union([
+    z.number(),
+    z
+      .string()
+      .regex(/^-?\d+$/)
+      .transform(Number),
+  ]),
   msg: text,
   status_code: z.unknown().optional(),
   status_msg: text,

@@ -19,7 +19,8 @@ export type OrderState = keyof typeof ORDER_STATES
 export const REFUND_STATES = {
   SUCCESS: 'refunded',
   FAIL: 'refund failed',
-  PROCESSING: 'processing; the channel answers later (about 20 minutes for a balance payment, 3 working days for a card)',
+  PROCESSING:
+    'processing; the channel answers later (about 20 minutes for a balance payment, 3 working days for a card)',
 } as const
 export type RefundState = keyof typeof REFUND_STATES
 
@@ -30,7 +31,9 @@ export const UNSETTLED_ORDER_STATES: readonly string[] = ['NOTPAY', 'USERPAYING'
 export const PAID_ORDER_STATES: readonly string[] = ['SUCCESS', 'REFUND']
 
 export function describeOrderState(state: string): string {
-  return (ORDER_STATES as Record<string, string>)[state] ?? `reported as ${state} (a state this version of gw does not know)`
+  return (
+    (ORDER_STATES as Record<string, string>)[state] ?? `reported as ${state} (a state this version of gw does not know)`
+  )
 }
 
 /** Published samples say REFUNDSUCCESS; treat it as SUCCESS without hiding the raw value. */
@@ -39,5 +42,8 @@ export function normalizeRefundState(state: string): string {
 }
 
 export function describeRefundState(state: string): string {
-  return (REFUND_STATES as Record<string, string>)[normalizeRefundState(state)] ?? `reported as ${state} (a state this version of gw does not know)`
+  return (
+    (REFUND_STATES as Record<string, string>)[normalizeRefundState(state)] ??
+    `reported as ${state} (a state this version of gw does not know)`
+  )
 }

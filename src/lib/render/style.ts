@@ -9,8 +9,10 @@ export function colorEnabled(stream: Stream = process.stdout): boolean {
   return Boolean(stream.isTTY)
 }
 
-const paint = (open: number, close: number) => (text: string, stream: Stream = process.stdout) =>
-  colorEnabled(stream) ? `\u001B[${open}m${text}\u001B[${close}m` : text
+const paint =
+  (open: number, close: number) =>
+  (text: string, stream: Stream = process.stdout) =>
+    colorEnabled(stream) ? `\u001B[${open}m${text}\u001B[${close}m` : text
 
 export const bold = paint(1, 22)
 export const dim = paint(2, 22)

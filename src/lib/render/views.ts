@@ -23,14 +23,24 @@ export function createdView(created: CreatedOrder): string {
 
 export function orderView(found: FoundOrder): string {
   const r = found.record
-  const channelNote = found.channel_source === 'discovered' ? ' (found by trying channels)' : found.channel_source === 'history' ? ' (from local history)' : ''
+  const channelNote =
+    found.channel_source === 'discovered'
+      ? ' (found by trying channels)'
+      : found.channel_source === 'history'
+        ? ' (from local history)'
+        : ''
   return fields([
     ['order', bold(r.mch_order_no ?? '-')],
     ['gateway order', r.gw_order_no],
     ['channel order', r.channel_order_no],
     ['state', `${r.result}: ${describeOrderState(r.result)}`],
     ['amount', formatAmount(r.total_fee, r.fee_type)],
-    ['paid by payer', r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type ? formatAmount(r.cash_fee, r.cash_fee_type) : undefined],
+    [
+      'paid by payer',
+      r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type
+        ? formatAmount(r.cash_fee, r.cash_fee_type)
+        : undefined,
+    ],
     ['channel', `${found.channel}${channelNote}`],
     ['paid at', r.time_end],
     ['payer', r.openid],
@@ -54,7 +64,12 @@ export function refundResultView(result: RefundResult): string {
     ['order', p.mch_order_no],
     ['amount', formatAmount(p.refund_fee, p.fee_type)],
     ['order total', formatAmount(p.total_fee, p.fee_type)],
-    ['balance left', p.balance !== undefined && result.status === 'refunded' && !result.already_existed ? formatAmount(p.balance - p.refund_fee, p.fee_type) : undefined],
+    [
+      'balance left',
+      p.balance !== undefined && result.status === 'refunded' && !result.already_existed
+        ? formatAmount(p.balance - p.refund_fee, p.fee_type)
+        : undefined,
+    ],
     ['gateway refund', result.gw_refund_no],
     ['refund time', result.refund_time],
     ['detail', result.explanation],
@@ -69,6 +84,12 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
     ['refunds', refund.refund_count ?? refund.refund_orders.length],
   ])
   if (refund.refund_orders.length === 0) return summary
-  const rows = refund.refund_orders.map((r) => [r.mch_refund_no, formatAmount(r.mch_refund_fee, refund.fee_type), `${r.refund_state}: ${describeRefundState(r.refund_state)}`, r.refund_time ?? '', r.gw_refund_no ?? ''])
+  const rows = refund.refund_orders.map((r) => [
+    r.mch_refund_no,
+    formatAmount(r.mch_refund_fee, refund.fee_type),
+    `${r.refund_state}: ${describeRefundState(r.refund_state)}`,
+    r.refund_time ?? '',
+    r.gw_refund_no ?? '',
+  ])
   return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}`
 }
