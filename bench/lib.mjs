@@ -8,8 +8,8 @@ import {fileURLToPath} from 'node:url'
 import {Pool} from 'undici'
 
 import {spawnSandbox} from '../scripts/sandbox-process.js'
-import {compactTimestamp} from '../dist/lib/protocol/time.js'
-import {newNonce, parsePrivateKey, sign} from '../dist/lib/signing.js'
+import {compactTimestamp} from '../dist/lib/gateway/protocol/time.js'
+import {newNonce, parsePrivateKey, sign} from '../dist/lib/gateway/signing.js'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const BIN = join(ROOT, 'bin', 'run.js')

@@ -12,7 +12,7 @@ import {
   describeOrderState,
   describeRefundState,
   refundRecordSchema,
-} from '../src/lib/protocol/index.js'
+} from '../src/lib/gateway/protocol/index.js'
 import {SHARED_DIR, readShared} from './helpers/shared.js'
 
 const apiDocument = readFileSync(resolve(SHARED_DIR, 'seed', 'gateway-api.md'), 'utf8')

@@ -1,7 +1,7 @@
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {NOTIFICATION_ACK} from '../src/lib/protocol/index.js'
+import {NOTIFICATION_ACK} from '../src/lib/gateway/protocol/index.js'
 import {crc16ccittFalse} from '../src/sandbox/promptpay.js'
 import {startReceiver, waitFor} from './helpers/receiver.js'
 import {startTestSandbox, type TestSandbox, type Wire, removeDir} from './helpers/sandbox.js'

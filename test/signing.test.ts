@@ -9,7 +9,7 @@ import {
   keyInfo,
   KeyError,
   type SignScheme,
-} from '../src/lib/signing.js'
+} from '../src/lib/gateway/signing.js'
 import {readShared} from './helpers/shared.js'
 
 interface SigningVectors {

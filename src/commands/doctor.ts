@@ -1,5 +1,5 @@
-import {GwCommand, networkFlags} from '../lib/base-command.js'
-import {type DoctorReport, runDoctor} from '../lib/doctor.js'
+import {GwCommand, networkFlags} from '../lib/cli/base-command.js'
+import {type DoctorReport, runDoctor} from '../lib/profiles/doctor.js'
 import {doctorView} from '../lib/render/doctor.js'
 
 export default class Doctor extends GwCommand<typeof Doctor> {

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {GwCommand, networkFlags} from '../lib/base-command.js'
+import {GwCommand, networkFlags} from '../lib/cli/base-command.js'
 import {ExitCode} from '../lib/errors.js'
-import {ALL_CHANNELS, formatAmount} from '../lib/protocol/index.js'
-import type {ReconciledRow, SummaryCell} from '../lib/reconcile.js'
+import {ALL_CHANNELS, formatAmount} from '../lib/gateway/protocol/index.js'
+import type {ReconciledRow, SummaryCell} from '../lib/reconcile/reconcile.js'
 import {table} from '../lib/render/table.js'
 
 interface ReconcileResult {
@@ -42,8 +42,8 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
 
   async run(): Promise<ReconcileResult> {
     const {flags, args} = this
-    const {Reconciler, defaultReconcileOut} = await import('../lib/reconcile.js')
-    const {startProgress} = await import('../lib/progress.js')
+    const {Reconciler, defaultReconcileOut} = await import('../lib/reconcile/reconcile.js')
+    const {startProgress} = await import('../lib/cli/progress.js')
     const out = flags.out ?? defaultReconcileOut(args.file)
     const results: ReconcileResult['results'] = []
     const progress = await startProgress(

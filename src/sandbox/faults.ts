@@ -11,7 +11,7 @@
  * A fault may be limited to one operation: `drop-after-commit=1@order_refund`.
  */
 
-import {OPERATIONS} from '../lib/protocol/index.js'
+import {OPERATIONS} from '../lib/gateway/protocol/index.js'
 
 export const FAULT_KINDS = [
   'drop-after-commit',

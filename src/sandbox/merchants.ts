@@ -10,9 +10,9 @@ import {join} from 'node:path'
 
 import {z} from 'zod'
 
-import {ORDER_CHANNELS, CURRENCIES} from '../lib/protocol/index.js'
+import {ORDER_CHANNELS, CURRENCIES} from '../lib/gateway/protocol/index.js'
 import {ensurePrivateDir, writePrivateFile} from '../lib/paths.js'
-import {type SignScheme, SIGN_SCHEMES, parsePrivateKey, parsePublicKey} from '../lib/signing.js'
+import {type SignScheme, SIGN_SCHEMES, parsePrivateKey, parsePublicKey} from '../lib/gateway/signing.js'
 
 const merchantSchema = z.object({
   appid: z.string().regex(/^mch\d{1,29}$/, 'appid is mch followed by digits'),

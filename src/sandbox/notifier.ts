@@ -6,7 +6,7 @@
  */
 import {request} from 'undici'
 
-import {NOTIFICATION_ACK, NOTIFICATION_RETRY_DELAYS} from '../lib/protocol/index.js'
+import {NOTIFICATION_ACK, NOTIFICATION_RETRY_DELAYS} from '../lib/gateway/protocol/index.js'
 import type {Ledger, SandboxOrder} from './ledger.js'
 
 export interface NotifierOptions {

@@ -3,7 +3,7 @@
  * with the amount, the merchant, the channel, an expiry countdown and Pay / Decline. Plain
  * HTML forms; the countdown is the only script.
  */
-import {formatAmount} from '../lib/protocol/index.js'
+import {formatAmount} from '../lib/gateway/protocol/index.js'
 import type {SandboxOrder} from './ledger.js'
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

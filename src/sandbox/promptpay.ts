@@ -5,7 +5,7 @@
  * amount, country TH, and a CRC-16/CCITT-FALSE over the whole payload.
  */
 
-import {toDecimal} from '../lib/protocol/index.js'
+import {toDecimal} from '../lib/gateway/protocol/index.js'
 
 const tlv = (tag: string, value: string) => `${tag}${String(value.length).padStart(2, '0')}${value}`
 

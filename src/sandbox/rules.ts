@@ -17,8 +17,8 @@ import {
   compactTimestamp,
   displayTime,
   exponentOf,
-} from '../lib/protocol/index.js'
-import {newNonce} from '../lib/signing.js'
+} from '../lib/gateway/protocol/index.js'
+import {newNonce} from '../lib/gateway/signing.js'
 import type {Ledger, SandboxOrder, SandboxRefund} from './ledger.js'
 import type {Merchant} from './merchants.js'
 import {promptPayPayload} from './promptpay.js'

@@ -10,10 +10,10 @@ import {join} from 'node:path'
 
 import QRCode from 'qrcode'
 
-import {checkRequest, OPERATIONS, type Operation, type RequestProblemKind} from '../lib/protocol/index.js'
-import {isoWithOffset} from '../lib/protocol/time.js'
+import {checkRequest, OPERATIONS, type Operation, type RequestProblemKind} from '../lib/gateway/protocol/index.js'
+import {isoWithOffset} from '../lib/gateway/protocol/time.js'
 import {ensurePrivateDir, writePrivateFile} from '../lib/paths.js'
-import {type SignScheme, newNonce, sign, verify} from '../lib/signing.js'
+import {type SignScheme, newNonce, sign, verify} from '../lib/gateway/signing.js'
 import {type Faults, latencyOf, parseFaults, strikes} from './faults.js'
 import {Ledger, type SandboxOrder} from './ledger.js'
 import {type GatewayKeys, type Merchant, loadGatewayKeys, loadMerchants} from './merchants.js'

@@ -4,8 +4,15 @@ import {join} from 'node:path'
 
 import {request} from 'undici'
 
-import {parsePrivateKey, parsePublicKey, sign, verify, newNonce, type SignScheme} from '../../src/lib/signing.js'
-import {compactTimestamp} from '../../src/lib/protocol/time.js'
+import {
+  parsePrivateKey,
+  parsePublicKey,
+  sign,
+  verify,
+  newNonce,
+  type SignScheme,
+} from '../../src/lib/gateway/signing.js'
+import {compactTimestamp} from '../../src/lib/gateway/protocol/time.js'
 import {startSandbox, type RunningSandbox, type SandboxOptions} from '../../src/sandbox/server.js'
 
 export function tempDir(prefix = 'gw-test-'): string {

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {GwCommand} from '../../lib/base-command.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
-import type {NotificationEvent} from '../../lib/notify-listener.js'
-import {formatAmount} from '../../lib/protocol/index.js'
+import type {NotificationEvent} from '../../lib/notify/listener.js'
+import {formatAmount} from '../../lib/gateway/protocol/index.js'
 import {green, red} from '../../lib/render/style.js'
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1']
@@ -49,7 +49,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
         `listening on ${flags.host}: other machines can send notifications here. Only verified ones are answered SUCCESS.`,
       )
     const profile = this.profile
-    const {NotificationListener} = await import('../../lib/notify-listener.js')
+    const {NotificationListener} = await import('../../lib/notify/listener.js')
     let verified = 0
     let rejected = 0
     let finish: (code: ExitCode) => void = () => {}

@@ -1,6 +1,6 @@
-import {GwCommand, liveFlags, networkFlags} from '../../lib/base-command.js'
-import {orderArgs, orderFlags, orderReference} from '../../lib/order-flags.js'
-import {describeReference, type FoundOrder} from '../../lib/orders.js'
+import {GwCommand, liveFlags, networkFlags} from '../../lib/cli/base-command.js'
+import {orderArgs, orderFlags, orderReference} from '../../lib/cli/order-flags.js'
+import {describeReference, type FoundOrder} from '../../lib/orders/service.js'
 import {orderView} from '../../lib/render/views.js'
 
 export default class OrderClose extends GwCommand<typeof OrderClose> {

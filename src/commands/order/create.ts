@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {minorUnitsFrom} from '../../lib/amount-input.js'
-import {GwCommand, liveFlags, networkFlags} from '../../lib/base-command.js'
+import {minorUnitsFrom} from '../../lib/cli/amount-input.js'
+import {GwCommand, liveFlags, networkFlags} from '../../lib/cli/base-command.js'
 import {ExitCode} from '../../lib/errors.js'
-import type {CreatedOrder, FoundOrder} from '../../lib/orders.js'
-import {CHANNELS_BY_OPERATION, CURRENCIES, describeOrderState, formatAmount} from '../../lib/protocol/index.js'
+import type {CreatedOrder, FoundOrder} from '../../lib/orders/service.js'
+import {CHANNELS_BY_OPERATION, CURRENCIES, describeOrderState, formatAmount} from '../../lib/gateway/protocol/index.js'
 import {createdView, orderView} from '../../lib/render/views.js'
 
 type Result = CreatedOrder & {qr_file?: string; waited?: {state: string; record?: FoundOrder['record']}}
@@ -79,11 +79,11 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     } else if (created.channel === 'airpay') {
       this.note('airpay: code_url is an image URL to show as is, not text to encode; open it or save it with --qr-out.')
     } else if (flags.qr && process.stdout.isTTY && !this.jsonEnabled() && created.order.code_url) {
-      const {terminalQr} = await import('../../lib/qr.js')
+      const {terminalQr} = await import('../../lib/orders/qr.js')
       this.log(await terminalQr(created.order.code_url))
     }
     if (flags['qr-out'] && !created.qr_lost) {
-      const {saveQrImage} = await import('../../lib/qr.js')
+      const {saveQrImage} = await import('../../lib/orders/qr.js')
       const type = await saveQrImage(created, flags['qr-out'])
       result.qr_file = flags['qr-out']
       this.note(`QR image (${type}) saved to ${flags['qr-out']}`)

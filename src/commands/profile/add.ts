@@ -2,13 +2,13 @@ import {existsSync, readFileSync} from 'node:fs'
 
 import {Args, Flags} from '@oclif/core'
 
-import {GwCommand} from '../../lib/base-command.js'
-import {runDoctor, type DoctorReport} from '../../lib/doctor.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {runDoctor, type DoctorReport} from '../../lib/profiles/doctor.js'
 import {GwError, usageError} from '../../lib/errors.js'
-import {viewProfile, type ProfileView} from '../../lib/profile-view.js'
-import {normalizeBaseUrl, readKeyArgument} from '../../lib/profiles.js'
+import {viewProfile, type ProfileView} from '../../lib/profiles/view.js'
+import {normalizeBaseUrl, readKeyArgument} from '../../lib/profiles/store.js'
 import {doctorView} from '../../lib/render/doctor.js'
-import {SIGN_SCHEMES, type SignScheme, parsePrivateKey, parsePublicKey} from '../../lib/signing.js'
+import {SIGN_SCHEMES, type SignScheme, parsePrivateKey, parsePublicKey} from '../../lib/gateway/signing.js'
 
 /** What the guided set-up asks for, in order: the flag, the question, the check of an answer. */
 const QUESTIONS = [

@@ -1,4 +1,4 @@
-import {GwCommand} from '../../lib/base-command.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
 import {table} from '../../lib/render/table.js'
 
 interface ListedProfile {

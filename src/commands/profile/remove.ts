@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 
-import {GwCommand} from '../../lib/base-command.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
 
 export default class ProfileRemove extends GwCommand<typeof ProfileRemove> {
   static override summary = 'remove a profile and its copied key files'

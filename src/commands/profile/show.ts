@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
-import {GwCommand} from '../../lib/base-command.js'
-import {viewProfile, type ProfileView} from '../../lib/profile-view.js'
-import {resolveProfile} from '../../lib/profiles.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {viewProfile, type ProfileView} from '../../lib/profiles/view.js'
+import {resolveProfile} from '../../lib/profiles/store.js'
 import {fields} from '../../lib/render/fields.js'
 
 export default class ProfileShow extends GwCommand<typeof ProfileShow> {

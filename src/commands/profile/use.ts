@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 
-import {GwCommand} from '../../lib/base-command.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
 
 export default class ProfileUse extends GwCommand<typeof ProfileUse> {
   static override summary = 'make a profile the default'

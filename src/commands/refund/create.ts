@@ -1,11 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 
-import {GwCommand, liveFlags, networkFlags} from '../../lib/base-command.js'
-import type {RefundRow, SummaryLine} from '../../lib/bulk-refunds.js'
+import {GwCommand, liveFlags, networkFlags} from '../../lib/cli/base-command.js'
+import type {RefundRow, SummaryLine} from '../../lib/refunds/bulk/bulk-refund.js'
 import {ExitCode, GwError, usageError} from '../../lib/errors.js'
-import {orderFlags, orderReference} from '../../lib/order-flags.js'
-import {CURRENCIES, formatAmount} from '../../lib/protocol/index.js'
-import type {RefundResult} from '../../lib/refunds.js'
+import {orderFlags, orderReference} from '../../lib/cli/order-flags.js'
+import {CURRENCIES, formatAmount} from '../../lib/gateway/protocol/index.js'
+import type {RefundResult} from '../../lib/refunds/service.js'
 import {refundResultView} from '../../lib/render/views.js'
 
 interface BulkResult {
@@ -139,7 +139,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
 
   async #bulk(csv: string): Promise<BulkResult> {
     const {flags} = this
-    const {BulkRefunds, defaultPaths, summarize, writeReport} = await import('../../lib/bulk-refunds.js')
+    const {BulkRefunds, defaultPaths, summarize, writeReport} = await import('../../lib/refunds/bulk/bulk-refund.js')
     const {problemLines, summaryTable, toSendTotals} = await import('../../lib/render/bulk.js')
     const paths = defaultPaths(csv, flags.journal, flags.out)
     const profile = this.profile
@@ -196,7 +196,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       )
     }
     if (toGo > 0) await this.#confirmBulk(`send ${toSendTotals(run)} of refunds from ${csv}`, profile.live)
-    const {startProgress} = await import('../../lib/progress.js')
+    const {startProgress} = await import('../../lib/cli/progress.js')
     const progress = await startProgress('refunds', toGo, toGo > 0)
     const stop = new AbortController()
     const onSignal = () => {

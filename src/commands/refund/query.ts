@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {GwCommand, networkFlags} from '../../lib/base-command.js'
-import {orderFlags, orderReference} from '../../lib/order-flags.js'
-import type {FoundOrder} from '../../lib/orders.js'
-import type {RefundRecord} from '../../lib/protocol/index.js'
+import {GwCommand, networkFlags} from '../../lib/cli/base-command.js'
+import {orderFlags, orderReference} from '../../lib/cli/order-flags.js'
+import type {FoundOrder} from '../../lib/orders/service.js'
+import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
 import {refundRecordView} from '../../lib/render/views.js'
 
 export default class RefundQuery extends GwCommand<typeof RefundQuery> {

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {request} from 'undici'
 
-import {GwCommand} from '../../lib/base-command.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
 import {GwError, usageError} from '../../lib/errors.js'
-import {formatAmount} from '../../lib/protocol/index.js'
+import {formatAmount} from '../../lib/gateway/protocol/index.js'
 
 interface PaidOrder {
   mch_order_no: string

@@ -3,7 +3,7 @@ import {resolve} from 'node:path'
 
 import {Flags} from '@oclif/core'
 
-import {GwCommand} from '../../lib/base-command.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
 import {usageError} from '../../lib/errors.js'
 import {defaultSandboxDir} from '../../lib/paths.js'
 import {fields} from '../../lib/render/fields.js'

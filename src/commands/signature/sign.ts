@@ -2,10 +2,16 @@ import {readFileSync} from 'node:fs'
 
 import {Flags} from '@oclif/core'
 
-import {GwCommand} from '../../lib/base-command.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
 import {usageError} from '../../lib/errors.js'
-import {readKeyArgument} from '../../lib/profiles.js'
-import {SIGN_SCHEMES, type SignScheme, canonicalString, parsePrivateKey, signCanonical} from '../../lib/signing.js'
+import {readKeyArgument} from '../../lib/profiles/store.js'
+import {
+  SIGN_SCHEMES,
+  type SignScheme,
+  canonicalString,
+  parsePrivateKey,
+  signCanonical,
+} from '../../lib/gateway/signing.js'
 
 export default class SignatureSign extends GwCommand<typeof SignatureSign> {
   static override summary = 'show the canonical string and signature of some parameters'

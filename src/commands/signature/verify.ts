@@ -2,10 +2,10 @@ import {readFileSync} from 'node:fs'
 
 import {Args, Flags} from '@oclif/core'
 
-import {GwCommand} from '../../lib/base-command.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
-import {readKeyArgument} from '../../lib/profiles.js'
-import {SIGN_SCHEMES, type SignScheme, canonicalString, parsePublicKey, verify} from '../../lib/signing.js'
+import {readKeyArgument} from '../../lib/profiles/store.js'
+import {SIGN_SCHEMES, type SignScheme, canonicalString, parsePublicKey, verify} from '../../lib/gateway/signing.js'
 
 interface VerifyResult {
   valid: boolean

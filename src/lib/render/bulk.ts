@@ -1,6 +1,6 @@
 /** What `gw refund create --from-csv` shows: problems by line, the plan, the summary. */
-import type {BulkRun, Problem, SummaryLine} from '../bulk-refunds.js'
-import {formatAmount} from '../protocol/index.js'
+import type {BulkRun, Problem, SummaryLine} from '../refunds/bulk/bulk-refund.js'
+import {formatAmount} from '../gateway/protocol/index.js'
 import {table} from './table.js'
 
 export function problemLines(problems: Problem[], limit = 200): string {

@@ -1,5 +1,5 @@
 /** The doctor's checklist for people: a mark per check, advice under what did not pass. */
-import type {DoctorReport} from '../doctor.js'
+import type {DoctorReport} from '../profiles/doctor.js'
 import {dim, green, red, yellow} from './style.js'
 
 const MARK = {pass: () => green('✔'), warn: () => yellow('!'), fail: () => red('✘'), skip: () => dim('-')}

@@ -2,9 +2,9 @@
  * Text views of orders and refunds for people: states in words, amounts with their
  * currency, times as the gateway gave them. --json output does not go through here.
  */
-import type {CreatedOrder, FoundOrder} from '../orders.js'
-import {describeOrderState, describeRefundState, formatAmount, type RefundRecord} from '../protocol/index.js'
-import type {RefundResult} from '../refunds.js'
+import type {CreatedOrder, FoundOrder} from '../orders/service.js'
+import {describeOrderState, describeRefundState, formatAmount, type RefundRecord} from '../gateway/protocol/index.js'
+import type {RefundResult} from '../refunds/service.js'
 import {bold} from './style.js'
 import {fields} from './fields.js'
 import {table} from './table.js'

@@ -5,14 +5,21 @@
  */
 import {basename, dirname, extname, join, resolve} from 'node:path'
 
-import {runBatch} from './batch.js'
-import {CsvWriter, type CsvHeader, type CsvRow, missingOrderColumn, orderColumnOf, readCsv} from './csv.js'
-import {GwError, usageError} from './errors.js'
-import type {FoundOrder, OrderReference, OrderService} from './orders.js'
-import type {Progress} from './progress.js'
-import {AmountError, CURRENCIES, isCurrency, lookupError, parseMinorUnits, toMinorUnits} from './protocol/index.js'
-import type {RefundService} from './refunds.js'
-import {refundedTotal} from './refunds.js'
+import {runBatch} from '../batch.js'
+import {CsvWriter, type CsvHeader, type CsvRow, missingOrderColumn, orderColumnOf, readCsv} from '../files/csv.js'
+import {GwError, usageError} from '../errors.js'
+import type {FoundOrder, OrderReference, OrderService} from '../orders/service.js'
+import type {Progress} from '../cli/progress.js'
+import {
+  AmountError,
+  CURRENCIES,
+  isCurrency,
+  lookupError,
+  parseMinorUnits,
+  toMinorUnits,
+} from '../gateway/protocol/index.js'
+import type {RefundService} from '../refunds/service.js'
+import {refundedTotal} from '../refunds/service.js'
 
 export const CLASSES = [
   'match',

@@ -7,9 +7,9 @@
 import {randomBytes} from 'node:crypto'
 import {connect} from 'node:net'
 
-import {GatewayClient} from './client.js'
-import {ExitCode, GwError} from './errors.js'
-import {type Profile, checkKeys} from './profiles.js'
+import {GatewayClient} from '../gateway/client.js'
+import {ExitCode, GwError} from '../errors.js'
+import {type Profile, checkKeys} from './store.js'
 
 export type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
 

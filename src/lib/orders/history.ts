@@ -6,7 +6,7 @@
 import {type WriteStream, createWriteStream, existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {configDir, ensurePrivateDir} from './paths.js'
+import {configDir, ensurePrivateDir} from '../paths.js'
 
 export interface OrderEntry {
   type: 'order'

@@ -5,13 +5,13 @@
  */
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {type ClientOptions, GatewayClient, closeConnections} from './client.js'
-import {GwError, type ExitCode, usageError} from './errors.js'
-import {OrderHistory} from './history.js'
-import {OrderService} from './orders.js'
-import {type Profile, ProfileStore, resolveProfile} from './profiles.js'
-import {RefundService} from './refunds.js'
-import {red, yellow} from './render/style.js'
+import {type ClientOptions, GatewayClient, closeConnections} from '../gateway/client.js'
+import {GwError, type ExitCode, usageError} from '../errors.js'
+import {OrderHistory} from '../orders/history.js'
+import {OrderService} from '../orders/service.js'
+import {type Profile, ProfileStore, resolveProfile} from '../profiles/store.js'
+import {RefundService} from '../refunds/service.js'
+import {red, yellow} from '../render/style.js'
 
 export type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 export type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>

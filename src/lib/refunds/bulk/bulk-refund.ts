@@ -16,12 +16,20 @@
 import {createHash} from 'node:crypto'
 import {basename, dirname, extname, join, resolve} from 'node:path'
 
-import {runBatch} from './batch.js'
-import {CsvWriter, type CsvHeader, type CsvRow, fileSha256, missingOrderColumn, orderColumnOf, readCsv} from './csv.js'
-import {GwError} from './errors.js'
+import {runBatch} from '../../batch.js'
+import {
+  CsvWriter,
+  type CsvHeader,
+  type CsvRow,
+  fileSha256,
+  missingOrderColumn,
+  orderColumnOf,
+  readCsv,
+} from '../../files/csv.js'
+import {GwError} from '../../errors.js'
 import {type FinalStatus, Journal, type OutcomeRecord, type RowHistory} from './journal.js'
-import type {FoundOrder, OrderReference, OrderService} from './orders.js'
-import type {Progress} from './progress.js'
+import type {FoundOrder, OrderReference, OrderService} from '../../orders/service.js'
+import type {Progress} from '../../cli/progress.js'
 import {
   AmountError,
   CHANNELS_BY_OPERATION,
@@ -33,8 +41,8 @@ import {
   normalizeRefundState,
   parseMinorUnits,
   toMinorUnits,
-} from './protocol/index.js'
-import {type PlannedRefund, type RefundResult, type RefundService, refundedTotal} from './refunds.js'
+} from '../../gateway/protocol/index.js'
+import {type PlannedRefund, type RefundResult, type RefundService, refundedTotal} from '../service.js'
 
 export type RowStatus = FinalStatus | 'skipped_invalid' | 'unknown' | 'pending'
 

@@ -3,8 +3,8 @@ import {writeFileSync} from 'node:fs'
 
 import {request} from 'undici'
 
-import {GwError, usageError} from './errors.js'
-import type {CreatedOrder} from './orders.js'
+import {GwError, usageError} from '../errors.js'
+import type {CreatedOrder} from './service.js'
 
 /** The QR code of `text` as terminal block characters. */
 export async function terminalQr(text: string): Promise<string> {

@@ -13,8 +13,8 @@ import {pipeline} from 'node:stream/promises'
 import {parse} from 'csv-parse'
 import {stringify} from 'csv-stringify'
 
-import {usageError} from './errors.js'
-import {ORDER_NUMBER_FIELDS} from './protocol/index.js'
+import {usageError} from '../errors.js'
+import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 
 /** CRLF and lone CR become LF, also across chunk boundaries, so line numbers are exact. */
 class NormalizeLineEndings extends Transform {

@@ -1,5 +1,5 @@
 /** What `gw profile list|show` tell about a profile: never key material, only fingerprints. */
-import {checkKeys, type Profile} from './profiles.js'
+import {checkKeys, type Profile} from './store.js'
 
 export interface ProfileView {
   name: string

@@ -11,8 +11,8 @@ import type {AddressInfo} from 'node:net'
 
 import {request} from 'undici'
 
-import {NOTIFICATION_ACK, notificationDataSchema} from './protocol/index.js'
-import {type SignScheme, parsePublicKey, verify} from './signing.js'
+import {NOTIFICATION_ACK, notificationDataSchema} from '../gateway/protocol/index.js'
+import {type SignScheme, parsePublicKey, verify} from '../gateway/signing.js'
 
 export const MAX_NOTIFICATION_BYTES = 64 * 1024
 

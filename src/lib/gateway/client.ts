@@ -9,8 +9,8 @@
  */
 import {Pool, errors as undiciErrors} from 'undici'
 
-import {GwError} from './errors.js'
-import type {Profile} from './profiles.js'
+import {GwError} from '../errors.js'
+import type {Profile} from '../profiles/store.js'
 import {
   AMBIGUOUS_CODES,
   DUPLICATE_CODES,

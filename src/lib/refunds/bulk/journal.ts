@@ -9,7 +9,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {type FileHandle, open} from 'node:fs/promises'
 
-import {usageError} from './errors.js'
+import {usageError} from '../../errors.js'
 
 export interface JournalHeader {
   type: 'header'

@@ -5,8 +5,8 @@
  */
 import {randomBytes} from 'node:crypto'
 
-import type {Answer, GatewayClient, Refusal, Uncertain} from './client.js'
-import {GwError, usageError} from './errors.js'
+import type {Answer, GatewayClient, Refusal, Uncertain} from '../gateway/client.js'
+import {GwError, usageError} from '../errors.js'
 import type {OrderHistory, OrderReference} from './history.js'
 import {
   CHANNELS_BY_OPERATION,
@@ -16,7 +16,7 @@ import {
   QR_LIFETIME,
   UNSETTLED_ORDER_STATES,
   compactTimestamp,
-} from './protocol/index.js'
+} from '../gateway/protocol/index.js'
 
 export type {OrderReference}
 

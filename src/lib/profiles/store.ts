@@ -11,8 +11,8 @@ import {join} from 'node:path'
 
 import {z} from 'zod'
 
-import {GwError, usageError} from './errors.js'
-import {configDir, ensurePrivateDir, writePrivateFile} from './paths.js'
+import {GwError, usageError} from '../errors.js'
+import {configDir, ensurePrivateDir, writePrivateFile} from '../paths.js'
 import {
   type KeyInfo,
   type SignScheme,
@@ -21,7 +21,7 @@ import {
   keyInfo,
   parsePrivateKey,
   parsePublicKey,
-} from './signing.js'
+} from '../gateway/signing.js'
 
 export interface StoredProfile {
   appid: string

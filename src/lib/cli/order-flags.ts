@@ -1,9 +1,9 @@
 /** The three ways to name an order, shared by every command that looks one up. */
 import {Args, Flags} from '@oclif/core'
 
-import {usageError} from './errors.js'
-import type {OrderReference} from './history.js'
-import {ALL_CHANNELS} from './protocol/index.js'
+import {usageError} from '../errors.js'
+import type {OrderReference} from '../orders/history.js'
+import {ALL_CHANNELS} from '../gateway/protocol/index.js'
 
 export const orderArgs = {
   mch_order_no: Args.string({description: 'merchant order number'}),

@@ -1,6 +1,6 @@
 /** Amounts as people give them: a decimal (`--amount 150.50`) or minor units (`--total-fee 15050`). */
-import {usageError} from './errors.js'
-import {AmountError, toMinorUnits} from './protocol/index.js'
+import {usageError} from '../errors.js'
+import {AmountError, toMinorUnits} from '../gateway/protocol/index.js'
 
 export interface AmountInput {
   /** Decimal text in the currency's units. */

@@ -5,9 +5,9 @@
  * found means done (or processing), absent means it may be sent again with the same number,
  * so it is never made twice.
  */
-import type {GatewayClient} from './client.js'
-import {GwError, usageError} from './errors.js'
-import type {OrderHistory} from './history.js'
+import type {GatewayClient} from '../gateway/client.js'
+import {GwError, usageError} from '../errors.js'
+import type {OrderHistory} from '../orders/history.js'
 import {
   type FoundOrder,
   type OrderReference,
@@ -15,8 +15,8 @@ import {
   describeReference,
   newOrderNumber,
   refusalError,
-} from './orders.js'
-import {minorUnitsFrom} from './amount-input.js'
+} from '../orders/service.js'
+import {minorUnitsFrom} from '../cli/amount-input.js'
 import {
   DUPLICATE_CODES,
   PAID_ORDER_STATES,
@@ -27,7 +27,7 @@ import {
   formatAmount,
   lookupError,
   normalizeRefundState,
-} from './protocol/index.js'
+} from '../gateway/protocol/index.js'
 
 export interface RefundRequest {
   ref: OrderReference
