@@ -1,4 +1,5 @@
-import {GwCommand, networkFlags} from '../lib/cli/base-command.js'
+import {GwCommand} from '../lib/cli/base-command.js'
+import {networkFlags} from '../lib/cli/flags.js'
 import {type DoctorReport, runDoctor} from '../lib/profiles/doctor.js'
 import {doctorView} from '../lib/render/doctor.js'
 

@@ -1,17 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 
-import {GwCommand, networkFlags} from '../lib/cli/base-command.js'
+import {GwCommand} from '../lib/cli/base-command.js'
+import {batchFlags, networkFlags} from '../lib/cli/flags.js'
 import {ExitCode} from '../lib/errors.js'
-import {ALL_CHANNELS, formatAmount} from '../lib/gateway/protocol/index.js'
-import type {ReconciledRow, SummaryCell} from '../lib/reconcile/reconcile.js'
-import {table} from '../lib/render/table.js'
+import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
+import type {ReconcileOutcome, ReconciledRow} from '../lib/reconcile/reconcile.js'
 
-interface ReconcileResult {
+interface ReconcileResult extends ReconcileOutcome {
   file: string
   out: string
-  rows: number
-  written: number
-  summary: SummaryCell[]
   mismatches: number
   results: Omit<ReconciledRow, 'values'>[]
 }
@@ -30,8 +27,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
   static override flags = {
     out: Flags.string({description: 'output CSV (default: beside the input, NAME.reconciled.csv)'}),
     'only-mismatches': Flags.boolean({description: 'leave matching rows out of the output'}),
-    concurrency: Flags.integer({description: 'queries in flight at once', default: 8, min: 1, max: 64}),
-    rate: Flags.integer({description: 'queries started per second at most', min: 1}),
+    ...batchFlags('queries', 8),
     channel: Flags.string({
       description: 'channel for rows without one (else the local history, else each channel in turn)',
       options: [...ALL_CHANNELS],
@@ -42,54 +38,34 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
 
   async run(): Promise<ReconcileResult> {
     const {flags, args} = this
-    const {Reconciler, defaultReconcileOut} = await import('../lib/reconcile/reconcile.js')
-    const {startProgress} = await import('../lib/cli/progress.js')
-    const out = flags.out ?? defaultReconcileOut(args.file)
+    const [{Reconciler}, {besideInput}, {reconcileView}] = await Promise.all([
+      import('../lib/reconcile/reconcile.js'),
+      import('../lib/files/annotated-output.js'),
+      import('../lib/render/reconcile.js'),
+    ])
+    const out = flags.out ?? besideInput(args.file, '.reconciled.csv')
     const results: ReconcileResult['results'] = []
-    const progress = await startProgress(
-      'reconcile',
-      undefined,
-      process.stderr.isTTY || !this.jsonEnabled(),
-      'to look at',
-    )
-    const reconciler = new Reconciler(this.orders, this.refunds)
+    const {orders, refunds} = await this.services()
+    const work = await this.longWork('reconcile', undefined, 'stopping: finishing the rows in flight', 'to look at')
     let outcome
     try {
-      outcome = await reconciler.run(args.file, {
-        concurrency: flags.concurrency,
-        rate: flags.rate,
-        channel: flags.channel,
+      outcome = await new Reconciler(orders, refunds).run(args.file, {
+        ...flags,
         withRefunds: flags['with-refunds'],
         onlyMismatches: flags['only-mismatches'],
         out,
-        progress,
-        onRow: this.jsonEnabled() ? ({values: _values, ...row}) => results.push(row) : undefined,
+        signal: work.signal,
+        onRow: ({values: _values, ...row}, written) => {
+          work.progress.tick(row.classification !== 'match')
+          if (written && this.jsonEnabled()) results.push(row)
+        },
       })
     } finally {
-      progress.stop()
+      work.done()
     }
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
-    this.log(
-      table(
-        ['classification', 'currency', 'rows', 'amount'],
-        outcome.summary.map((c) => [
-          c.classification,
-          c.currency,
-          c.rows,
-          c.currency === '?' ? '-' : formatAmount(c.amount, c.currency),
-        ]),
-      ),
-    )
-    this.log(`${outcome.rows} rows, ${mismatches} need a look; written to ${out}`)
-    if (mismatches > 0) this.setExitCode(ExitCode.Refused)
-    return {
-      file: args.file,
-      out,
-      rows: outcome.rows,
-      written: outcome.written,
-      summary: outcome.summary,
-      mismatches,
-      results,
-    }
+    this.log(reconcileView(outcome, mismatches, out))
+    this.setExitCode(outcome.stopped ? ExitCode.Interrupted : mismatches > 0 ? ExitCode.Refused : ExitCode.Done)
+    return {...outcome, file: args.file, out, mismatches, results}
   }
 }

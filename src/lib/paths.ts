@@ -2,9 +2,8 @@
  * Where gw keeps things. GW_CONFIG_DIR moves all of it (profiles, keys, order history and
  * the sandbox's default data dir); otherwise the platform's config and data folders.
  */
-import {chmodSync, mkdirSync, renameSync, writeFileSync} from 'node:fs'
 import {homedir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {join} from 'node:path'
 
 export function configDir(): string {
   if (process.env.GW_CONFIG_DIR) return process.env.GW_CONFIG_DIR
@@ -21,20 +20,4 @@ export function defaultSandboxDir(): string {
   if (process.platform === 'win32')
     return join(process.env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'gw', 'Data', 'sandbox')
   return join(process.env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'gw', 'sandbox')
-}
-
-/** A folder only its owner can read (0700). */
-export function ensurePrivateDir(path: string): string {
-  mkdirSync(path, {recursive: true, mode: 0o700})
-  chmodSync(path, 0o700)
-  return path
-}
-
-/** Writes a file only its owner can read (0600), atomically: readers see the old or the new file. */
-export function writePrivateFile(path: string, content: string): void {
-  ensurePrivateDir(dirname(path))
-  const temporary = `${path}.${process.pid}.tmp`
-  writeFileSync(temporary, content, {mode: 0o600})
-  chmodSync(temporary, 0o600)
-  renameSync(temporary, path)
 }

@@ -6,7 +6,7 @@
 import {appendFileSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {writePrivateFile} from '../lib/paths.js'
+import {writePrivateFile} from '../lib/io/private-file.js'
 
 export type SandboxOrderState = 'NOTPAY' | 'USERPAYING' | 'SUCCESS' | 'PAYERROR' | 'CLOSED' | 'REFUND'
 export type SandboxRefundState = 'SUCCESS' | 'PROCESSING' | 'FAIL'

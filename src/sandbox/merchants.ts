@@ -11,7 +11,7 @@ import {join} from 'node:path'
 import {z} from 'zod'
 
 import {ORDER_CHANNELS, CURRENCIES} from '../lib/gateway/protocol/index.js'
-import {ensurePrivateDir, writePrivateFile} from '../lib/paths.js'
+import {ensurePrivateDir, writePrivateFile} from '../lib/io/private-file.js'
 import {type SignScheme, SIGN_SCHEMES, parsePrivateKey, parsePublicKey} from '../lib/gateway/signing.js'
 
 const merchantSchema = z.object({

@@ -12,7 +12,8 @@ import QRCode from 'qrcode'
 
 import {checkRequest, OPERATIONS, type Operation, type RequestProblemKind} from '../lib/gateway/protocol/index.js'
 import {isoWithOffset} from '../lib/gateway/protocol/time.js'
-import {ensurePrivateDir, writePrivateFile} from '../lib/paths.js'
+import {readBody} from '../lib/io/http-body.js'
+import {ensurePrivateDir, writePrivateFile} from '../lib/io/private-file.js'
 import {type SignScheme, newNonce, sign, verify} from '../lib/gateway/signing.js'
 import {type Faults, latencyOf, parseFaults, strikes} from './faults.js'
 import {Ledger, type SandboxOrder} from './ledger.js'
@@ -101,24 +102,6 @@ export function decodeForm(body: Buffer): Record<string, string> {
 
 function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY) {
-        resolve('too_large')
-        req.resume()
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on('end', () => resolve(Buffer.concat(chunks)))
-    req.on('error', reject)
-  })
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -261,7 +244,7 @@ class SandboxServer {
       req.resume()
       return refuse('REQUIRE_POST_METHOD', `${req.method} is not allowed; use POST`)
     }
-    const body = await readBody(req)
+    const body = await readBody(req, MAX_BODY)
     if (body === 'too_large') {
       res.setHeader('connection', 'close')
       return refuse('GW_PARAM_OVERLENGTH', `the body is larger than ${MAX_BODY} bytes`)
@@ -353,7 +336,7 @@ class SandboxServer {
   }
 
   async #control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const body = req.method === 'POST' ? await readBody(req) : Buffer.alloc(0)
+    const body = req.method === 'POST' ? await readBody(req, MAX_BODY) : Buffer.alloc(0)
     let input: Record<string, unknown> = {}
     if (body !== 'too_large' && body.length) {
       try {
@@ -420,7 +403,7 @@ class SandboxServer {
     const order = this.ledger.byGatewayNumber(gwOrderNo)
     if (!order) return this.#send(res, 404, notFoundPage(), 'text/html; charset=utf-8')
     if (req.method === 'POST') {
-      const body = await readBody(req)
+      const body = await readBody(req, MAX_BODY)
       const action = body === 'too_large' ? '' : new URLSearchParams(body.toString('utf8')).get('action')
       if (action !== 'pay' && action !== 'decline')
         return this.#send(res, 400, payerPage(order, 'Choose Pay or Decline.'), 'text/html; charset=utf-8')

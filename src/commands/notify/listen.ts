@@ -1,12 +1,11 @@
+import {once} from 'node:events'
+
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {ExitCode, usageError} from '../../lib/errors.js'
-import type {NotificationEvent} from '../../lib/notify/listener.js'
-import {formatAmount} from '../../lib/gateway/protocol/index.js'
-import {green, red} from '../../lib/render/style.js'
-
-const LOOPBACK = ['127.0.0.1', 'localhost', '::1']
+import {onInterrupt} from '../../lib/cli/interrupt.js'
+import {isLoopbackHost, listenError} from '../../lib/cli/listening.js'
+import {ExitCode} from '../../lib/errors.js'
 
 export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   static override summary = 'receive, verify and answer payment notifications'
@@ -21,7 +20,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   static override flags = {
     port: Flags.integer({description: 'port to listen on (0 picks a free one)', default: 8788, min: 0, max: 65_535}),
     host: Flags.string({description: 'address to listen on', default: '127.0.0.1'}),
-    'forward-to': Flags.string({description: 'also POST each verified notification to this URL and relay its answer'}),
+    'forward-to': Flags.url({description: 'also POST each verified notification to this URL and relay its answer'}),
     'exit-after': Flags.integer({description: 'exit 0 after N verified notifications', min: 1}),
     timeout: Flags.integer({
       description: 'exit 5 if --exit-after is not reached within SECONDS (without --exit-after: stop after SECONDS)',
@@ -33,90 +32,46 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   }
 
   async run(): Promise<void> {
-    const {flags} = this
-    if (flags['forward-to']) {
-      try {
-        new URL(flags['forward-to'])
-      } catch {
-        throw usageError(
-          `--forward-to "${flags['forward-to']}" is not a URL.`,
-          'Give the full address, like http://localhost:3000/hooks/pay.',
-        )
-      }
-    }
-    if (!LOOPBACK.includes(flags.host))
+    const {flags, profile} = this
+    if (!isLoopbackHost(flags.host)) {
       this.warning(
         `listening on ${flags.host}: other machines can send notifications here. Only verified ones are answered SUCCESS.`,
       )
-    const profile = this.profile
-    const {NotificationListener} = await import('../../lib/notify/listener.js')
-    let verified = 0
-    let rejected = 0
-    let finish: (code: ExitCode) => void = () => {}
-    const finished = new Promise<ExitCode>((resolve) => (finish = resolve))
+    }
+    const [{NotificationListener}, {eventLine, rejectedWarning}] = await Promise.all([
+      import('../../lib/notify/listener.js'),
+      import('../../lib/render/notify.js'),
+    ])
+    const counts = {verified: 0, REJECTED: 0}
+    const enough = new AbortController()
     const listener = new NotificationListener({
-      host: flags.host,
-      port: flags.port,
+      ...flags,
       gatewayPublicKeyPem: profile.gatewayPublicKeyPem,
       signScheme: profile.signScheme,
-      forwardTo: flags['forward-to'],
+      forwardTo: flags['forward-to']?.href,
       logFile: flags.log,
       onEvent: (event) => {
-        if (event.verdict === 'verified') verified++
-        else rejected++
+        counts[event.verdict]++
         if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(event)}\n`)
         else this.log(eventLine(event))
-        if (event.verdict === 'REJECTED')
-          this.warning(
-            `rejected a notification: ${event.reason}. It was answered as a failure, so the gateway will retry; check the gateway public key of profile "${profile.name}" if this repeats.`,
-          )
-        if (flags['exit-after'] && verified >= flags['exit-after']) finish(ExitCode.Done)
+        if (event.verdict === 'REJECTED') this.warning(rejectedWarning(event, profile.name))
+        if (flags['exit-after'] && counts.verified >= flags['exit-after']) enough.abort()
       },
     })
-    let url: string
-    try {
-      url = await listener.listen()
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
-        throw usageError(
-          `port ${flags.port} on ${flags.host} is in use.`,
-          'Pick another: --port 8789, or --port 0 for any free one.',
-        )
-      throw error
-    }
+    const url = await listener.listen().catch((error: unknown) => {
+      throw listenError(error, flags.host, flags.port)
+    })
     this.note(
       `listening for notifications at ${url} (profile "${profile.name}"); pass it as: gw order create ... --notify-url ${url}`,
     )
-    const onSignal = () => finish(ExitCode.Done)
-    process.once('SIGINT', onSignal)
-    process.once('SIGTERM', onSignal)
-    const timer = flags.timeout
-      ? setTimeout(() => finish(flags['exit-after'] ? ExitCode.Unknown : ExitCode.Done), flags.timeout * 1000)
-      : undefined
-    const code = await finished
-    if (timer) clearTimeout(timer)
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    const interrupt = onInterrupt()
+    const timeout = flags.timeout ? [AbortSignal.timeout(flags.timeout * 1000)] : []
+    await once(AbortSignal.any([enough.signal, interrupt.signal, ...timeout]), 'abort')
+    interrupt.dispose()
     await listener.close()
-    this.note(
-      `${verified} verified, ${rejected} rejected.${code === ExitCode.Unknown ? ` --timeout passed before ${flags['exit-after']} verified notifications came.` : ''}`,
-    )
-    this.setExitCode(code)
+    const timedOut = Boolean(flags['exit-after']) && !enough.signal.aborted && !interrupt.signal.aborted
+    const missed = timedOut ? ` --timeout passed before ${flags['exit-after']} verified notifications came.` : ''
+    this.note(`${counts.verified} verified, ${counts.REJECTED} rejected.${missed}`)
+    this.setExitCode(timedOut ? ExitCode.Unknown : ExitCode.Done)
   }
-}
-
-function eventLine(event: NotificationEvent): string {
-  const time = event.at.replace('T', ' ').slice(0, 19)
-  const verdict = event.verdict === 'verified' ? green('verified') : red('REJECTED')
-  const amount = event.total_fee === undefined ? '' : formatAmount(event.total_fee, event.fee_type)
-  const parts = [time, verdict, event.mch_order_no ?? '-', event.gw_order_no ?? '-', amount, event.channel ?? '']
-  if (event.retry > 0) parts.push(`retry ${event.retry}`)
-  if (event.reason) parts.push(`(${event.reason})`)
-  if (event.forwarded)
-    parts.push(
-      event.forwarded.status === undefined
-        ? `forward failed: ${event.forwarded.error}`
-        : `forwarded: HTTP ${event.forwarded.status} ${JSON.stringify(event.forwarded.body?.slice(0, 80) ?? '')}`,
-    )
-  return parts.filter(Boolean).join('  ')
 }

@@ -1,7 +1,8 @@
-import {GwCommand, liveFlags, networkFlags} from '../../lib/cli/base-command.js'
-import {orderArgs, orderFlags, orderReference} from '../../lib/cli/order-flags.js'
-import {describeReference, type FoundOrder} from '../../lib/orders/service.js'
-import {orderView} from '../../lib/render/views.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {liveFlags, networkFlags, orderArgs, orderFlags, orderReference} from '../../lib/cli/flags.js'
+import {describeReference} from '../../lib/orders/reference.js'
+import type {FoundOrder} from '../../lib/orders/service.js'
+import {orderView} from '../../lib/render/orders.js'
 
 export default class OrderClose extends GwCommand<typeof OrderClose> {
   static override summary = 'close an unpaid order so its QR code can no longer be paid'
@@ -15,8 +16,8 @@ export default class OrderClose extends GwCommand<typeof OrderClose> {
 
   async run(): Promise<FoundOrder> {
     const ref = orderReference(this.args.mch_order_no, this.flags)
-    await this.confirmLive(`close order ${describeReference(ref)}`)
-    const closed = await this.orders.close(ref, this.flags.channel)
+    await this.confirm(`close order ${describeReference(ref)}`)
+    const closed = await (await this.services()).orders.close(ref, this.flags.channel)
     this.log(`Order ${describeReference(ref)} is closed.`)
     this.log(orderView(closed))
     return closed

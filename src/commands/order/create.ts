@@ -1,11 +1,12 @@
 import {Flags} from '@oclif/core'
 
-import {minorUnitsFrom} from '../../lib/cli/amount-input.js'
-import {GwCommand, liveFlags, networkFlags} from '../../lib/cli/base-command.js'
-import {ExitCode} from '../../lib/errors.js'
+import {amountOf, minorUnitsOrUsage} from '../../lib/cli/amount-input.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {statusLine} from '../../lib/cli/progress.js'
+import {fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
 import type {CreatedOrder, FoundOrder} from '../../lib/orders/service.js'
-import {CHANNELS_BY_OPERATION, CURRENCIES, describeOrderState, formatAmount} from '../../lib/gateway/protocol/index.js'
-import {createdView, orderView} from '../../lib/render/views.js'
+import {CURRENCIES, ORDER_CHANNELS, formatAmount} from '../../lib/gateway/protocol/index.js'
+import {createdView, waitOutcome, waitingLine} from '../../lib/render/orders.js'
 
 type Result = CreatedOrder & {qr_file?: string; waited?: {state: string; record?: FoundOrder['record']}}
 
@@ -20,16 +21,9 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
   ]
 
   static override flags = {
-    channel: Flags.string({
-      description: 'wallet channel',
-      required: true,
-      options: [...CHANNELS_BY_OPERATION.native_pay],
-    }),
+    channel: Flags.string({description: 'wallet channel', required: true, options: [...ORDER_CHANNELS]}),
     amount: Flags.string({description: 'amount as a decimal in the currency, e.g. 150.50', exclusive: ['total-fee']}),
-    'total-fee': Flags.integer({
-      description: 'amount in minor units, e.g. 15050 for 150.50 THB',
-      exclusive: ['amount'],
-    }),
+    'total-fee': Flags.integer({description: 'amount in minor units, e.g. 15050 for 150.50', exclusive: ['amount']}),
     'fee-type': Flags.string({description: 'currency', required: true, options: [...CURRENCIES]}),
     'mch-order-no': Flags.string({description: 'merchant order number (default: generated)'}),
     'notify-url': Flags.string({description: 'URL that receives the payment notification'}),
@@ -43,7 +37,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     qr: Flags.boolean({description: 'draw the QR code in the terminal', default: true, allowNo: true}),
     wait: Flags.boolean({description: 'wait until the order is paid, fails, closes or expires'}),
     'wait-timeout': Flags.integer({
-      description: 'with --wait: give up after SECONDS (default: when the QR expires, at most 15 minutes)',
+      description: 'with --wait: give up after SECONDS (default: QR expiry, max 900)',
       min: 1,
     }),
     ...liveFlags,
@@ -52,77 +46,27 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
 
   async run(): Promise<Result> {
     const {flags} = this
-    const totalFee = minorUnitsFrom(
-      {amount: flags.amount, minor: flags['total-fee'], names: ['--amount', '--total-fee']},
-      flags['fee-type'],
-    )
-    await this.confirmLive(`create an order of ${formatAmount(totalFee, flags['fee-type'])} on ${flags.channel}`)
-    const created = await this.orders.create({
-      channel: flags.channel,
-      totalFee,
-      feeType: flags['fee-type'],
-      mchOrderNo: flags['mch-order-no'],
-      notifyUrl: flags['notify-url'],
-      product: flags.product,
-      attach: flags.attach,
-      deviceId: flags['device-id'],
-      operatorId: flags['operator-id'],
-      imgType: flags['img-type'] as 'png' | 'svg' | undefined,
-      expireSeconds: flags.expire,
-    })
-    const result: Result = {...created}
+    const names = {decimal: '--amount', minor: '--total-fee'}
+    const total_fee = minorUnitsOrUsage(amountOf(flags.amount, flags['total-fee'], names), flags['fee-type'], names)
+    await this.confirm(`create an order of ${formatAmount(total_fee, flags['fee-type'])} on ${flags.channel}`)
+    const {orders} = await this.services()
+    const fields = fieldsOf(flags, ['channel', 'fee-type', 'mch-order-no', 'notify-url', 'product', 'attach'])
+    const terminal = fieldsOf(flags, ['device-id', 'operator-id', 'img-type'])
+    const created = await orders.create({...fields, ...terminal, total_fee, expireSeconds: flags.expire})
     this.log(createdView(created))
-    if (created.qr_lost) {
-      this.warning(
-        'the order was created, but the answer carrying its QR code was lost. Close it (gw order close) and create a new one to show a QR code.',
-      )
-    } else if (created.channel === 'airpay') {
-      this.note('airpay: code_url is an image URL to show as is, not text to encode; open it or save it with --qr-out.')
-    } else if (flags.qr && process.stdout.isTTY && !this.jsonEnabled() && created.order.code_url) {
-      const {terminalQr} = await import('../../lib/orders/qr.js')
-      this.log(await terminalQr(created.order.code_url))
-    }
-    if (flags['qr-out'] && !created.qr_lost) {
-      const {saveQrImage} = await import('../../lib/orders/qr.js')
-      const type = await saveQrImage(created, flags['qr-out'])
-      result.qr_file = flags['qr-out']
-      this.note(`QR image (${type}) saved to ${flags['qr-out']}`)
-    }
-    if (flags.wait) result.waited = await this.#wait(created)
-    return result
-  }
-
-  async #wait(created: CreatedOrder): Promise<{state: string; record?: FoundOrder['record']}> {
-    const expires = created.expires_at ? Date.parse(created.expires_at) : Number.POSITIVE_INFINITY
-    const deadline = Math.min(expires, Date.now() + (this.flags['wait-timeout'] ?? 15 * 60) * 1000)
-    const spinner = ['|', '/', '-', '\\']
-    let tick = 0
-    const interactive = process.stderr.isTTY
-    const found = await this.orders.waitForPayment(
-      {mch_order_no: created.order.mch_order_no},
-      created.channel,
-      deadline,
-      (state) => {
-        const left = Math.max(0, Math.round((deadline - Date.now()) / 1000))
-        const line = `${spinner[tick++ % 4]} waiting for payment: ${state}, ${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s left`
-        if (interactive) process.stderr.write(`\r${line}   `)
-        else if (tick % 10 === 1) process.stderr.write(`${line}\n`)
-      },
-    )
-    if (interactive) process.stderr.write('\n')
-    if (!found) {
-      this.note(
-        `Not paid before the wait ended. Check later: gw order query ${created.order.mch_order_no} --channel ${created.channel}`,
-      )
-      this.setExitCode(ExitCode.Unknown)
-      return {state: 'WAITING'}
-    }
-    this.log(orderView(found))
-    const state = found.record.result
-    if (state !== 'SUCCESS') {
-      this.note(`The order ended ${state}: ${describeOrderState(state)}.`)
-      this.setExitCode(ExitCode.Refused)
-    }
-    return {state, record: found.record}
+    const draw = flags.qr && Boolean(process.stdout.isTTY) && !this.jsonEnabled()
+    const qr = await (await import('../../lib/orders/qr.js')).showQr(created, {draw, file: flags['qr-out']})
+    if (qr.drawn) this.log(qr.drawn)
+    qr.notes.forEach((note) => this.note(note))
+    if (!flags.wait) return {...created, qr_file: qr.qr_file}
+    const status = statusLine()
+    const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))
+    const found = await orders.waitForPayment(created, flags['wait-timeout'], onPoll)
+    status.end()
+    const outcome = waitOutcome(created, found)
+    if (outcome.text) this.log(outcome.text)
+    if (outcome.note) this.note(outcome.note)
+    this.setExitCode(outcome.exitCode)
+    return {...created, qr_file: qr.qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
   }
 }

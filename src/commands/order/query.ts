@@ -1,7 +1,7 @@
-import {GwCommand, networkFlags} from '../../lib/cli/base-command.js'
-import {orderArgs, orderFlags, orderReference} from '../../lib/cli/order-flags.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {networkFlags, orderArgs, orderFlags, orderReference} from '../../lib/cli/flags.js'
 import type {FoundOrder} from '../../lib/orders/service.js'
-import {orderView} from '../../lib/render/views.js'
+import {orderView} from '../../lib/render/orders.js'
 
 export default class OrderQuery extends GwCommand<typeof OrderQuery> {
   static override summary = 'show an order: state in words, amounts, channel, when it was paid'
@@ -17,7 +17,9 @@ export default class OrderQuery extends GwCommand<typeof OrderQuery> {
   static override flags = {...orderFlags, ...networkFlags}
 
   async run(): Promise<FoundOrder> {
-    const found = await this.orders.find(orderReference(this.args.mch_order_no, this.flags), this.flags.channel)
+    const found = await (
+      await this.services()
+    ).orders.find(orderReference(this.args.mch_order_no, this.flags), this.flags.channel)
     if (found.channel_source === 'discovered') this.note(`found on channel ${found.channel}`)
     this.log(orderView(found))
     return found

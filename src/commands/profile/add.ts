@@ -1,51 +1,14 @@
-import {existsSync, readFileSync} from 'node:fs'
-
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {runDoctor, type DoctorReport} from '../../lib/profiles/doctor.js'
-import {GwError, usageError} from '../../lib/errors.js'
+import {usageError} from '../../lib/errors.js'
+import {type ProfileAnswers, askMissing, missingAnswers} from '../../lib/profiles/guided.js'
 import {viewProfile, type ProfileView} from '../../lib/profiles/view.js'
-import {normalizeBaseUrl, readKeyArgument} from '../../lib/profiles/store.js'
+import {readKeyArgument} from '../../lib/profiles/store.js'
 import {doctorView} from '../../lib/render/doctor.js'
-import {SIGN_SCHEMES, type SignScheme, parsePrivateKey, parsePublicKey} from '../../lib/gateway/signing.js'
-
-/** What the guided set-up asks for, in order: the flag, the question, the check of an answer. */
-const QUESTIONS = [
-  {
-    flag: 'appid',
-    message: 'Merchant appid (like mch20001)',
-    check: (v: string) =>
-      v.trim() && v.trim().length <= 32 ? true : 'The appid is 1 to 32 characters, like mch20001.',
-  },
-  {
-    flag: 'base-url',
-    message: 'Gateway base URL, up to the operation name (like https://host/Gateway)',
-    check: (v: string) => attempt(() => normalizeBaseUrl(v)),
-  },
-  {flag: 'private-key', message: 'Your private key file (PEM)', check: (v: string) => keyFile(v, parsePrivateKey)},
-  {
-    flag: 'gateway-public-key',
-    message: 'The gateway public key file (PEM)',
-    check: (v: string) => keyFile(v, parsePublicKey),
-  },
-] as const
-
-function attempt(run: () => unknown): true | string {
-  try {
-    run()
-    return true
-  } catch (error) {
-    return error instanceof GwError
-      ? `${error.message}${error.advice ? ` ${error.advice}` : ''}`
-      : (error as Error).message
-  }
-}
-
-function keyFile(path: string, parse: (pem: string) => unknown): true | string {
-  if (!existsSync(path)) return `There is no file ${path}.`
-  return attempt(() => parse(readFileSync(path, 'utf8')))
-}
+import {profileSavedLine} from '../../lib/render/profiles.js'
+import {SIGN_SCHEMES, type SignScheme} from '../../lib/gateway/signing.js'
 
 export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
   static override summary = 'add or replace a profile: appid, base URL and keys'
@@ -71,41 +34,17 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
   async run(): Promise<ProfileView & {doctor?: DoctorReport}> {
     const {flags} = this
     if (flags.profile) throw usageError('--profile does not apply to profile add; give the name as the argument.')
-    const answers: Record<string, string | undefined> = {
-      name: this.args.name,
-      appid: flags.appid,
-      'base-url': flags['base-url'],
-      'private-key': flags['private-key'],
-      'gateway-public-key': flags['gateway-public-key'],
-    }
-    const missing = [
-      ...(answers.name ? [] : ['NAME']),
-      ...QUESTIONS.filter((q) => !answers[q.flag]).map((q) => `--${q.flag}`),
-    ]
-    const guided = missing.length > 0
-    if (guided) {
-      if (!process.stdin.isTTY || !process.stderr.isTTY) {
-        throw usageError(
-          `Missing: ${missing.join(', ')}.`,
-          'Give them as flags (there is no terminal to ask on); see gw profile add --help.',
-        )
-      }
-      const {input} = await import('@inquirer/prompts')
-      const ask = (message: string, validate: (v: string) => true | string) =>
-        input({message, validate}, {output: process.stderr})
-      answers.name ??= await ask('Profile name', (v) =>
-        /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(v) ? true : 'Use letters, digits, ".", "_" or "-".',
-      )
-      for (const question of QUESTIONS) answers[question.flag] ??= await ask(question.message, question.check)
-    }
-    const name = answers.name!
+    const given: ProfileAnswers = {...flags, name: this.args.name}
+    const guided = missingAnswers(given).length > 0
+    const answers = guided ? await askMissing(given) : (given as Required<ProfileAnswers>)
+    const {name} = answers
     const check = this.store.add(
       {
         name,
-        appid: answers.appid!,
-        baseUrl: answers['base-url']!,
-        privateKeyPem: readKeyArgument(answers['private-key']!, 'private key'),
-        gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key']!, 'gateway public key'),
+        appid: answers.appid,
+        baseUrl: answers['base-url'],
+        privateKeyPem: readKeyArgument(answers['private-key'], 'private key'),
+        gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key'], 'gateway public key'),
         signScheme: flags['sign-scheme'] as SignScheme,
         live: flags.live,
       },
@@ -114,9 +53,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
     for (const warning of check.warnings) this.warning(warning)
     const profile = this.store.load(name)
     const view = viewProfile(profile, this.store.defaultName() === name)
-    this.log(
-      `Profile "${view.name}" saved${view.default ? ' (default)' : ''}: ${view.appid} at ${view.base_url}${view.live ? ', LIVE' : ''}.`,
-    )
+    this.log(profileSavedLine(view))
     if (!guided) {
       this.log(`Check it against the gateway with: gw doctor --profile ${view.name}`)
       return view

@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
-import {GwCommand, networkFlags} from '../../lib/cli/base-command.js'
-import {orderFlags, orderReference} from '../../lib/cli/order-flags.js'
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {networkFlags, orderFlags, orderReference} from '../../lib/cli/flags.js'
 import type {FoundOrder} from '../../lib/orders/service.js'
 import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
-import {refundRecordView} from '../../lib/render/views.js'
+import {refundRecordView} from '../../lib/render/refunds.js'
 
 export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   static override summary = 'list the refunds of an order, with their states'
@@ -22,11 +22,9 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   }
 
   async run(): Promise<{order: FoundOrder['record']; channel: string; mch_refund_no: string; refund: RefundRecord}> {
-    const {found, refund, mch_refund_no} = await this.refunds.query(
-      orderReference(this.args.mch_order_no, this.flags),
-      this.flags['mch-refund-no'],
-      this.flags.channel,
-    )
+    const {found, refund, mch_refund_no} = await (
+      await this.services()
+    ).refunds.query(orderReference(this.args.mch_order_no, this.flags), this.flags['mch-refund-no'], this.flags.channel)
     this.log(refundRecordView(found.record.mch_order_no ?? '', refund))
     return {order: found.record, channel: found.channel, mch_refund_no, refund}
   }

@@ -1,12 +1,15 @@
-import {readFileSync} from 'node:fs'
+import {once} from 'node:events'
 import {resolve} from 'node:path'
 
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
+import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {usageError} from '../../lib/errors.js'
 import {defaultSandboxDir} from '../../lib/paths.js'
-import {fields} from '../../lib/render/fields.js'
+import {sandboxView} from '../../lib/render/sandbox.js'
+import {adoptSandbox} from '../../lib/profiles/sandbox-profile.js'
+import {isLoopbackHost, listenError} from '../../lib/cli/listening.js'
 
 export default class SandboxStart extends GwCommand<typeof SandboxStart> {
   static override summary = 'run the simulated gateway on this machine'
@@ -41,87 +44,36 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
 
   async run(): Promise<void> {
     const {flags} = this
-    const {startSandbox} = await import('../../sandbox/server.js')
-    const {FaultSpecError, parseFaults} = await import('../../sandbox/faults.js')
+    const [{startSandbox}, {FaultSpecError, parseFaults}] = await Promise.all([
+      import('../../sandbox/server.js'),
+      import('../../sandbox/faults.js'),
+    ])
     try {
       parseFaults(flags.faults)
     } catch (error) {
-      if (error instanceof FaultSpecError) throw usageError(`--faults: ${error.message}.`)
-      throw error
+      throw error instanceof FaultSpecError ? usageError(`--faults: ${error.message}.`) : error
     }
-    if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
+    if (!isLoopbackHost(flags.host)) {
       this.warning(
         `listening on ${flags.host}: other machines can reach the sandbox's operations and payer pages (the control API still answers loopback only).`,
       )
     }
     const dataDir = resolve(flags['data-dir'] ?? defaultSandboxDir())
-    let sandbox: Awaited<ReturnType<typeof startSandbox>>
-    try {
-      sandbox = await startSandbox({
-        dataDir,
-        port: flags.port,
-        host: flags.host,
-        timeScale: flags['time-scale'],
-        autoPay: flags['auto-pay'],
-        faults: flags.faults,
-        log: flags.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
-      })
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'EADDRINUSE')
-        throw usageError(
-          `port ${flags.port} on ${flags.host} is in use (perhaps a sandbox is already running).`,
-          'Stop it, or pick another port: --port 8790, or --port 0 for any free one.',
-        )
-      if (code === 'EACCES')
-        throw usageError(`not allowed to listen on ${flags.host}:${flags.port}.`, 'Use a port above 1024.')
-      throw error
-    }
-    const {info} = sandbox
-    const merchant = info.merchants[0]!
-    let profile: string | undefined
-    if (!flags['no-profile']) {
-      this.store.add({
-        name: 'sandbox',
-        appid: merchant.appid,
-        baseUrl: info.base_url,
-        privateKeyPem: readFileSync(merchant.private_key_file, 'utf8'),
-        gatewayPublicKeyPem: readFileSync(info.gateway_public_key_file, 'utf8'),
-        signScheme: merchant.sign_scheme,
-      })
-      profile = 'sandbox'
-    }
-    const summary = {
-      ...info,
-      data_dir: dataDir,
-      profile: profile ?? null,
-      default_profile: this.store.defaultName() ?? null,
-    }
-    if (this.jsonEnabled()) {
-      this.logJson(summary)
-    } else {
-      this.log(
-        fields([
-          ['sandbox', `listening at ${info.base_url}`],
-          ['merchant', `${merchant.appid} (all channels; THB MYR JPY AED)`],
-          ['data dir', dataDir],
-          [
-            'profile',
-            profile
-              ? `"sandbox"${summary.default_profile === 'sandbox' ? ' (default)' : ` (not the default; use --profile sandbox or gw profile use sandbox)`}`
-              : 'none (--no-profile)',
-          ],
-          ['faults', flags.faults ?? 'none'],
-        ]),
-      )
-      this.log('Try: gw order create --channel wechat --amount 10.00 --fee-type THB   (Ctrl-C stops the sandbox)')
-    }
-    await new Promise<void>((resolveStop) => {
-      const stop = () => resolveStop()
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
+    const log = flags.quiet
+      ? undefined
+      : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
+    const options = {...flags, dataDir, timeScale: flags['time-scale'], autoPay: flags['auto-pay'], log}
+    const sandbox = await startSandbox(options).catch((error: unknown) => {
+      throw listenError(error, flags.host, flags.port)
     })
+    const profile = flags['no-profile'] ? null : (adoptSandbox(this.store, sandbox.info), 'sandbox')
+    const summary = {...sandbox.info, data_dir: dataDir, profile, default_profile: this.store.defaultName() ?? null}
+    if (this.jsonEnabled()) this.logJson(summary)
+    else this.log(sandboxView(summary, flags.faults))
+    const interrupt = onInterrupt()
+    await once(interrupt.signal, 'abort')
     await sandbox.close()
+    interrupt.dispose()
     this.note('sandbox stopped; the ledger is saved')
   }
 }

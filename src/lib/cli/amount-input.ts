@@ -1,31 +1,30 @@
-/** Amounts as people give them: a decimal (`--amount 150.50`) or minor units (`--total-fee 15050`). */
+/** Amounts as people give them on the command line: a decimal (`--amount 150.50`) or minor units (`--total-fee 15050`). */
 import {usageError} from '../errors.js'
-import {AmountError, toMinorUnits} from '../gateway/protocol/index.js'
+import {type Amount, AmountError, minorUnitsOf} from '../gateway/protocol/index.js'
 
-export interface AmountInput {
-  /** Decimal text in the currency's units. */
-  amount?: string
-  /** Minor units. */
-  minor?: number
-  /** The flag or column names, for messages: e.g. ['--amount', '--total-fee']. */
-  names: [decimal: string, minor: string]
+/** The names of the two forms where they came from, for messages: flags or CSV columns. */
+export interface AmountNames {
+  decimal: string
+  minor: string
 }
 
-/** Exactly one of the two forms, converted without rounding; zero and negative are refused. */
-export function minorUnitsFrom(input: AmountInput, currency: string): number {
-  const [decimalName, minorName] = input.names
-  if (input.amount !== undefined && input.minor !== undefined)
-    throw usageError(`Give ${decimalName} or ${minorName}, not both.`)
-  let minor = input.minor
-  if (input.amount !== undefined) {
-    try {
-      minor = toMinorUnits(input.amount, currency)
-    } catch (error) {
-      if (error instanceof AmountError) throw usageError(`${decimalName}: ${error.message}. Nothing was sent.`)
-      throw error
+/** Exactly one of the two forms. */
+export function amountOf(decimal: string | undefined, minor: number | undefined, names: AmountNames): Amount {
+  if (decimal !== undefined && minor !== undefined)
+    throw usageError(`Give ${names.decimal} or ${names.minor}, not both.`)
+  if (decimal !== undefined) return {decimal}
+  if (minor !== undefined) return {minor}
+  throw usageError(`Give the amount: ${names.decimal} 150.50 or ${names.minor} 15050.`)
+}
+
+/** The amount in minor units of `currency`; an inexact, zero or negative amount is a usage error. */
+export function minorUnitsOrUsage(amount: Amount, currency: string, names: AmountNames): number {
+  try {
+    return minorUnitsOf(amount, currency)
+  } catch (error) {
+    if (error instanceof AmountError) {
+      throw usageError(`${'decimal' in amount ? names.decimal : names.minor}: ${error.message}. Nothing was sent.`)
     }
+    throw error
   }
-  if (minor === undefined) throw usageError(`Give the amount: ${decimalName} 150.50 or ${minorName} 15050.`)
-  if (!Number.isSafeInteger(minor) || minor <= 0) throw usageError(`The amount must be above zero. Nothing was sent.`)
-  return minor
 }

@@ -5,31 +5,15 @@
  */
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {type ClientOptions, GatewayClient, closeConnections} from '../gateway/client.js'
-import {GwError, type ExitCode, usageError} from '../errors.js'
-import {OrderHistory} from '../orders/history.js'
-import {OrderService} from '../orders/service.js'
+import {type ExitCode, GwError} from '../errors.js'
 import {type Profile, ProfileStore, resolveProfile} from '../profiles/store.js'
-import {RefundService} from '../refunds/service.js'
 import {red, yellow} from '../render/style.js'
+import {type ConfirmOptions, confirm} from './confirm.js'
+import type {Work} from './progress.js'
+import type {GatewayServices} from './services.js'
 
 export type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 export type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-/** Flags of every command that talks to the gateway. */
-export const networkFlags = {
-  timeout: Flags.integer({
-    description: 'seconds to wait for each answer (connect: at most 5)',
-    default: 15,
-    min: 1,
-    helpGroup: 'NETWORK',
-  }),
-}
-
-/** Flags of commands that move money on a --live profile. */
-export const liveFlags = {
-  yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation on a --live profile'}),
-}
 
 export abstract class GwCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
@@ -72,55 +56,49 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     return this.#profile
   }
 
-  #client?: GatewayClient
-  #history?: OrderHistory
+  #services?: Promise<GatewayServices>
 
-  /** The signed client for the profile in use; `--timeout` applies when the command has it. */
-  protected gateway(options: ClientOptions = {}): GatewayClient {
+  /** The client and services for the profile in use, loaded and built on first use; `--timeout` applies. */
+  protected services(): Promise<GatewayServices> {
     const timeout = (this.flags as {timeout?: number}).timeout
-    this.#client ??= new GatewayClient(this.profile, {
-      ...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}),
-      ...options,
-    })
-    return this.#client
+    const options = timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}
+    this.#services ??= import('./services.js').then(({connect}) => connect(this.profile, options))
+    return this.#services
   }
 
-  protected get history(): OrderHistory {
-    this.#history ??= new OrderHistory()
-    return this.#history
-  }
-
-  protected get orders(): OrderService {
-    return new OrderService(this.gateway(), this.history)
-  }
-
-  protected get refunds(): RefundService {
-    return new RefundService(this.gateway(), this.history, this.orders)
+  /** Asks before money moves: on a --live profile, or `always`; --yes answers for the user. */
+  protected async confirm(action: string, options: Omit<ConfirmOptions, 'profile' | 'yes'> = {}): Promise<void> {
+    const yes = Boolean((this.flags as {yes?: boolean}).yes)
+    await confirm(action, {...options, profile: this.profile, yes})
   }
 
   /**
-   * On a --live profile, money-moving commands ask first on a terminal and need --yes
-   * otherwise.
+   * Long work with progress on stderr (shown on a terminal, or as plain lines when stdout is
+   * not --json) and Ctrl-C as a request to stop: `stopping` says what happens then.
    */
-  protected async confirmLive(action: string): Promise<void> {
-    const profile = this.profile
-    if (!profile.live || (this.flags as {yes?: boolean}).yes) return
-    if (!process.stdin.isTTY || !process.stderr.isTTY) {
-      throw usageError(
-        `Profile "${profile.name}" is live and this would ${action}.`,
-        'Add --yes to confirm (no terminal to ask on).',
-      )
+  protected async longWork(
+    label: string,
+    total: number | undefined,
+    stopping: string,
+    failedWord?: string,
+  ): Promise<Work> {
+    const [{startProgress}, {onInterrupt}] = await Promise.all([import('./progress.js'), import('./interrupt.js')])
+    const enabled = total !== 0 && (Boolean(process.stderr.isTTY) || !this.jsonEnabled())
+    const progress = await startProgress(label, total, enabled, failedWord)
+    const interrupt = onInterrupt(() => this.note(`\n${stopping}`))
+    return {
+      progress,
+      signal: interrupt.signal,
+      done() {
+        progress.stop()
+        interrupt.dispose()
+      },
     }
-    const {confirm} = await import('@inquirer/prompts')
-    const ok = await confirm(
-      {message: `LIVE profile "${profile.name}" (${profile.appid}): ${action}?`, default: false},
-      {output: process.stderr},
-    )
-    if (!ok) throw usageError('Cancelled; nothing was sent.')
   }
 
   override async finally(error: Error | undefined): Promise<void> {
-    await closeConnections()
+    const services = await this.#services?.catch(() => undefined)
+    await services?.close()
     await super.finally(error)
   }
 

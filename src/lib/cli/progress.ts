@@ -9,6 +9,14 @@ export interface Progress {
   stop(): void
 }
 
+/** Long work under way: its progress, and the signal that asks it to stop gracefully (Ctrl-C). */
+export interface Work {
+  progress: Progress
+  signal: AbortSignal
+  /** Stops the progress display and the signal handling. */
+  done(): void
+}
+
 const PLAIN_EVERY_MS = 5000
 
 /** `failedWord` names the rows counted apart: failed refunds, mismatched orders. */
@@ -72,5 +80,21 @@ export async function startProgress(
       }
     },
     stop: () => line(),
+  }
+}
+
+/** A line of status that changes (a spinner while waiting): rewritten in place on a terminal, else every tenth update. */
+export function statusLine(): {update(text: string): void; end(): void} {
+  const interactive = Boolean(process.stderr.isTTY)
+  let updates = 0
+  return {
+    update(text) {
+      if (interactive) process.stderr.write(`\r${text}   `)
+      else if (updates % 10 === 0) process.stderr.write(`${text}\n`)
+      updates++
+    },
+    end() {
+      if (interactive && updates) process.stderr.write('\n')
+    },
   }
 }

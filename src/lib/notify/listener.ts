@@ -11,6 +11,7 @@ import type {AddressInfo} from 'node:net'
 
 import {request} from 'undici'
 
+import {readBody} from '../io/http-body.js'
 import {NOTIFICATION_ACK, notificationDataSchema} from '../gateway/protocol/index.js'
 import {type SignScheme, parsePublicKey, verify} from '../gateway/signing.js'
 
@@ -43,21 +44,6 @@ export interface ListenerOptions {
 
 const FAILURE = (msg: string) => JSON.stringify({result: 'FAIL', msg})
 const FORWARD_TIMEOUT_MS = 10_000
-
-function readLimited(req: IncomingMessage): Promise<Buffer | 'too_large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let over = false
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_NOTIFICATION_BYTES) over = true
-      else chunks.push(chunk)
-    })
-    req.on('end', () => resolve(over ? 'too_large' : Buffer.concat(chunks)))
-    req.on('error', reject)
-  })
-}
 
 export class NotificationListener {
   readonly #server: Server
@@ -107,7 +93,7 @@ export class NotificationListener {
       this.#answer(res, 405, FAILURE('notifications are POSTed'))
       return
     }
-    const body = await readLimited(req)
+    const body = await readBody(req, MAX_NOTIFICATION_BYTES)
     const reject = (status: number, reason: string, raw: string, fields: Partial<NotificationEvent> = {}) => {
       const answer = this.#answer(res, status, FAILURE(reason))
       this.#record({at, verdict: 'REJECTED', reason, retry: 0, answer, ...fields}, req.headers, raw)

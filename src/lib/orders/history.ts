@@ -6,7 +6,9 @@
 import {type WriteStream, createWriteStream, existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {configDir, ensurePrivateDir} from '../paths.js'
+import {ensurePrivateDir} from '../io/private-file.js'
+import {configDir} from '../paths.js'
+import type {OrderReference} from './reference.js'
 
 export interface OrderEntry {
   type: 'order'
@@ -29,12 +31,6 @@ export interface RefundEntry {
 }
 
 type Entry = OrderEntry | RefundEntry
-
-export interface OrderReference {
-  mch_order_no?: string
-  gw_order_no?: string
-  channel_order_no?: string
-}
 
 export class OrderHistory {
   readonly file: string

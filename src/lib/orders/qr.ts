@@ -4,6 +4,7 @@ import {writeFileSync} from 'node:fs'
 import {request} from 'undici'
 
 import {GwError, usageError} from '../errors.js'
+import {qrNote} from '../render/orders.js'
 import type {CreatedOrder} from './service.js'
 
 /** The QR code of `text` as terminal block characters. */
@@ -31,4 +32,23 @@ export async function saveQrImage(created: CreatedOrder, file: string): Promise<
   const [, type, base64, payload] = match
   writeFileSync(file, base64 ? Buffer.from(payload!, 'base64') : decodeURIComponent(payload!))
   return type!
+}
+
+/**
+ * The QR of a created order for people: drawn when `draw` (and there is one to draw), saved
+ * to `file` when given, with a note when no QR can be shown.
+ */
+export async function showQr(
+  created: CreatedOrder,
+  options: {draw: boolean; file?: string},
+): Promise<{drawn?: string; notes: string[]; qr_file?: string}> {
+  const notes: string[] = []
+  const why = qrNote(created)
+  if (why) notes.push(why)
+  const codeUrl = created.order.code_url
+  const drawn = !why && options.draw && codeUrl ? await terminalQr(codeUrl) : undefined
+  if (!options.file || created.qr_lost) return {drawn, notes}
+  const type = await saveQrImage(created, options.file)
+  notes.push(`QR image (${type}) saved to ${options.file}`)
+  return {drawn, notes, qr_file: options.file}
 }

@@ -3,60 +3,39 @@
  * the three numbers on whichever channel knows it, close, and wait for payment. Knows
  * nothing of oclif; commands render what it returns.
  */
-import {randomBytes} from 'node:crypto'
+import {setTimeout as sleep} from 'node:timers/promises'
 
-import type {Answer, GatewayClient, Refusal, Uncertain} from '../gateway/client.js'
 import {GwError, usageError} from '../errors.js'
-import type {OrderHistory, OrderReference} from './history.js'
+import {type Answer, refusalError, unknownOutcome} from '../gateway/answers.js'
+import type {GatewayClient} from '../gateway/client.js'
 import {
   CHANNELS_BY_OPERATION,
+  ORDER_NOT_FOUND,
   type OrderChannel,
   type OrderCreated,
   type OrderRecord,
   QR_LIFETIME,
   UNSETTLED_ORDER_STATES,
-  compactTimestamp,
 } from '../gateway/protocol/index.js'
+import {type RetryPolicy, linearBackoff, tries} from '../retry.js'
+import type {OrderHistory} from './history.js'
+import {type OrderReference, describeReference, newOrderNumber} from './reference.js'
 
-export type {OrderReference}
+/** An order query that answers NOTSURE is asked again, a little later each time. */
+const NOTSURE_RETRY: RetryPolicy = {tries: 4, delayMs: linearBackoff(300)}
 
-/** A merchant order number gw makes when none is given: GW + time + 6 random characters. */
-export function newOrderNumber(prefix = 'GW'): string {
-  return `${prefix}${compactTimestamp()}${randomBytes(4).toString('hex').slice(0, 6).toUpperCase()}`
-}
-
-export function describeReference(ref: OrderReference): string {
-  if (ref.mch_order_no) return ref.mch_order_no
-  if (ref.gw_order_no) return `gw_order_no ${ref.gw_order_no}`
-  return `channel_order_no ${ref.channel_order_no}`
-}
-
-/** The error a refusal ends in: exit 1, the catalogue's meaning and advice. */
-export function refusalError(refusal: Refusal, what: string): GwError {
-  return new GwError('refused', `${what}: ${refusal.explanation}`, {
-    details: {err_code: refusal.code, err_msg: refusal.message},
-  })
-}
-
-export function unknownOutcome(uncertain: Uncertain, what: string, advice: string): GwError {
-  return new GwError(
-    'unknown',
-    `${what}: the outcome is not known (${uncertain.code ? `${uncertain.code}: ` : ''}${uncertain.message}).`,
-    {advice, details: {reason: uncertain.reason}},
-  )
-}
-
+/** An order to create: fields of the document's native_pay (section 4.1), and the QR lifetime in seconds. */
 export interface CreateOrderInput {
   channel: string
-  totalFee: number
-  feeType: string
-  mchOrderNo?: string
-  notifyUrl?: string
+  total_fee: number
+  fee_type: string
+  mch_order_no?: string
+  notify_url?: string
   product?: string
   attach?: string
-  deviceId?: string
-  operatorId?: string
-  imgType?: 'png' | 'svg'
+  device_id?: string
+  operator_id?: string
+  img_type?: string
   expireSeconds?: number
 }
 
@@ -78,8 +57,6 @@ export interface FoundOrder {
   channel_source: 'given' | 'history' | 'discovered'
 }
 
-const NOT_FOUND = 'GW_INVALID_ORDER_NO'
-
 export class OrderService {
   constructor(
     readonly client: GatewayClient,
@@ -90,57 +67,33 @@ export class OrderService {
     return this.client.profile.appid
   }
 
-  async create(input: CreateOrderInput): Promise<CreatedOrder> {
-    const channel = input.channel
+  async create({expireSeconds, ...fields}: CreateOrderInput): Promise<CreatedOrder> {
+    const {channel, total_fee, fee_type} = fields
     if (!CHANNELS_BY_OPERATION.native_pay.includes(channel))
       throw usageError(
         `Channel "${channel}" cannot take orders.`,
         `Use one of: ${CHANNELS_BY_OPERATION.native_pay.join(', ')}.`,
       )
     const lifetime = QR_LIFETIME[channel as OrderChannel]
-    if (input.expireSeconds !== undefined && !lifetime.parameter) {
+    if (expireSeconds !== undefined && !lifetime.parameter) {
       throw usageError(`The QR lifetime of ${channel} cannot be set.`, 'Only truemoney and scb_qrcard take --expire.')
     }
-    const mchOrderNo = input.mchOrderNo ?? newOrderNumber()
-    const params = {
-      channel,
-      mch_order_no: mchOrderNo,
-      total_fee: input.totalFee,
-      fee_type: input.feeType,
-      notify_url: input.notifyUrl,
-      product: input.product,
-      attach: input.attach,
-      device_id: input.deviceId,
-      operator_id: input.operatorId,
-      img_type: input.imgType,
-      ...(lifetime.parameter && input.expireSeconds !== undefined ? {[lifetime.parameter]: input.expireSeconds} : {}),
-    }
-    const seconds = input.expireSeconds ?? lifetime.defaultSeconds
+    const mchOrderNo = fields.mch_order_no ?? newOrderNumber()
+    const lifetimeParam = lifetime.parameter && expireSeconds !== undefined ? {[lifetime.parameter]: expireSeconds} : {}
+    const params = {...fields, mch_order_no: mchOrderNo, ...lifetimeParam}
+    const seconds = expireSeconds ?? lifetime.defaultSeconds
     const expiresAt = seconds === undefined ? null : new Date(Date.now() + seconds * 1000).toISOString()
     const answer = await this.client.call('native_pay', params)
     const result = (order: OrderCreated, qrLost: boolean): CreatedOrder => {
-      this.history.recordOrder({
-        appid: this.appid,
-        mch_order_no: mchOrderNo,
-        gw_order_no: order.gw_order_no,
-        channel,
-        total_fee: input.totalFee,
-        fee_type: input.feeType,
-      })
-      return {
-        order,
-        channel,
-        total_fee: input.totalFee,
-        fee_type: input.feeType,
-        expires_at: expiresAt,
-        qr_lost: qrLost,
-      }
+      const {gw_order_no} = order
+      this.history.recordOrder({appid: this.appid, mch_order_no: mchOrderNo, gw_order_no, channel, total_fee, fee_type})
+      return {order, channel, total_fee, fee_type, expires_at: expiresAt, qr_lost: qrLost}
     }
     if (answer.status === 'success') return result(answer.data, false)
     if (answer.status === 'refused') throw refusalError(answer, `Order ${mchOrderNo} was not created`)
     // The answer was lost or unsure: the order is what a query says it is.
     const found = await this.#query({mch_order_no: mchOrderNo}, channel)
-    if (found.status === 'refused' && found.code === NOT_FOUND) {
+    if (found.status === 'refused' && found.code === ORDER_NOT_FOUND) {
       throw new GwError('transport', `Order ${mchOrderNo} was not created (${answer.message}).`, {
         advice: 'It is safe to run the same command again.',
       })
@@ -152,7 +105,7 @@ export class OrderService {
         `Check it later: gw order query ${mchOrderNo} --channel ${channel}`,
       )
     const record = found.data
-    if (record.total_fee !== input.totalFee || record.fee_type !== input.feeType) {
+    if (record.total_fee !== total_fee || record.fee_type !== fee_type) {
       throw new GwError(
         'refused',
         `Order number ${mchOrderNo} is already used by another order (${record.total_fee} ${record.fee_type}).`,
@@ -167,12 +120,12 @@ export class OrderService {
 
   /** One order query, with NOTSURE-style answers asked again a few times. */
   async #query(ref: OrderReference, channel: string): Promise<Answer<'order_query'>> {
-    let answer = await this.client.call('order_query', {...ref, channel})
-    for (let retry = 1; answer.status === 'uncertain' && retry <= 3; retry++) {
-      await new Promise((resolve) => setTimeout(resolve, 300 * retry))
+    let answer: Answer<'order_query'> | undefined
+    for await (const _ of tries(NOTSURE_RETRY)) {
       answer = await this.client.call('order_query', {...ref, channel})
+      if (answer.status !== 'uncertain') break
     }
-    return answer
+    return answer!
   }
 
   /** The channel to ask: the given one, else the history's, else undefined (try them all). */
@@ -196,14 +149,14 @@ export class OrderService {
     for (const candidate of candidates) {
       const answer = await this.#query(ref, candidate)
       if (answer.status === 'success') return {record: answer.data, channel: candidate, channel_source: known.source}
-      if (answer.status === 'refused' && answer.code === NOT_FOUND && known.source === 'discovered') continue
+      if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND && known.source === 'discovered') continue
       if (answer.status === 'refused')
         throw refusalError(answer, `Order ${describeReference(ref)}${known.channel ? ` on ${known.channel}` : ''}`)
       throw unknownOutcome(answer, `Order ${describeReference(ref)}`, 'Query it again in a minute.')
     }
     throw new GwError('refused', `No channel knows order ${describeReference(ref)} (tried ${candidates.join(', ')}).`, {
       advice: 'Check the order number and the profile (appid); give --channel if you know it.',
-      details: {err_code: NOT_FOUND},
+      details: {err_code: ORDER_NOT_FOUND},
     })
   }
 
@@ -223,20 +176,24 @@ export class OrderService {
     return {...found, channel_source: known.source}
   }
 
-  /** Polls until the order is paid, failed or closed, or the deadline passes. */
+  /**
+   * Polls a created order until it is paid, failed or closed, or the wait ends: when its QR
+   * code expires, or after `timeoutSeconds` (15 minutes when not given), whichever is first.
+   */
   async waitForPayment(
-    ref: OrderReference,
-    channel: string,
-    deadline: number,
-    onPoll: (state: string) => void,
+    created: CreatedOrder,
+    timeoutSeconds: number | undefined,
+    onPoll: (state: string, deadline: number) => void,
     intervalMs = 1000,
   ): Promise<FoundOrder | undefined> {
+    const expires = created.expires_at ? Date.parse(created.expires_at) : Number.POSITIVE_INFINITY
+    const deadline = Math.min(expires, Date.now() + (timeoutSeconds ?? 15 * 60) * 1000)
     for (;;) {
-      const found = await this.find(ref, channel)
-      onPoll(found.record.result)
+      const found = await this.find({mch_order_no: created.order.mch_order_no}, created.channel)
+      onPoll(found.record.result, deadline)
       if (!UNSETTLED_ORDER_STATES.includes(found.record.result)) return found
       if (Date.now() + intervalMs > deadline) return undefined
-      await new Promise((resolve) => setTimeout(resolve, intervalMs))
+      await sleep(intervalMs)
     }
   }
 }

@@ -12,7 +12,8 @@ import {join} from 'node:path'
 import {z} from 'zod'
 
 import {GwError, usageError} from '../errors.js'
-import {configDir, ensurePrivateDir, writePrivateFile} from '../paths.js'
+import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
+import {configDir} from '../paths.js'
 import {
   type KeyInfo,
   type SignScheme,

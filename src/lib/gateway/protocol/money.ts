@@ -23,18 +23,28 @@ export class AmountError extends Error {}
 /** Largest amount in minor units that survives JSON and arithmetic exactly. */
 export const MAX_MINOR_UNITS = Number.MAX_SAFE_INTEGER
 
+/** A decimal amount as people write it: digits, at most one decimal point, no sign or separators. */
+export interface Decimal {
+  whole: string
+  /** Without trailing zeros: 50, 50.0 and 50.00 are the same amount. */
+  fraction: string
+}
+
+/** Reads `150.50`; throws AmountError for anything else (a sign, separators, letters). */
+export function parseDecimal(text: string): Decimal {
+  const match = /^(\d+)(?:\.(\d*))?$/.exec(text.trim())
+  if (!match)
+    throw new AmountError(
+      `"${text}" is not an amount; write it like 150.50 (digits, at most one decimal point, no sign or separators)`,
+    )
+  return {whole: match[1]!, fraction: (match[2] ?? '').replace(/0+$/, '')}
+}
+
 /** `150.50` THB -> 15050. Throws AmountError with a sentence a user can act on. */
 export function toMinorUnits(decimal: string, currency: string): number {
   const exponent = exponentOf(currency)
   if (exponent === undefined) throw new AmountError(`unknown currency "${currency}"; allowed: ${CURRENCIES.join(', ')}`)
-  const text = decimal.trim()
-  const match = /^(\d+)(?:\.(\d*))?$/.exec(text)
-  if (!match)
-    throw new AmountError(
-      `"${decimal}" is not an amount; write it like 150.50 (digits, at most one decimal point, no sign or separators)`,
-    )
-  const whole = match[1] ?? '0'
-  const fraction = (match[2] ?? '').replace(/0+$/, '')
+  const {whole, fraction} = parseDecimal(decimal)
   if (fraction.length > exponent) {
     throw new AmountError(
       exponent === 0
@@ -45,6 +55,16 @@ export function toMinorUnits(decimal: string, currency: string): number {
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0')
   if (minor > BigInt(MAX_MINOR_UNITS)) throw new AmountError(`"${decimal}" is too large`)
   return Number(minor)
+}
+
+/** An amount as a person gives it: a decimal in the currency's units, or minor units. */
+export type Amount = {decimal: string} | {minor: number}
+
+/** The amount in minor units of `currency`, converted exactly; zero and below are AmountErrors too. */
+export function minorUnitsOf(amount: Amount, currency: string): number {
+  const minor = 'decimal' in amount ? toMinorUnits(amount.decimal, currency) : amount.minor
+  if (!Number.isSafeInteger(minor) || minor <= 0) throw new AmountError('the amount must be above zero')
+  return minor
 }
 
 /** Parses minor units given as text (`15050`). */

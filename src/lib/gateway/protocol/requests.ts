@@ -84,6 +84,13 @@ export const REQUEST_FIELDS: Record<Operation, Record<string, Field>> = {
   order_close: {...AUTH, time_stamp: timeStamp(true), ...ORDER_NUMBERS, channel: channel('order_close')},
 }
 
+/** The longest value the document allows for a field of an operation, in characters. */
+export function fieldMax(operation: Operation, field: string): number {
+  const spec = REQUEST_FIELDS[operation][field]
+  if (!spec) throw new Error(`${operation} has no field ${field}`)
+  return spec.max
+}
+
 /** Operations that name their order by one of three numbers; create names it by mch_order_no alone. */
 const ONE_OF_THREE: readonly Operation[] = ['order_query', 'order_refund', 'refund_query', 'order_close']
 

@@ -1,17 +1,15 @@
 /**
- * CSV files as finance and support export them: UTF-8 with or without BOM, CRLF, LF or
- * both, quoted fields with commas, quotes, new lines and Thai text. Headers are matched
- * case-insensitively, ignoring surrounding spaces; unknown columns are kept. Rows stream,
- * each with the line it starts on, so problems can name their line.
+ * Tabular input as finance and support export it: CSV in UTF-8 with or without BOM, CRLF,
+ * LF or both, quoted fields with commas, quotes, new lines and Thai text. Headers are
+ * matched case-insensitively, ignoring surrounding spaces; unknown columns are kept. Rows
+ * stream, each with the line it starts on, so problems can name their line.
  */
 import {createHash} from 'node:crypto'
-import {createReadStream, createWriteStream, renameSync, rmSync} from 'node:fs'
-import {once} from 'node:events'
+import {createReadStream} from 'node:fs'
 import {Transform, type TransformCallback} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
 
 import {parse} from 'csv-parse'
-import {stringify} from 'csv-stringify'
 
 import {usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
@@ -33,7 +31,7 @@ class NormalizeLineEndings extends Transform {
   }
 }
 
-export interface CsvRow {
+export interface TableRow {
   /** The line the record starts on (the header is line 1). */
   line: number
   values: string[]
@@ -42,7 +40,7 @@ export interface CsvRow {
   has(name: string): boolean
 }
 
-export interface CsvHeader {
+export interface TableHeader {
   /** As written in the file. */
   names: string[]
   /** Lower case, trimmed. */
@@ -52,16 +50,45 @@ export interface CsvHeader {
 export const normalizeHeader = (name: string) => name.trim().toLowerCase()
 
 /** Why a header cannot name orders, or undefined when it has one of the three order number columns. */
-export function missingOrderColumn(header: CsvHeader): string | undefined {
+export function missingOrderColumn(header: TableHeader): string | undefined {
   if (ORDER_NUMBER_FIELDS.some((c) => header.keys.includes(c))) return undefined
   return `no order number column: the header needs one of ${ORDER_NUMBER_FIELDS.join(', ')} (it has ${header.names.join(', ') || 'nothing'})`
 }
 
 /** The order number column a row fills first, in the order mch, gw, channel. */
-export const orderColumnOf = (row: CsvRow) => ORDER_NUMBER_FIELDS.find((c) => row.get(c))
+export const orderColumnOf = (row: TableRow) => ORDER_NUMBER_FIELDS.find((c) => row.get(c))
 
-/** Reads a CSV file: the header, then every row. A malformed file is a usage error naming its line. */
-export async function* readCsv(path: string): AsyncGenerator<CsvHeader | CsvRow> {
+/** A table: its header, then its rows, streamed. A malformed file is a usage error naming its line. */
+export interface Table {
+  header: TableHeader
+  rows: AsyncGenerator<TableRow>
+}
+
+/** Opens a table file and reads its header; the rows follow as they are iterated. */
+export async function openTable(path: string): Promise<Table> {
+  const records = readRecords(path)
+  const first = await records.next()
+  if (first.done) throw usageError(`${path} is empty: it needs a header row.`)
+  const names = first.value.record
+  const header = {names, keys: names.map(normalizeHeader)}
+  const index = new Map(header.keys.map((key, i) => [key, i]))
+  async function* rows(): AsyncGenerator<TableRow> {
+    for await (const {record: values, line} of records) {
+      yield {
+        line,
+        values,
+        get: (name: string) => {
+          const at = index.get(name)
+          return at === undefined ? '' : (values[at] ?? '').trim()
+        },
+        has: (name: string) => index.has(name),
+      }
+    }
+  }
+  return {header, rows: rows()}
+}
+
+async function* readRecords(path: string): AsyncGenerator<{record: string[]; line: number}> {
   const parser = parse({
     bom: true,
     skip_empty_lines: true,
@@ -72,28 +99,10 @@ export async function* readCsv(path: string): AsyncGenerator<CsvHeader | CsvRow>
   const source = createReadStream(path)
   source.on('error', (error) => parser.destroy(error))
   source.pipe(new NormalizeLineEndings()).pipe(parser)
-  let header: CsvHeader | undefined
-  let index = new Map<string, number>()
   try {
     for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
       const newlines = record.reduce((n, field) => n + (field.match(/\n/g)?.length ?? 0), 0)
-      const line = info.lines - newlines
-      if (!header) {
-        header = {names: record, keys: record.map(normalizeHeader)}
-        index = new Map(header.keys.map((key, i) => [key, i]))
-        yield header
-        continue
-      }
-      const values = record
-      yield {
-        line,
-        values,
-        get: (name: string) => {
-          const at = index.get(name)
-          return at === undefined ? '' : (values[at] ?? '').trim()
-        },
-        has: (name: string) => index.has(name),
-      }
+      yield {record, line: info.lines - newlines}
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
@@ -107,7 +116,6 @@ export async function* readCsv(path: string): AsyncGenerator<CsvHeader | CsvRow>
       )
     throw error
   }
-  if (!header) throw usageError(`${path} is empty: it needs a header row.`)
 }
 
 /** Hex SHA-256 of a file's bytes, streamed. */
@@ -115,38 +123,4 @@ export async function fileSha256(path: string): Promise<string> {
   const hash = createHash('sha256')
   await pipeline(createReadStream(path), hash)
   return hash.digest('hex')
-}
-
-/** A CSV written row by row to a temporary file and moved into place on close: readers never see half a report. */
-export class CsvWriter {
-  readonly #temporary: string
-  readonly #stringifier
-  readonly #done: Promise<void>
-
-  constructor(
-    readonly path: string,
-    header: string[],
-  ) {
-    this.#temporary = `${path}.${process.pid}.tmp`
-    this.#stringifier = stringify({header: true, columns: header, record_delimiter: 'unix'})
-    this.#done = pipeline(this.#stringifier, createWriteStream(this.#temporary, {mode: 0o600}))
-  }
-
-  /** Resolves when the row is buffered; waits when the disk is slower than the rows. */
-  async write(values: (string | number | undefined)[]): Promise<void> {
-    if (!this.#stringifier.write(values.map((v) => (v === undefined ? '' : String(v)))))
-      await once(this.#stringifier, 'drain')
-  }
-
-  async close(): Promise<void> {
-    this.#stringifier.end()
-    await this.#done
-    renameSync(this.#temporary, this.path)
-  }
-
-  async abort(): Promise<void> {
-    this.#stringifier.destroy()
-    await this.#done.catch(() => {})
-    rmSync(this.#temporary, {force: true})
-  }
 }

@@ -1,0 +1,103 @@
+/** Flags shared by several commands: the network, --live confirmation, naming an order, batch pacing. */
+import {Args, Flags} from '@oclif/core'
+
+import {usageError} from '../errors.js'
+import type {OrderReference} from '../orders/reference.js'
+import {ALL_CHANNELS, CURRENCIES} from '../gateway/protocol/index.js'
+
+type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
+
+/** Flags named after fields of the API document (`--mch-order-no` is `mch_order_no`), as those fields. */
+export function fieldsOf<F extends Record<string, unknown>, K extends keyof F & string>(
+  flags: F,
+  names: readonly K[],
+): {[P in K as Underscored<P>]: F[P]} {
+  return Object.fromEntries(names.map((name) => [name.replaceAll('-', '_'), flags[name]])) as never
+}
+
+/** Flags of every command that talks to the gateway. */
+export const networkFlags = {
+  timeout: Flags.integer({
+    description: 'seconds to wait for each answer (connect: at most 5)',
+    default: 15,
+    min: 1,
+    helpGroup: 'NETWORK',
+  }),
+}
+
+/** Flags of commands that move money on a --live profile. */
+export const liveFlags = {
+  yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation on a --live profile'}),
+}
+
+/** The three ways to name an order, shared by every command that looks one up. */
+export const orderArgs = {
+  mch_order_no: Args.string({description: 'merchant order number'}),
+}
+
+export const orderFlags = {
+  'gw-order-no': Flags.string({description: "the gateway's order number instead of the merchant's"}),
+  'channel-order-no': Flags.string({description: "the channel's order number instead of the merchant's"}),
+  channel: Flags.string({
+    description: 'channel of the order (default: the local history, else each channel in turn)',
+    options: [...ALL_CHANNELS],
+  }),
+}
+
+export function orderReference(
+  mchOrderNo: string | undefined,
+  flags: {'gw-order-no'?: string; 'channel-order-no'?: string},
+): OrderReference {
+  const ref: OrderReference = {
+    mch_order_no: mchOrderNo,
+    gw_order_no: flags['gw-order-no'],
+    channel_order_no: flags['channel-order-no'],
+  }
+  const given = Object.values(ref).filter(Boolean).length
+  if (given === 0) throw usageError('Name the order: MCH_ORDER_NO, --gw-order-no or --channel-order-no.')
+  if (given > 1) throw usageError('Name the order one way only: MCH_ORDER_NO, --gw-order-no or --channel-order-no.')
+  return ref
+}
+
+/** Pacing of batch work (bulk refunds, reconcile): how many requests in flight, how many started per second. */
+export const batchFlags = (what: string, concurrency: number, helpGroup?: string) => ({
+  concurrency: Flags.integer({
+    description: `${what} in flight at once`,
+    default: concurrency,
+    min: 1,
+    max: 64,
+    helpGroup,
+  }),
+  rate: Flags.integer({description: `${what} started per second at most`, min: 1, helpGroup}),
+})
+
+const bulk = {helpGroup: 'BULK', dependsOn: ['from-csv']}
+
+/** The flags of `refund create --from-csv`. */
+export const bulkRefundFlags = {
+  'from-csv': Flags.string({
+    description: 'refund every row of this CSV file',
+    helpGroup: 'BULK',
+    exclusive: ['amount', 'refund-fee', 'mch-refund-no', 'gw-order-no', 'channel-order-no'],
+  }),
+  'dry-run': Flags.boolean({description: 'check the file and the orders, show the plan, send nothing', ...bulk}),
+  'skip-invalid': Flags.boolean({description: 'send the valid rows and report the others as skipped_invalid', ...bulk}),
+  out: Flags.string({description: 'report file (default: beside the CSV, NAME.report.csv)', ...bulk}),
+  journal: Flags.string({description: 'journal file (default: beside the CSV, NAME.journal.jsonl)', ...bulk}),
+  ...batchFlags('refunds', 4, 'BULK'),
+}
+
+/** The flags of one refund: its amount in either form, its number, and what the order should be. */
+export const refundFlags = {
+  amount: Flags.string({
+    description: 'refund amount as a decimal in the order currency, e.g. 50.00',
+    exclusive: ['refund-fee'],
+  }),
+  'refund-fee': Flags.integer({description: 'refund amount in minor units, e.g. 5000', exclusive: ['amount']}),
+  'mch-refund-no': Flags.string({description: 'merchant refund number (default: generated); each may be used once'}),
+  'fee-type': Flags.string({
+    description: 'currency of the order (checked against the order query)',
+    options: [...CURRENCIES],
+  }),
+  'total-fee': Flags.integer({description: 'order total in minor units (checked against the order query)'}),
+}

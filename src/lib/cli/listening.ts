@@ -1,0 +1,19 @@
+/** What the commands that serve (the notification listener, the sandbox) share: loopback, and listen errors in words. */
+import {usageError} from '../errors.js'
+
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1']
+
+export const isLoopbackHost = (host: string) => LOOPBACK.includes(host)
+
+/** A server that could not listen, as the error to end with: the port is taken or not allowed, else as it came. */
+export function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'EADDRINUSE') {
+    return usageError(
+      `port ${port} on ${host} is in use.`,
+      'Pick another: --port with another number, or --port 0 for any free one.',
+    )
+  }
+  if (code === 'EACCES') return usageError(`not allowed to listen on ${host}:${port}.`, 'Use a port above 1024.')
+  return error
+}

@@ -1,0 +1,182 @@
+/**
+ * What one HTTP answer of the gateway means, without any I/O: the envelope read and its
+ * signature checked, then the data classified as success, refusal or uncertain. The client
+ * retries what this says was not processed; callers resolve what is uncertain by querying.
+ */
+import {GwError} from '../errors.js'
+import {
+  AMBIGUOUS_CODES,
+  DUPLICATE_CODES,
+  type Operation,
+  RESPONSE_SCHEMAS,
+  type ResponseData,
+  envelopeSchema,
+  explainError,
+  lookupError,
+} from './protocol/index.js'
+
+export interface Success<O extends Operation> {
+  status: 'success'
+  data: ResponseData<O>
+  attempts: number
+  /** The envelope's time_stamp: the gateway's clock. */
+  gatewayTime?: string
+}
+
+export interface Refusal {
+  status: 'refused'
+  code: string
+  message: string
+  /** The catalogue's meaning and advice, in one or two sentences. */
+  explanation: string
+  advice?: string
+  attempts: number
+  gatewayTime?: string
+}
+
+export interface Uncertain {
+  status: 'uncertain'
+  reason: 'notsure' | 'ambiguous_code' | 'duplicate_on_retry' | 'no_answer' | 'bad_signature'
+  code?: string
+  message: string
+  attempts: number
+}
+
+export type Answer<O extends Operation> = Success<O> | Refusal | Uncertain
+
+/** An attempt that gave no usable answer. */
+export interface AttemptFailure {
+  kind: 'transport' | 'signature'
+  message: string
+  /** The request may have reached the gateway (anything but a failure to connect). */
+  mayHaveArrived: boolean
+}
+
+/** A verified envelope: `code` 0 with its data, or another code (the call was not processed). */
+export interface Envelope {
+  code: number
+  msg?: string
+  time?: string
+  data: Record<string, unknown>
+}
+
+/** Reads an HTTP answer as the gateway's envelope; `verifies` checks the signature over `data`. */
+export function readEnvelope(
+  answer: {statusCode: number; text: string; url: string; operation: Operation; profile: string},
+  verifies: (data: Record<string, unknown>, signature: string) => boolean,
+): Envelope | AttemptFailure {
+  const {statusCode, text, url, operation, profile} = answer
+  const failure = (message: string): AttemptFailure => ({kind: 'transport', message, mayHaveArrived: true})
+  if (statusCode >= 500) return failure(`the gateway answered HTTP ${statusCode}`)
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return failure(`the answer from ${url} is not JSON (HTTP ${statusCode}: ${JSON.stringify(text.slice(0, 80))})`)
+  }
+  const envelope = envelopeSchema.safeParse(json)
+  if (!envelope.success) return failure(`the answer from ${url} is not the gateway's envelope (HTTP ${statusCode})`)
+  const {code, msg, sign: signature, data, time_stamp: time} = envelope.data
+  if (code !== 0) return {code, msg, data: {}}
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return failure('the answer has no data object')
+  if (!signature || !verifies(data as Record<string, unknown>, signature)) {
+    return {
+      kind: 'signature',
+      message: `the signature of the answer to ${operation} does not verify with the gateway public key of profile "${profile}"`,
+      mayHaveArrived: true,
+    }
+  }
+  return {code, msg, time, data: data as Record<string, unknown>}
+}
+
+/**
+ * The meaning of a verified envelope; undefined means "not processed, retry" (code != 0).
+ * `retried` says an earlier attempt may have arrived: a duplicate number is then likely ours.
+ */
+export function classify<O extends Operation>(
+  operation: O,
+  envelope: Envelope,
+  attempt: number,
+  retried: boolean,
+): Answer<O> | undefined {
+  if (envelope.code !== 0) return undefined
+  const data = envelope.data
+  const result = String(data.result ?? '')
+  const errCode = typeof data.err_code === 'string' && data.err_code ? data.err_code : undefined
+  const message = typeof data.err_msg === 'string' ? data.err_msg : ''
+  // An order record reports the order's state in `result`; a failure carries err_code.
+  const failed = errCode !== undefined || result === 'FAIL' || (operation !== 'order_query' && result !== 'SUCCESS')
+  if (!failed) {
+    const parsed = RESPONSE_SCHEMAS[operation].safeParse(data)
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((i) => i.path.join('.')).join(', ')
+      return {
+        status: 'uncertain',
+        reason: 'no_answer',
+        message: `the answer to ${operation} lacks fields the document requires (${fields})`,
+        attempts: attempt,
+      }
+    }
+    return {status: 'success', data: parsed.data as ResponseData<O>, attempts: attempt, gatewayTime: envelope.time}
+  }
+  const uncertain = (reason: Uncertain['reason'], text = message): Uncertain => ({
+    status: 'uncertain',
+    reason,
+    code: errCode,
+    message: text,
+    attempts: attempt,
+  })
+  if (result === 'NOTSURE') return uncertain('notsure', message || 'the gateway is not sure of the outcome')
+  if (errCode && AMBIGUOUS_CODES.includes(errCode)) return uncertain('ambiguous_code')
+  if (errCode && DUPLICATE_CODES.includes(errCode) && retried) return uncertain('duplicate_on_retry')
+  return {
+    status: 'refused',
+    code: errCode ?? result,
+    message,
+    explanation: explainError(errCode, message),
+    advice: lookupError(errCode)?.action,
+    attempts: attempt,
+    gatewayTime: envelope.time,
+  }
+}
+
+const NOT_CONNECTED = [
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]
+const TIMED_OUT = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']
+
+/** A network error in words, and whether the request may have reached the gateway. */
+export function describeNetworkError(error: unknown, url: string): AttemptFailure {
+  const code = (error as {code?: string}).code ?? ''
+  const failure = (message: string, mayHaveArrived: boolean): AttemptFailure => ({
+    kind: 'transport',
+    message,
+    mayHaveArrived,
+  })
+  if (TIMED_OUT.includes(code)) return failure(`no answer from ${url} in time`, true)
+  if (code === 'ECONNREFUSED') return failure(`nothing is listening at ${url} (connection refused)`, false)
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return failure(`the host of ${url} is not known`, false)
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return failure(`could not connect to ${url} in time`, false)
+  return failure(`the connection to ${url} failed (${(error as Error).message || code})`, !NOT_CONNECTED.includes(code))
+}
+
+/** The error a refusal ends in: exit 1, the catalogue's meaning and advice. */
+export function refusalError(refusal: Refusal, what: string): GwError {
+  return new GwError('refused', `${what}: ${refusal.explanation}`, {
+    details: {err_code: refusal.code, err_msg: refusal.message},
+  })
+}
+
+/** The error an answer that stayed uncertain ends in: exit 5. */
+export function unknownOutcome(uncertain: Uncertain, what: string, advice: string): GwError {
+  const code = uncertain.code ? `${uncertain.code}: ` : ''
+  return new GwError('unknown', `${what}: the outcome is not known (${code}${uncertain.message}).`, {
+    advice,
+    details: {reason: uncertain.reason},
+  })
+}

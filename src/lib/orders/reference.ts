@@ -1,0 +1,33 @@
+/**
+ * How an order is named: by any one of the three numbers of the protocol's order number
+ * fields (section 2.2). A reference is what a user gave; `orderKey` identifies it inside
+ * one run (a file, a history), without being parsed back.
+ */
+import {randomBytes} from 'node:crypto'
+
+import {ORDER_NUMBER_FIELDS, compactTimestamp} from '../gateway/protocol/index.js'
+
+export type OrderNumberField = (typeof ORDER_NUMBER_FIELDS)[number]
+export type OrderReference = Partial<Record<OrderNumberField, string>>
+
+/** The field a reference names its order by (the first filled, in the order mch, gw, channel). */
+export function referenceField(ref: OrderReference): OrderNumberField | undefined {
+  return ORDER_NUMBER_FIELDS.find((field) => ref[field])
+}
+
+export function describeReference(ref: OrderReference): string {
+  const field = referenceField(ref)
+  if (field === 'mch_order_no' || !field) return ref.mch_order_no ?? ''
+  return `${field} ${ref[field]}`
+}
+
+/** One string per distinct reference; `[field, number]` as JSON, so no number can collide with another field's. */
+export function orderKey(ref: OrderReference): string {
+  const field = referenceField(ref)
+  return JSON.stringify([field, field ? ref[field] : ''])
+}
+
+/** A merchant order (or refund) number gw makes when none is given: prefix + time + 6 random characters. */
+export function newOrderNumber(prefix = 'GW'): string {
+  return `${prefix}${compactTimestamp()}${randomBytes(4).toString('hex').slice(0, 6).toUpperCase()}`
+}

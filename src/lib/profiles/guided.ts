@@ -1,0 +1,78 @@
+/**
+ * The guided `gw profile add`: what is missing from the flags is asked for on a terminal,
+ * each answer checked as it is typed (a URL, a readable key file), in the order a merchant
+ * has them at hand.
+ */
+import {existsSync, readFileSync} from 'node:fs'
+
+import {GwError, usageError} from '../errors.js'
+import {parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
+import {normalizeBaseUrl} from './store.js'
+
+export interface ProfileAnswers {
+  name?: string
+  appid?: string
+  'base-url'?: string
+  'private-key'?: string
+  'gateway-public-key'?: string
+}
+
+type Check = (answer: string) => true | string
+
+function attempt(run: () => unknown): true | string {
+  try {
+    run()
+    return true
+  } catch (error) {
+    if (error instanceof GwError) return `${error.message}${error.advice ? ` ${error.advice}` : ''}`
+    return (error as Error).message
+  }
+}
+
+function keyFile(path: string, parse: (pem: string) => unknown): true | string {
+  if (!existsSync(path)) return `There is no file ${path}.`
+  return attempt(() => parse(readFileSync(path, 'utf8')))
+}
+
+/** What is asked, in order: the answer's name (NAME or a flag), the question, the check of an answer. */
+const QUESTIONS: [keyof ProfileAnswers, string, Check][] = [
+  [
+    'name',
+    'Profile name',
+    (v) => (/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(v) ? true : 'Use letters, digits, ".", "_" or "-".'),
+  ],
+  [
+    'appid',
+    'Merchant appid (like mch20001)',
+    (v) => (v.trim() && v.trim().length <= 32 ? true : 'The appid is 1 to 32 characters, like mch20001.'),
+  ],
+  [
+    'base-url',
+    'Gateway base URL, up to the operation name (like https://host/Gateway)',
+    (v) => attempt(() => normalizeBaseUrl(v)),
+  ],
+  ['private-key', 'Your private key file (PEM)', (v) => keyFile(v, parsePrivateKey)],
+  ['gateway-public-key', 'The gateway public key file (PEM)', (v) => keyFile(v, parsePublicKey)],
+]
+
+/** The answers not given, as the user would give them: NAME, --appid, ... */
+export function missingAnswers(answers: ProfileAnswers): string[] {
+  return QUESTIONS.filter(([key]) => !answers[key]).map(([key]) => (key === 'name' ? 'NAME' : `--${key}`))
+}
+
+/** Asks for every missing answer on the terminal; without one, names them all (exit 2). */
+export async function askMissing(answers: ProfileAnswers): Promise<Required<ProfileAnswers>> {
+  const missing = missingAnswers(answers)
+  if (missing.length && (!process.stdin.isTTY || !process.stderr.isTTY)) {
+    throw usageError(
+      `Missing: ${missing.join(', ')}.`,
+      'Give them as flags (there is no terminal to ask on); see gw profile add --help.',
+    )
+  }
+  const {input} = await import('@inquirer/prompts')
+  const complete = {...answers}
+  for (const [key, message, validate] of QUESTIONS) {
+    complete[key] ??= await input({message, validate}, {output: process.stderr})
+  }
+  return complete as Required<ProfileAnswers>
+}

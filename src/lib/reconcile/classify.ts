@@ -1,0 +1,167 @@
+/**
+ * Reconcile's judgement of one row, without I/O: what the merchant's row says, and how it
+ * compares with the gateway's order (or with the gateway's refusal to find it).
+ */
+import {GwError} from '../errors.js'
+import {
+  AmountError,
+  CURRENCIES,
+  ORDER_NOT_FOUND,
+  ORDER_STATES,
+  fieldMax,
+  isCurrency,
+  lookupError,
+  parseDecimal,
+  parseMinorUnits,
+  toMinorUnits,
+} from '../gateway/protocol/index.js'
+import type {TableRow} from '../files/table.js'
+import {orderColumnOf} from '../files/table.js'
+import type {OrderReference} from '../orders/reference.js'
+import type {FoundOrder} from '../orders/service.js'
+
+export const CLASSES = [
+  'match',
+  'amount_mismatch',
+  'currency_mismatch',
+  'status_mismatch',
+  'missing_at_gateway',
+  'query_failed',
+  'invalid_row',
+] as const
+export type Classification = (typeof CLASSES)[number]
+
+/** The merchant's words for a state, and the gateway states each stands for. */
+const MERCHANT_STATUS: Record<string, readonly string[]> = {
+  paid: ['SUCCESS'],
+  unpaid: ['NOTPAY', 'USERPAYING', 'PAYERROR'],
+  refunded: ['REFUND'],
+  closed: ['CLOSED'],
+}
+
+/** What the merchant's row says of its order. */
+export interface MerchantView {
+  ref: OrderReference
+  channel?: string
+  totalFee?: number
+  amount?: string
+  feeType?: string
+  status?: string
+}
+
+/** The gateway's side of a row and the verdict, as written beside the row. */
+export interface Verdict {
+  mch_order_no?: string
+  classification: Classification
+  detail: string
+  gateway_state?: string
+  gateway_total_fee?: number
+  gateway_fee_type?: string
+  gateway_channel?: string
+  time_paid?: string
+  refunded_total?: number
+  /** For the summary: the gateway's amount when known, else the merchant's. */
+  amount?: number
+  currency?: string
+}
+
+/** What the row says, or why it cannot be used. */
+export function readMerchantRow(row: TableRow, defaultChannel: string | undefined): MerchantView | string {
+  const column = orderColumnOf(row)
+  if (!column) return 'no order number'
+  const value = row.get(column)
+  const max = fieldMax('order_query', column)
+  if ([...value].length > max) return `${column} is longer than ${max} characters`
+  const feeType = row.get('fee_type').toUpperCase() || undefined
+  if (feeType && !isCurrency(feeType)) return `fee_type "${row.get('fee_type')}" is not ${CURRENCIES.join(', ')}`
+  let totalFee: number | undefined
+  try {
+    if (row.get('total_fee')) totalFee = parseMinorUnits(row.get('total_fee'))
+  } catch (error) {
+    return `total_fee: ${(error as AmountError).message}`
+  }
+  const amount = row.get('amount') || undefined
+  try {
+    if (amount !== undefined) parseDecimal(amount)
+  } catch {
+    return `amount "${amount}" is not an amount like 150.50`
+  }
+  const status = row.get('status') || undefined
+  if (status && !MERCHANT_STATUS[status.toLowerCase()] && !Object.hasOwn(ORDER_STATES, status.toUpperCase())) {
+    return `status "${status}" is not one of paid, unpaid, refunded, closed or a gateway state`
+  }
+  const channel = row.get('channel').toLowerCase() || defaultChannel
+  return {ref: {[column]: value}, channel, totalFee, amount, feeType, status}
+}
+
+/** The merchant's amount in minor units, when the row gives one and its currency is known. */
+export function merchantMinor(view: MerchantView, currency = view.feeType): number | undefined {
+  if (view.totalFee !== undefined) return view.totalFee
+  if (view.amount === undefined || !currency) return undefined
+  return toMinorUnits(view.amount, currency)
+}
+
+function statusMatches(merchant: string, gateway: string): boolean {
+  const states = MERCHANT_STATUS[merchant.toLowerCase()]
+  return states ? states.includes(gateway) : merchant.toUpperCase() === gateway
+}
+
+/** A row whose order query failed: missing at the gateway, or the query itself failed. */
+export function classifyFailure(view: MerchantView, error: GwError): Verdict {
+  let amount: number | undefined
+  try {
+    amount = merchantMinor(view)
+  } catch (amountError) {
+    return {classification: 'invalid_row', detail: `amount: ${(amountError as AmountError).message}`}
+  }
+  const side = {mch_order_no: view.ref.mch_order_no, amount, currency: view.feeType}
+  const code = error.details?.err_code as string | undefined
+  if (code === ORDER_NOT_FOUND) return {...side, classification: 'missing_at_gateway', detail: error.message}
+  const advice = code ? lookupError(code)?.action : error.advice
+  const detail = `${error.message}${advice && !error.message.includes(advice) ? ` ${advice}` : ''}`
+  return {...side, classification: 'query_failed', detail}
+}
+
+/** The merchant's row against the gateway's order: a match, or the weightiest difference with every difference named. */
+export function compare(view: MerchantView, found: FoundOrder, refundedTotal?: number): Verdict {
+  const record = found.record
+  const result: Verdict = {
+    mch_order_no: record.mch_order_no ?? view.ref.mch_order_no,
+    classification: 'match',
+    detail: '',
+    gateway_state: record.result,
+    gateway_total_fee: record.total_fee,
+    gateway_fee_type: record.fee_type,
+    gateway_channel: found.channel,
+    time_paid: record.time_end || undefined,
+    refunded_total: refundedTotal,
+    amount: record.total_fee,
+    currency: record.fee_type,
+  }
+  const differences: [Classification, string][] = []
+  if (view.feeType && record.fee_type && view.feeType !== record.fee_type) {
+    differences.push(['currency_mismatch', `currency: merchant ${view.feeType}, gateway ${record.fee_type}`])
+  }
+  let merchantTotal: number | undefined
+  try {
+    merchantTotal = merchantMinor(view, view.feeType ?? record.fee_type)
+  } catch (error) {
+    return {...result, classification: 'invalid_row', detail: `amount: ${(error as AmountError).message}`}
+  }
+  if (merchantTotal !== undefined && record.total_fee !== undefined && merchantTotal !== record.total_fee) {
+    differences.push([
+      'amount_mismatch',
+      `amount: merchant ${merchantTotal}, gateway ${record.total_fee} (minor units)`,
+    ])
+  }
+  if (view.status && !statusMatches(view.status, record.result)) {
+    const missed = view.status.toLowerCase() === 'unpaid' && record.result === 'SUCCESS'
+    const hint = missed ? ' (paid at the gateway: a missed notification?)' : ''
+    differences.push(['status_mismatch', `status: merchant ${view.status}, gateway ${record.result}${hint}`])
+  }
+  if (differences.length === 0) return result
+  // One class per row, the weightiest; the detail names every difference.
+  const weight: Classification[] = ['currency_mismatch', 'amount_mismatch', 'status_mismatch']
+  differences.sort((a, b) => weight.indexOf(a[0]) - weight.indexOf(b[0]))
+  return {...result, classification: differences[0]![0], detail: differences.map((d) => d[1]).join('; ')}
+}

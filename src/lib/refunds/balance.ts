@@ -1,0 +1,78 @@
+/**
+ * The one rule a refund is checked by before it is sent, single or bulk: the order took
+ * money, its currency and total are what the caller says, the amount converts exactly to
+ * minor units and is above zero, and it fits in what is left of the order. A problem is a
+ * typed fact; the views word it ("Nothing was sent" belongs to them).
+ */
+import {type Amount, AmountError, PAID_ORDER_STATES, minorUnitsOf, parseMinorUnits} from '../gateway/protocol/index.js'
+
+/** What the check needs of the order (from an order query). */
+export interface OrderFacts {
+  state: string
+  total: number
+  currency: string
+}
+
+export type RefundProblem =
+  | {kind: 'currency_mismatch'; currency: string; given: string}
+  | {kind: 'total_mismatch'; total: number; given: number; currency: string}
+  | {kind: 'not_paid'; state: string}
+  | {kind: 'bad_amount'; form: 'decimal' | 'minor'; reason: string}
+  | {kind: 'above_total'; refundFee: number; total: number; currency: string}
+  | {kind: 'above_balance'; refundFee: number; balance: number; total: number; currency: string}
+
+export interface RefundAsk {
+  amount: Amount
+  /** The currency and total the caller expects the order to have, when given. */
+  feeType?: string
+  totalFee?: number
+}
+
+/** The amount in minor units of the order's currency, or why it cannot be one. */
+export function amountInMinorUnits(amount: Amount, currency: string): number | RefundProblem {
+  try {
+    return minorUnitsOf(amount, currency)
+  } catch (error) {
+    if (error instanceof AmountError)
+      return {kind: 'bad_amount', form: 'decimal' in amount ? 'decimal' : 'minor', reason: error.message}
+    throw error
+  }
+}
+
+/** `refunded` is what the order has refunded so far when known; undefined leaves the balance to the gateway. */
+export function balanceProblem(
+  order: OrderFacts,
+  refundFee: number,
+  refunded: number | undefined,
+): RefundProblem | undefined {
+  const {total, currency} = order
+  if (refundFee > total) return {kind: 'above_total', refundFee, total, currency}
+  if (refunded !== undefined && refundFee > total - refunded) {
+    return {kind: 'above_balance', refundFee, balance: total - refunded, total, currency}
+  }
+  return undefined
+}
+
+/** The refund's amount in minor units when it can be sent, else the first problem. */
+export function checkRefund(order: OrderFacts, ask: RefundAsk, refunded: number | undefined): number | RefundProblem {
+  if (ask.feeType && ask.feeType !== order.currency) {
+    return {kind: 'currency_mismatch', currency: order.currency, given: ask.feeType}
+  }
+  if (ask.totalFee !== undefined && ask.totalFee !== order.total) {
+    return {kind: 'total_mismatch', total: order.total, given: ask.totalFee, currency: order.currency}
+  }
+  if (!PAID_ORDER_STATES.includes(order.state)) return {kind: 'not_paid', state: order.state}
+  const refundFee = amountInMinorUnits(ask.amount, order.currency)
+  if (typeof refundFee !== 'number') return refundFee
+  return balanceProblem(order, refundFee, refunded) ?? refundFee
+}
+
+/** Minor units written as text (a CSV cell), as a refund amount or the problem with it. */
+export function minorFromText(text: string): Amount | RefundProblem {
+  try {
+    return {minor: parseMinorUnits(text)}
+  } catch (error) {
+    if (error instanceof AmountError) return {kind: 'bad_amount', form: 'minor', reason: error.message}
+    throw error
+  }
+}

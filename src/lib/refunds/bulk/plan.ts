@@ -1,0 +1,206 @@
+/**
+ * Steps 2 and 3 of a bulk refund, up to sending: the journal of earlier runs (rows done are
+ * not sent again, rows sent without a known outcome are settled by refund query), the
+ * preflight (each order queried once), each row checked against its order, and the rows of
+ * each order against its balance. Problems are collected, not thrown; the result is an
+ * immutable plan. Nothing is sent here.
+ */
+import {runBatch} from '../../batch.js'
+import {formatAmount} from '../../gateway/protocol/index.js'
+import {describeReference} from '../../orders/reference.js'
+import type {FoundOrder} from '../../orders/service.js'
+import {describeRefundProblem} from '../../render/refunds.js'
+import {balanceProblem} from '../balance.js'
+import {type Lookup, lookupOf, refundedTotal} from '../lookup.js'
+import type {RefundService} from '../service.js'
+import {type JournalHeader, Journal, type RowHistory} from './journal.js'
+import {type OrderGroup, groupByOrder, preflight} from './preflight.js'
+import type {RefundFile} from './refund-file.js'
+import {type Problem, type RefundRow, type RowRequest, type RowState, isFinal, isToSend} from './rows.js'
+
+/** How the file's columns name the two amount forms, for messages. */
+const COLUMN_NAMES = {decimal: 'refund_amount', minor: 'refund_fee'}
+
+export interface BulkPlan {
+  readonly file: RefundFile
+  /** Every problem, by line; the file's own and those the gateway's answers showed. */
+  readonly problems: readonly Problem[]
+  /** The file itself cannot be sent (header problems, or row problems without --skip-invalid). */
+  readonly blocked: boolean
+  /** The journal as found, when the file could be planned at all. */
+  readonly journal?: {path: string; header: JournalIdentity; resumed: boolean}
+  /** What the journal said at the start: rows already final, rows sent without a final outcome, rows never sent. */
+  readonly found: {done: number; uncertain: number; toGo: number}
+  /** How the uncertain rows were settled by refund query, per status. */
+  readonly settled: Readonly<Record<string, number>>
+  /** Per row of the file, in its order. */
+  readonly states: readonly RowState[]
+}
+
+export type JournalIdentity = Omit<JournalHeader, 'type' | 'version' | 'created_at'>
+
+export interface PlanInput {
+  file: RefundFile
+  journalPath: string
+  identity: JournalIdentity
+  skipInvalid: boolean
+  concurrency: number
+}
+
+type Usable = RefundRow & {request: RowRequest}
+
+/** What a refund query's answer for a refund number makes of a row that may have been sent. */
+function settledState(state: RowState, lookup: Lookup): RowState {
+  switch (lookup.state) {
+    case 'SUCCESS':
+      return {...state, outcome: {status: 'refunded', gw_refund_no: lookup.gw_refund_no}}
+    case 'PROCESSING':
+      return {...state, outcome: {status: 'processing', gw_refund_no: lookup.gw_refund_no}}
+    case 'FAIL': {
+      const err_msg = 'the channel reports the refund as failed'
+      return {
+        ...state,
+        outcome: {status: 'failed', gw_refund_no: lookup.gw_refund_no, err_code: 'REFUND_FAILED', err_msg},
+      }
+    }
+    case 'absent':
+      return {...state, outcome: {status: 'pending'}}
+    case 'unknown':
+      // Sending again is safe (the gateway takes a number once) and settles it.
+      return state
+  }
+}
+
+/** A row's state from the journal of earlier runs; a processing refund is asked about again. */
+function fromJournal(row: RefundRow, entry: RowHistory | undefined): RowState {
+  const outcome = entry?.outcome
+  if (outcome && outcome.mch_refund_no === row.mchRefundNo && isFinal(outcome)) {
+    const {status, gw_refund_no, err_code, err_msg, advice} = outcome
+    const sent = entry?.intent && {refund_fee: entry.intent.refund_fee, fee_type: entry.intent.fee_type}
+    return {
+      outcome: status === 'failed' ? {status, gw_refund_no, err_code, err_msg, advice} : {status, gw_refund_no},
+      sent,
+    }
+  }
+  return {outcome: entry?.intent ? {status: 'unknown'} : {status: 'pending'}}
+}
+
+export async function planBulkRefund(input: PlanInput, refunds: RefundService): Promise<BulkPlan> {
+  const {file, skipInvalid, concurrency} = input
+  const problems = [...file.problems]
+  const problemOf = (line: number) =>
+    problems
+      .filter((p) => p.line === line)
+      .map((p) => p.message)
+      .join('; ')
+  const states: RowState[] = file.rows.map((row) =>
+    row.request ? {outcome: {status: 'pending'}} : {outcome: {status: 'skipped_invalid', err_msg: problemOf(row.line)}},
+  )
+  const headerBlocked = problems.some((p) => p.line === 1)
+  if (problems.length && (!skipInvalid || headerBlocked)) {
+    return {file, problems, blocked: true, found: {done: 0, uncertain: 0, toGo: 0}, settled: {}, states}
+  }
+  const {rows: history, resumed} = Journal.read(input.journalPath, input.identity)
+  file.rows.forEach((row, i) => {
+    if (row.request) states[i] = fromJournal(row, history.get(row.line))
+  })
+  const uncertain = file.rows.map((_, i) => i).filter((i) => states[i]!.outcome.status === 'unknown')
+  const found = {
+    done: states.filter((s) => isFinal(s.outcome)).length,
+    uncertain: uncertain.length,
+    toGo: states.filter((s) => s.outcome.status === 'pending').length,
+  }
+
+  const indexOf = new Map(file.rows.map((row, i) => [row.line, i]))
+  const open = file.rows.filter((row, i): row is Usable => Boolean(row.request) && isOpen(states[i]!))
+  const groups = groupByOrder(open)
+  const preflighted = await preflight(groups, refunds.orders, concurrency)
+  problems.push(...preflighted.problems)
+  for (const row of open) {
+    const order = preflighted.found.get(row.request.orderKey)
+    if (!order) continue
+    const at = indexOf.get(row.line)!
+    const planned = refunds.plan({...row.request, mchRefundNo: row.mchRefundNo}, order, undefined)
+    if ('kind' in planned) {
+      problems.push({
+        line: row.line,
+        message: describeRefundProblem(planned, describeReference(row.request.ref), COLUMN_NAMES),
+      })
+    } else {
+      states[at] = {...states[at]!, planned}
+    }
+  }
+  // Rows sent before without a known outcome: the gateway's record of their number decides.
+  const settled: Record<string, number> = {}
+  await runBatch(
+    uncertain.filter((i) => states[i]!.planned),
+    async (i) => {
+      states[i] = settledState(states[i]!, await refunds.lookup(states[i]!.planned!))
+    },
+    {concurrency},
+  )
+  for (const i of uncertain) settled[states[i]!.outcome.status] = (settled[states[i]!.outcome.status] ?? 0) + 1
+  await runBatch(
+    groups.values(),
+    async (group) => {
+      const order = preflighted.found.get(group.request.orderKey)
+      if (order) problems.push(...(await checkOrderBalance(group, order, states, indexOf, refunds)))
+    },
+    {concurrency},
+  )
+  problems.sort((a, b) => a.line - b.line)
+  // Rows with a problem are skipped; a row that may have been sent stays to be settled.
+  for (const problem of problems) {
+    const at = indexOf.get(problem.line)
+    if (at !== undefined && states[at]!.outcome.status === 'pending') {
+      states[at] = {...states[at]!, outcome: {status: 'skipped_invalid', err_msg: problem.message}}
+    }
+  }
+  const journal = {path: input.journalPath, header: input.identity, resumed}
+  return {file, problems, blocked: problems.length > 0 && !skipInvalid, journal, found, settled, states}
+}
+
+const isOpen = (state: RowState) => state.outcome.status === 'pending' || state.outcome.status === 'unknown'
+
+/**
+ * Rows of one order may not add up beyond what is left of it. The refund query that gives
+ * the balance also shows rows whose number the gateway already has (a journal lost, or a
+ * file run before): those are settled from it, not sent.
+ */
+async function checkOrderBalance(
+  group: OrderGroup,
+  order: FoundOrder,
+  states: RowState[],
+  indexOf: Map<number, number>,
+  refunds: RefundService,
+): Promise<Problem[]> {
+  const at = (row: RefundRow) => indexOf.get(row.line)!
+  // Numbers this file already sent are likelier to be known; then one row's own number. An
+  // order no refund succeeded on, of which this file sent nothing yet, has none of ours.
+  const sentBefore = group.rows.filter((r) => states[at(r)]!.outcome.status !== 'pending').map((r) => r.mchRefundNo)
+  const fresh = sentBefore.length === 0 && order.record.result === 'SUCCESS'
+  const existing = fresh ? [] : await refunds.refundsOf(order, [...sentBefore.slice(0, 2), group.rows[0]!.mchRefundNo])
+  for (const refund of existing ?? []) {
+    const row = group.rows.find(
+      (r) => r.mchRefundNo === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',
+    )
+    if (!row) continue
+    const settled = settledState(states[at(row)]!, lookupOf(refund))
+    const outcome =
+      settled.outcome.status === 'refunded'
+        ? {...settled.outcome, status: 'already_refunded' as const}
+        : settled.outcome
+    states[at(row)] = {...settled, outcome}
+  }
+  const toSend = group.rows.filter((r) => isToSend(states[at(r)]!))
+  const sum = toSend.reduce((total, r) => total + states[at(r)]!.planned!.refund_fee, 0)
+  const record = order.record
+  if (existing === undefined || record.total_fee === undefined || !record.fee_type) return []
+  const facts = {state: record.result, total: record.total_fee, currency: record.fee_type}
+  const refunded = refundedTotal(existing)
+  if (!balanceProblem(facts, sum, refunded)) return []
+  const amount = (minor: number) => formatAmount(minor, facts.currency)
+  const named = describeReference(group.request.ref)
+  const message = `the rows of order ${named} add up to ${amount(sum)}, more than its balance of ${amount(facts.total - refunded)}`
+  return toSend.map((row) => ({line: row.line, message}))
+}

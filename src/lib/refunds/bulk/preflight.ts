@@ -1,0 +1,70 @@
+/**
+ * Step 3 of a bulk refund: each distinct order of the rows still to send is queried once.
+ * An order whose query fails on the network is asked again in later rounds, so one flaky
+ * answer does not stop a whole batch; one that is refused or unknown is a problem of its rows.
+ */
+import {runBatch} from '../../batch.js'
+import {GwError} from '../../errors.js'
+import {describeReference} from '../../orders/reference.js'
+import type {FoundOrder, OrderService} from '../../orders/service.js'
+import {type RetryPolicy, linearBackoff, tries} from '../../retry.js'
+import type {Problem, RefundRow, RowRequest} from './rows.js'
+
+/** Rounds of order queries before a network failure stops the batch (each query retries within). */
+const PREFLIGHT_ROUNDS: RetryPolicy = {tries: 3, delayMs: linearBackoff(500)}
+
+/** The rows of one order. */
+export interface OrderGroup {
+  request: RowRequest
+  rows: (RefundRow & {request: RowRequest})[]
+}
+
+export function groupByOrder(rows: (RefundRow & {request: RowRequest})[]): Map<string, OrderGroup> {
+  const groups = new Map<string, OrderGroup>()
+  for (const row of rows) {
+    const group = groups.get(row.request.orderKey)
+    if (group) group.rows.push(row)
+    else groups.set(row.request.orderKey, {request: row.request, rows: [row]})
+  }
+  return groups
+}
+
+export async function preflight(
+  groups: Map<string, OrderGroup>,
+  orders: OrderService,
+  concurrency: number,
+): Promise<{found: Map<string, FoundOrder>; problems: Problem[]}> {
+  const found = new Map<string, FoundOrder>()
+  const problems: Problem[] = []
+  const ofRows = (group: OrderGroup, message: string) => {
+    for (const row of group.rows) problems.push({line: row.line, message})
+  }
+  let waiting = [...groups.entries()]
+  for await (const round of tries(PREFLIGHT_ROUNDS)) {
+    const failed: [string, OrderGroup][] = []
+    let lastFailure: GwError | undefined
+    await runBatch(
+      waiting,
+      async ([key, group]) => {
+        const channels = [...new Set(group.rows.map((r) => r.request.channel).filter(Boolean))]
+        if (channels.length > 1) {
+          const order = describeReference(group.request.ref)
+          return ofRows(group, `the rows of order ${order} name different channels (${channels.join(', ')})`)
+        }
+        try {
+          found.set(key, await orders.find(group.request.ref, channels[0]))
+        } catch (error) {
+          if (!(error instanceof GwError)) throw error
+          if (error.kind === 'refused' || error.kind === 'usage') return ofRows(group, error.message)
+          failed.push([key, group])
+          lastFailure = error
+        }
+      },
+      {concurrency},
+    )
+    if (failed.length && round === PREFLIGHT_ROUNDS.tries) throw lastFailure
+    waiting = failed
+    if (!waiting.length) break
+  }
+  return {found, problems}
+}

@@ -1,0 +1,165 @@
+/**
+ * Step 1 of a bulk refund: the whole file is read and checked before anything is sent.
+ * Every problem names its line; a row with problems is kept (to be reported, never sent).
+ * Field lengths come from the protocol's table of the refund operation.
+ */
+import {
+  AmountError,
+  CHANNELS_BY_OPERATION,
+  CURRENCIES,
+  ORDER_NUMBER_FIELDS,
+  type Amount,
+  fieldMax,
+  isCurrency,
+  parseDecimal,
+  parseMinorUnits,
+  toMinorUnits,
+} from '../../gateway/protocol/index.js'
+import {type TableHeader, type TableRow, missingOrderColumn, openTable, orderColumnOf} from '../../files/table.js'
+import {orderKey} from '../../orders/reference.js'
+import {amountKey, deriveRefundNumber} from './refund-number.js'
+import type {Problem, RefundRow} from './rows.js'
+
+export interface RefundFile {
+  header: TableHeader
+  rows: RefundRow[]
+  problems: Problem[]
+}
+
+const CHECKED_LENGTHS = [...ORDER_NUMBER_FIELDS, 'mch_refund_no', 'attach'] as const
+
+/** Problems of the header that make every row unreadable. */
+function headerProblems(header: TableHeader): Problem[] {
+  const problems: Problem[] = []
+  const keys = header.keys
+  const noOrderColumn = missingOrderColumn(header)
+  if (noOrderColumn) problems.push({line: 1, message: noOrderColumn})
+  if (!keys.includes('refund_fee') && !keys.includes('refund_amount')) {
+    problems.push({
+      line: 1,
+      message:
+        'no amount column: the header needs refund_fee (minor units, e.g. 5000) or refund_amount (decimal, e.g. 50.00)',
+    })
+  }
+  const twice = [...new Set(keys.filter((k, i) => k && keys.indexOf(k) !== i))]
+  if (twice.length) problems.push({line: 1, message: `columns named twice: ${twice.join(', ')}`})
+  return problems
+}
+
+/** The amount a row asks for, or the problem with it. */
+function rowAmount(row: TableRow, feeType: string | undefined): Amount | string {
+  const feeText = row.get('refund_fee')
+  const amountText = row.get('refund_amount')
+  if (feeText && amountText) return 'both refund_fee and refund_amount are filled; give one'
+  if (feeText) {
+    let minor: number
+    try {
+      minor = parseMinorUnits(feeText)
+    } catch (error) {
+      return `refund_fee: ${(error as AmountError).message}`
+    }
+    return minor === 0 ? 'refund_fee is zero; a refund must be above zero' : {minor}
+  }
+  if (!amountText) return 'no amount: fill refund_fee or refund_amount'
+  let decimal
+  try {
+    decimal = parseDecimal(amountText)
+  } catch {
+    return `refund_amount "${amountText}" is not an amount; write it like 50.00 (no sign, no thousands separators)`
+  }
+  if (BigInt(decimal.whole) === 0n && !decimal.fraction) return 'refund_amount is zero; a refund must be above zero'
+  if (feeType && isCurrency(feeType)) {
+    try {
+      toMinorUnits(amountText, feeType)
+    } catch (error) {
+      return `refund_amount: ${(error as AmountError).message}`
+    }
+  }
+  return {decimal: amountText}
+}
+
+/** Reads one row; `occurrences` counts order-and-amount pairs for derived refund numbers. */
+export function readRefundRow(
+  row: TableRow,
+  header: TableHeader,
+  appid: string,
+  occurrences: Map<string, number>,
+): {row: RefundRow; problems: string[]} {
+  const problems: string[] = []
+  if (row.values.length > header.names.length) {
+    problems.push(`${row.values.length} fields, but the header has ${header.names.length} columns`)
+  }
+  const column = orderColumnOf(row)
+  if (!column) problems.push(`no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}`)
+  for (const name of CHECKED_LENGTHS) {
+    const length = [...row.get(name)].length
+    const max = fieldMax('order_refund', name)
+    if (length > max) problems.push(`${name} is ${length} characters; at most ${max} are allowed`)
+  }
+  const feeType = row.get('fee_type').toUpperCase() || undefined
+  if (feeType && !isCurrency(feeType)) {
+    problems.push(`fee_type "${row.get('fee_type')}" is not a currency the gateway takes (${CURRENCIES.join(', ')})`)
+  }
+  const channel = row.get('channel').toLowerCase() || undefined
+  const refundChannels = CHANNELS_BY_OPERATION.order_refund
+  if (channel && !refundChannels.includes(channel)) {
+    problems.push(`channel "${channel}" cannot be refunded through the API; refunds take ${refundChannels.join(', ')}`)
+  }
+  let totalFee: number | undefined
+  if (row.get('total_fee')) {
+    try {
+      totalFee = parseMinorUnits(row.get('total_fee'))
+    } catch (error) {
+      problems.push(`total_fee: ${(error as Error).message}`)
+    }
+  }
+  const amount = rowAmount(row, feeType)
+  if (typeof amount === 'string') problems.push(amount)
+  const given = row.get('mch_refund_no')
+  if (problems.length || !column || typeof amount === 'string') {
+    return {row: {line: row.line, values: row.values, mchRefundNo: given}, problems}
+  }
+  const ref = {[column]: row.get(column)}
+  const pairKey = `${column}:${row.get(column)}`
+  const amountText = amountKey(amount)
+  const pair = `${pairKey}\n${amountText}`
+  const occurrence = (occurrences.get(pair) ?? 0) + 1
+  occurrences.set(pair, occurrence)
+  const request = {
+    ref,
+    orderKey: orderKey(ref),
+    amount,
+    feeType,
+    totalFee,
+    channel,
+    attach: row.get('attach') || undefined,
+  }
+  const mchRefundNo = given || deriveRefundNumber(appid, pairKey, amountText, occurrence)
+  return {row: {line: row.line, values: row.values, mchRefundNo, request}, problems}
+}
+
+/** Reads and checks the whole file. Nothing is sent here. */
+export async function readRefundFile(path: string, appid: string): Promise<RefundFile> {
+  const table = await openTable(path)
+  const problems = headerProblems(table.header)
+  const rows: RefundRow[] = []
+  if (problems.length) return {header: table.header, rows, problems}
+  const occurrences = new Map<string, number>()
+  const givenNumbers = new Map<string, number>()
+  for await (const item of table.rows) {
+    const read = readRefundRow(item, table.header, appid, occurrences)
+    const line = item.line
+    problems.push(...read.problems.map((message) => ({line, message})))
+    const given = item.get('mch_refund_no')
+    if (given && read.row.request) {
+      const first = givenNumbers.get(given)
+      if (first === undefined) givenNumbers.set(given, line)
+      else {
+        const message = `mch_refund_no ${given} is used again (first on line ${first}); each refund number may be used once`
+        problems.push({line, message})
+      }
+    }
+    rows.push(read.row)
+  }
+  return {header: table.header, rows, problems}
+}

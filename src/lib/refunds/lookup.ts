@@ -1,0 +1,24 @@
+/** What the gateway's refund query says of one refund number, in one mapping used everywhere. */
+import {type RefundOrder, normalizeRefundState} from '../gateway/protocol/index.js'
+
+export type Lookup =
+  | {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'; gw_refund_no?: string; refund_time?: string; refund_fee?: number}
+  | {state: 'absent'}
+  | {state: 'unknown'; why: string}
+
+/** A refund query's entry for a refund number (undefined: the order has no refund of that number). */
+export function lookupOf(entry: RefundOrder | undefined): Lookup {
+  if (!entry) return {state: 'absent'}
+  const state = normalizeRefundState(entry.refund_state)
+  if (state === 'SUCCESS' || state === 'PROCESSING' || state === 'FAIL') {
+    return {state, gw_refund_no: entry.gw_refund_no, refund_time: entry.refund_time, refund_fee: entry.mch_refund_fee}
+  }
+  return {state: 'unknown', why: `the refund is in state ${entry.refund_state}`}
+}
+
+/** Refunds that count against an order's balance: SUCCESS and PROCESSING. */
+export function refundedTotal(refunds: RefundOrder[]): number {
+  return refunds
+    .filter((r) => ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state)))
+    .reduce((sum, r) => sum + (r.mch_refund_fee ?? 0), 0)
+}

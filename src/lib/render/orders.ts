@@ -1,0 +1,87 @@
+/**
+ * Text views of orders for people: states in words, amounts with their currency, times as
+ * the gateway gave them. --json output does not go through here.
+ */
+import {ExitCode} from '../errors.js'
+import {describeOrderState, formatAmount} from '../gateway/protocol/index.js'
+import type {CreatedOrder, FoundOrder} from '../orders/service.js'
+import {fields} from './fields.js'
+import {bold} from './style.js'
+
+export function createdView(created: CreatedOrder): string {
+  const {order} = created
+  return fields([
+    ['order', bold(order.mch_order_no)],
+    ['gateway order', order.gw_order_no],
+    ['amount', formatAmount(created.total_fee, created.fee_type)],
+    ['channel', created.channel],
+    ['QR expires', created.expires_at ? new Date(created.expires_at).toLocaleString() : 'never'],
+    ['code_url', created.channel === 'airpay' ? `${order.code_url} (an image to show, not QR text)` : order.code_url],
+  ])
+}
+
+export function orderView(found: FoundOrder): string {
+  const r = found.record
+  const channelNote =
+    found.channel_source === 'discovered'
+      ? ' (found by trying channels)'
+      : found.channel_source === 'history'
+        ? ' (from local history)'
+        : ''
+  return fields([
+    ['order', bold(r.mch_order_no ?? '-')],
+    ['gateway order', r.gw_order_no],
+    ['channel order', r.channel_order_no],
+    ['state', `${r.result}: ${describeOrderState(r.result)}`],
+    ['amount', formatAmount(r.total_fee, r.fee_type)],
+    [
+      'paid by payer',
+      r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type
+        ? formatAmount(r.cash_fee, r.cash_fee_type)
+        : undefined,
+    ],
+    ['channel', `${found.channel}${channelNote}`],
+    ['paid at', r.time_end],
+    ['payer', r.openid],
+    ['device', r.device_id],
+    ['operator', r.operator_id],
+    ['attach', r.attach],
+  ])
+}
+
+/** Why no QR is drawn for a created order, when that is so: the answer carrying it was lost, or airpay's is an image. */
+export function qrNote(created: CreatedOrder): string | undefined {
+  if (created.qr_lost) {
+    return 'warning: the order was created, but the answer carrying its QR code was lost. Close it (gw order close) and create a new one to show a QR code.'
+  }
+  if (created.channel === 'airpay') {
+    return 'airpay: code_url is an image URL to show as is, not text to encode; open it or save it with --qr-out.'
+  }
+  return undefined
+}
+
+const SPINNER = ['|', '/', '-', '\\']
+
+/** "| waiting for payment: NOTPAY, 4m59s left" */
+export function waitingLine(state: string, deadline: number): string {
+  const left = Math.max(0, Math.round((deadline - Date.now()) / 1000))
+  return `${SPINNER[left % 4]} waiting for payment: ${state}, ${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s left`
+}
+
+/** How a wait for payment ended: the order as it stands, a note, and the exit code. */
+export function waitOutcome(
+  created: CreatedOrder,
+  found: FoundOrder | undefined,
+): {text?: string; note?: string; exitCode: ExitCode} {
+  if (!found) {
+    const note = `Not paid before the wait ended. Check later: gw order query ${created.order.mch_order_no} --channel ${created.channel}`
+    return {note, exitCode: ExitCode.Unknown}
+  }
+  const state = found.record.result
+  if (state === 'SUCCESS') return {text: orderView(found), exitCode: ExitCode.Done}
+  return {
+    text: orderView(found),
+    note: `The order ended ${state}: ${describeOrderState(state)}.`,
+    exitCode: ExitCode.Refused,
+  }
+}
