@@ -13,4 +13,22 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // The sandbox is a separate house: it shares the protocol, signing and generic I/O with the client side, nothing else.
+    files: ['src/sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+lib/(?!gateway/protocol/|gateway/signing\\.js$|io/)',
+              message:
+                'The sandbox imports only lib/gateway/protocol, lib/gateway/signing and lib/io from the client side.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 )

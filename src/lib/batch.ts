@@ -3,6 +3,7 @@
  * starts per second. Pulls items lazily (a stream stays a stream) and stops taking new ones
  * when the signal aborts, letting those in flight finish.
  */
+import {setTimeout as sleep} from 'node:timers/promises'
 
 export interface BatchOptions {
   concurrency: number
@@ -34,7 +35,7 @@ export async function runBatch<T>(
     const now = Date.now()
     const at = Math.max(now, nextStart)
     nextStart = at + interval
-    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now))
+    if (at > now) await sleep(at - now)
   }
   const worker = async () => {
     for (;;) {

@@ -14,7 +14,7 @@ export const ExitCode = {
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
-export type ErrorKind = 'refused' | 'usage' | 'transport' | 'signature' | 'unknown' | 'interrupted'
+type ErrorKind = 'refused' | 'usage' | 'transport' | 'signature' | 'unknown' | 'interrupted'
 
 const EXIT_BY_KIND: Record<ErrorKind, ExitCode> = {
   refused: ExitCode.Refused,

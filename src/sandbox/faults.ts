@@ -13,7 +13,7 @@
 
 import {OPERATIONS} from '../lib/gateway/protocol/index.js'
 
-export const FAULT_KINDS = [
+const FAULT_KINDS = [
   'drop-after-commit',
   'http-500',
   'code-nonzero',

@@ -31,7 +31,7 @@ const merchantSchema = z.object({
 })
 const fileSchema = z.object({merchants: z.array(merchantSchema).min(1)})
 
-export type MerchantConfig = z.infer<typeof merchantSchema>
+type MerchantConfig = z.infer<typeof merchantSchema>
 
 export interface Merchant extends MerchantConfig {
   private_key_file: string
@@ -65,7 +65,7 @@ export function loadGatewayKeys(dataDir: string): GatewayKeys {
   }
 }
 
-export class MerchantConfigError extends Error {}
+class MerchantConfigError extends Error {}
 
 /** Reads merchants.json, creating it with one merchant on first start; fills in missing keys. */
 export function loadMerchants(dataDir: string): Map<string, Merchant> {

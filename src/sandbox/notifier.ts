@@ -9,7 +9,7 @@ import {request} from 'undici'
 import {NOTIFICATION_ACK, NOTIFICATION_RETRY_DELAYS} from '../lib/gateway/protocol/index.js'
 import type {Ledger, SandboxOrder} from './ledger.js'
 
-export interface NotifierOptions {
+interface NotifierOptions {
   ledger: Ledger
   timeScale: number
   /** The signed body of a notification for this order. */

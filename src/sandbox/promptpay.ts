@@ -18,7 +18,7 @@ export function crc16ccittFalse(text: string): string {
   return crc.toString(16).toUpperCase().padStart(4, '0')
 }
 
-export interface PromptPayBill {
+interface PromptPayBill {
   billerId: string
   reference1: string
   reference2: string

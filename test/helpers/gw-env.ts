@@ -1,7 +1,6 @@
-import {join} from 'node:path'
-
 import {type CliOptions, type CliResult, gw, spawnGw} from './cli.js'
-import {type TestSandbox, removeDir, startTestSandbox, tempDir} from './sandbox.js'
+import {type TestSandbox, startTestSandbox} from './sandbox.js'
+import {removeDir, tempDir} from './shared.js'
 
 /** A sandbox server and a temporary GW_CONFIG_DIR whose default profile points at it. */
 export interface GwWorld {
@@ -54,29 +53,20 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
               fee_type: 'THB',
             })
             if (created.data.result !== 'SUCCESS') throw new Error(JSON.stringify(created.data))
-            const paid = await sandbox.control('POST', '/sandbox/pay', {mch_order_no: mch})
+            const paid = await sandbox.controls.pay(mch)
             if (paid.status !== 200) throw new Error(JSON.stringify(paid.body))
           }),
         )
       }
       return numbers
     },
-    async requests() {
-      return (await sandbox.control<{requests: Record<string, number>}>('GET', '/sandbox/stats')).body.requests
-    },
-    async faults(spec) {
-      const answer = await sandbox.control('POST', '/sandbox/faults', {spec})
-      if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
-    },
+    requests: () => sandbox.controls.requests(),
+    faults: (spec) => sandbox.controls.faults(spec),
     async ledger(mchOrderNo) {
-      const {body} = await sandbox.control<{orders: never[]}>(
-        'GET',
-        `/sandbox/orders?mch_order_no=${encodeURIComponent(mchOrderNo)}`,
-      )
-      return body.orders[0]
+      return (await sandbox.controls.orders(mchOrderNo))[0]
     },
     async pay(mchOrderNo, fail = false) {
-      const answer = await sandbox.control('POST', '/sandbox/pay', {mch_order_no: mchOrderNo, fail})
+      const answer = await sandbox.controls.pay(mchOrderNo, {fail})
       if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
     },
     /** Stops the sandbox and removes the temporary config and data. */
@@ -104,4 +94,3 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
 }
 
 export const keyFile = (world: GwWorld) => world.sandbox.info.merchants[0]!.private_key_file
-export {join}

@@ -1,7 +1,7 @@
 import {createServer, type IncomingMessage} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-export interface Received {
+interface Received {
   headers: IncomingMessage['headers']
   body: string
 }

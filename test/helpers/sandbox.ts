@@ -1,5 +1,4 @@
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {request} from 'undici'
@@ -12,14 +11,12 @@ import {
   newNonce,
   type SignScheme,
 } from '../../src/lib/gateway/signing.js'
+import {tempDir} from './shared.js'
 import {compactTimestamp} from '../../src/lib/gateway/protocol/time.js'
+import {SandboxControl} from '../../src/sandbox/control-client.js'
 import {startSandbox, type RunningSandbox, type SandboxOptions} from '../../src/sandbox/server.js'
 
-export function tempDir(prefix = 'gw-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
-}
-
-export interface WireAnswer {
+interface WireAnswer {
   status: number
   envelope: Record<string, unknown> & {code: number; sign: string; data: Record<string, unknown>}
   data: Record<string, unknown>
@@ -79,11 +76,9 @@ export interface TestSandbox {
   info: RunningSandbox['info']
   dataDir: string
   close(): Promise<void>
-  control<T = Record<string, unknown>>(
-    method: 'GET' | 'POST',
-    path: string,
-    body?: unknown,
-  ): Promise<{status: number; body: T}>
+  /** The control API client `gw sandbox pay` uses. */
+  controls: SandboxControl
+  control: SandboxControl['call']
   wire(appid?: string): Wire
 }
 
@@ -93,23 +88,14 @@ export async function startTestSandbox(
   const dataDir = options.dataDir ?? tempDir('gw-sandbox-')
   if (options.merchants) writeFileSync(join(dataDir, 'merchants.json'), JSON.stringify({merchants: options.merchants}))
   const running = await startSandbox({port: 0, ...options, dataDir})
+  const controls = new SandboxControl(running.info.origin)
   const sandbox: TestSandbox = {
     info: running.info,
     dataDir,
     close: () => running.close(),
-    async control(method, path, body) {
-      const response = await request(`${running.info.origin}${path}`, {
-        method,
-        headers: body === undefined ? {} : {'content-type': 'application/json'},
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      return {status: response.statusCode, body: (await response.body.json()) as never}
-    },
+    controls,
+    control: (method, path, body) => controls.call(method, path, body),
     wire: (appid?: string) => new Wire(sandbox, appid),
   }
   return sandbox
-}
-
-export function removeDir(dir: string): void {
-  rmSync(dir, {recursive: true, force: true})
 }

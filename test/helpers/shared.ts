@@ -1,5 +1,6 @@
-import {readFileSync} from 'node:fs'
-import {dirname, resolve} from 'node:path'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -9,4 +10,19 @@ export const SHARED_DIR = process.env.GW_SHARED_DIR ?? resolve(REPO_ROOT, '..', 
 
 export function readShared<T>(relative: string): T {
   return JSON.parse(readFileSync(resolve(SHARED_DIR, relative), 'utf8')) as T
+}
+
+export function tempDir(prefix = 'gw-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, {recursive: true, force: true})
+}
+
+/** A file with this content in a new temporary folder. */
+export function tempFile(name: string, content: string | Buffer): string {
+  const path = join(tempDir('gw-unit-'), name)
+  writeFileSync(path, content)
+  return path
 }

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 // The same spawner the demo and the benchmarks use.
 import {spawnSandbox as spawnSandboxProcess} from '../../scripts/sandbox-process.js'
 
-export interface SpawnedSandbox {
+interface SpawnedSandbox {
   baseUrl: string
   origin: string
   appid: string

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {viewProfile, type ProfileView} from '../../lib/profiles/view.js'
-import {resolveProfile} from '../../lib/profiles/store.js'
+import {resolveProfile} from '../../lib/profiles/resolve.js'
 import {fields} from '../../lib/render/fields.js'
 
 export default class ProfileShow extends GwCommand<typeof ProfileShow> {

@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {usageError} from '../../lib/errors.js'
-import {readKeyArgument} from '../../lib/profiles/store.js'
+import {readKeyArgument} from '../../lib/profiles/keys.js'
 import {
   SIGN_SCHEMES,
   type SignScheme,

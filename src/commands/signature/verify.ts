@@ -4,7 +4,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
-import {readKeyArgument} from '../../lib/profiles/store.js'
+import {readKeyArgument} from '../../lib/profiles/keys.js'
 import {SIGN_SCHEMES, type SignScheme, canonicalString, parsePublicKey, verify} from '../../lib/gateway/signing.js'
 
 interface VerifyResult {

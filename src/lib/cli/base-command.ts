@@ -6,14 +6,15 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {type ExitCode, GwError} from '../errors.js'
-import {type Profile, ProfileStore, resolveProfile} from '../profiles/store.js'
+import {resolveProfile} from '../profiles/resolve.js'
+import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
 import type {Work} from './progress.js'
 import type {GatewayServices} from './services.js'
 
-export type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
-export type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
+type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 export abstract class GwCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true

@@ -5,7 +5,7 @@
  */
 import {ExitCode} from '../errors.js'
 
-export interface Interrupt {
+interface Interrupt {
   signal: AbortSignal
   /** Stops listening for the signals. */
   dispose(): void

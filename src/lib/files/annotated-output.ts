@@ -13,7 +13,7 @@ import {stringify} from 'csv-stringify'
 
 import type {TableHeader} from './table.js'
 
-export type Cell = string | number | undefined
+type Cell = string | number | undefined
 
 /** A file beside the input: `orders.csv` -> `orders.reconciled.csv` for suffix `.reconciled.csv`. */
 export function besideInput(input: string, suffix: string): string {

@@ -47,7 +47,7 @@ export interface TableHeader {
   keys: string[]
 }
 
-export const normalizeHeader = (name: string) => name.trim().toLowerCase()
+const normalizeHeader = (name: string) => name.trim().toLowerCase()
 
 /** Why a header cannot name orders, or undefined when it has one of the three order number columns. */
 export function missingOrderColumn(header: TableHeader): string | undefined {
@@ -59,7 +59,7 @@ export function missingOrderColumn(header: TableHeader): string | undefined {
 export const orderColumnOf = (row: TableRow) => ORDER_NUMBER_FIELDS.find((c) => row.get(c))
 
 /** A table: its header, then its rows, streamed. A malformed file is a usage error naming its line. */
-export interface Table {
+interface Table {
   header: TableHeader
   rows: AsyncGenerator<TableRow>
 }

@@ -24,7 +24,7 @@ import {type Operation, checkRequest} from './protocol/index.js'
 import {compactTimestamp} from './protocol/time.js'
 import {type SignScheme, newNonce, parsePrivateKey, parsePublicKey, sign, verify} from './signing.js'
 
-export type BusinessParams = Record<string, string | number | undefined>
+type BusinessParams = Record<string, string | number | undefined>
 
 /** Operations that change the ledger: after a lost answer they may have happened. */
 const MUTATING: readonly Operation[] = ['native_pay', 'order_refund', 'order_close']

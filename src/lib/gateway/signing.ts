@@ -21,7 +21,7 @@ const DIGEST: Record<SignScheme, string> = {'rsa-md5': 'md5', 'rsa-sha256': 'sha
 
 export class KeyError extends Error {}
 
-export type Params = Readonly<Record<string, unknown>>
+type Params = Readonly<Record<string, unknown>>
 
 /** Numbers as plain decimals: 15050, 0.2101, never 1e+21. */
 function plainNumber(n: number): string {

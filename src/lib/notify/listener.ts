@@ -11,11 +11,11 @@ import type {AddressInfo} from 'node:net'
 
 import {request} from 'undici'
 
-import {readBody} from '../io/http-body.js'
+import {readBody} from '../io/http.js'
 import {NOTIFICATION_ACK, notificationDataSchema} from '../gateway/protocol/index.js'
 import {type SignScheme, parsePublicKey, verify} from '../gateway/signing.js'
 
-export const MAX_NOTIFICATION_BYTES = 64 * 1024
+const MAX_NOTIFICATION_BYTES = 64 * 1024
 
 export interface NotificationEvent {
   at: string
@@ -32,7 +32,7 @@ export interface NotificationEvent {
   forwarded?: {url: string; status?: number; body?: string; error?: string}
 }
 
-export interface ListenerOptions {
+interface ListenerOptions {
   host: string
   port: number
   gatewayPublicKeyPem: string

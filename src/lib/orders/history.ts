@@ -10,7 +10,7 @@ import {ensurePrivateDir} from '../io/private-file.js'
 import {configDir} from '../paths.js'
 import type {OrderReference} from './reference.js'
 
-export interface OrderEntry {
+interface OrderEntry {
   type: 'order'
   appid: string
   mch_order_no: string
@@ -21,7 +21,7 @@ export interface OrderEntry {
   at: string
 }
 
-export interface RefundEntry {
+interface RefundEntry {
   type: 'refund'
   appid: string
   mch_order_no: string

@@ -8,7 +8,7 @@ import {qrNote} from '../render/orders.js'
 import type {CreatedOrder} from './service.js'
 
 /** The QR code of `text` as terminal block characters. */
-export async function terminalQr(text: string): Promise<string> {
+async function terminalQr(text: string): Promise<string> {
   const {default: qrcode} = await import('qrcode-terminal')
   return new Promise((resolve) => qrcode.generate(text, {small: true}, (drawn: string) => resolve(drawn)))
 }
@@ -17,7 +17,7 @@ export async function terminalQr(text: string): Promise<string> {
  * Writes the order's QR image: `imgdat` (PNG, or SVG when asked for), or for airpay the
  * image at `code_url`, which is the QR to show (its imgdat is not payable).
  */
-export async function saveQrImage(created: CreatedOrder, file: string): Promise<string> {
+async function saveQrImage(created: CreatedOrder, file: string): Promise<string> {
   const {order, channel} = created
   if (channel === 'airpay') {
     if (!order.code_url) throw new GwError('transport', 'The gateway gave no code_url image for this airpay order.')

@@ -11,7 +11,7 @@ export type OrderNumberField = (typeof ORDER_NUMBER_FIELDS)[number]
 export type OrderReference = Partial<Record<OrderNumberField, string>>
 
 /** The field a reference names its order by (the first filled, in the order mch, gw, channel). */
-export function referenceField(ref: OrderReference): OrderNumberField | undefined {
+function referenceField(ref: OrderReference): OrderNumberField | undefined {
   return ORDER_NUMBER_FIELDS.find((field) => ref[field])
 }
 

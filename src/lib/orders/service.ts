@@ -25,7 +25,7 @@ import {type OrderReference, describeReference, newOrderNumber} from './referenc
 const NOTSURE_RETRY: RetryPolicy = {tries: 4, delayMs: linearBackoff(300)}
 
 /** An order to create: fields of the document's native_pay (section 4.1), and the QR lifetime in seconds. */
-export interface CreateOrderInput {
+interface CreateOrderInput {
   channel: string
   total_fee: number
   fee_type: string

@@ -9,9 +9,11 @@ import {connect} from 'node:net'
 
 import {GatewayClient} from '../gateway/client.js'
 import {ExitCode, GwError} from '../errors.js'
-import {type Profile, checkKeys} from './store.js'
+import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
+import {checkKeys} from './keys.js'
+import type {Profile} from './store.js'
 
-export type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
+type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
 
 export interface Check {
   name: string
@@ -122,7 +124,7 @@ export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): 
   let exitCode: ExitCode = ExitCode.Done
   try {
     const answer = await client.call('order_query', {mch_order_no: probe, channel: 'wechat'})
-    if (answer.status === 'refused' && answer.code === 'GW_INVALID_ORDER_NO') {
+    if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND) {
       checks.push({
         name: 'signed request',
         verdict: 'pass',

@@ -11,20 +11,13 @@ import {join} from 'node:path'
 
 import {z} from 'zod'
 
-import {GwError, usageError} from '../errors.js'
+import {usageError} from '../errors.js'
+import {type SignScheme, isSignScheme} from '../gateway/signing.js'
 import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
 import {configDir} from '../paths.js'
-import {
-  type KeyInfo,
-  type SignScheme,
-  isSignScheme,
-  KeyError,
-  keyInfo,
-  parsePrivateKey,
-  parsePublicKey,
-} from '../gateway/signing.js'
+import {type KeyCheck, checkKeys} from './keys.js'
 
-export interface StoredProfile {
+interface StoredProfile {
   appid: string
   base_url: string
   private_key_file: string
@@ -61,7 +54,7 @@ export interface Profile {
   source: 'store' | 'environment'
 }
 
-export interface ProfileInput {
+interface ProfileInput {
   name: string
   appid: string
   baseUrl: string
@@ -71,35 +64,7 @@ export interface ProfileInput {
   live?: boolean
 }
 
-export const ENV_PROFILE_NAME = '(environment)'
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
-
-export interface KeyCheck {
-  privateKey: KeyInfo
-  gatewayKey: KeyInfo
-  warnings: string[]
-}
-
-/** Both keys parse, the private key is RSA; keys under 2048 bits give a warning. */
-export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string): KeyCheck {
-  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem), 'private key'))
-  const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), 'gateway public key'))
-  const warnings: string[] = []
-  if (privateKey.bits < 2048) warnings.push(`the private key has ${privateKey.bits} bits; 2048 or more is advised`)
-  if (gatewayKey.bits < 2048)
-    warnings.push(`the gateway public key has ${gatewayKey.bits} bits; check it is the current one`)
-  return {privateKey, gatewayKey, warnings}
-}
-
-function keyOrUsage<T>(parse: () => T, what: string): T {
-  try {
-    return parse()
-  } catch (error) {
-    if (error instanceof KeyError)
-      throw usageError(`The ${what} is ${error.message}.`, `Export the ${what} as PEM and pass that file.`)
-    throw error
-  }
-}
 
 /** https URL, or http on loopback; returned without a trailing slash. */
 export function normalizeBaseUrl(value: string): string {
@@ -117,13 +82,6 @@ export function normalizeBaseUrl(value: string): string {
   if (url.search || url.hash)
     throw usageError(`base URL "${value}" must not carry a query or fragment: parameters go in the body.`)
   return url.toString().replace(/\/+$/, '')
-}
-
-export function readKeyArgument(value: string, what: string): string {
-  if (value.includes('-----BEGIN')) return value
-  if (!existsSync(value))
-    throw usageError(`The ${what} file "${value}" does not exist.`, 'Give the path of a PEM file.')
-  return readFileSync(value, 'utf8')
 }
 
 function readJson(path: string): unknown {
@@ -267,46 +225,4 @@ export class ProfileStore {
     }
     return stored
   }
-}
-
-/** A profile defined by GW_APPID, GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY and GW_BASE_URL; written nowhere. */
-export function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | undefined {
-  if (!env.GW_APPID) return undefined
-  const missing = ['GW_PRIVATE_KEY', 'GW_GATEWAY_PUBLIC_KEY', 'GW_BASE_URL'].filter((n) => !env[n])
-  if (missing.length)
-    throw usageError(
-      `GW_APPID is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not.`,
-      'Set all four variables, or unset GW_APPID to use a stored profile.',
-    )
-  const scheme = env.GW_SIGN_SCHEME ?? 'rsa-md5'
-  if (!isSignScheme(scheme)) throw usageError(`GW_SIGN_SCHEME "${scheme}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
-  const privateKeyPem = readKeyArgument(env.GW_PRIVATE_KEY!, 'GW_PRIVATE_KEY')
-  const gatewayPublicKeyPem = readKeyArgument(env.GW_GATEWAY_PUBLIC_KEY!, 'GW_GATEWAY_PUBLIC_KEY')
-  checkKeys(privateKeyPem, gatewayPublicKeyPem)
-  return {
-    name: ENV_PROFILE_NAME,
-    appid: env.GW_APPID,
-    baseUrl: normalizeBaseUrl(env.GW_BASE_URL!),
-    signScheme: scheme,
-    live: env.GW_LIVE === '1' || env.GW_LIVE === 'true',
-    privateKeyPem,
-    gatewayPublicKeyPem,
-    source: 'environment',
-  }
-}
-
-/** `--profile`, else GW_PROFILE, else the environment-only profile, else the default. */
-export function resolveProfile(flag: string | undefined, store = new ProfileStore()): Profile {
-  const named = flag ?? process.env.GW_PROFILE
-  if (named) return store.load(named)
-  const fromEnvironment = environmentProfile()
-  if (fromEnvironment) return fromEnvironment
-  const fallback = store.defaultName()
-  if (!fallback) {
-    throw new GwError('usage', 'No profile is set up.', {
-      advice:
-        'Start the sandbox (gw sandbox start) to get a "sandbox" profile, or add yours with gw profile add (on a terminal it asks for what it needs).',
-    })
-  }
-  return store.load(fallback)
 }

@@ -1,5 +1,6 @@
 /** What `gw profile list|show` tell about a profile: never key material, only fingerprints. */
-import {checkKeys, type Profile} from './store.js'
+import {checkKeys} from './keys.js'
+import type {Profile} from './store.js'
 
 export interface ProfileView {
   name: string

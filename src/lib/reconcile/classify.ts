@@ -95,7 +95,7 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
 }
 
 /** The merchant's amount in minor units, when the row gives one and its currency is known. */
-export function merchantMinor(view: MerchantView, currency = view.feeType): number | undefined {
+function merchantMinor(view: MerchantView, currency = view.feeType): number | undefined {
   if (view.totalFee !== undefined) return view.totalFee
   if (view.amount === undefined || !currency) return undefined
   return toMinorUnits(view.amount, currency)

@@ -13,7 +13,7 @@ import type {RefundService} from '../refunds/service.js'
 import {CLASSES, type Classification, type Verdict, classifyFailure, compare, readMerchantRow} from './classify.js'
 import {mapInOrder} from './ordered-window.js'
 
-export const OUTPUT_COLUMNS = [
+const OUTPUT_COLUMNS = [
   'gateway_state',
   'gateway_total_fee',
   'gateway_fee_type',
@@ -26,7 +26,7 @@ export const OUTPUT_COLUMNS = [
 
 export type ReconciledRow = Verdict & {line: number; values: string[]}
 
-export interface ReconcileOptions {
+interface ReconcileOptions {
   concurrency: number
   rate?: number
   channel?: string

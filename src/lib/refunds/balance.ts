@@ -4,10 +4,10 @@
  * minor units and is above zero, and it fits in what is left of the order. A problem is a
  * typed fact; the views word it ("Nothing was sent" belongs to them).
  */
-import {type Amount, AmountError, PAID_ORDER_STATES, minorUnitsOf, parseMinorUnits} from '../gateway/protocol/index.js'
+import {type Amount, AmountError, PAID_ORDER_STATES, minorUnitsOf} from '../gateway/protocol/index.js'
 
 /** What the check needs of the order (from an order query). */
-export interface OrderFacts {
+interface OrderFacts {
   state: string
   total: number
   currency: string
@@ -21,7 +21,7 @@ export type RefundProblem =
   | {kind: 'above_total'; refundFee: number; total: number; currency: string}
   | {kind: 'above_balance'; refundFee: number; balance: number; total: number; currency: string}
 
-export interface RefundAsk {
+interface RefundAsk {
   amount: Amount
   /** The currency and total the caller expects the order to have, when given. */
   feeType?: string
@@ -29,7 +29,7 @@ export interface RefundAsk {
 }
 
 /** The amount in minor units of the order's currency, or why it cannot be one. */
-export function amountInMinorUnits(amount: Amount, currency: string): number | RefundProblem {
+function amountInMinorUnits(amount: Amount, currency: string): number | RefundProblem {
   try {
     return minorUnitsOf(amount, currency)
   } catch (error) {
@@ -65,14 +65,4 @@ export function checkRefund(order: OrderFacts, ask: RefundAsk, refunded: number 
   const refundFee = amountInMinorUnits(ask.amount, order.currency)
   if (typeof refundFee !== 'number') return refundFee
   return balanceProblem(order, refundFee, refunded) ?? refundFee
-}
-
-/** Minor units written as text (a CSV cell), as a refund amount or the problem with it. */
-export function minorFromText(text: string): Amount | RefundProblem {
-  try {
-    return {minor: parseMinorUnits(text)}
-  } catch (error) {
-    if (error instanceof AmountError) return {kind: 'bad_amount', form: 'minor', reason: error.message}
-    throw error
-  }
 }

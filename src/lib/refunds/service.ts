@@ -24,7 +24,7 @@ import {type RefundProblem, checkRefund} from './balance.js'
 import {type Lookup, lookupOf, refundedTotal} from './lookup.js'
 import {refundQuery, type RefundQueryOrder} from './query.js'
 
-export interface RefundRequest {
+interface RefundRequest {
   ref: OrderReference
   amount: Amount
   mchRefundNo?: string

@@ -7,7 +7,7 @@ import {table} from './table.js'
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-export function problemLines(problems: readonly Problem[], limit = 200): string {
+function problemLines(problems: readonly Problem[], limit = 200): string {
   const shown = problems.slice(0, limit).map((p) => `  line ${p.line}: ${p.message}`)
   if (problems.length > limit)
     shown.push(`  ... and ${problems.length - limit} more (all are in --json and the report)`)
@@ -37,7 +37,7 @@ export function toSendText(totals: readonly ToSendTotal[]): string {
   return totals.map((t) => `${plural(t.rows, 'row')}, ${formatAmount(t.amount, t.currency)}`).join('; ') || 'nothing'
 }
 
-export function summaryTable(lines: BulkResult['summary']): string {
+function summaryTable(lines: BulkResult['summary']): string {
   const amount = (l: BulkResult['summary'][number]) =>
     formatAmount(l.amount, l.currency === '?' ? undefined : l.currency)
   return table(

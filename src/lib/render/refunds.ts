@@ -31,7 +31,7 @@ export function describeRefundProblem(problem: RefundProblem, order: string, nam
   }
 }
 
-export function refundResultView(result: RefundResult): string {
+function refundResultView(result: RefundResult): string {
   const p = result.planned
   const headline = {
     refunded: result.already_existed ? 'already refunded earlier under this refund number' : 'refunded',

@@ -2,7 +2,7 @@
 import type {SandboxInfo} from '../../sandbox/server.js'
 import {fields} from './fields.js'
 
-export interface SandboxSummary extends SandboxInfo {
+interface SandboxSummary extends SandboxInfo {
   data_dir: string
   profile: string | null
   default_profile: string | null

@@ -3,7 +3,7 @@ import type {WriteStream} from 'node:tty'
 
 type Stream = NodeJS.WriteStream | WriteStream
 
-export function colorEnabled(stream: Stream = process.stdout): boolean {
+function colorEnabled(stream: Stream = process.stdout): boolean {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false
   if (process.env.FORCE_COLOR && process.env.FORCE_COLOR !== '0') return true
   return Boolean(stream.isTTY)

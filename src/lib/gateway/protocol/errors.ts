@@ -3,7 +3,7 @@
  * so any command can tell a user what a refusal means and what to do next.
  */
 
-export interface CatalogueEntry {
+interface CatalogueEntry {
   meaning: string
   action: string
 }

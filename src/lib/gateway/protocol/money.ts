@@ -5,7 +5,7 @@
  */
 
 export const CURRENCIES = ['THB', 'MYR', 'JPY', 'AED'] as const
-export type Currency = (typeof CURRENCIES)[number]
+type Currency = (typeof CURRENCIES)[number]
 
 /** Minor-unit exponent per currency. CNY appears only as a cash currency in responses. */
 const EXPONENT: Record<string, number> = {THB: 2, MYR: 2, AED: 2, JPY: 0, CNY: 2}
@@ -21,10 +21,10 @@ export function exponentOf(currency: string): number | undefined {
 export class AmountError extends Error {}
 
 /** Largest amount in minor units that survives JSON and arithmetic exactly. */
-export const MAX_MINOR_UNITS = Number.MAX_SAFE_INTEGER
+const MAX_MINOR_UNITS = Number.MAX_SAFE_INTEGER
 
 /** A decimal amount as people write it: digits, at most one decimal point, no sign or separators. */
-export interface Decimal {
+interface Decimal {
   whole: string
   /** Without trailing zeros: 50, 50.0 and 50.00 are the same amount. */
   fraction: string

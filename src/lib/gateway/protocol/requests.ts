@@ -37,7 +37,7 @@ const timeStamp = (required: boolean): Field => ({kind: 'timestamp', max: 256, r
 const channel = (operation: Operation): Field => ({kind: 'channel', max: 32, required: CHANNEL_REQUIRED[operation]})
 const currency: Field = {kind: 'currency', max: 16, required: true}
 
-export const REQUEST_FIELDS: Record<Operation, Record<string, Field>> = {
+const REQUEST_FIELDS: Record<Operation, Record<string, Field>> = {
   native_pay: {
     ...AUTH,
     time_stamp: timeStamp(false),
@@ -96,7 +96,7 @@ const ONE_OF_THREE: readonly Operation[] = ['order_query', 'order_refund', 'refu
 
 export type RequestProblemKind = 'missing' | 'order_number_missing' | 'too_long' | 'invalid' | 'channel_not_taken'
 
-export interface RequestProblem {
+interface RequestProblem {
   kind: RequestProblemKind
   field: string
   message: string

@@ -55,14 +55,6 @@ export const envelopeSchema = z.looseObject({
   sign: text,
   data: z.unknown().optional(),
 })
-export type Envelope = z.infer<typeof envelopeSchema>
-
-export const failureSchema = z.looseObject({
-  result: required,
-  err_code: text,
-  err_msg: text,
-})
-
 export const orderCreatedSchema = record({
   result: required,
   appid: text,

@@ -14,15 +14,13 @@ export const ORDER_STATES = {
   NOTSURE: 'the outcome is not known yet; query again',
   FAIL: 'failed',
 } as const
-export type OrderState = keyof typeof ORDER_STATES
 
-export const REFUND_STATES = {
+const REFUND_STATES = {
   SUCCESS: 'refunded',
   FAIL: 'refund failed',
   PROCESSING:
     'processing; the channel answers later (about 20 minutes for a balance payment, 3 working days for a card)',
 } as const
-export type RefundState = keyof typeof REFUND_STATES
 
 /** States in which an order can still change by itself: query again later. */
 export const UNSETTLED_ORDER_STATES: readonly string[] = ['NOTPAY', 'USERPAYING', 'PENDING', 'NOTSURE']

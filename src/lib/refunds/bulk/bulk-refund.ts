@@ -17,7 +17,7 @@ import {type SummaryLine, summarize, writeReport} from './report.js'
 import {type RefundRow, type RowState, type RowStatus, amountOf, isToSend} from './rows.js'
 import {sendPlan} from './send.js'
 
-export interface BulkOptions {
+interface BulkOptions {
   csv: string
   journal?: string
   out?: string
@@ -28,7 +28,7 @@ export interface BulkOptions {
 }
 
 /** What the caller does between planning and sending: show the plan, confirm, show progress. */
-export interface BulkHooks {
+interface BulkHooks {
   /** The plan is known (problems, resume); shown before anything is decided. */
   planned(plan: BulkPlan): void
   /** Resolves when the refunds still to send may go; throws to cancel. */
@@ -72,7 +72,7 @@ export interface BulkResult {
 }
 
 /** Totals of the rows about to be sent, per currency. */
-export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
+function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
   const totals = new Map<string, ToSendTotal>()
   for (const state of states) {
     if (!isToSend(state)) continue

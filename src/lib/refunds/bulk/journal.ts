@@ -44,7 +44,7 @@ export interface OutcomeRecord {
   at: string
 }
 
-export type JournalRecord = JournalHeader | IntentRecord | OutcomeRecord
+type JournalRecord = JournalHeader | IntentRecord | OutcomeRecord
 
 export interface RowHistory {
   intent?: IntentRecord

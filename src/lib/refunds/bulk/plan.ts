@@ -11,12 +11,21 @@ import {describeReference} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../../render/refunds.js'
 import {balanceProblem} from '../balance.js'
-import {type Lookup, lookupOf, refundedTotal} from '../lookup.js'
+import {lookupOf, refundedTotal} from '../lookup.js'
 import type {RefundService} from '../service.js'
-import {type JournalHeader, Journal, type RowHistory} from './journal.js'
+import {type JournalHeader, Journal} from './journal.js'
 import {type OrderGroup, groupByOrder, preflight} from './preflight.js'
 import type {RefundFile} from './refund-file.js'
-import {type Problem, type RefundRow, type RowRequest, type RowState, isFinal, isToSend} from './rows.js'
+import {
+  type Problem,
+  type RefundRow,
+  type RowRequest,
+  type RowState,
+  isFinal,
+  isToSend,
+  settleByLookup,
+  stateFromJournal,
+} from './rows.js'
 
 /** How the file's columns name the two amount forms, for messages. */
 const COLUMN_NAMES = {decimal: 'refund_amount', minor: 'refund_fee'}
@@ -39,7 +48,7 @@ export interface BulkPlan {
 
 export type JournalIdentity = Omit<JournalHeader, 'type' | 'version' | 'created_at'>
 
-export interface PlanInput {
+interface PlanInput {
   file: RefundFile
   journalPath: string
   identity: JournalIdentity
@@ -48,42 +57,6 @@ export interface PlanInput {
 }
 
 type Usable = RefundRow & {request: RowRequest}
-
-/** What a refund query's answer for a refund number makes of a row that may have been sent. */
-function settledState(state: RowState, lookup: Lookup): RowState {
-  switch (lookup.state) {
-    case 'SUCCESS':
-      return {...state, outcome: {status: 'refunded', gw_refund_no: lookup.gw_refund_no}}
-    case 'PROCESSING':
-      return {...state, outcome: {status: 'processing', gw_refund_no: lookup.gw_refund_no}}
-    case 'FAIL': {
-      const err_msg = 'the channel reports the refund as failed'
-      return {
-        ...state,
-        outcome: {status: 'failed', gw_refund_no: lookup.gw_refund_no, err_code: 'REFUND_FAILED', err_msg},
-      }
-    }
-    case 'absent':
-      return {...state, outcome: {status: 'pending'}}
-    case 'unknown':
-      // Sending again is safe (the gateway takes a number once) and settles it.
-      return state
-  }
-}
-
-/** A row's state from the journal of earlier runs; a processing refund is asked about again. */
-function fromJournal(row: RefundRow, entry: RowHistory | undefined): RowState {
-  const outcome = entry?.outcome
-  if (outcome && outcome.mch_refund_no === row.mchRefundNo && isFinal(outcome)) {
-    const {status, gw_refund_no, err_code, err_msg, advice} = outcome
-    const sent = entry?.intent && {refund_fee: entry.intent.refund_fee, fee_type: entry.intent.fee_type}
-    return {
-      outcome: status === 'failed' ? {status, gw_refund_no, err_code, err_msg, advice} : {status, gw_refund_no},
-      sent,
-    }
-  }
-  return {outcome: entry?.intent ? {status: 'unknown'} : {status: 'pending'}}
-}
 
 export async function planBulkRefund(input: PlanInput, refunds: RefundService): Promise<BulkPlan> {
   const {file, skipInvalid, concurrency} = input
@@ -102,7 +75,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   }
   const {rows: history, resumed} = Journal.read(input.journalPath, input.identity)
   file.rows.forEach((row, i) => {
-    if (row.request) states[i] = fromJournal(row, history.get(row.line))
+    if (row.request) states[i] = stateFromJournal(row, history.get(row.line))
   })
   const uncertain = file.rows.map((_, i) => i).filter((i) => states[i]!.outcome.status === 'unknown')
   const found = {
@@ -135,7 +108,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   await runBatch(
     uncertain.filter((i) => states[i]!.planned),
     async (i) => {
-      states[i] = settledState(states[i]!, await refunds.lookup(states[i]!.planned!))
+      states[i] = settleByLookup(states[i]!, await refunds.lookup(states[i]!.planned!))
     },
     {concurrency},
   )
@@ -185,7 +158,7 @@ async function checkOrderBalance(
       (r) => r.mchRefundNo === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',
     )
     if (!row) continue
-    const settled = settledState(states[at(row)]!, lookupOf(refund))
+    const settled = settleByLookup(states[at(row)]!, lookupOf(refund))
     const outcome =
       settled.outcome.status === 'refunded'
         ? {...settled.outcome, status: 'already_refunded' as const}

@@ -79,7 +79,7 @@ function rowAmount(row: TableRow, feeType: string | undefined): Amount | string 
 }
 
 /** Reads one row; `occurrences` counts order-and-amount pairs for derived refund numbers. */
-export function readRefundRow(
+function readRefundRow(
   row: TableRow,
   header: TableHeader,
   appid: string,

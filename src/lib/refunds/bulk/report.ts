@@ -5,7 +5,7 @@ import {lookupError} from '../../gateway/protocol/index.js'
 import type {RefundFile} from './refund-file.js'
 import {ROW_STATUSES, type RowState, type RowStatus, amountOf} from './rows.js'
 
-export const REPORT_COLUMNS = [
+const REPORT_COLUMNS = [
   'status',
   'mch_refund_no',
   'gw_refund_no',

@@ -4,7 +4,9 @@
  */
 import type {Amount} from '../../gateway/protocol/index.js'
 import type {OrderReference} from '../../orders/reference.js'
+import type {Lookup} from '../lookup.js'
 import type {PlannedRefund} from '../service.js'
+import type {RowHistory} from './journal.js'
 
 export interface Problem {
   line: number
@@ -79,4 +81,40 @@ export function amountOf(row: RefundRow, state: RowState): {refund_fee?: number;
   if (state.sent) return state.sent
   const amount = row.request?.amount
   return {refund_fee: amount && 'minor' in amount ? amount.minor : undefined, fee_type: row.request?.feeType}
+}
+
+/** What a refund query's answer for a refund number makes of a row that may have been sent. */
+export function settleByLookup(state: RowState, lookup: Lookup): RowState {
+  switch (lookup.state) {
+    case 'SUCCESS':
+      return {...state, outcome: {status: 'refunded', gw_refund_no: lookup.gw_refund_no}}
+    case 'PROCESSING':
+      return {...state, outcome: {status: 'processing', gw_refund_no: lookup.gw_refund_no}}
+    case 'FAIL': {
+      const err_msg = 'the channel reports the refund as failed'
+      return {
+        ...state,
+        outcome: {status: 'failed', gw_refund_no: lookup.gw_refund_no, err_code: 'REFUND_FAILED', err_msg},
+      }
+    }
+    case 'absent':
+      return {...state, outcome: {status: 'pending'}}
+    case 'unknown':
+      // Sending again is safe (the gateway takes a number once) and settles it.
+      return state
+  }
+}
+
+/** A row's state from the journal of earlier runs; a processing refund is asked about again. */
+export function stateFromJournal(row: RefundRow, entry: RowHistory | undefined): RowState {
+  const outcome = entry?.outcome
+  if (outcome && outcome.mch_refund_no === row.mchRefundNo && isFinal(outcome)) {
+    const {status, gw_refund_no, err_code, err_msg, advice} = outcome
+    const sent = entry?.intent && {refund_fee: entry.intent.refund_fee, fee_type: entry.intent.fee_type}
+    return {
+      outcome: status === 'failed' ? {status, gw_refund_no, err_code, err_msg, advice} : {status, gw_refund_no},
+      sent,
+    }
+  }
+  return {outcome: entry?.intent ? {status: 'unknown'} : {status: 'pending'}}
 }

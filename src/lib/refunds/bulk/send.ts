@@ -10,7 +10,7 @@ import {Journal, type OutcomeRecord} from './journal.js'
 import type {BulkPlan} from './plan.js'
 import {type RowOutcome, type RowState, isFinal, isToSend} from './rows.js'
 
-export interface SendOptions {
+interface SendOptions {
   concurrency: number
   rate?: number
   signal?: AbortSignal

@@ -1,10 +1,11 @@
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {NOTIFICATION_ACK} from '../src/lib/gateway/protocol/index.js'
-import {crc16ccittFalse} from '../src/sandbox/promptpay.js'
-import {startReceiver, waitFor} from './helpers/receiver.js'
-import {startTestSandbox, type TestSandbox, type Wire, removeDir} from './helpers/sandbox.js'
+import {NOTIFICATION_ACK} from '../../src/lib/gateway/protocol/index.js'
+import {crc16ccittFalse} from '../../src/sandbox/promptpay.js'
+import {startReceiver, waitFor} from '../helpers/receiver.js'
+import {startTestSandbox, type TestSandbox, type Wire} from '../helpers/sandbox.js'
+import {removeDir} from '../helpers/shared.js'
 
 let seq = 0
 const orderNo = (prefix = 'T') => `${prefix}-${process.pid}-${Date.now()}-${++seq}`
@@ -216,7 +217,7 @@ describe('the five operations', () => {
   it('verifies responses under the rsa-sha256 scheme for a merchant that uses it', async () => {
     const sha = await startTestSandbox({merchants: [{appid: 'mch30001', sign_scheme: 'rsa-sha256'}]})
     try {
-      const {Wire} = await import('./helpers/sandbox.js')
+      const {Wire} = await import('../helpers/sandbox.js')
       const w = new Wire(sha, 'mch30001', 'rsa-sha256')
       const answer = await create(w)
       expect(answer.data.result).toBe('SUCCESS')

@@ -3,9 +3,10 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {gw} from './helpers/cli.js'
-import {removeDir, tempDir, Wire} from './helpers/sandbox.js'
-import {spawnSandbox} from './helpers/spawned-sandbox.js'
+import {gw} from '../helpers/cli.js'
+import {Wire} from '../helpers/sandbox.js'
+import {removeDir, tempDir} from '../helpers/shared.js'
+import {spawnSandbox} from '../helpers/spawned-sandbox.js'
 
 const home = tempDir('gw-sandbox-cli-')
 afterAll(() => removeDir(home))

@@ -4,10 +4,10 @@ import {join} from 'node:path'
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {NOTIFICATION_ACK} from '../src/lib/gateway/protocol/index.js'
-import {parsePrivateKey, sign} from '../src/lib/gateway/signing.js'
-import {type GwWorld, startWorld} from './helpers/gw-env.js'
-import {startReceiver, waitFor} from './helpers/receiver.js'
+import {NOTIFICATION_ACK} from '../../src/lib/gateway/protocol/index.js'
+import {parsePrivateKey, sign} from '../../src/lib/gateway/signing.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {startReceiver, waitFor} from '../helpers/receiver.js'
 
 let world: GwWorld
 let n = 0

@@ -3,10 +3,10 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from './helpers/gw-env.js'
-import {startReceiver, waitFor} from './helpers/receiver.js'
-import {removeDir, tempDir} from './helpers/sandbox.js'
-import {HAS_TMUX, Terminal} from './helpers/terminal.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {startReceiver, waitFor} from '../helpers/receiver.js'
+import {removeDir, tempDir} from '../helpers/shared.js'
+import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const HAS_CHROMIUM = existsSync(CHROMIUM)

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from './helpers/gw-env.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 
 let world: GwWorld
 

@@ -12,8 +12,8 @@ import {
   describeOrderState,
   describeRefundState,
   refundRecordSchema,
-} from '../src/lib/gateway/protocol/index.js'
-import {SHARED_DIR, readShared} from './helpers/shared.js'
+} from '../../src/lib/gateway/protocol/index.js'
+import {SHARED_DIR, readShared} from '../helpers/shared.js'
 
 const apiDocument = readFileSync(resolve(SHARED_DIR, 'seed', 'gateway-api.md'), 'utf8')
 

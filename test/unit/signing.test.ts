@@ -9,8 +9,8 @@ import {
   keyInfo,
   KeyError,
   type SignScheme,
-} from '../src/lib/gateway/signing.js'
-import {readShared} from './helpers/shared.js'
+} from '../../src/lib/gateway/signing.js'
+import {readShared} from '../helpers/shared.js'
 
 interface SigningVectors {
   keys: Record<

@@ -3,8 +3,8 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {gw} from './helpers/cli.js'
-import {REPO_ROOT} from './helpers/shared.js'
+import {gw} from '../helpers/cli.js'
+import {REPO_ROOT} from '../helpers/shared.js'
 
 interface Manifest {
   commands: Record<

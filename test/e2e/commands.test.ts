@@ -3,8 +3,8 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, keyFile, startWorld} from './helpers/gw-env.js'
-import {removeDir, tempDir} from './helpers/sandbox.js'
+import {type GwWorld, keyFile, startWorld} from '../helpers/gw-env.js'
+import {removeDir, tempDir} from '../helpers/shared.js'
 
 let world: GwWorld
 let n = 0

@@ -3,9 +3,9 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {gw} from './helpers/cli.js'
-import {readShared} from './helpers/shared.js'
-import {removeDir, tempDir} from './helpers/sandbox.js'
+import {gw} from '../helpers/cli.js'
+import {readShared} from '../helpers/shared.js'
+import {removeDir, tempDir} from '../helpers/shared.js'
 
 interface Vectors {
   keys: Record<string, {private_pkcs1?: string; private_pkcs8?: string; public_spki: string; public_pkcs1: string}>

@@ -1,0 +1,49 @@
+/** Which profile a command uses: --profile, GW_PROFILE, a profile from the environment alone, or the default. */
+import {GwError, usageError} from '../errors.js'
+import {isSignScheme} from '../gateway/signing.js'
+import {checkKeys, readKeyArgument} from './keys.js'
+import {type Profile, ProfileStore, normalizeBaseUrl} from './store.js'
+
+const ENV_PROFILE_NAME = '(environment)'
+
+/** A profile defined by GW_APPID, GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY and GW_BASE_URL; written nowhere. */
+function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | undefined {
+  if (!env.GW_APPID) return undefined
+  const missing = ['GW_PRIVATE_KEY', 'GW_GATEWAY_PUBLIC_KEY', 'GW_BASE_URL'].filter((n) => !env[n])
+  if (missing.length)
+    throw usageError(
+      `GW_APPID is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not.`,
+      'Set all four variables, or unset GW_APPID to use a stored profile.',
+    )
+  const scheme = env.GW_SIGN_SCHEME ?? 'rsa-md5'
+  if (!isSignScheme(scheme)) throw usageError(`GW_SIGN_SCHEME "${scheme}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
+  const privateKeyPem = readKeyArgument(env.GW_PRIVATE_KEY!, 'GW_PRIVATE_KEY')
+  const gatewayPublicKeyPem = readKeyArgument(env.GW_GATEWAY_PUBLIC_KEY!, 'GW_GATEWAY_PUBLIC_KEY')
+  checkKeys(privateKeyPem, gatewayPublicKeyPem)
+  return {
+    name: ENV_PROFILE_NAME,
+    appid: env.GW_APPID,
+    baseUrl: normalizeBaseUrl(env.GW_BASE_URL!),
+    signScheme: scheme,
+    live: env.GW_LIVE === '1' || env.GW_LIVE === 'true',
+    privateKeyPem,
+    gatewayPublicKeyPem,
+    source: 'environment',
+  }
+}
+
+/** `--profile`, else GW_PROFILE, else the environment-only profile, else the default. */
+export function resolveProfile(flag: string | undefined, store = new ProfileStore()): Profile {
+  const named = flag ?? process.env.GW_PROFILE
+  if (named) return store.load(named)
+  const fromEnvironment = environmentProfile()
+  if (fromEnvironment) return fromEnvironment
+  const fallback = store.defaultName()
+  if (!fallback) {
+    throw new GwError('usage', 'No profile is set up.', {
+      advice:
+        'Start the sandbox (gw sandbox start) to get a "sandbox" profile, or add yours with gw profile add (on a terminal it asks for what it needs).',
+    })
+  }
+  return store.load(fallback)
+}

@@ -1,0 +1,63 @@
+/**
+ * A client of the sandbox's control API (control.ts): what `gw sandbox pay` and the tests
+ * use to act as the payer, set faults and read the ledger. Plain fetch: no signing, no keys.
+ */
+import type {SandboxOrder} from './ledger.js'
+
+interface ControlAnswer<T> {
+  status: number
+  body: T
+}
+
+export class SandboxControl {
+  constructor(readonly origin: string) {}
+
+  /** One control request; the body is sent as JSON. Network failures reject as fetch does. */
+  async call<T = Record<string, unknown>>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<ControlAnswer<T>> {
+    const response = await fetch(`${this.origin}${path}`, {
+      method,
+      headers: body === undefined ? {} : {'content-type': 'application/json'},
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = {}
+    }
+    return {status: response.status, body: parsed as T}
+  }
+
+  /** Pays (or, with `fail`, declines) an order as its payer would. */
+  pay(
+    mchOrderNo: string,
+    options: {appid?: string; fail?: boolean} = {},
+  ): Promise<ControlAnswer<{order?: SandboxOrder; error?: string}>> {
+    return this.call('POST', '/sandbox/pay', {
+      mch_order_no: mchOrderNo,
+      appid: options.appid,
+      fail: options.fail ?? false,
+    })
+  }
+
+  async orders(mchOrderNo?: string): Promise<SandboxOrder[]> {
+    const query = mchOrderNo === undefined ? '' : `?mch_order_no=${encodeURIComponent(mchOrderNo)}`
+    return (await this.call<{orders: SandboxOrder[]}>('GET', `/sandbox/orders${query}`)).body.orders
+  }
+
+  /** Requests received per operation since the sandbox started. */
+  async requests(): Promise<Record<string, number>> {
+    return (await this.call<{requests: Record<string, number>}>('GET', '/sandbox/stats')).body.requests
+  }
+
+  /** Sets the faults (`''` for none); rejects with the sandbox's reason for a bad spec. */
+  async faults(spec: string): Promise<void> {
+    const answer = await this.call<{error?: string}>('POST', '/sandbox/faults', {spec})
+    if (answer.status !== 200) throw new Error(answer.body.error ?? `HTTP ${answer.status}`)
+  }
+}

@@ -1,0 +1,63 @@
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {describe, expect, it} from 'vitest'
+
+import {runBatch} from '../../src/lib/batch.js'
+
+describe('runBatch', () => {
+  it('does every item, never more than `concurrency` at once', async () => {
+    let running = 0
+    let most = 0
+    const done: number[] = []
+    await runBatch(
+      Array.from({length: 20}, (_, i) => i),
+      async (i) => {
+        running++
+        most = Math.max(most, running)
+        await sleep(2)
+        running--
+        done.push(i)
+      },
+      {concurrency: 3},
+    )
+    expect(done.sort((a, b) => a - b)).toEqual(Array.from({length: 20}, (_, i) => i))
+    expect(most).toBe(3)
+  })
+
+  it('pulls a stream lazily, one pull at a time', async () => {
+    let pulled = 0
+    async function* items() {
+      for (let i = 0; i < 10; i++) {
+        pulled++
+        yield i
+      }
+    }
+    const seen: number[] = []
+    await runBatch(items(), async (i) => void seen.push(i), {concurrency: 4})
+    expect(pulled).toBe(10)
+    expect(seen.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+  })
+
+  it('stops taking items when the signal aborts; those in flight finish', async () => {
+    const stop = new AbortController()
+    const finished: number[] = []
+    const outcome = await runBatch(
+      Array.from({length: 100}, (_, i) => i),
+      async (i) => {
+        if (i === 5) stop.abort()
+        await sleep(1)
+        finished.push(i)
+      },
+      {concurrency: 2, signal: stop.signal},
+    )
+    expect(outcome.stopped).toBe(true)
+    expect(finished.length).toBeGreaterThanOrEqual(6)
+    expect(finished.length).toBeLessThan(10)
+  })
+
+  it('starts no more than `rate` items per second', async () => {
+    const started: number[] = []
+    await runBatch([1, 2, 3, 4, 5], async () => void started.push(Date.now()), {concurrency: 5, rate: 50})
+    expect(started.at(-1)! - started[0]!).toBeGreaterThanOrEqual(4 * 20 - 5)
+  })
+})

@@ -1,0 +1,79 @@
+import {describe, expect, it} from 'vitest'
+
+import {GwError} from '../../../src/lib/errors.js'
+import {openTable} from '../../../src/lib/files/table.js'
+import {type MerchantView, classifyFailure, compare, readMerchantRow} from '../../../src/lib/reconcile/classify.js'
+import type {FoundOrder} from '../../../src/lib/orders/service.js'
+import {tempFile} from '../../helpers/shared.js'
+
+async function rowOf(header: string, line: string) {
+  const table = await openTable(tempFile('orders.csv', `${header}\n${line}\n`))
+  for await (const row of table.rows) return row
+  throw new Error('no row')
+}
+
+const found = (record: Partial<FoundOrder['record']>): FoundOrder => ({
+  record: {result: 'SUCCESS', mch_order_no: 'A', total_fee: 10_000, fee_type: 'THB', ...record},
+  channel: 'wechat',
+  channel_source: 'given',
+})
+const view = (extra: Partial<MerchantView> = {}): MerchantView => ({ref: {mch_order_no: 'A'}, ...extra})
+
+describe("reading the merchant's row", () => {
+  it('takes the first order number, the channel, amounts, currency and status', async () => {
+    const row = await rowOf('mch_order_no,channel,amount,fee_type,status', 'A,WeChat,100.00,thb,paid')
+    expect(readMerchantRow(row, undefined)).toEqual({
+      ref: {mch_order_no: 'A'},
+      channel: 'wechat',
+      amount: '100.00',
+      feeType: 'THB',
+      status: 'paid',
+      totalFee: undefined,
+    })
+  })
+
+  it('says why a row is unusable', async () => {
+    expect(readMerchantRow(await rowOf('mch_order_no,amount', ',1'), undefined)).toBe('no order number')
+    expect(readMerchantRow(await rowOf('mch_order_no,amount', `${'X'.repeat(33)},1`), undefined)).toBe(
+      'mch_order_no is longer than 32 characters',
+    )
+    expect(readMerchantRow(await rowOf('mch_order_no,amount', 'A,1e3'), undefined)).toBe(
+      'amount "1e3" is not an amount like 150.50',
+    )
+    expect(readMerchantRow(await rowOf('mch_order_no,fee_type', 'A,USD'), undefined)).toMatch(/^fee_type "USD" is not/)
+    expect(readMerchantRow(await rowOf('mch_order_no,status', 'A,maybe'), undefined)).toMatch(
+      /^status "maybe" is not one of/,
+    )
+  })
+})
+
+describe('comparing with the gateway', () => {
+  it('matches when every given fact agrees', () => {
+    expect(compare(view({amount: '100', feeType: 'THB', status: 'paid'}), found({}))).toMatchObject({
+      classification: 'match',
+      detail: '',
+    })
+  })
+
+  it('names every difference and classes the row by the weightiest', () => {
+    const verdict = compare(view({amount: '99.99', feeType: 'MYR', status: 'unpaid'}), found({}))
+    expect(verdict.classification).toBe('currency_mismatch')
+    expect(verdict.detail).toBe(
+      'currency: merchant MYR, gateway THB; amount: merchant 9999, gateway 10000 (minor units); status: merchant unpaid, gateway SUCCESS (paid at the gateway: a missed notification?)',
+    )
+  })
+
+  it('a missing order and a failed query are told apart', () => {
+    const missing = new GwError('refused', 'No channel knows order A', {details: {err_code: 'GW_INVALID_ORDER_NO'}})
+    expect(classifyFailure(view({totalFee: 100, feeType: 'THB'}), missing)).toMatchObject({
+      classification: 'missing_at_gateway',
+      amount: 100,
+      currency: 'THB',
+    })
+    const down = new GwError('transport', 'nothing is listening', {advice: 'Check the base URL.'})
+    expect(classifyFailure(view(), down)).toMatchObject({
+      classification: 'query_failed',
+      detail: 'nothing is listening Check the base URL.',
+    })
+  })
+})

@@ -1,0 +1,65 @@
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {Journal} from '../../../src/lib/refunds/bulk/journal.js'
+import {tempDir} from '../../helpers/shared.js'
+
+const identity = {csv_file: 'refunds.csv', csv_sha256: 'abc', appid: 'mch1'}
+const line = (record: object) => `${JSON.stringify(record)}\n`
+const header = {type: 'header', version: 1, ...identity, created_at: 'then'}
+const intent = (n: number) => ({
+  type: 'intent',
+  line: n,
+  mch_refund_no: `R${n}`,
+  mch_order_no: 'A',
+  refund_fee: 1,
+  fee_type: 'THB',
+  at: 't',
+})
+const outcome = (n: number) => ({type: 'outcome', line: n, mch_refund_no: `R${n}`, status: 'refunded', at: 't'})
+
+describe('the journal', () => {
+  it('reads nothing and resumes nothing when there is none', () => {
+    const read = Journal.read(join(tempDir(), 'none.jsonl'), identity)
+    expect(read).toEqual({rows: new Map(), resumed: false})
+  })
+
+  it('gives each line its intent and outcome, and ignores a last line cut short', () => {
+    const path = join(tempDir(), 'j.jsonl')
+    writeFileSync(path, line(header) + line(intent(2)) + line(outcome(2)) + line(intent(3)) + '{"type":"outc')
+    const {rows, resumed} = Journal.read(path, identity)
+    expect(resumed).toBe(true)
+    expect(rows.get(2)).toEqual({intent: intent(2), outcome: outcome(2)})
+    expect(rows.get(3)).toEqual({intent: intent(3)})
+  })
+
+  it('refuses a journal of another file or another appid', () => {
+    const path = join(tempDir(), 'j.jsonl')
+    writeFileSync(path, line(header))
+    expect(() => Journal.read(path, {...identity, csv_sha256: 'other'})).toThrow(
+      /belongs to another version of the file/,
+    )
+    expect(() => Journal.read(path, {...identity, appid: 'mch2'})).toThrow(/was written for appid mch1, not mch2/)
+  })
+
+  it('writes its header once, then appends; records queued together land in order', async () => {
+    const path = join(tempDir(), 'j.jsonl')
+    const journal = await Journal.open(path, identity, false)
+    await Promise.all([
+      journal.append(intent(2) as never),
+      journal.append(outcome(2) as never),
+      journal.append(intent(3) as never),
+    ])
+    await journal.close()
+    const again = await Journal.open(path, identity, true)
+    await again.append(outcome(3) as never)
+    await again.close()
+    const types = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).type)
+    expect(types).toEqual(['header', 'intent', 'outcome', 'intent', 'outcome'])
+  })
+})

@@ -1,0 +1,145 @@
+import {describe, expect, it} from 'vitest'
+
+import {readRefundFile} from '../../../src/lib/refunds/bulk/refund-file.js'
+import {tempFile} from '../../helpers/shared.js'
+
+const read = (content: string | Buffer) => readRefundFile(tempFile('refunds.csv', content), 'mch1')
+const problemsOf = async (content: string | Buffer) => (await read(content)).problems
+
+describe('the refund file check: every problem named with its line', () => {
+  const cases: [string, string, number, RegExp][] = [
+    ['no order number column', 'order,refund_fee\nX,100\n', 1, /^no order number column/],
+    ['no amount column', 'mch_order_no,amount\nX,1\n', 1, /^no amount column/],
+    ['a column named twice', 'mch_order_no,refund_fee,Refund_Fee\nX,1,2\n', 1, /^columns named twice: refund_fee/],
+    ['an empty order number', 'mch_order_no,refund_fee\n,100\n', 2, /^no order number/],
+    ['a zero amount', 'mch_order_no,refund_fee\nX,0\n', 2, /^refund_fee is zero/],
+    ['a zero decimal amount', 'mch_order_no,refund_amount\nX,0.00\n', 2, /^refund_amount is zero/],
+    ['a negative amount', 'mch_order_no,refund_amount\nX,-5\n', 2, /^refund_amount "-5" is not an amount/],
+    [
+      'a thousands separator',
+      'mch_order_no,refund_amount\nX,"1,000.00"\n',
+      2,
+      /^refund_amount "1,000.00" is not an amount/,
+    ],
+    ['a decimal in minor units', 'mch_order_no,refund_fee\nX,10.5\n', 2, /^refund_fee: "10.5" is not a whole number/],
+    [
+      'both amount forms',
+      'mch_order_no,refund_fee,refund_amount\nX,100,1.00\n',
+      2,
+      /^both refund_fee and refund_amount/,
+    ],
+    [
+      'no amount at all',
+      'mch_order_no,refund_fee,refund_amount\nX,,\n',
+      2,
+      /^no amount: fill refund_fee or refund_amount/,
+    ],
+    ['an unknown currency', 'mch_order_no,refund_fee,fee_type\nX,100,USD\n', 2, /^fee_type "USD" is not a currency/],
+    [
+      'an over-long order number',
+      `mch_order_no,refund_fee\n${'X'.repeat(33)},100\n`,
+      2,
+      /^mch_order_no is 33 characters; at most 32/,
+    ],
+    [
+      'an over-long attach in Thai',
+      `mch_order_no,refund_fee,attach\nX,100,${'ก'.repeat(128)}\n`,
+      2,
+      /^attach is 128 characters; at most 127/,
+    ],
+    [
+      'more fields than columns',
+      'mch_order_no,refund_fee\nX,100,extra\n',
+      2,
+      /^3 fields, but the header has 2 columns/,
+    ],
+    [
+      'a channel refunds do not take',
+      'mch_order_no,refund_fee,channel\nX,100,promptpay\n',
+      2,
+      /^channel "promptpay" cannot be refunded/,
+    ],
+    [
+      'a bad order total',
+      'mch_order_no,refund_fee,total_fee\nX,100,1.5\n',
+      2,
+      /^total_fee: "1.5" is not a whole number/,
+    ],
+  ]
+  for (const [name, content, line, message] of cases) {
+    it(name, async () => {
+      const problems = await problemsOf(content)
+      expect(problems).toEqual([{line, message: expect.stringMatching(message)}])
+    })
+  }
+
+  it('too many decimals for the currency, per row', async () => {
+    const problems = await problemsOf('mch_order_no,refund_amount,fee_type\nX,10.505,THB\nY,10.5,JPY\nZ,10.5,THB\n')
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [2, expect.stringMatching(/^refund_amount: THB has 2 decimal places/)],
+      [3, expect.stringMatching(/^refund_amount: JPY has no minor unit/)],
+    ])
+  })
+
+  it('a refund number used twice names the first line', async () => {
+    const problems = await problemsOf('mch_order_no,refund_fee,mch_refund_no\nX,100,R1\nY,100,R2\nZ,100,R1\n')
+    expect(problems).toEqual([
+      {line: 4, message: 'mch_refund_no R1 is used again (first on line 2); each refund number may be used once'},
+    ])
+  })
+
+  it('a broken quote is a usage error naming its line', async () => {
+    await expect(read('mch_order_no,refund_fee\n"X,100\nY,1\n')).rejects.toMatchObject({
+      kind: 'usage',
+      message: expect.stringMatching(/line \d+: not valid CSV/),
+    })
+  })
+
+  it('an empty file is a usage error', async () => {
+    await expect(read('')).rejects.toMatchObject({
+      kind: 'usage',
+      message: expect.stringContaining('is empty: it needs a header row'),
+    })
+  })
+
+  it('lists every problem of a file at once, each row kept (unusable rows without a request)', async () => {
+    const file = await read('mch_order_no,refund_fee\n,100\nX,0\nY,abc\nZ,5\n')
+    expect(file.problems.map((p) => p.line)).toEqual([2, 3, 4])
+    expect(file.rows.map((r) => [r.line, Boolean(r.request)])).toEqual([
+      [2, false],
+      [3, false],
+      [4, false],
+      [5, true],
+    ])
+  })
+})
+
+describe('the rows of a good file', () => {
+  it('read BOM, CRLF, quotes, new lines in fields and headers in any case; line numbers stay exact', async () => {
+    const content = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(' MCH_Order_No ,Refund_Amount,Note\r\nA,10.00,"Khun ""VIP"""\r\nB,"0.5","ชา\r\nเขียว"\nC,100,x\n'),
+    ])
+    const file = await read(content)
+    expect(file.problems).toEqual([])
+    expect(file.rows.map((r) => [r.line, r.request?.ref, r.request?.amount, r.values[2]])).toEqual([
+      [2, {mch_order_no: 'A'}, {decimal: '10.00'}, 'Khun "VIP"'],
+      [3, {mch_order_no: 'B'}, {decimal: '0.5'}, 'ชา\nเขียว'],
+      [5, {mch_order_no: 'C'}, {decimal: '100'}, 'x'],
+    ])
+  })
+
+  it('derive the same refund numbers from the same file, and distinct ones for each occurrence', async () => {
+    const content = 'mch_order_no,refund_fee\nA,100\nA,100\nB,100\n'
+    const first = (await read(content)).rows.map((r) => r.mchRefundNo)
+    const again = (await read(content)).rows.map((r) => r.mchRefundNo)
+    expect(again).toEqual(first)
+    expect(new Set(first).size).toBe(3)
+    for (const number of first) expect(number).toMatch(/^RF[0-9A-F]{30}$/)
+  })
+
+  it('keep a given refund number', async () => {
+    const file = await read('mch_order_no,refund_fee,mch_refund_no\nA,100,MY-R1\n')
+    expect(file.rows[0]!.mchRefundNo).toBe('MY-R1')
+  })
+})

@@ -1,0 +1,74 @@
+import {describe, expect, it} from 'vitest'
+
+import type {RowHistory} from '../../../src/lib/refunds/bulk/journal.js'
+import {type RefundRow, isToSend, settleByLookup, stateFromJournal} from '../../../src/lib/refunds/bulk/rows.js'
+import type {PlannedRefund} from '../../../src/lib/refunds/service.js'
+
+const row: RefundRow = {
+  line: 2,
+  values: ['A', '100'],
+  mchRefundNo: 'RF1',
+  request: {ref: {mch_order_no: 'A'}, orderKey: '["mch_order_no","A"]', amount: {minor: 100}},
+}
+const intent = {
+  type: 'intent',
+  line: 2,
+  mch_refund_no: 'RF1',
+  mch_order_no: 'A',
+  refund_fee: 100,
+  fee_type: 'THB',
+  at: 'now',
+} as const
+const outcome = (status: 'refunded' | 'failed' | 'processing' | 'unknown', mch_refund_no = 'RF1') =>
+  ({type: 'outcome', line: 2, mch_refund_no, status, gw_refund_no: 'G1', at: 'later'}) as const
+const planned = {mch_refund_no: 'RF1', refund_fee: 100, fee_type: 'THB'} as PlannedRefund
+
+describe('a row as the journal of earlier runs leaves it', () => {
+  it('is pending when the journal says nothing of it', () => {
+    expect(stateFromJournal(row, undefined)).toEqual({outcome: {status: 'pending'}})
+  })
+
+  it('is done when its outcome is final, with the amount as sent', () => {
+    const entry: RowHistory = {intent, outcome: outcome('refunded')}
+    expect(stateFromJournal(row, entry)).toEqual({
+      outcome: {status: 'refunded', gw_refund_no: 'G1'},
+      sent: {refund_fee: 100, fee_type: 'THB'},
+    })
+  })
+
+  it('is unknown (to be asked of the gateway) when sent without a final outcome, or still processing', () => {
+    expect(stateFromJournal(row, {intent}).outcome.status).toBe('unknown')
+    expect(stateFromJournal(row, {intent, outcome: outcome('processing')}).outcome.status).toBe('unknown')
+    expect(stateFromJournal(row, {intent, outcome: outcome('unknown')}).outcome.status).toBe('unknown')
+  })
+
+  it('does not take an outcome recorded under another refund number', () => {
+    expect(stateFromJournal(row, {intent, outcome: outcome('refunded', 'RF-OTHER')}).outcome.status).toBe('unknown')
+  })
+})
+
+describe("a row settled by the gateway's record of its refund number", () => {
+  const sent = {outcome: {status: 'unknown'}, planned} as const
+  it('SUCCESS, PROCESSING and FAIL are final or processing; absent goes back to be sent', () => {
+    expect(settleByLookup(sent, {state: 'SUCCESS', gw_refund_no: 'G'}).outcome).toEqual({
+      status: 'refunded',
+      gw_refund_no: 'G',
+    })
+    expect(settleByLookup(sent, {state: 'PROCESSING'}).outcome.status).toBe('processing')
+    expect(settleByLookup(sent, {state: 'FAIL'}).outcome).toMatchObject({status: 'failed', err_code: 'REFUND_FAILED'})
+    expect(settleByLookup(sent, {state: 'absent'}).outcome.status).toBe('pending')
+  })
+
+  it('stays unknown when the gateway cannot tell, and is still to send (the same number, never a new one)', () => {
+    const state = settleByLookup(sent, {state: 'unknown', why: 'timeout'})
+    expect(state).toBe(sent)
+    expect(isToSend(state)).toBe(true)
+  })
+
+  it('is to send only when planned, and pending or unknown', () => {
+    expect(isToSend({outcome: {status: 'pending'}})).toBe(false)
+    expect(isToSend({outcome: {status: 'pending'}, planned})).toBe(true)
+    expect(isToSend({outcome: {status: 'refunded'}, planned})).toBe(false)
+    expect(isToSend({outcome: {status: 'skipped_invalid', err_msg: 'x'}, planned})).toBe(false)
+  })
+})
