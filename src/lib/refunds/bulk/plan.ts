@@ -22,6 +22,7 @@ import {
   type RowRequest,
   type RowState,
   isFinal,
+  isOpen,
   isToSend,
   settleByLookup,
   stateFromJournal,
@@ -132,8 +133,6 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   const journal = {path: input.journalPath, header: input.identity, resumed}
   return {file, problems, blocked: problems.length > 0 && !skipInvalid, journal, found, settled, states}
 }
-
-const isOpen = (state: RowState) => state.outcome.status === 'pending' || state.outcome.status === 'unknown'
 
 /**
  * Rows of one order may not add up beyond what is left of it. The refund query that gives

@@ -71,9 +71,12 @@ export interface RowState {
   readonly sent?: {refund_fee: number; fee_type: string}
 }
 
-/** The one test of "still to send": planned, and not sent or sent without a known outcome. */
+/** Not sent, or sent without a known outcome: the gateway is still to be asked (by sending, or by looking up). */
+export const isOpen = (state: RowState) => state.outcome.status === 'pending' || state.outcome.status === 'unknown'
+
+/** The one test of "still to send": planned, and open. */
 export const isToSend = (state: RowState): state is RowState & {planned: PlannedRefund} =>
-  state.planned !== undefined && (state.outcome.status === 'pending' || state.outcome.status === 'unknown')
+  state.planned !== undefined && isOpen(state)
 
 /** The amount and currency a row stands for, as planned, as sent before, or as written in minor units. */
 export function amountOf(row: RefundRow, state: RowState): {refund_fee?: number; fee_type?: string} {
