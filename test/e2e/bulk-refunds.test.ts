@@ -117,11 +117,11 @@ describe('a batch', () => {
     const orders = await world.paidOrders(2, 5000, 'DERIVE')
     const content = `mch_order_no,refund_fee\n${orders[0]},1000\n${orders[0]},1000\n${orders[1]},2500\n`
     const first = csvFile(content)
-    expect((await bulk(first)).code).toBe(0)
+    expect((await bulk(first, ['--allow-repeats'])).code).toBe(0)
     const numbers = report(first).map((l) => l.mch_refund_no)
     expect(new Set(numbers).size).toBe(3)
     const again = csvFile(content)
-    const result = await bulk(again, ['--json'])
+    const result = await bulk(again, ['--json', '--allow-repeats'])
     expect(result.code).toBe(0)
     expect(report(again).map((l) => [l.mch_refund_no, l.status])).toEqual(numbers.map((n) => [n, 'already_refunded']))
     await expectExactlyOnce(again, [

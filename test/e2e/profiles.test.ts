@@ -1,5 +1,5 @@
 import {statSync, writeFileSync, readFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -63,8 +63,10 @@ describe('gw profile', () => {
     expect(statSync(config).mode & 0o777).toBe(0o700)
     expect(statSync(join(config, 'keys')).mode & 0o777).toBe(0o700)
     expect(statSync(join(config, 'profiles.json')).mode & 0o777).toBe(0o600)
-    expect(statSync(join(config, 'keys', 'shop.private.pem')).mode & 0o777).toBe(0o600)
-    expect(readFileSync(join(config, 'keys', 'shop.private.pem'), 'utf8')).toBe(keys.merchant!.private_pkcs1)
+    const stored = JSON.parse(readFileSync(join(config, 'profiles.json'), 'utf8')).profiles.shop
+    expect(dirname(stored.private_key_file)).toBe(join(config, 'keys'))
+    expect(statSync(stored.private_key_file).mode & 0o777).toBe(0o600)
+    expect(readFileSync(stored.private_key_file, 'utf8')).toBe(keys.merchant!.private_pkcs1)
   })
 
   it('keeps the default when a second profile is added, and accepts a PKCS#1 gateway key', async () => {

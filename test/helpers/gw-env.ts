@@ -11,7 +11,7 @@ export interface GwWorld {
   run(args: string[], options?: CliOptions): Promise<CliResult>
   spawn(args: string[], options?: CliOptions): ReturnType<typeof spawnGw>
   /** Creates and pays orders straight through the sandbox (no gw): their numbers. */
-  paidOrders(count: number, totalFee: number, prefix: string): Promise<string[]>
+  paidOrders(count: number, totalFee: number, prefix: string, channel?: string): Promise<string[]>
   requests(): Promise<Record<string, number>>
   faults(spec: string): Promise<void>
   ledger(
@@ -40,14 +40,14 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
     spawn(args, runOptions = {}) {
       return spawnGw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
     },
-    async paidOrders(count, totalFee, prefix) {
+    async paidOrders(count, totalFee, prefix, channel = 'wechat') {
       const wire = sandbox.wire()
       const numbers = Array.from({length: count}, (_, i) => `${prefix}-${i + 1}`)
       for (let i = 0; i < numbers.length; i += 16) {
         await Promise.all(
           numbers.slice(i, i + 16).map(async (mch) => {
             const created = await wire.call('native_pay', {
-              channel: 'wechat',
+              channel,
               mch_order_no: mch,
               total_fee: totalFee,
               fee_type: 'THB',

@@ -63,10 +63,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))
     const found = await orders.waitForPayment(created, flags['wait-timeout'], onPoll)
     status.end()
-    const outcome = waitOutcome(created, found)
-    if (outcome.text) this.log(outcome.text)
-    if (outcome.note) this.note(outcome.note)
-    this.setExitCode(outcome.exitCode)
+    this.present(waitOutcome(created, found))
     return {...created, qr_file: qr.qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
   }
 }

@@ -2,13 +2,12 @@ import {Args} from '@oclif/core'
 
 import {amountOf} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {bulkRefundFlags, liveFlags, networkFlags, orderFlags, orderReference, refundFlags} from '../../lib/cli/flags.js'
+import * as shared from '../../lib/cli/flags.js'
 import {usageError} from '../../lib/errors.js'
-import {formatAmount} from '../../lib/gateway/protocol/index.js'
 import {describeReference} from '../../lib/orders/reference.js'
-import type {BulkResult} from '../../lib/refunds/bulk/bulk-refund.js'
-import type {RefundResult} from '../../lib/refunds/service.js'
-import {describeRefundProblem, refundOutcome} from '../../lib/render/refunds.js'
+import type {BulkResult} from '../../lib/refunds/bulk/bulk-result.js'
+import type {OneRefund} from '../../lib/refunds/single.js'
+import {identicalQuestion, refundAction, refundOutcome} from '../../lib/render/refunds.js'
 
 type BulkRun = BulkResult & {profile: string; appid: string; live: boolean}
 const confirmBulk = {always: true, otherwise: 'or --dry-run to see the plan'}
@@ -28,48 +27,53 @@ With --from-csv: the whole file is checked first (every problem with its line), 
   ]
 
   static override args = {mch_order_no: Args.string({description: 'merchant order number of the paid order'})}
-  static override flags = {...refundFlags, ...bulkRefundFlags, ...orderFlags, ...liveFlags, ...networkFlags}
+  static override flags = {
+    ...shared.refundFlags,
+    ...shared.bulkRefundFlags,
+    ...shared.orderFlags,
+    ...shared.liveFlags,
+    ...shared.networkFlags,
+  }
 
-  async run(): Promise<RefundResult | BulkRun> {
+  async run(): Promise<OneRefund | BulkRun> {
     const {flags} = this
     if (flags['from-csv']) {
       if (this.args.mch_order_no) throw usageError('Give an order number or --from-csv, not both.')
       return this.#bulk(flags['from-csv'])
     }
-    const ref = orderReference(this.args.mch_order_no, flags)
+    const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
     const amount = amountOf(flags.amount, flags['refund-fee'], names)
-    const {refunds} = await this.services()
+    const [{refunds}, {SingleRefunds}] = await Promise.all([this.services(), import('../../lib/refunds/single.js')])
     const {channel, 'mch-refund-no': mchRefundNo, 'fee-type': feeType, 'total-fee': totalFee} = flags
-    const planned = await refunds.prepare({ref, amount, mchRefundNo, channel, feeType, totalFee})
-    if ('kind' in planned)
-      throw usageError(`${describeRefundProblem(planned, describeReference(ref), names)} Nothing was sent.`)
-    await this.confirm(`refund ${formatAmount(planned.refund_fee, planned.fee_type)} of order ${planned.mch_order_no}`)
-    this.note(`refund number ${planned.mch_refund_no}`)
-    const result = await refunds.send(planned)
-    const outcome = refundOutcome(result)
+    const result = await new SingleRefunds(refunds).refund(
+      {ref, amount, mchRefundNo, channel, feeType, totalFee},
+      {
+        identical: (made, planned) => this.confirm(...identicalQuestion(made, planned)),
+        sending: async (planned) => {
+          await this.confirm(refundAction(planned))
+          this.note(`refund number ${planned.mch_refund_no}`)
+        },
+      },
+    )
+    const outcome = refundOutcome(result, describeReference(ref), names)
     if ('error' in outcome) throw outcome.error
-    this.log(outcome.text)
-    if (outcome.note) this.note(outcome.note)
-    this.setExitCode(outcome.exitCode)
-    return result
+    this.present(outcome)
+    return outcome.refund
   }
 
   async #bulk(csv: string): Promise<BulkRun> {
     const {flags, profile} = this
     const {runBulkRefund} = await import('../../lib/refunds/bulk/bulk-refund.js')
-    const {STOPPING, bulkResultView, planNotes, toSendText} = await import('../../lib/render/bulk.js')
+    const {STOPPING, bulkResultView, confirmText, planNotes} = await import('../../lib/render/bulk.js')
     const {refunds} = await this.services()
-    const options = {...flags, csv, dryRun: flags['dry-run'], skipInvalid: flags['skip-invalid']}
+    const options = {...flags, ...shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'batch-id']), csv}
     const result = await runBulkRefund(refunds, options, {
-      planned: (plan) => planNotes(plan, csv).forEach((note) => this.note(note)),
-      confirm: (toSend) => this.confirm(`send ${toSendText(toSend)} of refunds from ${csv}`, confirmBulk),
+      planned: (plan, tookOver) => planNotes(plan, csv, tookOver).forEach((note) => this.note(note)),
+      confirm: (toSend, plan) => this.confirm(confirmText(toSend, plan, csv), confirmBulk),
       sending: (total) => this.longWork('refunds', total, STOPPING),
     })
-    const view = bulkResultView(result, profile)
-    view.notes.forEach((note) => this.note(note))
-    this.log(view.text)
-    this.setExitCode(result.exit_code)
+    this.present({...bulkResultView(result, profile), exitCode: result.exit_code})
     return {...result, profile: profile.name, appid: profile.appid, live: profile.live}
   }
 }

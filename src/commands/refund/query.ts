@@ -22,9 +22,9 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   }
 
   async run(): Promise<{order: FoundOrder['record']; channel: string; mch_refund_no: string; refund: RefundRecord}> {
-    const {found, refund, mch_refund_no} = await (
-      await this.services()
-    ).refunds.query(orderReference(this.args.mch_order_no, this.flags), this.flags['mch-refund-no'], this.flags.channel)
+    const {queries} = (await this.services()).refunds
+    const ref = orderReference(this.args.mch_order_no, this.flags)
+    const {found, refund, mch_refund_no} = await queries.query(ref, this.flags['mch-refund-no'], this.flags.channel)
     this.log(refundRecordView(found.record.mch_order_no ?? '', refund))
     return {order: found.record, channel: found.channel, mch_refund_no, refund}
   }

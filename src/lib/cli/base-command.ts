@@ -67,10 +67,17 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     return this.#services
   }
 
-  /** Asks before money moves: on a --live profile, or `always`; --yes answers for the user. */
-  protected async confirm(action: string, options: Omit<ConfirmOptions, 'profile' | 'yes'> = {}): Promise<void> {
-    const yes = Boolean((this.flags as {yes?: boolean}).yes)
-    await confirm(action, {...options, profile: this.profile, yes})
+  /**
+   * Asks before money moves: on a --live profile, or `always`. The flag named by `flag`
+   * (--yes unless said) answers for the user, and is named when there is no terminal.
+   */
+  protected async confirm(
+    action: string,
+    options: Omit<ConfirmOptions, 'profile' | 'yes' | 'flag'> & {flag?: 'yes' | 'again'} = {},
+  ): Promise<void> {
+    const flag = options.flag ?? 'yes'
+    const yes = Boolean((this.flags as Record<string, unknown>)[flag])
+    await confirm(action, {...options, profile: this.profile, yes, flag: `--${flag}`})
   }
 
   /**
@@ -101,6 +108,13 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     const services = await this.#services?.catch(() => undefined)
     await services?.close()
     await super.finally(error)
+  }
+
+  /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */
+  protected present(view: {text?: string; notes?: (string | undefined)[]; exitCode?: ExitCode}): void {
+    if (view.text) this.log(view.text)
+    for (const note of view.notes ?? []) if (note) this.note(note)
+    if (view.exitCode !== undefined) this.setExitCode(view.exitCode)
   }
 
   /** The exit code to end with when the command finishes without an error. */

@@ -6,8 +6,10 @@ import {usageError} from '../errors.js'
 
 export interface ConfirmOptions {
   profile: {name: string; appid: string; live: boolean}
-  /** --yes was given. */
+  /** The flag that answers for the user (--yes, or --again) was given. */
   yes: boolean
+  /** That flag's name, for the message without a terminal; --yes when not said. */
+  flag?: string
   /** Ask even on a test profile (bulk refunds). */
   always?: boolean
   /** Said after "Add --yes to confirm" when there is no terminal, e.g. another way to look first. */
@@ -21,10 +23,8 @@ export async function confirm(action: string, options: ConfirmOptions): Promise<
     const what = profile.live
       ? `Profile "${profile.name}" is live and this would ${action}.`
       : `Not confirmed: this would ${action}.`
-    throw usageError(
-      what,
-      `Add --yes to confirm (no terminal to ask on)${options.otherwise ? `, ${options.otherwise}` : ''}.`,
-    )
+    const otherwise = options.otherwise ? `, ${options.otherwise}` : ''
+    throw usageError(what, `Add ${options.flag ?? '--yes'} to confirm (no terminal to ask on)${otherwise}.`)
   }
   const {confirm: ask} = await import('@inquirer/prompts')
   const message = `${profile.live ? 'LIVE: ' : ''}${action} (profile "${profile.name}", ${profile.appid})?`

@@ -82,6 +82,14 @@ export const bulkRefundFlags = {
   }),
   'dry-run': Flags.boolean({description: 'check the file and the orders, show the plan, send nothing', ...bulk}),
   'skip-invalid': Flags.boolean({description: 'send the valid rows and report the others as skipped_invalid', ...bulk}),
+  'allow-repeats': Flags.boolean({
+    description: 'refund rows that repeat the same order and amount, each once',
+    ...bulk,
+  }),
+  'batch-id': Flags.string({
+    description: 'a name for an intentional second round of refunds identical to an earlier file',
+    ...bulk,
+  }),
   out: Flags.string({description: 'report file (default: beside the CSV, NAME.report.csv)', ...bulk}),
   journal: Flags.string({description: 'journal file (default: beside the CSV, NAME.journal.jsonl)', ...bulk}),
   ...batchFlags('refunds', 4, 'BULK'),
@@ -100,4 +108,7 @@ export const refundFlags = {
     options: [...CURRENCIES],
   }),
   'total-fee': Flags.integer({description: 'order total in minor units (checked against the order query)'}),
+  again: Flags.boolean({
+    description: 'refund even though an identical refund (same order and amount) was made in the last 7 days',
+  }),
 }

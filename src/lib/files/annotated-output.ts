@@ -11,6 +11,7 @@ import {pipeline} from 'node:stream/promises'
 
 import {stringify} from 'csv-stringify'
 
+import {temporaryBeside} from '../io/private-file.js'
 import type {TableHeader} from './table.js'
 
 type Cell = string | number | undefined
@@ -40,9 +41,9 @@ export class AnnotatedWriter<C extends string> {
       c,
       header.keys.includes(c) ? header.keys.indexOf(c) : this.#width + extra.indexOf(c),
     ])
-    this.#temporary = `${path}.${process.pid}.tmp`
+    this.#temporary = temporaryBeside(path)
     this.#stringifier = stringify({header: true, columns: [...header.names, ...extra], record_delimiter: 'unix'})
-    this.#done = pipeline(this.#stringifier, createWriteStream(this.#temporary, {mode: 0o600}))
+    this.#done = pipeline(this.#stringifier, createWriteStream(this.#temporary, {flags: 'wx', mode: 0o600}))
   }
 
   /** Resolves when the row is buffered; waits when the disk is slower than the rows. */

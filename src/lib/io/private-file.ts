@@ -1,10 +1,23 @@
 /**
  * Files only their owner may read: folders 0700, files 0600, written whole or not at all
- * (a temporary file renamed into place). Shared by everything that keeps keys or state:
- * the profile store, reports, and the sandbox's data dir.
+ * (a temporary file renamed into place). The temporary file has an unpredictable name and
+ * is created exclusively (O_EXCL), so a file or symlink planted in advance is never written
+ * through. Shared by everything that keeps keys or state and by the reports gw writes.
  */
-import {chmodSync, mkdirSync, renameSync, writeFileSync} from 'node:fs'
-import {dirname} from 'node:path'
+import {randomBytes} from 'node:crypto'
+import {chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
+
+/** A name beside `path` for a temporary file, hidden and unpredictable; open it with the 'wx' flag. */
+export function temporaryBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(8).toString('hex')}.tmp`)
+}
+
+/** Writes every byte (a write may take only part of them) or throws, as on a full disk. */
+export function writeFully(fd: number, content: string | Buffer): void {
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at)
+}
 
 /** A folder only its owner can read (0700). */
 export function ensurePrivateDir(path: string): string {
@@ -16,8 +29,13 @@ export function ensurePrivateDir(path: string): string {
 /** Writes a file only its owner can read (0600), atomically: readers see the old or the new file. */
 export function writePrivateFile(path: string, content: string): void {
   ensurePrivateDir(dirname(path))
-  const temporary = `${path}.${process.pid}.tmp`
-  writeFileSync(temporary, content, {mode: 0o600})
-  chmodSync(temporary, 0o600)
+  const temporary = temporaryBeside(path)
+  const fd = openSync(temporary, 'wx', 0o600)
+  try {
+    writeFully(fd, content)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
   renameSync(temporary, path)
 }

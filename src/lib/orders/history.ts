@@ -1,12 +1,15 @@
 /**
- * The local order history: the orders and refunds this machine created, per appid, so that
- * later commands know an order's channel, amount and refund numbers without being told.
- * An append-only JSON-lines file in the config dir (0600); the last record of an order wins.
+ * The local history: the orders and refunds made on this machine, per appid, so that later
+ * commands know an order's channel, amount and refund numbers without being told. For a
+ * single refund it is also the journal: the intent is written whole and synced before the
+ * refund is sent, its outcome after, and a refund whose outcome is not known is settled
+ * before any new refund of its order. An append-only JSON-lines file in the config dir
+ * (0600); the last record of an order, or of a refund number, wins.
  */
-import {type WriteStream, createWriteStream, existsSync, readFileSync} from 'node:fs'
+import {type WriteStream, closeSync, createWriteStream, existsSync, fsyncSync, openSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {ensurePrivateDir} from '../io/private-file.js'
+import {ensurePrivateDir, writeFully} from '../io/private-file.js'
 import {configDir} from '../paths.js'
 import type {OrderReference} from './reference.js'
 
@@ -21,25 +24,43 @@ interface OrderEntry {
   at: string
 }
 
-interface RefundEntry {
+/** `intent`: about to be sent; then what became of it (`absent`: the gateway has no such refund). */
+export type RefundEntryStatus = 'intent' | 'refunded' | 'processing' | 'failed' | 'unknown' | 'absent'
+
+export interface RefundEntry {
   type: 'refund'
   appid: string
   mch_order_no: string
+  gw_order_no?: string
+  channel?: string
   mch_refund_no: string
   refund_fee: number
+  fee_type?: string
+  /** Missing in histories of earlier versions, which recorded only refunds made. */
+  status?: RefundEntryStatus
+  gw_refund_no?: string
+  /** Where it was made: `refund create`, or the file of a bulk run. */
+  source?: string
   at: string
 }
 
 type Entry = OrderEntry | RefundEntry
 
+/** Refunds whose outcome is not known yet: sent (or about to be), without an answer that settles them. */
+export const isUnsettled = (entry: RefundEntry) => entry.status === 'intent' || entry.status === 'unknown'
+
+/** Refunds that took (or are taking) money from the order. */
+export const isMade = (entry: RefundEntry) =>
+  !entry.status || entry.status === 'refunded' || entry.status === 'processing'
+
 export class OrderHistory {
   readonly file: string
   #orders?: Map<string, OrderEntry>
-  #refunds?: Map<string, RefundEntry[]>
+  /** Per appid and order, the latest record of each refund number, in the order they were first seen. */
+  #refunds?: Map<string, Map<string, RefundEntry>>
   /**
-   * Kept open and buffered: a bulk run appends a line per refund without waiting on the disk.
-   * The history is a convenience (the bulk journal is the record that protects money); the
-   * stream is flushed when the process ends normally.
+   * Kept open and buffered: a bulk run appends a line per refund without waiting on the disk
+   * (the bulk journal is its record that protects money). Flushed when the process ends.
    */
   #out?: WriteStream
 
@@ -68,27 +89,39 @@ export class OrderHistory {
     if (entry.type === 'order') {
       this.#orders!.set(`${entry.appid}\u0000m:${entry.mch_order_no}`, entry)
       if (entry.gw_order_no) this.#orders!.set(`${entry.appid}\u0000g:${entry.gw_order_no}`, entry)
-    } else {
-      const key = `${entry.appid}\u0000${entry.mch_order_no}`
-      this.#refunds!.set(key, [...(this.#refunds!.get(key) ?? []), entry])
+      return
     }
+    const key = `${entry.appid}\u0000${entry.mch_order_no}`
+    const refunds = this.#refunds!.get(key) ?? new Map<string, RefundEntry>()
+    refunds.set(entry.mch_refund_no, {...refunds.get(entry.mch_refund_no), ...entry})
+    this.#refunds!.set(key, refunds)
   }
 
-  #append(entry: Entry): void {
-    if (!this.#out) {
-      ensurePrivateDir(join(this.file, '..'))
-      this.#out = createWriteStream(this.file, {flags: 'a', mode: 0o600})
+  #append(entry: Entry, sync: boolean): void {
+    ensurePrivateDir(join(this.file, '..'))
+    const line = `${JSON.stringify(entry)}\n`
+    if (sync) {
+      const fd = openSync(this.file, 'a', 0o600)
+      try {
+        writeFully(fd, line)
+        fsyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+    } else {
+      this.#out ??= createWriteStream(this.file, {flags: 'a', mode: 0o600})
+      this.#out.write(line)
     }
-    this.#out.write(`${JSON.stringify(entry)}\n`)
     if (this.#orders) this.#remember(entry)
   }
 
   recordOrder(entry: Omit<OrderEntry, 'type' | 'at'>): void {
-    this.#append({type: 'order', ...entry, at: new Date().toISOString()})
+    this.#append({type: 'order', ...entry, at: new Date().toISOString()}, false)
   }
 
-  recordRefund(entry: Omit<RefundEntry, 'type' | 'at'>): void {
-    this.#append({type: 'refund', ...entry, at: new Date().toISOString()})
+  /** `sync`: written whole and synced before this returns (an intent, before its refund is sent). */
+  recordRefund(entry: Omit<RefundEntry, 'type' | 'at'>, options: {sync?: boolean} = {}): void {
+    this.#append({type: 'refund', ...entry, at: new Date().toISOString()}, Boolean(options.sync))
   }
 
   findOrder(appid: string, ref: OrderReference): OrderEntry | undefined {
@@ -98,8 +131,18 @@ export class OrderHistory {
     return undefined
   }
 
+  /** The refunds of an order made on this machine, each as its latest record says, oldest first. */
   refundsOf(appid: string, mchOrderNo: string): RefundEntry[] {
     this.#load()
-    return this.#refunds!.get(`${appid}\u0000${mchOrderNo}`) ?? []
+    return [...(this.#refunds!.get(`${appid}\u0000${mchOrderNo}`)?.values() ?? [])]
+  }
+
+  /** The latest record of a refund number, on any order. */
+  findRefund(appid: string, mchRefundNo: string): RefundEntry | undefined {
+    this.#load()
+    for (const [key, refunds] of this.#refunds!) {
+      if (key.startsWith(`${appid}\u0000`) && refunds.has(mchRefundNo)) return refunds.get(mchRefundNo)
+    }
+    return undefined
   }
 }

@@ -1,18 +1,21 @@
 /**
  * The profile store: name -> appid, base URL, keys, sign scheme, live flag, and which
- * profile is the default. One JSON file (0600, written atomically) in the config dir (0700);
- * the keys are copied into files of their own beside it (0600), never printed.
+ * profile is the default. One JSON file (0600, written atomically) in the config dir (0700),
+ * changed only under its lock; the keys are copied into files of their own beside it (0600),
+ * never printed.
  *
  * Not `conf`, as DESIGN.md names: its atomic writer hooks SIGINT and SIGTERM and raises
  * them again, which ends a bulk refund's graceful Ctrl-C at once.
  */
+import {randomBytes} from 'node:crypto'
 import {existsSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {z} from 'zod'
 
-import {usageError} from '../errors.js'
+import {GwError, usageError} from '../errors.js'
 import {type SignScheme, isSignScheme} from '../gateway/signing.js'
+import {LockHeld, acquireLock} from '../io/lock.js'
 import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
 import {configDir} from '../paths.js'
 import {type KeyCheck, checkKeys} from './keys.js'
@@ -84,6 +87,11 @@ export function normalizeBaseUrl(value: string): string {
   return url.toString().replace(/\/+$/, '')
 }
 
+function removeKeys(profile: Pick<StoredProfile, 'private_key_file' | 'gateway_public_key_file'>): void {
+  rmSync(profile.private_key_file, {force: true})
+  rmSync(profile.gateway_public_key_file, {force: true})
+}
+
 function readJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'))
@@ -103,26 +111,42 @@ export class ProfileStore {
   }
 
   get #store(): StoreShape {
-    if (!this.#data) {
-      if (!existsSync(this.path)) {
-        this.#data = {profiles: {}}
-      } else {
-        const parsed = storeSchema.safeParse(readJson(this.path))
-        if (!parsed.success)
-          throw usageError(
-            `The profile store ${this.path} is damaged.`,
-            'Move it aside and add the profiles again (gw profile add).',
-          )
-        this.#data = parsed.data
-      }
-    }
+    this.#data ??= this.#read()
     return this.#data
   }
 
-  #save(data: StoreShape): void {
+  #read(): StoreShape {
+    if (!existsSync(this.path)) return {profiles: {}}
+    const parsed = storeSchema.safeParse(readJson(this.path))
+    if (!parsed.success) {
+      throw usageError(
+        `The profile store ${this.path} is damaged.`,
+        'Move it aside and add the profiles again (gw profile add).',
+      )
+    }
+    return parsed.data
+  }
+
+  /**
+   * Read, change and write the store under its lock, from what is on disk at that moment:
+   * two gw processes changing profiles at once both keep their change.
+   */
+  #update(change: (data: StoreShape) => StoreShape): void {
     ensurePrivateDir(this.dir)
-    writePrivateFile(this.path, `${JSON.stringify(data, null, 2)}\n`)
-    this.#data = data
+    let lock
+    try {
+      lock = acquireLock(`${this.path}.lock`, {waitMs: 10_000})
+    } catch (error) {
+      if (!(error instanceof LockHeld)) throw error
+      throw new GwError('transport', `The profile store is busy: ${error.message}.`, {advice: 'Try again in a moment.'})
+    }
+    try {
+      const data = change(this.#read())
+      writePrivateFile(this.path, `${JSON.stringify(data, null, 2)}\n`)
+      this.#data = data
+    } finally {
+      lock.release()
+    }
   }
 
   names(): string[] {
@@ -157,37 +181,49 @@ export class ProfileStore {
       throw usageError(`sign scheme "${String(scheme)}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
     const check = checkKeys(input.privateKeyPem, input.gatewayPublicKeyPem)
 
+    // Key files of their own for this version of the profile: a replaced profile keeps its keys until the store points elsewhere.
     const keysDir = ensurePrivateDir(join(this.dir, 'keys'))
-    const privateKeyFile = join(keysDir, `${input.name}.private.pem`)
-    const gatewayKeyFile = join(keysDir, `${input.name}.gateway.pem`)
-    writePrivateFile(privateKeyFile, input.privateKeyPem)
-    writePrivateFile(gatewayKeyFile, input.gatewayPublicKeyPem)
-
-    const profiles = {...this.#store.profiles}
-    profiles[input.name] = {
-      appid,
-      base_url: baseUrl,
-      private_key_file: privateKeyFile,
-      gateway_public_key_file: gatewayKeyFile,
-      sign_scheme: scheme,
-      live: Boolean(input.live),
+    const version = randomBytes(4).toString('hex')
+    const privateKeyFile = join(keysDir, `${input.name}.${version}.private.pem`)
+    const gatewayKeyFile = join(keysDir, `${input.name}.${version}.gateway.pem`)
+    let replaced: StoredProfile | undefined
+    try {
+      writePrivateFile(privateKeyFile, input.privateKeyPem)
+      writePrivateFile(gatewayKeyFile, input.gatewayPublicKeyPem)
+      this.#update((data) => {
+        replaced = data.profiles[input.name]
+        const profile = {
+          appid,
+          base_url: baseUrl,
+          private_key_file: privateKeyFile,
+          gateway_public_key_file: gatewayKeyFile,
+          sign_scheme: scheme,
+          live: Boolean(input.live),
+        }
+        const isDefault = options.makeDefault || !data.default || !data.profiles[data.default]
+        return {profiles: {...data.profiles, [input.name]: profile}, default: isDefault ? input.name : data.default}
+      })
+    } catch (error) {
+      removeKeys({private_key_file: privateKeyFile, gateway_public_key_file: gatewayKeyFile})
+      throw error
     }
-    this.#save({profiles, default: options.makeDefault || !this.defaultName() ? input.name : this.#store.default})
+    if (replaced) removeKeys(replaced)
     return check
   }
 
   use(name: string): void {
     this.#require(name)
-    this.#save({...this.#store, default: name})
+    this.#update((data) => ({...data, default: name}))
   }
 
   remove(name: string): void {
     const stored = this.#require(name)
-    const profiles = {...this.#store.profiles}
-    delete profiles[name]
-    this.#save({profiles, default: this.#store.default === name ? undefined : this.#store.default})
-    rmSync(stored.private_key_file, {force: true})
-    rmSync(stored.gateway_public_key_file, {force: true})
+    this.#update((data) => {
+      const profiles = {...data.profiles}
+      delete profiles[name]
+      return {profiles, default: data.default === name ? undefined : data.default}
+    })
+    removeKeys(stored)
   }
 
   load(name: string): Profile {

@@ -71,7 +71,7 @@ export class Reconciler {
     }
     let refunded: number | undefined
     if (options.withRefunds && found.record.result === 'REFUND') {
-      const refunds = await this.refunds.refundsOf(found)
+      const refunds = await this.refunds.queries.refundsOf(found)
       refunded = refunds && refundedTotal(refunds)
     }
     return {...base, ...compare(view, found, refunded)}

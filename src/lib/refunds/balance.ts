@@ -4,16 +4,25 @@
  * minor units and is above zero, and it fits in what is left of the order. A problem is a
  * typed fact; the views word it ("Nothing was sent" belongs to them).
  */
-import {type Amount, AmountError, PAID_ORDER_STATES, minorUnitsOf} from '../gateway/protocol/index.js'
+import {
+  type Amount,
+  AmountError,
+  CHANNELS_BY_OPERATION,
+  PAID_ORDER_STATES,
+  minorUnitsOf,
+} from '../gateway/protocol/index.js'
 
 /** What the check needs of the order (from an order query). */
 interface OrderFacts {
   state: string
   total: number
   currency: string
+  /** The order's channel, when known: some channels cannot be refunded through the API at all. */
+  channel?: string
 }
 
 export type RefundProblem =
+  | {kind: 'channel_not_refundable'; channel: string; channels: readonly string[]}
   | {kind: 'currency_mismatch'; currency: string; given: string}
   | {kind: 'total_mismatch'; total: number; given: number; currency: string}
   | {kind: 'not_paid'; state: string}
@@ -21,7 +30,7 @@ export type RefundProblem =
   | {kind: 'above_total'; refundFee: number; total: number; currency: string}
   | {kind: 'above_balance'; refundFee: number; balance: number; total: number; currency: string}
 
-interface RefundAsk {
+export interface RefundAsk {
   amount: Amount
   /** The currency and total the caller expects the order to have, when given. */
   feeType?: string
@@ -55,6 +64,10 @@ export function balanceProblem(
 
 /** The refund's amount in minor units when it can be sent, else the first problem. */
 export function checkRefund(order: OrderFacts, ask: RefundAsk, refunded: number | undefined): number | RefundProblem {
+  const channels = CHANNELS_BY_OPERATION.order_refund
+  if (order.channel && !channels.includes(order.channel)) {
+    return {kind: 'channel_not_refundable', channel: order.channel, channels}
+  }
   if (ask.feeType && ask.feeType !== order.currency) {
     return {kind: 'currency_mismatch', currency: order.currency, given: ask.feeType}
   }

@@ -1,5 +1,5 @@
 /** What the gateway's refund query says of one refund number, in one mapping used everywhere. */
-import {type RefundOrder, normalizeRefundState} from '../gateway/protocol/index.js'
+import {CHANNELS_BY_OPERATION, type RefundOrder, normalizeRefundState} from '../gateway/protocol/index.js'
 
 export type Lookup =
   | {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'; gw_refund_no?: string; refund_time?: string; refund_fee?: number}
@@ -22,3 +22,6 @@ export function refundedTotal(refunds: RefundOrder[]): number {
     .filter((r) => ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state)))
     .reduce((sum, r) => sum + (r.mch_refund_fee ?? 0), 0)
 }
+
+/** Whether the gateway answers refund queries for orders of this channel (section 4.4: not promptpay, not alipay). */
+export const hasRefundQuery = (channel: string) => CHANNELS_BY_OPERATION.refund_query.includes(channel)

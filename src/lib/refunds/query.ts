@@ -1,7 +1,19 @@
-/** The refund query's parameters, built from what is known of the order (an order query's, or a planned refund's). */
+/**
+ * The gateway's refund query (section 4.4), as gw uses it: it answers for the whole order
+ * (every refund, the total refunded) but must name one refund number of it, and it exists
+ * only for some channels. Used to learn an order's balance and to show its refunds.
+ */
+import {GwError} from '../errors.js'
+import {refusalError} from '../gateway/answers.js'
+import type {GatewayClient} from '../gateway/client.js'
+import {ORDER_NOT_FOUND, type RefundOrder, type RefundRecord} from '../gateway/protocol/index.js'
+import type {OrderHistory} from '../orders/history.js'
+import type {OrderReference} from '../orders/reference.js'
+import type {FoundOrder, OrderService} from '../orders/service.js'
+import {hasRefundQuery, refundedTotal} from './lookup.js'
 
 /** What a refund query needs to know of the order. */
-export interface RefundQueryOrder {
+interface RefundQueryOrder {
   mch_order_no?: string
   gw_order_no?: string
   channel: string
@@ -9,6 +21,7 @@ export interface RefundQueryOrder {
   fee_type?: string
 }
 
+/** The refund query's parameters, from what is known of the order (an order query's, or a planned refund's). */
 export function refundQuery(order: RefundQueryOrder, mchRefundNo: string, refundFee: number | undefined) {
   return {
     mch_order_no: order.mch_order_no,
@@ -19,5 +32,83 @@ export function refundQuery(order: RefundQueryOrder, mchRefundNo: string, refund
     mch_refund_no: mchRefundNo,
     // The document requires refund_fee here too; when the refund's amount is not known, the order total stands in.
     refund_fee: refundFee ?? order.total_fee,
+  }
+}
+
+const orderFacts = (found: FoundOrder): RefundQueryOrder => ({...found.record, channel: found.channel})
+
+export class RefundQueries {
+  constructor(
+    readonly client: GatewayClient,
+    readonly history: OrderHistory,
+    readonly orders: OrderService,
+  ) {}
+
+  get #appid(): string {
+    return this.client.profile.appid
+  }
+
+  /**
+   * Every refund of the order, by a refund query with any refund number known for it: this
+   * machine's history first, then `candidates`. Undefined when no number is known to the
+   * gateway, or the channel has no refund query.
+   */
+  async refundsOf(found: FoundOrder, candidates: string[] = []): Promise<RefundOrder[] | undefined> {
+    // A paid order no refund succeeded on; one still processing counts only if a number finds it.
+    const none = found.record.result === 'SUCCESS' ? [] : undefined
+    if (!hasRefundQuery(found.channel)) return none
+    const known = this.history.refundsOf(this.#appid, found.record.mch_order_no ?? '')
+    const numbers = [...new Set([...known.map((r) => r.mch_refund_no).reverse(), ...candidates])].slice(0, 3)
+    for (const number of numbers) {
+      let answer
+      try {
+        const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
+        answer = await this.client.call('refund_query', refundQuery(orderFacts(found), number, amount))
+      } catch (error) {
+        // Not known now: the gateway still enforces the balance when the refund is sent.
+        if (error instanceof GwError) return undefined
+        throw error
+      }
+      if (answer.status === 'success') return answer.data.refund_orders
+      if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND) continue
+      return undefined
+    }
+    return none
+  }
+
+  /** Refunded so far (SUCCESS and PROCESSING count against the balance), or undefined when unknowable. */
+  async refundedSoFar(found: FoundOrder, candidates: string[] = []): Promise<number | undefined> {
+    const refunds = await this.refundsOf(found, candidates)
+    return refunds && refundedTotal(refunds)
+  }
+
+  /** The refund query of `gw refund query`: the order's refunds, asked with the given number or the last one known. */
+  async query(
+    ref: OrderReference,
+    mchRefundNo?: string,
+    channel?: string,
+  ): Promise<{found: FoundOrder; refund: RefundRecord; mch_refund_no: string}> {
+    const found = await this.orders.find(ref, channel)
+    const mchOrderNo = found.record.mch_order_no ?? ref.mch_order_no ?? ''
+    const known = this.history.refundsOf(this.#appid, mchOrderNo)
+    const number = mchRefundNo ?? known.at(-1)?.mch_refund_no
+    if (!number) {
+      throw new GwError(
+        'usage',
+        `The gateway's refund query needs a refund number, and gw has made no refund of ${mchOrderNo} on this machine.`,
+        {
+          advice: `Give one: gw refund query ${mchOrderNo} --mch-refund-no R. The gateway then lists every refund of the order.`,
+        },
+      )
+    }
+    const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
+    const answer = await this.client.call('refund_query', refundQuery(orderFacts(found), number, amount))
+    if (answer.status === 'refused') throw refusalError(answer, `Refunds of ${mchOrderNo}`)
+    if (answer.status === 'uncertain') {
+      throw new GwError('unknown', `Refunds of ${mchOrderNo}: the gateway is not sure (${answer.message}).`, {
+        advice: 'Query again in a minute.',
+      })
+    }
+    return {found, refund: answer.data, mch_refund_no: number}
   }
 }

@@ -1,42 +1,32 @@
 /**
  * Refunds: money leaving the merchant. A refund is planned against what an order query
  * shows (amount, currency, channel, balance) and refused before sending when it cannot be
- * right. When an answer is lost or unsure, the refund number is looked up by a refund query:
- * found means done (or processing), absent means it may be sent again with the same number,
- * so it is never made twice.
+ * right. When an answer is lost or unsure, the gateway's record of the refund number
+ * decides: a refund query where the channel has one; elsewhere the same number sent again,
+ * which the gateway takes once (a duplicate-number refusal means it holds the refund, and
+ * the order's state corroborates it). A refund is never sent under a new number blindly.
  */
 import {GwError} from '../errors.js'
-import {refusalError} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
-import {
-  type Amount,
-  DUPLICATE_CODES,
-  ORDER_NOT_FOUND,
-  type RefundRecord,
-  explainError,
-  lookupError,
-} from '../gateway/protocol/index.js'
-import type {OrderHistory} from '../orders/history.js'
+import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, lookupError} from '../gateway/protocol/index.js'
+import type {OrderHistory, RefundEntryStatus} from '../orders/history.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
 import {type RetryPolicy, tries} from '../retry.js'
-import {type RefundProblem, checkRefund} from './balance.js'
-import {type Lookup, lookupOf, refundedTotal} from './lookup.js'
-import {refundQuery, type RefundQueryOrder} from './query.js'
+import {type RefundAsk, type RefundProblem, checkRefund} from './balance.js'
+import {type Lookup, hasRefundQuery, lookupOf} from './lookup.js'
+import {RefundQueries, refundQuery} from './query.js'
 
-interface RefundRequest {
+export interface RefundRequest extends RefundAsk {
   ref: OrderReference
-  amount: Amount
   mchRefundNo?: string
   channel?: string
-  /** The currency and total the caller expects the order to have, when given. */
-  feeType?: string
-  totalFee?: number
 }
 
 export interface PlannedRefund {
   ref: OrderReference
   mch_order_no: string
+  gw_order_no?: string
   channel: string
   total_fee: number
   fee_type: string
@@ -55,61 +45,32 @@ export interface RefundResult {
   refund_time?: string
   err_code?: string
   err_msg?: string
-  /** Meaning and advice for people, for failed and unknown refunds. */
+  /** Meaning and advice for people, for failed, processing and unknown refunds. */
   explanation?: string
-  /** How the outcome was learned: the refund answer, or a refund query after an unclear answer. */
-  resolved_by: 'answer' | 'refund_query'
-  /** The refund number was already used before this run, for this same refund. */
+  /** How the outcome was learned: the refund's answer, a refund query, or the same number sent again. */
+  resolved_by: 'answer' | 'refund_query' | 'resend'
+  /** The refund number was already taken before this send, for this same refund. */
   already_existed?: boolean
 }
 
-/** Rounds of "send, and when unclear look it up" before the outcome is called unknown. */
+/** Rounds of "send, and when unclear look it up (or send the same number again)" before the outcome is called unknown. */
 const SEND_ROUNDS: RetryPolicy = {tries: 3, delayMs: () => 0}
 
-const orderFacts = (found: FoundOrder): RefundQueryOrder => ({...found.record, channel: found.channel})
+const STATUS_OF_LOOKUP = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'} as const
 
 export class RefundService {
+  readonly queries: RefundQueries
+
   constructor(
     readonly client: GatewayClient,
     readonly history: OrderHistory,
     readonly orders: OrderService,
-  ) {}
+  ) {
+    this.queries = new RefundQueries(client, history, orders)
+  }
 
   get appid(): string {
     return this.client.profile.appid
-  }
-
-  /**
-   * Every refund of the order, by a refund query with any refund number known for it (the
-   * gateway answers for the whole order but needs one): this machine's history first, then
-   * `candidates`. Undefined when no number is known to the gateway.
-   */
-  async refundsOf(found: FoundOrder, candidates: string[] = []): Promise<RefundRecord['refund_orders'] | undefined> {
-    // A paid order no refund succeeded on; one still processing counts only if a number finds it.
-    const none = found.record.result === 'SUCCESS' ? [] : undefined
-    const known = this.history.refundsOf(this.appid, found.record.mch_order_no ?? '')
-    const numbers = [...new Set([...known.map((r) => r.mch_refund_no).reverse(), ...candidates])].slice(0, 3)
-    for (const number of numbers) {
-      let answer
-      try {
-        const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
-        answer = await this.client.call('refund_query', refundQuery(orderFacts(found), number, amount))
-      } catch (error) {
-        // Not known now: the gateway still enforces the balance when the refund is sent.
-        if (error instanceof GwError) return undefined
-        throw error
-      }
-      if (answer.status === 'success') return answer.data.refund_orders
-      if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND) continue
-      return undefined
-    }
-    return none
-  }
-
-  /** Refunded so far (SUCCESS and PROCESSING count against the balance), or undefined when unknowable. */
-  async refundedSoFar(found: FoundOrder, candidates: string[] = []): Promise<number | undefined> {
-    const refunds = await this.refundsOf(found, candidates)
-    return refunds && refundedTotal(refunds)
   }
 
   /**
@@ -124,12 +85,13 @@ export class RefundService {
         `Order ${record.mch_order_no ?? ''}: the order query did not give the total and currency.`,
       )
     }
-    const facts = {state: record.result, total: record.total_fee, currency: record.fee_type}
+    const facts = {state: record.result, total: record.total_fee, currency: record.fee_type, channel: order.channel}
     const refundFee = checkRefund(facts, request, refunded)
     if (typeof refundFee !== 'number') return refundFee
     return {
       ref: request.ref,
       mch_order_no: record.mch_order_no ?? request.ref.mch_order_no ?? '',
+      gw_order_no: record.gw_order_no,
       channel: order.channel,
       total_fee: record.total_fee,
       fee_type: record.fee_type,
@@ -139,14 +101,10 @@ export class RefundService {
     }
   }
 
-  /** One refund: the order queried, its balance looked up, the refund checked. Nothing is sent. */
-  async prepare(request: RefundRequest): Promise<PlannedRefund | RefundProblem> {
-    const order = await this.orders.find(request.ref, request.channel)
-    return this.plan(request, order, await this.refundedSoFar(order))
-  }
-
-  /** What the gateway knows of this refund number. Never throws: what cannot be learned is `unknown`. */
+  /** What the gateway's refund query says of this refund number. Never throws: what cannot be learned is `unknown`. */
   async lookup(planned: PlannedRefund): Promise<Lookup> {
+    if (!hasRefundQuery(planned.channel))
+      return {state: 'unknown', why: `the gateway has no refund query for ${planned.channel}`}
     let answer
     try {
       answer = await this.client.call('refund_query', refundQuery(planned, planned.mch_refund_no, planned.refund_fee))
@@ -163,8 +121,31 @@ export class RefundService {
     return lookupOf(answer.data.refund_orders.find((r) => r.mch_refund_no === planned.mch_refund_no))
   }
 
-  /** Sends a planned refund and settles its outcome; never sends one refund number twice blindly. */
-  async send(planned: PlannedRefund): Promise<RefundResult> {
+  /** Sends a planned refund and settles its outcome; `source` names the run in the history (a bulk file). */
+  async send(planned: PlannedRefund, source = 'refund create'): Promise<RefundResult> {
+    const result = await this.#send(planned)
+    this.record(planned, result.status, {source, gw_refund_no: result.gw_refund_no})
+    return result
+  }
+
+  /** Records a refund in the local history; an intent is written whole and synced before it returns. */
+  record(planned: PlannedRefund, status: RefundEntryStatus, extra: {source: string; gw_refund_no?: string}): void {
+    const {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type} = planned
+    const entry = {
+      appid: this.appid,
+      mch_order_no,
+      gw_order_no,
+      channel,
+      mch_refund_no,
+      refund_fee,
+      fee_type,
+      status,
+      ...extra,
+    }
+    this.history.recordRefund(entry, {sync: status === 'intent' || extra.source === 'refund create'})
+  }
+
+  async #send(planned: PlannedRefund): Promise<RefundResult> {
     const params = {
       mch_order_no: planned.ref.mch_order_no ?? planned.mch_order_no,
       gw_order_no: planned.ref.gw_order_no,
@@ -175,28 +156,38 @@ export class RefundService {
       mch_refund_no: planned.mch_refund_no,
       refund_fee: planned.refund_fee,
     }
+    const canQuery = hasRefundQuery(planned.channel)
     let lastWhy = ''
     for await (const round of tries(SEND_ROUNDS)) {
       const answer = await this.client.call('order_refund', params)
       if (answer.status === 'success') {
         const {gw_refund_no, refund_time} = answer.data
-        return this.#done({status: 'refunded', planned, gw_refund_no, refund_time, resolved_by: 'answer'})
+        return {status: 'refunded', planned, gw_refund_no, refund_time, resolved_by: 'answer'}
       }
       const duplicate = answer.status === 'refused' && DUPLICATE_CODES.includes(answer.code)
       if (answer.status === 'refused' && !duplicate) {
         const {code: err_code, message: err_msg, explanation} = answer
         return {status: 'failed', planned, err_code, err_msg, explanation, resolved_by: 'answer'}
       }
+      const existed = duplicate && round === 1
+      if (!canQuery) {
+        // No refund query: the same number sent again settles it, and a duplicate means the gateway holds it.
+        if (duplicate || (answer.status === 'uncertain' && answer.reason === 'duplicate_on_retry'))
+          return this.#held(planned, existed)
+        lastWhy = answer.message
+        continue
+      }
       // Unclear, or the number is taken: the gateway's record of this refund number decides.
       const found = await this.lookup(planned)
-      const existed = duplicate && round === 1
-      const failed = (err_code: string | undefined, why: string): RefundResult => ({
-        status: 'failed',
-        planned,
-        err_code,
-        explanation: explainError(err_code, why),
-        resolved_by: 'refund_query',
-      })
+      const failed = (err_code: string | undefined, why: string): RefundResult => {
+        return {
+          status: 'failed',
+          planned,
+          err_code,
+          explanation: explainError(err_code, why),
+          resolved_by: 'refund_query',
+        }
+      }
       if (found.state === 'unknown') {
         lastWhy = found.why
         break
@@ -210,72 +201,45 @@ export class RefundService {
       if (existed && found.refund_fee !== planned.refund_fee) {
         return failed(answer.code, `refund ${planned.mch_refund_no} exists with another amount (${found.refund_fee})`)
       }
-      const settled = {planned, gw_refund_no: found.gw_refund_no, resolved_by: 'refund_query' as const}
-      if (found.state === 'SUCCESS') {
-        return this.#done({...settled, status: 'refunded', refund_time: found.refund_time, already_existed: existed})
+      const status = STATUS_OF_LOOKUP[found.state]
+      const {gw_refund_no, refund_time} = found
+      const settled = {
+        planned,
+        status,
+        gw_refund_no,
+        refund_time,
+        resolved_by: 'refund_query' as const,
+        already_existed: existed,
       }
-      if (found.state === 'PROCESSING') {
-        const explanation = lookupError('TRADE_STATE_ERROR')!.action
-        return this.#done({
-          ...settled,
-          status: 'processing',
-          err_code: 'TRADE_STATE_ERROR',
-          explanation,
-          already_existed: existed,
-        })
-      }
-      return {
-        ...settled,
-        status: 'failed',
-        err_code: 'REFUND_FAILED',
-        explanation: 'The channel reports the refund as failed.',
-      }
+      if (status === 'refunded') return settled
+      if (status === 'processing')
+        return {...settled, err_code: 'TRADE_STATE_ERROR', explanation: lookupError('TRADE_STATE_ERROR')!.action}
+      return {...settled, err_code: 'REFUND_FAILED', explanation: 'The channel reports the refund as failed.'}
     }
-    return {
-      status: 'unknown',
-      planned,
-      explanation: `The outcome could not be settled (${lastWhy}). Check it with: gw refund query ${planned.mch_order_no} --mch-refund-no ${planned.mch_refund_no}`,
-      resolved_by: 'refund_query',
-    }
+    const again = canQuery
+      ? `gw looks refund ${planned.mch_refund_no} up before anything else`
+      : `gw sends refund number ${planned.mch_refund_no} again, which the gateway takes once`
+    const explanation = `The outcome could not be settled (${lastWhy}). Run the same command again later: ${again}.`
+    return {status: 'unknown', planned, explanation, resolved_by: canQuery ? 'refund_query' : 'resend'}
   }
 
-  #done(result: RefundResult): RefundResult {
-    const {planned} = result
-    this.history.recordRefund({
-      appid: this.appid,
-      mch_order_no: planned.mch_order_no,
-      mch_refund_no: planned.mch_refund_no,
-      refund_fee: planned.refund_fee,
-    })
-    return result
-  }
-
-  async query(
-    ref: OrderReference,
-    mchRefundNo?: string,
-    channel?: string,
-  ): Promise<{found: FoundOrder; refund: RefundRecord; mch_refund_no: string}> {
-    const found = await this.orders.find(ref, channel)
-    const mchOrderNo = found.record.mch_order_no ?? ref.mch_order_no ?? ''
-    const known = this.history.refundsOf(this.appid, mchOrderNo)
-    const number = mchRefundNo ?? known.at(-1)?.mch_refund_no
-    if (!number) {
-      throw new GwError(
-        'usage',
-        `The gateway's refund query needs a refund number, and gw has made no refund of ${mchOrderNo} on this machine.`,
-        {
-          advice: `Give one: gw refund query ${mchOrderNo} --mch-refund-no R. The gateway then lists every refund of the order.`,
-        },
-      )
+  /**
+   * The gateway holds this refund number (it refused it as a duplicate) and has no refund
+   * query for the channel: the order's state corroborates it. REFUND: a refund of the order
+   * succeeded; otherwise the refund is held but shows no success yet.
+   */
+  async #held(planned: PlannedRefund, existed: boolean): Promise<RefundResult> {
+    const held = {planned, resolved_by: 'resend' as const, already_existed: existed}
+    let state: string
+    try {
+      state = (await this.orders.find(planned.ref, planned.channel)).record.result
+    } catch (error) {
+      if (!(error instanceof GwError)) throw error
+      const explanation = `The gateway holds refund number ${planned.mch_refund_no}, but the order could not be queried (${error.message}). Run the same command again later.`
+      return {...held, status: 'unknown', explanation}
     }
-    const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
-    const answer = await this.client.call('refund_query', refundQuery(orderFacts(found), number, amount))
-    if (answer.status === 'refused') throw refusalError(answer, `Refunds of ${mchOrderNo}`)
-    if (answer.status === 'uncertain') {
-      throw new GwError('unknown', `Refunds of ${mchOrderNo}: the gateway is not sure (${answer.message}).`, {
-        advice: 'Query again in a minute.',
-      })
-    }
-    return {found, refund: answer.data, mch_refund_no: number}
+    if (state === 'REFUND') return {...held, status: 'refunded'}
+    const explanation = `The gateway holds refund number ${planned.mch_refund_no}, but the order is ${state}: no refund of it has succeeded yet. It is processing, or the number belongs to another refund; run the same command again later, or check the merchant platform.`
+    return {...held, status: 'processing', explanation}
   }
 }

@@ -1,23 +1,29 @@
 /** What `gw refund create --from-csv` shows: the plan's notes, problems by line, the plan or the outcome, the summary. */
 import {formatAmount} from '../gateway/protocol/index.js'
-import type {BulkResult, ToSendTotal} from '../refunds/bulk/bulk-refund.js'
+import type {LockHolder} from '../io/lock.js'
+import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
 import {table} from './table.js'
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-function problemLines(problems: readonly Problem[], limit = 200): string {
-  const shown = problems.slice(0, limit).map((p) => `  line ${p.line}: ${p.message}`)
-  if (problems.length > limit)
-    shown.push(`  ... and ${problems.length - limit} more (all are in --json and the report)`)
+function lines<T>(items: readonly T[], line: (item: T) => string, limit = 200): string {
+  const shown = items.slice(0, limit).map((item) => `  ${line(item)}`)
+  if (items.length > limit) shown.push(`  ... and ${items.length - limit} more (all are in --json and the report)`)
   return shown.join('\n')
 }
 
-/** Notes on stderr once the plan is known: a resumed journal, how uncertain rows were settled, the problems. */
-export function planNotes(plan: BulkPlan, csv: string): string[] {
+const problemLines = (problems: readonly Problem[]) => lines(problems, (p) => `line ${p.line}: ${p.message}`)
+
+/** Notes on stderr once the plan is known: a lock taken over, a resumed journal, how uncertain rows were settled, the problems. */
+export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): string[] {
   const notes: string[] = []
   const {found, settled, problems} = plan
+  if (tookOver)
+    notes.push(`took over the lock left by process ${tookOver.pid} (started ${tookOver.started_at}; no longer running)`)
+  if (plan.journal?.torn)
+    notes.push(`the journal's last line was cut short by a crash; it was set aside and its row is asked of the gateway`)
   if (plan.journal?.resumed)
     notes.push(`resuming: ${found.done} done, ${found.uncertain} uncertain, ${found.toGo} to go`)
   const asked = Object.entries(settled).map(
@@ -33,16 +39,34 @@ export const STOPPING =
   'stopping: waiting for the refunds in flight (Ctrl-C again to quit at once; the journal is safe either way)'
 
 /** "12 rows, 1,234.00 THB; 3 rows, 45.00 MYR", or "nothing". */
-export function toSendText(totals: readonly ToSendTotal[]): string {
+function toSendText(totals: readonly ToSendTotal[]): string {
   return totals.map((t) => `${plural(t.rows, 'row')}, ${formatAmount(t.amount, t.currency)}`).join('; ') || 'nothing'
 }
 
-function summaryTable(lines: BulkResult['summary']): string {
+/** Rows whose refund number the gateway already holds: with the refund and the time they match. */
+function alreadyRefunded(rows: readonly BulkRowView[]): string[] {
+  const already = rows.filter((r) => r.status === 'already_refunded')
+  if (!already.length) return []
+  const line = (r: BulkRowView) =>
+    `line ${r.line}: ${r.mch_refund_no} (${formatAmount(r.refund_fee, r.fee_type)}) was refunded${r.refund_time ? ` at ${r.refund_time}` : ''}${r.gw_refund_no ? ` as ${r.gw_refund_no}` : ''}`
+  return [
+    `${plural(already.length, 'row')} already refunded, not sent again (use --batch-id for an intentional second round):`,
+    lines(already, line, 20),
+  ]
+}
+
+/** The question before sending: what goes out, and what does not because it was made before. */
+export function confirmText(toSend: readonly ToSendTotal[], plan: BulkPlan, csv: string): string {
+  const already = plan.states.filter((s) => s.outcome.status === 'already_refunded').length
+  return `send ${toSendText(toSend)} of refunds from ${csv}${already ? ` (${plural(already, 'row')} already refunded: not sent)` : ''}`
+}
+
+function summaryTable(summary: BulkResult['summary']): string {
   const amount = (l: BulkResult['summary'][number]) =>
     formatAmount(l.amount, l.currency === '?' ? undefined : l.currency)
   return table(
     ['status', 'currency', 'rows', 'amount'],
-    lines.map((l) => [l.status, l.currency, l.rows, amount(l)]),
+    summary.map((l) => [l.status, l.currency, l.rows, amount(l)]),
   )
 }
 
@@ -57,6 +81,7 @@ export function bulkResultView(
     const text = [
       `Plan for ${result.csv} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`,
       `  ${plural(result.rows.length, 'row')}, ${plural(result.orders, 'order')}; to send: ${toSendText(result.to_send)}`,
+      ...alreadyRefunded(result.rows),
       summaryTable(result.summary),
       blocked
         ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
@@ -65,12 +90,20 @@ export function bulkResultView(
     return {text: text.join('\n'), notes: []}
   }
   const notes: string[] = []
-  if (result.interrupted) {
+  const resume = `gw refund create --from-csv ${result.csv} --journal ${result.journal}${result.batch_id ? ` --batch-id ${result.batch_id}` : ''} --yes`
+  if (result.write_failure) {
     notes.push(
-      `Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: gw refund create --from-csv ${result.csv} --journal ${result.journal} --yes`,
+      `The journal ${result.journal} could not be written (${result.write_failure}): sending stopped before the next refund; ${plural(count('pending'), 'row')} not sent. Free some space, then run the same command again: ${resume}`,
     )
+  } else if (result.interrupted) {
+    notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${resume}`)
   } else if (result.exit_code === 5) {
     notes.push('Some refunds are still processing or unknown: run the same command again later to settle them.')
   }
-  return {text: `${summaryTable(result.summary)}\nreport: ${result.report}`, notes}
+  if (result.report_failure)
+    notes.push(
+      `The report could not be written (${result.report_failure}); the journal ${result.journal} records every refund sent.`,
+    )
+  const report = result.report ? `\nreport: ${result.report}` : ''
+  return {text: [...alreadyRefunded(result.rows), summaryTable(result.summary)].join('\n') + report, notes}
 }

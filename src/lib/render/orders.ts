@@ -72,16 +72,16 @@ export function waitingLine(state: string, deadline: number): string {
 export function waitOutcome(
   created: CreatedOrder,
   found: FoundOrder | undefined,
-): {text?: string; note?: string; exitCode: ExitCode} {
+): {text?: string; notes?: string[]; exitCode: ExitCode} {
   if (!found) {
     const note = `Not paid before the wait ended. Check later: gw order query ${created.order.mch_order_no} --channel ${created.channel}`
-    return {note, exitCode: ExitCode.Unknown}
+    return {notes: [note], exitCode: ExitCode.Unknown}
   }
   const state = found.record.result
   if (state === 'SUCCESS') return {text: orderView(found), exitCode: ExitCode.Done}
   return {
     text: orderView(found),
-    note: `The order ended ${state}: ${describeOrderState(state)}.`,
+    notes: [`The order ended ${state}: ${describeOrderState(state)}.`],
     exitCode: ExitCode.Refused,
   }
 }

@@ -6,7 +6,9 @@ import type {AmountNames} from '../cli/amount-input.js'
 import {ExitCode, GwError} from '../errors.js'
 import {describeOrderState, describeRefundState, formatAmount, type RefundRecord} from '../gateway/protocol/index.js'
 import type {RefundProblem} from '../refunds/balance.js'
-import type {RefundResult} from '../refunds/service.js'
+import {hasRefundQuery} from '../refunds/lookup.js'
+import type {PlannedRefund, RefundResult} from '../refunds/service.js'
+import type {MadeRefund, OneRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 import {bold} from './style.js'
 import {table} from './table.js'
@@ -14,6 +16,8 @@ import {table} from './table.js'
 /** `order` names the order as the user did; `names` the two amount forms as the user wrote them. */
 export function describeRefundProblem(problem: RefundProblem, order: string, names: AmountNames): string {
   switch (problem.kind) {
+    case 'channel_not_refundable':
+      return `Order ${order} is a ${problem.channel} order; ${problem.channel} orders cannot be refunded through the API (refunds take ${problem.channels.join(', ')}). Refund it on the merchant platform.`
     case 'currency_mismatch':
       return `Order ${order} is in ${problem.currency}, not ${problem.given}.`
     case 'total_mismatch':
@@ -75,23 +79,51 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
   return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}`
 }
 
-/** A sent refund for people: its view, a note, and the exit code; a failed refund is an error (exit 1). */
+/** "refund 30.00 THB of order INV-1" */
+export const refundAction = (p: PlannedRefund) =>
+  `refund ${formatAmount(p.refund_fee, p.fee_type)} of order ${p.mch_order_no}`
+
+/** How to check a refund later: a refund query where the gateway has one, else the order's state. */
+function howToCheck(p: {mch_order_no: string; mch_refund_no: string; channel: string}): string {
+  return hasRefundQuery(p.channel)
+    ? `gw refund query ${p.mch_order_no} --mch-refund-no ${p.mch_refund_no}`
+    : `gw order query ${p.mch_order_no} (the gateway has no refund query for ${p.channel}; the order shows REFUND once a refund succeeds)`
+}
+
+/** "refund RF1 of 30.00 THB was made at 2026-11-21T09:30:00.000Z (by refunds.csv)" */
+function describeMade(made: MadeRefund): string {
+  const when = made.at ? ` at ${made.at}` : ''
+  const where = made.source && made.source !== 'refund create' ? ` (by ${made.source})` : ''
+  return `refund ${made.mch_refund_no} of ${formatAmount(made.refund_fee, made.fee_type)} was made${when}${where}`
+}
+
+/** The question asked before a refund identical to one made recently: the action, and what --again and looking first mean. */
+export function identicalQuestion(made: MadeRefund, planned: PlannedRefund) {
+  const options = {always: true, flag: 'again' as const, otherwise: `or look first: ${howToCheck(planned)}`}
+  return [`${refundAction(planned)} again: ${describeMade(made)}`, options] as const
+}
+
+/**
+ * A refund for people: its view, notes and exit code; a refusal before sending (exit 2) or a
+ * failed refund (exit 1) is an error. `order` and `names` say how the user named the order and the amount.
+ */
 export function refundOutcome(
-  result: RefundResult,
-): {error: GwError} | {text: string; note?: string; exitCode: ExitCode} {
+  result: OneRefund | RefundProblem,
+  order: string,
+  names: AmountNames,
+): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: OneRefund} {
+  if ('kind' in result)
+    return {error: new GwError('usage', `${describeRefundProblem(result, order, names)} Nothing was sent.`)}
   const p = result.planned
   if (result.status === 'failed') {
     const details = {err_code: result.err_code, err_msg: result.err_msg, mch_refund_no: p.mch_refund_no}
     const what = `Refund ${p.mch_refund_no} of ${formatAmount(p.refund_fee, p.fee_type)} failed`
     return {error: new GwError('refused', `${what}: ${result.explanation}`, {details})}
   }
-  const note =
-    result.status === 'processing'
-      ? `Check it later: gw refund query ${p.mch_order_no} --mch-refund-no ${p.mch_refund_no}`
-      : undefined
-  return {
-    text: refundResultView(result),
-    note,
-    exitCode: result.status === 'refunded' ? ExitCode.Done : ExitCode.Unknown,
-  }
+  const earlier = result.completed_earlier
+    ? `Refund ${p.mch_refund_no} was sent by an earlier run whose outcome was not known; it is settled now (${result.status}). Nothing new was sent.`
+    : undefined
+  const later = result.status === 'processing' ? `Check it later: ${howToCheck(p)}` : undefined
+  const exitCode = result.status === 'refunded' ? ExitCode.Done : ExitCode.Unknown
+  return {text: refundResultView(result), notes: [earlier, later], exitCode, refund: result}
 }

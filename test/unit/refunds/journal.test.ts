@@ -23,14 +23,14 @@ const outcome = (n: number) => ({type: 'outcome', line: n, mch_refund_no: `R${n}
 describe('the journal', () => {
   it('reads nothing and resumes nothing when there is none', () => {
     const read = Journal.read(join(tempDir(), 'none.jsonl'), identity)
-    expect(read).toEqual({rows: new Map(), resumed: false})
+    expect(read).toEqual({rows: new Map(), resumed: false, torn: false})
   })
 
   it('gives each line its intent and outcome, and ignores a last line cut short', () => {
     const path = join(tempDir(), 'j.jsonl')
     writeFileSync(path, line(header) + line(intent(2)) + line(outcome(2)) + line(intent(3)) + '{"type":"outc')
-    const {rows, resumed} = Journal.read(path, identity)
-    expect(resumed).toBe(true)
+    const {rows, resumed, torn} = Journal.read(path, identity)
+    expect([resumed, torn]).toEqual([true, true])
     expect(rows.get(2)).toEqual({intent: intent(2), outcome: outcome(2)})
     expect(rows.get(3)).toEqual({intent: intent(3)})
   })

@@ -1,15 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
 import type {RowHistory} from '../../../src/lib/refunds/bulk/journal.js'
-import {type RefundRow, isToSend, settleByLookup, stateFromJournal} from '../../../src/lib/refunds/bulk/rows.js'
+import {isToSend, settleByLookup, stateFromJournal} from '../../../src/lib/refunds/bulk/rows.js'
 import type {PlannedRefund} from '../../../src/lib/refunds/service.js'
 
-const row: RefundRow = {
-  line: 2,
-  values: ['A', '100'],
-  mchRefundNo: 'RF1',
-  request: {ref: {mch_order_no: 'A'}, orderKey: '["mch_order_no","A"]', amount: {minor: 100}},
-}
 const intent = {
   type: 'intent',
   line: 2,
@@ -25,25 +19,29 @@ const planned = {mch_refund_no: 'RF1', refund_fee: 100, fee_type: 'THB'} as Plan
 
 describe('a row as the journal of earlier runs leaves it', () => {
   it('is pending when the journal says nothing of it', () => {
-    expect(stateFromJournal(row, undefined)).toEqual({outcome: {status: 'pending'}})
+    expect(stateFromJournal(undefined)).toEqual({outcome: {status: 'pending'}})
   })
 
-  it('is done when its outcome is final, with the amount as sent', () => {
+  it('is done when its outcome is final, with the number and amount as sent', () => {
     const entry: RowHistory = {intent, outcome: outcome('refunded')}
-    expect(stateFromJournal(row, entry)).toEqual({
+    expect(stateFromJournal(entry)).toEqual({
       outcome: {status: 'refunded', gw_refund_no: 'G1'},
-      sent: {refund_fee: 100, fee_type: 'THB'},
+      sent: {mch_refund_no: 'RF1', refund_fee: 100, fee_type: 'THB'},
     })
   })
 
+  it('does not trust an outcome without its intent: the row is asked of the gateway', () => {
+    expect(stateFromJournal({outcome: outcome('refunded')})).toEqual({outcome: {status: 'unknown'}})
+  })
+
   it('is unknown (to be asked of the gateway) when sent without a final outcome, or still processing', () => {
-    expect(stateFromJournal(row, {intent}).outcome.status).toBe('unknown')
-    expect(stateFromJournal(row, {intent, outcome: outcome('processing')}).outcome.status).toBe('unknown')
-    expect(stateFromJournal(row, {intent, outcome: outcome('unknown')}).outcome.status).toBe('unknown')
+    expect(stateFromJournal({intent}).outcome.status).toBe('unknown')
+    expect(stateFromJournal({intent, outcome: outcome('processing')}).outcome.status).toBe('unknown')
+    expect(stateFromJournal({intent, outcome: outcome('unknown')}).outcome.status).toBe('unknown')
   })
 
   it('does not take an outcome recorded under another refund number', () => {
-    expect(stateFromJournal(row, {intent, outcome: outcome('refunded', 'RF-OTHER')}).outcome.status).toBe('unknown')
+    expect(stateFromJournal({intent, outcome: outcome('refunded', 'RF-OTHER')}).outcome.status).toBe('unknown')
   })
 })
 
@@ -53,6 +51,7 @@ describe("a row settled by the gateway's record of its refund number", () => {
     expect(settleByLookup(sent, {state: 'SUCCESS', gw_refund_no: 'G'}).outcome).toEqual({
       status: 'refunded',
       gw_refund_no: 'G',
+      settled_by: 'refund_query',
     })
     expect(settleByLookup(sent, {state: 'PROCESSING'}).outcome.status).toBe('processing')
     expect(settleByLookup(sent, {state: 'FAIL'}).outcome).toMatchObject({status: 'failed', err_code: 'REFUND_FAILED'})

@@ -1,12 +1,14 @@
 /**
  * The bulk-refund journal: an append-only JSON-lines file. Its first record names the CSV
- * (by SHA-256) and the appid; an `intent` record is on disk (fsync) before its refund is
- * sent, and an `outcome` record follows. Records waiting together are written and synced
- * together (group commit), so concurrency costs no extra syncs and the intent-before-send
- * rule holds for each. Outcome-only groups are not synced: a lost outcome is looked up on
- * resume. A last line cut short by a crash is ignored on reading.
+ * (by SHA-256) and the appid; an `intent` record is on disk (written whole and synced)
+ * before its refund is sent, and an `outcome` record follows. Records waiting together are
+ * written and synced together (group commit), so concurrency costs no extra syncs and the
+ * intent-before-send rule holds for each. Outcome-only groups are not synced: a lost outcome
+ * is looked up on resume. A write that fails (a full disk) rejects every record of its group:
+ * the caller stops sending. A last line cut short by a crash is cut off when the journal is
+ * opened again, so the next record does not run into it.
  */
-import {existsSync, readFileSync} from 'node:fs'
+import {closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, ftruncateSync} from 'node:fs'
 import {type FileHandle, open} from 'node:fs/promises'
 
 import {usageError} from '../../errors.js'
@@ -17,6 +19,8 @@ export interface JournalHeader {
   csv_file: string
   csv_sha256: string
   appid: string
+  /** --batch-id: it enters derived refund numbers, so a journal belongs to one batch id. */
+  batch_id?: string
   created_at: string
 }
 
@@ -25,6 +29,8 @@ export interface IntentRecord {
   line: number
   mch_refund_no: string
   mch_order_no: string
+  /** The order as the gateway knows it (derived refund numbers are made from it). */
+  gw_order_no?: string
   refund_fee: number
   fee_type: string
   at: string
@@ -38,6 +44,7 @@ export interface OutcomeRecord {
   mch_refund_no: string
   status: FinalStatus | 'unknown'
   gw_refund_no?: string
+  refund_time?: string
   err_code?: string
   err_msg?: string
   advice?: string
@@ -49,6 +56,13 @@ type JournalRecord = JournalHeader | IntentRecord | OutcomeRecord
 export interface RowHistory {
   intent?: IntentRecord
   outcome?: OutcomeRecord
+}
+
+interface JournalReading {
+  rows: Map<number, RowHistory>
+  resumed: boolean
+  /** A last line cut short by a crash was found (and is ignored). */
+  torn: boolean
 }
 
 export class Journal {
@@ -64,18 +78,19 @@ export class Journal {
    * What earlier runs recorded for each line of this CSV. A journal of another file or
    * appid is refused. Reading writes nothing.
    */
-  static read(
-    path: string,
-    header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>,
-  ): {rows: Map<number, RowHistory>; resumed: boolean} {
+  static read(path: string, header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>): JournalReading {
     const rows = new Map<number, RowHistory>()
-    if (!existsSync(path)) return {rows, resumed: false}
+    if (!existsSync(path)) return {rows, resumed: false, torn: false}
+    const text = readFileSync(path, 'utf8')
+    const lines = text.split('\n')
+    const torn = !text.endsWith('\n') && text.length > 0
+    if (torn) lines.pop()
     let first: JournalHeader | undefined
-    for (const text of readFileSync(path, 'utf8').split('\n')) {
-      if (!text.trim()) continue
+    for (const line of lines) {
+      if (!line.trim()) continue
       let record: JournalRecord
       try {
-        record = JSON.parse(text) as JournalRecord
+        record = JSON.parse(line) as JournalRecord
       } catch {
         continue
       }
@@ -88,7 +103,7 @@ export class Journal {
       else entry.outcome = record
       rows.set(record.line, entry)
     }
-    if (!first) return {rows, resumed: false}
+    if (!first) return {rows, resumed: false, torn}
     if (first.csv_sha256 !== header.csv_sha256) {
       throw usageError(
         `The journal ${path} belongs to another version of the file (${first.csv_file}, changed since or different).`,
@@ -101,21 +116,29 @@ export class Journal {
         'Use the profile of that merchant to resume it, or give --journal FILE.',
       )
     }
-    return {rows, resumed: true}
+    if ((first.batch_id ?? '') !== (header.batch_id ?? '')) {
+      const was = first.batch_id ? `--batch-id ${first.batch_id}` : 'no --batch-id'
+      throw usageError(
+        `The journal ${path} was written with ${was}.`,
+        `Resume it the same way, or give --journal FILE for another batch.`,
+      )
+    }
+    return {rows, resumed: true, torn}
   }
 
-  /** Opens the journal for appending; a new one starts with its header. */
+  /** Opens the journal for appending, a torn last line cut off; a new one starts with its header. */
   static async open(
     path: string,
     header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>,
     resumed: boolean,
   ): Promise<Journal> {
+    cutTornLine(path)
     const journal = new Journal(path, await open(path, 'a', 0o600))
     if (!resumed) await journal.append({type: 'header', version: 1, ...header, created_at: new Date().toISOString()})
     return journal
   }
 
-  /** Resolves once the record is written (and, for intents and the header, synced to disk). */
+  /** Resolves once the record is written whole (and, for intents and the header, synced to disk). */
   append(record: JournalRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#queue.push({record, resolve, reject})
@@ -130,7 +153,8 @@ export class Journal {
       const group = this.#queue
       this.#queue = []
       try {
-        await this.handle.write(group.map((g) => `${JSON.stringify(g.record)}\n`).join(''))
+        const bytes = Buffer.from(group.map((g) => `${JSON.stringify(g.record)}\n`).join(''))
+        for (let at = 0; at < bytes.length;) at += (await this.handle.write(bytes, at, bytes.length - at)).bytesWritten
         // An intent must be on disk before its refund is sent. An outcome need not: if it is
         // lost, the resume looks the refund up. It is synced with the next intent anyway.
         if (group.some((g) => g.record.type !== 'outcome')) await this.handle.datasync()
@@ -145,5 +169,29 @@ export class Journal {
   async close(): Promise<void> {
     await this.#flushing
     await this.handle.close()
+  }
+}
+
+/** A journal that does not end with a new line ends with a record cut short by a crash: cut it off. */
+function cutTornLine(path: string): void {
+  if (!existsSync(path)) return
+  const fd = openSync(path, 'r+')
+  try {
+    const size = fstatSync(fd).size
+    if (size === 0) return
+    const tail = Buffer.alloc(Math.min(size, 64 * 1024))
+    let end = size
+    for (;;) {
+      const start = Math.max(0, end - tail.length)
+      const read = readSync(fd, tail, 0, end - start, start)
+      const chunk = tail.subarray(0, read)
+      if (end === size && chunk.at(-1) === 0x0a) return
+      const newline = chunk.lastIndexOf(0x0a)
+      if (newline !== -1) return ftruncateSync(fd, start + newline + 1)
+      if (start === 0) return ftruncateSync(fd, 0)
+      end = start
+    }
+  } finally {
+    closeSync(fd)
   }
 }

@@ -1,9 +1,10 @@
 /**
  * Steps 2 and 3 of a bulk refund, up to sending: the journal of earlier runs (rows done are
- * not sent again, rows sent without a known outcome are settled by refund query), the
- * preflight (each order queried once), each row checked against its order, and the rows of
- * each order against its balance. Problems are collected, not thrown; the result is an
- * immutable plan. Nothing is sent here.
+ * not sent again, rows sent without a known outcome are settled), the preflight (each order
+ * queried once), each row checked against its order and given its refund number (derived
+ * from the order as the gateway knows it, the amount in minor units and the occurrence),
+ * repeats of the same refund found, and the rows of each order checked against its balance.
+ * Problems are collected, not thrown; the result is an immutable plan. Nothing is sent here.
  */
 import {runBatch} from '../../batch.js'
 import {formatAmount} from '../../gateway/protocol/index.js'
@@ -11,11 +12,12 @@ import {describeReference} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../../render/refunds.js'
 import {balanceProblem} from '../balance.js'
-import {lookupOf, refundedTotal} from '../lookup.js'
+import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
 import type {RefundService} from '../service.js'
 import {type JournalHeader, Journal} from './journal.js'
 import {type OrderGroup, groupByOrder, preflight} from './preflight.js'
 import type {RefundFile} from './refund-file.js'
+import {deriveRefundNumber} from './refund-number.js'
 import {
   type Problem,
   type RefundRow,
@@ -24,6 +26,7 @@ import {
   isFinal,
   isOpen,
   isToSend,
+  numberOf,
   settleByLookup,
   stateFromJournal,
 } from './rows.js'
@@ -37,8 +40,8 @@ export interface BulkPlan {
   readonly problems: readonly Problem[]
   /** The file itself cannot be sent (header problems, or row problems without --skip-invalid). */
   readonly blocked: boolean
-  /** The journal as found, when the file could be planned at all. */
-  readonly journal?: {path: string; header: JournalIdentity; resumed: boolean}
+  /** The journal as found, when the file could be planned at all; `torn`: its last line was cut short by a crash. */
+  readonly journal?: {path: string; header: JournalIdentity; resumed: boolean; torn: boolean}
   /** What the journal said at the start: rows already final, rows sent without a final outcome, rows never sent. */
   readonly found: {done: number; uncertain: number; toGo: number}
   /** How the uncertain rows were settled by refund query, per status. */
@@ -53,14 +56,16 @@ interface PlanInput {
   file: RefundFile
   journalPath: string
   identity: JournalIdentity
-  skipInvalid: boolean
+  skip_invalid: boolean
+  allow_repeats: boolean
+  batch_id?: string
   concurrency: number
 }
 
 type Usable = RefundRow & {request: RowRequest}
 
 export async function planBulkRefund(input: PlanInput, refunds: RefundService): Promise<BulkPlan> {
-  const {file, skipInvalid, concurrency} = input
+  const {file, skip_invalid: skipInvalid, concurrency} = input
   const problems = [...file.problems]
   const problemOf = (line: number) =>
     problems
@@ -74,9 +79,9 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   if (problems.length && (!skipInvalid || headerBlocked)) {
     return {file, problems, blocked: true, found: {done: 0, uncertain: 0, toGo: 0}, settled: {}, states}
   }
-  const {rows: history, resumed} = Journal.read(input.journalPath, input.identity)
+  const {rows: history, resumed, torn} = Journal.read(input.journalPath, input.identity)
   file.rows.forEach((row, i) => {
-    if (row.request) states[i] = stateFromJournal(row, history.get(row.line))
+    if (row.request) states[i] = stateFromJournal(history.get(row.line))
   })
   const uncertain = file.rows.map((_, i) => i).filter((i) => states[i]!.outcome.status === 'unknown')
   const found = {
@@ -94,20 +99,20 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
     const order = preflighted.found.get(row.request.orderKey)
     if (!order) continue
     const at = indexOf.get(row.line)!
-    const planned = refunds.plan({...row.request, mchRefundNo: row.mchRefundNo}, order, undefined)
+    const planned = refunds.plan(row.request, order, undefined)
     if ('kind' in planned) {
-      problems.push({
-        line: row.line,
-        message: describeRefundProblem(planned, describeReference(row.request.ref), COLUMN_NAMES),
-      })
+      const message = describeRefundProblem(planned, describeReference(row.request.ref), COLUMN_NAMES)
+      problems.push({line: row.line, message})
     } else {
       states[at] = {...states[at]!, planned}
     }
   }
+  problems.push(...numberRows(file, states, input, refunds.appid))
   // Rows sent before without a known outcome: the gateway's record of their number decides.
+  // Without a refund query for the channel, they are sent again under the same number.
   const settled: Record<string, number> = {}
   await runBatch(
-    uncertain.filter((i) => states[i]!.planned),
+    uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel)),
     async (i) => {
       states[i] = settleByLookup(states[i]!, await refunds.lookup(states[i]!.planned!))
     },
@@ -130,14 +135,54 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
       states[at] = {...states[at]!, outcome: {status: 'skipped_invalid', err_msg: problem.message}}
     }
   }
-  const journal = {path: input.journalPath, header: input.identity, resumed}
+  const journal = {path: input.journalPath, header: input.identity, resumed, torn}
   return {file, problems, blocked: problems.length > 0 && !skipInvalid, journal, found, settled, states}
+}
+
+/**
+ * Gives each planned row its refund number: the one the file gives, the one an earlier run
+ * sent it under (never a new number for a refund that may have been made), or one derived
+ * from the order and amount, never one another row of this journal holds. Rows repeating an
+ * order and amount are problems unless allowed.
+ */
+function numberRows(file: RefundFile, states: RowState[], input: PlanInput, appid: string): Problem[] {
+  const problems: Problem[] = []
+  const first = new Map<string, number>()
+  const occurrences = new Map<string, number>()
+  const taken = new Set(states.map((s) => s.sent?.mch_refund_no).filter((n): n is string => Boolean(n)))
+  file.rows.forEach((row, i) => {
+    const state = states[i]!
+    const refund = state.planned ?? state.sent
+    if (!refund) return
+    const gwOrderNo = refund.gw_order_no ?? `mch:${state.planned?.mch_order_no ?? ''}`
+    const pair = JSON.stringify([gwOrderNo, refund.refund_fee])
+    const earlier = first.get(pair)
+    if (earlier === undefined) first.set(pair, row.line)
+    else if (!input.allow_repeats && state.planned) {
+      const amount = formatAmount(refund.refund_fee, refund.fee_type)
+      const message = `repeats the refund of line ${earlier} (the same order, ${amount}); add --allow-repeats if both are meant`
+      problems.push({line: row.line, message})
+    }
+    if (!state.planned) return
+    let number = row.mchRefundNo || state.sent?.mch_refund_no
+    if (!number) {
+      let occurrence = occurrences.get(pair) ?? 0
+      do {
+        occurrence++
+        number = deriveRefundNumber({appid, gwOrderNo, refundFee: refund.refund_fee, occurrence, batch: input.batch_id})
+      } while (taken.has(number))
+      occurrences.set(pair, occurrence)
+      taken.add(number)
+    }
+    states[i] = {...state, planned: {...state.planned, mch_refund_no: number}}
+  })
+  return problems
 }
 
 /**
  * Rows of one order may not add up beyond what is left of it. The refund query that gives
  * the balance also shows rows whose number the gateway already has (a journal lost, or a
- * file run before): those are settled from it, not sent.
+ * file run before): those are already refunded, with the time and refund they match.
  */
 async function checkOrderBalance(
   group: OrderGroup,
@@ -147,14 +192,11 @@ async function checkOrderBalance(
   refunds: RefundService,
 ): Promise<Problem[]> {
   const at = (row: RefundRow) => indexOf.get(row.line)!
-  // Numbers this file already sent are likelier to be known; then one row's own number. An
-  // order no refund succeeded on, of which this file sent nothing yet, has none of ours.
-  const sentBefore = group.rows.filter((r) => states[at(r)]!.outcome.status !== 'pending').map((r) => r.mchRefundNo)
-  const fresh = sentBefore.length === 0 && order.record.result === 'SUCCESS'
-  const existing = fresh ? [] : await refunds.refundsOf(order, [...sentBefore.slice(0, 2), group.rows[0]!.mchRefundNo])
+  const numbers = group.rows.map((r) => numberOf(r, states[at(r)]!)).filter(Boolean)
+  const existing = await refunds.queries.refundsOf(order, numbers.slice(0, 2))
   for (const refund of existing ?? []) {
     const row = group.rows.find(
-      (r) => r.mchRefundNo === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',
+      (r) => numberOf(r, states[at(r)]!) === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',
     )
     if (!row) continue
     const settled = settleByLookup(states[at(row)]!, lookupOf(refund))

@@ -17,7 +17,6 @@ import {
 } from '../../gateway/protocol/index.js'
 import {type TableHeader, type TableRow, missingOrderColumn, openTable, orderColumnOf} from '../../files/table.js'
 import {orderKey} from '../../orders/reference.js'
-import {amountKey, deriveRefundNumber} from './refund-number.js'
 import type {Problem, RefundRow} from './rows.js'
 
 export interface RefundFile {
@@ -78,13 +77,8 @@ function rowAmount(row: TableRow, feeType: string | undefined): Amount | string 
   return {decimal: amountText}
 }
 
-/** Reads one row; `occurrences` counts order-and-amount pairs for derived refund numbers. */
-function readRefundRow(
-  row: TableRow,
-  header: TableHeader,
-  appid: string,
-  occurrences: Map<string, number>,
-): {row: RefundRow; problems: string[]} {
+/** Reads one row; its refund number is the one given, or is derived once its order is known (plan). */
+function readRefundRow(row: TableRow, header: TableHeader): {row: RefundRow; problems: string[]} {
   const problems: string[] = []
   if (row.values.length > header.names.length) {
     problems.push(`${row.values.length} fields, but the header has ${header.names.length} columns`)
@@ -120,11 +114,6 @@ function readRefundRow(
     return {row: {line: row.line, values: row.values, mchRefundNo: given}, problems}
   }
   const ref = {[column]: row.get(column)}
-  const pairKey = `${column}:${row.get(column)}`
-  const amountText = amountKey(amount)
-  const pair = `${pairKey}\n${amountText}`
-  const occurrence = (occurrences.get(pair) ?? 0) + 1
-  occurrences.set(pair, occurrence)
   const request = {
     ref,
     orderKey: orderKey(ref),
@@ -134,20 +123,18 @@ function readRefundRow(
     channel,
     attach: row.get('attach') || undefined,
   }
-  const mchRefundNo = given || deriveRefundNumber(appid, pairKey, amountText, occurrence)
-  return {row: {line: row.line, values: row.values, mchRefundNo, request}, problems}
+  return {row: {line: row.line, values: row.values, mchRefundNo: given, request}, problems}
 }
 
 /** Reads and checks the whole file. Nothing is sent here. */
-export async function readRefundFile(path: string, appid: string): Promise<RefundFile> {
+export async function readRefundFile(path: string): Promise<RefundFile> {
   const table = await openTable(path)
   const problems = headerProblems(table.header)
   const rows: RefundRow[] = []
   if (problems.length) return {header: table.header, rows, problems}
-  const occurrences = new Map<string, number>()
   const givenNumbers = new Map<string, number>()
   for await (const item of table.rows) {
-    const read = readRefundRow(item, table.header, appid, occurrences)
+    const read = readRefundRow(item, table.header)
     const line = item.line
     problems.push(...read.problems.map((message) => ({line, message})))
     const given = item.get('mch_refund_no')

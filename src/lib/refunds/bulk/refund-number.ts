@@ -1,21 +1,26 @@
 /**
- * Refund numbers for rows that bring none: derived, so that the same file always gives the
- * same numbers and the gateway, which takes each number once, refuses a second refund.
+ * Refund numbers for rows that bring none: derived from what the gateway knows of the
+ * refund, so that the same refund gets the same number however the file writes it
+ * (mch_order_no or gw_order_no, refund_fee 100 or refund_amount 1.00), and the gateway,
+ * which takes each number once, refuses a second one. `batch` enters the derivation for an
+ * intentional second round of identical refunds.
  */
 import {createHash} from 'node:crypto'
 
-import type {Amount} from '../../gateway/protocol/index.js'
-import {parseDecimal} from '../../gateway/protocol/index.js'
-
-/** `RF` + 30 hex digits of SHA-256 over appid, order, amount and the occurrence of that pair. */
-export function deriveRefundNumber(appid: string, orderKey: string, amountKey: string, occurrence: number): string {
-  const digest = createHash('sha256').update(`${appid}\n${orderKey}\n${amountKey}\n${occurrence}`).digest('hex')
-  return `RF${digest.slice(0, 30).toUpperCase()}`
+interface DerivedRefund {
+  appid: string
+  /** The order as the gateway identifies it. */
+  gwOrderNo: string
+  /** The amount in minor units. */
+  refundFee: number
+  /** 1 for the first row of this order and amount in the file, 2 for a repeat (--allow-repeats). */
+  occurrence: number
+  batch?: string
 }
 
-/** The amount as written, canonical: 50, 50.0 and 50.00 are the same amount. */
-export function amountKey(amount: Amount): string {
-  if ('minor' in amount) return `fee:${amount.minor}`
-  const {whole, fraction} = parseDecimal(amount.decimal)
-  return `amount:${BigInt(whole)}${fraction ? `.${fraction}` : ''}`
+/** `RF` + 30 hex digits of SHA-256 over appid, gateway order number, amount, occurrence (and batch). */
+export function deriveRefundNumber(refund: DerivedRefund): string {
+  const parts = [refund.appid, refund.gwOrderNo, String(refund.refundFee), String(refund.occurrence)]
+  if (refund.batch) parts.push(refund.batch)
+  return `RF${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 30).toUpperCase()}`
 }

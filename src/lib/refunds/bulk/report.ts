@@ -3,6 +3,7 @@ import {AnnotatedWriter} from '../../files/annotated-output.js'
 import {Tally} from '../../files/tally.js'
 import {lookupError} from '../../gateway/protocol/index.js'
 import type {RefundFile} from './refund-file.js'
+import {rowView} from './bulk-result.js'
 import {ROW_STATUSES, type RowState, type RowStatus, amountOf} from './rows.js'
 
 const REPORT_COLUMNS = [
@@ -10,6 +11,8 @@ const REPORT_COLUMNS = [
   'mch_refund_no',
   'gw_refund_no',
   'refund_fee',
+  'refund_time',
+  'settled_by',
   'err_code',
   'err_msg',
   'advice',
@@ -26,17 +29,9 @@ export async function writeReport(path: string, file: RefundFile, states: readon
   const writer = new AnnotatedWriter(path, file.header, REPORT_COLUMNS)
   try {
     for (const [i, row] of file.rows.entries()) {
-      const state = states[i]!
-      const facts = state.outcome as {gw_refund_no?: string; err_code?: string; err_msg?: string; advice?: string}
-      await writer.write(row.values, {
-        status: state.outcome.status,
-        mch_refund_no: row.mchRefundNo,
-        gw_refund_no: facts.gw_refund_no,
-        refund_fee: amountOf(row, state).refund_fee,
-        err_code: facts.err_code,
-        err_msg: facts.err_msg,
-        advice: facts.advice ?? lookupError(facts.err_code)?.action,
-      })
+      const view = rowView(row, states[i]!)
+      const advice = (states[i]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
+      await writer.write(row.values, {...view, advice})
     }
     await writer.close()
   } catch (error) {

@@ -1,11 +1,12 @@
 /**
- * The rows of a bulk refund and what becomes of each: a status union with its facts, and
- * the one test of "still to send".
+ * The rows of a bulk refund and what becomes of each: a status union with its facts, the
+ * one test of "still to send", and how the journal and the gateway's answers move a row
+ * from one status to another.
  */
 import type {Amount} from '../../gateway/protocol/index.js'
 import type {OrderReference} from '../../orders/reference.js'
 import type {Lookup} from '../lookup.js'
-import type {PlannedRefund} from '../service.js'
+import type {PlannedRefund, RefundResult} from '../service.js'
 import type {RowHistory} from './journal.js'
 
 export interface Problem {
@@ -29,21 +30,31 @@ export interface RowRequest {
 export interface RefundRow {
   readonly line: number
   readonly values: readonly string[]
+  /** The refund number the row gives; '' when it is to be derived once the order is known. */
   readonly mchRefundNo: string
   readonly request?: RowRequest
+}
+
+/** How an outcome was learned: the refund's answer, a refund query, or the same number sent again. */
+type SettledBy = RefundResult['resolved_by']
+
+interface Settled {
+  readonly gw_refund_no?: string
+  readonly refund_time?: string
+  readonly settled_by?: SettledBy
 }
 
 export type RowOutcome =
   | {readonly status: 'pending'}
   | {readonly status: 'unknown'; readonly advice?: string}
-  | {readonly status: 'refunded' | 'already_refunded' | 'processing'; readonly gw_refund_no?: string}
-  | {
+  | ({readonly status: 'refunded' | 'already_refunded'} & Settled)
+  | ({readonly status: 'processing'; readonly advice?: string} & Settled)
+  | ({
       readonly status: 'failed'
-      readonly gw_refund_no?: string
       readonly err_code?: string
       readonly err_msg?: string
       readonly advice?: string
-    }
+    } & Settled)
   | {readonly status: 'skipped_invalid'; readonly err_msg: string}
 
 export type RowStatus = RowOutcome['status']
@@ -63,12 +74,19 @@ export const ROW_STATUSES: readonly RowStatus[] = [
 export const isFinal = (outcome: RowOutcome) =>
   outcome.status === 'refunded' || outcome.status === 'already_refunded' || outcome.status === 'failed'
 
-/** A row's place in the run: the refund planned for it, and what became of it. */
+/** The refund as an earlier run sent it (the journal's intent). */
+export interface SentRefund {
+  mch_refund_no: string
+  gw_order_no?: string
+  refund_fee: number
+  fee_type: string
+}
+
+/** A row's place in the run: the refund planned for it, what an earlier run sent, and what became of it. */
 export interface RowState {
   readonly outcome: RowOutcome
   readonly planned?: PlannedRefund
-  /** Amount and currency as sent in an earlier run (from the journal), for rows not planned again. */
-  readonly sent?: {refund_fee: number; fee_type: string}
+  readonly sent?: SentRefund
 }
 
 /** Not sent, or sent without a known outcome: the gateway is still to be asked (by sending, or by looking up). */
@@ -77,6 +95,10 @@ export const isOpen = (state: RowState) => state.outcome.status === 'pending' ||
 /** The one test of "still to send": planned, and open. */
 export const isToSend = (state: RowState): state is RowState & {planned: PlannedRefund} =>
   state.planned !== undefined && isOpen(state)
+
+/** The row's refund number: as planned, as an earlier run sent it, or as the file gives it ('' when not known). */
+export const numberOf = (row: RefundRow, state: RowState) =>
+  state.planned?.mch_refund_no ?? state.sent?.mch_refund_no ?? row.mchRefundNo
 
 /** The amount and currency a row stands for, as planned, as sent before, or as written in minor units. */
 export function amountOf(row: RefundRow, state: RowState): {refund_fee?: number; fee_type?: string} {
@@ -88,36 +110,42 @@ export function amountOf(row: RefundRow, state: RowState): {refund_fee?: number;
 
 /** What a refund query's answer for a refund number makes of a row that may have been sent. */
 export function settleByLookup(state: RowState, lookup: Lookup): RowState {
+  const settled = {
+    gw_refund_no: 'gw_refund_no' in lookup ? lookup.gw_refund_no : undefined,
+    settled_by: 'refund_query' as const,
+  }
+  const refund_time = 'refund_time' in lookup ? lookup.refund_time : undefined
   switch (lookup.state) {
     case 'SUCCESS':
-      return {...state, outcome: {status: 'refunded', gw_refund_no: lookup.gw_refund_no}}
+      return {...state, outcome: {status: 'refunded', ...settled, refund_time}}
     case 'PROCESSING':
-      return {...state, outcome: {status: 'processing', gw_refund_no: lookup.gw_refund_no}}
+      return {...state, outcome: {status: 'processing', ...settled, refund_time}}
     case 'FAIL': {
       const err_msg = 'the channel reports the refund as failed'
-      return {
-        ...state,
-        outcome: {status: 'failed', gw_refund_no: lookup.gw_refund_no, err_code: 'REFUND_FAILED', err_msg},
-      }
+      return {...state, outcome: {status: 'failed', ...settled, err_code: 'REFUND_FAILED', err_msg}}
     }
     case 'absent':
       return {...state, outcome: {status: 'pending'}}
     case 'unknown':
-      // Sending again is safe (the gateway takes a number once) and settles it.
+      // Sending the same number again is safe (the gateway takes a number once) and settles it.
       return state
   }
 }
 
-/** A row's state from the journal of earlier runs; a processing refund is asked about again. */
-export function stateFromJournal(row: RefundRow, entry: RowHistory | undefined): RowState {
-  const outcome = entry?.outcome
-  if (outcome && outcome.mch_refund_no === row.mchRefundNo && isFinal(outcome)) {
-    const {status, gw_refund_no, err_code, err_msg, advice} = outcome
-    const sent = entry?.intent && {refund_fee: entry.intent.refund_fee, fee_type: entry.intent.fee_type}
-    return {
-      outcome: status === 'failed' ? {status, gw_refund_no, err_code, err_msg, advice} : {status, gw_refund_no},
-      sent,
-    }
-  }
-  return {outcome: entry?.intent ? {status: 'unknown'} : {status: 'pending'}}
+/**
+ * A row's state from the journal of earlier runs. A final outcome after its intent is done; an
+ * intent without one (or with processing) is asked about again under the same number; an
+ * outcome without its intent is not trusted: the row is looked up.
+ */
+export function stateFromJournal(entry: RowHistory | undefined): RowState {
+  const intent = entry?.intent
+  if (!intent) return {outcome: entry?.outcome ? {status: 'unknown'} : {status: 'pending'}}
+  const {mch_refund_no, gw_order_no, refund_fee, fee_type} = intent
+  const sent = {mch_refund_no, gw_order_no, refund_fee, fee_type}
+  const outcome = entry.outcome
+  if (!outcome || outcome.mch_refund_no !== mch_refund_no || !isFinal(outcome))
+    return {outcome: {status: 'unknown'}, sent}
+  const {status, gw_refund_no, refund_time, err_code, err_msg, advice} = outcome
+  if (status === 'failed') return {outcome: {status, gw_refund_no, err_code, err_msg, advice}, sent}
+  return {outcome: {status, gw_refund_no, refund_time}, sent}
 }

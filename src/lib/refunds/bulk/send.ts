@@ -1,33 +1,50 @@
 /**
- * Step 4 of a bulk refund: each refund's intent is synced to the journal before it is sent,
- * its outcome recorded after. Refund numbers are fixed per row and the gateway takes each
- * number once, so a resend can never refund twice. Stops taking rows when the signal
- * aborts (rows in flight finish and are recorded) or when a journal write fails.
+ * Step 4 of a bulk refund: each refund's intent is written whole and synced to the journal
+ * before it is sent, its outcome recorded after. Refund numbers are fixed per row and the
+ * gateway takes each number once, so a resend can never refund twice. Stops taking rows when
+ * the signal aborts (rows in flight finish and are recorded) or when a journal write fails:
+ * a refund whose intent could not be written is not sent.
  */
 import {runBatch} from '../../batch.js'
-import type {RefundResult, RefundService} from '../service.js'
+import {GwError} from '../../errors.js'
+import type {PlannedRefund, RefundResult, RefundService} from '../service.js'
 import {Journal, type OutcomeRecord} from './journal.js'
 import type {BulkPlan} from './plan.js'
-import {type RowOutcome, type RowState, isFinal, isToSend} from './rows.js'
+import {type RowOutcome, type RowState, isFinal, isToSend, numberOf} from './rows.js'
 
 interface SendOptions {
   concurrency: number
   rate?: number
   signal?: AbortSignal
+  /** Names the run in the local history (the file's name). */
+  source: string
   /** Called after each row is sent; `failed` when it did not end refunded. */
   onSent(failed: boolean): void
 }
 
-/** The outcome of one send, as a row's outcome. */
-function outcomeOf(sent: RefundResult): RowOutcome {
-  const {gw_refund_no, err_code, err_msg} = sent
+interface Sent {
+  states: RowState[]
+  /** Ctrl-C stopped the run. */
+  stopped: boolean
+  /** A journal write failed (a full disk): sending stopped; the rows not sent stay pending. */
+  writeFailure?: string
+}
+
+/** The outcome of one send, as a row's outcome. `ours`: this journal sent the number before (it is not someone else's refund). */
+function outcomeOf(sent: RefundResult, ours: boolean): RowOutcome {
+  const {gw_refund_no, refund_time, err_code, err_msg, resolved_by: settled_by} = sent
   switch (sent.status) {
     case 'refunded':
-      return {status: sent.already_existed ? 'already_refunded' : 'refunded', gw_refund_no}
+      return {
+        status: sent.already_existed && !ours ? 'already_refunded' : 'refunded',
+        gw_refund_no,
+        refund_time,
+        settled_by,
+      }
     case 'processing':
-      return {status: 'processing', gw_refund_no}
+      return {status: 'processing', gw_refund_no, refund_time, settled_by, advice: sent.explanation}
     case 'failed':
-      return {status: 'failed', gw_refund_no, err_code, err_msg, advice: sent.explanation}
+      return {status: 'failed', gw_refund_no, err_code, err_msg, advice: sent.explanation, settled_by}
     case 'unknown':
       return {status: 'unknown', advice: sent.explanation}
   }
@@ -41,6 +58,7 @@ function outcomeRecord(line: number, mchRefundNo: string, outcome: RowOutcome): 
     mch_refund_no: mchRefundNo,
     status: outcome.status as OutcomeRecord['status'],
     gw_refund_no: facts.gw_refund_no,
+    refund_time: facts.refund_time,
     err_code: facts.err_code,
     err_msg: facts.err_msg,
     advice: facts.advice,
@@ -48,63 +66,80 @@ function outcomeRecord(line: number, mchRefundNo: string, outcome: RowOutcome): 
   }
 }
 
-export async function sendPlan(
-  plan: BulkPlan,
-  refunds: RefundService,
-  options: SendOptions,
-): Promise<{states: RowState[]; stopped: boolean}> {
+/** A refund gw refused to send (its own check of the parameters): nothing went out. */
+async function sendOrRefuse(refunds: RefundService, planned: PlannedRefund, source: string): Promise<RefundResult> {
+  try {
+    return await refunds.send(planned, source)
+  } catch (error) {
+    if (error instanceof GwError && error.kind === 'usage') {
+      return {
+        status: 'failed',
+        planned,
+        err_msg: error.message,
+        explanation: 'Nothing was sent.',
+        resolved_by: 'answer',
+      }
+    }
+    return {status: 'unknown', planned, explanation: (error as Error).message, resolved_by: 'refund_query'}
+  }
+}
+
+export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: SendOptions): Promise<Sent> {
   const states = [...plan.states]
   const {journal: found, file} = plan
   const journal = await Journal.open(found!.path, found!.header, found!.resumed)
-  const stopOnFailure = new AbortController()
-  const signal = options.signal ? AbortSignal.any([options.signal, stopOnFailure.signal]) : stopOnFailure.signal
+  const stop = new AbortController()
+  let writeFailure: string | undefined
+  const failed = (error: Error) => {
+    writeFailure ??= `${error.message}`
+    stop.abort()
+  }
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal
+  const outcomes: Promise<void>[] = []
   try {
     // Outcomes settled by lookup while planning are recorded first.
     for (const [i, state] of states.entries()) {
       const row = file.rows[i]!
       if (state.planned && (isFinal(state.outcome) || state.outcome.status === 'processing')) {
-        await journal.append(outcomeRecord(row.line, row.mchRefundNo, state.outcome))
+        outcomes.push(journal.append(outcomeRecord(row.line, numberOf(row, state), state.outcome)).catch(failed))
       }
     }
     // Outcomes are queued, not awaited row by row: the journal keeps their order and its close
-    // waits for them. A write that fails stops the batch.
-    const outcomes: Promise<void>[] = []
+    // waits for them. A write that fails stops the batch before the next refund.
     const toSend = states.map((state, i) => ({state, i})).filter(({state}) => isToSend(state))
     await runBatch(
       toSend,
       async ({state, i}) => {
         const planned = state.planned!
         const row = file.rows[i]!
-        await journal.append({
-          type: 'intent',
+        const {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type} = planned
+        const intent = {
+          type: 'intent' as const,
           line: row.line,
-          mch_refund_no: planned.mch_refund_no,
-          mch_order_no: planned.mch_order_no,
-          refund_fee: planned.refund_fee,
-          fee_type: planned.fee_type,
+          mch_refund_no,
+          mch_order_no,
+          gw_order_no,
+          refund_fee,
+          fee_type,
           at: new Date().toISOString(),
-        })
-        let sent: RefundResult
-        try {
-          sent = await refunds.send(planned)
-        } catch (error) {
-          sent = {status: 'unknown', planned, explanation: (error as Error).message, resolved_by: 'refund_query'}
         }
-        const outcome = outcomeOf(sent)
-        states[i] = {...state, outcome}
-        outcomes.push(
-          journal.append(outcomeRecord(row.line, row.mchRefundNo, outcome)).catch((error: Error) => {
-            stopOnFailure.abort()
-            throw error
-          }),
-        )
+        try {
+          await journal.append(intent)
+        } catch (error) {
+          return failed(error as Error)
+        }
+        if (signal.aborted && writeFailure) return
+        const sent = await sendOrRefuse(refunds, planned, options.source)
+        const outcome = outcomeOf(sent, state.sent?.mch_refund_no === mch_refund_no)
+        states[i] = {...state, outcome, sent: {mch_refund_no, gw_order_no, refund_fee, fee_type}}
+        outcomes.push(journal.append(outcomeRecord(row.line, mch_refund_no, outcome)).catch(failed))
         options.onSent(outcome.status === 'failed' || outcome.status === 'unknown')
       },
       {concurrency: options.concurrency, rate: options.rate, signal},
     )
     await Promise.all(outcomes)
   } finally {
-    await journal.close()
+    await journal.close().catch(failed)
   }
-  return {states, stopped: Boolean(options.signal?.aborted)}
+  return {states, stopped: Boolean(options.signal?.aborted), writeFailure}
 }

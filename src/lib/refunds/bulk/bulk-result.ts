@@ -1,0 +1,90 @@
+/** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
+import {ExitCode} from '../../errors.js'
+import type {SummaryLine} from './report.js'
+import {type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
+
+export interface ToSendTotal {
+  currency: string
+  rows: number
+  amount: number
+}
+
+export interface BulkRowView {
+  line: number
+  status: RowStatus
+  mch_refund_no: string
+  mch_order_no?: string
+  gw_order_no?: string
+  refund_fee?: number
+  fee_type?: string
+  gw_refund_no?: string
+  refund_time?: string
+  settled_by?: string
+  err_code?: string
+  err_msg?: string
+}
+
+export interface BulkResult {
+  csv: string
+  report: string | null
+  journal: string
+  batch_id: string | null
+  resumed: boolean
+  dry_run: boolean
+  interrupted: boolean
+  orders: number
+  problems: {line: number; message: string}[]
+  to_send: ToSendTotal[]
+  summary: SummaryLine[]
+  rows: BulkRowView[]
+  /** A journal write failed (a full disk): sending stopped before the next refund; run again to settle. */
+  write_failure: string | null
+  /** The report could not be written; the journal holds every outcome. */
+  report_failure: string | null
+  /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 130 interrupted. */
+  exit_code: ExitCode
+}
+
+/** Totals of the rows about to be sent, per currency. */
+export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
+  const totals = new Map<string, ToSendTotal>()
+  for (const state of states) {
+    if (!isToSend(state)) continue
+    const {fee_type: currency, refund_fee} = state.planned
+    const total = totals.get(currency) ?? {currency, rows: 0, amount: 0}
+    total.rows += 1
+    total.amount += refund_fee
+    totals.set(currency, total)
+  }
+  return [...totals.values()]
+}
+
+export function exitCodeOf(states: readonly RowState[], ended: {stopped: boolean; writeFailure?: string}): ExitCode {
+  const any = (...statuses: RowStatus[]) => states.some((s) => statuses.includes(s.outcome.status))
+  if (ended.stopped) return ExitCode.Interrupted
+  if (ended.writeFailure) return ExitCode.Unknown
+  if (any('failed', 'skipped_invalid')) return ExitCode.Refused
+  if (any('processing', 'unknown')) return ExitCode.Unknown
+  return ExitCode.Done
+}
+
+export function rowView(row: RefundRow, state: RowState): BulkRowView {
+  const facts = state.outcome as Partial<
+    Record<'gw_refund_no' | 'refund_time' | 'settled_by' | 'err_code' | 'err_msg', string>
+  >
+  const {refund_fee, fee_type} = amountOf(row, state)
+  return {
+    line: row.line,
+    status: state.outcome.status,
+    mch_refund_no: numberOf(row, state),
+    mch_order_no: state.planned?.mch_order_no ?? row.request?.ref.mch_order_no,
+    gw_order_no: state.planned?.gw_order_no ?? state.sent?.gw_order_no,
+    refund_fee,
+    fee_type,
+    gw_refund_no: facts.gw_refund_no,
+    refund_time: facts.refund_time,
+    settled_by: facts.settled_by,
+    err_code: facts.err_code,
+    err_msg: facts.err_msg,
+  }
+}

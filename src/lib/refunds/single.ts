@@ -1,0 +1,162 @@
+/**
+ * One refund, as `gw refund create ORDER` makes it, with the local history as its journal.
+ * Before a new refund of an order, the order's refunds sent earlier without a known outcome
+ * are settled (looked up, or their number sent again: never a new number); one still unknown
+ * stops the command (exit 5). When the refund asked for is the one an earlier run left
+ * unsettled, settling it completes the command. An identical refund made recently needs a
+ * confirmation (--again). The intent is synced before sending; the outcome recorded after.
+ */
+import {GwError} from '../errors.js'
+import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
+import {type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
+import type {FoundOrder} from '../orders/service.js'
+import type {RefundProblem} from './balance.js'
+import {hasRefundQuery, refundedTotal} from './lookup.js'
+import type {PlannedRefund, RefundRequest, RefundResult, RefundService} from './service.js'
+
+/** How long an identical refund counts as "recent": one made within it needs --again. */
+const IDENTICAL_WINDOW_MS = 7 * 24 * 3600 * 1000
+
+/** A refund already made of the same order and amount. */
+export interface MadeRefund {
+  mch_refund_no: string
+  gw_refund_no?: string
+  refund_fee: number
+  fee_type: string
+  /** When it was made (ISO 8601), as far as known. */
+  at?: string
+  /** Where it was made, when it was made on this machine. */
+  source?: string
+}
+
+interface OneRefundHooks {
+  /** An identical refund was made recently; resolves when another is wanted, throws otherwise. */
+  identical(made: MadeRefund, planned: PlannedRefund): Promise<void>
+  /** The refund is about to be sent (after the live-profile confirmation). */
+  sending(planned: PlannedRefund): Promise<void>
+}
+
+export type OneRefund = RefundResult & {
+  /** The refund an earlier run left unsettled, settled now: nothing new was sent. */
+  completed_earlier?: boolean
+}
+
+const gatewayTime = (text: string | undefined) => (text ? new Date(text.replace(' ', 'T')).toISOString() : undefined)
+
+function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
+  const {record} = found
+  return {
+    ref: {mch_order_no: entry.mch_order_no},
+    mch_order_no: entry.mch_order_no,
+    gw_order_no: entry.gw_order_no ?? record.gw_order_no,
+    channel: entry.channel ?? found.channel,
+    total_fee: record.total_fee ?? 0,
+    fee_type: entry.fee_type ?? record.fee_type ?? '',
+    refund_fee: entry.refund_fee,
+    mch_refund_no: entry.mch_refund_no,
+  }
+}
+
+export class SingleRefunds {
+  constructor(readonly refunds: RefundService) {}
+
+  /** Settles the order's refunds sent without a known outcome; throws (exit 5) when one stays unknown. */
+  async settle(found: FoundOrder): Promise<RefundResult[]> {
+    const {history, appid} = this.refunds
+    const unsettled = history.refundsOf(appid, found.record.mch_order_no ?? '').filter(isUnsettled)
+    const settled: RefundResult[] = []
+    for (const entry of unsettled) {
+      const planned = plannedFrom(entry, found)
+      const looked = await this.refunds.lookup(planned)
+      let result: RefundResult
+      if (looked.state === 'SUCCESS' || looked.state === 'PROCESSING' || looked.state === 'FAIL') {
+        const status = ({SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'} as const)[looked.state]
+        result = {
+          status,
+          planned,
+          gw_refund_no: looked.gw_refund_no,
+          refund_time: looked.refund_time,
+          resolved_by: 'refund_query',
+        }
+        this.refunds.record(planned, status, {
+          source: entry.source ?? 'refund create',
+          gw_refund_no: looked.gw_refund_no,
+        })
+      } else if (looked.state === 'unknown' && hasRefundQuery(planned.channel)) {
+        result = {status: 'unknown', planned, explanation: looked.why, resolved_by: 'refund_query'}
+      } else {
+        // Never arrived, or cannot be looked up: the same number again settles it, and the gateway takes it once.
+        result = await this.refunds.send(planned, entry.source)
+      }
+      if (result.status === 'unknown') {
+        const amount = formatAmount(planned.refund_fee, planned.fee_type)
+        throw new GwError(
+          'unknown',
+          `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent earlier and its outcome is still not known (${result.explanation}). Nothing new was sent.`,
+          {
+            advice: `Run the same command again later: gw settles ${planned.mch_refund_no} first, ${hasRefundQuery(planned.channel) ? 'by looking it up' : 'by sending the same number again, which the gateway takes once'}.`,
+            details: {mch_refund_no: planned.mch_refund_no},
+          },
+        )
+      }
+      settled.push(result)
+    }
+    return settled
+  }
+
+  /** A refund of the same order and amount made recently, on this machine or (where the gateway tells) elsewhere. */
+  identical(planned: PlannedRefund, gatewayRefunds: RefundOrder[]): MadeRefund | undefined {
+    const since = Date.now() - IDENTICAL_WINDOW_MS
+    const {history, appid} = this.refunds
+    const local = history
+      .refundsOf(appid, planned.mch_order_no)
+      .filter((r) => isMade(r) && r.refund_fee === planned.refund_fee && Date.parse(r.at) >= since)
+      .at(-1)
+    if (local) return {...local, fee_type: planned.fee_type}
+    const remote = gatewayRefunds.find((r) => {
+      const made = ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state))
+      const at = gatewayTime(r.refund_time)
+      return made && r.mch_refund_fee === planned.refund_fee && (!at || Date.parse(at) >= since)
+    })
+    if (!remote) return undefined
+    const {mch_refund_no, gw_refund_no} = remote
+    return {
+      mch_refund_no,
+      gw_refund_no,
+      refund_fee: planned.refund_fee,
+      fee_type: planned.fee_type,
+      at: gatewayTime(remote.refund_time),
+    }
+  }
+
+  async refund(request: RefundRequest, hooks: OneRefundHooks): Promise<OneRefund | RefundProblem> {
+    const found = await this.refunds.orders.find(request.ref, request.channel)
+    const settled = await this.settle(found)
+    // The refund asked for may be the one an earlier run left unsettled: then it is done.
+    const minor = requestedMinor(request, found)
+    const earlier = settled.find(
+      (r) =>
+        (r.status === 'refunded' || r.status === 'processing') &&
+        r.planned.refund_fee === minor &&
+        (!request.mchRefundNo || r.planned.mch_refund_no === request.mchRefundNo),
+    )
+    if (earlier) return {...earlier, completed_earlier: true}
+    const gatewayRefunds = await this.refunds.queries.refundsOf(found)
+    const planned = this.refunds.plan(request, found, gatewayRefunds && refundedTotal(gatewayRefunds))
+    if ('kind' in planned) return planned
+    const made = this.identical(planned, gatewayRefunds ?? [])
+    if (made) await hooks.identical(made, planned)
+    await hooks.sending(planned)
+    this.refunds.record(planned, 'intent', {source: 'refund create'})
+    return this.refunds.send(planned)
+  }
+}
+
+/** The amount asked for, in minor units of the order's currency, when it converts. */
+function requestedMinor(request: RefundRequest, found: FoundOrder): number | undefined {
+  try {
+    return minorUnitsOf(request.amount, found.record.fee_type ?? '')
+  } catch {
+    return undefined
+  }
+}

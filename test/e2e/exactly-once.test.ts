@@ -1,0 +1,433 @@
+// Money moves exactly once, on every path: each case of the issue, reproduced against the sandbox.
+import {execFileSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
+import {existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {hostname} from 'node:os'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+import {parse} from 'csv-parse/sync'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+
+let world: GwWorld
+let fileNo = 0
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+afterAll(() => world.close())
+
+function csvFile(content: string, dir = world.configDir): string {
+  const path = join(dir, `once-${++fileNo}.csv`)
+  writeFileSync(path, content)
+  return path
+}
+const reportOf = (csv: string) =>
+  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<string, string>[]
+const bulk = (csv: string, extra: string[] = []) =>
+  world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
+const refundsOf = async (order: string) => (await world.ledger(order))!.refunds
+const refundCount = async (orders: string[]) => (await Promise.all(orders.map(refundsOf))).flat().length
+
+describe('a single refund', () => {
+  it('whose outcome was lost is settled before anything else, never sent again under a new number', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-S')
+    const refund = ['refund', 'create', order!, '--amount', '30.00']
+    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
+    try {
+      const first = await world.run(refund)
+      expect(first.code).toBe(5)
+      const again = await world.run(refund)
+      expect(again.code, again.stderr).toBe(5)
+      expect(again.stderr).toMatch(
+        /Refund RF\w+ of 30\.00 THB on order ONCE-S-1 was sent earlier and its outcome is still not known/,
+      )
+      expect(again.stderr).toContain('Nothing new was sent.')
+      expect(await refundsOf(order!)).toHaveLength(1)
+    } finally {
+      await world.faults('')
+    }
+    const settled = await world.run(refund)
+    expect(settled.code, settled.stderr).toBe(0)
+    expect(settled.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
+    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 3000, state: 'SUCCESS'})])
+
+    const identical = await world.run(refund)
+    expect(identical.code).toBe(2)
+    expect(identical.stderr).toMatch(/again: refund RF\w+ of 30\.00 THB was made at \d{4}-/)
+    expect(identical.stderr).toContain('Add --again to confirm')
+    expect(await refundsOf(order!)).toHaveLength(1)
+    const deliberate = await world.run([...refund, '--again'])
+    expect(deliberate.code, deliberate.stderr).toBe(0)
+    expect(await refundsOf(order!)).toHaveLength(2)
+  })
+
+  it('on alipay (no refund query) is settled by sending the same number again; no advice names a refused command', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-ALI', 'alipay')
+    const refund = ['refund', 'create', order!, '--amount', '10.00']
+    await world.faults('drop-after-commit=1@order_refund')
+    let first
+    try {
+      first = await world.run(refund)
+    } finally {
+      await world.faults('')
+    }
+    expect(first.code).toBe(5)
+    expect(first.stdout + first.stderr).not.toContain('gw refund query')
+    expect(first.stdout).toMatch(/gw sends refund number RF\w+ again, which the gateway takes once/)
+    const settled = await world.run(refund)
+    expect(settled.code, settled.stderr).toBe(0)
+    expect(settled.stderr).toContain('it is settled now (refunded)')
+    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 1000, state: 'SUCCESS'})])
+  })
+
+  it('of a promptpay order is refused before anything is sent, before any refund number is shown', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-PP', 'promptpay')
+    const result = await world.run(['refund', 'create', order!, '--amount', '1.00'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('promptpay orders cannot be refunded through the API')
+    expect(result.stderr).not.toContain('refund number')
+    expect(await refundsOf(order!)).toEqual([])
+  })
+})
+
+describe('bulk refunds', () => {
+  it('on alipay settle lost answers by sending the same numbers again: exactly once, said how', async () => {
+    const orders = await world.paidOrders(3, 10_000, 'ONCE-BALI', 'alipay')
+    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},500`).join('\n')}\n`)
+    await world.faults('drop-after-commit=1@order_refund')
+    let first
+    try {
+      first = await bulk(csv)
+    } finally {
+      await world.faults('')
+    }
+    expect(first.code).toBe(5)
+    expect(reportOf(csv).map((r) => r.status)).toEqual(['unknown', 'unknown', 'unknown'])
+    expect(readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8')).not.toContain('gw refund query')
+    const rerun = await bulk(csv)
+    expect(rerun.code, rerun.stderr).toBe(0)
+    expect(reportOf(csv).map((r) => [r.status, r.settled_by])).toEqual(Array(3).fill(['refunded', 'resend']))
+    for (const order of orders)
+      expect(await refundsOf(order)).toEqual([expect.objectContaining({refund_fee: 500, state: 'SUCCESS'})])
+  })
+
+  it('refuses promptpay rows in the dry run and the run, exit 2, nothing sent', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-BPP', 'promptpay')
+    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    expect(dry.code).toBe(2)
+    expect(dry.stderr).toMatch(/line 2: Order ONCE-BPP-1 is a promptpay order; promptpay orders cannot be refunded/)
+    expect((await bulk(csv)).code).toBe(2)
+    expect(await refundsOf(order!)).toEqual([])
+  })
+
+  it('give the same refund written another way the same number: mch_order_no or gw_order_no, minor units or a decimal', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-WAYS')
+    const gwOrderNo = (await world.ledger(order!))! as unknown as {gw_order_no: string}
+    expect((await bulk(csvFile(`mch_order_no,refund_fee\n${order},100\n`))).code).toBe(0)
+    const other = csvFile(`gw_order_no,refund_amount\n${gwOrderNo.gw_order_no},1.00\n`)
+    const again = await bulk(other)
+    expect(again.code, again.stderr).toBe(0)
+    expect(reportOf(other)[0]!.status).toBe('already_refunded')
+    expect(await refundsOf(order!)).toHaveLength(1)
+  })
+
+  it('say when and as which refund a later file was already refunded; --batch-id makes an intentional second round', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-LATER')
+    const content = `mch_order_no,refund_fee\n${order},250\n`
+    expect((await bulk(csvFile(content))).code).toBe(0)
+    const later = csvFile(content)
+    const dry = await world.run(['refund', 'create', '--from-csv', later, '--dry-run'])
+    expect(dry.stdout).toMatch(/1 row already refunded, not sent again \(use --batch-id/)
+    expect(dry.stdout).toMatch(/line 2: RF\w+ \(2\.50 THB\) was refunded at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d as 910\d+/)
+    const result = await bulk(later)
+    expect(result.code).toBe(0)
+    expect(reportOf(later)[0]).toMatchObject({
+      status: 'already_refunded',
+      refund_time: expect.stringMatching(/^\d{4}-/),
+      gw_refund_no: expect.stringMatching(/^910/),
+    })
+    expect(await refundsOf(order!)).toHaveLength(1)
+    const second = await bulk(csvFile(content), ['--batch-id', 'second-round'])
+    expect(second.code, second.stderr).toBe(0)
+    expect(await refundsOf(order!)).toHaveLength(2)
+  })
+
+  it('refuse rows repeating the same order and amount, even in the dry run, unless --allow-repeats', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-REP')
+    const csv = csvFile(`mch_order_no,refund_fee\n${order},200\n${order},200\n`)
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    expect(dry.code).toBe(2)
+    expect(dry.stderr).toContain(
+      'line 3: repeats the refund of line 2 (the same order, 2.00 THB); add --allow-repeats if both are meant',
+    )
+    expect((await bulk(csv)).code).toBe(2)
+    expect(await refundsOf(order!)).toEqual([])
+    expect((await bulk(csv, ['--allow-repeats'])).code).toBe(0)
+    expect(await refundsOf(order!)).toHaveLength(2)
+  })
+
+  it('take a lock: a second run of the same batch is refused naming the holder; one run sends each row once', async () => {
+    const orders = await world.paidOrders(30, 10_000, 'ONCE-LOCK')
+    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
+    const lock = csv.replace(/\.csv$/, '.journal.jsonl.lock')
+    const slow = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--rate', '10'])
+    while (!existsSync(lock)) await new Promise((r) => setTimeout(r, 20))
+    const second = await bulk(csv)
+    expect(second.code).toBe(2)
+    expect(second.stderr).toMatch(new RegExp(`This batch is being run by process ${slow.child.pid} on `))
+    expect((await slow.result).code).toBe(0)
+    expect(existsSync(lock)).toBe(false)
+    expect(await refundCount(orders)).toBe(30)
+    const headers = readFileSync(csv.replace(/\.csv$/, '.journal.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"header"'))
+    expect(headers).toHaveLength(1)
+  })
+
+  it('take over a lock left by a process that no longer runs, and say so', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-STALE')
+    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const dead = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).toString())
+    writeFileSync(
+      csv.replace(/\.csv$/, '.journal.jsonl.lock'),
+      JSON.stringify({pid: dead, host: hostname(), started_at: '2026-01-01T00:00:00.000Z'}),
+    )
+    const result = await bulk(csv)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain(`took over the lock left by process ${dead}`)
+    expect(await refundsOf(order!)).toHaveLength(1)
+  })
+
+  it('check the report and journal paths before sending: not the input, in a folder that exists', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-OUT')
+    const content = `mch_order_no,refund_fee\n${order},100\n`
+    const csv = csvFile(content)
+    for (const [args, message] of [
+      [
+        ['--out', '/nonexistent-gw-dir/report.csv'],
+        /--out \/nonexistent-gw-dir\/report\.csv: the folder \/nonexistent-gw-dir does not exist/,
+      ],
+      [['--out', csv], /--out .* is the input file/],
+      [['--journal', csv], /--journal .* is the input file/],
+      [['--out', world.configDir], /--out .* is a folder/],
+    ] as const) {
+      const result = await bulk(csv, [...args])
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toMatch(message)
+    }
+    expect(readFileSync(csv, 'utf8')).toBe(content)
+    expect(await refundsOf(order!)).toEqual([])
+  })
+
+  it('never write through a symlink planted at the report path', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-LINK')
+    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const victim = join(world.configDir, 'victim.txt')
+    writeFileSync(victim, 'victim')
+    symlinkSync(victim, csv.replace(/\.csv$/, '.report.csv'))
+    expect((await bulk(csv)).code).toBe(0)
+    expect(readFileSync(victim, 'utf8')).toBe('victim')
+    expect(lstatSync(csv.replace(/\.csv$/, '.report.csv')).isSymbolicLink()).toBe(false)
+    expect(reportOf(csv)[0]!.status).toBe('refunded')
+  })
+})
+
+describe('the journal', () => {
+  const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
+  const header = (csv: string) =>
+    `${JSON.stringify({type: 'header', version: 1, csv_file: csv.split('/').pop(), csv_sha256: sha(csv), appid: world.sandbox.info.merchants[0]!.appid, created_at: 'then'})}\n`
+
+  it('with a last line cut short by a crash: the line is cut off, the next records stay readable, each row refunded once', async () => {
+    const orders = await world.paidOrders(2, 10_000, 'ONCE-TORN')
+    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
+    const plan = (await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])).json<{
+      rows: {mch_refund_no: string}[]
+    }>()
+    const journal = csv.replace(/\.csv$/, '.journal.jsonl')
+    const intent = {
+      type: 'intent',
+      line: 2,
+      mch_refund_no: plan.rows[0]!.mch_refund_no,
+      mch_order_no: orders[0],
+      refund_fee: 100,
+      fee_type: 'THB',
+      at: 'then',
+    }
+    writeFileSync(journal, `${header(csv)}${JSON.stringify(intent)}\n{"type":"outcome","line":2,"mch_ref`)
+    const result = await bulk(csv)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain("the journal's last line was cut short by a crash")
+    for (const line of readFileSync(journal, 'utf8').trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow()
+    for (const order of orders) expect(await refundsOf(order)).toHaveLength(1)
+  })
+
+  it('with an outcome but no intent: not trusted, the row is looked up and refunded', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-FAKE')
+    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const fake = {
+      type: 'outcome',
+      line: 2,
+      mch_refund_no: 'RFFAKE',
+      status: 'refunded',
+      gw_refund_no: 'FAKE',
+      at: 'then',
+    }
+    writeFileSync(csv.replace(/\.csv$/, '.journal.jsonl'), `${header(csv)}${JSON.stringify(fake)}\n`)
+    const result = await bulk(csv)
+    expect(result.code, result.stderr).toBe(0)
+    expect(reportOf(csv)[0]).toMatchObject({status: 'refunded', gw_refund_no: expect.stringMatching(/^910/)})
+    expect(await refundsOf(order!)).toHaveLength(1)
+  })
+
+  it('resumed: rows settled before sending keep their amount in the report', async () => {
+    const orders = await world.paidOrders(2, 10_000, 'ONCE-AMT')
+    const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.25`).join('\n')}\n`)
+    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
+    try {
+      expect((await bulk(csv)).code).toBe(5)
+    } finally {
+      await world.faults('')
+    }
+    const resumed = await bulk(csv)
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(resumed.stderr).toMatch(/the uncertain rows, asked of the gateway: 2 refunded/)
+    expect(reportOf(csv).map((r) => [r.status, r.refund_fee])).toEqual([
+      ['refunded', '125'],
+      ['refunded', '125'],
+    ])
+  })
+})
+
+describe('a full disk', () => {
+  /** A 48 KiB filesystem where the machine allows mounting one; else writes fail through an injected hook. */
+  function smallDisk(): {dir: string; env: Record<string, string>; grow(): void; close(): void} {
+    const dir = tempDir('gw-full-disk-')
+    try {
+      // GW_TEST_NO_MOUNT=1 tries the fallback on a machine that could mount.
+      if (process.env.GW_TEST_NO_MOUNT) throw new Error('not mounting')
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48k', 'tmpfs', dir], {stdio: 'ignore'})
+      return {
+        dir,
+        env: {},
+        grow: () => execFileSync('mount', ['-o', 'remount,size=4m', dir]),
+        close: () => {
+          execFileSync('umount', [dir])
+          removeDir(dir)
+        },
+      }
+    } catch {
+      const hook = pathToFileURL(join(REPO_ROOT, 'test', 'helpers', 'full-disk.mjs')).href
+      const disk: ReturnType<typeof smallDisk> = {
+        dir,
+        env: {NODE_OPTIONS: `--import=${hook}`, GW_TEST_DISK_BYTES: String(48 * 1024)},
+        grow: () => void (disk.env = {}),
+        close: () => removeDir(dir),
+      }
+      return disk
+    }
+  }
+
+  it('stops sending before the next refund, ends with the summary and exit 5 naming the journal, and a rerun settles exactly once', async () => {
+    const orders = await world.paidOrders(200, 10_000, 'ONCE-DISK')
+    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
+    const disk = smallDisk()
+    try {
+      mkdirSync(join(disk.dir, 'run'), {recursive: true})
+      const paths = [
+        '--journal',
+        join(disk.dir, 'run', 'refunds.journal.jsonl'),
+        '--out',
+        join(disk.dir, 'run', 'report.csv'),
+      ]
+      const full = await world.run(['refund', 'create', '--from-csv', csv, '--yes', ...paths, '--concurrency', '4'], {
+        env: disk.env,
+      })
+      expect(full.code, full.stderr).toBe(5)
+      expect(full.stderr).toMatch(/The journal .*refunds\.journal\.jsonl could not be written \(ENOSPC/)
+      expect(full.stderr).not.toMatch(/^\s+at /m)
+      expect(full.stdout).toMatch(/status +│ currency/)
+      // Every refund the gateway made has its intent, whole, in the journal.
+      const intents = new Set(
+        readFileSync(join(disk.dir, 'run', 'refunds.journal.jsonl'), 'utf8')
+          .split('\n')
+          .flatMap((line) => {
+            try {
+              const record = JSON.parse(line) as {type: string; mch_refund_no: string}
+              return record.type === 'intent' ? [record.mch_refund_no] : []
+            } catch {
+              return []
+            }
+          }),
+      )
+      const made = (await Promise.all(orders.map(refundsOf))).flat()
+      expect(made.length).toBeGreaterThan(0)
+      expect(made.length).toBeLessThan(200)
+      for (const refund of made) expect(intents.has(refund.mch_refund_no), refund.mch_refund_no).toBe(true)
+      disk.grow()
+      const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes', ...paths], {env: disk.env})
+      expect(rerun.code, rerun.stderr).toBe(0)
+      expect(await refundCount(orders)).toBe(200)
+      for (const order of orders) expect(await refundsOf(order)).toHaveLength(1)
+    } finally {
+      disk.close()
+    }
+  }, 120_000)
+})
+
+describe('the profile store', () => {
+  it('keeps every profile when eight are added at once, and no key file without its profile', async () => {
+    const config = tempDir('gw-profiles-')
+    try {
+      const merchant = world.sandbox.info.merchants[0]!
+      const adds = Array.from({length: 8}, (_, i) =>
+        world.run(
+          [
+            'profile',
+            'add',
+            `p${i}`,
+            '--appid',
+            merchant.appid,
+            '--base-url',
+            world.sandbox.info.base_url,
+            '--private-key',
+            merchant.private_key_file,
+            '--gateway-public-key',
+            world.sandbox.info.gateway_public_key_file,
+          ],
+          {env: {GW_CONFIG_DIR: config}},
+        ),
+      )
+      for (const result of await Promise.all(adds)) expect(result.code, result.stderr).toBe(0)
+      const listed = (await world.run(['profile', 'list', '--json'], {env: {GW_CONFIG_DIR: config}})).json<{
+        profiles: {name: string}[]
+      }>()
+      expect(listed.profiles.map((p) => p.name).sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'])
+      expect(readdirSync(join(config, 'keys'))).toHaveLength(16)
+      const replaced = await world.run(
+        [
+          'profile',
+          'add',
+          'p0',
+          '--appid',
+          merchant.appid,
+          '--base-url',
+          world.sandbox.info.base_url,
+          '--private-key',
+          merchant.private_key_file,
+          '--gateway-public-key',
+          world.sandbox.info.gateway_public_key_file,
+        ],
+        {env: {GW_CONFIG_DIR: config}},
+      )
+      expect(replaced.code).toBe(0)
+      expect(readdirSync(join(config, 'keys'))).toHaveLength(16)
+    } finally {
+      removeDir(config)
+    }
+  })
+})
