@@ -139,11 +139,14 @@ describe('bulk refunds', () => {
   it('say when and as which refund a later file was already refunded; --batch-id makes an intentional second round', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-LATER')
     const content = `mch_order_no,refund_fee\n${order},250\n`
-    expect((await bulk(csvFile(content))).code).toBe(0)
+    const firstFile = csvFile(content)
+    expect((await bulk(firstFile)).code).toBe(0)
     const later = csvFile(content)
     const dry = await world.run(['refund', 'create', '--from-csv', later, '--dry-run'])
     expect(dry.stdout).toMatch(/1 row already refunded, not sent again \(use --batch-id/)
-    expect(dry.stdout).toMatch(/line 2: RF\w+ \(2\.50 THB\) was refunded at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d as 910\d+/)
+    expect(dry.stdout).toMatch(
+      /line 2: RF\w+ \(2\.50 THB\) was refunded at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d as 910\d+ \(by once-\d+\.csv\)/,
+    )
     const result = await bulk(later)
     expect(result.code).toBe(0)
     expect(reportOf(later)[0]).toMatchObject({

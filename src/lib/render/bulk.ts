@@ -48,7 +48,7 @@ function alreadyRefunded(rows: readonly BulkRowView[]): string[] {
   const already = rows.filter((r) => r.status === 'already_refunded')
   if (!already.length) return []
   const line = (r: BulkRowView) =>
-    `line ${r.line}: ${r.mch_refund_no} (${formatAmount(r.refund_fee, r.fee_type)}) was refunded${r.refund_time ? ` at ${r.refund_time}` : ''}${r.gw_refund_no ? ` as ${r.gw_refund_no}` : ''}`
+    `line ${r.line}: ${r.mch_refund_no} (${formatAmount(r.refund_fee, r.fee_type)}) was refunded${r.refund_time ? ` at ${r.refund_time}` : ''}${r.gw_refund_no ? ` as ${r.gw_refund_no}` : ''}${r.made_by ? ` (by ${r.made_by})` : ''}`
   return [
     `${plural(already.length, 'row')} already refunded, not sent again (use --batch-id for an intentional second round):`,
     lines(already, line, 20),

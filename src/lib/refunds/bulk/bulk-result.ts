@@ -20,6 +20,7 @@ export interface BulkRowView {
   gw_refund_no?: string
   refund_time?: string
   settled_by?: string
+  made_by?: string
   err_code?: string
   err_msg?: string
 }
@@ -70,7 +71,7 @@ export function exitCodeOf(states: readonly RowState[], ended: {stopped: boolean
 
 export function rowView(row: RefundRow, state: RowState): BulkRowView {
   const facts = state.outcome as Partial<
-    Record<'gw_refund_no' | 'refund_time' | 'settled_by' | 'err_code' | 'err_msg', string>
+    Record<'gw_refund_no' | 'refund_time' | 'settled_by' | 'made_by' | 'err_code' | 'err_msg', string>
   >
   const {refund_fee, fee_type} = amountOf(row, state)
   return {
@@ -84,6 +85,7 @@ export function rowView(row: RefundRow, state: RowState): BulkRowView {
     gw_refund_no: facts.gw_refund_no,
     refund_time: facts.refund_time,
     settled_by: facts.settled_by,
+    made_by: facts.made_by,
     err_code: facts.err_code,
     err_msg: facts.err_msg,
   }

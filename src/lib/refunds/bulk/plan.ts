@@ -200,9 +200,10 @@ async function checkOrderBalance(
     )
     if (!row) continue
     const settled = settleByLookup(states[at(row)]!, lookupOf(refund))
+    const made_by = refunds.history.findRefund(refunds.appid, refund.mch_refund_no)?.source
     const outcome =
       settled.outcome.status === 'refunded'
-        ? {...settled.outcome, status: 'already_refunded' as const}
+        ? {...settled.outcome, status: 'already_refunded' as const, made_by}
         : settled.outcome
     states[at(row)] = {...settled, outcome}
   }

@@ -31,7 +31,8 @@ export async function writeReport(path: string, file: RefundFile, states: readon
     for (const [i, row] of file.rows.entries()) {
       const view = rowView(row, states[i]!)
       const advice = (states[i]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
-      await writer.write(row.values, {...view, advice})
+      const earlier = view.made_by ? `refunded earlier by ${view.made_by}` : undefined
+      await writer.write(row.values, {...view, advice: advice ?? earlier})
     }
     await writer.close()
   } catch (error) {

@@ -42,6 +42,8 @@ interface Settled {
   readonly gw_refund_no?: string
   readonly refund_time?: string
   readonly settled_by?: SettledBy
+  /** Where an earlier refund of this number was made, when this machine's history knows (a file's name). */
+  readonly made_by?: string
 }
 
 export type RowOutcome =
