@@ -50,6 +50,15 @@ export interface RunningSandbox {
 
 const HTML = 'text/html; charset=utf-8'
 
+/** A name taken from a path, percent-decoded; '' when its escapes are malformed. */
+function decodeName(raw: string): string {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return ''
+  }
+}
+
 function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
 }
@@ -99,18 +108,22 @@ class SandboxServer {
     const gatewayPath = /^\/Gateway\/([a-z_]+)\/?$/.exec(url.pathname)
     if (gatewayPath) return this.operations.handle(req, res, gatewayPath[1]!, origin)
     if (url.pathname.startsWith('/sandbox/')) {
-      if (!isLoopback(req.socket.remoteAddress)) {
-        return reply(res, 403, JSON.stringify({error: 'the sandbox control API answers loopback clients only'}))
-      }
+      const refused = this.#controlRefusal(req)
+      if (refused) return reply(res, refused.status, JSON.stringify({error: refused.error}))
       const faults = {get: () => this.faults, set: (faults: Faults) => (this.faults = faults)}
       const {ledger, merchants, rules} = this
       return control({ledger, merchants, rules, requests: this.operations.requests, faults}, req, res, url)
     }
-    const payPath = /^\/pay\/([^/]+)$/.exec(url.pathname)
-    if (payPath) return this.#payerPage(req, res, decodeURIComponent(payPath[1]!))
-    const qrPath = /^\/qr\/([^/]+)\.png$/.exec(url.pathname)
+    const named = (pattern: RegExp) => {
+      const match = pattern.exec(url.pathname)
+      return match && decodeName(match[1]!)
+    }
+    const payPath = named(/^\/pay\/([^/]+)$/)
+    const qrPath = named(/^\/qr\/([^/]+)\.png$/)
+    if (payPath === '' || qrPath === '') return reply(res, 400, notFoundPage(), HTML)
+    if (payPath) return this.#payerPage(req, res, payPath)
     if (qrPath) {
-      const order = this.ledger.byGatewayNumber(decodeURIComponent(qrPath[1]!))
+      const order = this.ledger.byGatewayNumber(qrPath)
       if (!order) return reply(res, 404, notFoundPage(), HTML)
       const png = await QRCode.toBuffer(`${origin}/pay/${order.gw_order_no}`, {margin: 2})
       res.writeHead(200, {'content-type': 'image/png', 'content-length': png.length})
@@ -118,6 +131,30 @@ class SandboxServer {
       return
     }
     this.operations.unknown(res, `no operation at ${url.pathname}; operations are under /Gateway/`)
+  }
+
+  /**
+   * The control API pays orders and sets faults without a signature, so it answers only this
+   * machine's own tools: a loopback client naming this sandbox's loopback address as Host
+   * (not a rebound DNS name), no cross-origin browser request, JSON bodies only (no form a
+   * web page could post).
+   */
+  #controlRefusal(req: IncomingMessage): {status: number; error: string} | undefined {
+    if (!isLoopback(req.socket.remoteAddress))
+      return {status: 403, error: 'the sandbox control API answers loopback clients only'}
+    const port = req.socket.localPort
+    const own = ['127.0.0.1', 'localhost', '[::1]'].map((host) => `${host}:${port}`)
+    if (!own.includes(req.headers.host ?? ''))
+      return {status: 403, error: `the sandbox control API answers requests for ${own[0]} only`}
+    const origin = req.headers.origin
+    if (origin !== undefined && !own.some((host) => origin === `http://${host}`)) {
+      return {status: 403, error: 'the sandbox control API does not answer cross-origin requests'}
+    }
+    const type = req.headers['content-type'] ?? ''
+    if (req.method === 'POST' && !/^application\/json\b/i.test(type)) {
+      return {status: 415, error: 'the sandbox control API takes JSON bodies only (content-type: application/json)'}
+    }
+    return undefined
   }
 
   #autoPay(appid: string, mchOrderNo: string): void {

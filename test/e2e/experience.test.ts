@@ -176,7 +176,7 @@ describe('errors a newcomer meets', () => {
         GW_GATEWAY_PUBLIC_KEY: '/no/such.pem',
         GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
       },
-      /The GW_PRIVATE_KEY file "\/no\/such\.pem" does not exist/,
+      /GW_PRIVATE_KEY: there is no file "\/no\/such\.pem"/,
     ],
     [
       'a typo in a channel',

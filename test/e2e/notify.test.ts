@@ -64,7 +64,7 @@ const attempts = async (mch: string) =>
 /** A notification body as the gateway would send it, signed with `pem`. */
 function notification(pem: string, mch: string): string {
   const data = {
-    appid: 'mch1',
+    appid: world.sandbox.info.merchants[0]!.appid,
     mch_order_no: mch,
     order_no: mch,
     gw_order_no: `900${mch}`,

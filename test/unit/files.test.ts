@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {AnnotatedWriter, besideInput} from '../../src/lib/files/annotated-output.js'
+import {AnnotatedWriter, besideInput, spreadsheetSafe} from '../../src/lib/files/annotated-output.js'
 import {Tally} from '../../src/lib/files/tally.js'
 import {openTable} from '../../src/lib/files/table.js'
 import {tempDir, tempFile} from '../helpers/shared.js'
@@ -64,5 +64,15 @@ describe('tally', () => {
       {group: 'match', currency: 'THB', rows: 2, amount: 12},
       {group: 'amount_mismatch', currency: 'THB', rows: 1, amount: 100},
     ])
+  })
+})
+
+describe('spreadsheet-safe cells', () => {
+  it('neutralise text a spreadsheet would read as a formula, and leave numbers and other text alone', () => {
+    for (const formula of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx'])
+      expect(spreadsheetSafe(formula)).toBe(`'${formula}`)
+    for (const text of ['INV-1', 'a=b', '', ' =x']) expect(spreadsheetSafe(text)).toBe(text)
+    expect(spreadsheetSafe(-5)).toBe('-5')
+    expect(spreadsheetSafe(undefined)).toBe('')
   })
 })

@@ -48,6 +48,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
       ...flags,
       gatewayPublicKeyPem: profile.gatewayPublicKeyPem,
       signScheme: profile.signScheme,
+      appid: profile.appid,
       forwardTo: flags['forward-to']?.href,
       logFile: flags.log,
       onEvent: (event) => {

@@ -5,7 +5,7 @@ import {runDoctor, type DoctorReport} from '../../lib/profiles/doctor.js'
 import {usageError} from '../../lib/errors.js'
 import {type ProfileAnswers, askMissing, missingAnswers} from '../../lib/profiles/guided.js'
 import {viewProfile, type ProfileView} from '../../lib/profiles/view.js'
-import {readKeyArgument} from '../../lib/profiles/keys.js'
+import {looseKeyFile, readKeyArgument} from '../../lib/profiles/keys.js'
 import {doctorView} from '../../lib/render/doctor.js'
 import {profileSavedLine} from '../../lib/render/profiles.js'
 import {SIGN_SCHEMES, type SignScheme} from '../../lib/gateway/signing.js'
@@ -43,14 +43,15 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
         name,
         appid: answers.appid,
         baseUrl: answers['base-url'],
-        privateKeyPem: readKeyArgument(answers['private-key'], 'private key'),
-        gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key'], 'gateway public key'),
+        privateKeyPem: readKeyArgument(answers['private-key'], '--private-key'),
+        gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key'], '--gateway-public-key'),
         signScheme: flags['sign-scheme'] as SignScheme,
         live: flags.live,
       },
       {makeDefault: flags.default},
     )
-    for (const warning of check.warnings) this.warning(warning)
+    const loose = looseKeyFile(answers['private-key'], 'The private key file')
+    for (const warning of [...check.warnings, ...(loose ? [loose] : [])]) this.warning(warning)
     const profile = this.store.load(name)
     const view = viewProfile(profile, this.store.defaultName() === name)
     this.log(profileSavedLine(view))

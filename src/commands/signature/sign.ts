@@ -42,7 +42,9 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
     }
     if (Object.keys(params).length === 0)
       throw usageError('Give parameters with --param KEY=VALUE or --params-file FILE.')
-    const pem = flags['private-key'] ? readKeyArgument(flags['private-key'], 'private key') : this.profile.privateKeyPem
+    const pem = flags['private-key']
+      ? readKeyArgument(flags['private-key'], '--private-key')
+      : this.profile.privateKeyPem
     const scheme = (flags.scheme ?? (flags['private-key'] ? 'rsa-md5' : this.profile.signScheme)) as SignScheme
     const canonical = canonicalString(params)
     let key

@@ -55,7 +55,7 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
     const hasData = object.data !== undefined && typeof object.data === 'object' && object.data !== null
     const signedPart = (hasData ? object.data : object) as Record<string, unknown>
     const pem = flags['public-key']
-      ? readKeyArgument(flags['public-key'], 'public key')
+      ? readKeyArgument(flags['public-key'], '--public-key')
       : this.profile.gatewayPublicKeyPem
     const scheme = (flags.scheme ?? (flags['public-key'] ? 'rsa-md5' : this.profile.signScheme)) as SignScheme
     let key

@@ -6,9 +6,11 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {type ExitCode, GwError} from '../errors.js'
+import {KeyError} from '../gateway/signing.js'
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
+import {terminalSafe} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
 import type {Work} from './progress.js'
 import type {GatewayServices} from './services.js'
@@ -124,11 +126,11 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /** A note for people, on stderr, also under --json (stdout stays one JSON document). */
   protected note(message: string): void {
-    process.stderr.write(`${message}\n`)
+    process.stderr.write(`${terminalSafe(message)}\n`)
   }
 
   protected warning(message: string): void {
-    process.stderr.write(`${yellow('warning', process.stderr)}: ${message}\n`)
+    process.stderr.write(`${yellow('warning', process.stderr)}: ${terminalSafe(message)}\n`)
   }
 
   override async catch(error: Error & {exitCode?: number}): Promise<void> {
@@ -146,13 +148,16 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
       })
     }
     const advice = gwError.advice ? `\n${gwError.advice}` : ''
-    process.stderr.write(`${red('Error', process.stderr)}: ${gwError.message}${advice}\n`)
-    if (process.env.DEBUG && error.stack) process.stderr.write(`${error.stack}\n`)
+    process.stderr.write(`${red('Error', process.stderr)}: ${terminalSafe(`${gwError.message}${advice}`)}\n`)
+    if (process.env.DEBUG && error.stack) process.stderr.write(`${terminalSafe(error.stack)}\n`)
   }
 }
 
 function toGwError(error: Error): GwError {
   if (error instanceof GwError) return error
+  // A key that is not a key is the profile's or the flag's problem; the message never holds key material.
+  if (error instanceof KeyError)
+    return new GwError('usage', `The key is ${error.message}.`, {advice: 'Export the key as PEM and give that file.'})
   // oclif's own errors come from parsing the command line: flags, arguments, options.
   if (error instanceof Errors.CLIError) {
     return new GwError('usage', error.message.replace(/\nSee more help with --help$/, ''), {

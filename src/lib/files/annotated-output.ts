@@ -16,6 +16,17 @@ import type {TableHeader} from './table.js'
 
 type Cell = string | number | undefined
 
+/**
+ * A cell as text a spreadsheet will not run: text starting with =, +, -, @, a tab or a
+ * carriage return is read as a formula by Excel and others, so it gets a leading ' (OWASP's
+ * rule for CSV injection). gw's own numbers are written as they are.
+ */
+export function spreadsheetSafe(value: Cell): string {
+  if (value === undefined) return ''
+  if (typeof value === 'number') return String(value)
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+}
+
 /** A file beside the input: `orders.csv` -> `orders.reconciled.csv` for suffix `.reconciled.csv`. */
 export function besideInput(input: string, suffix: string): string {
   const absolute = resolve(input)
@@ -48,8 +59,8 @@ export class AnnotatedWriter<C extends string> {
 
   /** Resolves when the row is buffered; waits when the disk is slower than the rows. */
   async write(values: readonly string[], annotations: Partial<Record<C, Cell>>): Promise<void> {
-    const cells: string[] = Array.from({length: this.#width}, (_, i) => values[i] ?? '')
-    for (const [column, at] of this.#placement) cells[at] = String(annotations[column] ?? '')
+    const cells: string[] = Array.from({length: this.#width}, (_, i) => spreadsheetSafe(values[i]))
+    for (const [column, at] of this.#placement) cells[at] = spreadsheetSafe(annotations[column])
     if (!this.#stringifier.write(cells)) await once(this.#stringifier, 'drain')
   }
 

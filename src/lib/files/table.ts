@@ -6,13 +6,15 @@
  */
 import {createHash} from 'node:crypto'
 import {createReadStream} from 'node:fs'
-import {Transform, type TransformCallback} from 'node:stream'
+import {Transform, type TransformCallback, pipeline as streamPipeline} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
 
-import {parse} from 'csv-parse'
+import {CsvError, parse} from 'csv-parse'
 
 import {usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
+import {shown} from '../untrusted.js'
+import {StrictUtf8} from './decoding.js'
 
 /** CRLF and lone CR become LF, also across chunk boundaries, so line numbers are exact. */
 class NormalizeLineEndings extends Transform {
@@ -88,6 +90,19 @@ export async function openTable(path: string): Promise<Table> {
   return {header, rows: rows()}
 }
 
+/** The largest field and row gw reads; a larger one is not a cell of an export. */
+const MAX_FIELD = 64 * 1024
+const MAX_RECORD = 1024 * 1024
+
+/** What each of csv-parse's complaints means, in words; others are shown as csv-parse says them. */
+const CSV_PROBLEMS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed',
+  INVALID_OPENING_QUOTE: 'a quote inside a field that does not start with one',
+  CSV_INVALID_CLOSING_QUOTE: 'text right after the closing quote of a field',
+  CSV_MAX_RECORD_SIZE: `a row longer than ${MAX_RECORD / 1024} KiB`,
+  CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'a row with another number of fields',
+}
+
 async function* readRecords(path: string): AsyncGenerator<{record: string[]; line: number}> {
   const parser = parse({
     bom: true,
@@ -95,25 +110,33 @@ async function* readRecords(path: string): AsyncGenerator<{record: string[]; lin
     info: true,
     relax_column_count: true,
     record_delimiter: '\n',
+    max_record_size: MAX_RECORD,
   })
-  const source = createReadStream(path)
-  source.on('error', (error) => parser.destroy(error))
-  source.pipe(new NormalizeLineEndings()).pipe(parser)
+  streamPipeline(createReadStream(path), new NormalizeLineEndings(), new StrictUtf8(path), parser, () => {})
   try {
     for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
       const newlines = record.reduce((n, field) => n + (field.match(/\n/g)?.length ?? 0), 0)
-      yield {record, line: info.lines - newlines}
+      const line = info.lines - newlines
+      const long = record.findIndex((field) => field.length > MAX_FIELD)
+      if (long !== -1) {
+        throw usageError(
+          `${path} line ${line}: field ${long + 1} is ${record[long]!.length} characters long; at most ${MAX_FIELD} are read.`,
+          'A cell that large is not part of an export: check the file.',
+        )
+      }
+      yield {record, line}
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') throw usageError(`The file ${path} does not exist.`)
     if (code === 'EISDIR') throw usageError(`${path} is a folder, not a CSV file.`)
-    const csvError = error as {code?: string; lines?: number; message: string}
-    if (csvError.code?.startsWith('CSV_'))
+    if (error instanceof CsvError) {
+      const problem = CSV_PROBLEMS[error.code] ?? shown(error.message.replace(/ at line \d+.*$/s, ''), 120)
       throw usageError(
-        `${path} line ${csvError.lines ?? '?'}: not valid CSV (${csvError.message.replace(/ at line \d+.*$/, '')}).`,
-        'Export the sheet again as CSV (UTF-8); quotes inside a field must be doubled.',
+        `${path} line ${error.lines ?? '?'}: not valid CSV (${problem}).`,
+        'Export the sheet again as CSV; quotes inside a field must be doubled.',
       )
+    }
     throw error
   }
 }

@@ -14,6 +14,7 @@ import {
   explainError,
   lookupError,
 } from './protocol/index.js'
+import {shown} from '../untrusted.js'
 
 export interface Success<O extends Operation> {
   status: 'success'
@@ -72,12 +73,12 @@ export function readEnvelope(
   try {
     json = JSON.parse(text)
   } catch {
-    return failure(`the answer from ${url} is not JSON (HTTP ${statusCode}: ${JSON.stringify(text.slice(0, 80))})`)
+    return failure(`the answer from ${url} is not JSON (HTTP ${statusCode}: "${shown(text, 80)}")`)
   }
   const envelope = envelopeSchema.safeParse(json)
   if (!envelope.success) return failure(`the answer from ${url} is not the gateway's envelope (HTTP ${statusCode})`)
   const {code, msg, sign: signature, data, time_stamp: time} = envelope.data
-  if (code !== 0) return {code, msg, data: {}}
+  if (code !== 0) return {code, msg: msg && shown(msg, 200), data: {}}
   if (!data || typeof data !== 'object' || Array.isArray(data)) return failure('the answer has no data object')
   if (!signature || !verifies(data as Record<string, unknown>, signature)) {
     return {
@@ -102,8 +103,9 @@ export function classify<O extends Operation>(
   if (envelope.code !== 0) return undefined
   const data = envelope.data
   const result = String(data.result ?? '')
-  const errCode = typeof data.err_code === 'string' && data.err_code ? data.err_code : undefined
-  const message = typeof data.err_msg === 'string' ? data.err_msg : ''
+  // The gateway's own words are shown to people: made safe for a terminal once, here.
+  const errCode = typeof data.err_code === 'string' && data.err_code ? shown(data.err_code, 64) : undefined
+  const message = typeof data.err_msg === 'string' ? shown(data.err_msg, 200) : ''
   // An order record reports the order's state in `result`; a failure carries err_code.
   const failed = errCode !== undefined || result === 'FAIL' || (operation !== 'order_query' && result !== 'SUCCESS')
   if (!failed) {
@@ -131,7 +133,7 @@ export function classify<O extends Operation>(
   if (errCode && DUPLICATE_CODES.includes(errCode) && retried) return uncertain('duplicate_on_retry')
   return {
     status: 'refused',
-    code: errCode ?? result,
+    code: errCode ?? shown(result, 64),
     message,
     explanation: explainError(errCode, message),
     advice: lookupError(errCode)?.action,

@@ -7,7 +7,7 @@
  * nonce, a bounded number of times with jittered backoff. What may or may not have
  * happened is returned as `uncertain`, for the caller to resolve by querying.
  */
-import {Pool} from 'undici'
+import {type Dispatcher, Pool} from 'undici'
 
 import {GwError} from '../errors.js'
 import type {Profile} from '../profiles/store.js'
@@ -22,7 +22,7 @@ import {
 } from './answers.js'
 import {type Operation, checkRequest} from './protocol/index.js'
 import {compactTimestamp} from './protocol/time.js'
-import {type SignScheme, newNonce, parsePrivateKey, parsePublicKey, sign, verify} from './signing.js'
+import {type SignScheme, newNonce, parsePrivateKey, parsePublicKey, sign, verifyData} from './signing.js'
 
 type BusinessParams = Record<string, string | number | undefined>
 
@@ -38,6 +38,24 @@ export interface ClientOptions {
   /** Base backoff in milliseconds (doubles each retry, full jitter, capped at 4 s). */
   backoffMs?: number
   connections?: number
+}
+
+/** An answer of the gateway is a few KiB; one past this is cut off, never read whole. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024
+
+/** The answer's body as text, or undefined (and the rest dropped) past MAX_ANSWER_BYTES. */
+async function readAnswer(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy()
+      return undefined
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }
 
 const pools = new Map<string, Pool>()
@@ -167,12 +185,17 @@ export class GatewayClient {
         bodyTimeout: this.#options.timeoutMs,
       })
       statusCode = response.statusCode
-      text = await response.body.text()
+      const body = await readAnswer(response.body)
+      if (body === undefined) {
+        const message = `the answer from ${url} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; it was cut off`
+        return {kind: 'transport', message, mayHaveArrived: true}
+      }
+      text = body
     } catch (error) {
       return describeNetworkError(error, url)
     }
     return readEnvelope({statusCode, text, url, operation, profile: this.profile.name}, (data, signature) =>
-      verify(data, signature, this.#gatewayKey, this.#scheme),
+      verifyData(data, signature, this.#gatewayKey, this.#scheme),
     )
   }
 }

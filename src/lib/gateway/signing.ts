@@ -148,6 +148,16 @@ export function verify(params: Params, signature: string, key: KeyObject, scheme
   return escaped !== canonical && check(escaped)
 }
 
+/**
+ * Whether `signature` signs a `data` object (an answer's, a notification's) exactly: a data
+ * object with a null field or a `sign` of its own is refused, since the canonical string
+ * would leave those out and they could be added without breaking the signature.
+ */
+export function verifyData(data: Params, signature: string, key: KeyObject, scheme: SignScheme): boolean {
+  if (Object.hasOwn(data, 'sign') || Object.values(data).some((value) => value === null)) return false
+  return verify(data, signature, key, scheme)
+}
+
 export function isSignScheme(value: string): value is SignScheme {
   return (SIGN_SCHEMES as readonly string[]).includes(value)
 }

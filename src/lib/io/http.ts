@@ -25,6 +25,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
     req.on('data', onData)
     req.on('end', () => resolve(Buffer.concat(chunks)))
     req.on('error', reject)
+    // Cut off before its end (the client went away, or the server stopped): nothing to read.
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the request was cut off before its end'))
+    })
   })
 }
 

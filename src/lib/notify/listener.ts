@@ -1,31 +1,31 @@
 /**
  * A temporary webhook receiver for the gateway's payment notifications. Each POST is read
- * (at most 64 KiB), parsed, verified over `data` with the gateway key, and answered: exactly
- * {"result":"SUCCESS","msg":"OK"} when it verifies, a failure otherwise, so the gateway
- * retries. With a forward target, verified notifications go on to the merchant's own
- * endpoint and its answer is relayed, so the gateway's retries exercise the merchant's code.
+ * (at most 64 KiB), judged (verification), and answered: exactly {"result":"SUCCESS","msg":"OK"}
+ * when it verifies, a failure otherwise, so the gateway retries. With a forward target,
+ * verified notifications go on to the merchant's own endpoint, re-serialised from what was
+ * verified (never the raw bytes), and its answer is relayed, so the gateway's retries exercise
+ * the merchant's code. Stopping closes idle and slow connections at once.
  */
 import {appendFileSync} from 'node:fs'
-import {createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import {type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
 import {request} from 'undici'
 
-import {readBody} from '../io/http.js'
-import {NOTIFICATION_ACK, notificationDataSchema} from '../gateway/protocol/index.js'
-import {type SignScheme, parsePublicKey, verify} from '../gateway/signing.js'
+import {NOTIFICATION_ACK} from '../gateway/protocol/index.js'
+import {type SignScheme, parsePublicKey} from '../gateway/signing.js'
+import {readBody, reply} from '../io/http.js'
+import {type NotificationFields, type Verifier, judgeNotification} from './verification.js'
 
 const MAX_NOTIFICATION_BYTES = 64 * 1024
+/** A delivery whose request is not whole within this is cut off (a slow client holds nothing for long). */
+const REQUEST_TIMEOUT_MS = 15_000
+const FORWARD_TIMEOUT_MS = 10_000
 
-export interface NotificationEvent {
+export interface NotificationEvent extends NotificationFields {
   at: string
   verdict: 'verified' | 'REJECTED'
   reason?: string
-  mch_order_no?: string
-  gw_order_no?: string
-  total_fee?: number
-  fee_type?: string
-  channel?: string
   /** 0 for the first delivery of an order's notification, n for its n-th repeat. */
   retry: number
   answer: {status: number; body: string}
@@ -37,30 +37,35 @@ interface ListenerOptions {
   port: number
   gatewayPublicKeyPem: string
   signScheme: SignScheme
+  /** The profile's appid: notifications for another merchant are refused. */
+  appid: string
   forwardTo?: string
   logFile?: string
   onEvent: (event: NotificationEvent) => void
 }
 
 const FAILURE = (msg: string) => JSON.stringify({result: 'FAIL', msg})
-const FORWARD_TIMEOUT_MS = 10_000
 
 export class NotificationListener {
   readonly #server: Server
   readonly #seen = new Map<string, number>()
-  readonly #gatewayKey
-  #inFlight = 0
+  readonly #verifier: Verifier
+  /** Requests whose body is still arriving: cut off at once when the listener stops. */
+  readonly #receiving = new Set<IncomingMessage>()
+  #answering = 0
   #idle?: () => void
 
   constructor(private readonly options: ListenerOptions) {
-    this.#gatewayKey = parsePublicKey(options.gatewayPublicKeyPem)
-    this.#server = createServer((req, res) => {
-      this.#inFlight++
+    this.#verifier = {
+      key: parsePublicKey(options.gatewayPublicKeyPem),
+      scheme: options.signScheme,
+      appid: options.appid,
+    }
+    this.#server = createServer({requestTimeout: REQUEST_TIMEOUT_MS}, (req, res) => {
       this.#handle(req, res)
         .catch((error: Error) => this.#answer(res, 500, FAILURE(`listener error: ${error.message}`)))
         .finally(() => {
-          this.#inFlight--
-          if (this.#inFlight === 0) this.#idle?.()
+          if (--this.#answering === 0) this.#idle?.()
         })
     })
   }
@@ -81,56 +86,29 @@ export class NotificationListener {
     body: string,
     type = 'application/json',
   ): {status: number; body: string} {
-    if (!res.headersSent) res.writeHead(status, {'content-type': type, 'content-length': Buffer.byteLength(body)})
-    res.end(body)
+    reply(res, status, body, type)
     return {status, body}
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.#answering++
     const at = new Date().toISOString()
     if (req.method !== 'POST') {
       req.resume()
       this.#answer(res, 405, FAILURE('notifications are POSTed'))
       return
     }
-    const body = await readBody(req, MAX_NOTIFICATION_BYTES)
-    const reject = (status: number, reason: string, raw: string, fields: Partial<NotificationEvent> = {}) => {
+    this.#receiving.add(req)
+    const body = await readBody(req, MAX_NOTIFICATION_BYTES).finally(() => this.#receiving.delete(req))
+    const reject = (status: number, reason: string, raw: string, fields: NotificationFields = {}) => {
       const answer = this.#answer(res, status, FAILURE(reason))
       this.#record({at, verdict: 'REJECTED', reason, retry: 0, answer, ...fields}, req.headers, raw)
     }
     if (body === 'too_large') return reject(413, `body larger than ${MAX_NOTIFICATION_BYTES} bytes`, '')
     const raw = body.toString('utf8')
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(raw)
-    } catch {
-      return reject(400, 'body is not JSON', raw)
-    }
-    const envelope = parsed as {data?: unknown; sign?: unknown}
-    if (
-      !envelope ||
-      typeof envelope !== 'object' ||
-      !envelope.data ||
-      typeof envelope.data !== 'object' ||
-      typeof envelope.sign !== 'string'
-    ) {
-      return reject(400, 'not a notification: no data object or no sign', raw)
-    }
-    const data = notificationDataSchema.safeParse(envelope.data)
-    const fields: Partial<NotificationEvent> = data.success
-      ? {
-          mch_order_no: data.data.mch_order_no ?? data.data.order_no,
-          gw_order_no: data.data.gw_order_no,
-          total_fee: data.data.total_fee,
-          fee_type: data.data.fee_type,
-          channel: data.data.channel,
-        }
-      : {}
-    if (!verify(envelope.data as Record<string, unknown>, envelope.sign, this.#gatewayKey, this.options.signScheme)) {
-      return reject(400, 'signature does not verify with the gateway public key', raw, fields)
-    }
-    if (!data.success || data.data.result !== 'SUCCESS')
-      return reject(400, `result is ${data.success ? data.data.result : 'missing'}, not SUCCESS`, raw, fields)
+    const judged = judgeNotification(raw, this.#verifier)
+    if (!judged.verified) return reject(400, judged.reason, raw, judged.fields)
+    const {fields} = judged
     const key = fields.gw_order_no ?? fields.mch_order_no ?? raw
     const retry = this.#seen.get(key) ?? 0
     this.#seen.set(key, retry + 1)
@@ -139,27 +117,22 @@ export class NotificationListener {
       this.#record({at, verdict: 'verified', retry, answer, ...fields}, req.headers, raw)
       return
     }
-    const forwarded = await this.#forward(raw, req.headers['content-type'] ?? 'text/plain;charset=utf-8')
+    const type = req.headers['content-type'] ?? 'text/plain;charset=utf-8'
+    const forwarded = await this.#forward(JSON.stringify(judged.envelope), type)
     const answer =
       forwarded.status === undefined
         ? this.#answer(res, 502, FAILURE(`forward target unreachable: ${forwarded.error}`))
         : this.#answer(res, forwarded.status, forwarded.body ?? '', forwarded.type)
+    const {url, status, body: said, error} = forwarded
     this.#record(
-      {
-        at,
-        verdict: 'verified',
-        retry,
-        answer,
-        forwarded: {url: forwarded.url, status: forwarded.status, body: forwarded.body, error: forwarded.error},
-        ...fields,
-      },
+      {at, verdict: 'verified', retry, answer, forwarded: {url, status, body: said, error}, ...fields},
       req.headers,
       raw,
     )
   }
 
   async #forward(
-    raw: string,
+    body: string,
     contentType: string,
   ): Promise<{url: string; status?: number; body?: string; type?: string; error?: string}> {
     const url = this.options.forwardTo!
@@ -167,15 +140,15 @@ export class NotificationListener {
       const response = await request(url, {
         method: 'POST',
         headers: {'content-type': contentType},
-        body: raw,
+        body,
         headersTimeout: FORWARD_TIMEOUT_MS,
         bodyTimeout: FORWARD_TIMEOUT_MS,
       })
-      const body = (await response.body.text()).slice(0, MAX_NOTIFICATION_BYTES)
+      const said = (await response.body.text()).slice(0, MAX_NOTIFICATION_BYTES)
       return {
         url,
         status: response.statusCode,
-        body,
+        body: said,
         type: response.headers['content-type']?.toString() ?? 'text/plain',
       }
     } catch (error) {
@@ -190,11 +163,12 @@ export class NotificationListener {
     this.options.onEvent(event)
   }
 
-  /** Stops accepting, lets the notifications being answered finish. */
+  /** Stops accepting; cuts off idle connections and those still sending a body; lets the notifications being answered finish. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()))
-    if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#idle = resolve))
-    // Keep-alive connections of the gateway would hold the server open.
+    for (const req of this.#receiving) req.socket.destroy()
+    this.#server.closeIdleConnections()
+    if (this.#answering > 0) await new Promise<void>((resolve) => (this.#idle = resolve))
     this.#server.closeAllConnections()
     await closed
   }

@@ -10,7 +10,7 @@ import {connect} from 'node:net'
 import {GatewayClient} from '../gateway/client.js'
 import {ExitCode, GwError} from '../errors.js'
 import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
-import {checkKeys} from './keys.js'
+import {checkKeys, loosePrivateFiles} from './keys.js'
 import type {Profile} from './store.js'
 
 type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
@@ -99,6 +99,21 @@ export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): 
   } catch (error) {
     checks.push({name: 'keys', verdict: 'fail', detail: (error as Error).message, advice: (error as GwError).advice})
     return finish(profile.name, ExitCode.Usage)
+  }
+
+  const loose = loosePrivateFiles(profile.files ?? [])
+  if (profile.files) {
+    const listed = loose.map((f) => `${f.path} (${f.mode})`).join(', ')
+    checks.push(
+      loose.length
+        ? {
+            name: 'store files',
+            verdict: 'warn',
+            detail: `readable by others than you: ${listed}`,
+            advice: `Make them private: chmod 700 for folders, 600 for files (${loose.map((f) => f.path).join(' ')}).`,
+          }
+        : {name: 'store files', verdict: 'pass', detail: 'the profile store and its keys can be read by you only'},
+    )
   }
 
   const url = new URL(profile.baseUrl)

@@ -1,5 +1,5 @@
 /** The keys of a profile: read from a file or PEM text, checked to be RSA keys, never echoed. */
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, statSync} from 'node:fs'
 
 import {usageError} from '../errors.js'
 import {type KeyInfo, KeyError, keyInfo, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
@@ -10,10 +10,10 @@ export interface KeyCheck {
   warnings: string[]
 }
 
-/** Both keys parse, the private key is RSA; keys under 2048 bits give a warning. */
-export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string): KeyCheck {
-  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem), 'private key'))
-  const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), 'gateway public key'))
+/** Both keys parse, the private key is RSA; keys under 2048 bits give a warning. `whose`: " of profile ..." for messages. */
+export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string, whose = ''): KeyCheck {
+  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem), `private key${whose}`))
+  const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), `gateway public key${whose}`))
   const warnings: string[] = []
   if (privateKey.bits < 2048) warnings.push(`the private key has ${privateKey.bits} bits; 2048 or more is advised`)
   if (gatewayKey.bits < 2048)
@@ -26,14 +26,52 @@ function keyOrUsage<T>(parse: () => T, what: string): T {
     return parse()
   } catch (error) {
     if (error instanceof KeyError)
-      throw usageError(`The ${what} is ${error.message}.`, `Export the ${what} as PEM and pass that file.`)
+      throw usageError(`The ${what} is ${error.message}.`, 'Export the key as PEM and give that file.')
     throw error
   }
 }
 
+/** A warning when a key file can be read by others than its owner (ssh refuses such keys), else undefined. */
+export function looseKeyFile(value: string, what: string): string | undefined {
+  if (value.includes('-----BEGIN') || !existsSync(value)) return undefined
+  const mode = statSync(value).mode & 0o777
+  if ((mode & 0o077) === 0) return undefined
+  return `${what} ${value} can be read by others than you (mode ${mode.toString(8).padStart(4, '0')}); the copy in the profile store is 0600, but protect the original too: chmod 600 ${value}`
+}
+
+/** The files of a profile store that are not private (0700 folders, 0600 files), with their mode. */
+export function loosePrivateFiles(paths: string[]): {path: string; mode: string}[] {
+  return paths.flatMap((path) => {
+    if (!existsSync(path)) return []
+    const stat = statSync(path)
+    const mode = stat.mode & 0o777
+    return mode === (stat.isDirectory() ? 0o700 : 0o600) ? [] : [{path, mode: mode.toString(8).padStart(4, '0')}]
+  })
+}
+
+/**
+ * Whether a value is plainly a file path (and so safe to quote back): one line, short, with
+ * the shape of a path. A key's base64 body, pasted where a path was expected, is not.
+ */
+function isPathLike(value: string): boolean {
+  if (value.length > 200 || /\s/.test(value)) return false
+  const shaped = /^(\.{0,2}[\\/]|~|[A-Za-z]:[\\/])/.test(value) || /\.(pem|key|crt|cer|der|pub|txt)$/i.test(value)
+  return shaped && value.split(/[\\/]/).every((segment) => segment.length <= 40)
+}
+
+/**
+ * A key given as PEM text or as the path of a PEM file, the value of `what` (a flag or an
+ * environment variable). An error never quotes the value unless it is plainly a path: it may
+ * be key material pasted in the wrong form.
+ */
 export function readKeyArgument(value: string, what: string): string {
   if (value.includes('-----BEGIN')) return value
-  if (!existsSync(value))
-    throw usageError(`The ${what} file "${value}" does not exist.`, 'Give the path of a PEM file.')
-  return readFileSync(value, 'utf8')
+  if (existsSync(value) && statSync(value).isFile()) return readFileSync(value, 'utf8')
+  const expected =
+    'Give the path of a PEM key file, or the PEM text itself (from -----BEGIN to -----END); a key without its PEM lines is not enough.'
+  if (isPathLike(value)) throw usageError(`${what}: there is no file "${value}".`, expected)
+  throw usageError(
+    `${what} is neither PEM text nor the path of a file that exists (its value is not shown: it may be key material).`,
+    expected,
+  )
 }

@@ -55,6 +55,8 @@ export interface Profile {
   privateKeyPem: string
   gatewayPublicKeyPem: string
   source: 'store' | 'environment'
+  /** For a stored profile: the folders and files that hold it, which only its owner may read. */
+  files?: string[]
 }
 
 interface ProfileInput {
@@ -236,16 +238,13 @@ export class ProfileStore {
         )
       return readFileSync(file, 'utf8')
     }
-    return {
-      name,
-      appid: stored.appid,
-      baseUrl: stored.base_url,
-      signScheme: stored.sign_scheme,
-      live: stored.live,
-      privateKeyPem: read(stored.private_key_file, 'private key'),
-      gatewayPublicKeyPem: read(stored.gateway_public_key_file, 'gateway public key'),
-      source: 'store',
-    }
+    const privateKeyPem = read(stored.private_key_file, 'private key')
+    const gatewayPublicKeyPem = read(stored.gateway_public_key_file, 'gateway public key')
+    // A key file that is not a key is the profile's problem (exit 2), whatever the command.
+    checkKeys(privateKeyPem, gatewayPublicKeyPem, ` of profile "${name}"`)
+    const {appid, base_url: baseUrl, sign_scheme: signScheme, live} = stored
+    const files = [this.dir, join(this.dir, 'keys'), this.path, stored.private_key_file, stored.gateway_public_key_file]
+    return {name, appid, baseUrl, signScheme, live, privateKeyPem, gatewayPublicKeyPem, source: 'store', files}
   }
 
   #require(name: string): StoredProfile {

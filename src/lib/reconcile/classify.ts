@@ -19,6 +19,7 @@ import type {TableRow} from '../files/table.js'
 import {orderColumnOf} from '../files/table.js'
 import type {OrderReference} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
+import {quoted} from '../untrusted.js'
 
 export const CLASSES = [
   'match',
@@ -73,7 +74,7 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
   const max = fieldMax('order_query', column)
   if ([...value].length > max) return `${column} is longer than ${max} characters`
   const feeType = row.get('fee_type').toUpperCase() || undefined
-  if (feeType && !isCurrency(feeType)) return `fee_type "${row.get('fee_type')}" is not ${CURRENCIES.join(', ')}`
+  if (feeType && !isCurrency(feeType)) return `fee_type ${quoted(row.get('fee_type'))} is not ${CURRENCIES.join(', ')}`
   let totalFee: number | undefined
   try {
     if (row.get('total_fee')) totalFee = parseMinorUnits(row.get('total_fee'))
@@ -84,11 +85,11 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
   try {
     if (amount !== undefined) parseDecimal(amount)
   } catch {
-    return `amount "${amount}" is not an amount like 150.50`
+    return `amount ${quoted(amount)} is not an amount like 150.50`
   }
   const status = row.get('status') || undefined
   if (status && !MERCHANT_STATUS[status.toLowerCase()] && !Object.hasOwn(ORDER_STATES, status.toUpperCase())) {
-    return `status "${status}" is not one of paid, unpaid, refunded, closed or a gateway state`
+    return `status ${quoted(status)} is not one of paid, unpaid, refunded, closed or a gateway state`
   }
   const channel = row.get('channel').toLowerCase() || defaultChannel
   return {ref: {[column]: value}, channel, totalFee, amount, feeType, status}

@@ -31,6 +31,10 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): s
   )
   if (asked.length) notes.push(`the uncertain rows, asked of the gateway: ${asked.join(', ')}`)
   if (problems.length) notes.push(`${plural(problems.length, 'problem')} in ${csv}:\n${problemLines(problems)}`)
+  if (plan.file.truncated)
+    notes.push(
+      `The check stopped after ${problems.length - 1} problems; the rest of ${csv} was not read. Fix these first.`,
+    )
   return notes
 }
 

@@ -1,23 +1,27 @@
-/** What `gw notify listen` prints per notification: one line, verdict first. */
+/** What `gw notify listen` prints per notification: one line, verdict first. Every field of a notification is untrusted. */
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {NotificationEvent} from '../notify/listener.js'
 import {green, red} from './style.js'
+import {shown} from '../untrusted.js'
 
 export function eventLine(event: NotificationEvent): string {
   const time = event.at.replace('T', ' ').slice(0, 19)
   const verdict = event.verdict === 'verified' ? green('verified') : red('REJECTED')
-  const amount = event.total_fee === undefined ? '' : formatAmount(event.total_fee, event.fee_type)
-  const parts = [time, verdict, event.mch_order_no ?? '-', event.gw_order_no ?? '-', amount, event.channel ?? '']
+  const amount =
+    event.total_fee === undefined ? '' : formatAmount(event.total_fee, event.fee_type && shown(event.fee_type, 8))
+  const fields = [event.mch_order_no ?? '-', event.gw_order_no ?? '-', amount, event.channel ?? ''].map((f) =>
+    shown(f, 64),
+  )
+  const parts = [time, verdict, ...fields]
   if (event.retry > 0) parts.push(`retry ${event.retry}`)
-  if (event.reason) parts.push(`(${event.reason})`)
+  if (event.reason) parts.push(`(${shown(event.reason)})`)
   const forwarded = event.forwarded
-  if (forwarded?.status === undefined && forwarded) parts.push(`forward failed: ${forwarded.error}`)
-  else if (forwarded)
-    parts.push(`forwarded: HTTP ${forwarded.status} ${JSON.stringify(forwarded.body?.slice(0, 80) ?? '')}`)
+  if (forwarded?.status === undefined && forwarded) parts.push(`forward failed: ${shown(forwarded.error)}`)
+  else if (forwarded) parts.push(`forwarded: HTTP ${forwarded.status} "${shown(forwarded.body ?? '', 80)}"`)
   return parts.filter(Boolean).join('  ')
 }
 
 /** Said on stderr for each rejected notification. */
 export function rejectedWarning(event: NotificationEvent, profile: string): string {
-  return `rejected a notification: ${event.reason}. It was answered as a failure, so the gateway will retry; check the gateway public key of profile "${profile}" if this repeats.`
+  return `rejected a notification: ${shown(event.reason)}. It was answered as a failure, so the gateway will retry; check the gateway public key of profile "${profile}" if this repeats.`
 }

@@ -6,18 +6,20 @@ import {ExitCode} from '../errors.js'
 import {describeOrderState, formatAmount} from '../gateway/protocol/index.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {fields} from './fields.js'
-import {bold} from './style.js'
 
 export function createdView(created: CreatedOrder): string {
   const {order} = created
-  return fields([
-    ['order', bold(order.mch_order_no)],
-    ['gateway order', order.gw_order_no],
-    ['amount', formatAmount(created.total_fee, created.fee_type)],
-    ['channel', created.channel],
-    ['QR expires', created.expires_at ? new Date(created.expires_at).toLocaleString() : 'never'],
-    ['code_url', created.channel === 'airpay' ? `${order.code_url} (an image to show, not QR text)` : order.code_url],
-  ])
+  return fields(
+    [
+      ['order', order.mch_order_no],
+      ['gateway order', order.gw_order_no],
+      ['amount', formatAmount(created.total_fee, created.fee_type)],
+      ['channel', created.channel],
+      ['QR expires', created.expires_at ? new Date(created.expires_at).toLocaleString() : 'never'],
+      ['code_url', created.channel === 'airpay' ? `${order.code_url} (an image to show, not QR text)` : order.code_url],
+    ],
+    {boldFirst: true},
+  )
 }
 
 export function orderView(found: FoundOrder): string {
@@ -28,25 +30,28 @@ export function orderView(found: FoundOrder): string {
       : found.channel_source === 'history'
         ? ' (from local history)'
         : ''
-  return fields([
-    ['order', bold(r.mch_order_no ?? '-')],
-    ['gateway order', r.gw_order_no],
-    ['channel order', r.channel_order_no],
-    ['state', `${r.result}: ${describeOrderState(r.result)}`],
-    ['amount', formatAmount(r.total_fee, r.fee_type)],
+  return fields(
     [
-      'paid by payer',
-      r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type
-        ? formatAmount(r.cash_fee, r.cash_fee_type)
-        : undefined,
+      ['order', r.mch_order_no ?? '-'],
+      ['gateway order', r.gw_order_no],
+      ['channel order', r.channel_order_no],
+      ['state', `${r.result}: ${describeOrderState(r.result)}`],
+      ['amount', formatAmount(r.total_fee, r.fee_type)],
+      [
+        'paid by payer',
+        r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type
+          ? formatAmount(r.cash_fee, r.cash_fee_type)
+          : undefined,
+      ],
+      ['channel', `${found.channel}${channelNote}`],
+      ['paid at', r.time_end],
+      ['payer', r.openid],
+      ['device', r.device_id],
+      ['operator', r.operator_id],
+      ['attach', r.attach],
     ],
-    ['channel', `${found.channel}${channelNote}`],
-    ['paid at', r.time_end],
-    ['payer', r.openid],
-    ['device', r.device_id],
-    ['operator', r.operator_id],
-    ['attach', r.attach],
-  ])
+    {boldFirst: true},
+  )
 }
 
 /** Why no QR is drawn for a created order, when that is so: the answer carrying it was lost, or airpay's is an image. */

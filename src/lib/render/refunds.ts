@@ -10,7 +10,7 @@ import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund, RefundResult} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
-import {bold} from './style.js'
+
 import {table} from './table.js'
 
 /** `order` names the order as the user did; `names` the two amount forms as the user wrote them. */
@@ -43,31 +43,37 @@ function refundResultView(result: RefundResult): string {
     failed: 'failed',
     unknown: 'outcome unknown',
   }[result.status]
-  return fields([
-    ['refund', bold(p.mch_refund_no)],
-    ['status', headline],
-    ['order', p.mch_order_no],
-    ['amount', formatAmount(p.refund_fee, p.fee_type)],
-    ['order total', formatAmount(p.total_fee, p.fee_type)],
+  return fields(
     [
-      'balance left',
-      p.balance !== undefined && result.status === 'refunded' && !result.already_existed
-        ? formatAmount(p.balance - p.refund_fee, p.fee_type)
-        : undefined,
+      ['refund', p.mch_refund_no],
+      ['status', headline],
+      ['order', p.mch_order_no],
+      ['amount', formatAmount(p.refund_fee, p.fee_type)],
+      ['order total', formatAmount(p.total_fee, p.fee_type)],
+      [
+        'balance left',
+        p.balance !== undefined && result.status === 'refunded' && !result.already_existed
+          ? formatAmount(p.balance - p.refund_fee, p.fee_type)
+          : undefined,
+      ],
+      ['gateway refund', result.gw_refund_no],
+      ['refund time', result.refund_time],
+      ['detail', result.explanation],
     ],
-    ['gateway refund', result.gw_refund_no],
-    ['refund time', result.refund_time],
-    ['detail', result.explanation],
-  ])
+    {boldFirst: true},
+  )
 }
 
 export function refundRecordView(mchOrderNo: string, refund: RefundRecord): string {
-  const summary = fields([
-    ['order', bold(mchOrderNo)],
-    ['order total', formatAmount(refund.total_fee, refund.fee_type)],
-    ['refunded', formatAmount(refund.refund_fee, refund.fee_type)],
-    ['refunds', refund.refund_count ?? refund.refund_orders.length],
-  ])
+  const summary = fields(
+    [
+      ['order', mchOrderNo],
+      ['order total', formatAmount(refund.total_fee, refund.fee_type)],
+      ['refunded', formatAmount(refund.refund_fee, refund.fee_type)],
+      ['refunds', refund.refund_count ?? refund.refund_orders.length],
+    ],
+    {boldFirst: true},
+  )
   if (refund.refund_orders.length === 0) return summary
   const rows = refund.refund_orders.map((r) => [
     r.mch_refund_no,

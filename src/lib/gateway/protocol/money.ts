@@ -3,6 +3,7 @@
  * (string arithmetic, no floating point); a decimal with more places than the currency has
  * is an error, never a rounding.
  */
+import {quoted} from '../../untrusted.js'
 
 export const CURRENCIES = ['THB', 'MYR', 'JPY', 'AED'] as const
 type Currency = (typeof CURRENCIES)[number]
@@ -35,7 +36,7 @@ export function parseDecimal(text: string): Decimal {
   const match = /^(\d+)(?:\.(\d*))?$/.exec(text.trim())
   if (!match)
     throw new AmountError(
-      `"${text}" is not an amount; write it like 150.50 (digits, at most one decimal point, no sign or separators)`,
+      `${quoted(text)} is not an amount; write it like 150.50 (digits, at most one decimal point, no sign or separators)`,
     )
   return {whole: match[1]!, fraction: (match[2] ?? '').replace(/0+$/, '')}
 }
@@ -43,17 +44,18 @@ export function parseDecimal(text: string): Decimal {
 /** `150.50` THB -> 15050. Throws AmountError with a sentence a user can act on. */
 export function toMinorUnits(decimal: string, currency: string): number {
   const exponent = exponentOf(currency)
-  if (exponent === undefined) throw new AmountError(`unknown currency "${currency}"; allowed: ${CURRENCIES.join(', ')}`)
+  if (exponent === undefined)
+    throw new AmountError(`unknown currency ${quoted(currency, 16)}; allowed: ${CURRENCIES.join(', ')}`)
   const {whole, fraction} = parseDecimal(decimal)
   if (fraction.length > exponent) {
     throw new AmountError(
       exponent === 0
-        ? `${currency} has no minor unit; "${decimal}" must be a whole number`
-        : `${currency} has ${exponent} decimal places; "${decimal}" has more`,
+        ? `${currency} has no minor unit; ${quoted(decimal)} must be a whole number`
+        : `${currency} has ${exponent} decimal places; ${quoted(decimal)} has more`,
     )
   }
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0')
-  if (minor > BigInt(MAX_MINOR_UNITS)) throw new AmountError(`"${decimal}" is too large`)
+  if (minor > BigInt(MAX_MINOR_UNITS)) throw new AmountError(`${quoted(decimal)} is too large`)
   return Number(minor)
 }
 
@@ -71,9 +73,9 @@ export function minorUnitsOf(amount: Amount, currency: string): number {
 export function parseMinorUnits(text: string): number {
   const trimmed = text.trim()
   if (!/^\d+$/.test(trimmed))
-    throw new AmountError(`"${text}" is not a whole number of minor units (like 15050 for 150.50)`)
+    throw new AmountError(`${quoted(text)} is not a whole number of minor units (like 15050 for 150.50)`)
   const value = Number(trimmed)
-  if (!Number.isSafeInteger(value)) throw new AmountError(`"${text}" is too large`)
+  if (!Number.isSafeInteger(value)) throw new AmountError(`${quoted(text)} is too large`)
   return value
 }
 

@@ -75,7 +75,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   const states: RowState[] = file.rows.map((row) =>
     row.request ? {outcome: {status: 'pending'}} : {outcome: {status: 'skipped_invalid', err_msg: problemOf(row.line)}},
   )
-  const headerBlocked = problems.some((p) => p.line === 1)
+  const headerBlocked = problems.some((p) => p.line === 1) || Boolean(file.truncated)
   if (problems.length && (!skipInvalid || headerBlocked)) {
     return {file, problems, blocked: true, found: {done: 0, uncertain: 0, toGo: 0}, settled: {}, states}
   }

@@ -17,13 +17,19 @@ import {
 } from '../../gateway/protocol/index.js'
 import {type TableHeader, type TableRow, missingOrderColumn, openTable, orderColumnOf} from '../../files/table.js'
 import {orderKey} from '../../orders/reference.js'
+import {quoted} from '../../untrusted.js'
 import type {Problem, RefundRow} from './rows.js'
 
 export interface RefundFile {
   header: TableHeader
   rows: RefundRow[]
   problems: Problem[]
+  /** The check stopped after MAX_PROBLEMS problems: the rest of the file was not read. */
+  truncated?: boolean
 }
+
+/** Problems listed before the check stops reading: a file this broken is to be fixed first, not sent. */
+const MAX_PROBLEMS = 1000
 
 const CHECKED_LENGTHS = [...ORDER_NUMBER_FIELDS, 'mch_refund_no', 'attach'] as const
 
@@ -64,7 +70,7 @@ function rowAmount(row: TableRow, feeType: string | undefined): Amount | string 
   try {
     decimal = parseDecimal(amountText)
   } catch {
-    return `refund_amount "${amountText}" is not an amount; write it like 50.00 (no sign, no thousands separators)`
+    return `refund_amount ${quoted(amountText)} is not an amount; write it like 50.00 (no sign, no thousands separators)`
   }
   if (BigInt(decimal.whole) === 0n && !decimal.fraction) return 'refund_amount is zero; a refund must be above zero'
   if (feeType && isCurrency(feeType)) {
@@ -92,12 +98,16 @@ function readRefundRow(row: TableRow, header: TableHeader): {row: RefundRow; pro
   }
   const feeType = row.get('fee_type').toUpperCase() || undefined
   if (feeType && !isCurrency(feeType)) {
-    problems.push(`fee_type "${row.get('fee_type')}" is not a currency the gateway takes (${CURRENCIES.join(', ')})`)
+    problems.push(
+      `fee_type ${quoted(row.get('fee_type'))} is not a currency the gateway takes (${CURRENCIES.join(', ')})`,
+    )
   }
   const channel = row.get('channel').toLowerCase() || undefined
   const refundChannels = CHANNELS_BY_OPERATION.order_refund
   if (channel && !refundChannels.includes(channel)) {
-    problems.push(`channel "${channel}" cannot be refunded through the API; refunds take ${refundChannels.join(', ')}`)
+    problems.push(
+      `channel ${quoted(channel)} cannot be refunded through the API; refunds take ${refundChannels.join(', ')}`,
+    )
   }
   let totalFee: number | undefined
   if (row.get('total_fee')) {
@@ -147,6 +157,11 @@ export async function readRefundFile(path: string): Promise<RefundFile> {
       }
     }
     rows.push(read.row)
+    if (problems.length >= MAX_PROBLEMS) {
+      problems.push({line, message: `the check stopped here, after ${MAX_PROBLEMS} problems; fix these first`})
+      await table.rows.return(undefined)
+      return {header: table.header, rows, problems, truncated: true}
+    }
   }
   return {header: table.header, rows, problems}
 }

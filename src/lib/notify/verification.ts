@@ -1,0 +1,75 @@
+/**
+ * Whether a notification body is the gateway's, for this merchant: JSON without duplicate
+ * keys, a `data` object signed exactly (verifyData) with the gateway key, for the profile's
+ * appid, with result SUCCESS. What is verified is returned, to be acted on and forwarded;
+ * nothing of an unverified body is trusted (its fields are shown, never used).
+ */
+import type {KeyObject} from 'node:crypto'
+
+import {type NotificationData, notificationDataSchema} from '../gateway/protocol/index.js'
+import {type SignScheme, verifyData} from '../gateway/signing.js'
+import {DuplicateKeyError, parseStrictJson} from '../io/strict-json.js'
+
+/** What a line about the notification shows: from the body as sent, verified or not. */
+export interface NotificationFields {
+  mch_order_no?: string
+  gw_order_no?: string
+  total_fee?: number
+  fee_type?: string
+  channel?: string
+}
+
+type Judgement =
+  | {verified: true; fields: NotificationFields; data: NotificationData; envelope: Record<string, unknown>}
+  | {verified: false; reason: string; fields: NotificationFields}
+
+export interface Verifier {
+  key: KeyObject
+  scheme: SignScheme
+  /** The profile's appid: a notification for another merchant is not ours to acknowledge. */
+  appid: string
+}
+
+export function judgeNotification(raw: string, verifier: Verifier): Judgement {
+  const refuse = (reason: string, fields: NotificationFields = {}): Judgement => ({verified: false, reason, fields})
+  let parsed: unknown
+  try {
+    parsed = parseStrictJson(raw)
+  } catch (error) {
+    return refuse(error instanceof DuplicateKeyError ? `not one notification: ${error.message}` : 'body is not JSON')
+  }
+  const envelope = parsed as {data?: unknown; sign?: unknown}
+  if (!envelope || typeof envelope !== 'object' || Array.isArray(envelope))
+    return refuse('not a notification: no data object or no sign')
+  if (
+    !envelope.data ||
+    typeof envelope.data !== 'object' ||
+    Array.isArray(envelope.data) ||
+    typeof envelope.sign !== 'string'
+  ) {
+    return refuse('not a notification: no data object or no sign')
+  }
+  const data = notificationDataSchema.safeParse(envelope.data)
+  const fields: NotificationFields = data.success
+    ? {
+        mch_order_no: data.data.mch_order_no ?? data.data.order_no,
+        gw_order_no: data.data.gw_order_no,
+        total_fee: data.data.total_fee,
+        fee_type: data.data.fee_type,
+        channel: data.data.channel,
+      }
+    : {}
+  if (!verifyData(envelope.data as Record<string, unknown>, envelope.sign, verifier.key, verifier.scheme)) {
+    return refuse('signature does not verify with the gateway public key', fields)
+  }
+  if (!data.success || data.data.result !== 'SUCCESS') {
+    return refuse(`result is ${data.success ? data.data.result : 'missing'}, not SUCCESS`, fields)
+  }
+  if (data.data.appid !== verifier.appid) {
+    return refuse(
+      `the notification is for appid ${data.data.appid ?? '(none)'}, not this profile's ${verifier.appid}`,
+      fields,
+    )
+  }
+  return {verified: true, fields, data: data.data, envelope: parsed as Record<string, unknown>}
+}
