@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
-import {batchFlags, networkFlags} from '../lib/cli/flags.js'
+import {batchFlags, fileFlags, networkFlags} from '../lib/cli/flags.js'
 import {ExitCode} from '../lib/errors.js'
 import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
 import type {ReconcileOutcome, ReconciledRow} from '../lib/reconcile/reconcile.js'
@@ -15,18 +15,23 @@ interface ReconcileResult extends ReconcileOutcome {
 
 export default class Reconcile extends GwCommand<typeof Reconcile> {
   static override summary = 'check your order records against the gateway, row by row'
-  static override description = `Reads a CSV with an order number column (mch_order_no, gw_order_no or channel_order_no) and optional channel, total_fee or amount, fee_type and status (paid, unpaid, refunded, closed, or a gateway state), queries every order, and classifies each row: match, amount_mismatch, currency_mismatch, status_mismatch, missing_at_gateway, query_failed or invalid_row. The output CSV is every row with the gateway's state, amounts, channel, time paid, the classification and the detail. The file streams: memory does not grow with its size (except under --json, which holds the rows it prints). Exit 0 when every row matches, 1 when any does not, 2 for an unusable file.`
+  static override description = `Reads a CSV or .xlsx file with an order number column (mch_order_no, gw_order_no or channel_order_no) and, to compare, an amount (total_fee in minor units or amount as a decimal), a currency (fee_type) and a state (status: paid, unpaid, refunded, refunded_partly, closed, or a gateway state), and a refund number (mch_refund_no) for orders refunded elsewhere, so a partly refunded order can be told from a fully refunded one. Columns named otherwise are mapped with --column FIELD=HEADER. It says what it compares and from which columns, queries every order, and classifies each row: match, amount_mismatch, currency_mismatch, status_mismatch, missing_at_gateway, query_failed or invalid_row. A file that lets it compare nothing beyond existence is refused unless --existence-only. The output (CSV, or .xlsx when named so) is every row with the gateway's state, amounts, channel, time paid, the classification and the detail. The file streams: memory does not grow with its size (except under --json, which holds the rows it prints). Exit 0 when every row matches, 1 when any does not, 2 for an unusable file.`
 
   static override examples = [
     '<%= config.bin %> reconcile orders-2026-11-20.csv',
-    '<%= config.bin %> reconcile export.csv --channel promptpay --only-mismatches --out to-check.csv',
+    '<%= config.bin %> reconcile export.xlsx --column mch_order_no="Invoice No" --column amount="Amount (THB)"',
+    '<%= config.bin %> reconcile export.csv --encoding windows-874 --only-mismatches --out to-check.xlsx',
     '<%= config.bin %> reconcile export.csv --concurrency 16 --rate 50 --with-refunds --json',
   ]
 
-  static override args = {file: Args.string({description: 'CSV file of orders', required: true})}
+  static override args = {file: Args.string({description: 'CSV or .xlsx file of orders', required: true})}
   static override flags = {
-    out: Flags.string({description: 'output CSV (default: beside the input, NAME.reconciled.csv)'}),
+    out: Flags.string({description: 'output, .csv or .xlsx (default: beside the input, NAME.reconciled.csv or .xlsx)'}),
     'only-mismatches': Flags.boolean({description: 'leave matching rows out of the output'}),
+    'existence-only': Flags.boolean({
+      description: 'accept a file that gives only order numbers: check that they exist',
+    }),
+    ...fileFlags(),
     ...batchFlags('queries', 8),
     channel: Flags.string({
       description: 'channel for rows without one (else the local history, else each channel in turn)',
@@ -38,22 +43,22 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
 
   async run(): Promise<ReconcileResult> {
     const {flags, args} = this
-    const [{Reconciler}, {besideInput}, {reconcileView}] = await Promise.all([
+    const [{Reconciler, openForReconcile}, {reconcileView, readingNotes}] = await Promise.all([
       import('../lib/reconcile/reconcile.js'),
-      import('../lib/files/annotated-output.js'),
       import('../lib/render/reconcile.js'),
     ])
-    const out = flags.out ?? besideInput(args.file, '.reconciled.csv')
-    const results: ReconcileResult['results'] = []
+    const input = await openForReconcile(args.file, {...flags, existenceOnly: flags['existence-only']})
+    const {out} = input
+    readingNotes(input).forEach((note) => this.note(note))
     const {orders, refunds} = await this.services()
+    const results: ReconcileResult['results'] = []
     const work = await this.longWork('reconcile', undefined, 'stopping: finishing the rows in flight', 'to look at')
     let outcome
     try {
-      outcome = await new Reconciler(orders, refunds).run(args.file, {
+      outcome = await new Reconciler(orders, refunds).run(input, {
         ...flags,
         withRefunds: flags['with-refunds'],
         onlyMismatches: flags['only-mismatches'],
-        out,
         signal: work.signal,
         onRow: ({values: _values, ...row}, written) => {
           work.progress.tick(row.classification !== 'match')

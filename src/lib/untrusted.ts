@@ -37,3 +37,11 @@ export const quoted = (value: unknown, max = 60) => `"${shown(value, max)}"`
 export function terminalSafe(message: string): string {
   return message.replace(UNSAFE, (c) => (c === '\n' ? c : visible(c)))
 }
+
+/** Characters XML 1.0 cannot hold (most C0 controls, lone surrogates, U+FFFE/U+FFFF). */
+const NOT_XML =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/** Text for a workbook cell: what XML cannot hold made visible (a workbook with them does not open). */
+export const xmlSafe = (text: string) => text.replace(NOT_XML, visible)

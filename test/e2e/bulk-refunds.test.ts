@@ -21,7 +21,7 @@ function csvFile(content: string | Buffer): string {
 }
 
 const report = (csv: string) =>
-  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true}) as Record<string, string>[]
+  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<string, string>[]
 const bulk = (csv: string, extra: string[] = []) =>
   world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
 

@@ -145,7 +145,7 @@ describe('bulk refunds', () => {
     const dry = await world.run(['refund', 'create', '--from-csv', later, '--dry-run'])
     expect(dry.stdout).toMatch(/1 row already refunded, not sent again \(use --batch-id/)
     expect(dry.stdout).toMatch(
-      /line 2: RF\w+ \(2\.50 THB\) was refunded at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d as 910\d+ \(by once-\d+\.csv\)/,
+      /line 2: RF\w+ \(2\.50 THB\) was refunded at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d as 910\d+ \(by once-\d+\.csv\)/,
     )
     const result = await bulk(later)
     expect(result.code).toBe(0)

@@ -66,7 +66,7 @@ beforeAll(async () => {
       rows.push({
         line: `${mch},99.99,THB,${state}`,
         expected: 'amount_mismatch',
-        detail: /amount: merchant 9999, gateway 10000/,
+        detail: /amount: merchant 99.99 THB, gateway 100.00 THB/,
       })
     else if (plant === 5)
       rows.push({
@@ -80,6 +80,7 @@ beforeAll(async () => {
         expected: 'status_mismatch',
         detail: /merchant unpaid, gateway SUCCESS \(paid at the gateway: a missed notification\?\)/,
       })
+    // A refund made elsewhere: without its number, partly or fully refunded cannot be told (finance-files tests the number).
     else if (plant === 7) rows.push({line: `${mch},100,THB,paid`, expected: kind === 1 ? 'match' : 'status_mismatch'})
     else rows.push({line: `${mch},100,THB,${state}`, expected: 'match'})
   }
@@ -95,7 +96,7 @@ const file = (name: string, content: string) => {
   writeFileSync(path, content)
   return path
 }
-const output = (path: string) => parse(readFileSync(path), {columns: true}) as Record<string, string>[]
+const output = (path: string) => parse(readFileSync(path), {columns: true, bom: true}) as Record<string, string>[]
 
 describe('gw reconcile', () => {
   it('classifies every row of a file with planted differences of each class', async () => {
@@ -118,7 +119,7 @@ describe('gw reconcile', () => {
       gateway_fee_type: 'THB',
       gateway_channel: 'wechat',
     })
-    expect(paid.time_paid).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+    expect(paid.time_paid).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)
     const expectedCounts = Object.fromEntries(
       ['match', 'amount_mismatch', 'currency_mismatch', 'status_mismatch', 'missing_at_gateway', 'invalid_row'].map(
         (c) => [c, rows.filter((r) => r.expected === c).length],
@@ -152,6 +153,7 @@ describe('gw reconcile', () => {
       const failed = await world.run([
         'reconcile',
         file('failed.csv', 'mch_order_no\nREC-1\n'),
+        '--existence-only',
         '--channel',
         'wechat',
         '--json',

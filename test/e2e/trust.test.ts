@@ -250,7 +250,7 @@ describe('files a spreadsheet opens', () => {
       'formulas-orders.csv',
       `mch_order_no,note\n${orders.map((o, i) => `${o},${quote(hostile[i]!)}`).join('\n')}\n`,
     )
-    await world.run(['reconcile', recon, '--channel', 'wechat'])
+    await world.run(['reconcile', recon, '--channel', 'wechat', '--existence-only'])
     const out = parse(readFileSync(recon.replace(/\.csv$/, '.reconciled.csv')), {columns: true, bom: true}) as Record<
       string,
       string
@@ -403,7 +403,7 @@ describe('bounded inputs', () => {
     const csv = file('huge.csv', `mch_order_no,refund_fee,note\nA,100,small\nB,100,${'x'.repeat(70_000)}\n`)
     for (const args of [
       ['refund', 'create', '--from-csv', csv, '--dry-run'],
-      ['reconcile', csv],
+      ['reconcile', csv, '--existence-only'],
     ]) {
       const result = await world.run(args)
       expect(result.code, result.stderr).toBe(2)
@@ -457,7 +457,7 @@ describe('every bad input has its exit code', () => {
     const csv = file('quote.csv', 'mch_order_no,refund_fee,note\nA,100,=HYPERLINK("x","y")\n')
     for (const args of [
       ['refund', 'create', '--from-csv', csv, '--dry-run'],
-      ['reconcile', csv],
+      ['reconcile', csv, '--existence-only'],
     ]) {
       const result = await world.run(args)
       expect(result.code, result.stderr).toBe(2)
@@ -477,7 +477,7 @@ describe('every bad input has its exit code', () => {
     )
     const bin = await world.run(['reconcile', binary])
     expect(bin.code).toBe(2)
-    expect(bin.stderr).toContain('is not a CSV file')
+    expect(bin.stderr).toContain('is not a CSV or .xlsx file: it holds binary content')
     const notUtf8 = await world.run(['refund', 'create', '--from-csv', latin1, '--dry-run'])
     expect(notUtf8.code).toBe(2)
     expect(notUtf8.stderr).toContain('line 3: the text is not valid UTF-8')

@@ -22,6 +22,11 @@ export class Terminal {
     execFileSync('tmux', ['send-keys', '-t', this.session, 'Enter'])
   }
 
+  /** A key as tmux names it: C-c, Escape, Up. */
+  press(key: string): void {
+    execFileSync('tmux', ['send-keys', '-t', this.session, key])
+  }
+
   erase(count: number): void {
     for (let i = 0; i < count; i++) execFileSync('tmux', ['send-keys', '-t', this.session, 'BSpace'])
   }

@@ -65,10 +65,11 @@ With --from-csv: the whole file is checked first (every problem with its line), 
   async #bulk(csv: string): Promise<BulkRun> {
     const {flags, profile} = this
     const {runBulkRefund} = await import('../../lib/refunds/bulk/bulk-refund.js')
-    const {STOPPING, bulkResultView, confirmText, planNotes} = await import('../../lib/render/bulk.js')
+    const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes} = await import('../../lib/render/bulk.js')
     const {refunds} = await this.services()
     const options = {...flags, ...shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'batch-id']), csv}
     const result = await runBulkRefund(refunds, options, {
+      checking: (total) => this.longWork('checking orders', total, CHECKS_STOPPING, 'with a problem'),
       planned: (plan, tookOver) => planNotes(plan, csv, tookOver).forEach((note) => this.note(note)),
       confirm: (toSend, plan) => this.confirm(confirmText(toSend, plan, csv), confirmBulk),
       sending: (total) => this.longWork('refunds', total, STOPPING),

@@ -95,7 +95,11 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     const [{startProgress}, {onInterrupt}] = await Promise.all([import('./progress.js'), import('./interrupt.js')])
     const enabled = total !== 0 && (Boolean(process.stderr.isTTY) || !this.jsonEnabled())
     const progress = await startProgress(label, total, enabled, failedWord)
-    const interrupt = onInterrupt(() => this.note(`\n${stopping}`))
+    // The bar ends before the note, so the two never share a line.
+    const interrupt = onInterrupt(() => {
+      progress.stop()
+      this.note(stopping)
+    })
     return {
       progress,
       signal: interrupt.signal,

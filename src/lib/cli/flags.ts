@@ -71,12 +71,36 @@ export const batchFlags = (what: string, concurrency: number, helpGroup?: string
   rate: Flags.integer({description: `${what} started per second at most`, min: 1, helpGroup}),
 })
 
+/** How to read an input file (CSV or .xlsx, told by its content) and write a CSV output. */
+export const fileFlags = (group: {helpGroup?: string; dependsOn?: string[]} = {}) => ({
+  column: Flags.string({
+    description: 'the column that holds a field, as FIELD=HEADER; repeat for each field',
+    multiple: true,
+    multipleNonGreedy: true,
+    ...group,
+  }),
+  sheet: Flags.string({description: 'the sheet of an .xlsx workbook to read (default: the first)', ...group}),
+  encoding: Flags.string({
+    description: 'encoding of a CSV without a BOM (default: utf-8), e.g. windows-874 for Thai files',
+    ...group,
+  }),
+  delimiter: Flags.string({
+    description: 'separator of a CSV: , ; tab or | (default: told by the header line)',
+    ...group,
+  }),
+  bom: Flags.boolean({
+    description: 'start a CSV output with a BOM, so spreadsheets read it as UTF-8 (the default; --no-bom to omit)',
+    allowNo: true,
+    ...group,
+  }),
+})
+
 const bulk = {helpGroup: 'BULK', dependsOn: ['from-csv']}
 
 /** The flags of `refund create --from-csv`. */
 export const bulkRefundFlags = {
   'from-csv': Flags.string({
-    description: 'refund every row of this CSV file',
+    description: 'refund every row of this file (CSV or .xlsx)',
     helpGroup: 'BULK',
     exclusive: ['amount', 'refund-fee', 'mch-refund-no', 'gw-order-no', 'channel-order-no'],
   }),
@@ -90,9 +114,14 @@ export const bulkRefundFlags = {
     description: 'a name for an intentional second round of refunds identical to an earlier file',
     ...bulk,
   }),
-  out: Flags.string({description: 'report file (default: beside the CSV, NAME.report.csv)', ...bulk}),
+  out: Flags.string({
+    description:
+      'report file, .csv or .xlsx (default: beside the file, NAME.report.csv or .xlsx; NAME.dry-run.* for --dry-run)',
+    ...bulk,
+  }),
   journal: Flags.string({description: 'journal file (default: beside the CSV, NAME.journal.jsonl)', ...bulk}),
   ...batchFlags('refunds', 4, 'BULK'),
+  ...fileFlags(bulk),
 }
 
 /** The flags of one refund: its amount in either form, its number, and what the order should be. */

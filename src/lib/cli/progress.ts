@@ -6,6 +6,7 @@ import type {SingleBar} from 'cli-progress'
 
 export interface Progress {
   tick(failed: boolean): void
+  /** Ends the display (once; later ticks are still counted, not shown), so other lines never share its line. */
   stop(): void
 }
 
@@ -29,6 +30,7 @@ export async function startProgress(
   const started = Date.now()
   let done = 0
   let failed = 0
+  let stopped = false
   const rate = () => done / Math.max(0.001, (Date.now() - started) / 1000)
   if (!enabled)
     return {
@@ -58,9 +60,12 @@ export async function startProgress(
       tick(f) {
         done++
         if (f) failed++
-        bar.update(done, {failed, speed: rate().toFixed(1)})
+        if (!stopped) bar.update(done, {failed, speed: rate().toFixed(1)})
       },
-      stop: () => bar.stop(),
+      stop() {
+        if (!stopped) bar.stop()
+        stopped = true
+      },
     }
   }
   let last = Date.now()
@@ -74,12 +79,15 @@ export async function startProgress(
     tick(f) {
       done++
       if (f) failed++
-      if (Date.now() - last >= PLAIN_EVERY_MS) {
+      if (!stopped && Date.now() - last >= PLAIN_EVERY_MS) {
         last = Date.now()
         line()
       }
     },
-    stop: () => line(),
+    stop() {
+      if (!stopped) line()
+      stopped = true
+    },
   }
 }
 

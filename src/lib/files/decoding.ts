@@ -1,94 +1,160 @@
 /**
- * The bytes of a text file as text, strictly: bytes that are not valid in the file's
- * encoding stop the reading with a usage error naming their line (never a silent U+FFFD),
- * and a file with NUL bytes is not text at all.
+ * What a file is, from its first bytes (a workbook, an old binary workbook, text), and the
+ * bytes of a text file as text, strictly: in its encoding (a BOM decides; else the one given;
+ * else UTF-8), with CRLF and lone CR made LF and lines counted, so bytes that are not valid
+ * in the encoding stop the reading with a usage error naming their line (never a silent
+ * U+FFFD), and a file holding NUL characters is refused as not text.
  */
 import {Transform, type TransformCallback} from 'node:stream'
+import {TextDecoder} from 'node:util'
 
 import {usageError} from '../errors.js'
 
-/** Where the first byte that cannot start or continue a UTF-8 sequence is, or -1. `complete`: no sequence may be cut at the end. */
-export function invalidUtf8At(bytes: Uint8Array, complete: boolean): number {
-  for (let i = 0; i < bytes.length;) {
-    const b = bytes[i]!
-    const [length, low, high] =
-      b < 0x80
-        ? [1, 0, 0]
-        : b >= 0xc2 && b <= 0xdf
-          ? [2, 0x80, 0xbf]
-          : b === 0xe0
-            ? [3, 0xa0, 0xbf]
-            : b === 0xed
-              ? [3, 0x80, 0x9f]
-              : b >= 0xe1 && b <= 0xef
-                ? [3, 0x80, 0xbf]
-                : b === 0xf0
-                  ? [4, 0x90, 0xbf]
-                  : b >= 0xf1 && b <= 0xf3
-                    ? [4, 0x80, 0xbf]
-                    : b === 0xf4
-                      ? [4, 0x80, 0x8f]
-                      : [0, 0, 0]
-    if (length === 0) return i
-    for (let k = 1; k < length; k++) {
-      const next = bytes[i + k]
-      if (next === undefined) return complete ? i : -1
-      if (k === 1 ? next < low || next > high : next < 0x80 || next > 0xbf) return i
-    }
-    i += length
+export type FileKind = 'csv' | 'xlsx'
+
+const startsWith = (head: Uint8Array, ...bytes: number[]) => bytes.every((b, i) => head[i] === b)
+
+/** The kind of a file from its first bytes: a ZIP archive is taken as a workbook, anything else as text. */
+export function kindOf(path: string, head: Uint8Array): FileKind {
+  if (startsWith(head, 0x50, 0x4b, 0x03, 0x04)) return 'xlsx'
+  if (startsWith(head, 0xd0, 0xcf, 0x11, 0xe0)) {
+    throw usageError(
+      `${path} is not a CSV or .xlsx file: it is an Excel 97-2003 workbook (.xls) or a password-protected one.`,
+      'Open it in Excel and save it as .xlsx (without a password) or as CSV UTF-8.',
+    )
   }
-  return -1
+  return 'csv'
 }
 
-/** Decodes a byte stream as UTF-8 (a leading BOM dropped); counts lines so an invalid byte can be named by its line. */
-export class StrictUtf8 extends Transform {
-  readonly #decoder = new TextDecoder('utf-8', {fatal: true})
-  #line = 1
-  /** The end of the previous chunk that may hold a sequence cut in two. */
-  #tail = Buffer.alloc(0)
+/** A text file's encoding: its BOM when it has one, else `given`, else UTF-8. */
+export interface TextEncoding {
+  /** The WHATWG name, as TextDecoder calls it. */
+  name: string
+  /** Told by the file's BOM (else by --encoding, or the default). */
+  fromBom: boolean
+}
 
-  constructor(readonly path: string) {
-    super({readableObjectMode: false, decodeStrings: true})
-    this.setEncoding('utf8')
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    if (chunk.includes(0)) return done(notText(this.path))
-    try {
-      this.#emit(this.#decoder.decode(chunk, {stream: true}), done)
-      this.#tail = Buffer.concat([this.#tail, chunk]).subarray(-3)
-    } catch {
-      done(this.#invalid(Buffer.concat([this.#tail, chunk]), this.#tail.length, false))
-    }
-  }
-
-  override _flush(done: TransformCallback): void {
-    try {
-      this.#emit(this.#decoder.decode(), done)
-    } catch {
-      done(this.#invalid(this.#tail, 0, true))
-    }
-  }
-
-  #emit(text: string, done: TransformCallback): void {
-    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) this.#line++
-    done(null, text)
-  }
-
-  /** The error for the first invalid byte of `bytes`, whose first `known` bytes were already counted. */
-  #invalid(bytes: Buffer, known: number, complete: boolean): Error {
-    const at = Math.max(known, invalidUtf8At(bytes, complete))
-    const before = bytes.subarray(known, at)
-    const line = this.#line + before.reduce((n, b) => n + (b === 0x0a ? 1 : 0), 0)
-    return usageError(
-      `${this.path} line ${line}: the text is not valid UTF-8.`,
-      'Save the file as CSV UTF-8, or say its encoding: --encoding windows-874 for Thai files from older Excel, for example.',
+export function encodingOf(head: Uint8Array, given: string | undefined): TextEncoding {
+  if (startsWith(head, 0xef, 0xbb, 0xbf)) return {name: 'utf-8', fromBom: true}
+  if (startsWith(head, 0xff, 0xfe)) return {name: 'utf-16le', fromBom: true}
+  if (startsWith(head, 0xfe, 0xff)) return {name: 'utf-16be', fromBom: true}
+  if (!given) return {name: 'utf-8', fromBom: false}
+  try {
+    return {name: new TextDecoder(given).encoding, fromBom: false}
+  } catch {
+    throw usageError(
+      `--encoding ${given} is not an encoding gw knows.`,
+      'Give a name such as utf-8, utf-16le, windows-874 (Thai, also called TIS-620) or windows-1252.',
     )
   }
 }
 
-const notText = (path: string) =>
-  usageError(
-    `${path} is not a CSV file: it holds binary content.`,
-    'Export the sheet as CSV (or give the .xlsx workbook itself).',
+/** Text with many NUL bytes on one side of each pair is UTF-16 without its BOM. */
+function looksLikeUtf16(head: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  let even = 0
+  let odd = 0
+  for (let i = 0; i < head.length; i++) {
+    if (head[i] !== 0) continue
+    if (i % 2) odd++
+    else even++
+  }
+  const pairs = head.length / 2
+  if (pairs < 8) return undefined
+  if (odd > pairs / 3 && even < pairs / 20) return 'utf-16le'
+  if (even > pairs / 3 && odd < pairs / 20) return 'utf-16be'
+  return undefined
+}
+
+/** The error for a file that is not text. `head`: its first bytes, to tell UTF-16 without a BOM. */
+export function notTextError(path: string, head: Uint8Array): Error {
+  const utf16 = looksLikeUtf16(head)
+  return usageError(
+    `${path} is not a CSV or .xlsx file: it holds binary content.`,
+    utf16
+      ? `It looks like ${utf16.toUpperCase()} text without its BOM: add --encoding ${utf16}.`
+      : 'Export the sheet as CSV UTF-8, or give the .xlsx workbook itself.',
   )
+}
+
+/**
+ * Content that is not text: controls other than tab and line ends, which text files do not
+ * hold. (Bytes that do not decode are counted apart: they are more likely text in another
+ * encoding, which the strict decoding names with its line.)
+ */
+export function looksBinary(head: Uint8Array, encoding: TextEncoding): boolean {
+  const text = new TextDecoder(encoding.name).decode(head, {stream: true})
+  // eslint-disable-next-line no-control-regex -- counting control characters is the point
+  const controls = text.match(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g)?.length ?? 0
+  return text.length > 0 && controls / text.length > 0.05
+}
+
+const LINE_BREAK = /\r\n?|\n/g
+
+/** Decodes a byte stream strictly in `encoding` into text with LF line ends; names the line of the first invalid byte. */
+export class StrictText extends Transform {
+  readonly #strict: TextDecoder
+  /** Fed the same bytes: where the strict decoder fails, its U+FFFD shows the line. */
+  readonly #lenient: TextDecoder
+  #line = 1
+  #pendingCR = false
+
+  constructor(
+    readonly path: string,
+    readonly encoding: TextEncoding,
+    /** The file's first bytes, to word the error when it is not text. */
+    readonly head: Uint8Array,
+  ) {
+    super({decodeStrings: true})
+    this.#strict = new TextDecoder(encoding.name, {fatal: true})
+    this.#lenient = new TextDecoder(encoding.name)
+    this.setEncoding('utf8')
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    const lenient = this.#lenient.decode(chunk, {stream: true})
+    let text
+    try {
+      text = this.#strict.decode(chunk, {stream: true})
+    } catch {
+      return done(this.#invalid(lenient))
+    }
+    this.#emit(text, done)
+  }
+
+  override _flush(done: TransformCallback): void {
+    const lenient = this.#lenient.decode()
+    let text
+    try {
+      text = this.#strict.decode()
+    } catch {
+      return done(this.#invalid(lenient))
+    }
+    if (this.#pendingCR) text += '\n'
+    this.#pendingCR = false
+    this.#emit(text, done)
+  }
+
+  #emit(decoded: string, done: TransformCallback): void {
+    if (decoded.includes('\0')) return done(notTextError(this.path, this.head))
+    let text = this.#pendingCR ? `\r${decoded}` : decoded
+    this.#pendingCR = text.endsWith('\r')
+    if (this.#pendingCR) text = text.slice(0, -1)
+    text = text.replace(LINE_BREAK, '\n')
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) this.#line++
+    done(null, text)
+  }
+
+  /** The error for the first byte the strict decoder refused, found as the lenient one's first U+FFFD. */
+  #invalid(lenient: string): Error {
+    const before = `${this.#pendingCR ? '\r' : ''}${lenient.slice(0, Math.max(0, lenient.indexOf('\ufffd')))}`
+    const line = this.#line + (before.match(LINE_BREAK)?.length ?? 0)
+    const {name, fromBom} = this.encoding
+    const said = fromBom ? ' (as its BOM says)' : name === 'utf-8' ? '' : ' (as --encoding says)'
+    return usageError(
+      `${this.path} line ${line}: the text is not valid ${name.toUpperCase()}${said}.`,
+      name === 'utf-8'
+        ? 'Save the file as CSV UTF-8, or say its encoding: --encoding windows-874 for Thai files from older Excel, for example.'
+        : 'Say the encoding the file was saved in with --encoding (utf-8, utf-16le, windows-874, ...).',
+    )
+  }
+}

@@ -1,143 +1,159 @@
 /**
- * Tabular input as finance and support export it: CSV in UTF-8 with or without BOM, CRLF,
- * LF or both, quoted fields with commas, quotes, new lines and Thai text. Headers are
- * matched case-insensitively, ignoring surrounding spaces; unknown columns are kept. Rows
- * stream, each with the line it starts on, so problems can name their line.
+ * Tabular input as finance and support export it: a CSV file (csv-records) or an .xlsx
+ * workbook (workbook-records), told apart by content, not by name. Each field gw reads comes
+ * from its column (columns: gw's names or the user's mapping). Rows stream, each with the
+ * line (the sheet's row) it starts on, so problems can name their line.
  */
 import {createHash} from 'node:crypto'
 import {createReadStream} from 'node:fs'
-import {Transform, type TransformCallback, pipeline as streamPipeline} from 'node:stream'
+import {open} from 'node:fs/promises'
 import {pipeline} from 'node:stream/promises'
-
-import {CsvError, parse} from 'csv-parse'
 
 import {usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
-import {shown} from '../untrusted.js'
-import {StrictUtf8} from './decoding.js'
-
-/** CRLF and lone CR become LF, also across chunk boundaries, so line numbers are exact. */
-class NormalizeLineEndings extends Transform {
-  #pendingCR = false
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    let text = chunk.toString('latin1')
-    if (this.#pendingCR) text = `\r${text}`
-    this.#pendingCR = text.endsWith('\r')
-    if (this.#pendingCR) text = text.slice(0, -1)
-    done(null, Buffer.from(text.replace(/\r\n?/g, '\n'), 'latin1'))
-  }
-
-  override _flush(done: TransformCallback): void {
-    done(null, this.#pendingCR ? Buffer.from('\n') : undefined)
-  }
-}
+import {quoted} from '../untrusted.js'
+import {type Columns, type FieldSet, columnFlag, columnHints, normalizeHeader, resolveColumns} from './columns.js'
+import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
+import {type FileKind, encodingOf, kindOf, looksBinary, notTextError} from './decoding.js'
+import {workbookRecords} from './workbook-records.js'
 
 export interface TableRow {
-  /** The line the record starts on (the header is line 1). */
+  /** The line the record starts on (the header is line 1); in a workbook, the sheet's row number. */
   line: number
   values: string[]
-  /** The value of a column by its normalized name; '' when absent or empty. */
-  get(name: string): string
-  has(name: string): boolean
+  /** The value of a field, from its column; '' when the file has none or the cell is empty. */
+  get(field: string): string
+  /** Whether the file has a column for the field. */
+  has(field: string): boolean
 }
 
-export interface TableHeader {
+export interface TableHeader extends Columns {
   /** As written in the file. */
   names: string[]
   /** Lower case, trimmed. */
   keys: string[]
 }
 
-const normalizeHeader = (name: string) => name.trim().toLowerCase()
-
-/** Why a header cannot name orders, or undefined when it has one of the three order number columns. */
-export function missingOrderColumn(header: TableHeader): string | undefined {
-  if (ORDER_NUMBER_FIELDS.some((c) => header.keys.includes(c))) return undefined
-  return `no order number column: the header needs one of ${ORDER_NUMBER_FIELDS.join(', ')} (it has ${header.names.join(', ') || 'nothing'})`
+/** How the file was read, for notes and --json. */
+export interface TableSource {
+  kind: FileKind
+  /** CSV: its encoding and separator. */
+  encoding?: string
+  delimiter?: string
+  /** Workbook: the sheet read, and all its visible sheets. */
+  sheet?: string
+  sheets?: string[]
 }
 
-/** The order number column a row fills first, in the order mch, gw, channel. */
-export const orderColumnOf = (row: TableRow) => ORDER_NUMBER_FIELDS.find((c) => row.get(c))
-
-/** A table: its header, then its rows, streamed. A malformed file is a usage error naming its line. */
-interface Table {
+/** A table: how it was read, its header, then its rows, streamed. */
+export interface Table {
+  source: TableSource
   header: TableHeader
   rows: AsyncGenerator<TableRow>
 }
 
-/** Opens a table file and reads its header; the rows follow as they are iterated. */
-export async function openTable(path: string): Promise<Table> {
-  const records = readRecords(path)
-  const first = await records.next()
-  if (first.done) throw usageError(`${path} is empty: it needs a header row.`)
-  const names = first.value.record
-  const header = {names, keys: names.map(normalizeHeader)}
-  const index = new Map(header.keys.map((key, i) => [key, i]))
-  async function* rows(): AsyncGenerator<TableRow> {
-    for await (const {record: values, line} of records) {
-      yield {
-        line,
-        values,
-        get: (name: string) => {
-          const at = index.get(name)
-          return at === undefined ? '' : (values[at] ?? '').trim()
-        },
-        has: (name: string) => index.has(name),
-      }
-    }
-  }
-  return {header, rows: rows()}
+/** How to read a file: the fields the command reads, --column mappings, --sheet, --encoding, --delimiter. */
+export interface ReadOptions {
+  fields: FieldSet
+  column?: readonly string[]
+  sheet?: string
+  encoding?: string
+  delimiter?: string
 }
 
-/** The largest field and row gw reads; a larger one is not a cell of an export. */
+/** Why a header cannot name orders (with the --column that would fix it when a column looks right), or undefined. */
+export function missingOrderColumn(table: Omit<Table, 'rows'>, fields: FieldSet): string | undefined {
+  const {header, source} = table
+  if (ORDER_NUMBER_FIELDS.some((c) => header.index.has(c))) return undefined
+  const others = (source.sheets ?? []).filter((s) => s !== source.sheet)
+  const sheet = others.length
+    ? ` (this is sheet ${quoted(source.sheet)}; the workbook also has ${others.map((s) => quoted(s)).join(', ')}: --sheet NAME reads another)`
+    : ''
+  const hint = columnHints(header, fields, [[...ORDER_NUMBER_FIELDS]]).find((h) => h.includes('mch_order_no'))
+  const names = header.names.map((n) => quoted(n)).join(', ') || 'nothing'
+  return `no order number column${sheet}: the header needs one of ${ORDER_NUMBER_FIELDS.join(', ')} (it has ${names}); name yours with ${hint ? hint.slice(hint.indexOf('--column')) : columnFlag('mch_order_no', 'Your header')}`
+}
+
+/** The order number field a row fills first, in the order mch, gw, channel. */
+export const orderColumnOf = (row: TableRow) => ORDER_NUMBER_FIELDS.find((c) => row.get(c))
+
+/** The largest field gw reads; a larger one is not a cell of an export. */
 const MAX_FIELD = 64 * 1024
-const MAX_RECORD = 1024 * 1024
 
-/** What each of csv-parse's complaints means, in words; others are shown as csv-parse says them. */
-const CSV_PROBLEMS: Record<string, string> = {
-  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed',
-  INVALID_OPENING_QUOTE: 'a quote inside a field that does not start with one',
-  CSV_INVALID_CLOSING_QUOTE: 'text right after the closing quote of a field',
-  CSV_MAX_RECORD_SIZE: `a row longer than ${MAX_RECORD / 1024} KiB`,
-  CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'a row with another number of fields',
-}
-
-async function* readRecords(path: string): AsyncGenerator<{record: string[]; line: number}> {
-  const parser = parse({
-    bom: true,
-    skip_empty_lines: true,
-    info: true,
-    relax_column_count: true,
-    record_delimiter: '\n',
-    max_record_size: MAX_RECORD,
-  })
-  streamPipeline(createReadStream(path), new NormalizeLineEndings(), new StrictUtf8(path), parser, () => {})
+/** The first bytes of a file, to tell what it is; a usage error when it cannot be read. */
+async function headOf(path: string): Promise<Uint8Array> {
+  let handle
   try {
-    for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
-      const newlines = record.reduce((n, field) => n + (field.match(/\n/g)?.length ?? 0), 0)
-      const line = info.lines - newlines
-      const long = record.findIndex((field) => field.length > MAX_FIELD)
-      if (long !== -1) {
-        throw usageError(
-          `${path} line ${line}: field ${long + 1} is ${record[long]!.length} characters long; at most ${MAX_FIELD} are read.`,
-          'A cell that large is not part of an export: check the file.',
-        )
-      }
-      yield {record, line}
-    }
+    handle = await open(path, 'r')
+    const {buffer, bytesRead} = await handle.read({buffer: Buffer.alloc(64 * 1024)})
+    return buffer.subarray(0, bytesRead)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') throw usageError(`The file ${path} does not exist.`)
-    if (code === 'EISDIR') throw usageError(`${path} is a folder, not a CSV file.`)
-    if (error instanceof CsvError) {
-      const problem = CSV_PROBLEMS[error.code] ?? shown(error.message.replace(/ at line \d+.*$/s, ''), 120)
+    if (code === 'EISDIR') throw usageError(`${path} is a folder, not a CSV or .xlsx file.`)
+    if (code === 'EACCES') throw usageError(`${path} cannot be read (no permission).`)
+    throw error
+  } finally {
+    await handle?.close()
+  }
+}
+
+/** The records of the file, whichever kind it is, and how it was read. */
+async function recordsOf(path: string, options: ReadOptions) {
+  const head = await headOf(path)
+  const kind = kindOf(path, head)
+  if (kind === 'xlsx') {
+    for (const flag of ['encoding', 'delimiter'] as const)
+      if (options[flag]) throw usageError(`--${flag} is for CSV files; ${path} is an .xlsx workbook.`)
+    const workbook = await workbookRecords(path, options.sheet)
+    return {source: {kind, sheet: workbook.sheet, sheets: workbook.sheets}, records: workbook.records}
+  }
+  if (options.sheet) throw usageError(`--sheet is for .xlsx workbooks; ${path} is a CSV file.`)
+  const encoding = encodingOf(head, options.encoding)
+  if (looksBinary(head, encoding)) throw notTextError(path, head)
+  const delimiter = delimiterOf(headerLineOf(head, encoding), options.delimiter)
+  const source = {kind, encoding: encoding.name, delimiter}
+  return {source, records: csvRecords(path, {encoding, delimiter, head})}
+}
+
+/** Opens a table file and reads its header; the rows follow as they are iterated. */
+export async function openTable(path: string, options: ReadOptions): Promise<Table> {
+  const {source, records} = await recordsOf(path, options)
+  const bounded = boundedRecords(path, records)
+  const first = await bounded.next()
+  if (first.done) throw usageError(`${path} is empty: it needs a header row.`)
+  const names = first.value.record
+  const header = {names, keys: names.map(normalizeHeader), ...resolveColumns(names, options.fields, options.column)}
+  const index = header.index
+  async function* rows(): AsyncGenerator<TableRow> {
+    for await (const {record: values, line} of bounded) {
+      yield {
+        line,
+        values,
+        get: (field: string) => {
+          const at = index.get(field)
+          return at === undefined ? '' : (values[at] ?? '').trim()
+        },
+        has: (field: string) => index.has(field),
+      }
+    }
+  }
+  return {source, header, rows: rows()}
+}
+
+async function* boundedRecords(
+  path: string,
+  records: AsyncGenerator<{record: string[]; line: number}>,
+): AsyncGenerator<{record: string[]; line: number}> {
+  for await (const item of records) {
+    const long = item.record.findIndex((field) => field.length > MAX_FIELD)
+    if (long !== -1) {
       throw usageError(
-        `${path} line ${error.lines ?? '?'}: not valid CSV (${problem}).`,
-        'Export the sheet again as CSV; quotes inside a field must be doubled.',
+        `${path} line ${item.line}: field ${long + 1} is ${item.record[long]!.length} characters long; at most ${MAX_FIELD} are read.`,
+        'A cell that large is not part of an export: check the file.',
       )
     }
-    throw error
+    yield item
   }
 }
 

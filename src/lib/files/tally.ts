@@ -1,6 +1,7 @@
 /**
  * Summaries of a run: rows and amounts per group (a status or class, and a currency),
- * counted as the rows go by, so a streamed file need not be held.
+ * counted as the rows go by, so a streamed file need not be held. A row without an amount
+ * (a skipped row, an unreadable one) is counted, never summed as zero.
  */
 
 export interface TallyLine<G extends string> {
@@ -8,8 +9,8 @@ export interface TallyLine<G extends string> {
   /** '?' when the row's currency is not known. */
   currency: string
   rows: number
-  /** In minor units of the currency. */
-  amount: number
+  /** In minor units of the currency; undefined when no row of the line has an amount. */
+  amount?: number
 }
 
 export class Tally<G extends string> {
@@ -17,9 +18,9 @@ export class Tally<G extends string> {
 
   add(group: G, currency: string | undefined, amount: number | undefined): void {
     const key = JSON.stringify([group, currency ?? '?'])
-    const line = this.#lines.get(key) ?? {group, currency: currency ?? '?', rows: 0, amount: 0}
+    const line = this.#lines.get(key) ?? {group, currency: currency ?? '?', rows: 0}
     line.rows += 1
-    line.amount += amount ?? 0
+    if (amount !== undefined) line.amount = (line.amount ?? 0) + amount
     this.#lines.set(key, line)
   }
 

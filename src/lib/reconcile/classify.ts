@@ -7,12 +7,16 @@ import {
   AmountError,
   CURRENCIES,
   ORDER_NOT_FOUND,
+  ORDER_NUMBER_FIELDS,
   ORDER_STATES,
   fieldMax,
+  formatAmount,
+  gatewayTimeIso,
   isCurrency,
   lookupError,
   parseDecimal,
   parseMinorUnits,
+  toDecimal,
   toMinorUnits,
 } from '../gateway/protocol/index.js'
 import type {TableRow} from '../files/table.js'
@@ -32,13 +36,25 @@ export const CLASSES = [
 ] as const
 export type Classification = (typeof CLASSES)[number]
 
-/** The merchant's words for a state, and the gateway states each stands for. */
+/** The merchant's words for a state, and the gateway states each stands for (a paid order may since be partly refunded). */
 const MERCHANT_STATUS: Record<string, readonly string[]> = {
-  paid: ['SUCCESS'],
+  paid: ['SUCCESS', 'REFUND'],
   unpaid: ['NOTPAY', 'USERPAYING', 'PAYERROR'],
   refunded: ['REFUND'],
+  refunded_partly: ['REFUND'],
   closed: ['CLOSED'],
 }
+
+/** The fields reconcile reads from the merchant's file. */
+export const RECONCILE_FIELDS = [
+  ...ORDER_NUMBER_FIELDS,
+  'channel',
+  'total_fee',
+  'amount',
+  'fee_type',
+  'status',
+  'mch_refund_no',
+]
 
 /** What the merchant's row says of its order. */
 export interface MerchantView {
@@ -48,6 +64,8 @@ export interface MerchantView {
   amount?: string
   feeType?: string
   status?: string
+  /** A refund of the order the merchant knows: the gateway's refund query needs one to list the order's refunds. */
+  mchRefundNo?: string
 }
 
 /** The gateway's side of a row and the verdict, as written beside the row. */
@@ -59,8 +77,10 @@ export interface Verdict {
   gateway_total_fee?: number
   gateway_fee_type?: string
   gateway_channel?: string
+  gateway_amount?: string
   time_paid?: string
   refunded_total?: number
+  refunded_amount?: string
   /** For the summary: the gateway's amount when known, else the merchant's. */
   amount?: number
   currency?: string
@@ -89,10 +109,11 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
   }
   const status = row.get('status') || undefined
   if (status && !MERCHANT_STATUS[status.toLowerCase()] && !Object.hasOwn(ORDER_STATES, status.toUpperCase())) {
-    return `status ${quoted(status)} is not one of paid, unpaid, refunded, closed or a gateway state`
+    return `status ${quoted(status)} is not one of ${Object.keys(MERCHANT_STATUS).join(', ')} or a gateway state`
   }
   const channel = row.get('channel').toLowerCase() || defaultChannel
-  return {ref: {[column]: value}, channel, totalFee, amount, feeType, status}
+  const mchRefundNo = row.get('mch_refund_no') || undefined
+  return {ref: {[column]: value}, channel, totalFee, amount, feeType, status, mchRefundNo}
 }
 
 /** The merchant's amount in minor units, when the row gives one and its currency is known. */
@@ -102,10 +123,39 @@ function merchantMinor(view: MerchantView, currency = view.feeType): number | un
   return toMinorUnits(view.amount, currency)
 }
 
-function statusMatches(merchant: string, gateway: string): boolean {
-  const states = MERCHANT_STATUS[merchant.toLowerCase()]
-  return states ? states.includes(gateway) : merchant.toUpperCase() === gateway
+/**
+ * The merchant's state against the gateway's: undefined when they agree, else the difference.
+ * An order the gateway has refunded is told apart, by its refunded total, as partly or fully
+ * refunded: `paid` and `refunded_partly` agree with a partial refund only.
+ */
+function stateDifference(merchant: string, record: FoundOrder['record'], refunded?: number): string | undefined {
+  const gateway = record.result
+  const word = merchant.toLowerCase()
+  const states = MERCHANT_STATUS[word]
+  const said = `status: merchant ${merchant}, gateway ${gateway}`
+  if (!states) return merchant.toUpperCase() === gateway ? undefined : said
+  if (!states.includes(gateway)) {
+    const missed = word === 'unpaid' && gateway === 'SUCCESS'
+    return `${said}${missed ? ' (paid at the gateway: a missed notification?)' : ''}`
+  }
+  if (gateway !== 'REFUND' || word === 'refunded') return undefined
+  const total = record.total_fee
+  if (refunded === undefined || total === undefined)
+    return `${said} (partly or fully refunded is not known: the gateway lists an order's refunds only when asked with one of their numbers; give it in a mch_refund_no column)`
+  return refunded < total ? undefined : `${said} (refunded in full, ${formatAmount(refunded, record.fee_type)})`
 }
+
+/** The note on a matching row of a partly refunded order. */
+function partlyRefunded(record: FoundOrder['record'], refunded?: number): string {
+  if (record.result !== 'REFUND' || refunded === undefined || record.total_fee === undefined) return ''
+  if (refunded >= record.total_fee) return ''
+  const amount = (minor: number) => formatAmount(minor, record.fee_type)
+  return `partly refunded at the gateway: ${amount(refunded)} of ${amount(record.total_fee)}`
+}
+
+/** Minor units as a decimal in the currency, when the currency is one gw knows. */
+const decimalOf = (minor: number | undefined, currency: string | undefined) =>
+  minor !== undefined && currency && isCurrency(currency) ? toDecimal(minor, currency) : undefined
 
 /** A row whose order query failed: missing at the gateway, or the query itself failed. */
 export function classifyFailure(view: MerchantView, error: GwError): Verdict {
@@ -133,9 +183,11 @@ export function compare(view: MerchantView, found: FoundOrder, refundedTotal?: n
     gateway_state: record.result,
     gateway_total_fee: record.total_fee,
     gateway_fee_type: record.fee_type,
+    gateway_amount: decimalOf(record.total_fee, record.fee_type),
     gateway_channel: found.channel,
-    time_paid: record.time_end || undefined,
+    time_paid: gatewayTimeIso(record.time_end),
     refunded_total: refundedTotal,
+    refunded_amount: decimalOf(refundedTotal, record.fee_type),
     amount: record.total_fee,
     currency: record.fee_type,
   }
@@ -150,17 +202,15 @@ export function compare(view: MerchantView, found: FoundOrder, refundedTotal?: n
     return {...result, classification: 'invalid_row', detail: `amount: ${(error as AmountError).message}`}
   }
   if (merchantTotal !== undefined && record.total_fee !== undefined && merchantTotal !== record.total_fee) {
+    const merchantAmount = formatAmount(merchantTotal, view.feeType ?? record.fee_type)
     differences.push([
       'amount_mismatch',
-      `amount: merchant ${merchantTotal}, gateway ${record.total_fee} (minor units)`,
+      `amount: merchant ${merchantAmount}, gateway ${formatAmount(record.total_fee, record.fee_type)}`,
     ])
   }
-  if (view.status && !statusMatches(view.status, record.result)) {
-    const missed = view.status.toLowerCase() === 'unpaid' && record.result === 'SUCCESS'
-    const hint = missed ? ' (paid at the gateway: a missed notification?)' : ''
-    differences.push(['status_mismatch', `status: merchant ${view.status}, gateway ${record.result}${hint}`])
-  }
-  if (differences.length === 0) return result
+  const state = view.status && stateDifference(view.status, record, refundedTotal)
+  if (state) differences.push(['status_mismatch', state])
+  if (differences.length === 0) return {...result, detail: partlyRefunded(record, refundedTotal)}
   // One class per row, the weightiest; the detail names every difference.
   const weight: Classification[] = ['currency_mismatch', 'amount_mismatch', 'status_mismatch']
   differences.sort((a, b) => weight.indexOf(a[0]) - weight.indexOf(b[0]))

@@ -1,30 +1,72 @@
 /**
- * Reconcile: the merchant's records against the gateway's, row by row. The file streams
- * through a bounded batch (memory does not grow with its size); results are written in the
- * input's order through a small reorder window (ordered-window), each row judged by classify.
+ * Reconcile: the merchant's records against the gateway's, row by row. The file is opened
+ * first, and what can be compared is said (from which columns): a file that lets gw check
+ * nothing beyond an order's existence is refused unless that is all that is asked, never a
+ * silent pass. The rows then stream through a bounded batch (memory does not grow with the
+ * file); results are written in the input's order through a small reorder window
+ * (ordered-window), each row judged by classify.
  */
-import {AnnotatedWriter} from '../files/annotated-output.js'
+import {type Cell, AnnotatedWriter, type Money, type SummarySheet, outputFor} from '../files/annotated-output.js'
+import {checkOutputs} from '../files/output-paths.js'
+import {columnHints} from '../files/columns.js'
 import {Tally, type TallyLine} from '../files/tally.js'
-import {type TableRow, missingOrderColumn, openTable} from '../files/table.js'
+import {
+  type ReadOptions,
+  type Table,
+  type TableHeader,
+  type TableRow,
+  missingOrderColumn,
+  openTable,
+} from '../files/table.js'
 import {GwError, usageError} from '../errors.js'
+import {ORDER_NUMBER_FIELDS, isCurrency} from '../gateway/protocol/index.js'
 import type {OrderService} from '../orders/service.js'
 import {refundedTotal} from '../refunds/lookup.js'
 import type {RefundService} from '../refunds/service.js'
-import {CLASSES, type Classification, type Verdict, classifyFailure, compare, readMerchantRow} from './classify.js'
+import {quoted} from '../untrusted.js'
+import {
+  CLASSES,
+  type Classification,
+  RECONCILE_FIELDS,
+  type Verdict,
+  classifyFailure,
+  compare,
+  readMerchantRow,
+} from './classify.js'
 import {mapInOrder} from './ordered-window.js'
 
 const OUTPUT_COLUMNS = [
   'gateway_state',
   'gateway_total_fee',
+  'gateway_amount',
   'gateway_fee_type',
   'gateway_channel',
   'time_paid',
   'refunded_total',
+  'refunded_amount',
   'classification',
   'detail',
 ] as const
 
+const FIELDS = {read: RECONCILE_FIELDS, written: OUTPUT_COLUMNS}
+
 export type ReconciledRow = Verdict & {line: number; values: string[]}
+
+/** One thing reconcile checks of every row, and the columns (as the file names them) it is read from. */
+export interface Comparison {
+  check: 'order found' | 'amount' | 'currency' | 'state'
+  columns: string[]
+}
+
+/** A file ready to reconcile: its table, where the output goes, what will be compared, what is ignored. */
+export interface ReconcileInput {
+  table: Table
+  out: string
+  comparisons: Comparison[]
+  ignored_columns: string[]
+  /** Ignored columns that look like a field, with the --column that would read them. */
+  hints: string[]
+}
 
 interface ReconcileOptions {
   concurrency: number
@@ -32,7 +74,7 @@ interface ReconcileOptions {
   channel?: string
   withRefunds: boolean
   onlyMismatches: boolean
-  out: string
+  bom?: boolean
   signal?: AbortSignal
   /** Called with every row in the file's order; `written` when it went to the output (for --json and progress). */
   onRow(row: ReconciledRow, written: boolean): void
@@ -42,14 +84,65 @@ export interface SummaryCell {
   classification: Classification
   currency: string
   rows: number
-  amount: number
+  /** Undefined when no row of the line has a known amount. */
+  amount?: number
 }
 
 export interface ReconcileOutcome {
+  comparisons: Comparison[]
+  ignored_columns: string[]
   summary: SummaryCell[]
   rows: number
   written: number
   stopped: boolean
+}
+
+/** What each comparison is read from, among the columns the header has. */
+function comparisonsOf(header: TableHeader): Comparison[] {
+  const from = (...fields: string[]) =>
+    fields.filter((f) => header.index.has(f)).map((f) => header.names[header.index.get(f)!]!)
+  const checks: [Comparison['check'], string[]][] = [
+    ['order found', from(...ORDER_NUMBER_FIELDS)],
+    ['amount', from('total_fee', 'amount')],
+    ['currency', from('fee_type')],
+    ['state', from('status')],
+  ]
+  return checks.filter(([, columns]) => columns.length).map(([check, columns]) => ({check, columns}))
+}
+
+const money = (minor: number | undefined, currency: string | undefined): Money | undefined =>
+  minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
+
+/**
+ * Opens the file, says what will be compared and checks where the output goes (`out`, else
+ * beside the file, as a workbook when the file is one). A usage error for a file without order
+ * numbers, or one where nothing beyond existence can be compared (unless `existenceOnly`).
+ */
+export async function openForReconcile(
+  file: string,
+  options: Omit<ReadOptions, 'fields'> & {existenceOnly: boolean; out?: string},
+): Promise<ReconcileInput> {
+  const table = await openTable(file, {...options, fields: FIELDS})
+  const {header} = table
+  const noOrderColumn = missingOrderColumn(table, FIELDS)
+  if (noOrderColumn) throw usageError(`${file} line 1: ${noOrderColumn}.`)
+  const comparisons = comparisonsOf(header)
+  const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']])
+  const out = outputFor(file, options.out, '.reconciled', table.source.kind)
+  const input = {table, out, comparisons, ignored_columns: header.ignored, hints}
+  if (comparisons.length === 1 && !options.existenceOnly) {
+    const names = header.names.map((n) => quoted(n)).join(', ')
+    throw new GwError(
+      'usage',
+      `${file}: only whether each order exists could be checked: no column of amounts (total_fee or amount), currency (fee_type) or state (status) was found among ${names}.`,
+      {
+        advice: `${hints.length ? `${hints.join('; ')}. ` : 'Say which column holds each, e.g. --column amount="Amount (THB)" --column status=Status. '}Or add --existence-only to check only that the orders exist.`,
+        details: {comparisons, ignored_columns: header.ignored},
+      },
+    )
+  }
+  checkOutputs(file, [{flag: '--out', path: out}])
+  return input
 }
 
 export class Reconciler {
@@ -70,23 +163,24 @@ export class Reconciler {
       return {...base, ...classifyFailure(view, error)}
     }
     let refunded: number | undefined
-    if (options.withRefunds && found.record.result === 'REFUND') {
-      const refunds = await this.refunds.queries.refundsOf(found)
+    // The refunded total tells a partly refunded order (still `paid` to the merchant) from a fully refunded one.
+    if ((options.withRefunds || view.status) && found.record.result === 'REFUND') {
+      const refunds = await this.refunds.queries.refundsOf(found, view.mchRefundNo ? [view.mchRefundNo] : [])
       refunded = refunds && refundedTotal(refunds)
     }
     return {...base, ...compare(view, found, refunded)}
   }
 
-  /** Reconciles the file into `options.out`. Throws a usage error for an unusable file. */
-  async run(file: string, options: ReconcileOptions): Promise<ReconcileOutcome> {
-    const table = await openTable(file)
-    const noOrderColumn = missingOrderColumn(table.header)
-    if (noOrderColumn) throw usageError(`${file} line 1: ${noOrderColumn}.`)
-    const writer = new AnnotatedWriter(options.out, table.header, OUTPUT_COLUMNS)
+  /** Reconciles the opened file into `options.out`. */
+  async run(input: ReconcileInput, options: ReconcileOptions): Promise<ReconcileOutcome> {
+    const {table} = input
+    const writer = await AnnotatedWriter.open(input.out, table.header, OUTPUT_COLUMNS, {
+      bom: options.bom,
+      sheet: 'reconciled',
+    })
     const tally = new Tally<Classification>()
     let rows = 0
     let written = 0
-    let stopped = false
     try {
       const window = Math.max(256, options.concurrency * 32)
       const judged = await mapInOrder(
@@ -98,20 +192,43 @@ export class Reconciler {
           const kept = !options.onlyMismatches || row.classification !== 'match'
           options.onRow(row, kept)
           if (!kept) return
-          await writer.write(row.values, row)
+          const currency = row.gateway_fee_type
+          await writer.write(row.values, {
+            ...row,
+            gateway_amount: money(row.gateway_total_fee, currency),
+            refunded_amount: money(row.refunded_total, currency),
+          })
           written++
         },
         {concurrency: options.concurrency, rate: options.rate, signal: options.signal, window},
       )
-      stopped = judged.stopped
-      await writer.close()
+      const summary = tally
+        .lines(CLASSES)
+        .map(({group, ...line}: TallyLine<Classification>) => ({classification: group, ...line}))
+      const {comparisons, ignored_columns} = input
+      const outcome = {comparisons, ignored_columns, summary, rows, written, stopped: judged.stopped}
+      await writer.close(summarySheet(outcome))
+      return outcome
     } catch (error) {
       await writer.abort()
       throw error
     }
-    const summary = tally
-      .lines(CLASSES)
-      .map(({group, ...line}: TallyLine<Classification>) => ({classification: group, ...line}))
-    return {summary, rows, written, stopped}
   }
+}
+
+/** The summary sheet of a workbook output: rows and amounts per class, then what was compared. */
+function summarySheet(outcome: ReconcileOutcome): SummarySheet {
+  const rows: Cell[][] = outcome.summary.map((c) => [
+    c.classification,
+    c.currency,
+    c.rows,
+    money(c.amount, c.currency) ?? '-',
+  ])
+  rows.push(
+    [],
+    ['compared', outcome.comparisons.map((c) => `${c.check} (${c.columns.join(', ')})`).join('; ')],
+    ['ignored columns', outcome.ignored_columns.join(', ')],
+  )
+  if (outcome.stopped) rows.push(['interrupted', 'the rest of the file was not checked'])
+  return {header: ['classification', 'currency', 'rows', 'amount'], rows}
 }

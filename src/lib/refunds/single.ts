@@ -7,7 +7,13 @@
  * confirmation (--again). The intent is synced before sending; the outcome recorded after.
  */
 import {GwError} from '../errors.js'
-import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
+import {
+  type RefundOrder,
+  formatAmount,
+  gatewayTimeIso,
+  minorUnitsOf,
+  normalizeRefundState,
+} from '../gateway/protocol/index.js'
 import {type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
@@ -40,8 +46,6 @@ export type OneRefund = RefundResult & {
   /** The refund an earlier run left unsettled, settled now: nothing new was sent. */
   completed_earlier?: boolean
 }
-
-const gatewayTime = (text: string | undefined) => (text ? new Date(text.replace(' ', 'T')).toISOString() : undefined)
 
 function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
   const {record} = found
@@ -115,7 +119,7 @@ export class SingleRefunds {
     if (local) return {...local, fee_type: planned.fee_type}
     const remote = gatewayRefunds.find((r) => {
       const made = ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state))
-      const at = gatewayTime(r.refund_time)
+      const at = gatewayTimeIso(r.refund_time)
       return made && r.mch_refund_fee === planned.refund_fee && (!at || Date.parse(at) >= since)
     })
     if (!remote) return undefined
@@ -125,7 +129,7 @@ export class SingleRefunds {
       gw_refund_no,
       refund_fee: planned.refund_fee,
       fee_type: planned.fee_type,
-      at: gatewayTime(remote.refund_time),
+      at: gatewayTimeIso(remote.refund_time),
     }
   }
 

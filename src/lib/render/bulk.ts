@@ -2,8 +2,10 @@
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
-import type {BulkPlan} from '../refunds/bulk/plan.js'
+import type {BulkPlan, OrderLine} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
+import {ignoredNote, sourceNotes} from './files.js'
+import {shown} from '../untrusted.js'
 import {table} from './table.js'
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -20,6 +22,9 @@ const problemLines = (problems: readonly Problem[]) => lines(problems, (p) => `l
 export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): string[] {
   const notes: string[] = []
   const {found, settled, problems} = plan
+  notes.push(...sourceNotes(plan.file.source))
+  const ignored = ignoredNote(plan.file.header.ignored, plan.file.hints)
+  if (ignored) notes.push(ignored)
   if (tookOver)
     notes.push(`took over the lock left by process ${tookOver.pid} (started ${tookOver.started_at}; no longer running)`)
   if (plan.journal?.torn)
@@ -37,6 +42,9 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): s
     )
   return notes
 }
+
+/** What Ctrl-C while the orders are checked does. */
+export const CHECKS_STOPPING = 'stopping the checks: nothing has been sent'
 
 /** What Ctrl-C during sending does. */
 export const STOPPING =
@@ -65,9 +73,26 @@ export function confirmText(toSend: readonly ToSendTotal[], plan: BulkPlan, csv:
   return `send ${toSendText(toSend)} of refunds from ${csv}${already ? ` (${plural(already, 'row')} already refunded: not sent)` : ''}`
 }
 
+/** The rows of a plan, as a table: the first `limit`, then how many more. */
+function planTable(rows: readonly BulkRowView[], limit = 20): string {
+  const first = rows
+    .slice(0, limit)
+    .map((r) => [r.line, shown(r.order, 32), r.mch_refund_no, formatAmount(r.refund_fee, r.fee_type), r.status])
+  const more =
+    rows.length > limit ? [`... and ${rows.length - limit} more (every row is in the plan file and in --json)`] : []
+  return [table(['line', 'order', 'refund number', 'amount', 'status'], first), ...more].join('\n')
+}
+
+/** "INV-7: lines 4, 9, 12 send 150.00 THB of 200.00 THB left". */
+function orderLines(orders: readonly OrderLine[]): string[] {
+  if (!orders.length) return []
+  const line = (o: OrderLine) =>
+    `${o.order}: lines ${o.lines.join(', ')} send ${formatAmount(o.to_send, o.currency)} of ${formatAmount(o.balance, o.currency)} left`
+  return ['Orders with several rows:', lines(orders, line, 20)]
+}
+
 function summaryTable(summary: BulkResult['summary']): string {
-  const amount = (l: BulkResult['summary'][number]) =>
-    formatAmount(l.amount, l.currency === '?' ? undefined : l.currency)
+  const amount = (l: BulkResult['summary'][number]) => (l.currency === '?' ? '-' : formatAmount(l.amount, l.currency))
   return table(
     ['status', 'currency', 'rows', 'amount'],
     summary.map((l) => [l.status, l.currency, l.rows, amount(l)]),
@@ -85,13 +110,17 @@ export function bulkResultView(
     const text = [
       `Plan for ${result.csv} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`,
       `  ${plural(result.rows.length, 'row')}, ${plural(result.orders, 'order')}; to send: ${toSendText(result.to_send)}`,
+      result.rows.length ? planTable(result.rows) : '',
+      ...orderLines(result.orders_with_several_rows),
       ...alreadyRefunded(result.rows),
-      summaryTable(result.summary),
+      result.summary.length ? summaryTable(result.summary) : '',
+      result.report ? `plan: ${result.report} (every row with its status, to review in a spreadsheet)` : '',
       blocked
         ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
         : 'Nothing was sent. Run again without --dry-run to send.',
-    ]
-    return {text: text.join('\n'), notes: []}
+    ].filter(Boolean)
+    const failure = result.report_failure && `The plan file could not be written (${result.report_failure}).`
+    return {text: text.join('\n'), notes: failure ? [failure] : []}
   }
   const notes: string[] = []
   const resume = `gw refund create --from-csv ${result.csv} --journal ${result.journal}${result.batch_id ? ` --batch-id ${result.batch_id}` : ''} --yes`

@@ -1,7 +1,21 @@
-/** What `gw reconcile` shows: rows and amounts per class and currency, and where the output went. */
+/** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
-import type {ReconcileOutcome} from '../reconcile/reconcile.js'
+import type {Comparison, ReconcileInput, ReconcileOutcome} from '../reconcile/reconcile.js'
+import {ignoredNote, sourceNotes} from './files.js'
 import {table} from './table.js'
+
+/** "order found (Invoice No); amount (Total); state (Status)". */
+const comparedText = (comparisons: readonly Comparison[]) =>
+  comparisons.map((c) => `${c.check} (${c.columns.join(', ')})`).join('; ')
+
+/** Notes on stderr before the rows are read: how the file is read, what is compared from which columns, what is ignored. */
+export function readingNotes(input: ReconcileInput): string[] {
+  const all: Comparison['check'][] = ['order found', 'amount', 'currency', 'state']
+  const missing = all.filter((check) => !input.comparisons.some((c) => c.check === check))
+  const compared = `comparing: ${comparedText(input.comparisons)}${missing.length ? `; not compared: ${missing.join(', ')} (no column)` : ''}`
+  const ignored = ignoredNote(input.ignored_columns, input.hints)
+  return [...sourceNotes(input.table.source), compared, ...(ignored ? [ignored] : [])]
+}
 
 export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out: string): string {
   const amount = (c: ReconcileOutcome['summary'][number]) =>
@@ -10,6 +24,7 @@ export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out
   const stopped = outcome.stopped ? ' (interrupted: the rest of the file was not checked)' : ''
   return [
     table(['classification', 'currency', 'rows', 'amount'], rows),
+    `compared: ${comparedText(outcome.comparisons)}`,
     `${outcome.rows} rows, ${mismatches} need a look; written to ${out}${stopped}`,
   ].join('\n')
 }

@@ -2,12 +2,20 @@ import {describe, expect, it} from 'vitest'
 
 import {GwError} from '../../../src/lib/errors.js'
 import {openTable} from '../../../src/lib/files/table.js'
-import {type MerchantView, classifyFailure, compare, readMerchantRow} from '../../../src/lib/reconcile/classify.js'
+import {
+  type MerchantView,
+  RECONCILE_FIELDS,
+  classifyFailure,
+  compare,
+  readMerchantRow,
+} from '../../../src/lib/reconcile/classify.js'
 import type {FoundOrder} from '../../../src/lib/orders/service.js'
 import {tempFile} from '../../helpers/shared.js'
 
 async function rowOf(header: string, line: string) {
-  const table = await openTable(tempFile('orders.csv', `${header}\n${line}\n`))
+  const table = await openTable(tempFile('orders.csv', `${header}\n${line}\n`), {
+    fields: {read: RECONCILE_FIELDS, written: []},
+  })
   for await (const row of table.rows) return row
   throw new Error('no row')
 }
@@ -59,8 +67,37 @@ describe('comparing with the gateway', () => {
     const verdict = compare(view({amount: '99.99', feeType: 'MYR', status: 'unpaid'}), found({}))
     expect(verdict.classification).toBe('currency_mismatch')
     expect(verdict.detail).toBe(
-      'currency: merchant MYR, gateway THB; amount: merchant 9999, gateway 10000 (minor units); status: merchant unpaid, gateway SUCCESS (paid at the gateway: a missed notification?)',
+      'currency: merchant MYR, gateway THB; amount: merchant 99.99 MYR, gateway 100.00 THB; status: merchant unpaid, gateway SUCCESS (paid at the gateway: a missed notification?)',
     )
+  })
+
+  it('a partly refunded order is paid (with a note) or refunded_partly; a fully refunded one is neither', () => {
+    const refunded = found({result: 'REFUND'})
+    expect(compare(view({status: 'paid'}), refunded, 2500)).toMatchObject({
+      classification: 'match',
+      detail: 'partly refunded at the gateway: 25.00 THB of 100.00 THB',
+      refunded_amount: '25.00',
+    })
+    expect(compare(view({status: 'refunded_partly'}), refunded, 2500).classification).toBe('match')
+    expect(compare(view({status: 'refunded'}), refunded, 10_000)).toMatchObject({classification: 'match', detail: ''})
+    expect(compare(view({status: 'paid'}), refunded, 10_000)).toMatchObject({
+      classification: 'status_mismatch',
+      detail: 'status: merchant paid, gateway REFUND (refunded in full, 100.00 THB)',
+    })
+    expect(compare(view({status: 'refunded_partly'}), refunded, 10_000).classification).toBe('status_mismatch')
+    expect(compare(view({status: 'paid'}), refunded, undefined)).toMatchObject({
+      classification: 'status_mismatch',
+      detail: expect.stringContaining('partly or fully refunded is not known'),
+    })
+    expect(compare(view({status: 'refunded_partly'}), found({}), undefined).classification).toBe('status_mismatch')
+  })
+
+  it('gives the time paid in ISO 8601 with its offset, and amounts as decimals beside minor units', () => {
+    const verdict = compare(view(), found({time_end: '2026-11-20 14:03:05'}))
+    expect(verdict.time_paid).toMatch(/^2026-11-20T14:03:05[+-]\d{2}:\d{2}$/)
+    expect(verdict).toMatchObject({gateway_total_fee: 10_000, gateway_amount: '100.00'})
+    expect(compare(view(), found({time_end: '20261120140305'})).time_paid).toBe(verdict.time_paid)
+    expect(compare(view(), found({time_end: 'soon'})).time_paid).toBe('soon')
   })
 
   it('a missing order and a failed query are told apart', () => {

@@ -10,7 +10,6 @@ describe('the refund file check: every problem named with its line', () => {
   const cases: [string, string, number, RegExp][] = [
     ['no order number column', 'order,refund_fee\nX,100\n', 1, /^no order number column/],
     ['no amount column', 'mch_order_no,amount\nX,1\n', 1, /^no amount column/],
-    ['a column named twice', 'mch_order_no,refund_fee,Refund_Fee\nX,1,2\n', 1, /^columns named twice: refund_fee/],
     ['an empty order number', 'mch_order_no,refund_fee\n,100\n', 2, /^no order number/],
     ['a zero amount', 'mch_order_no,refund_fee\nX,0\n', 2, /^refund_fee is zero/],
     ['a zero decimal amount', 'mch_order_no,refund_amount\nX,0.00\n', 2, /^refund_amount is zero/],
@@ -93,6 +92,26 @@ describe('the refund file check: every problem named with its line', () => {
       kind: 'usage',
       message: expect.stringMatching(/line \d+: not valid CSV/),
     })
+  })
+
+  it('a column named twice is a usage error', async () => {
+    await expect(read('mch_order_no,refund_fee,Refund_Fee\nX,1,2\n')).rejects.toMatchObject({
+      kind: 'usage',
+      message: 'Columns named twice: refund_fee.',
+    })
+  })
+
+  it('columns named otherwise are read with --column; the missing ones are named with the flag that maps them', async () => {
+    const content = 'Invoice No,Refund (THB),Customer\nINV-1,10.50,ก\n'
+    const [order, amount] = await problemsOf(content)
+    expect(order!.message).toMatch(/^no order number column: .*name yours with --column mch_order_no="Invoice No"$/)
+    expect(amount!.message).toMatch(/^no amount column: .*name yours with --column refund_amount="Refund \(THB\)"$/)
+    const mapped = await readRefundFile(tempFile('r.csv', content), {
+      column: ['mch_order_no=Invoice No', 'refund_amount=Refund (THB)'],
+    })
+    expect(mapped.problems).toEqual([])
+    expect(mapped.header.ignored).toEqual(['Customer'])
+    expect(mapped.rows[0]!.request).toMatchObject({ref: {mch_order_no: 'INV-1'}, amount: {decimal: '10.50'}})
   })
 
   it('an empty file is a usage error', async () => {

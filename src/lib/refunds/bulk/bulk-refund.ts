@@ -9,9 +9,9 @@ import {basename, resolve} from 'node:path'
 
 import type {Work} from '../../cli/progress.js'
 import {GwError} from '../../errors.js'
-import {besideInput} from '../../files/annotated-output.js'
+import {besideInput, outputFor} from '../../files/annotated-output.js'
 import {checkOutputs} from '../../files/output-paths.js'
-import {fileSha256} from '../../files/table.js'
+import {type ReadOptions, fileSha256} from '../../files/table.js'
 import {type Lock, type LockHolder, LockHeld, acquireLock} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
 import {type BulkResult, type ToSendTotal, exitCodeOf, rowView, toSendTotals} from './bulk-result.js'
@@ -22,7 +22,7 @@ import type {RowState} from './rows.js'
 import {sendPlan} from './send.js'
 
 /** What a run is asked to do; named as the flags are. */
-interface BulkOptions {
+interface BulkOptions extends Omit<ReadOptions, 'fields'> {
   csv: string
   journal?: string
   out?: string
@@ -32,10 +32,13 @@ interface BulkOptions {
   dry_run: boolean
   concurrency: number
   rate?: number
+  bom?: boolean
 }
 
 /** What the caller does between planning and sending: show the plan, confirm, show progress. */
 interface BulkHooks {
+  /** The orders are being checked: progress over `total` queries, and the signal that stops the checks (Ctrl-C). */
+  checking(total: number): Promise<Work>
   /** The plan is known (problems, resume); shown before anything is decided. `tookOver`: a lock left behind was taken. */
   planned(plan: BulkPlan, tookOver?: LockHolder): void
   /** Resolves when the refunds still to send may go; throws to cancel. */
@@ -68,14 +71,12 @@ export async function runBulkRefund(
 ): Promise<BulkResult> {
   const csv = resolve(options.csv)
   const journalPath = resolve(options.journal ?? besideInput(csv, '.journal.jsonl'))
-  const reportPath = resolve(options.out ?? besideInput(csv, '.report.csv'))
-  const file = await readRefundFile(csv)
-  if (!options.dry_run) {
-    checkOutputs(csv, [
-      {flag: '--journal', path: journalPath},
-      {flag: '--out', path: reportPath},
-    ])
-  }
+  const file = await readRefundFile(csv, options)
+  const reportPath = resolve(outputFor(csv, options.out, options.dry_run ? '.dry-run' : '.report', file.source.kind))
+  checkOutputs(csv, [
+    ...(options.dry_run ? [] : [{flag: '--journal', path: journalPath}]),
+    {flag: '--out', path: reportPath},
+  ])
   const lock = options.dry_run ? undefined : lockJournal(journalPath)
   try {
     const identity = {
@@ -84,7 +85,7 @@ export async function runBulkRefund(
       appid: refunds.appid,
       batch_id: options.batch_id,
     }
-    const plan = await planBulkRefund({...options, file, journalPath, identity}, refunds)
+    const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
     hooks.planned(plan, lock?.tookOver)
     const toSend = toSendTotals(plan.states)
     const result = (
@@ -92,22 +93,32 @@ export async function runBulkRefund(
       ended: {stopped: boolean; writeFailure?: string; reportFailure?: string},
     ): BulkResult => ({
       csv,
-      report: options.dry_run || ended.reportFailure ? null : reportPath,
+      report: ended.reportFailure || !file.rows.length ? null : reportPath,
       journal: journalPath,
       batch_id: options.batch_id ?? null,
       resumed: plan.journal?.resumed ?? false,
       dry_run: options.dry_run,
       interrupted: ended.stopped,
       orders: new Set(file.rows.map((r) => r.request?.orderKey).filter(Boolean)).size,
+      orders_with_several_rows: [...plan.orders],
+      ignored_columns: file.header.ignored,
       problems: [...plan.problems],
       to_send: toSend,
-      summary: summarize(file, states),
-      rows: file.rows.map((row, i) => rowView(row, states[i]!)),
+      summary: summarize(file, states, options.dry_run),
+      rows: file.rows.map((row, i) => rowView(row, states[i]!, options.dry_run)),
       write_failure: ended.writeFailure ?? null,
       report_failure: ended.reportFailure ?? null,
       exit_code: options.dry_run ? (plan.blocked ? 2 : 0) : exitCodeOf(states, ended),
     })
-    if (options.dry_run) return result(plan.states, {stopped: false})
+    /** Writes the report (a dry run's plan) of a file with rows; resolves to why it could not be written. */
+    const report = async (states: readonly RowState[]) => {
+      if (!file.rows.length) return undefined
+      return writeReport(reportPath, file, states, {bom: options.bom, dryRun: options.dry_run}).then(
+        () => undefined,
+        (error: Error) => error.message,
+      )
+    }
+    if (options.dry_run) return result(plan.states, {stopped: false, reportFailure: await report(plan.states)})
     if (plan.blocked) {
       const count = plan.problems.length
       throw new GwError(
@@ -133,9 +144,7 @@ export async function runBulkRefund(
     } finally {
       work.done()
     }
-    let reportFailure: string | undefined
-    await writeReport(reportPath, file, sent.states).catch((error: Error) => (reportFailure = error.message))
-    return result(sent.states, {...sent, reportFailure})
+    return result(sent.states, {...sent, reportFailure: await report(sent.states)})
   } finally {
     lock?.release()
   }

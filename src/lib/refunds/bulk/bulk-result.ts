@@ -1,7 +1,17 @@
 /** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
 import {ExitCode} from '../../errors.js'
+import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
+import type {OrderLine} from './plan.js'
 import type {SummaryLine} from './report.js'
-import {type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
+import {ROW_STATUSES, type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
+
+/** A row's status as shown: a dry run's row that would be sent is `would_refund`. */
+export type ViewStatus = RowStatus | 'would_refund'
+
+export const VIEW_STATUSES: readonly ViewStatus[] = ['would_refund', ...ROW_STATUSES]
+
+export const viewStatus = (state: RowState, dryRun: boolean): ViewStatus =>
+  dryRun && isToSend(state) ? 'would_refund' : state.outcome.status
 
 export interface ToSendTotal {
   currency: string
@@ -11,11 +21,15 @@ export interface ToSendTotal {
 
 export interface BulkRowView {
   line: number
-  status: RowStatus
+  /** The order number as the row gives it. */
+  order: string
+  status: ViewStatus
   mch_refund_no: string
   mch_order_no?: string
   gw_order_no?: string
   refund_fee?: number
+  /** refund_fee as a decimal in the currency. */
+  refund_amount?: string
   fee_type?: string
   gw_refund_no?: string
   refund_time?: string
@@ -34,6 +48,10 @@ export interface BulkResult {
   dry_run: boolean
   interrupted: boolean
   orders: number
+  /** Orders with more than one row: their lines, what they send, and what is left of the order. */
+  orders_with_several_rows: OrderLine[]
+  /** Columns of the file gw does not read. */
+  ignored_columns: string[]
   problems: {line: number; message: string}[]
   to_send: ToSendTotal[]
   summary: SummaryLine[]
@@ -69,21 +87,24 @@ export function exitCodeOf(states: readonly RowState[], ended: {stopped: boolean
   return ExitCode.Done
 }
 
-export function rowView(row: RefundRow, state: RowState): BulkRowView {
+export function rowView(row: RefundRow, state: RowState, dryRun: boolean): BulkRowView {
   const facts = state.outcome as Partial<
     Record<'gw_refund_no' | 'refund_time' | 'settled_by' | 'made_by' | 'err_code' | 'err_msg', string>
   >
   const {refund_fee, fee_type} = amountOf(row, state)
   return {
     line: row.line,
-    status: state.outcome.status,
+    order: row.order,
+    status: viewStatus(state, dryRun),
     mch_refund_no: numberOf(row, state),
     mch_order_no: state.planned?.mch_order_no ?? row.request?.ref.mch_order_no,
     gw_order_no: state.planned?.gw_order_no ?? state.sent?.gw_order_no,
     refund_fee,
     fee_type,
     gw_refund_no: facts.gw_refund_no,
-    refund_time: facts.refund_time,
+    refund_amount:
+      refund_fee !== undefined && fee_type && isCurrency(fee_type) ? toDecimal(refund_fee, fee_type) : undefined,
+    refund_time: gatewayTimeIso(facts.refund_time),
     settled_by: facts.settled_by,
     made_by: facts.made_by,
     err_code: facts.err_code,

@@ -7,6 +7,8 @@
  * Problems are collected, not thrown; the result is an immutable plan. Nothing is sent here.
  */
 import {runBatch} from '../../batch.js'
+import type {Work} from '../../cli/progress.js'
+import {GwError} from '../../errors.js'
 import {formatAmount} from '../../gateway/protocol/index.js'
 import {describeReference} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
@@ -15,7 +17,7 @@ import {balanceProblem} from '../balance.js'
 import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
 import type {RefundService} from '../service.js'
 import {type JournalHeader, Journal} from './journal.js'
-import {type OrderGroup, groupByOrder, preflight} from './preflight.js'
+import {type CheckPace, type OrderGroup, groupByOrder, preflight} from './preflight.js'
 import type {RefundFile} from './refund-file.js'
 import {deriveRefundNumber} from './refund-number.js'
 import {
@@ -48,6 +50,18 @@ export interface BulkPlan {
   readonly settled: Readonly<Record<string, number>>
   /** Per row of the file, in its order. */
   readonly states: readonly RowState[]
+  /** Orders with more than one row: what their rows send against what is left of them. */
+  readonly orders: readonly OrderLine[]
+}
+
+/** An order several rows refund: their lines, what they send, and the order's balance. */
+export interface OrderLine {
+  order: string
+  lines: number[]
+  to_send: number
+  currency: string
+  /** What is left to refund of the order before these rows. */
+  balance: number
 }
 
 export type JournalIdentity = Omit<JournalHeader, 'type' | 'version' | 'created_at'>
@@ -59,7 +73,10 @@ interface PlanInput {
   skip_invalid: boolean
   allow_repeats: boolean
   batch_id?: string
+  dry_run: boolean
   concurrency: number
+  /** The checks start: progress over `total` queries, and the signal that stops them (Ctrl-C). */
+  checking(total: number): Promise<Work>
 }
 
 type Usable = RefundRow & {request: RowRequest}
@@ -76,8 +93,9 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
     row.request ? {outcome: {status: 'pending'}} : {outcome: {status: 'skipped_invalid', err_msg: problemOf(row.line)}},
   )
   const headerBlocked = problems.some((p) => p.line === 1) || Boolean(file.truncated)
-  if (problems.length && (!skipInvalid || headerBlocked)) {
-    return {file, problems, blocked: true, found: {done: 0, uncertain: 0, toGo: 0}, settled: {}, states}
+  // A dry run checks the usable rows even when others have problems: the plan shows them all.
+  if (headerBlocked || (problems.length && !skipInvalid && !input.dry_run)) {
+    return {file, problems, blocked: true, found: {done: 0, uncertain: 0, toGo: 0}, settled: {}, states, orders: []}
   }
   const {rows: history, resumed, torn} = Journal.read(input.journalPath, input.identity)
   file.rows.forEach((row, i) => {
@@ -93,7 +111,50 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   const indexOf = new Map(file.rows.map((row, i) => [row.line, i]))
   const open = file.rows.filter((row, i): row is Usable => Boolean(row.request) && isOpen(states[i]!))
   const groups = groupByOrder(open)
-  const preflighted = await preflight(groups, refunds.orders, concurrency)
+  const work = await input.checking(groups.size * 2 + uncertain.length)
+  let checked
+  try {
+    const pace = {concurrency, signal: work.signal, tick: (problem: boolean) => work.progress.tick(problem)}
+    checked = await checkRows({input, states, problems, groups, uncertain, indexOf, open}, refunds, pace)
+  } finally {
+    work.done()
+  }
+  if (work.signal.aborted)
+    throw new GwError('interrupted', 'Interrupted while checking the orders: nothing was sent.', {
+      advice: 'Run the same command again to check and send.',
+    })
+  problems.sort((a, b) => a.line - b.line)
+  // Rows with a problem are skipped; a row that may have been sent stays to be settled.
+  for (const problem of problems) {
+    const at = indexOf.get(problem.line)
+    if (at !== undefined && states[at]!.outcome.status === 'pending') {
+      states[at] = {...states[at]!, outcome: {status: 'skipped_invalid', err_msg: problem.message}}
+    }
+  }
+  const journal = {path: input.journalPath, header: input.identity, resumed, torn}
+  const blocked = problems.length > 0 && !skipInvalid
+  return {file, problems, blocked, journal, found, states, ...checked}
+}
+
+/** What the checks work on; states and problems are filled in. */
+interface Checking {
+  input: PlanInput
+  states: RowState[]
+  problems: Problem[]
+  groups: Map<string, OrderGroup>
+  uncertain: number[]
+  indexOf: Map<number, number>
+  open: Usable[]
+}
+
+/** The queries of the plan: every order once, the refunds of uncertain rows, every order's balance. */
+async function checkRows(
+  checking: Checking,
+  refunds: RefundService,
+  pace: CheckPace,
+): Promise<Pick<BulkPlan, 'settled' | 'orders'>> {
+  const {input, states, problems, groups, uncertain, indexOf, open} = checking
+  const preflighted = await preflight(groups, refunds.orders, pace)
   problems.push(...preflighted.problems)
   for (const row of open) {
     const order = preflighted.found.get(row.request.orderKey)
@@ -107,7 +168,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
       states[at] = {...states[at]!, planned}
     }
   }
-  problems.push(...numberRows(file, states, input, refunds.appid))
+  problems.push(...numberRows(input.file, states, input, refunds.appid))
   // Rows sent before without a known outcome: the gateway's record of their number decides.
   // Without a refund query for the channel, they are sent again under the same number.
   const settled: Record<string, number> = {}
@@ -115,28 +176,25 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
     uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel)),
     async (i) => {
       states[i] = settleByLookup(states[i]!, await refunds.lookup(states[i]!.planned!))
+      pace.tick(false)
     },
-    {concurrency},
+    pace,
   )
   for (const i of uncertain) settled[states[i]!.outcome.status] = (settled[states[i]!.outcome.status] ?? 0) + 1
+  const orders: OrderLine[] = []
   await runBatch(
     groups.values(),
     async (group) => {
       const order = preflighted.found.get(group.request.orderKey)
-      if (order) problems.push(...(await checkOrderBalance(group, order, states, indexOf, refunds)))
+      const checked = order ? await checkOrderBalance(group, order, states, indexOf, refunds) : undefined
+      problems.push(...(checked?.problems ?? []))
+      if (checked?.line && group.rows.length > 1) orders.push(checked.line)
+      pace.tick(Boolean(checked?.problems.length))
     },
-    {concurrency},
+    pace,
   )
-  problems.sort((a, b) => a.line - b.line)
-  // Rows with a problem are skipped; a row that may have been sent stays to be settled.
-  for (const problem of problems) {
-    const at = indexOf.get(problem.line)
-    if (at !== undefined && states[at]!.outcome.status === 'pending') {
-      states[at] = {...states[at]!, outcome: {status: 'skipped_invalid', err_msg: problem.message}}
-    }
-  }
-  const journal = {path: input.journalPath, header: input.identity, resumed, torn}
-  return {file, problems, blocked: problems.length > 0 && !skipInvalid, journal, found, settled, states}
+  orders.sort((a, b) => a.lines[0]! - b.lines[0]!)
+  return {settled, orders}
 }
 
 /**
@@ -190,7 +248,7 @@ async function checkOrderBalance(
   states: RowState[],
   indexOf: Map<number, number>,
   refunds: RefundService,
-): Promise<Problem[]> {
+): Promise<{problems: Problem[]; line?: OrderLine}> {
   const at = (row: RefundRow) => indexOf.get(row.line)!
   const numbers = group.rows.map((r) => numberOf(r, states[at(r)]!)).filter(Boolean)
   const existing = await refunds.queries.refundsOf(order, numbers.slice(0, 2))
@@ -210,12 +268,14 @@ async function checkOrderBalance(
   const toSend = group.rows.filter((r) => isToSend(states[at(r)]!))
   const sum = toSend.reduce((total, r) => total + states[at(r)]!.planned!.refund_fee, 0)
   const record = order.record
-  if (existing === undefined || record.total_fee === undefined || !record.fee_type) return []
+  if (existing === undefined || record.total_fee === undefined || !record.fee_type) return {problems: []}
   const facts = {state: record.result, total: record.total_fee, currency: record.fee_type}
   const refunded = refundedTotal(existing)
-  if (!balanceProblem(facts, sum, refunded)) return []
-  const amount = (minor: number) => formatAmount(minor, facts.currency)
   const named = describeReference(group.request.ref)
-  const message = `the rows of order ${named} add up to ${amount(sum)}, more than its balance of ${amount(facts.total - refunded)}`
-  return toSend.map((row) => ({line: row.line, message}))
+  const balance = facts.total - refunded
+  const line = {order: named, lines: group.rows.map((r) => r.line), to_send: sum, currency: facts.currency, balance}
+  if (!balanceProblem(facts, sum, refunded)) return {problems: [], line}
+  const amount = (minor: number) => formatAmount(minor, facts.currency)
+  const message = `the rows of order ${named} add up to ${amount(sum)}, more than its balance of ${amount(balance)}`
+  return {problems: toSend.map((row) => ({line: row.line, message})), line}
 }

@@ -29,15 +29,23 @@ export function groupByOrder(rows: (RefundRow & {request: RowRequest})[]): Map<s
   return groups
 }
 
+/** How the checks run: their pace, the signal that stops them (Ctrl-C), and a tick per order checked. */
+export interface CheckPace {
+  concurrency: number
+  signal: AbortSignal
+  tick(problem: boolean): void
+}
+
 export async function preflight(
   groups: Map<string, OrderGroup>,
   orders: OrderService,
-  concurrency: number,
+  pace: CheckPace,
 ): Promise<{found: Map<string, FoundOrder>; problems: Problem[]}> {
   const found = new Map<string, FoundOrder>()
   const problems: Problem[] = []
   const ofRows = (group: OrderGroup, message: string) => {
     for (const row of group.rows) problems.push({line: row.line, message})
+    pace.tick(true)
   }
   let waiting = [...groups.entries()]
   for await (const round of tries(PREFLIGHT_ROUNDS)) {
@@ -53,6 +61,7 @@ export async function preflight(
         }
         try {
           found.set(key, await orders.find(group.request.ref, channels[0]))
+          pace.tick(false)
         } catch (error) {
           if (!(error instanceof GwError)) throw error
           if (error.kind === 'refused' || error.kind === 'usage') return ofRows(group, error.message)
@@ -60,8 +69,9 @@ export async function preflight(
           lastFailure = error
         }
       },
-      {concurrency},
+      pace,
     )
+    if (pace.signal.aborted) break
     if (failed.length && round === PREFLIGHT_ROUNDS.tries) throw lastFailure
     waiting = failed
     if (!waiting.length) break

@@ -15,13 +15,41 @@ import {
   parseMinorUnits,
   toMinorUnits,
 } from '../../gateway/protocol/index.js'
-import {type TableHeader, type TableRow, missingOrderColumn, openTable, orderColumnOf} from '../../files/table.js'
+import {columnHints} from '../../files/columns.js'
+import {
+  type ReadOptions,
+  type TableHeader,
+  type TableRow,
+  type TableSource,
+  missingOrderColumn,
+  openTable,
+  orderColumnOf,
+} from '../../files/table.js'
 import {orderKey} from '../../orders/reference.js'
 import {quoted} from '../../untrusted.js'
+import {REPORT_COLUMNS} from './report.js'
 import type {Problem, RefundRow} from './rows.js'
 
+/** The fields a refund file gives, and the report's columns (filled in place when a report is run again). */
+const FIELDS = {
+  read: [
+    ...ORDER_NUMBER_FIELDS,
+    'refund_fee',
+    'refund_amount',
+    'fee_type',
+    'channel',
+    'total_fee',
+    'mch_refund_no',
+    'attach',
+  ],
+  written: REPORT_COLUMNS,
+}
+
 export interface RefundFile {
+  source: TableSource
   header: TableHeader
+  /** Ignored columns that look like a field, with the --column that would read them. */
+  hints: string[]
   rows: RefundRow[]
   problems: Problem[]
   /** The check stopped after MAX_PROBLEMS problems: the rest of the file was not read. */
@@ -34,20 +62,17 @@ const MAX_PROBLEMS = 1000
 const CHECKED_LENGTHS = [...ORDER_NUMBER_FIELDS, 'mch_refund_no', 'attach'] as const
 
 /** Problems of the header that make every row unreadable. */
-function headerProblems(header: TableHeader): Problem[] {
+function headerProblems(header: TableHeader, source: TableSource, hints: string[]): Problem[] {
   const problems: Problem[] = []
-  const keys = header.keys
-  const noOrderColumn = missingOrderColumn(header)
+  const noOrderColumn = missingOrderColumn({header, source}, FIELDS)
   if (noOrderColumn) problems.push({line: 1, message: noOrderColumn})
-  if (!keys.includes('refund_fee') && !keys.includes('refund_amount')) {
+  if (!header.index.has('refund_fee') && !header.index.has('refund_amount')) {
+    const hint = hints.find((h) => h.includes('refund_amount'))
     problems.push({
       line: 1,
-      message:
-        'no amount column: the header needs refund_fee (minor units, e.g. 5000) or refund_amount (decimal, e.g. 50.00)',
+      message: `no amount column: the header needs refund_fee (minor units, e.g. 5000) or refund_amount (decimal, e.g. 50.00); name yours with ${hint ? hint.slice(hint.indexOf('--column')) : '--column refund_amount="Your header"'}`,
     })
   }
-  const twice = [...new Set(keys.filter((k, i) => k && keys.indexOf(k) !== i))]
-  if (twice.length) problems.push({line: 1, message: `columns named twice: ${twice.join(', ')}`})
   return problems
 }
 
@@ -121,7 +146,10 @@ function readRefundRow(row: TableRow, header: TableHeader): {row: RefundRow; pro
   if (typeof amount === 'string') problems.push(amount)
   const given = row.get('mch_refund_no')
   if (problems.length || !column || typeof amount === 'string') {
-    return {row: {line: row.line, values: row.values, mchRefundNo: given}, problems}
+    return {
+      row: {line: row.line, values: row.values, order: column ? row.get(column) : '', mchRefundNo: given},
+      problems,
+    }
   }
   const ref = {[column]: row.get(column)}
   const request = {
@@ -133,18 +161,20 @@ function readRefundRow(row: TableRow, header: TableHeader): {row: RefundRow; pro
     channel,
     attach: row.get('attach') || undefined,
   }
-  return {row: {line: row.line, values: row.values, mchRefundNo: given, request}, problems}
+  return {row: {line: row.line, values: row.values, order: ref[column]!, mchRefundNo: given, request}, problems}
 }
 
 /** Reads and checks the whole file. Nothing is sent here. */
-export async function readRefundFile(path: string): Promise<RefundFile> {
-  const table = await openTable(path)
-  const problems = headerProblems(table.header)
+export async function readRefundFile(path: string, options: Omit<ReadOptions, 'fields'> = {}): Promise<RefundFile> {
+  const {source, header, rows: records} = await openTable(path, {...options, fields: FIELDS})
+  const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['refund_fee', 'refund_amount']])
+  const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
-  if (problems.length) return {header: table.header, rows, problems}
+  const file = (truncated?: boolean): RefundFile => ({source, header, hints, rows, problems, truncated})
+  if (problems.length) return file()
   const givenNumbers = new Map<string, number>()
-  for await (const item of table.rows) {
-    const read = readRefundRow(item, table.header)
+  for await (const item of records) {
+    const read = readRefundRow(item, header)
     const line = item.line
     problems.push(...read.problems.map((message) => ({line, message})))
     const given = item.get('mch_refund_no')
@@ -159,9 +189,9 @@ export async function readRefundFile(path: string): Promise<RefundFile> {
     rows.push(read.row)
     if (problems.length >= MAX_PROBLEMS) {
       problems.push({line, message: `the check stopped here, after ${MAX_PROBLEMS} problems; fix these first`})
-      await table.rows.return(undefined)
-      return {header: table.header, rows, problems, truncated: true}
+      await records.return(undefined)
+      return file(true)
     }
   }
-  return {header: table.header, rows, problems}
+  return file()
 }

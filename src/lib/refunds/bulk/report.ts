@@ -1,16 +1,21 @@
-/** Step 5 of a bulk refund: every input row with its columns, plus what became of it; and the summary. */
-import {AnnotatedWriter} from '../../files/annotated-output.js'
+/**
+ * Step 5 of a bulk refund (and the dry run's plan file): every input row with its columns,
+ * plus what became of it (or would); and the summary.
+ */
+import {AnnotatedWriter, type Cell} from '../../files/annotated-output.js'
 import {Tally} from '../../files/tally.js'
-import {lookupError} from '../../gateway/protocol/index.js'
+import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import type {RefundFile} from './refund-file.js'
-import {rowView} from './bulk-result.js'
-import {ROW_STATUSES, type RowState, type RowStatus, amountOf} from './rows.js'
+import {type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
+import {type RowState, amountOf} from './rows.js'
 
-const REPORT_COLUMNS = [
+export const REPORT_COLUMNS = [
   'status',
   'mch_refund_no',
   'gw_refund_no',
   'refund_fee',
+  'refund_amount',
+  'fee_type',
   'refund_time',
   'settled_by',
   'err_code',
@@ -19,34 +24,57 @@ const REPORT_COLUMNS = [
 ] as const
 
 export interface SummaryLine {
-  status: RowStatus
+  status: ViewStatus
   currency: string
   rows: number
-  amount: number
+  /** Undefined when no row of the line has an amount (rows skipped before their amount was known). */
+  amount?: number
 }
 
-export async function writeReport(path: string, file: RefundFile, states: readonly RowState[]): Promise<void> {
-  const writer = new AnnotatedWriter(path, file.header, REPORT_COLUMNS)
+const money = (minor: number | undefined, currency: string | undefined) =>
+  minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
+
+/** Writes the report (or, for a dry run, the plan) of every row; an .xlsx path gets a workbook with a summary sheet. */
+export async function writeReport(
+  path: string,
+  file: RefundFile,
+  states: readonly RowState[],
+  options: {bom?: boolean; dryRun: boolean},
+): Promise<void> {
+  const sheet = options.dryRun ? 'plan' : 'report'
+  const writer = await AnnotatedWriter.open(path, file.header, REPORT_COLUMNS, {bom: options.bom, sheet})
   try {
     for (const [i, row] of file.rows.entries()) {
-      const view = rowView(row, states[i]!)
+      const view = rowView(row, states[i]!, options.dryRun)
       const advice = (states[i]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
       const earlier = view.made_by ? `refunded earlier by ${view.made_by}` : undefined
-      await writer.write(row.values, {...view, advice: advice ?? earlier})
+      await writer.write(row.values, {
+        ...view,
+        refund_amount: money(view.refund_fee, view.fee_type),
+        advice: advice ?? earlier,
+      })
     }
-    await writer.close()
+    const rows: Cell[][] = summarize(file, states, options.dryRun).map((l) => [
+      l.status,
+      l.currency,
+      l.rows,
+      money(l.amount, l.currency) ?? '-',
+    ])
+    await writer.close({header: ['status', 'currency', 'rows', 'amount'], rows})
   } catch (error) {
     await writer.abort()
     throw error
   }
 }
 
-/** Rows and amounts per status and currency. */
-export function summarize(file: RefundFile, states: readonly RowState[]): SummaryLine[] {
-  const tally = new Tally<RowStatus>()
+/** Rows and amounts per status and currency; rows skipped as invalid are counted, not summed. */
+export function summarize(file: RefundFile, states: readonly RowState[], dryRun: boolean): SummaryLine[] {
+  const tally = new Tally<ViewStatus>()
   file.rows.forEach((row, i) => {
-    const {refund_fee, fee_type} = amountOf(row, states[i]!)
-    tally.add(states[i]!.outcome.status, fee_type, refund_fee)
+    const state = states[i]!
+    const {refund_fee, fee_type} = amountOf(row, state)
+    const status = viewStatus(state, dryRun)
+    tally.add(status, fee_type, status === 'skipped_invalid' ? undefined : refund_fee)
   })
-  return tally.lines(ROW_STATUSES).map(({group, ...line}) => ({status: group, ...line}))
+  return tally.lines(VIEW_STATUSES).map(({group, ...line}) => ({status: group, ...line}))
 }

@@ -32,6 +32,8 @@ export interface RefundRow {
   readonly values: readonly string[]
   /** The refund number the row gives; '' when it is to be derived once the order is known. */
   readonly mchRefundNo: string
+  /** The order number as the row gives it (in whichever column), '' when none. */
+  readonly order: string
   readonly request?: RowRequest
 }
 

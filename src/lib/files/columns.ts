@@ -1,0 +1,121 @@
+/**
+ * Which column of a file holds each field gw reads: a column named as the field (any case,
+ * surrounding spaces ignored), or the one the user names with `--column FIELD=HEADER`. The
+ * other columns are ignored, and said to be; one that looks like a field gw could use gets a
+ * hint with the flag that would use it.
+ */
+import {usageError} from '../errors.js'
+import {quoted, shown} from '../untrusted.js'
+
+/** The fields a command reads, and the columns it writes (known on a rerun over its own output, not ignored). */
+export interface FieldSet {
+  read: readonly string[]
+  written: readonly string[]
+}
+
+export interface Columns {
+  /** Each field read, and the position of the column that holds it. */
+  index: ReadonlyMap<string, number>
+  /** Columns neither read nor written by gw, as the file names them. */
+  ignored: string[]
+  /** The fields given by --column, and the header each names. */
+  mapped: ReadonlyMap<string, string>
+}
+
+export const normalizeHeader = (name: string) => name.trim().toLowerCase()
+
+/** `FIELD=HEADER` values of --column, checked against the fields the command reads. */
+function parseMapping(values: readonly string[], fields: FieldSet): Map<string, string> {
+  const mapping = new Map<string, string>()
+  for (const value of values) {
+    const at = value.indexOf('=')
+    const field = normalizeHeader(value.slice(0, Math.max(0, at)))
+    const header = value.slice(at + 1).trim()
+    if (at === -1 || !field || !header)
+      throw usageError(`--column ${quoted(value)}: write it as FIELD=HEADER, e.g. --column amount="Amount (THB)".`)
+    if (!fields.read.includes(field))
+      throw usageError(
+        `--column ${quoted(value)}: ${quoted(field)} is not a field read here.`,
+        `Fields: ${fields.read.join(', ')}.`,
+      )
+    if (mapping.has(field)) throw usageError(`--column ${field} is given twice; give each field once.`)
+    mapping.set(field, header)
+  }
+  return mapping
+}
+
+/** The columns of a header for a command's fields; a usage error for a mapping that names no column, or a field found twice. */
+export function resolveColumns(names: readonly string[], fields: FieldSet, given: readonly string[] = []): Columns {
+  const keys = names.map(normalizeHeader)
+  const mapping = parseMapping(given, fields)
+  const index = new Map<string, number>()
+  const positions = (key: string) => keys.flatMap((k, i) => (k === key ? [i] : []))
+  for (const [field, header] of mapping) {
+    const found = positions(normalizeHeader(header))
+    if (found.length === 0)
+      throw usageError(
+        `--column ${field}=${shown(header, 60)}: the file has no column ${quoted(header)}.`,
+        `Its columns are: ${names.map((n) => quoted(n)).join(', ')}.`,
+      )
+    if (found.length > 1)
+      throw usageError(
+        `--column ${field}=${shown(header, 60)}: the file has ${found.length} columns named ${quoted(header)}; rename all but one.`,
+      )
+    const other = [...index].find(([, at]) => at === found[0])
+    if (other)
+      throw usageError(`The column ${quoted(header)} is given for both ${other[0]} and ${field}; give it once.`)
+    index.set(field, found[0]!)
+  }
+  const taken = new Set(index.values())
+  const twice: string[] = []
+  for (const field of fields.read) {
+    if (mapping.has(field)) continue
+    const found = positions(field).filter((at) => !taken.has(at))
+    if (found.length > 1) twice.push(field)
+    if (found.length) index.set(field, found[0]!)
+  }
+  if (twice.length)
+    throw usageError(`Columns named twice: ${twice.join(', ')}.`, 'Rename or remove one of each, then run again.')
+  const used = new Set(index.values())
+  const ignored = names.filter((name, i) => !used.has(i) && name.trim() !== '' && !fields.written.includes(keys[i]!))
+  return {index, ignored, mapped: mapping}
+}
+
+/** What a column's name suggests it holds, and the fields that would read it. */
+const LOOKS_LIKE: readonly {pattern: RegExp; what: string; fields: readonly string[]}[] = [
+  {pattern: /order|invoice|\binv\b|bill|receipt|เลขที่|คำสั่งซื้อ|ใบสั่ง/, what: 'order numbers', fields: ['mch_order_no']},
+  {
+    pattern: /amount|total|sum|price|value|baht|thb|ยอด|จำนวนเงิน|ราคา/,
+    what: 'amounts',
+    fields: ['amount', 'refund_amount'],
+  },
+  {pattern: /currency|ccy|สกุลเงิน/, what: 'currencies', fields: ['fee_type']},
+  {pattern: /status|state|สถานะ/, what: 'states', fields: ['status']},
+  {pattern: /channel|wallet|ช่องทาง/, what: 'channels', fields: ['channel']},
+]
+
+/** The header as a shell word, to paste after --column FIELD=. */
+function shellWord(text: string): string {
+  return /^[\w.-]+$/.test(text) ? text : `"${text.replace(/["\\$`]/g, '\\$&')}"`
+}
+
+/** The flag that maps `field` to `header`, ready to paste. */
+export const columnFlag = (field: string, header: string) => `--column ${field}=${shellWord(shown(header, 60))}`
+
+/**
+ * For each ignored column that looks like a field the command reads and the file lacks:
+ * `"Total" looks like amounts: --column amount=Total`. `anyOf`: fields of which one is enough
+ * (the three order numbers).
+ */
+export function columnHints(columns: Columns, fields: FieldSet, anyOf: readonly string[][] = []): string[] {
+  const has = (field: string) =>
+    columns.index.has(field) || anyOf.some((group) => group.includes(field) && group.some((f) => columns.index.has(f)))
+  const hints: string[] = []
+  for (const name of columns.ignored) {
+    const key = normalizeHeader(name)
+    const guess = LOOKS_LIKE.find((g) => g.pattern.test(key))
+    const field = guess?.fields.find((f) => fields.read.includes(f) && !has(f))
+    if (guess && field) hints.push(`${quoted(name)} looks like ${guess.what}: ${columnFlag(field, name)}`)
+  }
+  return hints
+}

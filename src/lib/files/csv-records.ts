@@ -1,0 +1,86 @@
+/**
+ * The records of a CSV file as finance exports it: any encoding StrictText reads, CRLF, LF or
+ * CR, quoted fields with separators, quotes and new lines, and the separator of the locale
+ * (`,` `;` or tab, told by the header line, or given). Each record comes with the line it
+ * starts on; a malformed file is a usage error naming its line.
+ */
+import {createReadStream} from 'node:fs'
+import {pipeline} from 'node:stream'
+
+import {CsvError, parse} from 'csv-parse'
+
+import {usageError} from '../errors.js'
+import {shown} from '../untrusted.js'
+import {StrictText, type TextEncoding} from './decoding.js'
+
+/** The largest row gw reads; a larger one is not a row of an export. */
+const MAX_RECORD = 1024 * 1024
+
+/** Separators by the names --delimiter takes. */
+const DELIMITERS: Readonly<Record<string, string>> = {',': ',', ';': ';', tab: '\t', '\\t': '\t', '\t': '\t', '|': '|'}
+
+/** The separator: the one given, else the one of `,` `;` tab that the header line (outside quotes) uses most. */
+export function delimiterOf(headerLine: string, given: string | undefined): string {
+  if (given !== undefined) {
+    const delimiter = DELIMITERS[given.toLowerCase()]
+    if (!delimiter)
+      throw usageError(`--delimiter ${shown(given, 20)} is not a separator gw reads.`, 'Give , ; tab or |.')
+    return delimiter
+  }
+  const counts = new Map([...',;\t'].map((c) => [c, 0]))
+  let quoted = false
+  for (const c of headerLine) {
+    if (c === '"') quoted = !quoted
+    else if (!quoted && counts.has(c)) counts.set(c, counts.get(c)! + 1)
+  }
+  return [...counts].reduce((best, next) => (next[1] > best[1] ? next : best))[0]
+}
+
+/** The header line of a file from its first bytes, decoded leniently (only to count separators). */
+export function headerLineOf(head: Uint8Array, encoding: TextEncoding): string {
+  const text = new TextDecoder(encoding.name).decode(head, {stream: true})
+  return text.split(/\r|\n/, 1)[0]!
+}
+
+/** What each of csv-parse's complaints means, in words; others are shown as csv-parse says them. */
+const CSV_PROBLEMS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed',
+  INVALID_OPENING_QUOTE: 'a quote inside a field that does not start with one',
+  CSV_INVALID_CLOSING_QUOTE: 'text right after the closing quote of a field',
+  CSV_MAX_RECORD_SIZE: `a row longer than ${MAX_RECORD / 1024} KiB`,
+  CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'a row with another number of fields',
+}
+
+interface CsvOptions {
+  encoding: TextEncoding
+  delimiter: string
+  /** The file's first bytes, to word the error when it is not text. */
+  head: Uint8Array
+}
+
+export async function* csvRecords(path: string, options: CsvOptions): AsyncGenerator<{record: string[]; line: number}> {
+  const parser = parse({
+    delimiter: options.delimiter,
+    skip_empty_lines: true,
+    info: true,
+    relax_column_count: true,
+    record_delimiter: '\n',
+    max_record_size: MAX_RECORD,
+  })
+  pipeline(createReadStream(path), new StrictText(path, options.encoding, options.head), parser, () => {})
+  try {
+    for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
+      const newlines = record.reduce((n, field) => n + (field.match(/\n/g)?.length ?? 0), 0)
+      yield {record, line: info.lines - newlines}
+    }
+  } catch (error) {
+    if (error instanceof CsvError) {
+      const problem = CSV_PROBLEMS[error.code] ?? shown(error.message.replace(/ at line \d+.*$/s, ''), 120)
+      throw usageError(
+        `${path} line ${error.lines ?? '?'}: not valid CSV (${problem}).`,
+        'Export the sheet again as CSV; quotes inside a field must be doubled.',
+      )
+    }
+    throw error
+  }
+}

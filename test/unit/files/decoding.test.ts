@@ -1,0 +1,69 @@
+import {Readable} from 'node:stream'
+import {text as readText} from 'node:stream/consumers'
+
+import {describe, expect, it} from 'vitest'
+
+import {StrictText, encodingOf, kindOf, looksBinary, notTextError} from '../../../src/lib/files/decoding.js'
+
+/** Decodes `chunks` through StrictText, as a file read in pieces of those sizes would be. */
+const decode = (chunks: Buffer[], encoding = 'utf-8') =>
+  readText(Readable.from(chunks).pipe(new StrictText('f.csv', {name: encoding, fromBom: false}, chunks[0]!)))
+
+describe('strict decoding', () => {
+  it('makes CRLF and lone CR into LF, also when a CRLF is cut between two chunks', async () => {
+    expect(await decode([Buffer.from('a\r\nb\r'), Buffer.from('\nc\rd\n')])).toBe('a\nb\nc\nd\n')
+  })
+
+  it('joins a Thai character cut between two chunks', async () => {
+    const bytes = Buffer.from('ก,ข\n')
+    expect(await decode([bytes.subarray(0, 1), bytes.subarray(1)])).toBe('ก,ข\n')
+  })
+
+  it('names the line of the first byte that is not valid, counting lines of earlier chunks', async () => {
+    const latin1 = Buffer.from('caf\xe9\n', 'latin1')
+    await expect(decode([Buffer.from('a\nb\r\n'), Buffer.from('c\n'), latin1])).rejects.toMatchObject({
+      kind: 'usage',
+      message: 'f.csv line 4: the text is not valid UTF-8.',
+    })
+  })
+
+  it('names the line of a sequence cut short at the very end', async () => {
+    await expect(decode([Buffer.from('a\n'), Buffer.from([0x62, 0x0a, 0xe0, 0xb8])])).rejects.toMatchObject({
+      message: 'f.csv line 3: the text is not valid UTF-8.',
+    })
+  })
+
+  it('reads Windows-874 (Thai) when told, and refuses a NUL as not text', async () => {
+    expect(await decode([Buffer.from([0xa1, 0x2c, 0xa2, 0x0a])], 'windows-874')).toBe('ก,ข\n')
+    await expect(decode([Buffer.from('a\0b\n')])).rejects.toMatchObject({message: expect.stringContaining('binary')})
+  })
+})
+
+describe('what a file is', () => {
+  it('a ZIP archive is a workbook; an OLE file (.xls, or a password) is refused with the way out', () => {
+    expect(kindOf('f', Buffer.from('PK\x03\x04rest'))).toBe('xlsx')
+    expect(kindOf('f', Buffer.from('mch_order_no\n'))).toBe('csv')
+    expect(() => kindOf('f', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1]))).toThrow(/Excel 97-2003 workbook \(\.xls\)/)
+  })
+
+  it('the encoding: a BOM decides, else the one given (by any label TextDecoder knows), else UTF-8', () => {
+    expect(encodingOf(Buffer.from([0xff, 0xfe, 0x61, 0]), 'windows-874')).toEqual({name: 'utf-16le', fromBom: true})
+    expect(encodingOf(Buffer.from([0xfe, 0xff]), undefined)).toEqual({name: 'utf-16be', fromBom: true})
+    expect(encodingOf(Buffer.from([0xef, 0xbb, 0xbf]), undefined)).toEqual({name: 'utf-8', fromBom: true})
+    expect(encodingOf(Buffer.from('a'), 'TIS-620')).toEqual({name: 'windows-874', fromBom: false})
+    expect(encodingOf(Buffer.from('a'), undefined)).toEqual({name: 'utf-8', fromBom: false})
+    expect(() => encodingOf(Buffer.from('a'), 'klingon')).toThrow(/--encoding klingon is not an encoding gw knows/)
+  })
+
+  it('binary content is told from text in another encoding', () => {
+    const utf8 = {name: 'utf-8', fromBom: false}
+    expect(looksBinary(Buffer.from('ลูกค้า,ยอด\n', 'utf8'), utf8)).toBe(false)
+    expect(looksBinary(Buffer.from([0xc5, 0xd9, 0xa1, 0xa4, 0xe9, 0xd2, 0x0a]), utf8)).toBe(false)
+    expect(looksBinary(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01, 0x02, 0x03, 0x61]), utf8)).toBe(true)
+  })
+
+  it('UTF-16 without its BOM gets the --encoding that reads it', () => {
+    const error = notTextError('f.csv', Buffer.from('mch_order_no,amount\n', 'utf16le')) as Error & {advice: string}
+    expect(error.advice).toBe('It looks like UTF-16LE text without its BOM: add --encoding utf-16le.')
+  })
+})

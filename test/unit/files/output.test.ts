@@ -1,0 +1,106 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {AnnotatedWriter, besideInput, outputFor, spreadsheetSafe} from '../../../src/lib/files/annotated-output.js'
+import {resolveColumns} from '../../../src/lib/files/columns.js'
+import {Tally} from '../../../src/lib/files/tally.js'
+import {xmlSafe} from '../../../src/lib/untrusted.js'
+import {tempDir} from '../../helpers/shared.js'
+import {readWorkbook} from '../../helpers/workbooks.js'
+
+const headerOf = (names: string[]) => ({
+  names,
+  keys: names.map((n) => n.trim().toLowerCase()),
+  ...resolveColumns(names, {read: [], written: []}),
+})
+
+describe('annotated output', () => {
+  it('is every input column plus ours; one of ours the input has is filled in place; a BOM unless asked not to', async () => {
+    const dir = tempDir()
+    for (const bom of [undefined, false]) {
+      const out = join(dir, `out-${bom}.csv`)
+      const writer = await AnnotatedWriter.open(out, headerOf(['order', 'STATUS', 'note']), ['status', 'detail'], {
+        bom,
+        sheet: 's',
+      })
+      await writer.write(['A', 'old', 'n1'], {status: 'new', detail: {minor: 10650, currency: 'THB'}})
+      await writer.close()
+      const text = readFileSync(out, 'utf8')
+      expect(text).toBe(`${bom === false ? '' : '\ufeff'}order,STATUS,note,detail\nA,new,n1,106.50\n`)
+    }
+  })
+
+  it('is not there until closed, and not at all when aborted', async () => {
+    const out = join(tempDir(), 'out.csv')
+    const writer = await AnnotatedWriter.open(out, headerOf(['a']), ['x'], {sheet: 's'})
+    await writer.write(['1'], {x: 2})
+    await writer.abort()
+    expect(() => readFileSync(out)).toThrow()
+  })
+
+  it('as a workbook: text cells for text (23 digits intact, formulas inert), numbers, amounts with their decimals, frozen header, summary', async () => {
+    const out = join(tempDir(), 'out.xlsx')
+    const writer = await AnnotatedWriter.open(out, headerOf(['gw_order_no', 'note']), ['refund_fee', 'refund_amount'], {
+      sheet: 'report',
+    })
+    await writer.write(['90020261121093015000001', '=1+1\u0007'], {
+      refund_fee: 1250,
+      refund_amount: {minor: 1250, currency: 'THB'},
+    })
+    await writer.write(['X', ''], {refund_fee: 500, refund_amount: {minor: 500, currency: 'JPY'}})
+    await writer.close({header: ['status', 'amount'], rows: [['refunded', {minor: 1750, currency: 'THB'}]]})
+    const [report, summary] = await readWorkbook(out)
+    expect(report!.name).toBe('report')
+    expect(report!.frozenRows).toBe(1)
+    expect(report!.rows[0]!.map((c) => c.value)).toEqual(['gw_order_no', 'note', 'refund_fee', 'refund_amount'])
+    expect(report!.rows[1]).toEqual([
+      {value: '90020261121093015000001', type: 3},
+      {value: '=1+1\\x07', type: 3},
+      {value: 1250, type: 2},
+      {value: 12.5, type: 2, numFmt: '#,##0.00'},
+    ])
+    expect(report!.rows[2]![3]).toEqual({value: 500, type: 2, numFmt: '#,##0'})
+    expect(summary!.rows.map((r) => r.map((c) => c.value))).toEqual([
+      ['status', 'amount'],
+      ['refunded', 17.5],
+    ])
+  })
+
+  it('goes beside the input by default, as a workbook when the input is one', () => {
+    expect(besideInput('/data/orders-2026.csv', '.reconciled.csv')).toBe('/data/orders-2026.reconciled.csv')
+    expect(outputFor('/data/o.xlsx', undefined, '.report', 'xlsx')).toBe('/data/o.report.xlsx')
+    expect(outputFor('/data/o.xlsx', 'mine.csv', '.report', 'xlsx')).toBe('mine.csv')
+  })
+})
+
+describe('tally', () => {
+  it('counts rows and sums amounts per group and currency; a row without an amount is counted, not summed', () => {
+    const tally = new Tally<'match' | 'amount_mismatch'>()
+    tally.add('amount_mismatch', 'THB', 100)
+    tally.add('match', 'THB', 5)
+    tally.add('match', 'THB', 7)
+    tally.add('match', undefined, undefined)
+    tally.add('match', 'THB', undefined)
+    expect(tally.lines(['match', 'amount_mismatch'])).toEqual([
+      {group: 'match', currency: '?', rows: 1},
+      {group: 'match', currency: 'THB', rows: 3, amount: 12},
+      {group: 'amount_mismatch', currency: 'THB', rows: 1, amount: 100},
+    ])
+  })
+})
+
+describe('cells a spreadsheet opens safely', () => {
+  it('neutralise text a spreadsheet would read as a formula, and leave numbers and other text alone', () => {
+    for (const formula of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx'])
+      expect(spreadsheetSafe(formula)).toBe(`'${formula}`)
+    for (const text of ['INV-1', 'a=b', '', ' =x']) expect(spreadsheetSafe(text)).toBe(text)
+    expect(spreadsheetSafe(-5)).toBe('-5')
+    expect(spreadsheetSafe(undefined)).toBe('')
+  })
+
+  it('make visible what a workbook cannot hold (controls, lone surrogates), keep the rest', () => {
+    expect(xmlSafe('a\u0001b\ud800c\tก😀\n')).toBe('a\\x01b\\uD800c\tก😀\n')
+  })
+})

@@ -1,0 +1,114 @@
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {type ReadOptions, openTable} from '../../../src/lib/files/table.js'
+import {tempDir, tempFile} from '../../helpers/shared.js'
+import {writeWorkbook} from '../../helpers/workbooks.js'
+
+const FIELDS = {read: ['mch_order_no', 'amount', 'status'], written: []}
+
+/** The header and each row as [line, order, amount, every value]. */
+async function read(path: string, options: Omit<ReadOptions, 'fields'> = {}) {
+  const table = await openTable(path, {fields: FIELDS, ...options})
+  const rows = []
+  for await (const row of table.rows) rows.push([row.line, row.get('mch_order_no'), row.get('amount'), row.values])
+  return {source: table.source, names: table.header.names, ignored: table.header.ignored, rows}
+}
+
+describe('CSV tables', () => {
+  it('give each row the line it starts on, across CRLF, CR and quoted new lines', async () => {
+    const {rows} = await read(tempFile('t.csv', 'mch_order_no,amount\r\n1,"x\r\ny"\r2,z\n\n3,w\n'))
+    expect(rows.map((r) => r.slice(0, 3))).toEqual([
+      [2, '1', 'x\ny'],
+      [4, '2', 'z'],
+      [6, '3', 'w'],
+    ])
+  })
+
+  it('tell the separator from the header line: semicolons (decimal commas stay in their field), tabs', async () => {
+    const semicolons = await read(tempFile('t.csv', 'mch_order_no;amount;note\nA;10,50;"x;y"\n'))
+    expect(semicolons.source).toMatchObject({kind: 'csv', delimiter: ';'})
+    expect(semicolons.rows[0]![3]).toEqual(['A', '10,50', 'x;y'])
+    const tabs = await read(tempFile('t.csv', 'mch_order_no\tamount\nA\t1,000.00\n'))
+    expect(tabs.rows[0]![3]).toEqual(['A', '1,000.00'])
+    const given = await read(tempFile('t.csv', 'mch_order_no|amount\nA|1\n'), {delimiter: '|'})
+    expect(given.rows[0]![3]).toEqual(['A', '1'])
+    await expect(read(tempFile('t.csv', 'a\n'), {delimiter: 'xx'})).rejects.toThrow(/--delimiter xx is not a separator/)
+  })
+
+  it('read UTF-16 by its BOM (Excel "Unicode text"), and Windows-874 when told', async () => {
+    const text = 'mch_order_no\tamount\tลูกค้า\r\nINV-1\t106.50\tสมชาย\r\n'
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])
+    const fromUtf16 = await read(tempFile('t.txt', utf16))
+    expect(fromUtf16.source).toEqual({kind: 'csv', encoding: 'utf-16le', delimiter: '\t'})
+    expect(fromUtf16.rows).toEqual([[2, 'INV-1', '106.50', ['INV-1', '106.50', 'สมชาย']]])
+    // ก (0xA1) ข (0xA2) in Windows-874 / TIS-620.
+    const thai = tempFile('t.csv', Buffer.from([...Buffer.from('mch_order_no,x\nA,'), 0xa1, 0xa2, 0x0a]))
+    expect((await read(thai, {encoding: 'windows-874'})).rows[0]![3]).toEqual(['A', 'กข'])
+    await expect(read(thai)).rejects.toThrow('line 2: the text is not valid UTF-8')
+  })
+
+  it('say what is wrong with a file that is not a table, naming the line when there is one', async () => {
+    await expect(read(tempFile('t.csv', ''))).rejects.toThrow('is empty: it needs a header row')
+    await expect(read(join(tempDir(), 'missing.csv'))).rejects.toThrow('does not exist')
+    await expect(read(tempDir())).rejects.toThrow('is a folder')
+    await expect(read(tempFile('t.csv', 'a,b\n"x,1\n'))).rejects.toThrow(
+      /line 2: not valid CSV \(a quoted field is not closed\)/,
+    )
+    await expect(read(tempFile('t.csv', 'a\n1\n'), {sheet: 'Orders'})).rejects.toThrow('--sheet is for .xlsx workbooks')
+  })
+})
+
+describe('workbook tables', () => {
+  it('read the first visible sheet, or the one named in any case; say which there are', async () => {
+    const path = await writeWorkbook(join(tempDir(), 'w.xlsx'), [
+      {name: 'Hidden', rows: [['x']], state: 'hidden'},
+      {
+        name: 'Orders',
+        rows: [
+          ['mch_order_no', 'amount'],
+          ['A', 1],
+        ],
+      },
+      {
+        name: 'ยอดขาย',
+        rows: [
+          ['mch_order_no', 'amount'],
+          ['B', 2],
+        ],
+      },
+    ])
+    const first = await read(path)
+    expect(first.source).toEqual({kind: 'xlsx', sheet: 'Orders', sheets: ['Orders', 'ยอดขาย']})
+    expect(first.rows).toEqual([[2, 'A', '1', ['A', '1']]])
+    expect((await read(path, {sheet: 'ยอดขาย'})).rows).toEqual([[2, 'B', '2', ['B', '2']]])
+    expect((await read(path, {sheet: ' orders '})).source.sheet).toBe('Orders')
+    await expect(read(path, {sheet: 'Refunds'})).rejects.toThrow(
+      'has no sheet named "Refunds"; its sheets are: "Orders", "ยอดขาย"',
+    )
+    await expect(read(path, {encoding: 'windows-874'})).rejects.toThrow('--encoding is for CSV files')
+  })
+
+  it('skip empty rows and keep the sheet row numbers as lines', async () => {
+    const path = await writeWorkbook(join(tempDir(), 'w.xlsx'), [
+      {name: 'S', rows: [['mch_order_no', 'amount'], ['A', 1], [], [null, null], ['B', 2]]},
+    ])
+    expect((await read(path)).rows.map((r) => r[0])).toEqual([2, 5])
+  })
+
+  it('a ZIP archive that is not a workbook, and a workbook cut short, are exit-2 problems', async () => {
+    const {execFileSync} = await import('node:child_process')
+    const dir = tempDir()
+    const path = await writeWorkbook(join(dir, 'w.xlsx'), [{name: 'S', rows: [['mch_order_no'], ['A']]}])
+    const bytes = (await import('node:fs')).readFileSync(path)
+    await expect(read(tempFile('cut.xlsx', bytes.subarray(0, bytes.length / 2)))).rejects.toMatchObject({
+      kind: 'usage',
+      message: expect.stringMatching(/cannot be read as a workbook|workbook is damaged/),
+    })
+    execFileSync('python3', ['-c', `import zipfile; zipfile.ZipFile('${dir}/other.zip','w').writestr('a.txt','hi')`])
+    await expect(read(join(dir, 'other.zip'))).rejects.toThrow(
+      'is not a CSV or .xlsx file: it is a ZIP archive without a worksheet',
+    )
+  })
+})
