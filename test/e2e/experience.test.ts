@@ -41,11 +41,44 @@ describe.skipIf(!HAS_TMUX && !CI)('gw profile add on a terminal', () => {
       terminal.type(merchant.private_key_file)
       await terminal.waitFor(/gateway public key file/)
       terminal.type(world.sandbox.info.gateway_public_key_file)
+      await terminal.waitFor(/Which kind of account is it\?/)
+      terminal.press('Enter')
       const screen = await terminal.waitFor(/EXIT=\d+/)
       expect(screen).toContain(`Profile "guided" saved (default): ${merchant.appid}`)
+      expect(screen).not.toContain('LIVE')
       expect(screen).toContain('✔ signed request')
       expect(screen).toContain('All checks passed.')
       expect(screen).toContain('EXIT=0')
+    } finally {
+      terminal.close()
+      removeDir(config)
+    }
+  })
+
+  it("keeps a profile whose closing doctor fails, says so, and exits with the doctor's code", async () => {
+    const config = tempDir('gw-guided-')
+    const merchant = world.sandbox.info.merchants[0]!
+    const args = ['--appid', 'mch99999', '--base-url', world.sandbox.info.base_url]
+    const keys = [
+      '--private-key',
+      merchant.private_key_file,
+      '--gateway-public-key',
+      world.sandbox.info.gateway_public_key_file,
+    ]
+    const terminal = new Terminal(['profile', 'add', ...args, ...keys], {GW_CONFIG_DIR: config})
+    try {
+      await terminal.waitFor(/Profile name/)
+      terminal.type('wrong-appid')
+      await terminal.waitFor(/Which kind of account is it\?/)
+      terminal.press('Down')
+      terminal.press('Enter')
+      const screen = await terminal.waitFor(/EXIT=\d+/)
+      expect(screen).toContain('Profile "wrong-appid" saved (default): mch99999')
+      expect(screen).toContain(', LIVE.')
+      expect(screen).toContain('The profile "wrong-appid" is saved as given; fix what failed')
+      expect(screen).not.toContain('EXIT=0')
+      const listed = await world.run(['profile', 'list', '--json'], {env: {GW_CONFIG_DIR: config}})
+      expect(listed.stdout).toContain('wrong-appid')
     } finally {
       terminal.close()
       removeDir(config)

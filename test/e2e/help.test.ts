@@ -32,6 +32,7 @@ describe('help', () => {
       'profile:add',
       'profile:list',
       'profile:remove',
+      'profile:set',
       'profile:show',
       'profile:use',
       'reconcile',

@@ -148,6 +148,44 @@ describe('gw profile', () => {
     expect(unknown.stderr).toContain('There is no profile "nope"')
   })
 
+  it('refuses a base URL ending in an operation, saying which part to drop', async () => {
+    const keyFlags = ['--private-key', files.merchant!, '--gateway-public-key', files.gateway!]
+    const url = 'https://gw.example/Gateway/native_pay/'
+    const result = await gw(['profile', 'add', 'op', '--appid', 'mch1', '--base-url', url, ...keyFlags], {env: env()})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('ends in the operation /native_pay')
+    expect(result.stderr).toContain('Drop "/native_pay": give https://gw.example/Gateway.')
+  })
+
+  it("refuses the merchant's own public key given as the gateway's, and saves nothing", async () => {
+    const own = join(home, 'own.pub')
+    writeFileSync(own, keys.merchant!.public_spki)
+    const keyFlags = ['--private-key', files.merchant!, '--gateway-public-key', own]
+    const url = 'http://127.0.0.1:9/Gateway'
+    const result = await gw(['profile', 'add', 'own', '--appid', 'mch1', '--base-url', url, ...keyFlags], {env: env()})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('The gateway public key is the public half of your own private key')
+    expect((await gw(['profile', 'list', '--json'], {env: env()})).stdout).not.toContain('"own"')
+  })
+
+  it('profile set changes what is given, keeps the rest, and checks the profile after a change of URL or key', async () => {
+    expect((await add('edit')).code).toBe(0)
+    const before = (await gw(['profile', 'show', 'edit', '--json'], {env: env()})).json<Record<string, unknown>>()
+    const live = await gw(['profile', 'set', 'edit', '--live'], {env: env()})
+    expect(live.code, live.stderr).toBe(0)
+    expect(live.stdout).toContain(', LIVE.')
+    expect(live.stdout).not.toContain('Checking it against the gateway')
+    const moved = await gw(['profile', 'set', 'edit', '--base-url', 'http://127.0.0.1:9/Gateway'], {env: env()})
+    expect(moved.stdout).toContain('Checking it against the gateway (gw doctor):')
+    expect(moved.code).toBe(3)
+    expect(moved.stderr).toContain('The profile "edit" is saved as given')
+    const after = (await gw(['profile', 'show', 'edit', '--json'], {env: env()})).json<Record<string, unknown>>()
+    expect(after).toMatchObject({base_url: 'http://127.0.0.1:9/Gateway', live: true, appid: before.appid})
+    expect(after.private_key).toEqual(before.private_key)
+    expect((await gw(['profile', 'set', 'edit'], {env: env()})).stderr).toContain('Nothing to change')
+    expect((await gw(['profile', 'set', 'nope', '--live'], {env: env()})).code).toBe(2)
+  })
+
   it('uses GW_PROFILE, then an environment-only profile written nowhere', async () => {
     expect(
       (await gw(['profile', 'show', '--json'], {env: {...env(), GW_PROFILE: 'shop'}})).json<{name: string}>().name,

@@ -1,19 +1,20 @@
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {runDoctor, type DoctorReport} from '../../lib/profiles/doctor.js'
+import {profileFlags} from '../../lib/cli/flags.js'
 import {usageError} from '../../lib/errors.js'
+import type {SignScheme} from '../../lib/gateway/signing.js'
+import {type DoctorReport, runDoctor} from '../../lib/profiles/doctor.js'
 import {type ProfileAnswers, askMissing, missingAnswers} from '../../lib/profiles/guided.js'
-import {viewProfile, type ProfileView} from '../../lib/profiles/view.js'
 import {looseKeyFile, readKeyArgument} from '../../lib/profiles/keys.js'
-import {doctorView} from '../../lib/render/doctor.js'
+import {type ProfileView, viewProfile} from '../../lib/profiles/view.js'
+import {savedProfileCheck} from '../../lib/render/doctor.js'
 import {profileSavedLine} from '../../lib/render/profiles.js'
-import {SIGN_SCHEMES, type SignScheme} from '../../lib/gateway/signing.js'
 
 export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
   static override summary = 'add or replace a profile: appid, base URL and keys'
   static override description =
-    'The key files are copied into the profile store (files readable by you only, 0600). The first profile added becomes the default. On a terminal, what is missing is asked for, and gw doctor then checks the new profile; without one, every missing flag is named.'
+    'The key files are copied into the profile store (files readable by you only, 0600). The first profile added becomes the default. On a terminal, what is missing is asked for (and whether the account is live), and gw doctor then checks the new profile: if a check fails, the profile is kept and the command exits with the doctor\'s code. Without a terminal, every missing flag is named. A base URL ending in an operation (/native_pay) and a "gateway" key that is your own are refused.'
   static override examples = [
     '<%= config.bin %> profile add',
     '<%= config.bin %> profile add shop --appid mch20001 --base-url https://gateway.example/Gateway --private-key ./mch20001.pem --gateway-public-key ./gateway.pub.pem --live',
@@ -23,11 +24,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
   static override args = {name: Args.string({description: 'profile name'})}
   static override flags = {
     appid: Flags.string({description: 'merchant number, like mch20001'}),
-    'base-url': Flags.string({description: 'address up to the operation name, like https://host/Gateway'}),
-    'private-key': Flags.string({description: 'PEM file of the merchant private key (PKCS#1 or PKCS#8)'}),
-    'gateway-public-key': Flags.string({description: 'PEM file of the gateway public key (SPKI or PKCS#1)'}),
-    'sign-scheme': Flags.string({description: 'signature scheme', options: [...SIGN_SCHEMES], default: 'rsa-md5'}),
-    live: Flags.boolean({description: 'a production account: money moves; commands that move it ask first'}),
+    ...profileFlags,
     default: Flags.boolean({description: 'make it the default profile'}),
   }
 
@@ -45,8 +42,8 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
         baseUrl: answers['base-url'],
         privateKeyPem: readKeyArgument(answers['private-key'], '--private-key'),
         gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key'], '--gateway-public-key'),
-        signScheme: flags['sign-scheme'] as SignScheme,
-        live: flags.live,
+        signScheme: flags['sign-scheme'] as SignScheme | undefined,
+        live: answers.live,
       },
       {makeDefault: flags.default},
     )
@@ -59,9 +56,8 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
       this.log(`Check it against the gateway with: gw doctor --profile ${view.name}`)
       return view
     }
-    this.log('Checking it against the gateway (gw doctor):')
     const doctor = await runDoctor(() => profile, 10_000)
-    this.log(doctorView(doctor))
+    this.present(savedProfileCheck(doctor, name))
     return {...view, doctor}
   }
 }

@@ -6,10 +6,18 @@ import type {FoundOrder} from '../../lib/orders/service.js'
 import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
 import {refundRecordView} from '../../lib/render/refunds.js'
 
+interface RefundQueryResult {
+  order: FoundOrder['record']
+  channel: string
+  /** The number the gateway was asked with; null when there was nothing to ask (an order never refunded). */
+  mch_refund_no: string | null
+  refund: RefundRecord | null
+}
+
 export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   static override summary = 'list the refunds of an order, with their states'
   static override description =
-    'The gateway answers for the whole order (every refund, and the total refunded) but needs one refund number of it: --mch-refund-no, else the last refund gw made of this order on this machine.'
+    "The gateway answers for the whole order (every refund, and the total refunded) but needs one refund number of it: --mch-refund-no, else the last refund gw made of this order on this machine. An order never refunded needs none; for one refunded elsewhere, the merchant platform shows each refund's merchant refund number."
   static override examples = [
     '<%= config.bin %> refund query INV-1001',
     '<%= config.bin %> refund query INV-1001 --mch-refund-no INV-1001-R1 --json',
@@ -21,11 +29,15 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
     ...networkFlags,
   }
 
-  async run(): Promise<{order: FoundOrder['record']; channel: string; mch_refund_no: string; refund: RefundRecord}> {
+  async run(): Promise<RefundQueryResult> {
     const {queries} = (await this.services()).refunds
     const ref = orderReference(this.args.mch_order_no, this.flags)
-    const {found, refund, mch_refund_no} = await queries.query(ref, this.flags['mch-refund-no'], this.flags.channel)
-    this.log(refundRecordView(found.record.mch_order_no ?? '', refund))
-    return {order: found.record, channel: found.channel, mch_refund_no, refund}
+    const {found, refund, mch_refund_no, none} = await queries.query(
+      ref,
+      this.flags['mch-refund-no'],
+      this.flags.channel,
+    )
+    this.log(refund ? refundRecordView(found.record.mch_order_no ?? '', refund) : none)
+    return {order: found.record, channel: found.channel, mch_refund_no: mch_refund_no ?? null, refund: refund ?? null}
   }
 }

@@ -4,6 +4,7 @@
  * here on process.exitCode and errors are rendered here, never thrown back to oclif.
  */
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import {closest, distance} from 'fastest-levenshtein'
 
 import {type ExitCode, GwError} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
@@ -12,6 +13,7 @@ import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
 import {terminalSafe} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
+import {canonicalChoices} from './flags.js'
 import type {Work} from './progress.js'
 import type {GatewayServices} from './services.js'
 
@@ -34,13 +36,18 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   override async init(): Promise<void> {
     await super.init()
-    const {args, flags} = await this.parse({
-      args: this.ctor.args,
-      baseFlags: (this.ctor as typeof GwCommand).baseFlags,
-      enableJsonFlag: this.ctor.enableJsonFlag,
-      flags: this.ctor.flags,
-      strict: this.ctor.strict,
-    })
+    const baseFlags = (this.ctor as typeof GwCommand).baseFlags
+    const argv = canonicalChoices(this.argv, {...baseFlags, ...this.ctor.flags} as never)
+    const {args, flags} = await this.parse(
+      {
+        args: this.ctor.args,
+        baseFlags,
+        enableJsonFlag: this.ctor.enableJsonFlag,
+        flags: this.ctor.flags,
+        strict: this.ctor.strict,
+      },
+      argv,
+    )
     this.flags = flags as GwFlags<T>
     this.args = args as GwArgs<T>
   }
@@ -138,7 +145,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   }
 
   override async catch(error: Error & {exitCode?: number}): Promise<void> {
-    const gwError = toGwError(error)
+    const flags = {...(this.ctor as typeof GwCommand).baseFlags, ...this.ctor.flags}
+    const gwError = toGwError(error, [...Object.keys(flags), 'json', 'help'])
     process.exitCode = gwError.exitCode
     if (this.jsonEnabled()) {
       this.logJson({
@@ -157,15 +165,28 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   }
 }
 
-function toGwError(error: Error): GwError {
+/** "Did you mean --amount?" for each flag oclif does not know, when one of the command's is a typo away. */
+function flagSuggestions(message: string, known: readonly string[]): string | undefined {
+  const typed = /Nonexistent flags?: (.+)/.exec(message)?.[1]?.split(/,\s*/) ?? []
+  const near = typed.flatMap((flag) => {
+    const name = flag.replace(/^-+/, '').split('=')[0]!
+    const best = closest(name, [...known])
+    return best && distance(name, best) <= Math.max(2, Math.floor(best.length / 3)) ? [`--${best}`] : []
+  })
+  return near.length ? `Did you mean ${near.join(', ')}?` : undefined
+}
+
+function toGwError(error: Error, flagNames: readonly string[]): GwError {
   if (error instanceof GwError) return error
   // A key that is not a key is the profile's or the flag's problem; the message never holds key material.
   if (error instanceof KeyError)
     return new GwError('usage', `The key is ${error.message}.`, {advice: 'Export the key as PEM and give that file.'})
   // oclif's own errors come from parsing the command line: flags, arguments, options.
   if (error instanceof Errors.CLIError) {
-    return new GwError('usage', error.message.replace(/\nSee more help with --help$/, ''), {
-      advice: 'See the command and its examples with --help.',
+    const message = error.message.replace(/\nSee more help with --help$/, '')
+    const suggestion = flagSuggestions(message, flagNames)
+    return new GwError('usage', message, {
+      advice: `${suggestion ? `${suggestion} ` : ''}See the command and its examples with --help.`,
     })
   }
   return new GwError('transport', `unexpected failure: ${error.message}`, {

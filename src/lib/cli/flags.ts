@@ -15,6 +15,47 @@ export function fieldsOf<F extends Record<string, unknown>, K extends keyof F & 
   return Object.fromEntries(names.map((name) => [name.replaceAll('-', '_'), flags[name]])) as never
 }
 
+interface ChoiceFlag {
+  type: string
+  char?: string
+  options?: readonly string[]
+}
+
+/**
+ * The command line with each value of a flag that has fixed choices written as the choice it
+ * names in any case (`--fee-type thb`, `--channel WeChat`), before oclif checks it.
+ */
+export function canonicalChoices(argv: readonly string[], flags: Readonly<Record<string, ChoiceFlag>>): string[] {
+  const byName = new Map<string, ChoiceFlag>()
+  for (const [name, flag] of Object.entries(flags)) {
+    byName.set(`--${name}`, flag)
+    if (flag.char) byName.set(`-${flag.char}`, flag)
+  }
+  const canonical = (flag: ChoiceFlag | undefined, value: string) =>
+    flag?.options?.find((option) => option.toLowerCase() === value.toLowerCase()) ?? value
+  const out = [...argv]
+  for (let i = 0; i < out.length && out[i] !== '--'; i++) {
+    const [name, value] = out[i]!.split(/=(.*)/s, 2)
+    const flag = byName.get(name!)
+    if (!flag?.options) continue
+    if (value !== undefined) out[i] = `${name}=${canonical(flag, value)}`
+    else if (i + 1 < out.length) out[i + 1] = canonical(flag, out[i + 1]!)
+  }
+  return out
+}
+
+/** The settings of a profile, as `profile add` and `profile set` take them. */
+export const profileFlags = {
+  'base-url': Flags.string({description: 'address up to the operation name, like https://host/Gateway'}),
+  'private-key': Flags.string({description: 'PEM file of the merchant private key (PKCS#1 or PKCS#8)'}),
+  'gateway-public-key': Flags.string({description: 'PEM file of the gateway public key (SPKI or PKCS#1)'}),
+  'sign-scheme': Flags.string({description: 'signature scheme (default: rsa-md5)', options: ['rsa-md5', 'rsa-sha256']}),
+  live: Flags.boolean({
+    description: 'a production account: money moves, and commands that move it ask first (--no-live: a test account)',
+    allowNo: true,
+  }),
+}
+
 /** Flags of every command that talks to the gateway. */
 export const networkFlags = {
   timeout: Flags.integer({

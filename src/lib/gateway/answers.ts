@@ -51,6 +51,8 @@ export interface AttemptFailure {
   message: string
   /** The request may have reached the gateway (anything but a failure to connect). */
   mayHaveArrived: boolean
+  /** Trying again cannot help (the address speaks another protocol, its certificate is not trusted). */
+  final?: boolean
 }
 
 /** A verified envelope: `code` 0 with its data, or another code (the call was not processed). */
@@ -151,19 +153,40 @@ const NOT_CONNECTED = [
   'UND_ERR_CONNECT_TIMEOUT',
 ]
 const TIMED_OUT = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']
+const CERTIFICATE_ERRORS = [
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+]
 
 /** A network error in words, and whether the request may have reached the gateway. */
 export function describeNetworkError(error: unknown, url: string): AttemptFailure {
   const code = (error as {code?: string}).code ?? ''
-  const failure = (message: string, mayHaveArrived: boolean): AttemptFailure => ({
+  const failure = (message: string, mayHaveArrived: boolean, final?: boolean): AttemptFailure => ({
     kind: 'transport',
     message,
     mayHaveArrived,
+    final,
   })
+  const host = new URL(url).host
   if (TIMED_OUT.includes(code)) return failure(`no answer from ${url} in time`, true)
   if (code === 'ECONNREFUSED') return failure(`nothing is listening at ${url} (connection refused)`, false)
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return failure(`the host of ${url} is not known`, false)
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return failure(`could not connect to ${url} in time`, false)
+  // A TLS handshake that failed: nothing was sent.
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG')
+    return failure(
+      `the server at ${host} does not speak HTTPS; the base URL may need http:// instead of https://`,
+      false,
+      true,
+    )
+  if (CERTIFICATE_ERRORS.includes(code) || code.startsWith('ERR_TLS_CERT'))
+    return failure(`the certificate of ${host} is not trusted (${code}): nothing was sent`, false, true)
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))
+    return failure(`the secure connection to ${host} failed (${code}): nothing was sent`, false, true)
   return failure(`the connection to ${url} failed (${(error as Error).message || code})`, !NOT_CONNECTED.includes(code))
 }
 

@@ -20,6 +20,7 @@ import {
   describeNetworkError,
   readEnvelope,
 } from './answers.js'
+import {plural} from '../render/words.js'
 import {type Operation, checkRequest} from './protocol/index.js'
 import {compactTimestamp} from './protocol/time.js'
 import {type SignScheme, newNonce, parsePrivateKey, parsePublicKey, sign, verifyData} from './signing.js'
@@ -145,6 +146,7 @@ export class GatewayClient {
       if ('kind' in result) {
         failure = result
         mayHaveArrived ||= result.mayHaveArrived
+        if (result.final) break
         continue
       }
       const answer = classify(operation, result, attempt, mayHaveArrived)
@@ -167,7 +169,8 @@ export class GatewayClient {
           'Check the gateway public key of the profile (gw profile show, gw doctor); if it is right, the answer was altered on the way.',
       })
     }
-    throw new GwError('transport', `${last.message} (${this.#retry.tries} attempts).`, {
+    const attempts = last.final ? '' : ` (${plural(this.#retry.tries, 'attempt')})`
+    throw new GwError('transport', `${last.message}${attempts}.`, {
       advice: `Check the base URL of profile "${this.profile.name}" (${this.profile.baseUrl}) and the network, then run gw doctor.`,
     })
   }

@@ -16,6 +16,7 @@ import {
   type OrderRecord,
   QR_LIFETIME,
   UNSETTLED_ORDER_STATES,
+  isoTime,
 } from '../gateway/protocol/index.js'
 import {type RetryPolicy, linearBackoff, tries} from '../retry.js'
 import type {OrderHistory} from './history.js'
@@ -82,7 +83,7 @@ export class OrderService {
     const lifetimeParam = lifetime.parameter && expireSeconds !== undefined ? {[lifetime.parameter]: expireSeconds} : {}
     const params = {...fields, mch_order_no: mchOrderNo, ...lifetimeParam}
     const seconds = expireSeconds ?? lifetime.defaultSeconds
-    const expiresAt = seconds === undefined ? null : new Date(Date.now() + seconds * 1000).toISOString()
+    const expiresAt = seconds === undefined ? null : isoTime(new Date(Date.now() + seconds * 1000))
     const answer = await this.client.call('native_pay', params)
     const result = (order: OrderCreated, qrLost: boolean): CreatedOrder => {
       const {gw_order_no} = order

@@ -15,6 +15,8 @@ export interface ProfileAnswers {
   'base-url'?: string
   'private-key'?: string
   'gateway-public-key'?: string
+  /** A production account; asked on a terminal when not given (--live / --no-live). */
+  live?: boolean
 }
 
 type Check = (answer: string) => true | string
@@ -35,7 +37,7 @@ function keyFile(path: string, parse: (pem: string) => unknown): true | string {
 }
 
 /** What is asked, in order: the answer's name (NAME or a flag), the question, the check of an answer. */
-const QUESTIONS: [keyof ProfileAnswers, string, Check][] = [
+const QUESTIONS: [Exclude<keyof ProfileAnswers, 'live'>, string, Check][] = [
   [
     'name',
     'Profile name',
@@ -60,7 +62,7 @@ export function missingAnswers(answers: ProfileAnswers): string[] {
   return QUESTIONS.filter(([key]) => !answers[key]).map(([key]) => (key === 'name' ? 'NAME' : `--${key}`))
 }
 
-/** Asks for every missing answer on the terminal; without one, names them all (exit 2). */
+/** Asks for every missing answer on the terminal, and whether the account is live; without one, names them all (exit 2). */
 export async function askMissing(answers: ProfileAnswers): Promise<Required<ProfileAnswers>> {
   const missing = missingAnswers(answers)
   if (missing.length && (!process.stdin.isTTY || !process.stderr.isTTY)) {
@@ -69,10 +71,20 @@ export async function askMissing(answers: ProfileAnswers): Promise<Required<Prof
       'Give them as flags (there is no terminal to ask on); see gw profile add --help.',
     )
   }
-  const {input} = await import('@inquirer/prompts')
+  const {input, select} = await import('@inquirer/prompts')
   const complete = {...answers}
   for (const [key, message, validate] of QUESTIONS) {
     complete[key] ??= await input({message, validate}, {output: process.stderr})
   }
+  complete.live ??= await select(
+    {
+      message: 'Which kind of account is it?',
+      choices: [
+        {name: 'test: the sandbox or the gateway test environment', value: false},
+        {name: 'live: real money moves (commands that move it will ask first)', value: true},
+      ],
+    },
+    {output: process.stderr},
+  )
   return complete as Required<ProfileAnswers>
 }

@@ -14,6 +14,11 @@ export interface KeyCheck {
 export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string, whose = ''): KeyCheck {
   const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem), `private key${whose}`))
   const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), `gateway public key${whose}`))
+  if (privateKey.fingerprint === gatewayKey.fingerprint)
+    throw usageError(
+      `The gateway public key${whose} is the public half of your own private key (the same fingerprint, ${gatewayKey.fingerprint}).`,
+      "Give the gateway's public key, from the merchant platform: the gateway signs its answers with its own key.",
+    )
   const warnings: string[] = []
   if (privateKey.bits < 2048) warnings.push(`the private key has ${privateKey.bits} bits; 2048 or more is advised`)
   if (gatewayKey.bits < 2048)

@@ -15,6 +15,7 @@ import {z} from 'zod'
 
 import {GwError, usageError} from '../errors.js'
 import {type SignScheme, isSignScheme} from '../gateway/signing.js'
+import {OPERATIONS} from '../gateway/protocol/index.js'
 import {LockHeld, acquireLock} from '../io/lock.js'
 import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
 import {configDir} from '../paths.js'
@@ -86,7 +87,14 @@ export function normalizeBaseUrl(value: string): string {
     throw usageError(`base URL "${value}" must start with http:// or https://.`)
   if (url.search || url.hash)
     throw usageError(`base URL "${value}" must not carry a query or fragment: parameters go in the body.`)
-  return url.toString().replace(/\/+$/, '')
+  const base = url.toString().replace(/\/+$/, '')
+  const operation = OPERATIONS.find((op) => base.toLowerCase().endsWith(`/${op}`))
+  if (operation)
+    throw usageError(
+      `base URL "${value}" ends in the operation /${operation}; gw adds the operation to each request.`,
+      `Drop "/${operation}": give ${base.slice(0, -operation.length - 1)}.`,
+    )
+  return base
 }
 
 function removeKeys(profile: Pick<StoredProfile, 'private_key_file' | 'gateway_public_key_file'>): void {
@@ -162,6 +170,22 @@ export class ProfileStore {
 
   stored(name: string): StoredProfile | undefined {
     return this.#store.profiles[name]
+  }
+
+  /** Changes some of a profile's settings, keeping the others (and whether it is the default). */
+  set(name: string, changes: Partial<Omit<ProfileInput, 'name'>>): KeyCheck {
+    const stored = this.#require(name)
+    const pem = (given: string | undefined, file: string) =>
+      given ?? (existsSync(file) ? readFileSync(file, 'utf8') : '')
+    return this.add({
+      name,
+      appid: changes.appid ?? stored.appid,
+      baseUrl: changes.baseUrl ?? stored.base_url,
+      privateKeyPem: pem(changes.privateKeyPem, stored.private_key_file),
+      gatewayPublicKeyPem: pem(changes.gatewayPublicKeyPem, stored.gateway_public_key_file),
+      signScheme: changes.signScheme ?? stored.sign_scheme,
+      live: changes.live ?? stored.live,
+    })
   }
 
   /** Adds or replaces a profile. The first profile stored becomes the default. */

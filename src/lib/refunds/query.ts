@@ -6,7 +6,7 @@
 import {GwError} from '../errors.js'
 import {refusalError} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
-import {ORDER_NOT_FOUND, type RefundOrder, type RefundRecord} from '../gateway/protocol/index.js'
+import {ORDER_NOT_FOUND, PAID_ORDER_STATES, type RefundOrder, type RefundRecord} from '../gateway/protocol/index.js'
 import type {OrderHistory} from '../orders/history.js'
 import type {OrderReference} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
@@ -82,27 +82,49 @@ export class RefundQueries {
     return refunds && refundedTotal(refunds)
   }
 
-  /** The refund query of `gw refund query`: the order's refunds, asked with the given number or the last one known. */
+  /**
+   * The refund query of `gw refund query`: the order's refunds, asked with the given number or
+   * the last one known. An order never refunded has none (`refund` undefined, `none` says why);
+   * one refunded elsewhere needs a number, and the message says where to find one.
+   */
   async query(
     ref: OrderReference,
     mchRefundNo?: string,
     channel?: string,
-  ): Promise<{found: FoundOrder; refund: RefundRecord; mch_refund_no: string}> {
+  ): Promise<{found: FoundOrder; refund?: RefundRecord; mch_refund_no?: string; none?: string}> {
     const found = await this.orders.find(ref, channel)
     const mchOrderNo = found.record.mch_order_no ?? ref.mch_order_no ?? ''
     const known = this.history.refundsOf(this.#appid, mchOrderNo)
     const number = mchRefundNo ?? known.at(-1)?.mch_refund_no
+    const state = found.record.result
+    if (!number && !PAID_ORDER_STATES.includes(state))
+      return {found, none: `Order ${mchOrderNo} has no refunds: it was never paid (${state}).`}
+    if (!number && state === 'SUCCESS')
+      return {
+        found,
+        none: `No refund of order ${mchOrderNo} has completed: the gateway shows it paid in full. A refund still processing is found only by its number (--mch-refund-no).`,
+      }
     if (!number) {
       throw new GwError(
         'usage',
-        `The gateway's refund query needs a refund number, and gw has made no refund of ${mchOrderNo} on this machine.`,
+        `Order ${mchOrderNo} has refunds, made elsewhere (gw made none of them on this machine), and the gateway lists an order's refunds only when asked with one of their numbers.`,
         {
-          advice: `Give one: gw refund query ${mchOrderNo} --mch-refund-no R. The gateway then lists every refund of the order.`,
+          advice: `Find one on the merchant platform (the refund's merchant refund number) or in the report of the bulk run that made it, then: gw refund query ${mchOrderNo} --mch-refund-no R.`,
         },
       )
     }
     const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
     const answer = await this.client.call('refund_query', refundQuery(orderFacts(found), number, amount))
+    if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND) {
+      throw new GwError(
+        'refused',
+        `No refund ${number} on order ${mchOrderNo}: the gateway knows the order, not this refund number.`,
+        {
+          advice: 'Check the number: the merchant platform shows each refund with its merchant refund number.',
+          details: {err_code: answer.code, err_msg: answer.message},
+        },
+      )
+    }
     if (answer.status === 'refused') throw refusalError(answer, `Refunds of ${mchOrderNo}`)
     if (answer.status === 'uncertain') {
       throw new GwError('unknown', `Refunds of ${mchOrderNo}: the gateway is not sure (${answer.message}).`, {

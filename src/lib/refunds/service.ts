@@ -8,7 +8,7 @@
  */
 import {GwError} from '../errors.js'
 import type {GatewayClient} from '../gateway/client.js'
-import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, lookupError} from '../gateway/protocol/index.js'
+import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, gatewayTimeIso, lookupError} from '../gateway/protocol/index.js'
 import type {OrderHistory, RefundEntryStatus} from '../orders/history.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
@@ -162,7 +162,13 @@ export class RefundService {
       const answer = await this.client.call('order_refund', params)
       if (answer.status === 'success') {
         const {gw_refund_no, refund_time} = answer.data
-        return {status: 'refunded', planned, gw_refund_no, refund_time, resolved_by: 'answer'}
+        return {
+          status: 'refunded',
+          planned,
+          gw_refund_no,
+          refund_time: gatewayTimeIso(refund_time),
+          resolved_by: 'answer',
+        }
       }
       const duplicate = answer.status === 'refused' && DUPLICATE_CODES.includes(answer.code)
       if (answer.status === 'refused' && !duplicate) {
@@ -207,7 +213,7 @@ export class RefundService {
         planned,
         status,
         gw_refund_no,
-        refund_time,
+        refund_time: gatewayTimeIso(refund_time),
         resolved_by: 'refund_query' as const,
         already_existed: existed,
       }

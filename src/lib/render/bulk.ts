@@ -7,8 +7,7 @@ import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
 import {ignoredNote, sourceNotes} from './files.js'
 import {shown} from '../untrusted.js'
 import {table} from './table.js'
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+import {plural} from './words.js'
 
 function lines<T>(items: readonly T[], line: (item: T) => string, limit = 200): string {
   const shown = items.slice(0, limit).map((item) => `  ${line(item)}`)

@@ -1,4 +1,5 @@
 /** The doctor's checklist for people: a mark per check, advice under what did not pass. */
+import type {ExitCode} from '../errors.js'
 import type {DoctorReport} from '../profiles/doctor.js'
 import {dim, green, red, yellow} from './style.js'
 
@@ -12,4 +13,21 @@ export function doctorView(report: DoctorReport): string {
   }
   lines.push(report.ok ? 'All checks passed.' : 'Some checks failed; see the advice above.')
   return lines.join('\n')
+}
+
+/** The doctor run on a profile just saved: its checklist, and when it fails, that the profile is kept and what to run. */
+export function savedProfileCheck(
+  report: DoctorReport,
+  name: string,
+): {text: string; notes: string[]; exitCode: ExitCode} {
+  const notes = report.ok
+    ? []
+    : [
+        `The profile "${name}" is saved as given; fix what failed (gw profile set ${name} ...), then check again: gw doctor --profile ${name}`,
+      ]
+  return {
+    text: `Checking it against the gateway (gw doctor):\n${doctorView(report)}`,
+    notes,
+    exitCode: report.exit_code,
+  }
 }

@@ -3,7 +3,7 @@
  * the gateway gave them. --json output does not go through here.
  */
 import {ExitCode} from '../errors.js'
-import {describeOrderState, formatAmount} from '../gateway/protocol/index.js'
+import {describeOrderState, formatAmount, gatewayTimeIso} from '../gateway/protocol/index.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {fields} from './fields.js'
 
@@ -15,7 +15,7 @@ export function createdView(created: CreatedOrder): string {
       ['gateway order', order.gw_order_no],
       ['amount', formatAmount(created.total_fee, created.fee_type)],
       ['channel', created.channel],
-      ['QR expires', created.expires_at ? new Date(created.expires_at).toLocaleString() : 'never'],
+      ['QR expires', created.expires_at ?? 'never'],
       ['code_url', created.channel === 'airpay' ? `${order.code_url} (an image to show, not QR text)` : order.code_url],
     ],
     {boldFirst: true},
@@ -44,7 +44,7 @@ export function orderView(found: FoundOrder): string {
           : undefined,
       ],
       ['channel', `${found.channel}${channelNote}`],
-      ['paid at', r.time_end],
+      ['paid at', gatewayTimeIso(r.time_end)],
       ['payer', r.openid],
       ['device', r.device_id],
       ['operator', r.operator_id],

@@ -3,6 +3,7 @@ import {formatAmount} from '../gateway/protocol/index.js'
 import type {Comparison, ReconcileInput, ReconcileOutcome} from '../reconcile/reconcile.js'
 import {ignoredNote, sourceNotes} from './files.js'
 import {table} from './table.js'
+import {plural} from './words.js'
 
 /** "order found (Invoice No); amount (Total); state (Status)". */
 const comparedText = (comparisons: readonly Comparison[]) =>
@@ -25,6 +26,6 @@ export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out
   return [
     table(['classification', 'currency', 'rows', 'amount'], rows),
     `compared: ${comparedText(outcome.comparisons)}`,
-    `${outcome.rows} rows, ${mismatches} need a look; written to ${out}${stopped}`,
+    `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${out}${stopped}`,
   ].join('\n')
 }

@@ -4,7 +4,13 @@
  */
 import type {AmountNames} from '../cli/amount-input.js'
 import {ExitCode, GwError} from '../errors.js'
-import {describeOrderState, describeRefundState, formatAmount, type RefundRecord} from '../gateway/protocol/index.js'
+import {
+  type RefundRecord,
+  describeOrderState,
+  describeRefundState,
+  formatAmount,
+  gatewayTimeIso,
+} from '../gateway/protocol/index.js'
 import type {RefundProblem} from '../refunds/balance.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund, RefundResult} from '../refunds/service.js'
@@ -57,7 +63,7 @@ function refundResultView(result: RefundResult): string {
           : undefined,
       ],
       ['gateway refund', result.gw_refund_no],
-      ['refund time', result.refund_time],
+      ['refund time', gatewayTimeIso(result.refund_time)],
       ['detail', result.explanation],
     ],
     {boldFirst: true},
@@ -79,7 +85,7 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
     r.mch_refund_no,
     formatAmount(r.mch_refund_fee, refund.fee_type),
     `${r.refund_state}: ${describeRefundState(r.refund_state)}`,
-    r.refund_time ?? '',
+    gatewayTimeIso(r.refund_time) ?? '',
     r.gw_refund_no ?? '',
   ])
   return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}`

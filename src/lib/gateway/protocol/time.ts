@@ -12,6 +12,9 @@ export function displayTime(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
 }
 
+/** ISO 8601 to the second with the local offset, as gw writes every time: 2026-11-21T09:31:02+07:00. */
+export const isoTime = (date = new Date()) => isoWithOffset(date).replace(/\.\d{3}/, '')
+
 /**
  * A time the gateway gives (`yyyy-MM-dd HH:mm:ss` or `yyyyMMddHHmmss`, in local time: the API
  * document names no zone) as ISO 8601 with the local offset, 2026-11-20T14:03:00+07:00, so a
@@ -29,7 +32,7 @@ export function gatewayTimeIso(text: string | undefined): string | undefined {
     number,
   ]
   const date = new Date(year, month - 1, day, hour, minute, second)
-  return Number.isNaN(date.getTime()) ? text : isoWithOffset(date).replace(/\.\d{3}/, '')
+  return Number.isNaN(date.getTime()) ? text : isoTime(date)
 }
 
 /** ISO 8601 with the local offset, as the envelope's time_stamp: 2026-11-21T09:31:02.123+07:00. */

@@ -1,0 +1,53 @@
+import {Args} from '@oclif/core'
+
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {profileFlags} from '../../lib/cli/flags.js'
+import {usageError} from '../../lib/errors.js'
+import type {SignScheme} from '../../lib/gateway/signing.js'
+import {type DoctorReport, runDoctor} from '../../lib/profiles/doctor.js'
+import {looseKeyFile, readKeyArgument} from '../../lib/profiles/keys.js'
+import {type ProfileView, viewProfile} from '../../lib/profiles/view.js'
+import {savedProfileCheck} from '../../lib/render/doctor.js'
+import {profileSavedLine} from '../../lib/render/profiles.js'
+
+export default class ProfileSet extends GwCommand<typeof ProfileSet> {
+  static override summary = 'change some settings of a profile, keeping the others'
+  static override description =
+    'Changes the base URL, a key, the sign scheme or whether the account is live; the rest stays as it was, and so does the default. After a change of the base URL or a key, gw doctor checks the profile (exit with its code when a check fails; the change is kept).'
+  static override examples = [
+    '<%= config.bin %> profile set shop --base-url https://gateway.example/Gateway',
+    '<%= config.bin %> profile set shop --private-key ./mch20001-2027.pem',
+    '<%= config.bin %> profile set shop --no-live',
+  ]
+
+  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override flags = profileFlags
+
+  async run(): Promise<ProfileView & {doctor?: DoctorReport}> {
+    const {flags} = this
+    const name = this.args.name
+    if (flags.profile) throw usageError('--profile does not apply to profile set; give the name as the argument.')
+    const changes = {
+      baseUrl: flags['base-url'],
+      privateKeyPem: flags['private-key'] && readKeyArgument(flags['private-key'], '--private-key'),
+      gatewayPublicKeyPem:
+        flags['gateway-public-key'] && readKeyArgument(flags['gateway-public-key'], '--gateway-public-key'),
+      signScheme: flags['sign-scheme'] as SignScheme | undefined,
+      live: flags.live,
+    }
+    if (Object.values(changes).every((v) => v === undefined))
+      throw usageError(
+        `Nothing to change: give --base-url, --private-key, --gateway-public-key, --sign-scheme or --live/--no-live.`,
+      )
+    const check = this.store.set(name, changes)
+    const loose = flags['private-key'] && looseKeyFile(flags['private-key'], 'The private key file')
+    for (const warning of [...check.warnings, ...(loose ? [loose] : [])]) this.warning(warning)
+    const profile = this.store.load(name)
+    const view = viewProfile(profile, this.store.defaultName() === name)
+    this.log(profileSavedLine(view))
+    if (!changes.baseUrl && !changes.privateKeyPem && !changes.gatewayPublicKeyPem) return view
+    const doctor = await runDoctor(() => profile, 10_000)
+    this.present(savedProfileCheck(doctor, name))
+    return {...view, doctor}
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Everyday commands, through the CLI against the sandbox: forgiving input (typos, case),
+ * plain messages (TLS, refunds made elsewhere), one time format.
+ */
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+
+let world: GwWorld
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+afterAll(() => world.close())
+
+const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/
+
+describe('forgiving input', () => {
+  it('a mistyped command is said as typed, with the closest command and its arguments, exit 2', async () => {
+    const typo = await world.run(['ordr', 'query', 'INV-1'])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('Error: "ordr query INV-1" is not a gw command.')
+    expect(typo.stderr).toContain('Did you mean: gw order query INV-1')
+    expect(typo.stderr).not.toContain('ordr:query')
+    const sub = await world.run(['sandbox', 'strat'])
+    expect(sub.stderr).toContain('Did you mean: gw sandbox start')
+    const unknown = await world.run(['launch', 'rockets'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('See the commands with: gw help')
+  })
+
+  it('a mistyped flag gets "did you mean", exit 2, nothing sent', async () => {
+    const before = (await world.requests()).native_pay ?? 0
+    const result = await world.run(['order', 'create', '--channel', 'wechat', '--amout', '5', '--fee-type', 'THB'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('Nonexistent flag: --amout')
+    expect(result.stderr).toContain('Did you mean --amount?')
+    expect((await world.requests()).native_pay ?? 0).toBe(before)
+  })
+
+  it('choices are taken in any case: --channel WeChat, --fee-type thb, --channel=ALIPAY', async () => {
+    const created = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'WeChat',
+      '--fee-type',
+      'thb',
+      '--amount',
+      '1',
+      '--no-qr',
+      '--json',
+    ])
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.json()).toMatchObject({channel: 'wechat', fee_type: 'THB'})
+    const other = await world.run([
+      'order',
+      'create',
+      '--channel=ALIPAY',
+      '--fee-type=Thb',
+      '--amount',
+      '1',
+      '--no-qr',
+      '--json',
+    ])
+    expect(other.json()).toMatchObject({channel: 'alipay', fee_type: 'THB'})
+    const wrong = await world.run(['order', 'create', '--channel', 'paypal', '--amount', '1'])
+    expect(wrong.code).toBe(2)
+  })
+})
+
+describe('plain messages', () => {
+  it('HTTPS against a plain-HTTP gateway says so, once, without OpenSSL internals', async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const https = world.sandbox.info.base_url.replace('http:', 'https:')
+    const keys = [
+      '--private-key',
+      merchant.private_key_file,
+      '--gateway-public-key',
+      world.sandbox.info.gateway_public_key_file,
+    ]
+    expect(
+      (await world.run(['profile', 'add', 'tls', '--appid', merchant.appid, '--base-url', https, ...keys])).code,
+    ).toBe(0)
+    const result = await world.run(['order', 'query', 'ANY-1', '--profile', 'tls'])
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain('does not speak HTTPS; the base URL may need http:// instead of https://')
+    expect(result.stderr).not.toMatch(/ssl3_|openssl|attempts/i)
+  })
+
+  it('refund query: never paid, paid in full, refunded elsewhere (needs a number), a number it does not know', async () => {
+    const wire = world.sandbox.wire()
+    const create = (mch: string) =>
+      wire.call('native_pay', {channel: 'wechat', mch_order_no: mch, total_fee: 10_000, fee_type: 'THB'})
+    await create('RQ-UNPAID')
+    const unpaid = await world.run(['refund', 'query', 'RQ-UNPAID', '--channel', 'wechat'])
+    expect(unpaid.code).toBe(0)
+    expect(unpaid.stdout).toContain('Order RQ-UNPAID has no refunds: it was never paid (NOTPAY).')
+    const [paid, elsewhere] = await world.paidOrders(2, 10_000, 'RQ')
+    const inFull = await world.run(['refund', 'query', paid!, '--json'])
+    expect(inFull.json()).toMatchObject({refund: null, mch_refund_no: null})
+    const refund = {
+      mch_order_no: elsewhere,
+      total_fee: 10_000,
+      fee_type: 'THB',
+      mch_refund_no: 'DASH-1',
+      refund_fee: 2500,
+    }
+    expect((await wire.call('order_refund', refund)).data.result).toBe('SUCCESS')
+    const needs = await world.run(['refund', 'query', elsewhere!, '--channel', 'wechat'])
+    expect(needs.code).toBe(2)
+    expect(needs.stderr).toContain('made elsewhere')
+    expect(needs.stderr).toContain(`gw refund query ${elsewhere} --mch-refund-no R`)
+    const wrong = await world.run(['refund', 'query', elsewhere!, '--channel', 'wechat', '--mch-refund-no', 'NOPE-1'])
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toContain(
+      `No refund NOPE-1 on order ${elsewhere}: the gateway knows the order, not this refund number.`,
+    )
+    expect(wrong.stderr).not.toContain('no such order')
+    const right = await world.run(['refund', 'query', elsewhere!, '--channel', 'wechat', '--mch-refund-no', 'DASH-1'])
+    expect(right.code).toBe(0)
+    expect(right.stdout).toMatch(new RegExp(`DASH-1 .*25\\.00 THB.*SUCCESS.*${ISO.source}`))
+  })
+
+  it('times are ISO 8601 with their offset, in text and JSON', async () => {
+    const created = await world.run([
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '1',
+      '--fee-type',
+      'THB',
+      '--no-qr',
+    ])
+    expect(created.stdout).toMatch(new RegExp(`QR expires: +${ISO.source}`))
+    const mch = /order: +(\S+)/.exec(created.stdout)![1]!
+    await world.pay(mch)
+    expect((await world.run(['order', 'query', mch])).stdout).toMatch(new RegExp(`paid at: +${ISO.source}`))
+    const refunded = await world.run(['refund', 'create', mch, '--amount', '0.50', '--json'])
+    expect(refunded.json<{refund_time: string}>().refund_time).toMatch(new RegExp(`^${ISO.source}$`))
+  })
+})
