@@ -11,7 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
-import {readWorkbook, writeWorkbook} from '../helpers/workbooks.js'
+import {readWorkbook, writeWorkbook, writeWorkbookBomb} from '../helpers/workbooks.js'
 
 let world: GwWorld
 
@@ -25,7 +25,8 @@ const file = (name: string, content: string | Buffer) => {
   writeFileSync(path, content)
   return path
 }
-const rowsOf = (path: string) => parse(readFileSync(path), {columns: true, bom: true}) as Record<string, string>[]
+const rowsOf = (path: string, delimiter = ',') =>
+  parse(readFileSync(path), {columns: true, bom: true, delimiter}) as Record<string, string>[]
 const gwOrderNo = async (mch: string) => (await world.sandbox.controls.orders(mch))[0]!.gw_order_no
 
 describe('reconcile of an export with its own column names', () => {
@@ -136,6 +137,96 @@ describe('reconcile of an export with its own column names', () => {
   })
 })
 
+describe('rows that cannot be taken at their word', () => {
+  it('an empty compared cell, a row wider than its header, two order numbers that disagree, a bad channel: invalid_row, never a match', async () => {
+    const [a, b] = await world.paidOrders(2, 10_000, 'ROWS')
+    const wire = world.sandbox.wire()
+    expect(
+      (
+        await wire.call('native_pay', {
+          channel: 'wechat',
+          mch_order_no: 'ROWS-UNPAID',
+          total_fee: 10_000,
+          fee_type: 'THB',
+        })
+      ).data.result,
+    ).toBe('SUCCESS')
+    const gwB = await gwOrderNo(b!)
+    const csv = file(
+      'rows.csv',
+      [
+        'mch_order_no,gw_order_no,amount,status,channel',
+        `ROWS-UNPAID,,,,wechat`,
+        `${a},,100.00,paid,wechat,extra`,
+        `${a},${gwB},100.00,paid,wechat`,
+        `${a},,100.00,paid,paypal`,
+        `${b},${gwB},100.00,paid,wechat`,
+      ].join('\n'),
+    )
+    const result = await world.run(['reconcile', csv])
+    expect(result.code).toBe(1)
+    expect(rowsOf(csv.replace('.csv', '.reconciled.csv')).map((r) => [r.classification, r.detail])).toEqual([
+      ['invalid_row', 'amount, status are empty: the row cannot be compared'],
+      ['invalid_row', '1 more field than the header has columns (a separator inside a value?)'],
+      [
+        'invalid_row',
+        expect.stringMatching(new RegExp(`^gw_order_no ${gwB} is not the gw_order_no of the order mch_order_no ${a}`)),
+      ],
+      ['invalid_row', expect.stringContaining('channel "paypal" is not one of')],
+      ['match', ''],
+    ])
+  })
+
+  it('a refund row whose order numbers disagree is a problem; nothing is sent', async () => {
+    const [a, b] = await world.paidOrders(2, 10_000, 'TWO')
+    const csv = file('two.csv', `mch_order_no,gw_order_no,refund_amount\n${a},${await gwOrderNo(b!)},1.00\n`)
+    const result = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('the row names two orders')
+    expect((await world.ledger(a!))!.refunds).toEqual([])
+  })
+
+  it('your own columns are never changed: gw writes gw_status beside your Status; empty cells of a field it read are filled', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'OWN')
+    const csv = file('own.csv', `mch_order_no,refund_amount,mch_refund_no,Status\n${order},1.00,,Approved by Somchai\n`)
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+    const [row] = rowsOf(csv.replace('.csv', '.report.csv'))
+    expect(row).toMatchObject({Status: 'Approved by Somchai', gw_status: 'refunded', refund_amount: '1.00'})
+    expect(row!.mch_refund_no).toMatch(/^RF[0-9A-F]{30}$/)
+  })
+
+  it('a header and no rows is exit 2 for both commands', async () => {
+    const csv = file('header-only.csv', 'mch_order_no,amount,refund_amount\n')
+    for (const args of [
+      ['reconcile', csv],
+      ['refund', 'create', '--from-csv', csv, '--yes'],
+    ]) {
+      const result = await world.run(args)
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('has a header but no rows')
+    }
+  })
+
+  it('a gateway that answers nothing stops reconcile with exit 3 and leaves the earlier output alone', async () => {
+    const orders = await world.paidOrders(3, 10_000, 'DOWN')
+    const csv = file(
+      'down.csv',
+      `mch_order_no,amount\n${Array.from({length: 40}, (_, i) => `${orders[i % 3]},100.00`).join('\n')}\n`,
+    )
+    expect((await world.run(['reconcile', csv, '--channel', 'wechat'])).code).toBe(0)
+    const before = readFileSync(csv.replace('.csv', '.reconciled.csv'))
+    await world.faults('http-500=1')
+    try {
+      const result = await world.run(['reconcile', csv, '--channel', 'wechat'], {timeoutMs: 120_000})
+      expect(result.code).toBe(3)
+      expect(result.stderr).toContain('answered none of the first 16 order queries')
+    } finally {
+      await world.faults('')
+    }
+    expect(readFileSync(csv.replace('.csv', '.reconciled.csv'))).toEqual(before)
+  }, 120_000)
+})
+
 describe('Excel workbooks', () => {
   it('an .xlsx (Thai text, a 23-digit order number, numeric cells) reconciles and bulk-refunds as the same CSV does', async () => {
     const orders = await world.paidOrders(3, 10_000, 'XLSX')
@@ -210,10 +301,37 @@ describe('Excel workbooks', () => {
     expect(summary!.rows[1]!.map((c) => c.value)).toEqual(['refunded', 'THB', 3, 40.5])
   })
 
+  it('a numeric order number past 15 digits is a problem: Excel has lost its digits', async () => {
+    const sheet = await writeWorkbook(join(world.configDir, 'long-ids.xlsx'), [
+      {
+        name: 'S',
+        rows: [
+          ['gw_order_no', 'refund_amount', 'amount'],
+          [Number('90020261121093015000001'), 1, 1], // a number, as a sheet holds an id typed without ',
+        ],
+      },
+    ])
+    const plan = await world.run(['refund', 'create', '--from-csv', sheet, '--dry-run'])
+    expect(plan.code).toBe(2)
+    expect(plan.stderr).toContain('gw_order_no is a number of more than 15 digits in the workbook')
+    const reconciled = await world.run(['reconcile', sheet, '--json'])
+    expect(reconciled.json<{results: {detail: string}[]}>().results[0]!.detail).toContain(
+      'store order numbers as text cells',
+    )
+  })
+
+  it('a ZIP bomb (3 MB expanding to 700 MB) is exit 2 in seconds, gw itself unharmed', async () => {
+    const bomb = await writeWorkbookBomb(join(world.configDir, 'bomb.xlsx'), 700)
+    const result = await world.run(['reconcile', bomb], {timeoutMs: 60_000})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('expands to more than gw reads')
+  }, 60_000)
+
   it('other binary files are exit 2, "not a CSV or .xlsx file"; an old .xls says how to save it', async () => {
     for (const [name, bytes] of [
       ['photo.jpg', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 2, 0, 3, 4, 5])],
       ['book.xls', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0])],
+      ['report.csv', Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n', 'latin1')],
     ] as const) {
       for (const args of [['reconcile'], ['refund', 'create', '--dry-run', '--from-csv']]) {
         const result = await world.run([...args, file(name, bytes)])
@@ -243,7 +361,8 @@ describe('encodings and separators', () => {
     const withBom = file('unicode.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]))
     const ok = await world.run(['reconcile', withBom, '--channel', 'wechat'])
     expect(ok.code, ok.stderr).toBe(0)
-    expect(rowsOf(withBom.replace('.txt', '.reconciled.csv'))[0]![thai]).toBe('สมหญิง')
+    // Answered as it was asked: tab-separated.
+    expect(rowsOf(withBom.replace('.txt', '.reconciled.csv'), '\t')[0]![thai]).toBe('สมหญิง')
     const noBom = file('nobom.txt', Buffer.from(text, 'utf16le'))
     const refused = await world.run(['reconcile', noBom, '--channel', 'wechat'])
     expect(refused.code).toBe(2)
@@ -271,12 +390,16 @@ describe('encodings and separators', () => {
     })
   })
 
-  it('a semicolon file (Excel in many locales) reads, in reconcile and bulk refunds', async () => {
+  it('a semicolon file (Excel in many locales) reads, in reconcile and bulk refunds, and is answered in semicolons', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'SEMI')
     const semi = file('semi.csv', content(order!, ';'))
     const result = await world.run(['reconcile', semi, '--channel', 'wechat'])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain('reading columns separated by semicolons')
+    expect(readFileSync(semi.replace('.csv', '.reconciled.csv'), 'utf8')).toMatch(/^\ufeffmch_order_no;amount;status;/)
+    const xls = await world.run(['reconcile', semi, '--channel', 'wechat', '--out', join(world.configDir, 'x.xls')])
+    expect(xls.code).toBe(2)
+    expect(xls.stderr).toContain('gw writes .xlsx workbooks and CSV files, not .xls')
     const refunds = file('semi-refunds.csv', `mch_order_no;refund_amount;note\n${order};10.00;"a;b"\n`)
     const plan = await world.run(['refund', 'create', '--from-csv', refunds, '--dry-run', '--json'])
     expect(plan.json<{to_send: unknown[]}>().to_send).toEqual([{currency: 'THB', rows: 1, amount: 1000}])
@@ -340,7 +463,7 @@ describe('a dry run that shows the plan', () => {
         GW_CONFIG_DIR: world.configDir,
       })
       try {
-        await terminal.waitFor(/checking orders .*\d+\/60/)
+        await terminal.waitFor(/checking orders .*\d+\/30/)
         terminal.press('C-c')
         const screen = await terminal.waitFor(/EXIT=130/)
         expect(screen).toMatch(/^stopping the checks: nothing has been sent$/m)

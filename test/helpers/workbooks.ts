@@ -44,3 +44,61 @@ export async function readWorkbook(path: string) {
     return {name: sheet.name, frozenRows: view?.state === 'frozen' ? view.ySplit : 0, rows}
   })
 }
+
+/**
+ * A ZIP archive written as it streams (archiver): `entries` maps a name to its content, or to
+ * a size in MiB of one repeated letter between two texts (a bomb: megabytes on disk,
+ * gigabytes unpacked).
+ */
+export async function writeZip(
+  path: string,
+  entries: Record<string, string | {repeatMiB: number; before: string; after: string}>,
+): Promise<string> {
+  const {default: archiver} = await import('archiver')
+  const {createWriteStream} = await import('node:fs')
+  const {Readable} = await import('node:stream')
+  const zip = archiver('zip', {zlib: {level: 1}})
+  const done = new Promise<void>((resolve, reject) => {
+    const out = createWriteStream(path)
+    out.on('close', () => resolve())
+    zip.on('error', reject)
+    zip.pipe(out)
+  })
+  for (const [name, content] of Object.entries(entries)) {
+    if (typeof content === 'string') {
+      zip.append(content, {name})
+      continue
+    }
+    const {before, after, repeatMiB} = content
+    const chunk = Buffer.alloc(1024 * 1024, 'a')
+    async function* body() {
+      yield Buffer.from(before)
+      for (let i = 0; i < repeatMiB; i++) yield chunk
+      yield Buffer.from(after)
+    }
+    zip.append(Readable.from(body()), {name})
+  }
+  await zip.finalize()
+  await done
+  return path
+}
+
+const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main'
+const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships'
+const DOC = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships'
+
+/** A workbook of one sheet whose header cell is a shared string of `mib` MiB: a ZIP bomb. */
+export function writeWorkbookBomb(path: string, mib: number): Promise<string> {
+  return writeZip(path, {
+    '[Content_Types].xml': `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>`,
+    '_rels/.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    'xl/workbook.xml': `<?xml version="1.0"?><workbook xmlns="${MAIN}" xmlns:r="${DOC}"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    'xl/_rels/workbook.xml.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${DOC}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
+    'xl/sharedStrings.xml': {
+      repeatMiB: mib,
+      before: `<?xml version="1.0"?><sst xmlns="${MAIN}" count="1" uniqueCount="1"><si><t>`,
+      after: '</t></si></sst>',
+    },
+    'xl/worksheets/sheet1.xml': `<?xml version="1.0"?><worksheet xmlns="${MAIN}"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>`,
+  })
+}

@@ -69,7 +69,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const {refunds} = await this.services()
     const options = {...flags, ...shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'batch-id']), csv}
     const result = await runBulkRefund(refunds, options, {
-      checking: (total) => this.longWork('checking orders', total, CHECKS_STOPPING, 'with a problem'),
+      checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
       planned: (plan, tookOver) => planNotes(plan, csv, tookOver).forEach((note) => this.note(note)),
       confirm: (toSend, plan) => this.confirm(confirmText(toSend, plan, csv), confirmBulk),
       sending: (total) => this.longWork('refunds', total, STOPPING),

@@ -1,6 +1,8 @@
 /**
  * Annotated output: every input row with its own columns, plus ours (a bulk refund's status,
- * reconcile's classification). One of ours that the input already has is filled in place.
+ * reconcile's classification). The input's values are never changed: one of ours that is the
+ * column gw read as that field fills only its empty cells (a refund number derived where the
+ * file left it blank); one named like another column of the input is written as `gw_NAME`.
  * A CSV (UTF-8 with a BOM unless asked not to, so a spreadsheet reads Thai right) or, for a
  * name ending in .xlsx, a workbook (workbook-output). Written row by row to a temporary file
  * and moved into place on close: readers never see half a file.
@@ -14,6 +16,7 @@ import {pipeline} from 'node:stream/promises'
 import {stringify} from 'csv-stringify'
 
 import {toDecimal} from '../gateway/protocol/index.js'
+import {usageError} from '../errors.js'
 import {temporaryBeside} from '../io/private-file.js'
 import type {FileKind} from './decoding.js'
 import type {TableHeader} from './table.js'
@@ -57,14 +60,33 @@ export function besideInput(input: string, suffix: string): string {
   return join(dirname(absolute), `${basename(absolute, extname(absolute))}${suffix}`)
 }
 
-/** The output to write: the one given, else `NAME<suffix>.csv` or `.xlsx` beside the input, as the input is. */
-export const outputFor = (input: string, given: string | undefined, suffix: string, kind: FileKind) =>
-  given ?? besideInput(input, `${suffix}.${kind}`)
+/** Spreadsheet files gw does not write: a name ending so would be a CSV that opens badly. */
+const OTHER_WORKBOOKS = ['.xls', '.xlsm', '.xlsb', '.ods', '.numbers']
+
+/** The output to write: the one given (a CSV, or a workbook when it ends in .xlsx), else `NAME<suffix>.csv` or `.xlsx` beside the input, as the input is. */
+export function outputFor(input: string, given: string | undefined, suffix: string, kind: FileKind): string {
+  if (given && OTHER_WORKBOOKS.includes(extname(given).toLowerCase()))
+    throw usageError(
+      `--out ${given}: gw writes .xlsx workbooks and CSV files, not ${extname(given)}.`,
+      'Name it .xlsx or .csv.',
+    )
+  return given ?? besideInput(input, `${suffix}.${kind}`)
+}
 
 const isWorkbook = (path: string) => extname(path).toLowerCase() === '.xlsx'
 
-function csvSink(stream: Writable, columns: string[], bom: boolean): RowSink {
-  const stringifier = stringify({header: true, columns, bom, record_delimiter: 'unix'})
+interface OutputOptions {
+  /** The name of a workbook's sheet of rows. */
+  sheet: string
+  /** A CSV starts with a BOM unless false. */
+  bom?: boolean
+  /** A CSV's separator: the input's, so a spreadsheet set for `;` opens it as it opened the input. */
+  delimiter?: string
+}
+
+function csvSink(stream: Writable, columns: string[], options: OutputOptions): RowSink {
+  const {bom = true, delimiter = ','} = options
+  const stringifier = stringify({header: true, columns, bom, delimiter, record_delimiter: 'unix'})
   const done = pipeline(stringifier, stream)
   return {
     async write(cells) {
@@ -81,46 +103,62 @@ function csvSink(stream: Writable, columns: string[], bom: boolean): RowSink {
   }
 }
 
+/** Where each of our columns goes: in place (the input's column for that field), or a new column and its name. */
+function placementOf<C extends string>(header: TableHeader, ours: readonly C[]) {
+  const taken = new Set(header.keys)
+  const added: string[] = []
+  const placement = ours.map((column) => {
+    const at = header.keys.indexOf(column)
+    if (at !== -1 && header.index.get(column) === at) return {column, at, inPlace: true}
+    let name: string = column
+    while (taken.has(name)) name = `gw_${name}`
+    taken.add(name)
+    added.push(name)
+    return {column, at: header.names.length + added.length - 1, inPlace: false}
+  })
+  return {placement, added}
+}
+
 export class AnnotatedWriter<C extends string> {
   readonly #width: number
-  /** For each of our columns, where it goes: an input column of the same name, or after the input's. */
-  readonly #placement: [C, number][]
+  readonly #placement: {column: C; at: number; inPlace: boolean}[]
 
   private constructor(
     readonly path: string,
     readonly temporary: string,
     readonly sink: RowSink,
     header: TableHeader,
-    ours: readonly C[],
+    placement: {column: C; at: number; inPlace: boolean}[],
   ) {
     this.#width = header.names.length
-    const extra = ours.filter((c) => !header.keys.includes(c))
-    this.#placement = ours.map((c) => [
-      c,
-      header.keys.includes(c) ? header.keys.indexOf(c) : this.#width + extra.indexOf(c),
-    ])
+    this.#placement = placement
   }
 
-  /** `sheet`: the name of the workbook's sheet of rows; `bom`: whether a CSV starts with a BOM (unless false, it does). */
   static async open<C extends string>(
     path: string,
     header: TableHeader,
     ours: readonly C[],
-    options: {bom?: boolean; sheet: string},
+    options: OutputOptions,
   ): Promise<AnnotatedWriter<C>> {
-    const columns = [...header.names, ...ours.filter((c) => !header.keys.includes(c))]
+    const {placement, added} = placementOf(header, ours)
+    const columns = [...header.names, ...added]
     const temporary = temporaryBeside(path)
     const stream = createWriteStream(temporary, {flags: 'wx', mode: 0o600})
     const sink = isWorkbook(path)
       ? await (await import('./workbook-output.js')).workbookSink(stream, columns, options.sheet)
-      : csvSink(stream, columns, options.bom !== false)
-    return new AnnotatedWriter(path, temporary, sink, header, ours)
+      : csvSink(stream, columns, options)
+    return new AnnotatedWriter(path, temporary, sink, header, placement)
   }
 
   /** Resolves when the row is buffered; waits when the disk is slower than the rows. */
   async write(values: readonly string[], annotations: Partial<Record<C, Cell>>): Promise<void> {
     const cells: Cell[] = Array.from({length: this.#width}, (_, i) => values[i] ?? '')
-    for (const [column, at] of this.#placement) cells[at] = annotations[column]
+    for (const {column, at, inPlace} of this.#placement) {
+      const given = (values[at] ?? '').trim()
+      const ours = annotations[column]
+      // In place, ours fills an empty cell, or stands for the same value (typed: a number in a workbook).
+      if (!inPlace || given === '' || given === spreadsheetSafe(ours)) cells[at] = ours
+    }
     await this.sink.write(cells)
   }
 

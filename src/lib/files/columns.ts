@@ -7,25 +7,27 @@
 import {usageError} from '../errors.js'
 import {quoted, shown} from '../untrusted.js'
 
-/** The fields a command reads, and the columns it writes (known on a rerun over its own output, not ignored). */
-export interface FieldSet {
-  read: readonly string[]
-  written: readonly string[]
-}
-
 export interface Columns {
   /** Each field read, and the position of the column that holds it. */
   index: ReadonlyMap<string, number>
-  /** Columns neither read nor written by gw, as the file names them. */
+  /** Columns gw does not read, as the file names them. */
   ignored: string[]
   /** The fields given by --column, and the header each names. */
   mapped: ReadonlyMap<string, string>
 }
 
-export const normalizeHeader = (name: string) => name.trim().toLowerCase()
+/** A header as a person reads it: line breaks (Alt+Enter in Excel) and runs of spaces as one space, invisible characters gone. */
+const cleanHeader = (name: string) =>
+  name
+    .replace(/[\u200b-\u200f\u2060\ufeff\u00ad]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+
+/** A header as gw matches it: clean, in any case. */
+export const normalizeHeader = (name: string) => cleanHeader(name).toLowerCase()
 
 /** `FIELD=HEADER` values of --column, checked against the fields the command reads. */
-function parseMapping(values: readonly string[], fields: FieldSet): Map<string, string> {
+function parseMapping(values: readonly string[], fields: readonly string[]): Map<string, string> {
   const mapping = new Map<string, string>()
   for (const value of values) {
     const at = value.indexOf('=')
@@ -33,10 +35,10 @@ function parseMapping(values: readonly string[], fields: FieldSet): Map<string, 
     const header = value.slice(at + 1).trim()
     if (at === -1 || !field || !header)
       throw usageError(`--column ${quoted(value)}: write it as FIELD=HEADER, e.g. --column amount="Amount (THB)".`)
-    if (!fields.read.includes(field))
+    if (!fields.includes(field))
       throw usageError(
         `--column ${quoted(value)}: ${quoted(field)} is not a field read here.`,
-        `Fields: ${fields.read.join(', ')}.`,
+        `Fields: ${fields.join(', ')}.`,
       )
     if (mapping.has(field)) throw usageError(`--column ${field} is given twice; give each field once.`)
     mapping.set(field, header)
@@ -45,7 +47,11 @@ function parseMapping(values: readonly string[], fields: FieldSet): Map<string, 
 }
 
 /** The columns of a header for a command's fields; a usage error for a mapping that names no column, or a field found twice. */
-export function resolveColumns(names: readonly string[], fields: FieldSet, given: readonly string[] = []): Columns {
+export function resolveColumns(
+  names: readonly string[],
+  fields: readonly string[],
+  given: readonly string[] = [],
+): Columns {
   const keys = names.map(normalizeHeader)
   const mapping = parseMapping(given, fields)
   const index = new Map<string, number>()
@@ -68,7 +74,7 @@ export function resolveColumns(names: readonly string[], fields: FieldSet, given
   }
   const taken = new Set(index.values())
   const twice: string[] = []
-  for (const field of fields.read) {
+  for (const field of fields) {
     if (mapping.has(field)) continue
     const found = positions(field).filter((at) => !taken.has(at))
     if (found.length > 1) twice.push(field)
@@ -77,7 +83,7 @@ export function resolveColumns(names: readonly string[], fields: FieldSet, given
   if (twice.length)
     throw usageError(`Columns named twice: ${twice.join(', ')}.`, 'Rename or remove one of each, then run again.')
   const used = new Set(index.values())
-  const ignored = names.filter((name, i) => !used.has(i) && name.trim() !== '' && !fields.written.includes(keys[i]!))
+  const ignored = names.filter((name, i) => !used.has(i) && keys[i] !== '')
   return {index, ignored, mapped: mapping}
 }
 
@@ -100,21 +106,25 @@ function shellWord(text: string): string {
 }
 
 /** The flag that maps `field` to `header`, ready to paste. */
-export const columnFlag = (field: string, header: string) => `--column ${field}=${shellWord(shown(header, 60))}`
+export const columnFlag = (field: string, header: string) =>
+  `--column ${field}=${shellWord(shown(cleanHeader(header), 60))}`
 
 /**
  * For each ignored column that looks like a field the command reads and the file lacks:
  * `"Total" looks like amounts: --column amount=Total`. `anyOf`: fields of which one is enough
  * (the three order numbers).
  */
-export function columnHints(columns: Columns, fields: FieldSet, anyOf: readonly string[][] = []): string[] {
+export function columnHints(columns: Columns, fields: readonly string[], anyOf: readonly string[][] = []): string[] {
   const has = (field: string) =>
     columns.index.has(field) || anyOf.some((group) => group.includes(field) && group.some((f) => columns.index.has(f)))
   const hints: string[] = []
+  const twice = (name: string) => columns.ignored.filter((n) => normalizeHeader(n) === normalizeHeader(name)).length > 1
   for (const name of columns.ignored) {
+    // A name two columns share cannot be mapped: no hint that would fail.
+    if (twice(name)) continue
     const key = normalizeHeader(name)
     const guess = LOOKS_LIKE.find((g) => g.pattern.test(key))
-    const field = guess?.fields.find((f) => fields.read.includes(f) && !has(f))
+    const field = guess?.fields.find((f) => fields.includes(f) && !has(f))
     if (guess && field) hints.push(`${quoted(name)} looks like ${guess.what}: ${columnFlag(field, name)}`)
   }
   return hints

@@ -51,6 +51,9 @@ const CSV_PROBLEMS: Record<string, string> = {
   CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'a row with another number of fields',
 }
 
+/** A field as it was before a spreadsheet guard (gw's own outputs write `'-INV-10` for `-INV-10`). */
+const unguarded = (field: string) => (/^'[=+\-@\t\r]/.test(field) ? field.slice(1) : field)
+
 interface CsvOptions {
   encoding: TextEncoding
   delimiter: string
@@ -71,7 +74,7 @@ export async function* csvRecords(path: string, options: CsvOptions): AsyncGener
   try {
     for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
       const newlines = record.reduce((n, field) => n + (field.match(/\n/g)?.length ?? 0), 0)
-      yield {record, line: info.lines - newlines}
+      yield {record: record.map(unguarded), line: info.lines - newlines}
     }
   } catch (error) {
     if (error instanceof CsvError) {

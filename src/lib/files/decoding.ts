@@ -17,6 +17,8 @@ const startsWith = (head: Uint8Array, ...bytes: number[]) => bytes.every((b, i) 
 /** The kind of a file from its first bytes: a ZIP archive is taken as a workbook, anything else as text. */
 export function kindOf(path: string, head: Uint8Array): FileKind {
   if (startsWith(head, 0x50, 0x4b, 0x03, 0x04)) return 'xlsx'
+  if (startsWith(head, 0x25, 0x50, 0x44, 0x46, 0x2d))
+    throw usageError(`${path} is not a CSV or .xlsx file: it is a PDF.`, 'Export the sheet as CSV UTF-8 or as .xlsx.')
   if (startsWith(head, 0xd0, 0xcf, 0x11, 0xe0)) {
     throw usageError(
       `${path} is not a CSV or .xlsx file: it is an Excel 97-2003 workbook (.xls) or a password-protected one.`,

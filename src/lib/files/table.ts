@@ -11,20 +11,26 @@ import {pipeline} from 'node:stream/promises'
 
 import {usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
-import {quoted} from '../untrusted.js'
-import {type Columns, type FieldSet, columnFlag, columnHints, normalizeHeader, resolveColumns} from './columns.js'
+import {quoted, shown} from '../untrusted.js'
+import {type Columns, columnFlag, columnHints, normalizeHeader, resolveColumns} from './columns.js'
 import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
+import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, encodingOf, kindOf, looksBinary, notTextError} from './decoding.js'
+import type {WorkbookRecord} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
 
 export interface TableRow {
   /** The line the record starts on (the header is line 1); in a workbook, the sheet's row number. */
   line: number
   values: string[]
+  /** Fields past the header's columns that hold something: a row that does not fit its header. */
+  extra: number
   /** The value of a field, from its column; '' when the file has none or the cell is empty. */
   get(field: string): string
   /** Whether the file has a column for the field. */
   has(field: string): boolean
+  /** Whether the field's cell is a workbook number past 15 digits, which Excel cannot hold exactly. */
+  inexact(field: string): boolean
 }
 
 export interface TableHeader extends Columns {
@@ -54,7 +60,8 @@ export interface Table {
 
 /** How to read a file: the fields the command reads, --column mappings, --sheet, --encoding, --delimiter. */
 export interface ReadOptions {
-  fields: FieldSet
+  /** The fields the command reads. */
+  fields: readonly string[]
   column?: readonly string[]
   sheet?: string
   encoding?: string
@@ -62,23 +69,36 @@ export interface ReadOptions {
 }
 
 /** Why a header cannot name orders (with the --column that would fix it when a column looks right), or undefined. */
-export function missingOrderColumn(table: Omit<Table, 'rows'>, fields: FieldSet): string | undefined {
+export function missingOrderColumn(table: Omit<Table, 'rows'>, fields: readonly string[]): string | undefined {
   const {header, source} = table
   if (ORDER_NUMBER_FIELDS.some((c) => header.index.has(c))) return undefined
-  const others = (source.sheets ?? []).filter((s) => s !== source.sheet)
-  const sheet = others.length
-    ? ` (this is sheet ${quoted(source.sheet)}; the workbook also has ${others.map((s) => quoted(s)).join(', ')}: --sheet NAME reads another)`
-    : ''
   const hint = columnHints(header, fields, [[...ORDER_NUMBER_FIELDS]]).find((h) => h.includes('mch_order_no'))
   const names = header.names.map((n) => quoted(n)).join(', ') || 'nothing'
-  return `no order number column${sheet}: the header needs one of ${ORDER_NUMBER_FIELDS.join(', ')} (it has ${names}); name yours with ${hint ? hint.slice(hint.indexOf('--column')) : columnFlag('mch_order_no', 'Your header')}`
+  return `no order number column${sheetNote(source)}: the header needs one of ${ORDER_NUMBER_FIELDS.join(', ')} (it has ${names}); name yours with ${hint ? hint.slice(hint.indexOf('--column')) : columnFlag('mch_order_no', 'Your header')}`
 }
 
 /** The order number field a row fills first, in the order mch, gw, channel. */
 export const orderColumnOf = (row: TableRow) => ORDER_NUMBER_FIELDS.find((c) => row.get(c))
 
-/** The largest field gw reads; a larger one is not a cell of an export. */
-const MAX_FIELD = 64 * 1024
+/** Every order number a row gives: the first names the order, the others must agree with it. */
+export const orderNumbersOf = (row: TableRow): Partial<Record<(typeof ORDER_NUMBER_FIELDS)[number], string>> =>
+  Object.fromEntries(ORDER_NUMBER_FIELDS.filter((c) => row.get(c)).map((c) => [c, row.get(c)]))
+
+/** What is wrong with a row whatever the command: fields past its header, an order number Excel holds inexactly. */
+export function rowProblems(row: TableRow): string[] {
+  const problems: string[] = []
+  if (row.extra)
+    problems.push(
+      `${row.extra} more field${row.extra === 1 ? '' : 's'} than the header has columns (a separator inside a value?)`,
+    )
+  for (const field of ORDER_NUMBER_FIELDS) {
+    if (row.inexact(field))
+      problems.push(
+        `${field} is a number of more than 15 digits in the workbook, which Excel cannot hold exactly (it reads ${row.get(field)}): store order numbers as text cells`,
+      )
+  }
+  return problems
+}
 
 /** The first bytes of a file, to tell what it is; a usage error when it cannot be read. */
 async function headOf(path: string): Promise<Uint8Array> {
@@ -116,43 +136,73 @@ async function recordsOf(path: string, options: ReadOptions) {
   return {source, records: csvRecords(path, {encoding, delimiter, head})}
 }
 
-/** Opens a table file and reads its header; the rows follow as they are iterated. */
+/** " in sheet "Orders" (the workbook also has "Data": --sheet NAME reads another)", or '' for a CSV. */
+function sheetNote(source: TableSource): string {
+  const others = (source.sheets ?? []).filter((s) => s !== source.sheet)
+  if (!source.sheet) return ''
+  const also = others.length
+    ? `; the workbook also has ${others.map((s) => quoted(s)).join(', ')}: --sheet NAME reads another`
+    : ''
+  return ` (sheet ${quoted(source.sheet)}${also})`
+}
+
+/** Opens a table file and reads its header; the rows follow as they are iterated. A file without rows is a usage error. */
 export async function openTable(path: string, options: ReadOptions): Promise<Table> {
   const {source, records} = await recordsOf(path, options)
   const bounded = boundedRecords(path, records)
-  const first = await bounded.next()
-  if (first.done) throw usageError(`${path} is empty: it needs a header row.`)
-  const names = first.value.record
-  const header = {names, keys: names.map(normalizeHeader), ...resolveColumns(names, options.fields, options.column)}
-  const index = header.index
-  async function* rows(): AsyncGenerator<TableRow> {
-    for await (const {record: values, line} of bounded) {
-      yield {
-        line,
-        values,
-        get: (field: string) => {
-          const at = index.get(field)
-          return at === undefined ? '' : (values[at] ?? '').trim()
-        },
-        has: (field: string) => index.has(field),
-      }
-    }
+  try {
+    const first = await bounded.next()
+    if (first.done) throw usageError(`${path} is empty${sheetNote(source)}: it needs a header row and rows.`)
+    const names = first.value.record
+    if (names.length === 1 && options.delimiter && /[,;\t|]/.test(names[0]!))
+      throw usageError(
+        `${path}: with --delimiter ${shown(options.delimiter, 5)} the header is one column, ${quoted(names[0])}.`,
+        'Leave --delimiter out: gw tells the separator from the header line.',
+      )
+    const header = {names, keys: names.map(normalizeHeader), ...resolveColumns(names, options.fields, options.column)}
+    const second = await bounded.next()
+    if (second.done) throw usageError(`${path} has a header but no rows${sheetNote(source)}.`)
+    return {source, header, rows: rowsOf(header, second.value, bounded)}
+  } catch (error) {
+    await bounded.return(undefined)
+    throw error
   }
-  return {source, header, rows: rows()}
 }
 
-async function* boundedRecords(
-  path: string,
-  records: AsyncGenerator<{record: string[]; line: number}>,
-): AsyncGenerator<{record: string[]; line: number}> {
+async function* rowsOf(
+  header: TableHeader,
+  first: SourceRecord,
+  rest: AsyncGenerator<SourceRecord>,
+): AsyncGenerator<TableRow> {
+  const {index, names} = header
+  const width = names.length
+  const row = ({record: values, line, inexact}: SourceRecord): TableRow => ({
+    line,
+    values,
+    extra: values.slice(width).filter((v) => v.trim() !== '').length,
+    get: (field) => {
+      const at = index.get(field)
+      return at === undefined ? '' : (values[at] ?? '').trim()
+    },
+    has: (field) => index.has(field),
+    inexact: (field) => {
+      const at = index.get(field)
+      return at !== undefined && Boolean(inexact?.includes(at))
+    },
+  })
+  yield row(first)
+  for await (const record of rest) yield row(record)
+}
+
+/** A record of either kind of file: its fields, its line, and (in a workbook) the cells holding numbers past 15 digits. */
+type SourceRecord = WorkbookRecord
+
+/** The records with every field bounded, and rows with no field filled (`,,,` from a spreadsheet) left out. */
+async function* boundedRecords(path: string, records: AsyncGenerator<SourceRecord>): AsyncGenerator<SourceRecord> {
   for await (const item of records) {
     const long = item.record.findIndex((field) => field.length > MAX_FIELD)
-    if (long !== -1) {
-      throw usageError(
-        `${path} line ${item.line}: field ${long + 1} is ${item.record[long]!.length} characters long; at most ${MAX_FIELD} are read.`,
-        'A cell that large is not part of an export: check the file.',
-      )
-    }
+    if (long !== -1) throw fieldTooLong(path, item.line, long + 1, item.record[long]!.length)
+    if (item.record.every((field) => field.trim() === '')) continue
     yield item
   }
 }

@@ -1,135 +1,77 @@
 /**
- * The rows of an .xlsx workbook, streamed (exceljs's streaming reader: memory does not grow
- * with the sheet), each cell as the text a person sees in it and a CSV export would hold:
- * numbers without float noise, exponent or thousands separators, with the decimals their
- * format shows; whole numbers (a numeric order number) in full; dates as ISO dates.
+ * A workbook's rows for the table reader, read in a worker thread (workbook-worker) whose heap
+ * is bounded: a workbook that expands beyond reason (a ZIP bomb, a cell of gigabytes) is a
+ * usage error, never gw out of memory. Rows come in batches, one requested at a time.
  */
-import type {CellValue} from 'exceljs'
+import {existsSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+import {Worker} from 'node:worker_threads'
 
 import {usageError} from '../errors.js'
-import {quoted} from '../untrusted.js'
+import type {WorkerMessage} from './workbook-worker.js'
+import {type WorkbookRecord, type WorkbookRecords, readWorkbook} from './workbook-reader.js'
 
-/** A number as a plain decimal: at most 15 significant digits (what Excel keeps and shows), no exponent. */
-function plainNumber(value: number): string {
-  if (Number.isInteger(value)) return BigInt(value).toString()
-  const rounded = Number(value.toPrecision(15))
-  const text = String(rounded)
-  return text.includes('e') ? rounded.toFixed(20).replace(/\.?0+$/, '') : text
-}
+/** The heap a workbook may use while read: ten times what a 100,000-row sheet needs. */
+const WORKER_HEAP_MB = 512
 
-/** The decimals a number format shows (`#,##0.00` -> 2), or undefined for General and formats gw does not read. */
-function decimalsOf(numFmt: string | undefined): number | undefined {
-  const section = numFmt?.split(';')[0]
-  const match = section && /[0#]\.(0+)(?![^"]*")/.exec(section)
-  return match ? match[1]!.length : undefined
-}
+const tooLarge = (path: string) =>
+  usageError(
+    `${path} expands to more than gw reads (over ${WORKER_HEAP_MB} MiB while reading): it is not an export of rows, or it is damaged.`,
+    'Open it in Excel and export the sheet as CSV UTF-8, or save it again as .xlsx.',
+  )
 
-const pad = (n: number) => String(n).padStart(2, '0')
-
-/** A date cell (exceljs gives the sheet's wall time as UTC) as 2026-11-20, or 2026-11-20 14:03:00 when it has a time. */
-function dateText(date: Date): string {
-  const day = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
-  const seconds = date.getUTCHours() * 3600 + date.getUTCMinutes() * 60 + date.getUTCSeconds()
-  return seconds === 0
-    ? day
-    : `${day} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`
-}
-
-/** A cell's value as text; `numFmt`, its number format. */
-export function cellText(value: CellValue, numFmt?: string): string {
-  if (value === null || value === undefined) return ''
-  if (typeof value === 'string') return value
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE'
-  if (typeof value === 'number') {
-    const decimals = decimalsOf(numFmt)
-    return decimals === undefined || !Number.isFinite(value) ? plainNumber(value) : value.toFixed(decimals)
-  }
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : dateText(value)
-  if ('richText' in value) return value.richText.map((part) => part.text).join('')
-  if ('error' in value) return String(value.error)
-  if ('formula' in value || 'sharedFormula' in value) return cellText(value.result as CellValue, numFmt)
-  if ('text' in value) return cellText(value.text as CellValue, numFmt)
-  return ''
-}
-
-interface WorksheetReader extends AsyncIterable<{
-  number: number
-  cellCount: number
-  getCell(n: number): {value: CellValue; numFmt?: string}
-}> {
-  name: string
-}
-
-/** A workbook's rows: the sheet read, the workbook's sheets, and the rows as they stream. */
-interface WorkbookRecords {
-  sheet: string
-  sheets: string[]
-  records: AsyncGenerator<{record: string[]; line: number}>
-}
-
-/** Opens the sheet named `wanted` (any case), or the first visible sheet; rows stream as `records` is iterated. */
 export async function workbookRecords(path: string, wanted: string | undefined): Promise<WorkbookRecords> {
-  const {default: ExcelJS} = await import('exceljs')
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    worksheets: 'emit',
-    entries: 'ignore',
+  const entry = new URL('./workbook-worker.js', import.meta.url)
+  // Under the test runner the sources are TypeScript, which a worker cannot load: read in this thread.
+  if (!existsSync(fileURLToPath(entry))) return readWorkbook(path, wanted)
+  const worker = new Worker(entry, {
+    workerData: {path, wanted},
+    resourceLimits: {maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 32},
   })
-  const sheets = () =>
-    ((reader as unknown as {model?: {sheets?: {name: string; state?: string}[]}}).model?.sheets ?? []).filter(
-      (s) => s.state !== 'hidden' && s.state !== 'veryHidden',
-    )
-  const iterator = (reader as AsyncIterable<WorksheetReader>)[Symbol.asyncIterator]()
-  const matches = (sheet: WorksheetReader, first: string | undefined) =>
-    wanted ? sheet.name.trim().toLowerCase() === wanted.trim().toLowerCase() : !first || sheet.name === first
-  let found: WorksheetReader | undefined
-  try {
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-      if (matches(next.value, sheets()[0]?.name)) {
-        found = next.value
-        break
+  // Holds the process open only while a batch is awaited: a table opened and then given up
+  // (a file refused after its header) does not keep gw running.
+  const next = () =>
+    new Promise<WorkerMessage>((resolve, reject) => {
+      worker.ref()
+      const onMessage = (message: WorkerMessage) => {
+        worker.off('error', onError)
+        worker.unref()
+        resolve(message)
       }
-    }
-  } catch (error) {
-    throw usageError(
-      `${path} is not a CSV or .xlsx file: it looks like a ZIP archive, but it cannot be read as a workbook (${quoted((error as Error).message)}).`,
-      'Open it in Excel and save it again as .xlsx, or export the sheet as CSV UTF-8.',
-    )
+      const onError = (error: Error & {code?: string}) => {
+        worker.off('message', onMessage)
+        worker.unref()
+        reject(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? tooLarge(path)
+            : usageError(`${path} cannot be read as a workbook (${error.message}).`),
+        )
+      }
+      worker.once('message', onMessage)
+      worker.once('error', onError)
+    })
+  const fail = async (message: WorkerMessage) => {
+    await worker.terminate()
+    if (message.type === 'failed') throw usageError(message.message, message.advice)
+    throw usageError(`${path} cannot be read as a workbook.`)
   }
-  const names = sheets().map((s) => s.name)
-  if (!found && !wanted) {
-    throw usageError(
-      `${path} is not a CSV or .xlsx file: it is a ZIP archive without a worksheet.`,
-      'Give the .xlsx workbook, or export the sheet as CSV UTF-8.',
-    )
-  }
-  if (!found) {
-    throw usageError(
-      `${path} has no sheet named ${quoted(wanted)}; its sheets are: ${names.map((n) => quoted(n)).join(', ')}.`,
-    )
-  }
-  const sheet = found
-  async function* records(): AsyncGenerator<{record: string[]; line: number}> {
+  const opened = await next().catch(async (error: unknown) => {
+    await worker.terminate()
+    throw error
+  })
+  if (opened.type !== 'opened') return fail(opened)
+  async function* records(): AsyncGenerator<WorkbookRecord> {
     try {
-      for await (const row of sheet) {
-        const record = Array.from({length: row.cellCount}, (_, i) => {
-          const cell = row.getCell(i + 1)
-          return cellText(cell.value, cell.numFmt)
-        })
-        // Cells formatted but empty at the end of a row are not fields.
-        while (record.length && record.at(-1)!.trim() === '') record.pop()
-        if (record.length) yield {record, line: row.number}
+      for (;;) {
+        worker.postMessage('more')
+        const message = await next()
+        if (message.type === 'end') return
+        if (message.type !== 'rows') return await fail(message)
+        yield* message.rows
       }
-    } catch (error) {
-      throw usageError(
-        `${path}, sheet ${quoted(sheet.name)}: the workbook is damaged (${quoted((error as Error).message)}).`,
-        'Open it in Excel and save it again, or export the sheet as CSV UTF-8.',
-      )
     } finally {
-      await iterator.return?.(undefined)
+      await worker.terminate()
     }
   }
-  return {sheet: sheet.name, sheets: names, records: records()}
+  return {sheet: opened.sheet, sheets: opened.sheets, records: records()}
 }

@@ -21,6 +21,18 @@ export function describeReference(ref: OrderReference): string {
   return `${field} ${ref[field]}`
 }
 
+/** Where other numbers a row gives contradict the order found by its first: `gw_order_no X is not this order's (it has Y)`. */
+export function disagreement(numbers: OrderReference, found: OrderReference): string | undefined {
+  const named = referenceField(numbers)
+  for (const field of ORDER_NUMBER_FIELDS) {
+    const given = numbers[field]
+    const actual = found[field]
+    if (field === named || !given || !actual || given === actual) continue
+    return `${field} ${given} is not the ${field} of the order ${named} ${numbers[named!]} (the gateway has ${actual}): the row names two orders`
+  }
+  return undefined
+}
+
 /** One string per distinct reference; `[field, number]` as JSON, so no number can collide with another field's. */
 export function orderKey(ref: OrderReference): string {
   const field = referenceField(ref)

@@ -4,6 +4,7 @@
  */
 import {GwError} from '../errors.js'
 import {
+  ALL_CHANNELS,
   AmountError,
   CURRENCIES,
   ORDER_NOT_FOUND,
@@ -19,9 +20,8 @@ import {
   toDecimal,
   toMinorUnits,
 } from '../gateway/protocol/index.js'
-import type {TableRow} from '../files/table.js'
-import {orderColumnOf} from '../files/table.js'
-import type {OrderReference} from '../orders/reference.js'
+import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems} from '../files/table.js'
+import {type OrderReference, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
 import {quoted} from '../untrusted.js'
 
@@ -59,6 +59,8 @@ export const RECONCILE_FIELDS = [
 /** What the merchant's row says of its order. */
 export interface MerchantView {
   ref: OrderReference
+  /** Every order number the row gives (the first is `ref`); the others must be the same order's. */
+  numbers?: OrderReference
   channel?: string
   totalFee?: number
   amount?: string
@@ -86,13 +88,29 @@ export interface Verdict {
   currency?: string
 }
 
+/** What is compared, by the fields that say it: a file with such a column must fill it on every row. */
+const COMPARED: readonly (readonly string[])[] = [['total_fee', 'amount'], ['fee_type'], ['status']]
+
 /** What the row says, or why it cannot be used. */
 export function readMerchantRow(row: TableRow, defaultChannel: string | undefined): MerchantView | string {
   const column = orderColumnOf(row)
   if (!column) return 'no order number'
-  const value = row.get(column)
-  const max = fieldMax('order_query', column)
-  if ([...value].length > max) return `${column} is longer than ${max} characters`
+  const [shape] = rowProblems(row)
+  if (shape) return shape
+  const numbers = orderNumbersOf(row)
+  for (const [field, number] of Object.entries(numbers)) {
+    const max = fieldMax('order_query', field)
+    if ([...number].length > max) return `${field} is longer than ${max} characters`
+  }
+  // An empty cell in a compared column is never a silent pass.
+  const empty = COMPARED.filter((fields) => fields.some((f) => row.has(f)) && fields.every((f) => !row.get(f)))
+  if (empty.length) {
+    const names = empty.map((fields) => fields.filter((f) => row.has(f)).join(' / '))
+    return `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} empty: the row cannot be compared`
+  }
+  const channel = row.get('channel').toLowerCase() || defaultChannel
+  if (channel && !(ALL_CHANNELS as readonly string[]).includes(channel))
+    return `channel ${quoted(row.get('channel'))} is not one of ${ALL_CHANNELS.join(', ')}`
   const feeType = row.get('fee_type').toUpperCase() || undefined
   if (feeType && !isCurrency(feeType)) return `fee_type ${quoted(row.get('fee_type'))} is not ${CURRENCIES.join(', ')}`
   let totalFee: number | undefined
@@ -111,9 +129,8 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
   if (status && !MERCHANT_STATUS[status.toLowerCase()] && !Object.hasOwn(ORDER_STATES, status.toUpperCase())) {
     return `status ${quoted(status)} is not one of ${Object.keys(MERCHANT_STATUS).join(', ')} or a gateway state`
   }
-  const channel = row.get('channel').toLowerCase() || defaultChannel
   const mchRefundNo = row.get('mch_refund_no') || undefined
-  return {ref: {[column]: value}, channel, totalFee, amount, feeType, status, mchRefundNo}
+  return {ref: {[column]: numbers[column]}, numbers, channel, totalFee, amount, feeType, status, mchRefundNo}
 }
 
 /** The merchant's amount in minor units, when the row gives one and its currency is known. */
@@ -176,6 +193,8 @@ export function classifyFailure(view: MerchantView, error: GwError): Verdict {
 /** The merchant's row against the gateway's order: a match, or the weightiest difference with every difference named. */
 export function compare(view: MerchantView, found: FoundOrder, refundedTotal?: number): Verdict {
   const record = found.record
+  const twoOrders = view.numbers && disagreement(view.numbers, record)
+  if (twoOrders) return {mch_order_no: record.mch_order_no, classification: 'invalid_row', detail: twoOrders}
   const result: Verdict = {
     mch_order_no: record.mch_order_no ?? view.ref.mch_order_no,
     classification: 'match',

@@ -48,8 +48,6 @@ const OUTPUT_COLUMNS = [
   'detail',
 ] as const
 
-const FIELDS = {read: RECONCILE_FIELDS, written: OUTPUT_COLUMNS}
-
 export type ReconciledRow = Verdict & {line: number; values: string[]}
 
 /** One thing reconcile checks of every row, and the columns (as the file names them) it is read from. */
@@ -122,12 +120,12 @@ export async function openForReconcile(
   file: string,
   options: Omit<ReadOptions, 'fields'> & {existenceOnly: boolean; out?: string},
 ): Promise<ReconcileInput> {
-  const table = await openTable(file, {...options, fields: FIELDS})
+  const table = await openTable(file, {...options, fields: RECONCILE_FIELDS})
   const {header} = table
-  const noOrderColumn = missingOrderColumn(table, FIELDS)
+  const noOrderColumn = missingOrderColumn(table, RECONCILE_FIELDS)
   if (noOrderColumn) throw usageError(`${file} line 1: ${noOrderColumn}.`)
   const comparisons = comparisonsOf(header)
-  const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']])
+  const hints = columnHints(header, RECONCILE_FIELDS, [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']])
   const out = outputFor(file, options.out, '.reconciled', table.source.kind)
   const input = {table, out, comparisons, ignored_columns: header.ignored, hints}
   if (comparisons.length === 1 && !options.existenceOnly) {
@@ -146,10 +144,31 @@ export async function openForReconcile(
 }
 
 export class Reconciler {
+  /** Queries the gateway answered, and transport failures before the first answer. */
+  #answered = 0
+  #unanswered = 0
+
   constructor(
     readonly orders: OrderService,
     readonly refunds: RefundService,
   ) {}
+
+  /**
+   * A gateway that answers none of the first queries is down, or the profile points nowhere:
+   * the run stops (exit 3) instead of classifying every row query_failed over a good output.
+   */
+  #checkReachable(error: GwError, concurrency: number): void {
+    if (error.kind !== 'transport' || this.#answered > 0) return
+    const limit = Math.max(16, concurrency * 2)
+    if (++this.#unanswered < limit) return
+    throw new GwError(
+      'transport',
+      `The gateway answered none of the first ${limit} order queries (${error.message}); stopped, nothing was written.`,
+      {
+        advice: 'Check the base URL of the profile and the network (gw doctor), then run again.',
+      },
+    )
+  }
 
   async #judge(row: TableRow, options: ReconcileOptions): Promise<ReconciledRow> {
     const base = {line: row.line, values: row.values}
@@ -158,8 +177,11 @@ export class Reconciler {
     let found
     try {
       found = await this.orders.find(view.ref, view.channel)
+      this.#answered++
     } catch (error) {
       if (!(error instanceof GwError)) throw error
+      if (error.kind !== 'transport') this.#answered++
+      this.#checkReachable(error, options.concurrency)
       return {...base, ...classifyFailure(view, error)}
     }
     let refunded: number | undefined
@@ -176,6 +198,7 @@ export class Reconciler {
     const {table} = input
     const writer = await AnnotatedWriter.open(input.out, table.header, OUTPUT_COLUMNS, {
       bom: options.bom,
+      delimiter: table.source.delimiter,
       sheet: 'reconciled',
     })
     const tally = new Tally<Classification>()

@@ -2,16 +2,18 @@ import {describe, expect, it} from 'vitest'
 
 import {columnHints, resolveColumns} from '../../../src/lib/files/columns.js'
 
-const FIELDS = {read: ['mch_order_no', 'gw_order_no', 'amount', 'fee_type', 'status'], written: ['classification']}
+const FIELDS = ['mch_order_no', 'gw_order_no', 'amount', 'fee_type', 'status']
 
 describe('columns', () => {
-  it('are found by their field name in any case and spacing; the others are ignored, ours are not', () => {
-    const columns = resolveColumns([' MCH_Order_No ', 'Customer', 'amount', 'classification', ''], FIELDS)
+  it('are found by their field name in any case and spacing (line breaks and invisible characters too); the others are ignored', () => {
+    const columns = resolveColumns([' MCH_Order_No ', 'Customer', 'Amount\u200b', ''], FIELDS)
     expect([...columns.index]).toEqual([
       ['mch_order_no', 0],
       ['amount', 2],
     ])
     expect(columns.ignored).toEqual(['Customer'])
+    const wrapped = resolveColumns(['mch_order_no', 'Refund\nAmount  (THB)'], FIELDS, ['amount=refund amount (THB)'])
+    expect(wrapped.index.get('amount')).toBe(1)
   })
 
   it('are mapped with FIELD=HEADER; a field mapped elsewhere leaves its own column ignored', () => {

@@ -10,25 +10,29 @@ import {xmlSafe} from '../../../src/lib/untrusted.js'
 import {tempDir} from '../../helpers/shared.js'
 import {readWorkbook} from '../../helpers/workbooks.js'
 
-const headerOf = (names: string[]) => ({
+const headerOf = (names: string[], read: string[] = []) => ({
   names,
   keys: names.map((n) => n.trim().toLowerCase()),
-  ...resolveColumns(names, {read: [], written: []}),
+  ...resolveColumns(names, read),
 })
 
 describe('annotated output', () => {
-  it('is every input column plus ours; one of ours the input has is filled in place; a BOM unless asked not to', async () => {
+  it('is every input column, never changed, plus ours; a BOM unless asked not to', async () => {
     const dir = tempDir()
     for (const bom of [undefined, false]) {
       const out = join(dir, `out-${bom}.csv`)
-      const writer = await AnnotatedWriter.open(out, headerOf(['order', 'STATUS', 'note']), ['status', 'detail'], {
-        bom,
-        sheet: 's',
-      })
-      await writer.write(['A', 'old', 'n1'], {status: 'new', detail: {minor: 10650, currency: 'THB'}})
+      // The user's own STATUS is not the field gw read: ours goes beside it as gw_status.
+      // mch_refund_no is the field read: ours fills only its empty cells.
+      const header = headerOf(['order', 'STATUS', 'mch_refund_no'], ['mch_refund_no'])
+      const writer = await AnnotatedWriter.open(out, header, ['status', 'mch_refund_no', 'detail'], {bom, sheet: 's'})
+      const ours = {status: 'refunded', mch_refund_no: 'DERIVED', detail: {minor: 10650, currency: 'THB'}}
+      await writer.write(['A', 'Approved by Somchai', 'R-1'], ours)
+      await writer.write(['B', '', ''], ours)
       await writer.close()
       const text = readFileSync(out, 'utf8')
-      expect(text).toBe(`${bom === false ? '' : '\ufeff'}order,STATUS,note,detail\nA,new,n1,106.50\n`)
+      expect(text).toBe(
+        `${bom === false ? '' : '\ufeff'}order,STATUS,mch_refund_no,gw_status,detail\nA,Approved by Somchai,R-1,refunded,106.50\nB,,DERIVED,refunded,106.50\n`,
+      )
     }
   })
 

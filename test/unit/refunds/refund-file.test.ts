@@ -50,7 +50,7 @@ describe('the refund file check: every problem named with its line', () => {
       'more fields than columns',
       'mch_order_no,refund_fee\nX,100,extra\n',
       2,
-      /^3 fields, but the header has 2 columns/,
+      /^1 more field than the header has columns/,
     ],
     [
       'a channel refunds do not take',

@@ -38,7 +38,7 @@ interface BulkOptions extends Omit<ReadOptions, 'fields'> {
 /** What the caller does between planning and sending: show the plan, confirm, show progress. */
 interface BulkHooks {
   /** The orders are being checked: progress over `total` queries, and the signal that stops the checks (Ctrl-C). */
-  checking(total: number): Promise<Work>
+  checking(label: string, total: number): Promise<Work>
   /** The plan is known (problems, resume); shown before anything is decided. `tookOver`: a lock left behind was taken. */
   planned(plan: BulkPlan, tookOver?: LockHolder): void
   /** Resolves when the refunds still to send may go; throws to cancel. */

@@ -10,7 +10,7 @@ import {runBatch} from '../../batch.js'
 import type {Work} from '../../cli/progress.js'
 import {GwError} from '../../errors.js'
 import {formatAmount} from '../../gateway/protocol/index.js'
-import {describeReference} from '../../orders/reference.js'
+import {describeReference, disagreement} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../../render/refunds.js'
 import {balanceProblem} from '../balance.js'
@@ -75,14 +75,14 @@ interface PlanInput {
   batch_id?: string
   dry_run: boolean
   concurrency: number
-  /** The checks start: progress over `total` queries, and the signal that stops them (Ctrl-C). */
-  checking(total: number): Promise<Work>
+  /** A phase of the checks starts: progress over `total` queries, and the signal that stops them (Ctrl-C). */
+  checking(label: string, total: number): Promise<Work>
 }
 
 type Usable = RefundRow & {request: RowRequest}
 
 export async function planBulkRefund(input: PlanInput, refunds: RefundService): Promise<BulkPlan> {
-  const {file, skip_invalid: skipInvalid, concurrency} = input
+  const {file, skip_invalid: skipInvalid} = input
   const problems = [...file.problems]
   const problemOf = (line: number) =>
     problems
@@ -111,18 +111,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   const indexOf = new Map(file.rows.map((row, i) => [row.line, i]))
   const open = file.rows.filter((row, i): row is Usable => Boolean(row.request) && isOpen(states[i]!))
   const groups = groupByOrder(open)
-  const work = await input.checking(groups.size * 2 + uncertain.length)
-  let checked
-  try {
-    const pace = {concurrency, signal: work.signal, tick: (problem: boolean) => work.progress.tick(problem)}
-    checked = await checkRows({input, states, problems, groups, uncertain, indexOf, open}, refunds, pace)
-  } finally {
-    work.done()
-  }
-  if (work.signal.aborted)
-    throw new GwError('interrupted', 'Interrupted while checking the orders: nothing was sent.', {
-      advice: 'Run the same command again to check and send.',
-    })
+  const checked = await checkRows({input, states, problems, groups, uncertain, indexOf, open}, refunds)
   problems.sort((a, b) => a.line - b.line)
   // Rows with a problem are skipped; a row that may have been sent stays to be settled.
   for (const problem of problems) {
@@ -147,19 +136,49 @@ interface Checking {
   open: Usable[]
 }
 
-/** The queries of the plan: every order once, the refunds of uncertain rows, every order's balance. */
-async function checkRows(
-  checking: Checking,
-  refunds: RefundService,
-  pace: CheckPace,
-): Promise<Pick<BulkPlan, 'settled' | 'orders'>> {
+/** Runs one phase of the checks with its progress; Ctrl-C stops the plan, and nothing was sent. */
+async function phase<T>(
+  input: PlanInput,
+  label: string,
+  total: number,
+  run: (pace: CheckPace) => Promise<T>,
+): Promise<T> {
+  const work = await input.checking(label, total)
+  let result: T
+  try {
+    result = await run({
+      concurrency: input.concurrency,
+      signal: work.signal,
+      tick: (problem) => work.progress.tick(problem),
+    })
+  } finally {
+    work.done()
+  }
+  if (work.signal.aborted)
+    throw new GwError('interrupted', 'Interrupted while checking the orders: nothing was sent.', {
+      advice: input.dry_run
+        ? 'Run the dry run again to see the plan.'
+        : 'Run the same command again to check and send.',
+    })
+  return result
+}
+
+/** The queries of the plan: every order once, then the refunds of uncertain rows and every order's balance. */
+async function checkRows(checking: Checking, refunds: RefundService): Promise<Pick<BulkPlan, 'settled' | 'orders'>> {
   const {input, states, problems, groups, uncertain, indexOf, open} = checking
-  const preflighted = await preflight(groups, refunds.orders, pace)
+  const preflighted = await phase(input, 'checking orders', groups.size, (pace) =>
+    preflight(groups, refunds.orders, pace),
+  )
   problems.push(...preflighted.problems)
   for (const row of open) {
     const order = preflighted.found.get(row.request.orderKey)
     if (!order) continue
     const at = indexOf.get(row.line)!
+    const twoOrders = disagreement(row.request.numbers, order.record)
+    if (twoOrders) {
+      problems.push({line: row.line, message: twoOrders})
+      continue
+    }
     const planned = refunds.plan(row.request, order, undefined)
     if ('kind' in planned) {
       const message = describeRefundProblem(planned, describeReference(row.request.ref), COLUMN_NAMES)
@@ -172,27 +191,30 @@ async function checkRows(
   // Rows sent before without a known outcome: the gateway's record of their number decides.
   // Without a refund query for the channel, they are sent again under the same number.
   const settled: Record<string, number> = {}
-  await runBatch(
-    uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel)),
-    async (i) => {
-      states[i] = settleByLookup(states[i]!, await refunds.lookup(states[i]!.planned!))
-      pace.tick(false)
-    },
-    pace,
-  )
-  for (const i of uncertain) settled[states[i]!.outcome.status] = (settled[states[i]!.outcome.status] ?? 0) + 1
   const orders: OrderLine[] = []
-  await runBatch(
-    groups.values(),
-    async (group) => {
-      const order = preflighted.found.get(group.request.orderKey)
-      const checked = order ? await checkOrderBalance(group, order, states, indexOf, refunds) : undefined
-      problems.push(...(checked?.problems ?? []))
-      if (checked?.line && group.rows.length > 1) orders.push(checked.line)
-      pace.tick(Boolean(checked?.problems.length))
-    },
-    pace,
-  )
+  const lookups = uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel))
+  await phase(input, 'checking refunds', lookups.length + groups.size, async (pace) => {
+    await runBatch(
+      lookups,
+      async (i) => {
+        states[i] = settleByLookup(states[i]!, await refunds.lookup(states[i]!.planned!))
+        pace.tick(false)
+      },
+      pace,
+    )
+    await runBatch(
+      groups.values(),
+      async (group) => {
+        const order = preflighted.found.get(group.request.orderKey)
+        const checked = order ? await checkOrderBalance(group, order, states, indexOf, refunds) : undefined
+        problems.push(...(checked?.problems ?? []))
+        if (checked?.line && group.rows.length > 1) orders.push(checked.line)
+        pace.tick(Boolean(checked?.problems.length))
+      },
+      pace,
+    )
+  })
+  for (const i of uncertain) settled[states[i]!.outcome.status] = (settled[states[i]!.outcome.status] ?? 0) + 1
   orders.sort((a, b) => a.lines[0]! - b.lines[0]!)
   return {settled, orders}
 }

@@ -24,26 +24,24 @@ import {
   missingOrderColumn,
   openTable,
   orderColumnOf,
+  orderNumbersOf,
+  rowProblems,
 } from '../../files/table.js'
 import {orderKey} from '../../orders/reference.js'
 import {quoted} from '../../untrusted.js'
-import {REPORT_COLUMNS} from './report.js'
 import type {Problem, RefundRow} from './rows.js'
 
-/** The fields a refund file gives, and the report's columns (filled in place when a report is run again). */
-const FIELDS = {
-  read: [
-    ...ORDER_NUMBER_FIELDS,
-    'refund_fee',
-    'refund_amount',
-    'fee_type',
-    'channel',
-    'total_fee',
-    'mch_refund_no',
-    'attach',
-  ],
-  written: REPORT_COLUMNS,
-}
+/** The fields a refund file gives. */
+const FIELDS = [
+  ...ORDER_NUMBER_FIELDS,
+  'refund_fee',
+  'refund_amount',
+  'fee_type',
+  'channel',
+  'total_fee',
+  'mch_refund_no',
+  'attach',
+]
 
 export interface RefundFile {
   source: TableSource
@@ -109,11 +107,8 @@ function rowAmount(row: TableRow, feeType: string | undefined): Amount | string 
 }
 
 /** Reads one row; its refund number is the one given, or is derived once its order is known (plan). */
-function readRefundRow(row: TableRow, header: TableHeader): {row: RefundRow; problems: string[]} {
-  const problems: string[] = []
-  if (row.values.length > header.names.length) {
-    problems.push(`${row.values.length} fields, but the header has ${header.names.length} columns`)
-  }
+function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
+  const problems: string[] = rowProblems(row)
   const column = orderColumnOf(row)
   if (!column) problems.push(`no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}`)
   for (const name of CHECKED_LENGTHS) {
@@ -154,6 +149,7 @@ function readRefundRow(row: TableRow, header: TableHeader): {row: RefundRow; pro
   const ref = {[column]: row.get(column)}
   const request = {
     ref,
+    numbers: orderNumbersOf(row),
     orderKey: orderKey(ref),
     amount,
     feeType,
@@ -174,7 +170,7 @@ export async function readRefundFile(path: string, options: Omit<ReadOptions, 'f
   if (problems.length) return file()
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
-    const read = readRefundRow(item, header)
+    const read = readRefundRow(item)
     const line = item.line
     problems.push(...read.problems.map((message) => ({line, message})))
     const given = item.get('mch_refund_no')

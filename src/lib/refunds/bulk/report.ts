@@ -9,7 +9,7 @@ import type {RefundFile} from './refund-file.js'
 import {type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
 import {type RowState, amountOf} from './rows.js'
 
-export const REPORT_COLUMNS = [
+const REPORT_COLUMNS = [
   'status',
   'mch_refund_no',
   'gw_refund_no',
@@ -42,7 +42,11 @@ export async function writeReport(
   options: {bom?: boolean; dryRun: boolean},
 ): Promise<void> {
   const sheet = options.dryRun ? 'plan' : 'report'
-  const writer = await AnnotatedWriter.open(path, file.header, REPORT_COLUMNS, {bom: options.bom, sheet})
+  const writer = await AnnotatedWriter.open(path, file.header, REPORT_COLUMNS, {
+    bom: options.bom,
+    delimiter: file.source.delimiter,
+    sheet,
+  })
   try {
     for (const [i, row] of file.rows.entries()) {
       const view = rowView(row, states[i]!, options.dryRun)

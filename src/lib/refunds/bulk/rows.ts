@@ -17,6 +17,8 @@ export interface Problem {
 /** The refund a usable row asks for. */
 export interface RowRequest {
   readonly ref: OrderReference
+  /** Every order number the row gives (the first is `ref`); the others must be the same order's. */
+  readonly numbers: OrderReference
   /** Identifies the order within the file (the column and the number). */
   readonly orderKey: string
   readonly amount: Amount

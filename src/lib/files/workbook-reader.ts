@@ -1,0 +1,138 @@
+/**
+ * The rows of an .xlsx workbook, streamed (exceljs's streaming reader: memory does not grow
+ * with the sheet), each cell as the text a person sees in it and a CSV export would hold:
+ * numbers as their format shows them (number-format), dates as ISO dates. A whole number past
+ * 15 digits is marked inexact: Excel keeps only 15, so such an order number has lost digits.
+ * Runs in a worker thread (workbook-worker), where a workbook that expands beyond reason
+ * cannot exhaust gw's own memory.
+ */
+import type {CellValue} from 'exceljs'
+
+import {GwError, usageError} from '../errors.js'
+import {quoted} from '../untrusted.js'
+import {MAX_FIELD, fieldTooLong} from './limits.js'
+import {formatNumber} from './number-format.js'
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** A date cell (exceljs gives the sheet's wall time as UTC) as 2026-11-20, or 2026-11-20 14:03:00 when it has a time. */
+function dateText(date: Date): string {
+  const day = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
+  const seconds = date.getUTCHours() * 3600 + date.getUTCMinutes() * 60 + date.getUTCSeconds()
+  return seconds === 0
+    ? day
+    : `${day} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`
+}
+
+/** A cell's value as text; `numFmt`, its number format. */
+export function cellText(value: CellValue, numFmt?: string): string {
+  if (value === null || value === undefined) return ''
+  if (typeof value === 'string') return value
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE'
+  if (typeof value === 'number') return formatNumber(value, numFmt)
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : dateText(value)
+  if ('richText' in value) return value.richText.map((part) => part.text).join('')
+  if ('error' in value) return String(value.error)
+  if ('formula' in value || 'sharedFormula' in value) return cellText(value.result as CellValue, numFmt)
+  if ('text' in value) return cellText(value.text as CellValue, numFmt)
+  return ''
+}
+
+interface WorksheetReader extends AsyncIterable<{
+  number: number
+  cellCount: number
+  getCell(n: number): {value: CellValue; numFmt?: string}
+}> {
+  name: string
+}
+
+/** A row of a sheet: its cells as text, its row number, and which cells hold a number past 15 digits. */
+export interface WorkbookRecord {
+  record: string[]
+  line: number
+  inexact?: number[]
+}
+
+/** A workbook's rows: the sheet read, the workbook's visible sheets, and the rows as they stream. */
+export interface WorkbookRecords {
+  sheet: string
+  sheets: string[]
+  records: AsyncGenerator<WorkbookRecord>
+}
+
+/** Whole numbers Excel cannot hold exactly (it keeps 15 significant digits). */
+const EXACT_LIMIT = 1e15
+
+/** Opens the sheet named `wanted` (any case), or the first visible sheet; rows stream as `records` is iterated. */
+export async function readWorkbook(path: string, wanted: string | undefined): Promise<WorkbookRecords> {
+  const {default: ExcelJS} = await import('exceljs')
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+    worksheets: 'emit',
+    entries: 'ignore',
+  })
+  const sheets = () =>
+    ((reader as unknown as {model?: {sheets?: {name: string; state?: string}[]}}).model?.sheets ?? []).filter(
+      (s) => s.state !== 'hidden' && s.state !== 'veryHidden',
+    )
+  const iterator = (reader as AsyncIterable<WorksheetReader>)[Symbol.asyncIterator]()
+  const matches = (sheet: WorksheetReader, first: string | undefined) =>
+    wanted ? sheet.name.trim().toLowerCase() === wanted.trim().toLowerCase() : !first || sheet.name === first
+  let found: WorksheetReader | undefined
+  try {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      if (matches(next.value, sheets()[0]?.name)) {
+        found = next.value
+        break
+      }
+    }
+  } catch (error) {
+    throw usageError(
+      `${path} is not a CSV or .xlsx file: it looks like a ZIP archive, but it cannot be read as a workbook (${quoted((error as Error).message)}).`,
+      'Open it in Excel and save it again as .xlsx, or export the sheet as CSV UTF-8.',
+    )
+  }
+  const names = sheets().map((s) => s.name)
+  if (!found && !wanted) {
+    throw usageError(
+      `${path} is not a CSV or .xlsx file: it is a ZIP archive without a worksheet.`,
+      'Give the .xlsx workbook, or export the sheet as CSV UTF-8.',
+    )
+  }
+  if (!found) {
+    throw usageError(
+      `${path} has no sheet named ${quoted(wanted)}; its sheets are: ${names.map((n) => quoted(n)).join(', ')}.`,
+    )
+  }
+  const sheet = found
+  async function* records(): AsyncGenerator<WorkbookRecord> {
+    try {
+      for await (const row of sheet) {
+        const inexact: number[] = []
+        const record = Array.from({length: row.cellCount}, (_, i) => {
+          const {value, numFmt} = row.getCell(i + 1)
+          const number = typeof value === 'object' && value && 'result' in value ? value.result : value
+          if (typeof number === 'number' && Math.abs(number) >= EXACT_LIMIT) inexact.push(i)
+          const text = cellText(value, numFmt)
+          // Checked here, in the worker: a huge cell is never copied to gw's own thread.
+          if (text.length > MAX_FIELD) throw fieldTooLong(path, row.number, i + 1, text.length)
+          return text
+        })
+        // Cells formatted but empty at the end of a row are not fields.
+        while (record.length && record.at(-1)!.trim() === '') record.pop()
+        if (record.length) yield {record, line: row.number, ...(inexact.length ? {inexact} : {})}
+      }
+    } catch (error) {
+      if (error instanceof GwError) throw error
+      throw usageError(
+        `${path}, sheet ${quoted(sheet.name)}: the workbook is damaged (${quoted((error as Error).message)}).`,
+        'Open it in Excel and save it again, or export the sheet as CSV UTF-8.',
+      )
+    } finally {
+      await iterator.return?.(undefined)
+    }
+  }
+  return {sheet: sheet.name, sheets: names, records: records()}
+}
