@@ -2,9 +2,13 @@
  * Everyday commands, through the CLI against the sandbox: forgiving input (typos, case),
  * plain messages (TLS, refunds made elsewhere), one time format.
  */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {readWorkbook} from '../helpers/workbooks.js'
 
 let world: GwWorld
 
@@ -14,6 +18,84 @@ beforeAll(async () => {
 afterAll(() => world.close())
 
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/
+
+describe('what did we do today: order list and refund list', () => {
+  it('lists the orders made here, newest first, filtered by time, channel and state; --refresh asks the gateway', async () => {
+    const make = async (channel: string) => {
+      const created = await world.run([
+        'order',
+        'create',
+        '--channel',
+        channel,
+        '--amount',
+        '2.50',
+        '--fee-type',
+        'THB',
+        '--no-qr',
+        '--json',
+      ])
+      return created.json<{order: {mch_order_no: string}}>().order.mch_order_no
+    }
+    const first = await make('wechat')
+    const second = await make('alipay')
+    await world.pay(first)
+    const all = await world.run(['order', 'list', '--since', '10m', '--json'])
+    const listed = all.json<{orders: {mch_order_no: string; state: string; made_at: string}[]}>().orders
+    expect(listed.slice(0, 2).map((o) => o.mch_order_no)).toEqual([second, first])
+    expect(listed[0]!.made_at).toMatch(new RegExp(`^${ISO.source}$`))
+    // Paid through the sandbox, not through gw: gw last knew it unpaid, until it asks.
+    expect(listed.find((o) => o.mch_order_no === first)!.state).toBe('NOTPAY')
+    const refreshed = await world.run(['order', 'list', '--since', '10m', '--state', 'success', '--refresh', '--json'])
+    expect(refreshed.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual([first])
+    // What --refresh learned is kept.
+    const after = await world.run(['order', 'list', '--since', '10m', '--state', 'SUCCESS'])
+    expect(after.stdout).toContain(first)
+    expect(after.stdout).toMatch(/\n1 order\n$/)
+    const alipay = await world.run(['order', 'list', '--channel', 'AliPay', '--since', '10m', '--json'])
+    expect(alipay.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual([second])
+    const none = await world.run(['order', 'list', '--until', '2000-01-01'])
+    expect(none.stdout).toContain('No orders made on this machine for')
+    const bad = await world.run(['order', 'list', '--since', 'last tuesday'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--since last tuesday is not a time gw reads')
+  })
+
+  it('lists the refunds made here with how they were made; --out writes CSV or a workbook; another appid sees none', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'LIST')
+    await world.run(['refund', 'create', order!, '--amount', '1.25', '--channel', 'wechat'])
+    const result = await world.run(['refund', 'list', '--since', 'today', '--out', join(world.configDir, 'today.xlsx')])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(new RegExp(`${order} +│ 1\\.25 THB +│ refunded +│ \\d+ +│ refund create`))
+    const [sheet] = await readWorkbook(join(world.configDir, 'today.xlsx'))
+    const columns = sheet!.rows[0]!.map((c) => c.value)
+    const row = sheet!.rows.find((r) => r[columns.indexOf('mch_order_no')]?.value === order)!
+    expect(row[columns.indexOf('amount')]).toEqual({value: 1.25, type: 2, numFmt: '#,##0.00'})
+    const refreshed = await world.run([
+      'refund',
+      'list',
+      '--since',
+      'today',
+      '--refresh',
+      '--state',
+      'refunded',
+      '--json',
+    ])
+    expect(refreshed.json<{refunds: {mch_order_no: string}[]}>().refunds.map((r) => r.mch_order_no)).toContain(order)
+    const csv = join(world.configDir, 'today.csv')
+    await world.run(['refund', 'list', '--since', 'today', '--out', csv])
+    expect(readFileSync(csv, 'utf8')).toMatch(/^\ufeffat,mch_refund_no,mch_order_no,/)
+    const merchant = world.sandbox.info.merchants[0]!
+    const other = {
+      GW_APPID: 'mch99999',
+      GW_PRIVATE_KEY: merchant.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
+      GW_BASE_URL: world.sandbox.info.base_url,
+    }
+    expect((await world.run(['refund', 'list'], {env: other})).stdout).toContain(
+      'No refunds made on this machine for mch99999',
+    )
+  })
+})
 
 describe('forgiving input', () => {
   it('a mistyped command is said as typed, with the closest command and its arguments, exit 2', async () => {

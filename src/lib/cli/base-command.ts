@@ -16,6 +16,7 @@ import {type ConfirmOptions, confirm} from './confirm.js'
 import {canonicalChoices} from './flags.js'
 import type {Work} from './progress.js'
 import type {GatewayServices} from './services.js'
+import type {Cell} from '../files/annotated-output.js'
 
 type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -121,6 +122,19 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     const services = await this.#services?.catch(() => undefined)
     await services?.close()
     await super.finally(error)
+  }
+
+  /** With --out: the rows of a list also written to that file (CSV, or a workbook for .xlsx), and said on stderr. */
+  protected async writeList<C extends string>(
+    flags: {out?: string; bom?: boolean},
+    columns: readonly C[],
+    rows: Partial<Record<C, Cell>>[],
+    sheet: string,
+  ): Promise<void> {
+    if (!flags.out) return
+    const {writeTable} = await import('../files/annotated-output.js')
+    await writeTable(flags.out, columns, rows, {sheet, bom: flags.bom})
+    this.note(`written to ${flags.out}`)
   }
 
   /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */

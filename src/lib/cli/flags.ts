@@ -2,7 +2,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {usageError} from '../errors.js'
+import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
+import {parseTimeBound} from './time-range.js'
 import {ALL_CHANNELS, CURRENCIES} from '../gateway/protocol/index.js'
 
 type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
@@ -54,6 +56,41 @@ export const profileFlags = {
     description: 'a production account: money moves, and commands that move it ask first (--no-live: a test account)',
     allowNo: true,
   }),
+}
+
+/** The flags of `order list` and `refund list`: which part of the history, checked again or not, and where to write it. */
+export const listFlags = (states: readonly string[]) => ({
+  since: Flags.string({description: 'from this time: a date, a date and time, today, yesterday, or 30m, 24h, 7d ago'}),
+  until: Flags.string({description: 'before this time (same forms as --since)'}),
+  channel: Flags.string({description: 'only this channel', options: [...ALL_CHANNELS]}),
+  state: Flags.string({
+    description: 'only this state (after --refresh: the state at the gateway now)',
+    options: [...states],
+  }),
+  refresh: Flags.boolean({description: 'ask the gateway for the state of each listed order or refund first'}),
+  out: Flags.string({description: 'also write the list to this file, .csv or .xlsx'}),
+  bom: fileFlags().bom,
+  ...batchFlags('queries', 8),
+})
+
+/** What the list flags ask for. */
+export function listFilterOf(flags: {
+  since?: string
+  until?: string
+  channel?: string
+  state?: string
+  refresh: boolean
+  concurrency: number
+  rate?: number
+}): ListFilter {
+  return {
+    since: flags.since === undefined ? undefined : parseTimeBound(flags.since, '--since'),
+    until: flags.until === undefined ? undefined : parseTimeBound(flags.until, '--until'),
+    channel: flags.channel,
+    state: flags.state,
+    refresh: flags.refresh,
+    pace: {concurrency: flags.concurrency, rate: flags.rate},
+  }
 }
 
 /** Flags of every command that talks to the gateway. */

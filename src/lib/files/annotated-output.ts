@@ -119,6 +119,24 @@ function placementOf<C extends string>(header: TableHeader, ours: readonly C[]) 
   return {placement, added}
 }
 
+/** A table of gw's own (a list): its columns and rows, as a CSV or a workbook, in place only once whole. */
+export async function writeTable<C extends string>(
+  path: string,
+  columns: readonly C[],
+  rows: Iterable<Partial<Record<C, Cell>>>,
+  options: OutputOptions,
+): Promise<void> {
+  const none = {names: [], keys: [], index: new Map<string, number>(), ignored: [], mapped: new Map<string, string>()}
+  const writer = await AnnotatedWriter.open(path, none, columns, options)
+  try {
+    for (const row of rows) await writer.write([], row)
+    await writer.close()
+  } catch (error) {
+    await writer.abort()
+    throw error
+  }
+}
+
 export class AnnotatedWriter<C extends string> {
   readonly #width: number
   readonly #placement: {column: C; at: number; inPlace: boolean}[]

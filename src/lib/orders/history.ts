@@ -21,7 +21,11 @@ interface OrderEntry {
   channel: string
   total_fee: number
   fee_type: string
+  /** When the order was made (a later record of the order keeps it). */
   at: string
+  /** The state gw last learned (NOTPAY when made), and when; missing in histories of earlier versions. */
+  state?: string
+  state_at?: string
 }
 
 /** `intent`: about to be sent; then what became of it (`absent`: the gateway has no such refund). */
@@ -87,8 +91,11 @@ export class OrderHistory {
 
   #remember(entry: Entry): void {
     if (entry.type === 'order') {
-      this.#orders!.set(`${entry.appid}\u0000m:${entry.mch_order_no}`, entry)
-      if (entry.gw_order_no) this.#orders!.set(`${entry.appid}\u0000g:${entry.gw_order_no}`, entry)
+      const key = `${entry.appid}\u0000m:${entry.mch_order_no}`
+      const earlier = this.#orders!.get(key)
+      const order = earlier ? {...earlier, ...entry, at: earlier.at} : entry
+      this.#orders!.set(key, order)
+      if (order.gw_order_no) this.#orders!.set(`${entry.appid}\u0000g:${order.gw_order_no}`, order)
       return
     }
     const key = `${entry.appid}\u0000${entry.mch_order_no}`
@@ -115,8 +122,31 @@ export class OrderHistory {
     if (this.#orders) this.#remember(entry)
   }
 
-  recordOrder(entry: Omit<OrderEntry, 'type' | 'at'>): void {
-    this.#append({type: 'order', ...entry, at: new Date().toISOString()}, false)
+  recordOrder(entry: Omit<OrderEntry, 'type' | 'at' | 'state_at'>): void {
+    const at = new Date().toISOString()
+    this.#append({type: 'order', ...entry, at, state_at: entry.state && at}, false)
+  }
+
+  /** What a query showed of an order made here, when its state changed since gw last knew it. */
+  noteOrderState(appid: string, mchOrderNo: string, state: string): void {
+    const known = this.findOrder(appid, {mch_order_no: mchOrderNo})
+    if (!known || known.state === state) return
+    const {type: _type, at: _at, state_at: _stateAt, ...order} = known
+    this.recordOrder({...order, state})
+  }
+
+  /** The orders made on this machine for an appid, each as its latest record says. */
+  orders(appid: string): OrderEntry[] {
+    this.#load()
+    return [...this.#orders!.entries()].filter(([key]) => key.startsWith(`${appid}\u0000m:`)).map(([, order]) => order)
+  }
+
+  /** Every refund made on this machine for an appid, each as its latest record says. */
+  refunds(appid: string): RefundEntry[] {
+    this.#load()
+    return [...this.#refunds!.entries()]
+      .filter(([key]) => key.startsWith(`${appid}\u0000`))
+      .flatMap(([, refunds]) => [...refunds.values()])
   }
 
   /** `sync`: written whole and synced before this returns (an intent, before its refund is sent). */

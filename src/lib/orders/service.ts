@@ -87,7 +87,8 @@ export class OrderService {
     const answer = await this.client.call('native_pay', params)
     const result = (order: OrderCreated, qrLost: boolean): CreatedOrder => {
       const {gw_order_no} = order
-      this.history.recordOrder({appid: this.appid, mch_order_no: mchOrderNo, gw_order_no, channel, total_fee, fee_type})
+      const made = {appid: this.appid, mch_order_no: mchOrderNo, gw_order_no, channel, total_fee, fee_type}
+      this.history.recordOrder({...made, state: 'NOTPAY'})
       return {order, channel, total_fee, fee_type, expires_at: expiresAt, qr_lost: qrLost}
     }
     if (answer.status === 'success') return result(answer.data, false)
@@ -149,7 +150,11 @@ export class OrderService {
     }
     for (const candidate of candidates) {
       const answer = await this.#query(ref, candidate)
-      if (answer.status === 'success') return {record: answer.data, channel: candidate, channel_source: known.source}
+      if (answer.status === 'success') {
+        if (answer.data.mch_order_no)
+          this.history.noteOrderState(this.appid, answer.data.mch_order_no, answer.data.result)
+        return {record: answer.data, channel: candidate, channel_source: known.source}
+      }
       if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND && known.source === 'discovered') continue
       if (answer.status === 'refused')
         throw refusalError(answer, `Order ${describeReference(ref)}${known.channel ? ` on ${known.channel}` : ''}`)

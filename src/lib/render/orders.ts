@@ -1,11 +1,14 @@
 /**
- * Text views of orders for people: states in words, amounts with their currency, times as
- * the gateway gave them. --json output does not go through here.
+ * Text views of orders for people: states in words, amounts with their currency, times in
+ * ISO 8601 with their offset. --json output does not go through here.
  */
 import {ExitCode} from '../errors.js'
 import {describeOrderState, formatAmount, gatewayTimeIso} from '../gateway/protocol/index.js'
+import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {fields} from './fields.js'
+import {table} from './table.js'
+import {plural} from './words.js'
 
 export function createdView(created: CreatedOrder): string {
   const {order} = created
@@ -89,4 +92,19 @@ export function waitOutcome(
     notes: [`The order ended ${state}: ${describeOrderState(state)}.`],
     exitCode: ExitCode.Refused,
   }
+}
+
+/** `gw order list`: a table of the orders, newest first, and how many. */
+export function orderListView(orders: readonly ListedOrder[], appid: string): string {
+  if (!orders.length)
+    return `No orders made on this machine for ${appid} match. (gw lists the orders it made: the gateway has no list of its own.)`
+  const rows = orders.map((o) => [
+    o.made_at,
+    o.mch_order_no,
+    formatAmount(o.total_fee, o.fee_type),
+    o.channel,
+    o.refresh_failed ? `${o.state ?? '?'} (not refreshed)` : (o.state ?? '?'),
+    o.gw_order_no ?? '',
+  ])
+  return `${table(['made', 'order', 'amount', 'channel', 'state', 'gateway order'], rows)}\n${plural(orders.length, 'order')}`
 }

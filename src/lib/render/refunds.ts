@@ -12,6 +12,8 @@ import {
   gatewayTimeIso,
 } from '../gateway/protocol/index.js'
 import type {RefundProblem} from '../refunds/balance.js'
+import type {ListedRefund} from '../refunds/list.js'
+import {plural} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund, RefundResult} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
@@ -138,4 +140,19 @@ export function refundOutcome(
   const later = result.status === 'processing' ? `Check it later: ${howToCheck(p)}` : undefined
   const exitCode = result.status === 'refunded' ? ExitCode.Done : ExitCode.Unknown
   return {text: refundResultView(result), notes: [earlier, later], exitCode, refund: result}
+}
+
+/** `gw refund list`: a table of the refunds, newest first, and how many. */
+export function refundListView(refunds: readonly ListedRefund[], appid: string): string {
+  if (!refunds.length) return `No refunds made on this machine for ${appid} match.`
+  const rows = refunds.map((r) => [
+    r.at,
+    r.mch_refund_no,
+    r.mch_order_no,
+    formatAmount(r.refund_fee, r.fee_type),
+    r.refresh_failed ? `${r.status} (not refreshed)` : r.status,
+    r.gw_refund_no ?? '',
+    r.source ?? '',
+  ])
+  return `${table(['time', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${plural(refunds.length, 'refund')}`
 }

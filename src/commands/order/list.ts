@@ -1,0 +1,26 @@
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {listFilterOf, listFlags, networkFlags} from '../../lib/cli/flags.js'
+import {ORDER_STATES} from '../../lib/gateway/protocol/index.js'
+import type {ListedOrder} from '../../lib/orders/list.js'
+
+export default class OrderList extends GwCommand<typeof OrderList> {
+  static override summary = 'list the orders made on this machine, newest first'
+  static override description =
+    "The gateway has no list of orders: gw lists the orders it made for the profile's appid, from its local history, with the state it last learned (when it made, queried or closed them). --refresh asks the gateway for the state of each listed order first."
+  static override examples = [
+    '<%= config.bin %> order list --since today',
+    '<%= config.bin %> order list --since 24h --state NOTPAY --refresh',
+    '<%= config.bin %> order list --since 2026-11-01 --until 2026-12-01 --channel promptpay --out november.xlsx',
+  ]
+
+  static override flags = {...listFlags(Object.keys(ORDER_STATES)), ...networkFlags}
+
+  async run(): Promise<{orders: ListedOrder[]}> {
+    const [{listOrders, orderListRow, ORDER_LIST_COLUMNS}, {orderListView}, {history, orders: service}] =
+      await Promise.all([import('../../lib/orders/list.js'), import('../../lib/render/orders.js'), this.services()])
+    const orders = await listOrders(history, service, listFilterOf(this.flags))
+    this.log(orderListView(orders, this.profile.appid))
+    await this.writeList(this.flags, ORDER_LIST_COLUMNS, orders.map(orderListRow), 'orders')
+    return {orders}
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * `gw refund list`: the refunds made on this machine for the profile's appid, newest first,
+ * filtered by time, channel and status; with `refresh`, the gateway is asked for each order's
+ * refunds (one order query and one refund query per order) and each refund shows the state it
+ * has there now. The history is not changed by a list: settling refunds is refund create's work.
+ */
+import {runBatch} from '../batch.js'
+import {within} from '../cli/time-range.js'
+import {GwError} from '../errors.js'
+import {isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
+import type {ListFilter} from '../orders/list.js'
+import type {RefundService} from './service.js'
+
+export interface ListedRefund {
+  at: string
+  mch_refund_no: string
+  mch_order_no: string
+  channel?: string
+  refund_fee: number
+  fee_type?: string
+  /** As the history says (refunded, processing, failed, unknown, intent...), or after --refresh as the gateway says. */
+  status: string
+  gw_refund_no?: string
+  /** Where it was made: refund create, or a bulk file's name. */
+  source?: string
+  refresh_failed?: string
+}
+
+/** The columns of a refund list written to a file, and a row of it. */
+export const REFUND_LIST_COLUMNS = [
+  'at',
+  'mch_refund_no',
+  'mch_order_no',
+  'channel',
+  'refund_fee',
+  'amount',
+  'fee_type',
+  'status',
+  'gw_refund_no',
+  'source',
+] as const
+
+export const refundListRow = (r: ListedRefund) => ({
+  ...r,
+  amount: r.fee_type ? {minor: r.refund_fee, currency: r.fee_type} : undefined,
+})
+
+/** The states a listed refund can have. */
+export const REFUND_LIST_STATES = ['refunded', 'processing', 'failed', 'unknown', 'intent', 'absent']
+
+/** A refund query's state in the words of the history. */
+const GATEWAY_STATUS: Record<string, string> = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'}
+
+export async function listRefunds(refunds: RefundService, filter: ListFilter): Promise<ListedRefund[]> {
+  const listed: ListedRefund[] = refunds.history
+    .refunds(refunds.appid)
+    .filter((r) => within(r.at, filter) && (!filter.channel || r.channel === filter.channel))
+    .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
+    .map((r) => ({
+      at: isoTime(new Date(r.at)),
+      mch_refund_no: r.mch_refund_no,
+      mch_order_no: r.mch_order_no,
+      channel: r.channel,
+      refund_fee: r.refund_fee,
+      fee_type: r.fee_type,
+      status: r.status ?? 'refunded',
+      gw_refund_no: r.gw_refund_no,
+      source: r.source,
+    }))
+  if (filter.refresh) {
+    const byOrder = new Map<string, ListedRefund[]>()
+    for (const refund of listed) byOrder.set(refund.mch_order_no, [...(byOrder.get(refund.mch_order_no) ?? []), refund])
+    await runBatch(
+      byOrder.entries(),
+      async ([mchOrderNo, ofOrder]) => {
+        try {
+          const found = await refunds.orders.find({mch_order_no: mchOrderNo}, ofOrder[0]!.channel)
+          const numbers = ofOrder.map((r) => r.mch_refund_no)
+          const known = await refunds.queries.refundsOf(found, numbers)
+          if (!known) throw new GwError('unknown', `the gateway gives no refund list for ${found.channel} orders`)
+          for (const refund of ofOrder) {
+            const there = known.find((k) => k.mch_refund_no === refund.mch_refund_no)
+            refund.status = there
+              ? (GATEWAY_STATUS[normalizeRefundState(there.refund_state)] ?? there.refund_state)
+              : 'absent'
+            refund.gw_refund_no = there?.gw_refund_no ?? refund.gw_refund_no
+          }
+        } catch (error) {
+          if (!(error instanceof GwError)) throw error
+          for (const refund of ofOrder) refund.refresh_failed = error.message
+        }
+      },
+      filter.pace,
+    )
+  }
+  return filter.state ? listed.filter((r) => r.status === filter.state) : listed
+}
