@@ -97,6 +97,38 @@ describe('what did we do today: order list and refund list', () => {
   })
 })
 
+describe('seeing the wire', () => {
+  it('--verbose shows each attempt: URL, parameters, the signed string, the signature, status, time, raw answer; --json unchanged', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'WIRE')
+    const quiet = await world.run(['order', 'query', order!, '--json'])
+    const loud = await world.run(['order', 'query', order!, '--json', '--verbose'])
+    expect(loud.code).toBe(0)
+    // The same document (the gateway's nonce aside).
+    const record = (result: typeof quiet) => ({...result.json<{record: object}>().record, nonce_str: 'x'})
+    expect(record(loud)).toEqual(record(quiet))
+    expect(loud.stderr).toContain(`› order_query attempt 1: POST ${world.sandbox.info.base_url}/order_query`)
+    expect(loud.stderr).toMatch(
+      new RegExp(
+        `signed string: appid=${world.sandbox.info.merchants[0]!.appid}channel=wechatmch_order_no=${order}nonce_str=\\w+time_stamp=\\d{14}`,
+      ),
+    )
+    expect(loud.stderr).toMatch(/sign: [0-9a-f]{12}…[0-9a-f]{8} \(256 bytes\)/)
+    expect(loud.stderr).toMatch(/‹ order_query attempt 1: HTTP 200 in \d+ ms\n {2}\{"code":0/)
+    expect(loud.stderr).not.toContain('PRIVATE KEY')
+    await world.faults('http-500=1@order_query')
+    try {
+      const failing = await world.run(['order', 'query', order!, '--verbose'])
+      expect(failing.code).toBe(3)
+      for (const attempt of [1, 2, 3, 4])
+        expect(failing.stderr).toMatch(new RegExp(`‹ order_query attempt ${attempt}: HTTP 500 in \\d+ ms`))
+    } finally {
+      await world.faults('')
+    }
+    const doctor = await world.run(['doctor', '--verbose'])
+    expect(doctor.stderr).toContain('› order_query attempt 1: POST')
+  })
+})
+
 describe('forgiving input', () => {
   it('a mistyped command is said as typed, with the closest command and its arguments, exit 2', async () => {
     const typo = await world.run(['ordr', 'query', 'INV-1'])

@@ -15,6 +15,7 @@ import {terminalSafe} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
 import {canonicalChoices} from './flags.js'
 import type {Work} from './progress.js'
+import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices} from './services.js'
 import type {Cell} from '../files/annotated-output.js'
 
@@ -69,12 +70,24 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   #services?: Promise<GatewayServices>
 
-  /** The client and services for the profile in use, loaded and built on first use; `--timeout` applies. */
+  /** The client and services for the profile in use, loaded and built on first use; `--timeout` and `--verbose` apply. */
   protected services(): Promise<GatewayServices> {
-    const timeout = (this.flags as {timeout?: number}).timeout
-    const options = timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}
-    this.#services ??= import('./services.js').then(({connect}) => connect(this.profile, options))
+    this.#services ??= (async () => {
+      const {timeout} = this.flags as {timeout?: number}
+      const [{connect}, trace] = await Promise.all([import('./services.js'), this.wireTrace()])
+      return connect(this.profile, {
+        ...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}),
+        trace,
+      })
+    })()
     return this.#services
+  }
+
+  /** Under --verbose, what shows each attempt on the wire (on stderr); else undefined. */
+  protected async wireTrace(): Promise<((event: WireEvent) => void) | undefined> {
+    if (!(this.flags as {verbose?: boolean}).verbose) return undefined
+    const {wireLines} = await import('../render/wire.js')
+    return (event) => this.note(wireLines(event))
   }
 
   /**

@@ -101,6 +101,10 @@ export const networkFlags = {
     min: 1,
     helpGroup: 'NETWORK',
   }),
+  verbose: Flags.boolean({
+    description: 'show each request (parameters, signed string, signature) and raw answer on stderr; nothing secret',
+    helpGroup: 'NETWORK',
+  }),
 }
 
 /** Flags of commands that move money on a --live profile. */

@@ -23,14 +23,37 @@ import {
 import {plural} from '../render/words.js'
 import {type Operation, checkRequest} from './protocol/index.js'
 import {compactTimestamp} from './protocol/time.js'
-import {type SignScheme, newNonce, parsePrivateKey, parsePublicKey, sign, verifyData} from './signing.js'
+import {
+  type SignScheme,
+  canonicalString,
+  newNonce,
+  parsePrivateKey,
+  parsePublicKey,
+  signCanonical,
+  verifyData,
+} from './signing.js'
 
 type BusinessParams = Record<string, string | number | undefined>
 
 /** Operations that change the ledger: after a lost answer they may have happened. */
 const MUTATING: readonly Operation[] = ['native_pay', 'order_refund', 'order_close']
 
+/** One attempt on the wire, for --verbose: what was sent (nothing secret), and what came back. */
+export type WireEvent =
+  | {
+      kind: 'request'
+      operation: Operation
+      attempt: number
+      url: string
+      params: Record<string, string>
+      canonical: string
+      sign: string
+    }
+  | {kind: 'answer'; operation: Operation; attempt: number; status?: number; ms: number; body?: string; error?: string}
+
 export interface ClientOptions {
+  /** Called with each attempt's request and answer (--verbose). */
+  trace?: (event: WireEvent) => void
   /** Per-attempt time limit for the answer, in milliseconds. */
   timeoutMs?: number
   connectTimeoutMs?: number
@@ -100,6 +123,7 @@ export class GatewayClient {
       backoffMs: 250,
       connections: 16,
       ...options,
+      trace: options.trace ?? (() => {}),
     }
     this.#retry = {tries: this.#options.attempts, delayMs: jitteredBackoff(this.#options.backoffMs, 4000)}
     this.#privateKey = parsePrivateKey(profile.privateKeyPem)
@@ -129,11 +153,12 @@ export class GatewayClient {
     }
   }
 
-  /** The signed form body for one attempt: a new nonce and time stamp every time. */
-  #signedBody(business: BusinessParams): string {
+  /** The signed parameters of one attempt: a new nonce and time stamp every time. */
+  #signed(business: BusinessParams): {params: Record<string, string>; canonical: string} {
     const params = this.#params(business)
-    params.sign = sign(params, this.#privateKey, this.#scheme)
-    return new URLSearchParams(params).toString()
+    const canonical = canonicalString(params)
+    params.sign = signCanonical(canonical, this.#privateKey, this.#scheme)
+    return {params, canonical}
   }
 
   async call<O extends Operation>(operation: O, business: BusinessParams): Promise<Answer<O>> {
@@ -142,7 +167,7 @@ export class GatewayClient {
     let failure: AttemptFailure | undefined
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
-      const result = await this.#attempt(operation, business, url)
+      const result = await this.#attempt(operation, business, url, attempt)
       if ('kind' in result) {
         failure = result
         mayHaveArrived ||= result.mayHaveArrived
@@ -175,15 +200,27 @@ export class GatewayClient {
     })
   }
 
-  async #attempt(operation: Operation, business: BusinessParams, url: string): Promise<Envelope | AttemptFailure> {
+  async #attempt(
+    operation: Operation,
+    business: BusinessParams,
+    url: string,
+    attempt: number,
+  ): Promise<Envelope | AttemptFailure> {
     let statusCode: number
     let text: string
+    const {trace} = this.#options
+    const {params, canonical} = this.#signed(business)
+    const {sign: signature, ...sent} = params
+    trace({kind: 'request', operation, attempt, url, params: sent, canonical, sign: signature!})
+    const started = performance.now()
+    const answered = (status?: number, body?: string, error?: string) =>
+      trace({kind: 'answer', operation, attempt, status, ms: performance.now() - started, body, error})
     try {
       const response = await poolFor(this.#origin, this.#options).request({
         path: `${this.#basePath}/${operation}`,
         method: 'POST',
         headers: {'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/json'},
-        body: this.#signedBody(business),
+        body: new URLSearchParams(params).toString(),
         headersTimeout: this.#options.timeoutMs,
         bodyTimeout: this.#options.timeoutMs,
       })
@@ -191,11 +228,15 @@ export class GatewayClient {
       const body = await readAnswer(response.body)
       if (body === undefined) {
         const message = `the answer from ${url} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; it was cut off`
+        answered(statusCode, undefined, message)
         return {kind: 'transport', message, mayHaveArrived: true}
       }
       text = body
+      answered(statusCode, text)
     } catch (error) {
-      return describeNetworkError(error, url)
+      const failure = describeNetworkError(error, url)
+      answered(undefined, undefined, failure.message)
+      return failure
     }
     return readEnvelope({statusCode, text, url, operation, profile: this.profile.name}, (data, signature) =>
       verifyData(data, signature, this.#gatewayKey, this.#scheme),

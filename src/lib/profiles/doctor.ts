@@ -7,7 +7,7 @@
 import {randomBytes} from 'node:crypto'
 import {connect} from 'node:net'
 
-import {GatewayClient} from '../gateway/client.js'
+import {type ClientOptions, GatewayClient} from '../gateway/client.js'
 import {ExitCode, GwError} from '../errors.js'
 import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
 import {checkKeys, loosePrivateFiles} from './keys.js'
@@ -60,7 +60,12 @@ const DIAGNOSIS: Record<string, string> = {
   NOAUTH: 'The merchant has no access to the order query: ask the vendor to enable the API for this account.',
 }
 
-export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): Promise<DoctorReport> {
+/** `trace`: the signed request and its answer, for --verbose. */
+export async function runDoctor(
+  loadProfile: () => Profile,
+  timeoutMs: number,
+  trace?: ClientOptions['trace'],
+): Promise<DoctorReport> {
   const checks: Check[] = []
   const finish = (profile: string | null, exitCode: ExitCode): DoctorReport => ({
     profile,
@@ -134,7 +139,7 @@ export async function runDoctor(loadProfile: () => Profile, timeoutMs: number): 
     return finish(profile.name, ExitCode.Transport)
   }
 
-  const client = new GatewayClient(profile, {timeoutMs, attempts: 1})
+  const client = new GatewayClient(profile, {timeoutMs, attempts: 1, trace})
   const probe = `GW-DOCTOR-${randomBytes(6).toString('hex')}`
   let exitCode: ExitCode = ExitCode.Done
   try {
