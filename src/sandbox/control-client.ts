@@ -45,6 +45,18 @@ export class SandboxControl {
     })
   }
 
+  /** Delivers a paid order's notification again, now. */
+  notify(mchOrderNo: string, appid?: string): Promise<ControlAnswer<{order?: SandboxOrder; error?: string}>> {
+    return this.call('POST', '/sandbox/notify', {mch_order_no: mchOrderNo, appid})
+  }
+
+  /** The delivery attempts of an order's notification, oldest first. */
+  notifications(
+    mchOrderNo: string,
+  ): Promise<ControlAnswer<{notifications: SandboxOrder['notifications']; error?: string}>> {
+    return this.call('GET', `/sandbox/notifications?mch_order_no=${encodeURIComponent(mchOrderNo)}`)
+  }
+
   async orders(mchOrderNo?: string): Promise<SandboxOrder[]> {
     const query = mchOrderNo === undefined ? '' : `?mch_order_no=${encodeURIComponent(mchOrderNo)}`
     return (await this.call<{orders: SandboxOrder[]}>('GET', `/sandbox/orders${query}`)).body.orders

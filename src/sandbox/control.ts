@@ -1,7 +1,7 @@
 /**
  * The sandbox's control API under /sandbox/ (unsigned; loopback clients only): pay or decline
- * an order as the payer would, set faults, and read the ledger, the notifications sent and
- * the requests received. Tests, benchmarks and `gw sandbox pay` use it (control-client).
+ * an order as the payer would, deliver an order's notification again, set faults, and read the
+ * ledger, the notifications sent and the requests received. Tests, benchmarks and `gw sandbox pay` use it (control-client).
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
@@ -14,6 +14,8 @@ import type {GatewayRules} from './rules/index.js'
 const MAX_CONTROL_BODY = 64 * 1024
 
 interface ControlContext {
+  /** Delivers an order's notification again. */
+  redeliver(order: SandboxOrder): void
   ledger: Ledger
   merchants: Map<string, Merchant>
   rules: GatewayRules
@@ -51,15 +53,23 @@ export async function control(
       return json(res, 200, {ok: true})
     case 'GET /sandbox/stats':
       return json(res, 200, {requests: context.requests})
-    case 'POST /sandbox/pay': {
+    case 'POST /sandbox/pay':
+    case 'POST /sandbox/notify': {
       const mchOrderNo = String(input.mch_order_no ?? '')
       const found = ordersFor(context, mchOrderNo, input.appid ? String(input.appid) : undefined)
       if (found.length === 0) return json(res, 404, {error: `no order ${mchOrderNo} in this sandbox`})
       if (found.length > 1)
         return json(res, 409, {error: `several merchants have an order ${mchOrderNo}; give the appid`})
       const order = found[0]!
-      const reason = rules.pay(order, input.fail === true)
-      return reason ? json(res, 409, {error: reason, order}) : json(res, 200, {order})
+      if (route === 'POST /sandbox/pay') {
+        const reason = rules.pay(order, input.fail === true)
+        return reason ? json(res, 409, {error: reason, order}) : json(res, 200, {order})
+      }
+      if (order.paid_at === null)
+        return json(res, 409, {error: `order ${mchOrderNo} is not paid: it has no notification`})
+      if (!order.notify_url) return json(res, 409, {error: `order ${mchOrderNo} was created without a notify_url`})
+      context.redeliver(order)
+      return json(res, 202, {order})
     }
     case 'GET /sandbox/orders': {
       const appid = url.searchParams.get('appid')

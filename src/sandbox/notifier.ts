@@ -1,12 +1,12 @@
 /**
  * Delivers payment notifications: POST text/plain JSON to notify_url, signed over `data`.
- * Only the exact answer {"result":"SUCCESS","msg":"OK"} ends delivery; otherwise retries
+ * An answer that is a JSON object with result SUCCESS and msg OK ends delivery (spacing and
+ * key order free, as the document says); otherwise retries
  * follow section 6 (1s 2s 2s 10s 30s 1m 10m 1h 3h 5h 8h 12h), each delay divided by the
  * time scale. Every attempt is recorded on the order; pending ones resume after a restart.
  */
-import {request} from 'undici'
-
-import {NOTIFICATION_ACK, NOTIFICATION_RETRY_DELAYS} from '../lib/gateway/protocol/index.js'
+import {NOTIFICATION_RETRY_DELAYS, isAcknowledgement} from '../lib/gateway/protocol/index.js'
+import {post} from '../lib/io/http.js'
 import type {Ledger, SandboxOrder} from './ledger.js'
 
 interface NotifierOptions {
@@ -40,6 +40,13 @@ export class Notifier {
     if (order.notify_url) this.#schedule(order, 0)
   }
 
+  /** Delivers an order's notification once more, now (gw sandbox notify); if it is not acknowledged, the retries left continue. */
+  redeliver(order: SandboxOrder): void {
+    order.notify = 'pending'
+    this.options.ledger.save(order)
+    this.#schedule(order, 0)
+  }
+
   /** Delay before attempt number `attempts` (0 is the first delivery), from `since`. */
   #delayAfter(attempts: number, since: number): number {
     const seconds = NOTIFICATION_RETRY_DELAYS[attempts - 1] ?? 0
@@ -58,23 +65,11 @@ export class Notifier {
 
   async #attempt(order: SandboxOrder): Promise<void> {
     const number = order.notifications.length
-    let status: number | null = null
-    let reply = ''
-    let error: string | undefined
-    try {
-      const response = await request(order.notify_url, {
-        method: 'POST',
-        headers: {'content-type': 'text/plain;charset=utf-8'},
-        body: this.options.body(order),
-        headersTimeout: ATTEMPT_TIMEOUT_MS,
-        bodyTimeout: ATTEMPT_TIMEOUT_MS,
-      })
-      status = response.statusCode
-      reply = (await response.body.text()).slice(0, 512)
-    } catch (caught) {
-      error = (caught as Error).message
-    }
-    const delivered = status !== null && status >= 200 && status < 300 && reply.trim() === NOTIFICATION_ACK
+    const limits = {limit: 512, timeoutMs: ATTEMPT_TIMEOUT_MS}
+    const answer = await post(order.notify_url, this.options.body(order), 'text/plain;charset=utf-8', limits)
+    const [status, reply, error] =
+      'error' in answer ? [null, '', answer.error] : [answer.status, answer.body, undefined]
+    const delivered = status !== null && status >= 200 && status < 300 && isAcknowledgement(reply)
     order.notifications.push({
       attempt: number,
       at: new Date().toISOString(),

@@ -16,7 +16,7 @@ import {ensurePrivateDir, writePrivateFile} from '../lib/io/private-file.js'
 import {control} from './control.js'
 import {envelope} from './envelope.js'
 import {type Faults, parseFaults} from './faults.js'
-import {Ledger} from './ledger.js'
+import {Ledger, type SandboxOrder} from './ledger.js'
 import {type GatewayKeys, type Merchant, loadGatewayKeys, loadMerchants} from './merchants.js'
 import {Notifier} from './notifier.js'
 import {MAX_BODY, Operations} from './operation.js'
@@ -112,7 +112,8 @@ class SandboxServer {
       if (refused) return reply(res, refused.status, JSON.stringify({error: refused.error}))
       const faults = {get: () => this.faults, set: (faults: Faults) => (this.faults = faults)}
       const {ledger, merchants, rules} = this
-      return control({ledger, merchants, rules, requests: this.operations.requests, faults}, req, res, url)
+      const redeliver = (order: SandboxOrder) => this.notifier.redeliver(order)
+      return control({ledger, merchants, rules, requests: this.operations.requests, faults, redeliver}, req, res, url)
     }
     const named = (pattern: RegExp) => {
       const match = pattern.exec(url.pathname)

@@ -26,6 +26,7 @@ describe('help', () => {
     expect(ours.map(([id]) => id).sort()).toEqual([
       'doctor',
       'notify:listen',
+      'notify:replay',
       'order:close',
       'order:create',
       'order:list',
@@ -40,6 +41,7 @@ describe('help', () => {
       'refund:create',
       'refund:list',
       'refund:query',
+      'sandbox:notify',
       'sandbox:pay',
       'sandbox:start',
       'signature:sign',

@@ -32,23 +32,17 @@ async function listen(args: string[] = []) {
   return {...spawned, url}
 }
 
-async function paidOrderNotifying(url: string, amount = '150.50') {
+/** An order of the sandbox that notifies `url` once paid; its number. */
+async function orderNotifying(url: string, amount = '150.50') {
   const mch = `NTF-${process.pid}-${++n}`
-  const created = await world.run([
-    'order',
-    'create',
-    '--channel',
-    'wechat',
-    '--amount',
-    amount,
-    '--fee-type',
-    'THB',
-    '--mch-order-no',
-    mch,
-    '--notify-url',
-    url,
-  ])
+  const args = ['--amount', amount, '--fee-type', 'THB', '--mch-order-no', mch, '--notify-url', url, '--no-qr']
+  const created = await world.run(['order', 'create', '--channel', 'wechat', ...args])
   expect(created.code).toBe(0)
+  return mch
+}
+
+async function paidOrderNotifying(url: string, amount = '150.50') {
+  const mch = await orderNotifying(url, amount)
   await world.pay(mch)
   return mch
 }
@@ -90,7 +84,7 @@ describe('gw notify listen', () => {
     const result = await listener.result
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(new RegExp(`verified  ${mch}  900\\d+  150\\.50 THB  wechat`))
-    expect(result.stderr).toContain('1 verified, 0 rejected.')
+    expect(result.stderr).toContain('1 payment notified (1 verified delivery), 0 rejected.')
     const made = await attempts(mch)
     expect(made).toHaveLength(1)
     expect(made[0]).toMatchObject({delivered: true, status: 200})
@@ -116,19 +110,22 @@ describe('gw notify listen', () => {
     const app = await startReceiver((i) =>
       i < 2 ? {status: 500, body: 'app down'} : {status: 200, body: NOTIFICATION_ACK},
     )
-    const listener = await listen(['--forward-to', app.url, '--exit-after', '3', '--timeout', '30'])
+    const listener = await listen(['--forward-to', app.url, '--timeout', '30'])
     try {
       const mch = await paidOrderNotifying(listener.url)
+      const made = await waitFor(async () => {
+        const list = await attempts(mch)
+        return list.some((a) => a.delivered) ? list : undefined
+      })
+      listener.child.kill('SIGINT')
       const result = await listener.result
       expect(result.code).toBe(0)
       const lines = result.stdout.trim().split('\n')
       expect(lines[0]).toContain('forwarded: HTTP 500 "app down"')
       expect(lines[1]).toContain('retry 1')
       expect(lines[2]).toMatch(/retry 2 +forwarded: HTTP 200/)
-      const made = await waitFor(async () => {
-        const list = await attempts(mch)
-        return list.some((a) => a.delivered) ? list : undefined
-      })
+      // One payment, delivered three times: counted as what it is.
+      expect(result.stderr).toContain('1 payment notified (3 verified deliveries), 0 rejected.')
       expect(made.map((a) => a.delivered)).toEqual([false, false, true])
       expect(app.received).toHaveLength(3)
       expect(app.received[0]!.headers['content-type']).toBe('text/plain;charset=utf-8')
@@ -168,7 +165,7 @@ describe('gw notify listen', () => {
     const result = await listener.result
     expect(result.stdout).toMatch(/REJECTED {2}FORGED .*signature does not verify/)
     expect(result.stderr).toContain('rejected a notification: signature does not verify')
-    expect(result.stderr).toContain('1 verified, 1 rejected.')
+    expect(result.stderr).toContain('1 payment notified (1 verified delivery), 1 rejected.')
   })
 
   it('answers and logs 500 notifications sent at once, none lost', async () => {
@@ -206,13 +203,127 @@ describe('gw notify listen', () => {
     } finally {
       listener.child.kill('SIGINT')
     }
-    expect((await listener.result).stderr).toContain('1 verified, 4 rejected.')
+    expect((await listener.result).stderr).toContain('1 payment notified (1 verified delivery), 4 rejected.')
+  })
+
+  it('--host 0.0.0.0 listens beyond loopback, warning what it exposes', async () => {
+    const listener = await listen(['--host', '0.0.0.0', '--exit-after', '1', '--timeout', '30'])
+    const answer = await post(listener.url, notification(gatewayPem(), `HOST-${++n}`))
+    expect(answer).toEqual({status: 200, body: NOTIFICATION_ACK})
+    const result = await listener.result
+    expect(result.stderr).toContain('listening on 0.0.0.0: any machine that reaches this one')
+    expect(result.stderr).toContain('Only notifications signed with the gateway key of profile "sandbox"')
   })
 
   it('exits 5 when --timeout passes before --exit-after', async () => {
     const listener = await listen(['--exit-after', '1', '--timeout', '1'])
     const result = await listener.result
     expect(result.code).toBe(5)
-    expect(result.stderr).toContain('--timeout passed before 1 verified notifications came')
+    expect(result.stderr).toContain('--timeout passed before 1 payment came')
   })
+})
+
+describe('the sandbox delivering notifications', () => {
+  it('takes any JSON object with result SUCCESS and msg OK as the acknowledgement: spaces and key order are free', async () => {
+    const python = await startReceiver(() => ({status: 200, body: '{"msg": "OK", "result": "SUCCESS"}'}))
+    try {
+      const mch = await paidOrderNotifying(python.url)
+      const made = await waitFor(async () => {
+        const list = await attempts(mch)
+        return list.length ? list : undefined
+      })
+      await new Promise((r) => setTimeout(r, 300))
+      expect(made).toHaveLength(1)
+      expect(made[0]).toMatchObject({delivered: true})
+      expect(await attempts(mch)).toHaveLength(1)
+    } finally {
+      await python.close()
+    }
+  })
+
+  it("gw sandbox notify delivers a paid order's notification again and shows the answer; an unpaid order has none", async () => {
+    const app = await startReceiver(() => ({status: 200, body: NOTIFICATION_ACK}))
+    try {
+      const mch = await paidOrderNotifying(app.url)
+      await waitFor(() => (app.received.length ? true : undefined))
+      const again = await world.run(['sandbox', 'notify', mch])
+      expect(again.code, again.stderr).toBe(0)
+      expect(again.stderr).toContain(`notification of ${mch} sent to ${app.url}`)
+      expect(again.stdout).toContain('acknowledged (HTTP 200')
+      expect(app.received).toHaveLength(2)
+      // The same notification, signed afresh as the gateway signs each delivery.
+      const data = (i: number) =>
+        (JSON.parse(app.received[i]!.body) as {data: {mch_order_no: string; total_fee: number}}).data
+      expect(data(1)).toMatchObject({mch_order_no: mch, total_fee: data(0).total_fee})
+      const unpaid = await orderNotifying(app.url, '1')
+      const none = await world.run(['sandbox', 'notify', unpaid])
+      expect(none.code).toBe(1)
+      expect(none.stderr).toContain(`order ${unpaid} is not paid: it has no notification`)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('gw notify replay and a log', () => {
+  it('sends the logged notifications again, verbatim, once each; shows each answer; exit 0, 1 or 3 by what came back', async () => {
+    const log = join(world.configDir, `replay-${++n}.jsonl`)
+    const failing = await startReceiver((i) =>
+      i < 1 ? {status: 500, body: 'down'} : {status: 200, body: NOTIFICATION_ACK},
+    )
+    const listener = await listen(['--log', log, '--forward-to', failing.url])
+    const orders: string[] = []
+    try {
+      orders.push(await paidOrderNotifying(listener.url), await paidOrderNotifying(listener.url))
+      await waitFor(async () => ((await attempts(orders[0]!)).some((a) => a.delivered) ? true : undefined))
+      await waitFor(async () => ((await attempts(orders[1]!)).some((a) => a.delivered) ? true : undefined))
+    } finally {
+      listener.child.kill('SIGINT')
+      await listener.result
+      await failing.close()
+    }
+    const logged = readFileSync(log, 'utf8').trim().split('\n')
+    expect(logged.length).toBeGreaterThanOrEqual(3)
+
+    const fixed = await startReceiver(() => ({status: 200, body: '{"result": "SUCCESS", "msg": "OK"}'}))
+    try {
+      const replayed = await world.run(['notify', 'replay', log, '--to', fixed.url])
+      expect(replayed.code, replayed.stderr).toBe(0)
+      expect(fixed.received).toHaveLength(2)
+      const first = JSON.parse(logged[0]!) as {body: string; headers: Record<string, string>}
+      expect(fixed.received[0]!.body).toBe(first.body)
+      expect(fixed.received[0]!.headers['content-type']).toBe(first.headers['content-type'])
+      expect(replayed.stdout).toContain(`${orders[0]}  acknowledged: HTTP 200`)
+      expect(replayed.stderr).toContain(`2 of 2 acknowledged by ${fixed.url}`)
+      const only = await world.run(['notify', 'replay', log, '--to', fixed.url, '--only', orders[1]!, '--json'])
+      expect(only.json<{replayed: {mch_order_no: string; acknowledged: boolean}[]}>().replayed).toEqual([
+        expect.objectContaining({mch_order_no: orders[1], acknowledged: true}),
+      ])
+    } finally {
+      await fixed.close()
+    }
+    const broken = await startReceiver(() => ({status: 200, body: 'ok'}))
+    try {
+      expect((await world.run(['notify', 'replay', log, '--to', broken.url])).code).toBe(1)
+    } finally {
+      await broken.close()
+    }
+    expect((await world.run(['notify', 'replay', log, '--to', 'http://127.0.0.1:9/down'])).code).toBe(3)
+
+    // The same log, verified line by line.
+    const verified = await world.run(['signature', 'verify', log])
+    expect(verified.code).toBe(0)
+    expect(verified.stdout).toMatch(/^line 1: valid: the signature over "data" verifies/)
+    const tampered = `${logged[0]!.replace('150.50', '999.99').replace(/15050/g, '99999')}\n${logged[1]}\nnot json\n`
+    const check = await world.run(['signature', 'verify', '-', '--json'], {input: tampered})
+    expect(check.code).toBe(4)
+    expect(check.json<{valid: boolean; lines: {line: number; valid: boolean; problem?: string}[]}>()).toMatchObject({
+      valid: false,
+      lines: [
+        {line: 1, valid: false},
+        {line: 2, valid: true},
+        {line: 3, valid: false, problem: 'not JSON'},
+      ],
+    })
+  }, 60_000)
 })

@@ -231,6 +231,82 @@ describe('the five operations', () => {
   })
 })
 
+describe("requests shaped as the gateway's published Node SDK builds them", () => {
+  // The SDK's own steps, written here without gw's code: time_stamp as epoch milliseconds, a
+  // random nonce, key=value pairs sorted and joined, RSA with MD5, a form-encoded body; answers
+  // verified the same way over "data".
+  const sdkCanonical = (params: Record<string, unknown>) =>
+    Object.keys(params)
+      .sort()
+      .map((key) => `${key}=${typeof params[key] === 'object' ? JSON.stringify(params[key]) : String(params[key])}`)
+      .join('')
+
+  async function sdkCall(operation: string, business: Record<string, string | number>) {
+    const {createSign, createVerify, randomBytes} = await import('node:crypto')
+    const {readFileSync} = await import('node:fs')
+    const merchant = sandbox.info.merchants.find((m) => m.appid === 'mch20001')!
+    const params: Record<string, string> = {
+      appid: merchant.appid,
+      nonce_str: randomBytes(16).toString('hex'),
+      time_stamp: String(Date.now()),
+      ...Object.fromEntries(Object.entries(business).map(([k, v]) => [k, String(v)])),
+    }
+    const signer = createSign('RSA-MD5')
+    signer.update(sdkCanonical(params), 'utf8')
+    params.sign = signer.sign(readFileSync(merchant.private_key_file, 'utf8'), 'hex')
+    const response = await request(`${sandbox.info.base_url}/${operation}`, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams(params).toString(),
+    })
+    const envelope = (await response.body.json()) as {code: number; data: Record<string, unknown>; sign: string}
+    const verifier = createVerify('RSA-MD5')
+    verifier.update(sdkCanonical(envelope.data), 'utf8')
+    const verified = verifier.verify(readFileSync(sandbox.info.gateway_public_key_file, 'utf8'), envelope.sign, 'hex')
+    return {envelope, verified}
+  }
+
+  it('create, query, refund, refund query and close all succeed and verify, with time_stamp in epoch milliseconds', async () => {
+    const mch = orderNo('SDK')
+    const created = await sdkCall('native_pay', {
+      channel: 'wechat',
+      mch_order_no: mch,
+      total_fee: 2000,
+      fee_type: 'THB',
+    })
+    expect(created).toMatchObject({verified: true, envelope: {code: 0, data: {result: 'SUCCESS'}}})
+    expect((await sandbox.control('POST', '/sandbox/pay', {mch_order_no: mch, appid: 'mch20001'})).status).toBe(200)
+    const queried = await sdkCall('order_query', {channel: 'wechat', mch_order_no: mch})
+    expect(queried).toMatchObject({verified: true, envelope: {data: {result: 'SUCCESS'}}})
+    const refund = {
+      channel: 'wechat',
+      mch_order_no: mch,
+      total_fee: 2000,
+      fee_type: 'THB',
+      mch_refund_no: `${mch}-R`,
+      refund_fee: 500,
+    }
+    expect(await sdkCall('order_refund', refund)).toMatchObject({verified: true, envelope: {data: {result: 'SUCCESS'}}})
+    const refunds = await sdkCall('refund_query', {...refund, refund_fee: 500})
+    expect(refunds).toMatchObject({verified: true, envelope: {data: {result: 'SUCCESS'}}})
+    const other = orderNo('SDK')
+    await sdkCall('native_pay', {channel: 'wechat', mch_order_no: other, total_fee: 2000, fee_type: 'THB'})
+    expect(await sdkCall('order_close', {channel: 'wechat', mch_order_no: other})).toMatchObject({
+      verified: true,
+      envelope: {data: {result: 'SUCCESS'}},
+    })
+    // Epoch seconds too; a 9-digit stamp is not a time.
+    const seconds = await sdkCall('order_query', {
+      channel: 'wechat',
+      mch_order_no: mch,
+      time_stamp: Math.floor(Date.now() / 1000),
+    })
+    expect(seconds.envelope.data.result).toBe('REFUND')
+    const short = await sdkCall('order_query', {channel: 'wechat', mch_order_no: mch, time_stamp: 123456789})
+    expect(short.envelope.data).toMatchObject({result: 'FAIL', err_code: 'GW_INVALID_PARAM'})
+  })
+})
+
 describe('checks and their codes', () => {
   const expectRefusal = async (
     answer: Promise<{data: Record<string, unknown>; verified: boolean}>,

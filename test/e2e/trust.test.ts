@@ -298,7 +298,7 @@ describe('the listener', () => {
     const result = await listener.result
     expect(result.code).toBe(5)
     expect(result.stdout).toMatch(/REJECTED .*for appid mch99999, not this profile's/)
-    expect(result.stderr).toContain('0 verified, 1 rejected')
+    expect(result.stderr).toContain('0 payments notified (0 verified deliveries), 1 rejected')
   })
 
   it('refuses a body with two "data" keys, and data with a null field or a sign of its own; forwards nothing of them', async () => {
@@ -320,7 +320,7 @@ describe('the listener', () => {
     }
     const result = await listener.result
     expect(result.stdout).toContain('the key "data" is given twice')
-    expect(result.stderr).toContain('0 verified, 3 rejected')
+    expect(result.stderr).toContain('0 payments notified (0 verified deliveries), 3 rejected')
   })
 
   it('forwards what was verified, re-serialised, with the same content type, never the raw bytes', async () => {

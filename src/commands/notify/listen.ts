@@ -6,6 +6,7 @@ import {GwCommand} from '../../lib/cli/base-command.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {isLoopbackHost, listenError} from '../../lib/cli/listening.js'
 import {ExitCode} from '../../lib/errors.js'
+import {plural} from '../../lib/render/words.js'
 
 export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   static override summary = 'receive, verify and answer payment notifications'
@@ -19,9 +20,15 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
 
   static override flags = {
     port: Flags.integer({description: 'port to listen on (0 picks a free one)', default: 8788, min: 0, max: 65_535}),
-    host: Flags.string({description: 'address to listen on', default: '127.0.0.1'}),
+    host: Flags.string({
+      description: 'address to listen on: 0.0.0.0 for every interface, so the gateway can reach it (see README)',
+      default: '127.0.0.1',
+    }),
     'forward-to': Flags.url({description: 'also POST each verified notification to this URL and relay its answer'}),
-    'exit-after': Flags.integer({description: 'exit 0 after N verified notifications', min: 1}),
+    'exit-after': Flags.integer({
+      description: 'exit 0 after the verified notifications of N payments (the repeats of one count once)',
+      min: 1,
+    }),
     timeout: Flags.integer({
       description: 'exit 5 if --exit-after is not reached within SECONDS (without --exit-after: stop after SECONDS)',
       min: 1,
@@ -34,15 +41,17 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   async run(): Promise<void> {
     const {flags, profile} = this
     if (!isLoopbackHost(flags.host)) {
+      const forward = flags['forward-to'] ? `, and passed on to ${flags['forward-to'].href}` : ''
       this.warning(
-        `listening on ${flags.host}: other machines can send notifications here. Only verified ones are answered SUCCESS.`,
+        `listening on ${flags.host}: any machine that reaches this one on port ${flags.port} can POST here. Only notifications signed with the gateway key of profile "${profile.name}" for ${profile.appid} are answered SUCCESS${forward}; everything else is refused and logged. Stop it when the test is done.`,
       )
     }
     const [{NotificationListener}, {eventLine, rejectedWarning}] = await Promise.all([
       import('../../lib/notify/listener.js'),
       import('../../lib/render/notify.js'),
     ])
-    const counts = {verified: 0, REJECTED: 0}
+    // A payment is notified once and may be delivered many times (the gateway retries until acknowledged).
+    const counts = {payments: 0, deliveries: 0, rejected: 0}
     const enough = new AbortController()
     const listener = new NotificationListener({
       ...flags,
@@ -52,11 +61,15 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
       forwardTo: flags['forward-to']?.href,
       logFile: flags.log,
       onEvent: (event) => {
-        counts[event.verdict]++
+        if (event.verdict === 'REJECTED') counts.rejected++
+        else {
+          counts.deliveries++
+          if (event.retry === 0) counts.payments++
+        }
         if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(event)}\n`)
         else this.log(eventLine(event))
         if (event.verdict === 'REJECTED') this.warning(rejectedWarning(event, profile.name))
-        if (flags['exit-after'] && counts.verified >= flags['exit-after']) enough.abort()
+        if (flags['exit-after'] && counts.payments >= flags['exit-after']) enough.abort()
       },
     })
     const url = await listener.listen().catch((error: unknown) => {
@@ -71,8 +84,10 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     interrupt.dispose()
     await listener.close()
     const timedOut = Boolean(flags['exit-after']) && !enough.signal.aborted && !interrupt.signal.aborted
-    const missed = timedOut ? ` --timeout passed before ${flags['exit-after']} verified notifications came.` : ''
-    this.note(`${counts.verified} verified, ${counts.REJECTED} rejected.${missed}`)
+    const missed = timedOut ? ` --timeout passed before ${plural(flags['exit-after']!, 'payment')} came.` : ''
+    this.note(
+      `${plural(counts.payments, 'payment')} notified (${plural(counts.deliveries, 'verified delivery', 'verified deliveries')}), ${counts.rejected} rejected.${missed}`,
+    )
     this.setExitCode(timedOut ? ExitCode.Unknown : ExitCode.Done)
   }
 }

@@ -1,8 +1,37 @@
 /**
- * The HTTP pieces the servers of gw share (the sandbox and the notification listener): a
- * request body read up to a limit, and a whole answer written with its length.
+ * The HTTP pieces gw's servers and its notification senders share: a request body read up to
+ * a limit, a whole answer written with its length, and a body POSTed to an endpoint with its
+ * answer read up to a limit (the listener's forwarding, notify replay).
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
+
+import {request} from 'undici'
+
+/** An endpoint's answer to a POST (its body cut at the limit), or why there was none. */
+export type Posted = {url: string; status: number; body: string; type: string} | {url: string; error: string}
+
+/** POSTs `body` to `url` and reads at most `limit` characters of the answer, within `timeoutMs` per phase. */
+export async function post(
+  url: string,
+  body: string,
+  contentType: string,
+  options: {limit: number; timeoutMs: number},
+): Promise<Posted> {
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers: {'content-type': contentType},
+      body,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    })
+    const said = (await response.body.text()).slice(0, options.limit)
+    const type = response.headers['content-type']?.toString() ?? 'text/plain'
+    return {url, status: response.statusCode, body: said, type}
+  } catch (error) {
+    return {url, error: (error as Error).message || (error as {code?: string}).code || 'failed'}
+  }
+}
 
 /**
  * Reads a request body up to `limit` bytes. Over the limit, it answers `too_large` at once

@@ -10,11 +10,9 @@ import {appendFileSync} from 'node:fs'
 import {type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {request} from 'undici'
-
-import {NOTIFICATION_ACK} from '../gateway/protocol/index.js'
+import {NOTIFICATION_ACK, isoTime} from '../gateway/protocol/index.js'
 import {type SignScheme, parsePublicKey} from '../gateway/signing.js'
-import {readBody, reply} from '../io/http.js'
+import {type Posted, post, readBody, reply} from '../io/http.js'
 import {type NotificationFields, type Verifier, judgeNotification} from './verification.js'
 
 const MAX_NOTIFICATION_BYTES = 64 * 1024
@@ -92,7 +90,7 @@ export class NotificationListener {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.#answering++
-    const at = new Date().toISOString()
+    const at = isoTime()
     if (req.method !== 'POST') {
       req.resume()
       this.#answer(res, 405, FAILURE('notifications are POSTed'))
@@ -118,42 +116,14 @@ export class NotificationListener {
       return
     }
     const type = req.headers['content-type'] ?? 'text/plain;charset=utf-8'
-    const forwarded = await this.#forward(JSON.stringify(judged.envelope), type)
+    const limits = {limit: MAX_NOTIFICATION_BYTES, timeoutMs: FORWARD_TIMEOUT_MS}
+    const forwarded = await post(this.options.forwardTo, JSON.stringify(judged.envelope), type, limits)
     const answer =
-      forwarded.status === undefined
+      'error' in forwarded
         ? this.#answer(res, 502, FAILURE(`forward target unreachable: ${forwarded.error}`))
-        : this.#answer(res, forwarded.status, forwarded.body ?? '', forwarded.type)
-    const {url, status, body: said, error} = forwarded
-    this.#record(
-      {at, verdict: 'verified', retry, answer, forwarded: {url, status, body: said, error}, ...fields},
-      req.headers,
-      raw,
-    )
-  }
-
-  async #forward(
-    body: string,
-    contentType: string,
-  ): Promise<{url: string; status?: number; body?: string; type?: string; error?: string}> {
-    const url = this.options.forwardTo!
-    try {
-      const response = await request(url, {
-        method: 'POST',
-        headers: {'content-type': contentType},
-        body,
-        headersTimeout: FORWARD_TIMEOUT_MS,
-        bodyTimeout: FORWARD_TIMEOUT_MS,
-      })
-      const said = (await response.body.text()).slice(0, MAX_NOTIFICATION_BYTES)
-      return {
-        url,
-        status: response.statusCode,
-        body: said,
-        type: response.headers['content-type']?.toString() ?? 'text/plain',
-      }
-    } catch (error) {
-      return {url, error: (error as Error).message || (error as {code?: string}).code || 'failed'}
-    }
+        : this.#answer(res, forwarded.status, forwarded.body, forwarded.type)
+    const {type: _type, ...said} = forwarded as Posted & {type?: string}
+    this.#record({at, verdict: 'verified', retry, answer, forwarded: said, ...fields}, req.headers, raw)
   }
 
   #record(event: NotificationEvent, headers: IncomingHttpHeaders, raw: string): void {

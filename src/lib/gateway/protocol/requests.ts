@@ -116,7 +116,11 @@ function valueSchema(field: Field): z.ZodType<string> {
         message: `a channel: ${ALL_CHANNELS.join(', ')}`,
       })
     case 'timestamp':
-      return base.regex(/^\d{14}/, {message: '14 digits yyyyMMddHHmmss'})
+      // The document's form, 14 digits yyyyMMddHHmmss (gw sends it), or epoch seconds or
+      // milliseconds, as the gateway's published SDKs send it.
+      return base.regex(/^(\d{14}|\d{13}$|\d{10}$)/, {
+        message: '14 digits yyyyMMddHHmmss, or epoch seconds or milliseconds',
+      })
     case 'img_type':
       return base.refine((v) => v === 'png' || v === 'svg', {message: 'png or svg'})
     default:

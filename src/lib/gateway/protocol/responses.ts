@@ -175,8 +175,24 @@ export type CloseResult = z.infer<typeof closeResultSchema>
 export type NotificationData = z.infer<typeof notificationDataSchema>
 export type ResponseData<O extends Operation> = z.infer<(typeof RESPONSE_SCHEMAS)[O]>
 
-/** The exact answer that ends the gateway's delivery of a notification (section 6). */
+/** The answer gw gives to end the gateway's delivery of a notification (section 6). */
 export const NOTIFICATION_ACK = '{"result":"SUCCESS","msg":"OK"}'
+
+/**
+ * Whether an endpoint's answer ends delivery: section 6 asks for a JSON object whose result is
+ * SUCCESS and whose msg is OK; spacing, key order and other keys are free
+ * (`{"result": "SUCCESS", "msg": "OK"}` from Python's json.dumps is one).
+ */
+export function isAcknowledgement(body: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false
+    const {result, msg} = parsed as Record<string, unknown>
+    return result === 'SUCCESS' && msg === 'OK'
+  } catch {
+    return false
+  }
+}
 
 /** Retry delays after a failed delivery, in seconds (section 6). */
 export const NOTIFICATION_RETRY_DELAYS = [1, 2, 2, 10, 30, 60, 600, 3600, 10_800, 18_000, 28_800, 43_200] as const

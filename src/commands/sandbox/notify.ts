@@ -1,0 +1,55 @@
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {Args, Flags} from '@oclif/core'
+
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {GwError} from '../../lib/errors.js'
+import type {SandboxOrder} from '../../sandbox/ledger.js'
+
+type Attempt = SandboxOrder['notifications'][number]
+
+export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
+  static override summary = "deliver a paid sandbox order's notification again, now"
+  static override description =
+    "Asks the sandbox to send the order's payment notification to its notify_url once more, as the gateway would (signed, retried until acknowledged), and shows the endpoint's answer. For trying an endpoint you just fixed, without paying a new order."
+  static override examples = [
+    '<%= config.bin %> sandbox notify INV-1001',
+    '<%= config.bin %> sandbox notify INV-1001 --wait 0',
+  ]
+  static override args = {mch_order_no: Args.string({description: 'merchant order number', required: true})}
+  static override flags = {
+    wait: Flags.integer({
+      description: 'seconds to wait for the endpoint to answer (0: do not wait)',
+      default: 15,
+      min: 0,
+    }),
+  }
+
+  async run(): Promise<{order: string; attempt?: Attempt}> {
+    const {profile, args} = this
+    const {sandboxCall} = await import('../../lib/cli/sandbox-control.js')
+    const attempts = async () =>
+      (await sandboxCall(profile, (control) => control.notifications(args.mch_order_no))).body.notifications
+    const before = (await attempts()).length
+    const answer = await sandboxCall(profile, (control) => control.notify(args.mch_order_no, profile.appid))
+    if (answer.status !== 202 || !answer.body.order)
+      throw new GwError('refused', answer.body.error ?? `the sandbox answered HTTP ${answer.status}`)
+    const {order} = answer.body
+    this.note(`notification of ${order.mch_order_no} sent to ${order.notify_url}`)
+    const deadline = Date.now() + this.flags.wait * 1000
+    while (Date.now() < deadline) {
+      const attempt = (await attempts())[before]
+      if (attempt) {
+        const said = attempt.error ?? `HTTP ${attempt.status}: ${attempt.reply}`
+        this.log(
+          attempt.delivered
+            ? `acknowledged (${said})`
+            : `not acknowledged (${said}); the sandbox retries as the gateway would`,
+        )
+        return {order: order.mch_order_no, attempt}
+      }
+      await sleep(200)
+    }
+    return {order: order.mch_order_no}
+  }
+}
