@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {tempDir} from '../helpers/shared.js'
 import {readWorkbook} from '../helpers/workbooks.js'
 
 let world: GwWorld
@@ -94,6 +95,63 @@ describe('what did we do today: order list and refund list', () => {
     expect((await world.run(['refund', 'list'], {env: other})).stdout).toContain(
       'No refunds made on this machine for mch99999',
     )
+  })
+})
+
+describe('practice data', () => {
+  it('sandbox seed makes orders across channels and currencies, and files on which reconcile finds exactly what was planted', async () => {
+    const dir = tempDir('gw-seed-')
+    const seeded = await world.run(['sandbox', 'seed', '--orders', '24', '--out-dir', dir, '--json'])
+    expect(seeded.code, seeded.stderr).toBe(0)
+    const result = seeded.json<{orders: number; paid: number; planted: {line: number; difference: string}[]}>()
+    expect(result).toMatchObject({orders: 24, paid: 18})
+    const reconciled = await world.run(['reconcile', join(dir, 'orders-export.csv'), '--json'])
+    expect(reconciled.code).toBe(1)
+    const flagged = reconciled
+      .json<{results: {line: number; classification: string}[]}>()
+      .results.filter((r) => r.classification !== 'match')
+    expect(flagged.map((r) => [r.line, r.classification])).toEqual(
+      result.planted.map((p) => [p.line, p.difference.split(' ')[0]]),
+    )
+    const currencies = new Set(readFileSync(join(dir, 'orders-export.csv'), 'utf8').match(/,(THB|MYR|JPY|AED),/g))
+    expect(currencies.size).toBe(4)
+    const plan = await world.run(['refund', 'create', '--from-csv', join(dir, 'refunds.csv'), '--dry-run'])
+    expect(plan.code, plan.stderr).toBe(0)
+    expect((await world.run(['order', 'list', '--since', '10m'])).stdout).toContain('SEED-')
+  })
+
+  it('sandbox seed refuses a live profile and a gateway that is not the sandbox, before making anything', async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const base = {
+      GW_APPID: merchant.appid,
+      GW_PRIVATE_KEY: merchant.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
+    }
+    const nowhere = await world.run(['sandbox', 'seed'], {env: {...base, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}})
+    expect(nowhere.code).toBe(3)
+    expect(nowhere.stderr).toContain('cannot reach the sandbox')
+    const keys = [
+      '--private-key',
+      merchant.private_key_file,
+      '--gateway-public-key',
+      world.sandbox.info.gateway_public_key_file,
+    ]
+    await world.run([
+      'profile',
+      'add',
+      'real',
+      '--appid',
+      merchant.appid,
+      '--base-url',
+      world.sandbox.info.base_url,
+      '--live',
+      ...keys,
+    ])
+    const before = (await world.requests()).native_pay ?? 0
+    const live = await world.run(['sandbox', 'seed', '--profile', 'real'])
+    expect(live.code).toBe(2)
+    expect(live.stderr).toContain('Profile "real" is live: seeding is for the sandbox only.')
+    expect((await world.requests()).native_pay ?? 0).toBe(before)
   })
 })
 

@@ -43,6 +43,7 @@ describe('help', () => {
       'refund:query',
       'sandbox:notify',
       'sandbox:pay',
+      'sandbox:seed',
       'sandbox:start',
       'signature:sign',
       'signature:verify',

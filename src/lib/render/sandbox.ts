@@ -1,6 +1,8 @@
 /** What `gw sandbox start` shows once it listens. */
 import type {SandboxInfo} from '../../sandbox/server.js'
 import {fields} from './fields.js'
+import type {SeedResult} from '../seed.js'
+import {plural} from './words.js'
 
 interface SandboxSummary extends SandboxInfo {
   data_dir: string
@@ -23,5 +25,20 @@ export function sandboxView(summary: SandboxSummary, faults: string | undefined)
       ['faults', faults ?? 'none'],
     ]),
     'Try: gw order create --channel wechat --amount 10.00 --fee-type THB   (Ctrl-C stops the sandbox)',
+  ].join('\n')
+}
+
+/** What `gw sandbox seed` made and wrote, and the commands that use it. */
+export function seedView(result: SeedResult, profile: string): string {
+  const planted = result.planted.map((p) => `    line ${p.line}: ${p.mch_order_no} (${p.difference})`)
+  return [
+    `${plural(result.orders, 'order')} made in the sandbox of profile "${profile}": ${result.paid} paid, ${result.refunded} of them partly refunded.`,
+    `Wrote ${result.export_file}, a merchant export with ${plural(result.planted.length, 'planted difference')}:`,
+    ...planted,
+    `and ${result.refunds_file}, refunds still to make.`,
+    'Next:',
+    `  gw reconcile ${result.export_file}`,
+    `  gw refund create --from-csv ${result.refunds_file} --dry-run`,
+    '  gw order list --since today',
   ].join('\n')
 }

@@ -1,0 +1,64 @@
+import {resolve} from 'node:path'
+
+import {Flags} from '@oclif/core'
+
+import {GwCommand} from '../../lib/cli/base-command.js'
+import {GwError, usageError} from '../../lib/errors.js'
+import type {SeedResult} from '../../lib/seed.js'
+
+const share = (name: string, fallback: number) =>
+  Flags.custom<number>({
+    description: `share of ${name}, 0 to 1`,
+    default: fallback,
+    parse: async (input) => {
+      const value = Number(input)
+      if (!(value >= 0 && value <= 1)) throw new Error(`--${name} ${input} is not a share from 0 to 1`)
+      return value
+    },
+  })()
+
+export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
+  static override summary = 'fill the sandbox with practice orders, and write files to reconcile and refund'
+  static override description =
+    "Makes orders through gw in the running sandbox (so gw's history knows them), across channels and currencies; pays a share of them as their payers would, and partly refunds a share of the paid ones. Then writes, in --out-dir, orders-export.csv (a merchant export of those orders with three planted differences for gw reconcile to find) and refunds.csv (refunds still to make, for gw refund create --from-csv). Only against gw sandbox, never a live profile."
+  static override examples = [
+    '<%= config.bin %> sandbox seed',
+    '<%= config.bin %> sandbox seed --orders 200 --paid 0.9 --out-dir practice',
+  ]
+  static override flags = {
+    orders: Flags.integer({description: 'orders to make', default: 40, min: 1, max: 10_000}),
+    paid: share('paid', 0.75),
+    refunded: share('refunded', 0.2),
+    'out-dir': Flags.directory({description: 'where to write the files', default: '.', exists: true}),
+  }
+
+  async run(): Promise<SeedResult> {
+    const {flags, profile} = this
+    if (profile.live) throw usageError(`Profile "${profile.name}" is live: seeding is for the sandbox only.`)
+    const [{sandboxCall}, {seedSandbox}, {seedView}] = await Promise.all([
+      import('../../lib/cli/sandbox-control.js'),
+      import('../../lib/seed.js'),
+      import('../../lib/render/sandbox.js'),
+    ])
+    // A sandbox answers its control API; anything else is refused before an order is made.
+    await sandboxCall(profile, (control) => control.call('GET', '/sandbox/health'))
+    const pay = async (mchOrderNo: string) => {
+      const answer = await sandboxCall(profile, (control) => control.pay(mchOrderNo, {appid: profile.appid}))
+      if (answer.status !== 200) throw new GwError('refused', answer.body.error ?? `HTTP ${answer.status}`)
+    }
+    const work = await this.longWork('seeding', flags.orders, 'stopping: finishing the orders in flight')
+    let result
+    try {
+      result = await seedSandbox(await this.services(), {
+        ...flags,
+        outDir: resolve(flags['out-dir']),
+        pay,
+        tick: () => work.progress.tick(false),
+      })
+    } finally {
+      work.done()
+    }
+    this.log(seedView(result, profile.name))
+    return result
+  }
+}
