@@ -8,7 +8,10 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {drawQr} from '../../src/lib/render/qr.js'
+import {readDrawnQr} from '../helpers/qr-screen.js'
 import {tempDir} from '../helpers/shared.js'
+import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {readWorkbook} from '../helpers/workbooks.js'
 
 let world: GwWorld
@@ -95,6 +98,31 @@ describe('what did we do today: order list and refund list', () => {
     expect((await world.run(['refund', 'list'], {env: other})).stdout).toContain(
       'No refunds made on this machine for mch99999',
     )
+  })
+})
+
+describe.skipIf(!HAS_TMUX && !process.env.CI)('the QR code on a terminal', () => {
+  it('is drawn so a reader reads it without inversion, for the theme said or reported, with a quiet zone of 4', async () => {
+    for (const [args, env, theme] of [
+      [['--qr-style', 'light-on-dark'], {}, 'light-on-dark'],
+      [[], {COLORFGBG: '15;0'}, 'light-on-dark'],
+      [[], {}, 'dark-on-light'],
+    ] as const) {
+      const terminal = new Terminal(
+        ['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', ...args],
+        {GW_CONFIG_DIR: world.configDir, ...env},
+      )
+      try {
+        const screen = await terminal.waitFor(/EXIT=\d+/)
+        const codeUrl = /code_url: +(\S+)/.exec(screen)![1]!
+        // What a reader sees on the screen reads as the order's URL; the drawing is the one the unit test measures.
+        expect(readDrawnQr(screen.slice(0, screen.indexOf('EXIT=')), theme).text).toBe(codeUrl)
+        const lines = screen.split('\n').map((line) => line.trimEnd())
+        for (const line of drawQr(codeUrl, theme).split('\n')) expect(lines).toContain(line.trimEnd())
+      } finally {
+        terminal.close()
+      }
+    }
   })
 })
 

@@ -7,6 +7,7 @@ import {fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
 import type {CreatedOrder, FoundOrder} from '../../lib/orders/service.js'
 import {CURRENCIES, ORDER_CHANNELS, formatAmount} from '../../lib/gateway/protocol/index.js'
 import {createdView, waitOutcome, waitingLine} from '../../lib/render/orders.js'
+import type {QrStyle} from '../../lib/render/qr.js'
 
 type Result = CreatedOrder & {qr_file?: string; waited?: {state: string; record?: FoundOrder['record']}}
 
@@ -35,6 +36,11 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     expire: Flags.integer({description: 'seconds the QR stays usable (truemoney and scb_qrcard only)', min: 0}),
     'qr-out': Flags.string({description: 'save the QR image to FILE (for airpay: the code_url image)'}),
     qr: Flags.boolean({description: 'draw the QR code in the terminal', default: true, allowNo: true}),
+    'qr-style': Flags.string({
+      description:
+        "your terminal's text: dark-on-light (a light theme) or light-on-dark (a dark theme), so the code shows dark on light (default: as the terminal reports, else dark-on-light)",
+      options: ['dark-on-light', 'light-on-dark'],
+    }),
     wait: Flags.boolean({description: 'wait until the order is paid, fails, closes or expires'}),
     'wait-timeout': Flags.integer({
       description: 'with --wait: give up after SECONDS (default: QR expiry, max 900)',
@@ -55,7 +61,12 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const created = await orders.create({...fields, ...terminal, total_fee, expireSeconds: flags.expire})
     this.log(createdView(created))
     const draw = flags.qr && Boolean(process.stdout.isTTY) && !this.jsonEnabled()
-    const qr = await (await import('../../lib/orders/qr.js')).showQr(created, {draw, file: flags['qr-out']})
+    const [{showQr}, {terminalStyle}] = await Promise.all([
+      import('../../lib/orders/qr.js'),
+      import('../../lib/render/qr.js'),
+    ])
+    const style = (flags['qr-style'] as QrStyle | undefined) ?? terminalStyle()
+    const qr = await showQr(created, {draw, style, file: flags['qr-out']})
     if (qr.drawn) this.log(qr.drawn)
     qr.notes.forEach((note) => this.note(note))
     if (!flags.wait) return {...created, qr_file: qr.qr_file}

@@ -5,13 +5,8 @@ import {request} from 'undici'
 
 import {GwError, usageError} from '../errors.js'
 import {qrNote} from '../render/orders.js'
+import {type QrStyle, drawQr} from '../render/qr.js'
 import type {CreatedOrder} from './service.js'
-
-/** The QR code of `text` as terminal block characters. */
-async function terminalQr(text: string): Promise<string> {
-  const {default: qrcode} = await import('qrcode-terminal')
-  return new Promise((resolve) => qrcode.generate(text, {small: true}, (drawn: string) => resolve(drawn)))
-}
 
 /**
  * Writes the order's QR image: `imgdat` (PNG, or SVG when asked for), or for airpay the
@@ -40,13 +35,13 @@ async function saveQrImage(created: CreatedOrder, file: string): Promise<string>
  */
 export async function showQr(
   created: CreatedOrder,
-  options: {draw: boolean; file?: string},
+  options: {draw: boolean; style: QrStyle; file?: string},
 ): Promise<{drawn?: string; notes: string[]; qr_file?: string}> {
   const notes: string[] = []
   const why = qrNote(created)
   if (why) notes.push(why)
   const codeUrl = created.order.code_url
-  const drawn = !why && options.draw && codeUrl ? await terminalQr(codeUrl) : undefined
+  const drawn = !why && options.draw && codeUrl ? drawQr(codeUrl, options.style) : undefined
   if (!options.file || created.qr_lost) return {drawn, notes}
   const type = await saveQrImage(created, options.file)
   notes.push(`QR image (${type}) saved to ${options.file}`)
