@@ -18,11 +18,16 @@ delete env.GW_PROFILE
 delete env.GW_APPID
 
 const bold = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001B[1m${text}\u001B[22m` : text)
+const dim = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001B[2m${text}\u001B[22m` : text)
 
-function gw(...args) {
-  process.stdout.write(`\n${bold(`$ gw ${args.join(' ')}`)}\n`)
+/** An argument as a shell word a user can paste: quoted when it holds anything but plain characters. */
+const shellWord = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)
+
+/** Runs one gw command, said why first and printed as it can be pasted; `expect` lists the exit codes that are its point. */
+function gw(why, args, expect = [0]) {
+  process.stdout.write(`\n${dim(`# ${why}`)}\n${bold(`$ gw ${args.map(shellWord).join(' ')}`)}\n`)
   const run = spawnSync(process.execPath, [bin, ...args], {env, stdio: 'inherit'})
-  if (run.status !== 0) throw new Error(`gw ${args.join(' ')} exited with ${run.status}`)
+  if (!expect.includes(run.status)) throw new Error(`gw ${args.join(' ')} exited with ${run.status}`)
 }
 
 const sandbox = await spawnSandbox(['--quiet'], env)
@@ -34,8 +39,8 @@ process.stdout.write(
 let failed = false
 try {
   const order = `DEMO-${Date.now()}`
-  gw('doctor')
-  gw(
+  gw('Check the profile: its keys, the clock, and a signed request the gateway accepts.', ['doctor'])
+  gw('A PromptPay order: its QR code is what any Thai banking app pays.', [
     'order',
     'create',
     '--channel',
@@ -46,8 +51,8 @@ try {
     'THB',
     '--mch-order-no',
     `${order}-PP`,
-  )
-  gw(
+  ])
+  gw('A WeChat Pay order for a product (quoted, as it has spaces).', [
     'order',
     'create',
     '--channel',
@@ -60,12 +65,41 @@ try {
     order,
     '--product',
     'Green tea x2',
+  ])
+  gw('Pay it as the customer would: only the sandbox can do this.', ['sandbox', 'pay', order])
+  gw('What support sees: the state in words, the amounts, when it was paid.', ['order', 'query', order])
+  gw('Refund part of it. A refund whose answer is lost is looked up, never sent twice.', [
+    'refund',
+    'create',
+    order,
+    '--amount',
+    '50.00',
+    '--mch-refund-no',
+    `${order}-R1`,
+  ])
+  gw('Every refund of the order, and the total refunded.', ['refund', 'query', order])
+  gw('Close the unpaid PromptPay order, so its code can no longer be paid.', ['order', 'close', `${order}-PP`])
+  gw('Practice data for finance: orders, then an export to reconcile and a refunds file.', [
+    'sandbox',
+    'seed',
+    '--orders',
+    '20',
+    '--out-dir',
+    home,
+  ])
+  gw(
+    'Reconcile the export: it finds the three differences planted in it (exit 1: rows need a look).',
+    ['reconcile', join(home, 'orders-export.csv')],
+    [1],
   )
-  gw('sandbox', 'pay', order)
-  gw('order', 'query', order)
-  gw('refund', 'create', order, '--amount', '50.00', '--mch-refund-no', `${order}-R1`)
-  gw('refund', 'query', order)
-  gw('order', 'close', `${order}-PP`)
+  gw('Plan the bulk refunds: every row checked against its order, nothing sent.', [
+    'refund',
+    'create',
+    '--from-csv',
+    join(home, 'refunds.csv'),
+    '--dry-run',
+  ])
+  gw('What was refunded today, on this machine.', ['refund', 'list', '--since', 'today'])
 } catch (error) {
   failed = true
   process.stderr.write(`demo failed: ${error.message}\n`)
