@@ -10,7 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {drawQr} from '../../src/lib/render/qr.js'
 import {readDrawnQr} from '../helpers/qr-screen.js'
-import {tempDir} from '../helpers/shared.js'
+import {REPO_ROOT, tempDir} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {readWorkbook} from '../helpers/workbooks.js'
 
@@ -212,6 +212,33 @@ describe('seeing the wire', () => {
     }
     const doctor = await world.run(['doctor', '--verbose'])
     expect(doctor.stderr).toContain('› order_query attempt 1: POST')
+  })
+})
+
+describe('shell completion', () => {
+  it('bash completes commands, flag values and the stored profile names, asking gw itself', async () => {
+    const shims = tempDir('gw-shim-')
+    const {writeFileSync, chmodSync} = await import('node:fs')
+    writeFileSync(
+      join(shims, 'gw'),
+      `#!/bin/sh\nexec "${process.execPath}" "${join(REPO_ROOT, 'bin', 'run.js')}" "$@"\n`,
+    )
+    chmodSync(join(shims, 'gw'), 0o755)
+    const script = (await world.run(['completion', 'bash'])).stdout
+    const {spawnSync} = await import('node:child_process')
+    const complete = (...words: string[]) => {
+      const line = `COMP_WORDS=(gw ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _gw_complete; printf '%s\\n' "\${COMPREPLY[@]}"`
+      const run = spawnSync('bash', ['-c', `${script}\n${line}`], {
+        encoding: 'utf8',
+        env: {...process.env, PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir},
+      })
+      return run.stdout.trim().split('\n').filter(Boolean)
+    }
+    expect(complete('ref')).toEqual(['refund'])
+    expect(complete('refund', 'l')).toEqual(['list'])
+    expect(complete('order', 'create', '--fee-type', 'J')).toEqual(['JPY'])
+    expect(complete('order', 'list', '--state', 'SU')).toEqual(['SUCCESS'])
+    expect(complete('order', 'query', '--profile', 's')).toEqual(['sandbox'])
   })
 })
 

@@ -24,6 +24,7 @@ const ours = Object.entries(manifest.commands).filter(([, c]) => c.pluginName ==
 describe('help', () => {
   it('covers every command of DESIGN.md', () => {
     expect(ours.map(([id]) => id).sort()).toEqual([
+      'completion',
       'doctor',
       'notify:listen',
       'notify:replay',
@@ -71,7 +72,7 @@ describe('help', () => {
       'signature',
       'reconcile',
       'doctor',
-      'autocomplete',
+      'completion',
       'help',
     ])
   })

@@ -13,7 +13,7 @@ const ORDER = [
   'sandbox',
   'doctor',
   'signature',
-  'autocomplete',
+  'completion',
   'help',
 ]
 

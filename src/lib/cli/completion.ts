@@ -1,0 +1,106 @@
+/**
+ * Shell completion, answered by gw itself (`gw completion --words ...`), so it knows what a
+ * static script cannot: the values of a flag (channels, currencies, states) and the names of
+ * the profiles stored now. The shell scripts (`gw completion bash|zsh`) only ask and show.
+ */
+
+/** What completion needs of a command: its id and its flags. */
+export interface CompletableCommand {
+  id: string
+  hidden?: boolean
+  flags: Record<string, {type: string; char?: string; options?: readonly string[]; hidden?: boolean}>
+}
+
+/** Said instead of words when the shell should complete file names. */
+export const FILES = '__files__'
+
+/** Flags whose value is a file or folder. */
+const PATH_FLAGS = new Set([
+  'from-csv',
+  'out',
+  'journal',
+  'log',
+  'qr-out',
+  'private-key',
+  'gateway-public-key',
+  'public-key',
+  'data-dir',
+  'out-dir',
+])
+
+/**
+ * The words that may come next. `words`: what follows `gw` on the line, the last being the
+ * word under the cursor (possibly empty).
+ */
+export function candidates(
+  words: readonly string[],
+  commands: readonly CompletableCommand[],
+  profiles: () => string[],
+): string[] {
+  const visible = commands.filter((c) => !c.hidden)
+  const typed = words.slice(0, -1)
+  const current = words.at(-1) ?? ''
+  // The command: the longest id spelled by the leading words.
+  const command = visible
+    .filter((c) => {
+      const parts = c.id.split(':')
+      return parts.length <= typed.length && parts.every((part, i) => typed[i] === part)
+    })
+    .sort((a, b) => b.id.length - a.id.length)[0]
+  if (!command) {
+    const prefix = typed.join(':')
+    const next = new Set(
+      visible
+        .map((c) => c.id)
+        .filter((id) => !prefix || id.startsWith(`${prefix}:`))
+        .map((id) => id.split(':')[typed.length]!)
+        .filter(Boolean),
+    )
+    return [...next].filter((word) => word.startsWith(current)).sort()
+  }
+  const byName = new Map<string, [string, CompletableCommand['flags'][string]]>()
+  for (const [name, flag] of Object.entries(command.flags)) {
+    byName.set(`--${name}`, [name, flag])
+    if (flag.char) byName.set(`-${flag.char}`, [name, flag])
+  }
+  const previous = byName.get(typed.at(-1) ?? '')
+  if (previous && previous[1].type === 'option' && typed.length > command.id.split(':').length) {
+    const [name, flag] = previous
+    if (flag.options) return flag.options.filter((o) => o.startsWith(current))
+    if (name === 'profile') return profiles().filter((p) => p.startsWith(current))
+    return PATH_FLAGS.has(name) ? [FILES] : []
+  }
+  if (current.startsWith('-'))
+    return Object.entries(command.flags)
+      .filter(([, flag]) => !flag.hidden)
+      .map(([name]) => `--${name}`)
+      .filter((flag) => flag.startsWith(current))
+      .sort()
+  return [FILES]
+}
+
+/** The script that hands a shell's completion to gw. */
+export function completionScript(shell: 'bash' | 'zsh', bin: string): string {
+  if (shell === 'bash')
+    return `# gw completion for bash: add to ~/.bashrc:  source <(${bin} completion bash)
+_${bin}_complete() {
+  local IFS=$'\\n' out
+  out=$(${bin} completion --words -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+  if [[ "$out" == "${FILES}" ]]; then
+    COMPREPLY=($(compgen -f -- "\${COMP_WORDS[COMP_CWORD]}"))
+  else
+    COMPREPLY=($(compgen -W "$out" -- "\${COMP_WORDS[COMP_CWORD]}"))
+  fi
+}
+complete -o default -F _${bin}_complete ${bin}
+`
+  return `#compdef ${bin}
+# gw completion for zsh: add to ~/.zshrc:  source <(${bin} completion zsh)
+_${bin}() {
+  local -a out
+  out=("\${(@f)$(${bin} completion --words -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  if [[ "\${out[1]}" == "${FILES}" ]]; then _files; else compadd -- "\${out[@]}"; fi
+}
+compdef _${bin} ${bin}
+`
+}
