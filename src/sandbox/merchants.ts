@@ -8,28 +8,28 @@ import {generateKeyPairSync, randomInt, type KeyObject} from 'node:crypto'
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {z} from 'zod'
+import * as z from 'zod/mini'
 
 import {ORDER_CHANNELS, CURRENCIES} from '../lib/gateway/protocol/index.js'
 import {ensurePrivateDir, writePrivateFile} from '../lib/io/private-file.js'
 import {type SignScheme, SIGN_SCHEMES, parsePrivateKey, parsePublicKey} from '../lib/gateway/signing.js'
 
 const merchantSchema = z.object({
-  appid: z.string().regex(/^mch\d{1,29}$/, 'appid is mch followed by digits'),
-  private_key_file: z.string().optional(),
-  public_key_file: z.string().optional(),
-  channels: z.array(z.string()).default([...ORDER_CHANNELS]),
-  currencies: z.array(z.enum(CURRENCIES)).default([...CURRENCIES]),
+  appid: z.string().check(z.regex(/^mch\d{1,29}$/, 'appid is mch followed by digits')),
+  private_key_file: z.optional(z.string()),
+  public_key_file: z.optional(z.string()),
+  channels: z._default(z.array(z.string()), [...ORDER_CHANNELS]),
+  currencies: z._default(z.array(z.enum(CURRENCIES)), [...CURRENCIES]),
   /** Largest order total in minor units (GW_EXCEED_AMOUNT_LIMIT above it). */
-  amount_limit: z.number().int().positive().default(1_000_000_000),
+  amount_limit: z._default(z.int().check(z.positive()), 1_000_000_000),
   /** Smallest order total in minor units (GW_AMOUNT_IS_TOO_SMALL below it). */
-  min_amount: z.number().int().nonnegative().default(1),
-  partial_refund: z.boolean().default(true),
+  min_amount: z._default(z.int().check(z.nonnegative()), 1),
+  partial_refund: z._default(z.boolean(), true),
   /** Days after payment during which a refund by API is possible (GW_REFUND_EXPIRE after). */
-  refund_window_days: z.number().positive().default(365),
-  sign_scheme: z.enum(SIGN_SCHEMES).default('rsa-md5'),
+  refund_window_days: z._default(z.number().check(z.positive()), 365),
+  sign_scheme: z._default(z.enum(SIGN_SCHEMES), 'rsa-md5'),
 })
-const fileSchema = z.object({merchants: z.array(merchantSchema).min(1)})
+const fileSchema = z.object({merchants: z.array(merchantSchema).check(z.minLength(1))})
 
 type MerchantConfig = z.infer<typeof merchantSchema>
 
@@ -74,13 +74,16 @@ export function loadMerchants(dataDir: string): Map<string, Merchant> {
     const appid = `mch${randomInt(10_000, 99_999)}`
     writePrivateFile(file, `${JSON.stringify({merchants: [{appid}]}, null, 2)}\n`)
   }
-  let parsed: z.infer<typeof fileSchema>
+  let json: unknown
   try {
-    parsed = fileSchema.parse(JSON.parse(readFileSync(file, 'utf8')))
+    json = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    const reason = error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message
-    throw new MerchantConfigError(`${file} is not a valid merchants file: ${reason}`)
+    throw new MerchantConfigError(`${file} is not a valid merchants file: ${(error as Error).message}`)
   }
+  const result = fileSchema.safeParse(json)
+  if (!result.success)
+    throw new MerchantConfigError(`${file} is not a valid merchants file: ${z.prettifyError(result.error)}`)
+  const parsed = result.data
   const keysDir = ensurePrivateDir(join(dataDir, 'keys'))
   const merchants = new Map<string, Merchant>()
   let changed = false

@@ -113,6 +113,16 @@ describe('a batch', () => {
     ])
   })
 
+  it('makes only the requests it must: one order query and one refund per row on orders paid in full', async () => {
+    const orders = await world.paidOrders(12, 5000, 'LEAN')
+    const csv = csvFile(`mch_order_no,refund_fee,channel\n${orders.map((o) => `${o},1000,wechat`).join('\n')}\n`)
+    const before = await world.requests()
+    expect((await bulk(csv)).code).toBe(0)
+    const after = await world.requests()
+    const made = (operation: string) => (after[operation] ?? 0) - (before[operation] ?? 0)
+    expect([made('order_query'), made('order_refund'), made('refund_query')]).toEqual([12, 12, 0])
+  })
+
   it('derives the same refund numbers from the same file: a rerun without its journal refunds nothing twice', async () => {
     const orders = await world.paidOrders(2, 5000, 'DERIVE')
     const content = `mch_order_no,refund_fee\n${orders[0]},1000\n${orders[0]},1000\n${orders[1]},2500\n`

@@ -26,6 +26,7 @@ describe('help', () => {
     expect(ours.map(([id]) => id).sort()).toEqual([
       'completion',
       'doctor',
+      'help',
       'notify:listen',
       'notify:replay',
       'order:close',

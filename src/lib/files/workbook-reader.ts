@@ -60,6 +60,16 @@ export interface WorkbookRecords {
   records: AsyncGenerator<WorkbookRecord>
 }
 
+/** The heap a workbook may use while read (workbook-records): ten times what a 100,000-row sheet needs. */
+export const WORKER_HEAP_MB = 512
+
+/** A workbook that expands beyond what gw reads: its heap, or the longest text a JavaScript string holds. */
+export const tooLarge = (path: string) =>
+  usageError(
+    `${path} expands to more than gw reads (over ${WORKER_HEAP_MB} MiB while reading): it is not an export of rows, or it is damaged.`,
+    'Open it in Excel and export the sheet as CSV UTF-8, or save it again as .xlsx.',
+  )
+
 /** Whole numbers Excel cannot hold exactly (it keeps 15 significant digits). */
 const EXACT_LIMIT = 1e15
 
@@ -89,6 +99,7 @@ export async function readWorkbook(path: string, wanted: string | undefined): Pr
       }
     }
   } catch (error) {
+    if (error instanceof RangeError) throw tooLarge(path)
     throw usageError(
       `${path} is not a CSV or .xlsx file: it looks like a ZIP archive, but it cannot be read as a workbook (${quoted((error as Error).message)}).`,
       'Open it in Excel and save it again as .xlsx, or export the sheet as CSV UTF-8.',
@@ -126,6 +137,7 @@ export async function readWorkbook(path: string, wanted: string | undefined): Pr
       }
     } catch (error) {
       if (error instanceof GwError) throw error
+      if (error instanceof RangeError) throw tooLarge(path)
       throw usageError(
         `${path}, sheet ${quoted(sheet.name)}: the workbook is damaged (${quoted((error as Error).message)}).`,
         'Open it in Excel and save it again, or export the sheet as CSV UTF-8.',

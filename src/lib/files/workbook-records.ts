@@ -9,16 +9,7 @@ import {Worker} from 'node:worker_threads'
 
 import {usageError} from '../errors.js'
 import type {WorkerMessage} from './workbook-worker.js'
-import {type WorkbookRecord, type WorkbookRecords, readWorkbook} from './workbook-reader.js'
-
-/** The heap a workbook may use while read: ten times what a 100,000-row sheet needs. */
-const WORKER_HEAP_MB = 512
-
-const tooLarge = (path: string) =>
-  usageError(
-    `${path} expands to more than gw reads (over ${WORKER_HEAP_MB} MiB while reading): it is not an export of rows, or it is damaged.`,
-    'Open it in Excel and export the sheet as CSV UTF-8, or save it again as .xlsx.',
-  )
+import {WORKER_HEAP_MB, type WorkbookRecord, type WorkbookRecords, readWorkbook, tooLarge} from './workbook-reader.js'
 
 export async function workbookRecords(path: string, wanted: string | undefined): Promise<WorkbookRecords> {
   const entry = new URL('./workbook-worker.js', import.meta.url)

@@ -4,6 +4,7 @@
  * retries what this says was not processed; callers resolve what is uncertain by querying.
  */
 import {GwError} from '../errors.js'
+import {ANSWER_TIMEOUT, CONNECT_TIMEOUT} from '../io/http.js'
 import {
   AMBIGUOUS_CODES,
   DUPLICATE_CODES,
@@ -144,15 +145,8 @@ export function classify<O extends Operation>(
   }
 }
 
-const NOT_CONNECTED = [
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]
-const TIMED_OUT = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']
+const NOT_CONNECTED = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', CONNECT_TIMEOUT]
+const TIMED_OUT = [ANSWER_TIMEOUT]
 const CERTIFICATE_ERRORS = [
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -175,9 +169,10 @@ export function describeNetworkError(error: unknown, url: string): AttemptFailur
   if (TIMED_OUT.includes(code)) return failure(`no answer from ${url} in time`, true)
   if (code === 'ECONNREFUSED') return failure(`nothing is listening at ${url} (connection refused)`, false)
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return failure(`the host of ${url} is not known`, false)
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return failure(`could not connect to ${url} in time`, false)
+  if (code === CONNECT_TIMEOUT) return failure(`could not connect to ${url} in time`, false)
   // A TLS handshake that failed: nothing was sent.
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG')
+  const said = (error as Error).message ?? ''
+  if (code === 'EPROTO' && /wrong version number|packet length too long/.test(said))
     return failure(
       `the server at ${host} does not speak HTTPS; the base URL may need http:// instead of https://`,
       false,
@@ -185,7 +180,7 @@ export function describeNetworkError(error: unknown, url: string): AttemptFailur
     )
   if (CERTIFICATE_ERRORS.includes(code) || code.startsWith('ERR_TLS_CERT'))
     return failure(`the certificate of ${host} is not trusted (${code}): nothing was sent`, false, true)
-  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))
+  if (code === 'EPROTO' || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))
     return failure(`the secure connection to ${host} failed (${code}): nothing was sent`, false, true)
   return failure(`the connection to ${url} failed (${(error as Error).message || code})`, !NOT_CONNECTED.includes(code))
 }

@@ -7,7 +7,8 @@
  * nonce, a bounded number of times with jittered backoff. What may or may not have
  * happened is returned as `uncertain`, for the caller to resolve by querying.
  */
-import {type Dispatcher, Pool} from 'undici'
+import {Agent as HttpAgent} from 'node:http'
+import {Agent as HttpsAgent} from 'node:https'
 
 import {GwError} from '../errors.js'
 import type {Profile} from '../profiles/store.js'
@@ -20,6 +21,7 @@ import {
   describeNetworkError,
   readEnvelope,
 } from './answers.js'
+import {send} from '../io/http.js'
 import {plural} from '../render/words.js'
 import {type Operation, checkRequest} from './protocol/index.js'
 import {compactTimestamp} from './protocol/time.js'
@@ -67,41 +69,23 @@ export interface ClientOptions {
 /** An answer of the gateway is a few KiB; one past this is cut off, never read whole. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
-/** The answer's body as text, or undefined (and the rest dropped) past MAX_ANSWER_BYTES. */
-async function readAnswer(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy()
-      return undefined
-    }
-    chunks.push(chunk)
+/** Keep-alive connections per origin, `connections` at most: Node's own agents (nothing to load at start). */
+const agents = new Map<string, HttpAgent>()
+
+function agentFor(origin: string, connections: number): HttpAgent {
+  let agent = agents.get(origin)
+  if (!agent) {
+    const options = {keepAlive: true, maxSockets: connections, maxFreeSockets: connections, timeout: 30_000}
+    agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options)
+    agents.set(origin, agent)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  return agent
 }
 
-const pools = new Map<string, Pool>()
-
-function poolFor(origin: string, options: Required<ClientOptions>): Pool {
-  let pool = pools.get(origin)
-  if (!pool) {
-    pool = new Pool(origin, {
-      connections: options.connections,
-      connect: {timeout: options.connectTimeoutMs},
-      keepAliveTimeout: 30_000,
-    })
-    pools.set(origin, pool)
-  }
-  return pool
-}
-
-/** Closes every keep-alive pool so the process can end. */
+/** Closes every keep-alive connection so the process can end. */
 export async function closeConnections(): Promise<void> {
-  const open = [...pools.values()]
-  pools.clear()
-  await Promise.allSettled(open.map((p) => p.close()))
+  for (const agent of agents.values()) agent.destroy()
+  agents.clear()
 }
 
 export class GatewayClient {
@@ -113,6 +97,7 @@ export class GatewayClient {
   readonly #scheme: SignScheme
   readonly #origin: string
   readonly #basePath: string
+  readonly #agent: HttpAgent
 
   constructor(profile: Profile, options: ClientOptions = {}) {
     this.profile = profile
@@ -132,6 +117,7 @@ export class GatewayClient {
     const base = new URL(profile.baseUrl)
     this.#origin = base.origin
     this.#basePath = base.pathname.replace(/\/+$/, '')
+    this.#agent = agentFor(this.#origin, this.#options.connections)
   }
 
   /** The wire parameters of a request: appid, nonce, time stamp and the business values as text. */
@@ -147,7 +133,10 @@ export class GatewayClient {
 
   /** Refuses, before sending, parameters the document does not allow. */
   check(operation: Operation, business: BusinessParams): void {
-    const problems = checkRequest(operation, {...this.#params(business), sign: 'x'})
+    // The parameters as they will be sent; appid, nonce, time stamp and sign stand in (no nonce is drawn for a check).
+    const auth = {appid: this.profile.appid, nonce_str: 'n', time_stamp: compactTimestamp(), sign: 's'}
+    const sent = Object.fromEntries(Object.entries(business).map(([k, v]) => [k, v === undefined ? v : String(v)]))
+    const problems = checkRequest(operation, {...auth, ...sent})
     if (problems.length) {
       throw new GwError('usage', `Not sent: ${problems.map((p) => p.message).join('; ')}.`, {details: {problems}})
     }
@@ -163,7 +152,7 @@ export class GatewayClient {
 
   async call<O extends Operation>(operation: O, business: BusinessParams): Promise<Answer<O>> {
     this.check(operation, business)
-    const url = `${this.#origin}${this.#basePath}/${operation}`
+    const url = new URL(`${this.#origin}${this.#basePath}/${operation}`)
     let failure: AttemptFailure | undefined
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
@@ -203,11 +192,12 @@ export class GatewayClient {
   async #attempt(
     operation: Operation,
     business: BusinessParams,
-    url: string,
+    target: URL,
     attempt: number,
   ): Promise<Envelope | AttemptFailure> {
     let statusCode: number
     let text: string
+    const url = target.href
     const {trace} = this.#options
     const {params, canonical} = this.#signed(business)
     const {sign: signature, ...sent} = params
@@ -216,22 +206,21 @@ export class GatewayClient {
     const answered = (status?: number, body?: string, error?: string) =>
       trace({kind: 'answer', operation, attempt, status, ms: performance.now() - started, body, error})
     try {
-      const response = await poolFor(this.#origin, this.#options).request({
-        path: `${this.#basePath}/${operation}`,
-        method: 'POST',
+      const answer = await send(target, {
         headers: {'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/json'},
         body: new URLSearchParams(params).toString(),
-        headersTimeout: this.#options.timeoutMs,
-        bodyTimeout: this.#options.timeoutMs,
+        agent: this.#agent,
+        timeoutMs: this.#options.timeoutMs,
+        connectTimeoutMs: this.#options.connectTimeoutMs,
+        limit: MAX_ANSWER_BYTES,
       })
-      statusCode = response.statusCode
-      const body = await readAnswer(response.body)
-      if (body === undefined) {
+      statusCode = answer.status
+      if (answer.tooLarge) {
         const message = `the answer from ${url} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; it was cut off`
         answered(statusCode, undefined, message)
         return {kind: 'transport', message, mayHaveArrived: true}
       }
-      text = body
+      text = answer.body.toString('utf8')
       answered(statusCode, text)
     } catch (error) {
       const failure = describeNetworkError(error, url)

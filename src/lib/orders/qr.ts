@@ -1,9 +1,8 @@
 /** QR codes for people: drawn in the terminal, or saved as the image the gateway sent. */
 import {writeFileSync} from 'node:fs'
 
-import {request} from 'undici'
-
 import {GwError, usageError} from '../errors.js'
+import {send} from '../io/http.js'
 import {qrNote} from '../render/orders.js'
 import {type QrStyle, drawQr} from '../render/qr.js'
 import type {CreatedOrder} from './service.js'
@@ -16,11 +15,15 @@ async function saveQrImage(created: CreatedOrder, file: string): Promise<string>
   const {order, channel} = created
   if (channel === 'airpay') {
     if (!order.code_url) throw new GwError('transport', 'The gateway gave no code_url image for this airpay order.')
-    const response = await request(order.code_url)
-    if (response.statusCode !== 200)
-      throw new GwError('transport', `Fetching the airpay image ${order.code_url} failed: HTTP ${response.statusCode}.`)
-    writeFileSync(file, Buffer.from(await response.body.arrayBuffer()))
-    return response.headers['content-type']?.toString() ?? 'image'
+    const image = await send(new URL(order.code_url), {method: 'GET', timeoutMs: 15_000, limit: 4 * 1024 * 1024}).catch(
+      (error: Error) => {
+        throw new GwError('transport', `Fetching the airpay image ${order.code_url} failed: ${error.message}.`)
+      },
+    )
+    if (image.status !== 200 || image.tooLarge)
+      throw new GwError('transport', `Fetching the airpay image ${order.code_url} failed: HTTP ${image.status}.`)
+    writeFileSync(file, image.body)
+    return image.headers['content-type']?.toString() ?? 'image'
   }
   const match = /^data:([^;,]+)(;base64)?,(.*)$/s.exec(order.imgdat ?? '')
   if (!match) throw usageError('The gateway sent no QR image (imgdat) to save.')

@@ -11,7 +11,7 @@ import {randomBytes} from 'node:crypto'
 import {existsSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {z} from 'zod'
+import * as z from 'zod/mini'
 
 import {GwError, usageError} from '../errors.js'
 import {type SignScheme, isSignScheme} from '../gateway/signing.js'
@@ -31,7 +31,7 @@ interface StoredProfile {
 }
 
 const storeSchema = z.object({
-  default: z.string().optional(),
+  default: z.optional(z.string()),
   profiles: z.record(
     z.string(),
     z.object({

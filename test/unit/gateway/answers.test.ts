@@ -126,13 +126,22 @@ describe('network errors', () => {
       message: expect.stringContaining('connection refused'),
     })
     expect(describeNetworkError({code: 'ENOTFOUND'}, url)).toMatchObject({mayHaveArrived: false})
-    expect(describeNetworkError({code: 'UND_ERR_CONNECT_TIMEOUT'}, url)).toMatchObject({mayHaveArrived: false})
-    expect(describeNetworkError({code: 'UND_ERR_HEADERS_TIMEOUT'}, url)).toMatchObject({
+    expect(describeNetworkError({code: 'GW_CONNECT_TIMEOUT'}, url)).toMatchObject({mayHaveArrived: false})
+    expect(describeNetworkError({code: 'GW_ANSWER_TIMEOUT'}, url)).toMatchObject({
       mayHaveArrived: true,
       message: `no answer from ${url} in time`,
     })
     expect(describeNetworkError({code: 'ECONNRESET', message: 'socket hang up'}, url)).toMatchObject({
       mayHaveArrived: true,
+    })
+    const tls = {
+      code: 'EPROTO',
+      message: 'write EPROTO 80:error:0A00010B:SSL routines:ssl3_get_record:wrong version number',
+    }
+    expect(describeNetworkError(tls, url)).toMatchObject({
+      mayHaveArrived: false,
+      final: true,
+      message: expect.stringContaining('does not speak HTTPS'),
     })
   })
 })

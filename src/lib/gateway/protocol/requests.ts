@@ -8,7 +8,7 @@
  * device_id 21 on create-order. `sign` is String(256) in the document, yet a 2048-bit key
  * signs 512 hex characters: up to 1024 (a 4096-bit key) is allowed.
  */
-import {z} from 'zod'
+import * as z from 'zod/mini'
 
 import {ALL_CHANNELS, CHANNEL_REQUIRED, type Operation, channelsFor} from './channels.js'
 import {CURRENCIES} from './money.js'
@@ -102,37 +102,43 @@ interface RequestProblem {
   message: string
 }
 
-function valueSchema(field: Field): z.ZodType<string> {
-  const base = z.string().max(field.max, {message: `at most ${field.max} characters`})
+/** The check of a field's value beyond its length. */
+function valueCheck(field: Field): z.core.$ZodCheck<string> | undefined {
   switch (field.kind) {
     case 'int':
-      return base.regex(/^\d+$/, {message: 'a whole number of minor units'})
+      return z.regex(/^\d+$/, {message: 'a whole number of minor units'})
     case 'currency':
-      return base.refine((v) => (CURRENCIES as readonly string[]).includes(v), {
+      return z.refine((v: string) => (CURRENCIES as readonly string[]).includes(v), {
         message: `one of ${CURRENCIES.join(', ')}`,
       })
     case 'channel':
-      return base.refine((v) => (ALL_CHANNELS as readonly string[]).includes(v), {
+      return z.refine((v: string) => (ALL_CHANNELS as readonly string[]).includes(v), {
         message: `a channel: ${ALL_CHANNELS.join(', ')}`,
       })
     case 'timestamp':
       // The document's form, 14 digits yyyyMMddHHmmss (gw sends it), or epoch seconds or
       // milliseconds, as the gateway's published SDKs send it.
-      return base.regex(/^(\d{14}|\d{13}$|\d{10}$)/, {
+      return z.regex(/^(\d{14}|\d{13}$|\d{10}$)/, {
         message: '14 digits yyyyMMddHHmmss, or epoch seconds or milliseconds',
       })
     case 'img_type':
-      return base.refine((v) => v === 'png' || v === 'svg', {message: 'png or svg'})
+      return z.refine((v: string) => v === 'png' || v === 'svg', {message: 'png or svg'})
     default:
-      return base
+      return undefined
   }
+}
+
+function valueSchema(field: Field): z.ZodMiniType<string> {
+  const check = valueCheck(field)
+  const max = z.maxLength(field.max, {message: `at most ${field.max} characters`})
+  return check ? z.string().check(max, check) : z.string().check(max)
 }
 
 const schemaOf = (fields: Record<string, Field>) =>
   z.looseObject(
-    Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, valueSchema(field).optional()])),
+    Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, z.optional(valueSchema(field))])),
   )
-const SCHEMAS: Record<Operation, z.ZodType> = {
+const SCHEMAS: Record<Operation, z.ZodMiniType> = {
   native_pay: schemaOf(REQUEST_FIELDS.native_pay),
   order_query: schemaOf(REQUEST_FIELDS.order_query),
   order_refund: schemaOf(REQUEST_FIELDS.order_refund),

@@ -263,6 +263,11 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, appi
  * Rows of one order may not add up beyond what is left of it. The refund query that gives
  * the balance also shows rows whose number the gateway already has (a journal lost, or a
  * file run before): those are already refunded, with the time and refund they match.
+ *
+ * An order the gateway shows paid in full (SUCCESS: no refund of it succeeded), of which this
+ * machine knows no refund, needs no refund query: its balance is its total. A refund of it
+ * still processing elsewhere is not shown then, but the gateway refuses a refund beyond the
+ * balance, and takes a refund number once: money still moves once.
  */
 async function checkOrderBalance(
   group: OrderGroup,
@@ -273,7 +278,9 @@ async function checkOrderBalance(
 ): Promise<{problems: Problem[]; line?: OrderLine}> {
   const at = (row: RefundRow) => indexOf.get(row.line)!
   const numbers = group.rows.map((r) => numberOf(r, states[at(r)]!)).filter(Boolean)
-  const existing = await refunds.queries.refundsOf(order, numbers.slice(0, 2))
+  const knownHere = refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '').length > 0
+  const paidInFull = order.record.result === 'SUCCESS' && !knownHere
+  const existing = paidInFull ? [] : await refunds.queries.refundsOf(order, numbers.slice(0, 2))
   for (const refund of existing ?? []) {
     const row = group.rows.find(
       (r) => numberOf(r, states[at(r)]!) === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',

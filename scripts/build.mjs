@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// The one build (npm run build): src bundled with esbuild into dist, each command its own entry
+// (oclif loads only the one run) and what several share in chunks loaded when first used:
+// oclif, undici and zod once, the workbook library only by the commands that read or write a
+// workbook. Source maps beside, used with DEBUG. Then oclif's manifest and the command reference.
+import {build} from 'esbuild'
+import {readdirSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
+
+const commands = readdirSync('src/commands', {recursive: true})
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => join('src/commands', file))
+const entries = [
+  'src/main.ts',
+  ...commands,
+  'src/lib/cli/help.ts',
+  'src/lib/cli/not-found.ts',
+  'src/lib/files/workbook-worker.ts',
+]
+
+rmSync('dist', {recursive: true, force: true})
+await build({
+  entryPoints: entries,
+  outbase: 'src',
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  chunkNames: 'chunks/[name]-[hash]',
+  logLevel: 'warning',
+  // oclif reads tsconfig with TypeScript when it is installed (development only), in a try.
+  external: ['typescript', 'ts-node'],
+  // CommonJS packages in an ESM bundle still call require (node:fs and the like).
+  banner: {
+    js: "import {createRequire as __gwRequire} from 'node:module'; const require = __gwRequire(import.meta.url);",
+  },
+})

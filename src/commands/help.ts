@@ -1,0 +1,22 @@
+import {Args, Command, Flags} from '@oclif/core'
+
+import GwHelp from '../lib/cli/help.js'
+
+/**
+ * `gw help [COMMAND]`: the help of a topic or command, as --help shows it. gw's own (the same
+ * few lines as @oclif/plugin-help's) so that the bundled build has one copy of oclif.
+ */
+export default class Help extends Command {
+  static override summary = 'show the help of gw, a topic or a command'
+  static override examples = ['<%= config.bin %> help refund create', '<%= config.bin %> help order']
+  static override args = {command: Args.string({description: 'a topic or command', required: false})}
+  static override flags = {
+    'nested-commands': Flags.boolean({char: 'n', description: 'list the commands of every topic'}),
+  }
+  static override strict = false
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(Help)
+    await new GwHelp(this.config, {all: flags['nested-commands']}).showHelp(argv as string[])
+  }
+}
