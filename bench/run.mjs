@@ -31,7 +31,7 @@ const SIZES = quick
       dryRun: 100_000,
     }
 const CONCURRENCY = 8
-const BINARY = join(ROOT, 'dist', 'gw')
+const BINARY = join(ROOT, 'build', process.platform === 'win32' ? 'gw.exe' : 'gw')
 const rows = []
 const record = (area, figure, value, target = '', verdict = '') => {
   rows.push({area, figure, value, target, verdict})

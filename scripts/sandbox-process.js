@@ -9,10 +9,12 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run.js')
 /**
  * @param {string[]} args extra flags for `gw sandbox start` (it gets --port 0 --json)
  * @param {Record<string, string | undefined>} env
+ * @param {string[]} gw how to run gw: this checkout's by default, or an installed one
  * @returns {Promise<{info: {base_url: string, origin: string, gateway_public_key_file: string, merchants: {appid: string, private_key_file: string}[]}, child: import('node:child_process').ChildProcess, stderr: () => string, stop: (signal?: NodeJS.Signals) => Promise<number | null>}>}
  */
-export async function spawnSandbox(args = [], env = {}) {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {
+export async function spawnSandbox(args = [], env = {}, gw = [process.execPath, BIN]) {
+  const [command, ...before] = gw
+  const child = spawn(command, [...before, 'sandbox', 'start', '--port', '0', '--json', ...args], {
     env: {...process.env, ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })

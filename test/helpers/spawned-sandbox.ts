@@ -12,14 +12,17 @@ interface SpawnedSandbox {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** `gw sandbox start` as a user runs it, on a free port, making the "sandbox" profile in configDir. */
-export async function spawnSandbox(configDir: string, extra: string[] = []): Promise<SpawnedSandbox> {
+/**
+ * `gw sandbox start` as a user runs it, on a free port, making the "sandbox" profile in configDir;
+ * `gw` says how to run gw when it is not this checkout's (an installed one, the single executable).
+ */
+export async function spawnSandbox(configDir: string, extra: string[] = [], gw?: string[]): Promise<SpawnedSandbox> {
   const dataDir = join(configDir, 'sandbox-data')
-  const sandbox = await spawnSandboxProcess(['--data-dir', dataDir, ...extra], {
-    GW_CONFIG_DIR: configDir,
-    NO_COLOR: '1',
-    NODE_ENV: undefined,
-  })
+  const sandbox = await spawnSandboxProcess(
+    ['--data-dir', dataDir, ...extra],
+    {GW_CONFIG_DIR: configDir, NO_COLOR: '1', NODE_ENV: undefined},
+    gw,
+  )
   return {
     baseUrl: sandbox.info.base_url,
     origin: sandbox.info.origin,
