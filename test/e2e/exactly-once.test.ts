@@ -12,6 +12,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 let world: GwWorld
 let fileNo = 0
 
@@ -91,6 +93,88 @@ describe('a single refund', () => {
     expect(result.stderr).toContain('promptpay orders cannot be refunded through the API')
     expect(result.stderr).not.toContain('refund number')
     expect(await refundsOf(order!)).toEqual([])
+  })
+
+  it('killed after a history line cut short: its intent is on a line of its own, so a rerun settles it, never sends twice', async () => {
+    // A history of its own (an environment profile), whose last line a killed write cut short.
+    const dir = tempDir('gw-torn-')
+    const {info} = world.sandbox
+    const env = {
+      GW_CONFIG_DIR: dir,
+      GW_APPID: info.merchants[0]!.appid,
+      GW_PRIVATE_KEY: info.merchants[0]!.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: info.gateway_public_key_file,
+      GW_BASE_URL: info.base_url,
+    }
+    const history = join(dir, 'history.jsonl')
+    writeFileSync(history, `{"type":"order","appid":"${env.GW_APPID}","mch_ord`)
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-TORN')
+    const refund = ['refund', 'create', order!, '--amount', '30.00']
+    try {
+      const sent = async () => (await world.requests()).order_refund ?? 0
+      const before = await sent()
+      await world.faults('latency=1500-1500ms')
+      const {child, result} = world.spawn(refund, {env})
+      // Killed once the refund has reached the gateway, which commits it after its latency.
+      while ((await sent()) === before) await sleep(20)
+      child.kill('SIGKILL')
+      expect((await result).signal).toBe('SIGKILL')
+      await world.faults('')
+      while ((await refundsOf(order!)).length === 0) await sleep(50)
+
+      const lines = readFileSync(history, 'utf8').split('\n')
+      expect(lines[1]).toMatch(/^\{"type":"refund".*"status":"intent"/)
+      const again = await world.run(refund, {env})
+      expect(again.code, again.stderr).toBe(0)
+      expect(again.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
+      expect(again.stderr).toContain('line 1 is not a record of an order or refund (cut short, or edited)')
+      expect(await refundsOf(order!)).toHaveLength(1)
+    } finally {
+      await world.faults('')
+      removeDir(dir)
+    }
+  })
+
+  it('reads a history holding lines that are not records (null, wrong types) without failing, and says so', async () => {
+    const dir = tempDir('gw-odd-history-')
+    const {info} = world.sandbox
+    const env = {
+      GW_CONFIG_DIR: dir,
+      GW_APPID: info.merchants[0]!.appid,
+      GW_PRIVATE_KEY: info.merchants[0]!.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: info.gateway_public_key_file,
+      GW_BASE_URL: info.base_url,
+    }
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-ODD')
+    try {
+      const made = await world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
+      expect(made.code, made.stderr).toBe(0)
+      const appid = env.GW_APPID
+      const odd = [
+        'null',
+        '[]',
+        `{"type":"order","appid":"${appid}","mch_order_no":{"x":1},"channel":"wechat","total_fee":"ten","fee_type":"THB","at":"then"}`,
+        `{"type":"refund","appid":"${appid}","mch_order_no":"${order}","mch_refund_no":"RFX","refund_fee":"NaN","at":"2026-01-01T00:00:00Z"}`,
+      ]
+      writeFileSync(
+        join(dir, 'history.jsonl'),
+        `${odd.join('\n')}\n${readFileSync(join(dir, 'history.jsonl'), 'utf8')}`,
+      )
+      for (const args of [
+        ['order', 'list'],
+        ['refund', 'list'],
+        ['order', 'query', order!],
+        ['refund', 'query', order!],
+      ]) {
+        const result = await world.run(args, {env})
+        expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+        expect(result.stderr).toContain('lines 1, 2, 3, 4 are not a record of an order or refund')
+        expect(result.stdout).not.toMatch(/NaN|undefined|\[object Object\]/)
+      }
+      expect((await world.run(['refund', 'list'], {env})).stdout).toContain('1.00 THB')
+    } finally {
+      removeDir(dir)
+    }
   })
 })
 

@@ -75,10 +75,11 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     this.#services ??= (async () => {
       const {timeout} = this.flags as {timeout?: number}
       const [{connect}, trace] = await Promise.all([import('./services.js'), this.wireTrace()])
-      return connect(this.profile, {
-        ...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}),
-        trace,
-      })
+      return connect(
+        this.profile,
+        {...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}), trace},
+        (message) => this.warning(message),
+      )
     })()
     return this.#services
   }

@@ -17,9 +17,10 @@ export interface GatewayServices {
   close(): Promise<void>
 }
 
-export function connect(profile: Profile, options: ClientOptions): GatewayServices {
+/** `warn` is told of what the local history could not read. */
+export function connect(profile: Profile, options: ClientOptions, warn: (message: string) => void): GatewayServices {
   const client = new GatewayClient(profile, options)
-  const history = new OrderHistory()
+  const history = new OrderHistory(undefined, warn)
   const orders = new OrderService(client, history)
   return {client, history, orders, refunds: new RefundService(client, history, orders), close: closeConnections}
 }

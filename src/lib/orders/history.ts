@@ -5,50 +5,74 @@
  * refund is sent, its outcome after, and a refund whose outcome is not known is settled
  * before any new refund of its order. An append-only JSON-lines file in the config dir
  * (0600); the last record of an order, or of a refund number, wins.
+ *
+ * A line cut short (a process killed mid-write, a full disk) never swallows the next record:
+ * a record is written on a line of its own, starting one when the file does not end with a
+ * newline. Lines that are not a record (cut short, edited by hand) are skipped and said.
  */
-import {type WriteStream, closeSync, createWriteStream, existsSync, fsyncSync, openSync, readFileSync} from 'node:fs'
+import {
+  type WriteStream,
+  closeSync,
+  createWriteStream,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  readSync,
+} from 'node:fs'
 import {join} from 'node:path'
+
+import * as z from 'zod/mini'
 
 import {ensurePrivateDir, writeFully} from '../io/private-file.js'
 import {configDir} from '../paths.js'
 import type {OrderReference} from './reference.js'
 
-interface OrderEntry {
-  type: 'order'
-  appid: string
-  mch_order_no: string
-  gw_order_no?: string
-  channel: string
-  total_fee: number
-  fee_type: string
+const text = z.string()
+const amount = z.int().check(z.nonnegative())
+const time = z.iso.datetime({offset: true})
+
+const orderEntry = z.object({
+  type: z.literal('order'),
+  appid: text,
+  mch_order_no: text,
+  gw_order_no: z.optional(text),
+  channel: text,
+  total_fee: amount,
+  fee_type: text,
   /** When the order was made (a later record of the order keeps it). */
-  at: string
+  at: time,
   /** The state gw last learned (NOTPAY when made), and when; missing in histories of earlier versions. */
-  state?: string
-  state_at?: string
-}
+  state: z.optional(text),
+  state_at: z.optional(time),
+})
+type OrderEntry = z.infer<typeof orderEntry>
 
 /** `intent`: about to be sent; then what became of it (`absent`: the gateway has no such refund). */
-export type RefundEntryStatus = 'intent' | 'refunded' | 'processing' | 'failed' | 'unknown' | 'absent'
+const refundStatus = z.enum(['intent', 'refunded', 'processing', 'failed', 'unknown', 'absent'])
+export type RefundEntryStatus = z.infer<typeof refundStatus>
 
-export interface RefundEntry {
-  type: 'refund'
-  appid: string
-  mch_order_no: string
-  gw_order_no?: string
-  channel?: string
-  mch_refund_no: string
-  refund_fee: number
-  fee_type?: string
+const refundEntry = z.object({
+  type: z.literal('refund'),
+  appid: text,
+  mch_order_no: text,
+  gw_order_no: z.optional(text),
+  channel: z.optional(text),
+  mch_refund_no: text,
+  refund_fee: amount,
+  fee_type: z.optional(text),
   /** Missing in histories of earlier versions, which recorded only refunds made. */
-  status?: RefundEntryStatus
-  gw_refund_no?: string
+  status: z.optional(refundStatus),
+  gw_refund_no: z.optional(text),
   /** Where it was made: `refund create`, or the file of a bulk run. */
-  source?: string
-  at: string
-}
+  source: z.optional(text),
+  at: time,
+})
+export type RefundEntry = z.infer<typeof refundEntry>
 
-type Entry = OrderEntry | RefundEntry
+const entry = z.discriminatedUnion('type', [orderEntry, refundEntry])
+type Entry = z.infer<typeof entry>
 
 /** Refunds whose outcome is not known yet: sent (or about to be), without an answer that settles them. */
 export const isUnsettled = (entry: RefundEntry) => entry.status === 'intent' || entry.status === 'unknown'
@@ -67,9 +91,12 @@ export class OrderHistory {
    * (the bulk journal is its record that protects money). Flushed when the process ends.
    */
   #out?: WriteStream
+  readonly #warn: (message: string) => void
 
-  constructor(dir = configDir()) {
+  /** `warn` is told, once, of lines that are not a record. */
+  constructor(dir = configDir(), warn: (message: string) => void = () => {}) {
     this.file = join(dir, 'history.jsonl')
+    this.#warn = warn
   }
 
   #load(): void {
@@ -77,15 +104,21 @@ export class OrderHistory {
     this.#orders = new Map()
     this.#refunds = new Map()
     if (!existsSync(this.file)) return
-    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
-      if (!line) continue
-      let entry: Entry
-      try {
-        entry = JSON.parse(line) as Entry
-      } catch {
-        continue
-      }
-      this.#remember(entry)
+    const unreadable: number[] = []
+    readFileSync(this.file, 'utf8')
+      .split('\n')
+      .forEach((line, index) => {
+        if (!line) return
+        const parsed = entry.safeParse(parseJson(line))
+        if (parsed.success) this.#remember(parsed.data)
+        else unreadable.push(index + 1)
+      })
+    if (unreadable.length) {
+      const lines = unreadable.length > 5 ? `${unreadable.slice(0, 5).join(', ')}, …` : unreadable.join(', ')
+      this.#warn(
+        `${this.file}: ${unreadable.length === 1 ? 'line' : 'lines'} ${lines} ${unreadable.length === 1 ? 'is' : 'are'} ` +
+          'not a record of an order or refund (cut short, or edited) and were skipped; what they held is not known to gw.',
+      )
     }
   }
 
@@ -105,10 +138,9 @@ export class OrderHistory {
   }
 
   #append(entry: Entry, sync: boolean): void {
-    ensurePrivateDir(join(this.file, '..'))
     const line = `${JSON.stringify(entry)}\n`
     if (sync) {
-      const fd = openSync(this.file, 'a', 0o600)
+      const fd = this.#openOnNewLine()
       try {
         writeFully(fd, line)
         fsyncSync(fd)
@@ -116,10 +148,28 @@ export class OrderHistory {
         closeSync(fd)
       }
     } else {
-      this.#out ??= createWriteStream(this.file, {flags: 'a', mode: 0o600})
+      if (!this.#out) {
+        closeSync(this.#openOnNewLine())
+        this.#out = createWriteStream(this.file, {flags: 'a', mode: 0o600})
+      }
       this.#out.write(line)
     }
     if (this.#orders) this.#remember(entry)
+  }
+
+  /** The file open for appending, ending with a newline (one is written after a line cut short). */
+  #openOnNewLine(): number {
+    ensurePrivateDir(join(this.file, '..'))
+    const fd = openSync(this.file, 'a+', 0o600)
+    try {
+      const {size} = fstatSync(fd)
+      const last = Buffer.alloc(1)
+      if (size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a) writeFully(fd, '\n')
+      return fd
+    } catch (error) {
+      closeSync(fd)
+      throw error
+    }
   }
 
   recordOrder(entry: Omit<OrderEntry, 'type' | 'at' | 'state_at'>): void {
@@ -173,6 +223,14 @@ export class OrderHistory {
     for (const [key, refunds] of this.#refunds!) {
       if (key.startsWith(`${appid}\u0000`) && refunds.has(mchRefundNo)) return refunds.get(mchRefundNo)
     }
+    return undefined
+  }
+}
+
+function parseJson(line: string): unknown {
+  try {
+    return JSON.parse(line)
+  } catch {
     return undefined
   }
 }
