@@ -18,9 +18,32 @@ const visible = (c: string) => {
     : `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`
 }
 
+/** A PEM private key, to its END line or as far as its base64 goes when cut short. */
+const PEM_PRIVATE_KEY =
+  /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[\sA-Za-z0-9+/=]|\\n|\\r)*(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?/g
+/**
+ * A run of base64 longer than any identifier of the API (32 characters at most) that reads as
+ * base64 of random bytes (a line of a key without its armour, or a piece of one): a fifth or
+ * more in each case, and digits. Hex (signatures) has one case; a path, few capitals.
+ */
+const BASE64_RUN = /[A-Za-z0-9+/]{40,}={0,2}/g
+const share = (run: string, pattern: RegExp) => (run.match(pattern)?.length ?? 0) / run.length
+const isKeyLike = (run: string) =>
+  share(run, /[A-Z]/g) >= 0.2 && share(run, /[a-z]/g) >= 0.2 && share(run, /[0-9]/g) > 0
+
+/**
+ * Text with any private key in it withheld: a key pasted where a flag or a command was
+ * mistyped reaches error messages, which must never show it. Applied by `shown` and
+ * `terminalSafe`, so by every message gw prints, and to errors in --json.
+ */
+export const withoutKeys = (text: string) =>
+  text
+    .replace(PEM_PRIVATE_KEY, '[private key withheld]')
+    .replace(BASE64_RUN, (run) => (isKeyLike(run) ? '[key material withheld]' : run))
+
 /** An untrusted value for a terminal: every control made visible, at most `max` characters (then "…"). */
 export function shown(value: unknown, max = 120): string {
-  const text = String(value ?? '')
+  const text = withoutKeys(String(value ?? ''))
   const characters = [...text]
   const cut = characters.length > max ? `${characters.slice(0, max).join('')}… (${characters.length - max} more)` : text
   return cut.replace(UNSAFE, visible)
@@ -35,7 +58,7 @@ export const quoted = (value: unknown, max = 60) => `"${shown(value, max)}"`
  * they are put into a message.
  */
 export function terminalSafe(message: string): string {
-  return message.replace(UNSAFE, (c) => (c === '\n' ? c : visible(c)))
+  return withoutKeys(message).replace(UNSAFE, (c) => (c === '\n' ? c : visible(c)))
 }
 
 /** Characters XML 1.0 cannot hold (most C0 controls, lone surrogates, U+FFFE/U+FFFF). */

@@ -114,6 +114,24 @@ describe('private keys are never printed', () => {
     }
   })
 
+  it('pasted where a flag or a command was mistyped, or into a flag for something else: exit 2, the key not shown', async () => {
+    // Key text as it would be pasted (not the form that is a path to a file).
+    const pasted = wrongForms().filter(([form]) => !form.startsWith('a file'))
+    for (const [form, value] of [['the PEM file as it is', pem()] as [string, string], ...pasted]) {
+      const runs = [
+        world.run(['profile', 'set', 'sandbox', `--privat-key=${value}`]),
+        world.run(['profile', 'set', 'sandbox', '--privat-key', value, '--json']),
+        world.run(['profle', 'add', 't2', '--private-key', value]),
+        world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', value, '--json']),
+        world.run(['order', 'query', value, '--channel', 'wechat']),
+      ]
+      for (const result of await Promise.all(runs)) {
+        expect(result.code, `${form}: ${result.stderr}`).toBe(2)
+        expectNoKey(result.stdout + result.stderr)
+      }
+    }
+  })
+
   it('a profile whose key file is not a key: exit 2 in every command, the key not shown', async () => {
     const added = await world.run([
       'profile',

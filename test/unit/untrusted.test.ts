@@ -1,6 +1,8 @@
+import {generateKeyPairSync} from 'node:crypto'
+
 import {describe, expect, it} from 'vitest'
 
-import {quoted, shown, terminalSafe} from '../../src/lib/untrusted.js'
+import {quoted, shown, terminalSafe, withoutKeys} from '../../src/lib/untrusted.js'
 
 describe('untrusted text on a terminal', () => {
   it('makes controls, escapes and text-reordering characters visible', () => {
@@ -14,6 +16,25 @@ describe('untrusted text on a terminal', () => {
     expect(shown('x'.repeat(10), 4)).toBe('xxxx… (6 more)')
     expect(shown('ก'.repeat(3), 2)).toBe('กก… (1 more)')
     expect(quoted('a"b')).toBe('"a"b"')
+  })
+
+  it('withholds private keys, armoured, cut short or bare, and nothing that merely looks long', () => {
+    const {privateKey} = generateKeyPairSync('rsa', {modulusLength: 2048})
+    const pem = privateKey.export({type: 'pkcs8', format: 'pem'}).toString()
+    const lines = pem.split('\n').filter((line) => line && !line.startsWith('-----'))
+    expect(withoutKeys(`Nonexistent flag: --privat-key=${pem}`)).toBe(
+      'Nonexistent flag: --privat-key=[private key withheld]\n',
+    )
+    expect(withoutKeys(`"${pem.slice(0, 100)}" is not a command`)).toBe('"[private key withheld]" is not a command')
+    for (const line of lines.slice(0, -1)) expect(withoutKeys(`x ${line} y`)).toBe('x [key material withheld] y')
+    expect(shown(`gw profle add --private-key ${pem}`, 80)).toBe(
+      'gw profle add --private-key [private key withheld]\\n',
+    )
+    const hex = 'a3'.repeat(256)
+    const kept =
+      `order INV2026abcDEF0123456789xyzQRS1 signature ${hex} gw_order_no 90020261121093015000001 ` +
+      'file /Users/JohnSmith/Documents/Finance2026/RefundsNovember/batch1.csv'
+    expect(withoutKeys(kept)).toBe(kept)
   })
 
   it('keeps the new lines of a whole message, nothing else', () => {

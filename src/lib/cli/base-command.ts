@@ -11,7 +11,7 @@ import {KeyError} from '../gateway/signing.js'
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
-import {terminalSafe} from '../untrusted.js'
+import {terminalSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
 import {canonicalChoices} from './flags.js'
 import type {Work} from './progress.js'
@@ -181,8 +181,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
         error: {
           kind: gwError.kind,
           exit_code: gwError.exitCode,
-          message: gwError.message,
-          ...(gwError.advice ? {advice: gwError.advice} : {}),
+          message: withoutKeys(gwError.message),
+          ...(gwError.advice ? {advice: withoutKeys(gwError.advice)} : {}),
           ...gwError.details,
         },
       })
@@ -211,7 +211,18 @@ function toGwError(error: Error, flagNames: readonly string[]): GwError {
     return new GwError('usage', `The key is ${error.message}.`, {advice: 'Export the key as PEM and give that file.'})
   // oclif's own errors come from parsing the command line: flags, arguments, options.
   if (error instanceof Errors.CLIError) {
-    const message = error.message.replace(/\nSee more help with --help$/, '')
+    // An unknown flag is named without the value typed with it (which may be anything, a key too).
+    const message = withoutKeys(error.message)
+      .replace(/\nSee more help with --help$/, '')
+      .replace(
+        /^(Nonexistent flags?: )(.+)$/m,
+        (_, label: string, flags: string) =>
+          label +
+          flags
+            .split(/,\s*/)
+            .map((flag) => flag.split('=')[0])
+            .join(', '),
+      )
     const suggestion = flagSuggestions(message, flagNames)
     return new GwError('usage', message, {
       advice: `${suggestion ? `${suggestion} ` : ''}See the command and its examples with --help.`,
