@@ -108,7 +108,7 @@ describe('a single refund', () => {
     }
     const history = join(dir, 'history.jsonl')
     writeFileSync(history, `{"type":"order","appid":"${env.GW_APPID}","mch_ord`)
-    const [order] = await world.paidOrders(1, 10_000, 'ONCE-TORN')
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-CUT')
     const refund = ['refund', 'create', order!, '--amount', '30.00']
     try {
       const sent = async () => (await world.requests()).order_refund ?? 0

@@ -207,3 +207,70 @@ describe('gw profile', () => {
     expect(partial.stderr).toContain('GW_APPID is set but GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY, GW_BASE_URL are not')
   })
 })
+
+describe('the profile store, as other hands and other processes leave it', () => {
+  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(home, name)})
+  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
+    gw(
+      [
+        'profile',
+        'add',
+        name,
+        '--appid',
+        'mch20001',
+        '--base-url',
+        baseUrl,
+        '--private-key',
+        files.merchant!,
+        '--gateway-public-key',
+        files.gateway!,
+      ],
+      {env: storeEnv(dir)},
+    )
+
+  it('takes names that objects have built in ("constructor") as any other name', async () => {
+    expect((await addTo('builtin', 'constructor')).code).toBe(0)
+    const shown = await gw(['profile', 'show', 'constructor', '--json'], {env: storeEnv('builtin')})
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.json()).toMatchObject({name: 'constructor', appid: 'mch20001'})
+    const missing = await gw(['profile', 'use', 'toString'], {env: storeEnv('builtin')})
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('There is no profile "toString"')
+    expect(missing.stderr).toContain('Known profiles: constructor.')
+  })
+
+  it('keeps both of two profile set run at once', async () => {
+    expect((await addTo('concurrent', 'shop')).code).toBe(0)
+    for (let round = 0; round < 5; round++) {
+      const scheme = round % 2 ? 'rsa-md5' : 'rsa-sha256'
+      const [live, signed] = await Promise.all([
+        gw(['profile', 'set', 'shop', round % 2 ? '--no-live' : '--live'], {env: storeEnv('concurrent')}),
+        gw(['profile', 'set', 'shop', '--sign-scheme', scheme], {env: storeEnv('concurrent')}),
+      ])
+      expect(live.code, live.stderr).toBe(0)
+      expect(signed.code, signed.stderr).toBe(0)
+      const shown = await gw(['profile', 'show', 'shop', '--json'], {env: storeEnv('concurrent')})
+      expect(shown.json()).toMatchObject({live: round % 2 === 0, sign_scheme: scheme})
+    }
+  })
+
+  it('refuses a store holding a name gw would not accept, naming it safely, exit 2', async () => {
+    expect((await addTo('hostile', 'shop')).code).toBe(0)
+    const path = join(home, 'hostile', 'profiles.json')
+    const store = JSON.parse(readFileSync(path, 'utf8')) as {profiles: Record<string, unknown>}
+    store.profiles['$(touch pwned)\u001b[2J'] = store.profiles.shop
+    writeFileSync(path, JSON.stringify(store))
+    const listed = await gw(['profile', 'list'], {env: storeEnv('hostile')})
+    expect(listed.code).toBe(2)
+    expect(listed.stderr).toContain('holds a profile named "$(touch pwned)')
+    expect(listed.stderr).toContain('which is not a profile name')
+    expect(listed.stderr).not.toContain('\u001b')
+  })
+
+  it('refuses a base URL carrying a user name or password, and does not echo it', async () => {
+    const result = await addTo('userinfo', 'shop', 'https://ops:hunter2@gw.example/Gateway')
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('must not carry a user name or password')
+    expect(result.stderr).not.toContain('hunter2')
+  })
+})

@@ -1,6 +1,11 @@
-import {describe, expect, it} from 'vitest'
+import {spawnSync} from 'node:child_process'
+import {chmodSync, existsSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 
-import {type CompletableCommand, FILES, candidates} from '../../src/lib/cli/completion.js'
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {type CompletableCommand, FILES, candidates, completionScript} from '../../src/lib/cli/completion.js'
+import {removeDir, tempDir} from '../helpers/shared.js'
 
 const commands: CompletableCommand[] = [
   {
@@ -38,5 +43,25 @@ describe('completion', () => {
   it('completes the flags of the command, not the hidden ones', () => {
     expect(complete('order', 'create', '--')).toEqual(['--channel', '--fee-type', '--profile', '--qr-out', '--wait'])
     expect(complete('order', 'create', '--wait', '--f')).toEqual(['--fee-type'])
+  })
+})
+
+describe('the bash script', () => {
+  const dir = tempDir('gw-complete-')
+  afterAll(() => removeDir(dir))
+
+  it('offers the words it is given as they are, never running what they spell', () => {
+    const marker = join(dir, 'ran')
+    // A stand-in for gw answering with words a shell would expand.
+    writeFileSync(join(dir, 'gw'), `#!/bin/sh\nprintf '%s\\n' 'shop' '$(touch ${marker})' '*'\n`)
+    chmodSync(join(dir, 'gw'), 0o755)
+    const line = `COMP_WORDS=(gw order query --profile ''); COMP_CWORD=4; _gw_complete; printf '%s\\n' "\${COMPREPLY[@]}"`
+    const run = spawnSync('bash', ['-c', `${completionScript('bash', 'gw')}\n${line}`], {
+      encoding: 'utf8',
+      cwd: dir,
+      env: {...process.env, PATH: `${dir}:${process.env.PATH}`},
+    })
+    expect(run.stdout.split('\n').filter(Boolean)).toEqual(['shop', `$(touch ${marker})`, '*'])
+    expect(existsSync(marker)).toBe(false)
   })
 })

@@ -79,17 +79,21 @@ export function candidates(
   return [FILES]
 }
 
-/** The script that hands a shell's completion to gw. */
+/**
+ * The script that hands a shell's completion to gw. gw's words are taken as they are, one per
+ * line: never through `compgen -W`, which would expand `$(...)` in them.
+ */
 export function completionScript(shell: 'bash' | 'zsh', bin: string): string {
   if (shell === 'bash')
     return `# gw completion for bash: add to ~/.bashrc:  source <(${bin} completion bash)
 _${bin}_complete() {
-  local IFS=$'\\n' out
+  local IFS=$'\\n' out word
   out=$(${bin} completion --words -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+  COMPREPLY=()
   if [[ "$out" == "${FILES}" ]]; then
     COMPREPLY=($(compgen -f -- "\${COMP_WORDS[COMP_CWORD]}"))
   else
-    COMPREPLY=($(compgen -W "$out" -- "\${COMP_WORDS[COMP_CWORD]}"))
+    while IFS= read -r word; do [[ -n "$word" ]] && COMPREPLY+=("$word"); done <<< "$out"
   fi
 }
 complete -o default -F _${bin}_complete ${bin}

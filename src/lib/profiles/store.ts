@@ -19,6 +19,7 @@ import {OPERATIONS} from '../gateway/protocol/index.js'
 import {LockHeld, acquireLock} from '../io/lock.js'
 import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
 import {configDir} from '../paths.js'
+import {quoted} from '../untrusted.js'
 import {type KeyCheck, checkKeys} from './keys.js'
 
 interface StoredProfile {
@@ -71,6 +72,11 @@ interface ProfileInput {
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+const NAME_RULE = 'letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit'
+
+/** The stored profile of that name: its own, never one of an object's built-ins ("constructor"). */
+const own = (data: StoreShape, name: string): StoredProfile | undefined =>
+  Object.hasOwn(data.profiles, name) ? data.profiles[name] : undefined
 
 /** https URL, or http on loopback; returned without a trailing slash. */
 export function normalizeBaseUrl(value: string): string {
@@ -79,19 +85,25 @@ export function normalizeBaseUrl(value: string): string {
     url = new URL(value)
   } catch {
     throw usageError(
-      `base URL "${value}" is not a URL.`,
+      `base URL ${quoted(value)} is not a URL.`,
       'Give the address up to the operation name, like http://127.0.0.1:8787/Gateway.',
     )
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw usageError(`base URL "${value}" must start with http:// or https://.`)
+    throw usageError(`base URL ${quoted(value)} must start with http:// or https://.`)
   if (url.search || url.hash)
-    throw usageError(`base URL "${value}" must not carry a query or fragment: parameters go in the body.`)
+    throw usageError(`base URL ${quoted(value)} must not carry a query or fragment: parameters go in the body.`)
+  // A password in the URL would be stored in profiles.json and shown by profile show and doctor.
+  if (url.username || url.password)
+    throw usageError(
+      'base URL must not carry a user name or password (user:password@host): the gateway authenticates by signature.',
+      'Give the address without them.',
+    )
   const base = url.toString().replace(/\/+$/, '')
   const operation = OPERATIONS.find((op) => base.toLowerCase().endsWith(`/${op}`))
   if (operation)
     throw usageError(
-      `base URL "${value}" ends in the operation /${operation}; gw adds the operation to each request.`,
+      `base URL ${quoted(value)} ends in the operation /${operation}; gw adds the operation to each request.`,
       `Drop "/${operation}": give ${base.slice(0, -operation.length - 1)}.`,
     )
   return base
@@ -134,6 +146,13 @@ export class ProfileStore {
         'Move it aside and add the profiles again (gw profile add).',
       )
     }
+    // Names reach shells (completion) and file names: only names gw itself would accept.
+    const strange = Object.keys(parsed.data.profiles).find((name) => !NAME_PATTERN.test(name))
+    if (strange !== undefined)
+      throw usageError(
+        `The profile store ${this.path} holds a profile named ${quoted(strange)}, which is not a profile name.`,
+        `Rename it there (${NAME_RULE}) or remove it.`,
+      )
     return parsed.data
   }
 
@@ -165,59 +184,70 @@ export class ProfileStore {
 
   defaultName(): string | undefined {
     const name = this.#store.default
-    return name && this.#store.profiles[name] ? name : undefined
+    return name && own(this.#store, name) ? name : undefined
   }
 
   stored(name: string): StoredProfile | undefined {
-    return this.#store.profiles[name]
+    return own(this.#store, name)
   }
 
-  /** Changes some of a profile's settings, keeping the others (and whether it is the default). */
+  /**
+   * Changes some of a profile's settings, keeping the others (and whether it is the default),
+   * as the profile is on disk under the lock: two changes made at once both stay.
+   */
   set(name: string, changes: Partial<Omit<ProfileInput, 'name'>>): KeyCheck {
-    const stored = this.#require(name)
+    this.#require(name)
     const pem = (given: string | undefined, file: string) =>
       given ?? (existsSync(file) ? readFileSync(file, 'utf8') : '')
-    return this.add({
-      name,
-      appid: changes.appid ?? stored.appid,
-      baseUrl: changes.baseUrl ?? stored.base_url,
-      privateKeyPem: pem(changes.privateKeyPem, stored.private_key_file),
-      gatewayPublicKeyPem: pem(changes.gatewayPublicKeyPem, stored.gateway_public_key_file),
-      signScheme: changes.signScheme ?? stored.sign_scheme,
-      live: changes.live ?? stored.live,
+    return this.#save(name, (current) => {
+      if (!current) throw this.#missing(name)
+      return {
+        appid: changes.appid ?? current.appid,
+        baseUrl: changes.baseUrl ?? current.base_url,
+        privateKeyPem: pem(changes.privateKeyPem, current.private_key_file),
+        gatewayPublicKeyPem: pem(changes.gatewayPublicKeyPem, current.gateway_public_key_file),
+        signScheme: changes.signScheme ?? current.sign_scheme,
+        live: changes.live ?? current.live,
+      }
     })
   }
 
   /** Adds or replaces a profile. The first profile stored becomes the default. */
   add(input: ProfileInput, options: {makeDefault?: boolean} = {}): KeyCheck {
-    if (!NAME_PATTERN.test(input.name))
-      throw usageError(
-        `profile name "${input.name}" is not allowed.`,
-        'Use letters, digits, ".", "_" or "-" (at most 64).',
-      )
-    const appid = input.appid.trim()
-    if (!appid || appid.length > 32)
-      throw usageError(
-        `appid "${input.appid}" must be 1 to 32 characters.`,
-        'The appid is the merchant number, like mch20001.',
-      )
-    const baseUrl = normalizeBaseUrl(input.baseUrl)
-    const scheme = input.signScheme ?? 'rsa-md5'
-    if (!isSignScheme(scheme))
-      throw usageError(`sign scheme "${String(scheme)}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
-    const check = checkKeys(input.privateKeyPem, input.gatewayPublicKeyPem)
+    return this.#save(input.name, () => input, options)
+  }
 
+  /** Writes the profile `build` makes from the stored one (if any), checked, under the lock. */
+  #save(
+    name: string,
+    build: (current: StoredProfile | undefined) => Omit<ProfileInput, 'name'>,
+    options: {makeDefault?: boolean} = {},
+  ): KeyCheck {
+    if (!NAME_PATTERN.test(name)) throw usageError(`profile name ${quoted(name)} is not allowed.`, `Use ${NAME_RULE}.`)
     // Key files of their own for this version of the profile: a replaced profile keeps its keys until the store points elsewhere.
     const keysDir = ensurePrivateDir(join(this.dir, 'keys'))
     const version = randomBytes(4).toString('hex')
-    const privateKeyFile = join(keysDir, `${input.name}.${version}.private.pem`)
-    const gatewayKeyFile = join(keysDir, `${input.name}.${version}.gateway.pem`)
+    const privateKeyFile = join(keysDir, `${name}.${version}.private.pem`)
+    const gatewayKeyFile = join(keysDir, `${name}.${version}.gateway.pem`)
     let replaced: StoredProfile | undefined
+    let check: KeyCheck | undefined
     try {
-      writePrivateFile(privateKeyFile, input.privateKeyPem)
-      writePrivateFile(gatewayKeyFile, input.gatewayPublicKeyPem)
       this.#update((data) => {
-        replaced = data.profiles[input.name]
+        replaced = own(data, name)
+        const input = build(replaced)
+        const appid = input.appid.trim()
+        if (!appid || appid.length > 32)
+          throw usageError(
+            `appid ${quoted(input.appid)} must be 1 to 32 characters.`,
+            'The appid is the merchant number, like mch20001.',
+          )
+        const baseUrl = normalizeBaseUrl(input.baseUrl)
+        const scheme = input.signScheme ?? 'rsa-md5'
+        if (!isSignScheme(scheme))
+          throw usageError(`sign scheme ${quoted(scheme)} is not known.`, 'Use rsa-md5 or rsa-sha256.')
+        check = checkKeys(input.privateKeyPem, input.gatewayPublicKeyPem)
+        writePrivateFile(privateKeyFile, input.privateKeyPem)
+        writePrivateFile(gatewayKeyFile, input.gatewayPublicKeyPem)
         const profile = {
           appid,
           base_url: baseUrl,
@@ -226,15 +256,15 @@ export class ProfileStore {
           sign_scheme: scheme,
           live: Boolean(input.live),
         }
-        const isDefault = options.makeDefault || !data.default || !data.profiles[data.default]
-        return {profiles: {...data.profiles, [input.name]: profile}, default: isDefault ? input.name : data.default}
+        const isDefault = options.makeDefault || !data.default || !own(data, data.default)
+        return {profiles: {...data.profiles, [name]: profile}, default: isDefault ? name : data.default}
       })
     } catch (error) {
       removeKeys({private_key_file: privateKeyFile, gateway_public_key_file: gatewayKeyFile})
       throw error
     }
     if (replaced) removeKeys(replaced)
-    return check
+    return check!
   }
 
   use(name: string): void {
@@ -273,15 +303,17 @@ export class ProfileStore {
 
   #require(name: string): StoredProfile {
     const stored = this.stored(name)
-    if (!stored) {
-      const known = this.names()
-      throw usageError(
-        `There is no profile "${name}".`,
-        known.length
-          ? `Known profiles: ${known.join(', ')}.`
-          : 'Add one with gw profile add, or start the sandbox: gw sandbox start.',
-      )
-    }
+    if (!stored) throw this.#missing(name)
     return stored
+  }
+
+  #missing(name: string): GwError {
+    const known = this.names()
+    return usageError(
+      `There is no profile ${quoted(name)}.`,
+      known.length
+        ? `Known profiles: ${known.join(', ')}.`
+        : 'Add one with gw profile add, or start the sandbox: gw sandbox start.',
+    )
   }
 }
