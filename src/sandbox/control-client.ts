@@ -2,6 +2,7 @@
  * A client of the sandbox's control API (control.ts): what `gw sandbox pay` and the tests
  * use to act as the payer, set faults and read the ledger. Plain fetch: no signing, no keys.
  */
+import {HEALTH} from './control.js'
 import type {SandboxOrder} from './ledger.js'
 
 interface ControlAnswer<T> {
@@ -31,6 +32,12 @@ export class SandboxControl {
       parsed = {}
     }
     return {status: response.status, body: parsed as T}
+  }
+
+  /** Whether this origin is gw's sandbox: its health answer, and nothing else, says so. */
+  async isSandbox(): Promise<boolean> {
+    const answer = await this.call<{service?: unknown}>('GET', '/sandbox/health')
+    return answer.status === 200 && answer.body.service === HEALTH.service
   }
 
   /** Pays (or, with `fail`, declines) an order as its payer would. */

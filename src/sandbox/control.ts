@@ -13,6 +13,9 @@ import type {GatewayRules} from './rules/index.js'
 
 const MAX_CONTROL_BODY = 64 * 1024
 
+/** What GET /sandbox/health answers: how gw tells its sandbox from a gateway. */
+export const HEALTH = {ok: true, service: 'gw sandbox'} as const
+
 interface ControlContext {
   /** Delivers an order's notification again. */
   redeliver(order: SandboxOrder): void
@@ -50,7 +53,7 @@ export async function control(
   const {ledger, rules} = context
   switch (route) {
     case 'GET /sandbox/health':
-      return json(res, 200, {ok: true})
+      return json(res, 200, HEALTH)
     case 'GET /sandbox/stats':
       return json(res, 200, {requests: context.requests})
     case 'POST /sandbox/pay':

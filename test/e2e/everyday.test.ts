@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {startReceiver} from '../helpers/receiver.js'
 import {drawQr} from '../../src/lib/render/qr.js'
 import {readDrawnQr} from '../helpers/qr-screen.js'
 import {REPO_ROOT, tempDir} from '../helpers/shared.js'
@@ -158,6 +159,24 @@ describe('practice data', () => {
     const nowhere = await world.run(['sandbox', 'seed'], {env: {...base, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}})
     expect(nowhere.code).toBe(3)
     expect(nowhere.stderr).toContain('cannot reach the sandbox')
+    // A gateway (here one that answers 401 to everything) is not the sandbox: asked its health, then left alone.
+    const gateway = await startReceiver(() => ({status: 401, body: '{"error":"unauthorized"}'}))
+    try {
+      for (const args of [
+        ['sandbox', 'seed'],
+        ['sandbox', 'pay', 'INV-1'],
+        ['sandbox', 'notify', 'INV-1'],
+      ]) {
+        const refused = await world.run(args, {env: {...base, GW_BASE_URL: gateway.url}})
+        expect(refused.code, args.join(' ')).toBe(2)
+        expect(refused.stderr).toContain('is not gw sandbox')
+        expect(refused.stderr).toContain('nothing was sent')
+      }
+      expect(gateway.received).toHaveLength(3)
+      expect(gateway.received.every((r) => r.body === '')).toBe(true)
+    } finally {
+      await gateway.close()
+    }
     const keys = [
       '--private-key',
       merchant.private_key_file,

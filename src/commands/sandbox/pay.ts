@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {GwError} from '../../lib/errors.js'
 import {formatAmount} from '../../lib/gateway/protocol/index.js'
+import {shown} from '../../lib/untrusted.js'
 import type {SandboxOrder} from '../../sandbox/ledger.js'
 
 export default class SandboxPay extends GwCommand<typeof SandboxPay> {
@@ -13,13 +14,14 @@ export default class SandboxPay extends GwCommand<typeof SandboxPay> {
 
   async run(): Promise<{order: SandboxOrder}> {
     const {profile} = this
-    const {sandboxCall} = await import('../../lib/cli/sandbox-control.js')
-    const answer = await sandboxCall(profile, (control) =>
+    const {sandboxOf} = await import('../../lib/cli/sandbox-control.js')
+    const sandbox = await sandboxOf(profile)
+    const answer = await sandbox((control) =>
       control.pay(this.args.mch_order_no, {appid: profile.appid, fail: this.flags.fail}),
     )
     const {order, error} = answer.body
     if (answer.status !== 200 || !order)
-      throw new GwError('refused', error ?? `the sandbox answered HTTP ${answer.status}`)
+      throw new GwError('refused', error === undefined ? `the sandbox answered HTTP ${answer.status}` : shown(error))
     const outcome = order.state === 'SUCCESS' ? 'paid' : 'payment declined'
     this.log(`${order.mch_order_no}: ${outcome} (${formatAmount(order.total_fee, order.fee_type)}, ${order.channel}).`)
     return {order}

@@ -35,15 +35,15 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
   async run(): Promise<SeedResult> {
     const {flags, profile} = this
     if (profile.live) throw usageError(`Profile "${profile.name}" is live: seeding is for the sandbox only.`)
-    const [{sandboxCall}, {seedSandbox}, {seedView}] = await Promise.all([
+    const [{sandboxOf}, {seedSandbox}, {seedView}] = await Promise.all([
       import('../../lib/cli/sandbox-control.js'),
       import('../../lib/seed.js'),
       import('../../lib/render/sandbox.js'),
     ])
-    // A sandbox answers its control API; anything else is refused before an order is made.
-    await sandboxCall(profile, (control) => control.call('GET', '/sandbox/health'))
+    // Only gw's sandbox: anything else is refused before an order is made.
+    const sandbox = await sandboxOf(profile)
     const pay = async (mchOrderNo: string) => {
-      const answer = await sandboxCall(profile, (control) => control.pay(mchOrderNo, {appid: profile.appid}))
+      const answer = await sandbox((control) => control.pay(mchOrderNo, {appid: profile.appid}))
       if (answer.status !== 200) throw new GwError('refused', answer.body.error ?? `HTTP ${answer.status}`)
     }
     const work = await this.longWork('seeding', flags.orders, 'stopping: finishing the orders in flight')
