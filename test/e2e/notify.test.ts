@@ -327,3 +327,137 @@ describe('gw notify replay and a log', () => {
     })
   }, 60_000)
 })
+
+describe('what a developer or an attacker may bring to the listener, replay and sandbox notify', () => {
+  const freePort = async () => {
+    const {createServer} = await import('node:net')
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const {port} = server.address() as {port: number}
+    await new Promise((resolve) => server.close(resolve))
+    return port
+  }
+
+  it('replay verifies every logged body again: a forged "verified" line, an odd content type and lines that are not deliveries are not sent', async () => {
+    const log = join(world.configDir, `forged-${++n}.jsonl`)
+    const line = (body: string, type = 'text/plain;charset=utf-8', verdict = 'verified') =>
+      JSON.stringify({at: '2026-11-21T10:00:00Z', verdict, headers: {'content-type': type}, body})
+    const {writeFileSync} = await import('node:fs')
+    writeFileSync(
+      log,
+      [
+        line(notification(gatewayPem(), 'REAL-1')),
+        line(notification(otherPem(), 'FORGED-1')),
+        'null',
+        line(notification(gatewayPem(), 'TYPED-1'), 'application/x-www-form-urlencoded'),
+        '{"verdict":"verified","body":123}',
+        line(notification(gatewayPem(), 'REFUSED-1'), 'text/plain', 'REJECTED'),
+      ].join('\n'),
+    )
+    const app = await startReceiver(() => ({status: 200, body: NOTIFICATION_ACK}))
+    try {
+      const replayed = await world.run(['notify', 'replay', log, '--to', app.url, '--json'])
+      expect(replayed.code, replayed.stderr).toBe(0)
+      expect(app.received.map((r) => JSON.parse(r.body).data.mch_order_no)).toEqual(['REAL-1'])
+      expect(replayed.json()).toMatchObject({
+        replayed: [{line: 1, mch_order_no: 'REAL-1', acknowledged: true}],
+        skipped: [
+          {line: 2, reason: 'signature does not verify with the gateway public key'},
+          {line: 4, reason: 'it came with a content type the gateway does not send'},
+        ],
+      })
+      expect(replayed.stderr).toContain('lines 3, 5 are not deliveries logged by gw notify listen')
+      const ftp = await world.run(['notify', 'replay', log, '--to', 'ftp://127.0.0.1/x'])
+      expect(ftp.code).toBe(2)
+      expect(ftp.stderr).toContain('is not an http:// or https:// address')
+      expect(app.received).toHaveLength(1)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('--log to a folder or into a missing folder is refused before listening; a full disk is said once and answering goes on', async () => {
+    const folder = await world.run(['notify', 'listen', '--port', '0', '--log', world.configDir])
+    expect(folder.code).toBe(2)
+    expect(folder.stderr).toContain('it is a folder')
+    const missing = await world.run([
+      'notify',
+      'listen',
+      '--port',
+      '0',
+      '--log',
+      join(world.configDir, 'no/such.jsonl'),
+    ])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('its folder does not exist')
+    const full = await listen(['--log', '/dev/full', '--exit-after', '2', '--timeout', '30'])
+    expect(await post(full.url, notification(gatewayPem(), `FULL-${++n}`))).toEqual({
+      status: 200,
+      body: NOTIFICATION_ACK,
+    })
+    expect(await post(full.url, notification(gatewayPem(), `FULL-${++n}`))).toEqual({
+      status: 200,
+      body: NOTIFICATION_ACK,
+    })
+    const result = await full.result
+    expect(result.code).toBe(0)
+    expect(result.stderr.match(/cannot write to the log \/dev\/full \(ENOSPC\)/g)).toHaveLength(1)
+    expect(result.stderr).not.toContain('    at ')
+  })
+
+  it('a --timeout beyond what a timer holds is refused, exit 2, instead of stopping at once', async () => {
+    const huge = await world.run(['notify', 'listen', '--port', '0', '--timeout', '99999999'])
+    expect(huge.code).toBe(2)
+    expect(huge.stderr).toContain('--timeout')
+  })
+
+  it('--forward-to the listener itself is refused; a loop by another route is cut at the first turn', async () => {
+    const port = await freePort()
+    const itself = await world.run([
+      'notify',
+      'listen',
+      '--port',
+      String(port),
+      '--forward-to',
+      `http://localhost:${port}/x`,
+    ])
+    expect(itself.code).toBe(2)
+    expect(itself.stderr).toContain('is this listener itself')
+    // 127.0.0.2 is this machine too, by a name the listener cannot know as its own.
+    const spawned = world.spawn([
+      'notify',
+      'listen',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      String(port),
+      '--forward-to',
+      `http://127.0.0.2:${port}/x`,
+    ])
+    try {
+      await waitFor(async () => (await post(`http://127.0.0.1:${port}/`, 'x').catch(() => undefined)) ?? undefined)
+      const looped = await post(`http://127.0.0.1:${port}/`, notification(gatewayPem(), `LOOP-${++n}`))
+      expect(looped.status).toBe(508)
+      expect(looped.body).toContain('forwarded back to this listener')
+    } finally {
+      spawned.child.kill('SIGINT')
+    }
+    expect((await spawned.result).code).toBe(0)
+  })
+
+  it("sandbox notify shows the endpoint's answer safely, and exits 1 when it is not an acknowledgement", async () => {
+    const app = await startReceiver((i) =>
+      i === 0 ? {status: 200, body: NOTIFICATION_ACK} : {status: 200, body: 'ok\u001b[2J\u001b]0;pwned\u0007'},
+    )
+    try {
+      const mch = await paidOrderNotifying(app.url)
+      await waitFor(() => (app.received.length ? true : undefined))
+      const again = await world.run(['sandbox', 'notify', mch])
+      expect(again.code).toBe(1)
+      expect(again.stdout).toContain('not acknowledged (HTTP 200: ok\\x1B[2J\\x1B]0;pwned\\x07)')
+      expect(again.stdout).not.toContain('\u001b')
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -88,6 +88,18 @@ describe('gw sandbox start', () => {
     }
   })
 
+  it('says clearly when --host is not an address of this machine, exit 2, before any warning', async () => {
+    const result = await gw(
+      ['sandbox', 'start', '--host', '999.1.1.1', '--port', '0', '--data-dir', join(home, 'host')],
+      {
+        env: {GW_CONFIG_DIR: home},
+      },
+    )
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--host "999.1.1.1" is not an address of this machine')
+    expect(result.stderr).not.toContain('warning')
+  })
+
   it('refuses a bad --faults spec before starting', async () => {
     const result = await gw(['sandbox', 'start', '--faults', 'http-500=2'], {env: {GW_CONFIG_DIR: home}})
     expect(result.code).toBe(2)

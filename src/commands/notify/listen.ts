@@ -5,8 +5,9 @@ import {Flags} from '@oclif/core'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {isLoopbackHost, listenError} from '../../lib/cli/listening.js'
-import {ExitCode} from '../../lib/errors.js'
+import {ExitCode, usageError} from '../../lib/errors.js'
 import {plural} from '../../lib/render/words.js'
+import {quoted} from '../../lib/untrusted.js'
 
 export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   static override summary = 'receive, verify and answer payment notifications'
@@ -30,8 +31,10 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
       min: 1,
     }),
     timeout: Flags.integer({
-      description: 'exit 5 if --exit-after is not reached within SECONDS (without --exit-after: stop after SECONDS)',
+      description:
+        'exit 5 if --exit-after is not reached within SECONDS (without --exit-after: stop after SECONDS), up to 7 days',
       min: 1,
+      max: 7 * 86_400,
     }),
     log: Flags.string({
       description: 'append every delivery (headers, raw body, verdict, answer) to FILE as JSON lines',
@@ -40,13 +43,10 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
 
   async run(): Promise<void> {
     const {flags, profile} = this
-    if (!isLoopbackHost(flags.host)) {
-      const forward = flags['forward-to'] ? `, and passed on to ${flags['forward-to'].href}` : ''
-      this.warning(
-        `listening on ${flags.host}: any machine that reaches this one on port ${flags.port} can POST here. Only notifications signed with the gateway key of profile "${profile.name}" for ${profile.appid} are answered SUCCESS${forward}; everything else is refused and logged. Stop it when the test is done.`,
-      )
-    }
-    const [{NotificationListener}, {eventLine, rejectedWarning}] = await Promise.all([
+    const forwardTo = flags['forward-to']
+    if (forwardTo && forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:')
+      throw usageError(`--forward-to ${quoted(forwardTo.href)} is not an http:// or https:// address.`)
+    const [{NotificationListener, openLog}, {eventLine, rejectedWarning}] = await Promise.all([
       import('../../lib/notify/listener.js'),
       import('../../lib/render/notify.js'),
     ])
@@ -58,8 +58,12 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
       gatewayPublicKeyPem: profile.gatewayPublicKeyPem,
       signScheme: profile.signScheme,
       appid: profile.appid,
-      forwardTo: flags['forward-to']?.href,
-      logFile: flags.log,
+      forwardTo: forwardTo?.href,
+      log: flags.log === undefined ? undefined : openLog(flags.log),
+      onLogFailure: (error) =>
+        this.warning(
+          `cannot write to the log ${flags.log} (${error.code ?? error.message}): deliveries from now on are not logged; the listener goes on answering.`,
+        ),
       onEvent: (event) => {
         if (event.verdict === 'REJECTED') counts.rejected++
         else {
@@ -75,6 +79,20 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     const url = await listener.listen().catch((error: unknown) => {
       throw listenError(error, flags.host, flags.port)
     })
+    const port = new URL(url).port
+    if (forwardTo && isLoopbackHost(forwardTo.hostname.replace(/^\[|\]$/g, '')) && forwardTo.port === port) {
+      await listener.close()
+      throw usageError(
+        `--forward-to ${forwardTo.href} is this listener itself: each notification would be forwarded to itself without end.`,
+        'Give the address of your own endpoint, on another port.',
+      )
+    }
+    if (!isLoopbackHost(flags.host)) {
+      const forward = forwardTo ? `, and passed on to ${forwardTo.href}` : ''
+      this.warning(
+        `listening on ${flags.host}: any machine that reaches this one on port ${port} can POST here. Only notifications signed with the gateway key of profile "${profile.name}" for ${profile.appid} are answered SUCCESS${forward}; everything else is refused and logged. Stop it when the test is done.`,
+      )
+    }
     this.note(
       `listening for notifications at ${url} (profile "${profile.name}"); pass it as: gw order create ... --notify-url ${url}`,
     )

@@ -2,12 +2,13 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
-import type {Replayed} from '../../lib/notify/replay.js'
+import type {Replayed, Skipped} from '../../lib/notify/replay.js'
+import {quoted} from '../../lib/untrusted.js'
 
 export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
   static override summary = 'send logged notifications again to an endpoint'
   static override description =
-    'Reads a log written by gw notify listen --log, and POSTs each verified notification again to --to, exactly as the gateway sent it (the raw body and its content type), one at a time, showing each answer and whether it acknowledges (a JSON object with result SUCCESS and msg OK). A notification the gateway delivered several times is sent once; rejected deliveries are not sent. Exit 0 when every one is acknowledged, 1 when an answer is not an acknowledgement, 3 when the endpoint could not be reached.'
+    'Reads a log written by gw notify listen --log, and POSTs each notification the listener verified again to --to, exactly as the gateway sent it (the raw body and its content type), one at a time, showing each answer and whether it acknowledges (a JSON object with result SUCCESS and msg OK). The log is not taken on trust: each body is verified again with the gateway public key of the profile, and one that does not verify (or came with a content type the gateway does not send) is skipped, with why. A notification the gateway delivered several times is sent once; rejected deliveries are not sent. Exit 0 when every one is acknowledged, 1 when an answer is not an acknowledgement, 3 when the endpoint could not be reached.'
   static override examples = [
     '<%= config.bin %> notify replay notifications.jsonl --to http://localhost:3000/hooks/pay',
     '<%= config.bin %> notify replay notifications.jsonl --to http://localhost:3000/hooks/pay --only INV-1001 --json',
@@ -19,23 +20,34 @@ export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
     only: Flags.string({description: 'only the notifications of this order (merchant or gateway order number)'}),
   }
 
-  async run(): Promise<{to: string; replayed: Replayed[]}> {
+  async run(): Promise<{to: string; replayed: Replayed[]; skipped: Skipped[]}> {
     const {args, flags} = this
-    const [{readLog, replay}, {replayedLine}] = await Promise.all([
+    if (flags.to.protocol !== 'http:' && flags.to.protocol !== 'https:')
+      throw usageError(`--to ${quoted(flags.to.href)} is not an http:// or https:// address.`)
+    const [{readLog, replay}, {verifierOf}, {replayedLine}] = await Promise.all([
       import('../../lib/notify/replay.js'),
+      import('../../lib/notify/verification.js'),
       import('../../lib/render/notify.js'),
     ])
-    const {deliveries, unreadable} = readLog(args.log, flags.only)
-    if (unreadable.length)
-      this.warning(`${args.log}: lines ${unreadable.slice(0, 10).join(', ')} are not JSON; left out`)
+    const {deliveries, skipped, unreadable} = readLog(args.log, verifierOf(this.profile), flags.only)
+    if (unreadable.length) {
+      const which = `${unreadable.slice(0, 10).join(', ')}${unreadable.length > 10 ? ' …' : ''}`
+      this.warning(
+        `${args.log}: ${unreadable.length === 1 ? `line ${which} is not a delivery` : `lines ${which} are not deliveries`} logged by gw notify listen; left out`,
+      )
+    }
+    for (const {line, reason} of skipped)
+      this.warning(`${args.log}: line ${line} not sent: ${reason} (profile "${this.profile.name}")`)
     if (!deliveries.length)
-      throw usageError(`${args.log} has no verified notification${flags.only ? ` of ${flags.only}` : ''} to send.`)
+      throw usageError(
+        `${args.log} has no verified notification${flags.only ? ` of ${quoted(flags.only)}` : ''} to send.`,
+      )
     const replayed = await replay(deliveries, flags.to.href, (result) => this.log(replayedLine(result)))
     const failed = replayed.filter((r) => !r.acknowledged)
     this.note(`${replayed.length - failed.length} of ${replayed.length} acknowledged by ${flags.to.href}`)
     this.setExitCode(
       replayed.some((r) => r.error) ? ExitCode.Transport : failed.length ? ExitCode.Refused : ExitCode.Done,
     )
-    return {to: flags.to.href, replayed}
+    return {to: flags.to.href, replayed, skipped}
   }
 }

@@ -45,6 +45,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     'wait-timeout': Flags.integer({
       description: 'with --wait: give up after SECONDS (default: QR expiry, max 900)',
       min: 1,
+      max: 900,
     }),
     ...liveFlags,
     ...networkFlags,

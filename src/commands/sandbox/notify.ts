@@ -3,7 +3,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {GwError} from '../../lib/errors.js'
+import {ExitCode, GwError} from '../../lib/errors.js'
+import {shown} from '../../lib/untrusted.js'
 import type {SandboxOrder} from '../../sandbox/ledger.js'
 
 type Attempt = SandboxOrder['notifications'][number]
@@ -22,16 +23,18 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
       description: 'seconds to wait for the endpoint to answer (0: do not wait)',
       default: 15,
       min: 0,
+      max: 600,
     }),
   }
 
   async run(): Promise<{order: string; attempt?: Attempt}> {
     const {profile, args} = this
-    const {sandboxCall} = await import('../../lib/cli/sandbox-control.js')
+    const {sandboxOf} = await import('../../lib/cli/sandbox-control.js')
+    const sandbox = await sandboxOf(profile)
     const attempts = async () =>
-      (await sandboxCall(profile, (control) => control.notifications(args.mch_order_no))).body.notifications
+      (await sandbox((control) => control.notifications(args.mch_order_no))).body.notifications ?? []
     const before = (await attempts()).length
-    const answer = await sandboxCall(profile, (control) => control.notify(args.mch_order_no, profile.appid))
+    const answer = await sandbox((control) => control.notify(args.mch_order_no, profile.appid))
     if (answer.status !== 202 || !answer.body.order)
       throw new GwError('refused', answer.body.error ?? `the sandbox answered HTTP ${answer.status}`)
     const {order} = answer.body
@@ -40,16 +43,22 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
     while (Date.now() < deadline) {
       const attempt = (await attempts())[before]
       if (attempt) {
-        const said = attempt.error ?? `HTTP ${attempt.status}: ${attempt.reply}`
-        this.log(
-          attempt.delivered
-            ? `acknowledged (${said})`
-            : `not acknowledged (${said}); the sandbox retries as the gateway would`,
-        )
+        // The endpoint's words are not gw's: shown, bounded. Exit codes as gw notify replay's.
+        const said =
+          attempt.error === undefined ? `HTTP ${attempt.status}: ${shown(attempt.reply)}` : shown(attempt.error)
+        if (attempt.delivered) this.log(`acknowledged (${said})`)
+        else {
+          this.log(`not acknowledged (${said}); the sandbox retries as the gateway would`)
+          this.setExitCode(attempt.status === null ? ExitCode.Transport : ExitCode.Refused)
+        }
         return {order: order.mch_order_no, attempt}
       }
       await sleep(200)
     }
+    if (this.flags.wait > 0)
+      this.warning(
+        `no answer from ${order.notify_url} within ${this.flags.wait}s; the sandbox keeps trying (gw order query ${order.mch_order_no} shows the order)`,
+      )
     return {order: order.mch_order_no}
   }
 }

@@ -32,8 +32,9 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
       description: 'divide every delay and lifetime by N (notification retries, QR expiry, delayed refunds)',
       default: 1,
       min: 1,
+      max: 1_000_000,
     }),
-    'auto-pay': Flags.integer({description: 'pay every new order after SECONDS', min: 0}),
+    'auto-pay': Flags.integer({description: 'pay every new order after SECONDS (up to a day)', min: 0, max: 86_400}),
     faults: Flags.string({
       description:
         'inject faults, e.g. drop-after-commit=0.05,http-500=0.05,code-nonzero=0.05,notsure=0.02,bad-signature=0.01,refund-processing=0.1,latency=50-300ms',
@@ -53,11 +54,6 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
     } catch (error) {
       throw error instanceof FaultSpecError ? usageError(`--faults: ${error.message}.`) : error
     }
-    if (!isLoopbackHost(flags.host)) {
-      this.warning(
-        `listening on ${flags.host}: other machines can reach the sandbox's operations and payer pages (the control API still answers loopback only).`,
-      )
-    }
     const dataDir = resolve(flags['data-dir'] ?? defaultSandboxDir())
     const log = flags.quiet
       ? undefined
@@ -66,6 +62,11 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
     const sandbox = await startSandbox(options).catch((error: unknown) => {
       throw listenError(error, flags.host, flags.port)
     })
+    if (!isLoopbackHost(flags.host)) {
+      this.warning(
+        `listening on ${flags.host} port ${new URL(sandbox.info.base_url).port}: other machines can reach the sandbox's operations and payer pages (the control API still answers loopback only).`,
+      )
+    }
     const profile = flags['no-profile'] ? null : (adoptSandbox(this.store, sandbox.info), 'sandbox')
     const summary = {...sandbox.info, data_dir: dataDir, profile, default_profile: this.store.defaultName() ?? null}
     if (this.jsonEnabled()) this.logJson(summary)

@@ -96,9 +96,10 @@ export function listFilterOf(flags: {
 /** Flags of every command that talks to the gateway. */
 export const networkFlags = {
   timeout: Flags.integer({
-    description: 'seconds to wait for each answer (connect: at most 5)',
+    description: 'seconds to wait for each answer (connect: at most 5), up to 300',
     default: 15,
     min: 1,
+    max: 300,
     helpGroup: 'NETWORK',
   }),
   verbose: Flags.boolean({

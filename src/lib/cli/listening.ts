@@ -1,5 +1,6 @@
 /** What the commands that serve (the notification listener, the sandbox) share: loopback, and listen errors in words. */
 import {usageError} from '../errors.js'
+import {quoted} from '../untrusted.js'
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1']
 
@@ -15,5 +16,10 @@ export function listenError(error: unknown, host: string, port: number): unknown
     )
   }
   if (code === 'EACCES') return usageError(`not allowed to listen on ${host}:${port}.`, 'Use a port above 1024.')
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL' || code === 'EINVAL')
+    return usageError(
+      `--host ${quoted(host)} is not an address of this machine.`,
+      'Use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).',
+    )
   return error
 }

@@ -109,11 +109,11 @@ export async function post(
   url: string,
   body: string,
   contentType: string,
-  options: {limit: number; timeoutMs: number},
+  options: {limit: number; timeoutMs: number; headers?: Record<string, string>},
 ): Promise<Posted> {
   try {
-    const headers = {'content-type': contentType}
-    const answer = await send(new URL(url), {body, headers, ...options, connectTimeoutMs: options.timeoutMs})
+    const headers = {...options.headers, 'content-type': contentType}
+    const answer = await send(new URL(url), {...options, body, headers, connectTimeoutMs: options.timeoutMs})
     const type = answer.headers['content-type']?.toString() ?? 'text/plain'
     return {url, status: answer.status, body: answer.body.toString('utf8'), type}
   } catch (error) {

@@ -6,14 +6,16 @@
  * verified (never the raw bytes), and its answer is relayed, so the gateway's retries exercise
  * the merchant's code. Stopping closes idle and slow connections at once.
  */
-import {appendFileSync} from 'node:fs'
+import {randomUUID} from 'node:crypto'
+import {appendFileSync, closeSync, fstatSync, openSync} from 'node:fs'
 import {type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
+import {usageError} from '../errors.js'
 import {NOTIFICATION_ACK, isoTime} from '../gateway/protocol/index.js'
-import {type SignScheme, parsePublicKey} from '../gateway/signing.js'
+import type {SignScheme} from '../gateway/signing.js'
 import {type Posted, post, readBody, reply} from '../io/http.js'
-import {type NotificationFields, type Verifier, judgeNotification} from './verification.js'
+import {type NotificationFields, type Verifier, judgeNotification, verifierOf} from './verification.js'
 
 const MAX_NOTIFICATION_BYTES = 64 * 1024
 /** A delivery whose request is not whole within this is cut off (a slow client holds nothing for long). */
@@ -38,11 +40,44 @@ interface ListenerOptions {
   /** The profile's appid: notifications for another merchant are refused. */
   appid: string
   forwardTo?: string
-  logFile?: string
+  /** The log, opened by openLog, closed with the listener. */
+  log?: number
   onEvent: (event: NotificationEvent) => void
+  /** The log could not be written (a full disk): said once; the listener goes on answering. */
+  onLogFailure: (error: NodeJS.ErrnoException) => void
+}
+
+/**
+ * Opens the file --log appends to (0600), before the listener starts: a folder, a missing
+ * folder or a file it may not write is said at once (exit 2), not at the first delivery.
+ */
+export function openLog(path: string): number {
+  let fd: number
+  try {
+    fd = openSync(path, 'a', 0o600)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'ENOENT'
+        ? 'its folder does not exist'
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'it may not be written'
+            : `it cannot be opened (${code})`
+    throw usageError(`--log ${path}: ${why}.`, 'Give a file in a folder you can write, like notifications.jsonl.')
+  }
+  if (!fstatSync(fd).isFile() && !fstatSync(fd).isCharacterDevice()) {
+    closeSync(fd)
+    throw usageError(`--log ${path} is not a file.`, 'Give a file, like notifications.jsonl.')
+  }
+  return fd
 }
 
 const FAILURE = (msg: string) => JSON.stringify({result: 'FAIL', msg})
+
+/** Marks what a listener forwards, so one that receives its own forward (a loop, however routed) refuses it. */
+const FORWARDED_BY = 'x-gw-forwarded-by'
 
 export class NotificationListener {
   readonly #server: Server
@@ -52,13 +87,11 @@ export class NotificationListener {
   readonly #receiving = new Set<IncomingMessage>()
   #answering = 0
   #idle?: () => void
+  #logFailed = false
+  readonly #id = randomUUID()
 
   constructor(private readonly options: ListenerOptions) {
-    this.#verifier = {
-      key: parsePublicKey(options.gatewayPublicKeyPem),
-      scheme: options.signScheme,
-      appid: options.appid,
-    }
+    this.#verifier = verifierOf(options)
     this.#server = createServer({requestTimeout: REQUEST_TIMEOUT_MS}, (req, res) => {
       this.#handle(req, res)
         .catch((error: Error) => this.#answer(res, 500, FAILURE(`listener error: ${error.message}`)))
@@ -103,6 +136,8 @@ export class NotificationListener {
       this.#record({at, verdict: 'REJECTED', reason, retry: 0, answer, ...fields}, req.headers, raw)
     }
     if (body === 'too_large') return reject(413, `body larger than ${MAX_NOTIFICATION_BYTES} bytes`, '')
+    if (req.headers[FORWARDED_BY] === this.#id)
+      return reject(508, 'forwarded back to this listener: --forward-to leads to the listener itself', '')
     const raw = body.toString('utf8')
     const judged = judgeNotification(raw, this.#verifier)
     if (!judged.verified) return reject(400, judged.reason, raw, judged.fields)
@@ -116,7 +151,7 @@ export class NotificationListener {
       return
     }
     const type = req.headers['content-type'] ?? 'text/plain;charset=utf-8'
-    const limits = {limit: MAX_NOTIFICATION_BYTES, timeoutMs: FORWARD_TIMEOUT_MS}
+    const limits = {limit: MAX_NOTIFICATION_BYTES, timeoutMs: FORWARD_TIMEOUT_MS, headers: {[FORWARDED_BY]: this.#id}}
     const forwarded = await post(this.options.forwardTo, JSON.stringify(judged.envelope), type, limits)
     const answer =
       'error' in forwarded
@@ -127,8 +162,13 @@ export class NotificationListener {
   }
 
   #record(event: NotificationEvent, headers: IncomingHttpHeaders, raw: string): void {
-    if (this.options.logFile) {
-      appendFileSync(this.options.logFile, `${JSON.stringify({...event, headers, body: raw})}\n`, {mode: 0o600})
+    if (this.options.log !== undefined && !this.#logFailed) {
+      try {
+        appendFileSync(this.options.log, `${JSON.stringify({...event, headers, body: raw})}\n`)
+      } catch (error) {
+        this.#logFailed = true
+        this.options.onLogFailure(error as NodeJS.ErrnoException)
+      }
     }
     this.options.onEvent(event)
   }
@@ -141,5 +181,6 @@ export class NotificationListener {
     if (this.#answering > 0) await new Promise<void>((resolve) => (this.#idle = resolve))
     this.#server.closeAllConnections()
     await closed
+    if (this.options.log !== undefined) closeSync(this.options.log)
   }
 }

@@ -2,23 +2,47 @@
  * `gw notify replay`: the notifications a listener logged (--log, JSON lines), sent again to an
  * endpoint verbatim (the raw body and content type the gateway sent), one at a time, each
  * with the endpoint's answer and whether it acknowledges (a JSON object with result SUCCESS
- * and msg OK, as the gateway requires). Rejected deliveries are not replayed (they were never
- * the gateway's), and a payment whose notification was delivered several times is sent once,
- * as first delivered.
+ * and msg OK, as the gateway requires).
+ *
+ * The log is a file anyone may have edited: its verdicts and order numbers are not believed.
+ * Each body is verified again with the profile's gateway key, exactly as the listener does, and
+ * what is sent is what verifies, with a content type the gateway uses; the rest is skipped,
+ * with the reason. A payment whose notification was delivered several times is sent once, as
+ * first delivered.
  */
 import {readFileSync} from 'node:fs'
+
+import * as z from 'zod/mini'
 
 import {usageError} from '../errors.js'
 import {isAcknowledgement} from '../gateway/protocol/index.js'
 import {post} from '../io/http.js'
+import {type Verifier, judgeNotification} from './verification.js'
 
-interface LoggedDelivery {
+/** A line of the log as far as replay needs it: the raw body and the headers it came with. */
+const loggedSchema = z.looseObject({
+  at: z.optional(z.string()),
+  verdict: z.optional(z.string()),
+  headers: z.optional(z.record(z.string(), z.unknown())),
+  body: z.string(),
+})
+type Logged = z.infer<typeof loggedSchema> & {line: number}
+
+/** What the gateway sends notifications as: plain text or JSON, in UTF-8. */
+const CONTENT_TYPE = /^(?:text\/plain|application\/json)\s*(?:;\s*charset="?utf-8"?)?$/i
+
+interface Delivery {
+  line: number
   at?: string
-  verdict?: string
+  body: string
+  type: string
   mch_order_no?: string
   gw_order_no?: string
-  headers?: Record<string, string | string[] | undefined>
-  body?: string
+}
+
+export interface Skipped {
+  line: number
+  reason: string
 }
 
 export interface Replayed {
@@ -34,11 +58,16 @@ export interface Replayed {
   error?: string
 }
 
-/** The verified deliveries of a log, each body once, optionally only those of one order; unreadable lines are counted. */
+/**
+ * The deliveries of a log to send again: each body verified with `verifier`, each payment
+ * once, optionally only those of one order. Lines that are not a logged delivery are counted;
+ * deliveries that do not verify (or came with another content type) are skipped, with why.
+ */
 export function readLog(
   path: string,
+  verifier: Verifier,
   only?: string,
-): {deliveries: (LoggedDelivery & {line: number})[]; unreadable: number[]} {
+): {deliveries: Delivery[]; skipped: Skipped[]; unreadable: number[]} {
   let text
   try {
     text = readFileSync(path, 'utf8')
@@ -48,37 +77,54 @@ export function readLog(
       code === 'ENOENT' ? `The log ${path} does not exist.` : `The log ${path} cannot be read (${code}).`,
     )
   }
-  const deliveries: (LoggedDelivery & {line: number})[] = []
+  const logged: Logged[] = []
   const unreadable: number[] = []
-  const sent = new Set<string>()
   text.split('\n').forEach((raw, i) => {
     if (!raw.trim()) return
-    let entry: LoggedDelivery
+    let parsed: unknown
     try {
-      entry = JSON.parse(raw) as LoggedDelivery
+      parsed = JSON.parse(raw)
     } catch {
       return unreadable.push(i + 1)
     }
-    if (typeof entry.body !== 'string' || entry.verdict !== 'verified') return
-    if (only && entry.mch_order_no !== only && entry.gw_order_no !== only) return
-    // The gateway's retries of one payment are new deliveries (a new nonce and time): one per order.
-    const key = entry.gw_order_no ?? entry.mch_order_no ?? entry.body
-    if (sent.has(key)) return
-    sent.add(key)
-    deliveries.push({...entry, line: i + 1})
+    const entry = loggedSchema.safeParse(parsed)
+    if (!entry.success) return unreadable.push(i + 1)
+    // Deliveries the listener refused were never the gateway's (a body it refused may verify now: it is not sent).
+    if (entry.data.verdict === 'verified') logged.push({...entry.data, line: i + 1})
   })
-  return {deliveries, unreadable}
+  const deliveries: Delivery[] = []
+  const skipped: Skipped[] = []
+  const sent = new Set<string>()
+  for (const entry of logged) {
+    const judged = judgeNotification(entry.body, verifier)
+    if (!judged.verified) {
+      skipped.push({line: entry.line, reason: judged.reason})
+      continue
+    }
+    const {mch_order_no, gw_order_no} = judged.fields
+    if (only && mch_order_no !== only && gw_order_no !== only) continue
+    const type = [entry.headers?.['content-type']].flat()[0] ?? 'text/plain;charset=utf-8'
+    if (typeof type !== 'string' || !CONTENT_TYPE.test(type)) {
+      skipped.push({line: entry.line, reason: 'it came with a content type the gateway does not send'})
+      continue
+    }
+    // The gateway's retries of one payment are new deliveries (a new nonce and time): one per order.
+    const key = gw_order_no ?? mch_order_no ?? entry.body
+    if (sent.has(key)) continue
+    sent.add(key)
+    deliveries.push({line: entry.line, at: entry.at, body: entry.body, type, mch_order_no, gw_order_no})
+  }
+  return {deliveries, skipped, unreadable}
 }
 
 export async function replay(
-  deliveries: readonly (LoggedDelivery & {line: number})[],
+  deliveries: readonly Delivery[],
   to: string,
   onReplayed: (replayed: Replayed) => void,
 ): Promise<Replayed[]> {
   const results: Replayed[] = []
   for (const delivery of deliveries) {
-    const type = [delivery.headers?.['content-type']].flat()[0] ?? 'text/plain;charset=utf-8'
-    const answer = await post(to, delivery.body!, type, {limit: 64 * 1024, timeoutMs: 10_000})
+    const answer = await post(to, delivery.body, delivery.type, {limit: 64 * 1024, timeoutMs: 10_000})
     const {line, mch_order_no, gw_order_no, at: logged_at} = delivery
     const result: Replayed =
       'error' in answer

@@ -7,7 +7,7 @@
 import type {KeyObject} from 'node:crypto'
 
 import {type NotificationData, notificationDataSchema} from '../gateway/protocol/index.js'
-import {type SignScheme, verifyData} from '../gateway/signing.js'
+import {type SignScheme, parsePublicKey, verifyData} from '../gateway/signing.js'
 import {DuplicateKeyError, parseStrictJson} from '../io/strict-json.js'
 
 /** What a line about the notification shows: from the body as sent, verified or not. */
@@ -29,6 +29,17 @@ export interface Verifier {
   /** The profile's appid: a notification for another merchant is not ours to acknowledge. */
   appid: string
 }
+
+/** The verifier of a profile: its gateway key, sign scheme and appid. */
+export const verifierOf = (profile: {
+  gatewayPublicKeyPem: string
+  signScheme: SignScheme
+  appid: string
+}): Verifier => ({
+  key: parsePublicKey(profile.gatewayPublicKeyPem),
+  scheme: profile.signScheme,
+  appid: profile.appid,
+})
 
 export function judgeNotification(raw: string, verifier: Verifier): Judgement {
   const refuse = (reason: string, fields: NotificationFields = {}): Judgement => ({verified: false, reason, fields})
