@@ -73,8 +73,33 @@ export const tooLarge = (path: string) =>
 /** Whole numbers Excel cannot hold exactly (it keeps 15 significant digits). */
 const EXACT_LIMIT = 1e15
 
+/**
+ * exceljs's streaming reader now and then (about one read in two hundred, measured) parses a
+ * workbook.xml stored after the sheets as nothing, and fails with "reading 'sheets'". The file
+ * is not at fault: it is read again from the start, before any row was taken.
+ */
+const READ_ATTEMPTS = 3
+const isReaderRace = (error: unknown) => error instanceof TypeError && error.message.includes("reading 'sheets'")
+
 /** Opens the sheet named `wanted` (any case), or the first visible sheet; rows stream as `records` is iterated. */
 export async function readWorkbook(path: string, wanted: string | undefined): Promise<WorkbookRecords> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openSheet(path, wanted)
+    } catch (error) {
+      if (!(error instanceof ReaderRace) || attempt === READ_ATTEMPTS)
+        throw error instanceof ReaderRace ? error.usage : error
+    }
+  }
+}
+
+class ReaderRace extends Error {
+  constructor(readonly usage: GwError) {
+    super(usage.message)
+  }
+}
+
+async function openSheet(path: string, wanted: string | undefined): Promise<WorkbookRecords> {
   const {default: ExcelJS} = await import('exceljs')
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
     sharedStrings: 'cache',
@@ -97,13 +122,18 @@ export async function readWorkbook(path: string, wanted: string | undefined): Pr
         found = next.value
         break
       }
+      // A sheet passed over is read through: exceljs removes its temporary file (a sheet stored
+      // before the shared strings, as Excel stores them) as soon as we move on, while the
+      // sheet's stream may still be opening it.
+      for await (const _row of next.value) void _row
     }
   } catch (error) {
     if (error instanceof RangeError) throw tooLarge(path)
-    throw usageError(
+    const unreadable = usageError(
       `${path} is not a CSV or .xlsx file: it looks like a ZIP archive, but it cannot be read as a workbook (${quoted((error as Error).message)}).`,
       'Open it in Excel and save it again as .xlsx, or export the sheet as CSV UTF-8.',
     )
+    throw isReaderRace(error) ? new ReaderRace(unreadable) : unreadable
   }
   const names = sheets().map((s) => s.name)
   if (!found && !wanted) {
