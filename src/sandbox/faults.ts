@@ -8,7 +8,7 @@
  * - refund-processing: a refund is accepted as PROCESSING and answered TRADE_STATE_ERROR;
  *   it settles as SUCCESS 20 minutes later (divided by --time-scale).
  * - latency=MIN-MAXms: every answer waits that long.
- * A fault may be limited to one operation: `drop-after-commit=1@order_refund`.
+ * A fault may be limited to one operation: `drop-after-commit=1@order_refund`, `latency=2000ms@order_refund`.
  */
 
 import {OPERATIONS} from '../lib/gateway/protocol/index.js'
@@ -25,7 +25,7 @@ export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export interface Faults {
   rates: Partial<Record<FaultKind, {rate: number; operation?: string}>>
-  latency?: {min: number; max: number}
+  latency?: {min: number; max: number; operation?: string}
 }
 
 export class FaultSpecError extends Error {}
@@ -38,24 +38,25 @@ export function parseFaults(spec: string | undefined): Faults {
     .map((p) => p.trim())
     .filter(Boolean)) {
     const [name, value = ''] = part.split('=', 2).map((s) => s.trim()) as [string, string?]
+    const [amount = '', operation] = value.split('@', 2)
+    if (operation !== undefined && !(OPERATIONS as readonly string[]).includes(operation))
+      throw new FaultSpecError(`fault ${name}=${value}: "${operation}" is not an operation (${OPERATIONS.join(', ')})`)
+    const only = operation ? {operation} : {}
     if (name === 'latency') {
-      const match = /^(\d+)(?:-(\d+))?ms$/.exec(value)
-      if (!match) throw new FaultSpecError(`latency "${value}" must look like 50-300ms`)
+      const match = /^(\d{1,6})(?:-(\d{1,6}))?ms$/.exec(amount)
+      if (!match) throw new FaultSpecError(`latency "${value}" must look like 50-300ms (at most 999999ms)`)
       const min = Number(match[1])
       const max = Number(match[2] ?? match[1])
       if (max < min) throw new FaultSpecError(`latency "${value}": the maximum is below the minimum`)
-      faults.latency = {min, max}
+      faults.latency = {min, max, ...only}
       continue
     }
     if (!(FAULT_KINDS as readonly string[]).includes(name))
       throw new FaultSpecError(`unknown fault "${name}"; known: ${FAULT_KINDS.join(', ')}, latency`)
-    const [rateText = '', operation] = value.split('@', 2)
-    const rate = Number(rateText)
-    if (rateText === '' || !Number.isFinite(rate) || rate < 0 || rate > 1)
+    const rate = Number(amount)
+    if (amount === '' || !Number.isFinite(rate) || rate < 0 || rate > 1)
       throw new FaultSpecError(`fault ${name}=${value}: the rate must be a number from 0 to 1`)
-    if (operation !== undefined && !(OPERATIONS as readonly string[]).includes(operation))
-      throw new FaultSpecError(`fault ${name}=${value}: "${operation}" is not an operation (${OPERATIONS.join(', ')})`)
-    faults.rates[name as FaultKind] = {rate, ...(operation ? {operation} : {})}
+    faults.rates[name as FaultKind] = {rate, ...only}
   }
   return faults
 }
@@ -66,8 +67,9 @@ export function strikes(faults: Faults, kind: FaultKind, operation: string): boo
   return fault.rate > 0 && Math.random() < fault.rate
 }
 
-export function latencyOf(faults: Faults): number {
-  if (!faults.latency) return 0
+/** How long the answer to `operation` waits, in ms. */
+export function latencyOf(faults: Faults, operation: string): number {
+  if (!faults.latency || (faults.latency.operation && faults.latency.operation !== operation)) return 0
   const {min, max} = faults.latency
   return min + Math.floor(Math.random() * (max - min + 1))
 }

@@ -115,7 +115,7 @@ export class Operations {
     }
     this.#rememberNonce(nonceKey)
 
-    const latency = latencyOf(faults)
+    const latency = latencyOf(faults, operation)
     if (latency) await sleep(latency)
     if (strikes(faults, 'http-500', operation)) {
       log(`POST /Gateway/${name} ${merchant.appid} fault http-500`)

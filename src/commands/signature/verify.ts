@@ -38,9 +38,14 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
     let text
     try {
       text = readFileSync(args.file === '-' ? 0 : args.file, 'utf8')
-    } catch {
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
       throw usageError(
-        `There is no file ${args.file}.`,
+        code === 'ENOENT'
+          ? `There is no file ${args.file}.`
+          : code === 'EISDIR'
+            ? `${args.file} is a folder, not a file.`
+            : `${args.file} cannot be read (${code}).`,
         'Give the path of a saved response or notification body, or - to read standard input.',
       )
     }

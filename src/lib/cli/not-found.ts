@@ -27,7 +27,8 @@ export function closestCommand(words: readonly string[], commands: readonly stri
 
 const hook: Hook.CommandNotFound = async function (options) {
   const words = [...options.id.split(':'), ...(options.argv ?? [])]
-  const visible = options.config.commands.filter((c) => !c.hidden).map((c) => c.id)
+  // gw's own flags too: `gw --verison` is a near miss of --version.
+  const visible = [...options.config.commands.filter((c) => !c.hidden).map((c) => c.id), '--version', '--help']
   const found = closestCommand(words, visible)
   const typed = shown(words.join(' '), 80)
   const suggestion = found
