@@ -5,6 +5,7 @@
  * gw; then a merchant export to reconcile, with a few planted differences, and a refunds file
  * of orders still to refund are written.
  */
+import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 
 import {runBatch} from './batch.js'
@@ -64,7 +65,8 @@ const amountOf = (i: number, currency: string) => {
 }
 
 export async function seedSandbox(services: GatewayServices, options: SeedOptions): Promise<SeedResult> {
-  const run = `SEED-${compactTimestamp().slice(2, 12)}`
+  // Two seeds in the same second still make orders of their own.
+  const run = `SEED-${compactTimestamp().slice(2, 14)}-${randomBytes(2).toString('hex').toUpperCase()}`
   const seeded: Seeded[] = Array.from({length: options.orders}, (_, i) => {
     const [channel, fee_type] = KINDS[i % KINDS.length]!
     const mch_order_no = `${run}-${String(i + 1).padStart(3, '0')}`

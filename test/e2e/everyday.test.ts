@@ -25,6 +25,41 @@ afterAll(() => world.close())
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/
 
 describe('what did we do today: order list and refund list', () => {
+  it('--refresh with the gateway down lists what it knew, marked, warns, and exits 3', async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const made = [
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '100.00',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      'DOWN-1',
+      '--no-qr',
+    ]
+    const created = await world.run(made)
+    expect(created.code, created.stderr).toBe(0)
+    await world.pay('DOWN-1')
+    expect((await world.run(['refund', 'create', 'DOWN-1', '--amount', '10.00', '--yes'])).code).toBe(0)
+    const down = {
+      GW_APPID: merchant.appid,
+      GW_PRIVATE_KEY: merchant.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
+      GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
+    }
+    for (const what of ['order', 'refund']) {
+      const listed = await world.run([what, 'list', '--since', '10m', '--refresh', '--timeout', '1'], {env: down})
+      expect(listed.code, listed.stdout + listed.stderr).toBe(3)
+      expect(listed.stdout).toContain('(not refreshed)')
+      expect(listed.stderr).toMatch(
+        new RegExp(`warning: \\d+ of \\d+ ${what}s could not be refreshed \\(nothing is listening`),
+      )
+    }
+  })
+
   it('lists the orders made here, newest first, filtered by time, channel and state; --refresh asks the gateway', async () => {
     const make = async (channel: string) => {
       const created = await world.run([
@@ -199,6 +234,28 @@ describe('practice data', () => {
     expect(live.code).toBe(2)
     expect(live.stderr).toContain('Profile "real" is live: seeding is for the sandbox only.')
     expect((await world.requests()).native_pay ?? 0).toBe(before)
+  })
+})
+
+describe('flags checked before any work', () => {
+  it('a bad share, out-dir, --out, time or range is exit 2 naming the flag, and nothing is asked of the gateway', async () => {
+    const before = await world.requests()
+    const cases: [string[], string][] = [
+      [['sandbox', 'seed', '--paid', '2'], '--paid: 2 is not a share from 0 to 1.'],
+      [['sandbox', 'seed', '--out-dir', '/dev/null'], '--out-dir: /dev/null exists but is not a directory.'],
+      [['order', 'list', '--refresh', '--out', '/dev/null'], 'gw writes .xlsx workbooks and CSV files.'],
+      [['order', 'list', '--refresh', '--out', 'orders.txt'], 'not .txt'],
+      [['refund', 'list', '--refresh', '--since', '2026-02-30'], '--since 2026-02-30 is not a time gw reads.'],
+      [['order', 'list', '--refresh', '--since', '1d', '--until', '2d'], '--since 1d is not before --until 2d'],
+      [['order', 'query', 'X', '--timeout', '99999'], '--timeout: Expected an integer less than or equal to 300'],
+    ]
+    for (const [args, said] of cases) {
+      const result = await world.run(args)
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr).toContain(said)
+      expect(result.stderr).not.toContain('\\t')
+    }
+    expect(await world.requests()).toEqual(before)
   })
 })
 

@@ -294,6 +294,8 @@ describe('bulk refunds', () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-OUT')
     const content = `mch_order_no,refund_fee\n${order},100\n`
     const csv = csvFile(content)
+    const folder = join(world.configDir, 'a-folder.csv')
+    mkdirSync(folder, {recursive: true})
     for (const [args, message] of [
       [
         ['--out', '/nonexistent-gw-dir/report.csv'],
@@ -301,7 +303,8 @@ describe('bulk refunds', () => {
       ],
       [['--out', csv], /--out .* is the input file/],
       [['--journal', csv], /--journal .* is the input file/],
-      [['--out', world.configDir], /--out .* is a folder/],
+      [['--out', folder], /--out .* is a folder/],
+      [['--out', '/dev/null'], /gw writes \.xlsx workbooks and CSV files\./],
     ] as const) {
       const result = await bulk(csv, [...args])
       expect(result.code, result.stderr).toBe(2)

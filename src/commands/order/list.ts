@@ -21,6 +21,7 @@ export default class OrderList extends GwCommand<typeof OrderList> {
     const orders = await listOrders(history, service, listFilterOf(this.flags))
     this.log(orderListView(orders, this.profile.appid))
     await this.writeList(this.flags, ORDER_LIST_COLUMNS, orders.map(orderListRow), 'orders')
+    this.refreshFailures(orders, 'orders')
     return {orders}
   }
 }

@@ -21,6 +21,7 @@ export default class RefundList extends GwCommand<typeof RefundList> {
     const refunds = await listRefunds(service, listFilterOf(this.flags))
     this.log(refundListView(refunds, this.profile.appid))
     await this.writeList(this.flags, REFUND_LIST_COLUMNS, refunds.map(refundListRow), 'refunds')
+    this.refreshFailures(refunds, 'refunds')
     return {refunds}
   }
 }

@@ -1,4 +1,4 @@
-import {resolve} from 'node:path'
+import {join, resolve} from 'node:path'
 
 import {Flags} from '@oclif/core'
 
@@ -12,7 +12,7 @@ const share = (name: string, fallback: number) =>
     default: fallback,
     parse: async (input) => {
       const value = Number(input)
-      if (!(value >= 0 && value <= 1)) throw new Error(`--${name} ${input} is not a share from 0 to 1`)
+      if (!(value >= 0 && value <= 1)) throw new Error(`${input} is not a share from 0 to 1`)
       return value
     },
   })()
@@ -35,6 +35,12 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
   async run(): Promise<SeedResult> {
     const {flags, profile} = this
     if (profile.live) throw usageError(`Profile "${profile.name}" is live: seeding is for the sandbox only.`)
+    const outDir = resolve(flags['out-dir'])
+    const {checkOutputs} = await import('../../lib/files/output-paths.js')
+    checkOutputs(
+      undefined,
+      ['orders-export.csv', 'refunds.csv'].map((name) => ({flag: '--out-dir', path: join(outDir, name)})),
+    )
     const [{sandboxOf}, {seedSandbox}, {seedView}] = await Promise.all([
       import('../../lib/cli/sandbox-control.js'),
       import('../../lib/seed.js'),
@@ -51,7 +57,7 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
     try {
       result = await seedSandbox(await this.services(), {
         ...flags,
-        outDir: resolve(flags['out-dir']),
+        outDir,
         pay,
         tick: () => work.progress.tick(false),
       })

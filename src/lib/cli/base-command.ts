@@ -6,12 +6,12 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {closest, distance} from 'fastest-levenshtein'
 
-import {type ExitCode, GwError} from '../errors.js'
+import {ExitCode, GwError} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
-import {terminalSafe, withoutKeys} from '../untrusted.js'
+import {shown, terminalSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
 import {canonicalChoices} from './flags.js'
 import type {Work} from './progress.js'
@@ -151,6 +151,19 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     this.note(`written to ${flags.out}`)
   }
 
+  /**
+   * After a --refresh: those the gateway could not be asked about are said (their state is the
+   * one known before), and the run ends 3, so a script does not take old states for new ones.
+   */
+  protected refreshFailures(listed: readonly {refresh_failed?: string}[], what: string): void {
+    const failed = listed.filter((item) => item.refresh_failed !== undefined)
+    if (!failed.length) return
+    this.warning(
+      `${failed.length} of ${listed.length} ${what} could not be refreshed (${shown(failed[0]!.refresh_failed?.replace(/\.$/, ''))}): their state is the one gw knew before, marked "not refreshed".`,
+    )
+    this.setExitCode(ExitCode.Transport)
+  }
+
   /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */
   protected present(view: {text?: string; notes?: (string | undefined)[]; exitCode?: ExitCode}): void {
     if (view.text) this.log(view.text)
@@ -204,7 +217,16 @@ function flagSuggestions(message: string, known: readonly string[]): string | un
   return near.length ? `Did you mean ${near.join(', ')}?` : undefined
 }
 
+/** oclif's wording of a flag whose own check failed: "Parsing --flag \n\t<the check's message>\nSee more help…". */
+const FLAG_CHECK = /^Parsing (--\S+)\s*\n\t([\s\S]*?)(?:\nSee more help with --help)?$/
+
 function toGwError(error: Error, flagNames: readonly string[]): GwError {
+  // A flag's check failed (its value: a share out of range, a folder that is not one): the flag's problem, exit 2.
+  const check = FLAG_CHECK.exec(error.message)
+  if (check)
+    return new GwError('usage', `${check[1]}: ${check[2]}.`, {
+      advice: error instanceof GwError && error.advice ? error.advice : 'See the command and its examples with --help.',
+    })
   if (error instanceof GwError) return error
   // A key that is not a key is the profile's or the flag's problem; the message never holds key material.
   if (error instanceof KeyError)

@@ -4,7 +4,8 @@ import {Args, Flags} from '@oclif/core'
 import {usageError} from '../errors.js'
 import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
-import {parseTimeBound} from './time-range.js'
+import {parseTimeRange} from './time-range.js'
+import {checkOutputs} from '../files/output-paths.js'
 import {ALL_CHANNELS, CURRENCIES} from '../gateway/protocol/index.js'
 
 type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
@@ -73,7 +74,7 @@ export const listFlags = (states: readonly string[]) => ({
   ...batchFlags('queries', 8),
 })
 
-/** What the list flags ask for. */
+/** What the list flags ask for, checked before the history is read or the gateway asked (--out included). */
 export function listFilterOf(flags: {
   since?: string
   until?: string
@@ -82,10 +83,11 @@ export function listFilterOf(flags: {
   refresh: boolean
   concurrency: number
   rate?: number
+  out?: string
 }): ListFilter {
+  if (flags.out) checkOutputs(undefined, [{flag: '--out', path: flags.out, table: true}])
   return {
-    since: flags.since === undefined ? undefined : parseTimeBound(flags.since, '--since'),
-    until: flags.until === undefined ? undefined : parseTimeBound(flags.until, '--until'),
+    ...parseTimeRange(flags),
     channel: flags.channel,
     state: flags.state,
     refresh: flags.refresh,

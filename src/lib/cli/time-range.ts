@@ -1,28 +1,73 @@
 /**
- * --since and --until as people write them: a date (its start, local time), a date and time,
- * "today" or "yesterday", or a duration back from now (30m, 24h, 7d).
+ * --since and --until as people write them: a date (its start, local time), a date and time
+ * (local, or with Z or an offset), "today" or "yesterday", or a duration back from now (30m,
+ * 24h, 7d). Read strictly: 2026-02-30 or month 13 is refused rather than rolled into March,
+ * an offset is at most ±14:00, a duration at most ten years.
  */
 import {usageError} from '../errors.js'
 import {shown} from '../untrusted.js'
 
 const UNIT_MS: Record<string, number> = {m: 60_000, h: 3_600_000, d: 86_400_000}
 
+const MAX_DURATION_MS = 3650 * UNIT_MS.d!
+
 const startOfDay = (date: Date) => new Date(date.getFullYear(), date.getMonth(), date.getDate())
+
+/** A date, optionally a time (seconds and milliseconds optional), optionally Z or an offset. */
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(z|([+-])(\d{2}):?(\d{2}))?)?$/
+
+function dateTime(text: string): Date | undefined {
+  const match = DATE_TIME.exec(text)
+  if (!match) return undefined
+  const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => Number(part ?? 0))
+  const millisecond = Number((match[7] ?? '0').padEnd(3, '0'))
+  const [zone, sign, offsetHours, offsetMinutes] = match.slice(8, 12)
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
+  const offset = zone && zone !== 'z' ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) : 0
+  const valid =
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 59 &&
+    Number(offsetMinutes ?? 0) <= 59 &&
+    Math.abs(offset) <= 14 * 60
+  if (!valid) return undefined
+  const fields = [year!, month! - 1, day!, hour!, minute!, second!, millisecond] as const
+  return zone ? new Date(Date.UTC(...fields) - offset * 60_000) : new Date(...fields)
+}
 
 export function parseTimeBound(value: string, flag: string, now = new Date()): Date {
   const text = value.trim().toLowerCase()
   if (text === 'today') return startOfDay(now)
   if (text === 'yesterday') return new Date(startOfDay(now).getTime() - UNIT_MS.d!)
-  const duration = /^(\d+)\s*([mhd])$/.exec(text)
-  if (duration) return new Date(now.getTime() - Number(duration[1]) * UNIT_MS[duration[2]!]!)
-  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
-  if (day) return new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3]))
-  const parsed = /^\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}/.test(text) ? new Date(value.trim().replace(' ', 'T')) : undefined
-  if (parsed && !Number.isNaN(parsed.getTime())) return parsed
+  const duration = /^(\d{1,9})\s*([mhd])$/.exec(text)
+  const back = duration ? Number(duration[1]) * UNIT_MS[duration[2]!]! : undefined
+  if (back !== undefined && back <= MAX_DURATION_MS) return new Date(now.getTime() - back)
+  const parsed = back === undefined ? dateTime(text) : undefined
+  if (parsed) return parsed
   throw usageError(
     `${flag} ${shown(value, 40)} is not a time gw reads.`,
-    'Give a date (2026-11-20), a date and time (2026-11-20T14:00), today, yesterday, or a duration back from now (30m, 24h, 7d).',
+    'Give a date (2026-11-20), a date and time (2026-11-20T14:00, or with an offset: 2026-11-20T14:00+07:00), today, yesterday, or a duration back from now up to ten years (30m, 24h, 7d).',
   )
+}
+
+/** --since and --until read, the first before the second. */
+export function parseTimeRange(
+  range: {since?: string; until?: string},
+  now = new Date(),
+): {since?: Date; until?: Date} {
+  const since = range.since === undefined ? undefined : parseTimeBound(range.since, '--since', now)
+  const until = range.until === undefined ? undefined : parseTimeBound(range.until, '--until', now)
+  if (since && until && since.getTime() >= until.getTime())
+    throw usageError(
+      `--since ${shown(range.since, 40)} is not before --until ${shown(range.until, 40)}: nothing could be listed.`,
+      'Swap them, or give an earlier --since.',
+    )
+  return {since, until}
 }
 
 /** Whether an ISO time falls in [since, until). */

@@ -16,8 +16,8 @@ import {pipeline} from 'node:stream/promises'
 import {stringify} from 'csv-stringify'
 
 import {toDecimal} from '../gateway/protocol/index.js'
-import {usageError} from '../errors.js'
 import {temporaryBeside} from '../io/private-file.js'
+import {tableKind} from './output-paths.js'
 import type {FileKind} from './decoding.js'
 import type {TableHeader} from './table.js'
 
@@ -60,16 +60,9 @@ export function besideInput(input: string, suffix: string): string {
   return join(dirname(absolute), `${basename(absolute, extname(absolute))}${suffix}`)
 }
 
-/** Spreadsheet files gw does not write: a name ending so would be a CSV that opens badly. */
-const OTHER_WORKBOOKS = ['.xls', '.xlsm', '.xlsb', '.ods', '.numbers']
-
 /** The output to write: the one given (a CSV, or a workbook when it ends in .xlsx), else `NAME<suffix>.csv` or `.xlsx` beside the input, as the input is. */
 export function outputFor(input: string, given: string | undefined, suffix: string, kind: FileKind): string {
-  if (given && OTHER_WORKBOOKS.includes(extname(given).toLowerCase()))
-    throw usageError(
-      `--out ${given}: gw writes .xlsx workbooks and CSV files, not ${extname(given)}.`,
-      'Name it .xlsx or .csv.',
-    )
+  if (given) tableKind('--out', given)
   return given ?? besideInput(input, `${suffix}.${kind}`)
 }
 

@@ -1,27 +1,49 @@
 /**
- * Where a run writes, checked before it starts (before any money moves): each output can be
- * written, none is the input file or another output, and none is a folder.
+ * Where a run writes, checked before it starts (before any money moves, before a gateway is
+ * asked): each output is a CSV or workbook name where one is written, can be written, is not
+ * the input file or another output, and is not a folder, a device or a pipe (a report is
+ * written beside and moved into place, which would replace a device's node).
  */
 import {accessSync, constants, existsSync, realpathSync, statSync} from 'node:fs'
-import {dirname, resolve} from 'node:path'
+import {dirname, extname, resolve} from 'node:path'
 
 import {usageError} from '../errors.js'
 
 const real = (path: string) =>
   existsSync(path) ? realpathSync(path) : resolve(realpathSync(dirname(resolve(path))), path.split(/[\\/]/).pop()!)
 
-/** `outputs`: what each output is called (its flag) and its path. Throws a usage error naming the first that cannot be. */
-export function checkOutputs(input: string, outputs: {flag: string; path: string}[]): void {
-  const seen = new Map<string, string>([[realpathSync(input), 'the input file']])
-  for (const {flag, path} of outputs) {
+/** What a table output is written as, by its name: a workbook (.xlsx) or CSV (.csv); any other name is refused. */
+export function tableKind(flag: string, path: string): 'csv' | 'xlsx' {
+  const extension = extname(path).toLowerCase()
+  if (extension === '.csv' || extension === '.xlsx') return extension === '.csv' ? 'csv' : 'xlsx'
+  throw usageError(
+    `${flag} ${path}: gw writes .xlsx workbooks and CSV files${extension ? `, not ${extension}` : ''}.`,
+    'Name it .xlsx or .csv.',
+  )
+}
+
+/**
+ * `outputs`: what each output is called (its flag), its path, and whether it is a table (named
+ * .csv or .xlsx). Throws a usage error naming the first that cannot be written.
+ */
+export function checkOutputs(
+  input: string | undefined,
+  outputs: {flag: string; path: string; table?: boolean}[],
+): void {
+  const seen = new Map<string, string>(input === undefined ? [] : [[realpathSync(input), 'the input file']])
+  for (const {flag, path, table} of outputs) {
+    if (table) tableKind(flag, path)
     const dir = dirname(resolve(path))
     if (!existsSync(dir)) throw usageError(`${flag} ${path}: the folder ${dir} does not exist.`)
     const where = real(path)
     const same = seen.get(where)
     if (same) throw usageError(`${flag} ${path} is ${same}; give it a path of its own.`, 'Nothing was sent.')
     seen.set(where, flag)
-    if (existsSync(path) && statSync(path).isDirectory())
-      throw usageError(`${flag} ${path} is a folder; give a file name.`)
+    if (existsSync(path)) {
+      const stat = statSync(path)
+      if (stat.isDirectory()) throw usageError(`${flag} ${path} is a folder; give a file name.`)
+      if (!stat.isFile()) throw usageError(`${flag} ${path} is not a file (a device or a pipe); give a file name.`)
+    }
     try {
       accessSync(existsSync(path) ? path : dir, constants.W_OK)
     } catch {

@@ -1,10 +1,11 @@
-import {readFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import {AnnotatedWriter, besideInput, outputFor, spreadsheetSafe} from '../../../src/lib/files/annotated-output.js'
 import {resolveColumns} from '../../../src/lib/files/columns.js'
+import {checkOutputs} from '../../../src/lib/files/output-paths.js'
 import {Tally} from '../../../src/lib/files/tally.js'
 import {xmlSafe} from '../../../src/lib/untrusted.js'
 import {tempDir} from '../../helpers/shared.js'
@@ -76,6 +77,36 @@ describe('annotated output', () => {
     expect(besideInput('/data/orders-2026.csv', '.reconciled.csv')).toBe('/data/orders-2026.reconciled.csv')
     expect(outputFor('/data/o.xlsx', undefined, '.report', 'xlsx')).toBe('/data/o.report.xlsx')
     expect(outputFor('/data/o.xlsx', 'mine.csv', '.report', 'xlsx')).toBe('mine.csv')
+    expect(outputFor('/data/o.csv', 'MINE.XLSX', '.report', 'csv')).toBe('MINE.XLSX')
+  })
+})
+
+describe('where outputs may go', () => {
+  const dir = tempDir('gw-outputs-')
+  const input = join(dir, 'orders.csv')
+  writeFileSync(input, 'mch_order_no\n')
+  const check =
+    (path: string, table = true) =>
+    () =>
+      checkOutputs(input, [{flag: '--out', path, table}])
+
+  it('a table is named .csv or .xlsx; other names are refused, saying what gw writes', () => {
+    expect(check(join(dir, 'report.csv'))).not.toThrow()
+    expect(check(join(dir, 'report.XLSX'))).not.toThrow()
+    expect(check(join(dir, 'report.txt'))).toThrow('gw writes .xlsx workbooks and CSV files, not .txt')
+    expect(check(join(dir, 'report.xls'))).toThrow('not .xls')
+    expect(check(join(dir, 'report'))).toThrow('gw writes .xlsx workbooks and CSV files.')
+    expect(check(join(dir, 'journal.jsonl'), false)).not.toThrow()
+  })
+
+  it('never a device, a folder, a missing folder, or the input itself', () => {
+    expect(check('/dev/null', false)).toThrow('--out /dev/null is not a file (a device or a pipe)')
+    expect(check(join(dir, 'a-folder.csv'))).not.toThrow()
+    mkdirSync(join(dir, 'a-folder.csv'))
+    expect(check(join(dir, 'a-folder.csv'))).toThrow('is a folder')
+    expect(check(join(dir, 'nowhere', 'report.csv'))).toThrow('does not exist')
+    expect(check(input)).toThrow('is the input file')
+    expect(() => checkOutputs(undefined, [{flag: '--out', path: input, table: true}])).not.toThrow()
   })
 })
 
