@@ -330,6 +330,12 @@ describe('forgiving input', () => {
     const unknown = await world.run(['launch', 'rockets'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('See the commands with: gw help')
+    const version = await world.run(['--verison'])
+    expect(version.code).toBe(2)
+    expect(version.stderr).toContain('Did you mean: gw --version')
+    const folder = await world.run(['signature', 'verify', world.configDir])
+    expect(folder.code).toBe(2)
+    expect(folder.stderr).toContain(`${world.configDir} is a folder, not a file.`)
   })
 
   it('a mistyped flag gets "did you mean", exit 2, nothing sent', async () => {
