@@ -10,6 +10,8 @@ interface ControlAnswer<T> {
   body: T
 }
 
+const CONTROL_TIMEOUT_MS = 15_000
+
 export class SandboxControl {
   constructor(readonly origin: string) {}
 
@@ -19,10 +21,13 @@ export class SandboxControl {
     path: string,
     body?: unknown,
   ): Promise<ControlAnswer<T>> {
+    // Never redirected (a server that sends the health check elsewhere is not the sandbox), never waited on for long.
     const response = await fetch(`${this.origin}${path}`, {
       method,
       headers: body === undefined ? {} : {'content-type': 'application/json'},
       body: body === undefined ? undefined : JSON.stringify(body),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS),
     })
     const text = await response.text()
     let parsed: unknown

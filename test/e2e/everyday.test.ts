@@ -212,6 +212,25 @@ describe('practice data', () => {
     } finally {
       await gateway.close()
     }
+    // One that sends the health check on to the real sandbox is not the sandbox either.
+    const {createServer} = await import('node:http')
+    const asked: string[] = []
+    const redirecting = createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`)
+      res.writeHead(302, {location: `${world.sandbox.info.origin}/sandbox/health`}).end()
+    })
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve))
+    try {
+      const {port} = redirecting.address() as {port: number}
+      const env = {...base, GW_BASE_URL: `http://127.0.0.1:${port}/Gateway`}
+      const refused = await world.run(['sandbox', 'seed', '--orders', '2'], {env})
+      expect(refused.code, refused.stderr).toBe(2)
+      expect(refused.stderr).toContain('is not gw sandbox')
+      expect(asked).toEqual(['GET /sandbox/health'])
+    } finally {
+      redirecting.closeAllConnections()
+      await new Promise((resolve) => redirecting.close(resolve))
+    }
     const keys = [
       '--private-key',
       merchant.private_key_file,

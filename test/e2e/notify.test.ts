@@ -165,6 +165,7 @@ describe('gw notify listen', () => {
     const result = await listener.result
     expect(result.stdout).toMatch(/REJECTED {2}FORGED .*signature does not verify/)
     expect(result.stderr).toContain('rejected a notification: signature does not verify')
+    expect(result.stderr).toContain('check the gateway public key of profile "sandbox" if this repeats')
     expect(result.stderr).toContain('1 payment notified (1 verified delivery), 1 rejected.')
   })
 
@@ -352,6 +353,9 @@ describe('what a developer or an attacker may bring to the listener, replay and 
         line(notification(gatewayPem(), 'TYPED-1'), 'application/x-www-form-urlencoded'),
         '{"verdict":"verified","body":123}',
         line(notification(gatewayPem(), 'REFUSED-1'), 'text/plain', 'REJECTED'),
+        line(notification(gatewayPem(), 'NBSP-1'), 'text/plain\u00a0'),
+        line(notification(gatewayPem(), 'CRLF-1'), 'text/plain\r\nx-injected: 1'),
+        line(notification(gatewayPem(), 'HUGE-1').replace('{', `{"pad":"${'x'.repeat(70 * 1024)}",`)),
       ].join('\n'),
     )
     const app = await startReceiver(() => ({status: 200, body: NOTIFICATION_ACK}))
@@ -364,12 +368,22 @@ describe('what a developer or an attacker may bring to the listener, replay and 
         skipped: [
           {line: 2, reason: 'signature does not verify with the gateway public key'},
           {line: 4, reason: 'it came with a content type the gateway does not send'},
+          {line: 7, reason: 'it came with a content type the gateway does not send'},
+          {line: 8, reason: 'it came with a content type the gateway does not send'},
+          {line: 9, reason: `its body is larger than ${64 * 1024} bytes, which no listener takes`},
         ],
       })
       expect(replayed.stderr).toContain('lines 3, 5 are not deliveries logged by gw notify listen')
       const ftp = await world.run(['notify', 'replay', log, '--to', 'ftp://127.0.0.1/x'])
       expect(ftp.code).toBe(2)
       expect(ftp.stderr).toContain('is not an http:// or https:// address')
+      const secret = await world.run(['notify', 'replay', log, '--to', 'http://ops:hunter2@127.0.0.1:9/x'])
+      expect(secret.code).toBe(2)
+      expect(secret.stderr).not.toContain('hunter2')
+      expect((await world.run(['notify', 'replay', log, '--to', 'http://127.0.0.1:0/x'])).code).toBe(2)
+      const empty = await world.run(['notify', 'replay', log, '--to', app.url, '--only', ''])
+      expect(empty.code).toBe(2)
+      expect(empty.stderr).toContain('--only is empty')
       expect(app.received).toHaveLength(1)
     } finally {
       await app.close()
@@ -390,6 +404,13 @@ describe('what a developer or an attacker may bring to the listener, replay and 
     ])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('its folder does not exist')
+    const {execFileSync} = await import('node:child_process')
+    const fifo = join(world.configDir, `pipe-${++n}`)
+    execFileSync('mkfifo', [fifo])
+    const pipe = await world.run(['notify', 'listen', '--port', '0', '--log', fifo, '--timeout', '5'])
+    expect(pipe.code).toBe(2)
+    expect(pipe.stderr).toContain('it is not a file (a pipe)')
+    expect((await world.run(['notify', 'listen', '--port', '0', '--host', ''])).stderr).toContain('--host is empty')
     const full = await listen(['--log', '/dev/full', '--exit-after', '2', '--timeout', '30'])
     expect(await post(full.url, notification(gatewayPem(), `FULL-${++n}`))).toEqual({
       status: 200,
@@ -442,7 +463,10 @@ describe('what a developer or an attacker may bring to the listener, replay and 
     } finally {
       spawned.child.kill('SIGINT')
     }
-    expect((await spawned.result).code).toBe(0)
+    const ended = await spawned.result
+    expect(ended.code).toBe(0)
+    expect(ended.stderr).toContain('rejected a notification: forwarded back to this listener')
+    expect(ended.stderr).not.toContain('check the gateway public key')
   })
 
   it("sandbox notify shows the endpoint's answer safely, and exits 1 when it is not an acknowledgement", async () => {

@@ -265,6 +265,39 @@ describe('the profile store, as other hands and other processes leave it', () =>
     expect(listed.stderr).toContain('holds a profile named "$(touch pwned)')
     expect(listed.stderr).toContain('which is not a profile name')
     expect(listed.stderr).not.toContain('\u001b')
+    // "__proto__" would be taken as the record's prototype by a plain reader, and the profile silently lost.
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"$(touch pwned)\\u001b[2J"', '"__proto__"'))
+    const proto = await gw(['profile', 'list'], {env: storeEnv('hostile')})
+    expect(proto.code).toBe(2)
+    expect(proto.stderr).toContain('holds a profile named "__proto__"')
+  })
+
+  it('refuses a store edited to give a base URL gw would not accept, without repeating it', async () => {
+    expect((await addTo('edited', 'shop')).code).toBe(0)
+    const path = join(home, 'edited', 'profiles.json')
+    const original = readFileSync(path, 'utf8')
+    for (const url of ['http://ops:s3cret@127.0.0.1:9/Gateway', 'file:///etc/passwd']) {
+      writeFileSync(path, original.replace('http://127.0.0.1:9/Gateway', url))
+      for (const args of [
+        ['profile', 'show', 'shop'],
+        ['order', 'query', 'INV-1'],
+      ]) {
+        const result = await gw(args, {env: storeEnv('edited')})
+        expect(result.code, args.join(' ')).toBe(2)
+        expect(result.stderr).toContain('gives profile "shop" a base URL gw would not accept')
+        expect(result.stderr + result.stdout).not.toContain('s3cret')
+      }
+    }
+  })
+
+  it('says which profiles there are when none is the default', async () => {
+    expect((await addTo('nodefault', 'shop')).code).toBe(0)
+    expect((await addTo('nodefault', 'other')).code).toBe(0)
+    expect((await gw(['profile', 'remove', 'shop'], {env: storeEnv('nodefault')})).code).toBe(0)
+    const shown = await gw(['order', 'query', 'INV-1'], {env: storeEnv('nodefault')})
+    expect(shown.code).toBe(2)
+    expect(shown.stderr).toContain('No profile is the default (there are "other").')
+    expect(shown.stderr).toContain('gw profile use other')
   })
 
   it('refuses a base URL carrying a user name or password, and does not echo it', async () => {

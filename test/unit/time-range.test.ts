@@ -35,6 +35,21 @@ describe('--since and --until', () => {
       refused(value)
   })
 
+  it('refuse a local time a clock change skips; read years before 100 as they are written', () => {
+    const zone = process.env.TZ
+    process.env.TZ = 'America/New_York'
+    try {
+      refused('2026-03-08T02:30')
+      expect(at('2026-03-08T03:30').toISOString()).toBe('2026-03-08T07:30:00.000Z')
+      expect(at('2026-03-08').getDate()).toBe(8)
+    } finally {
+      if (zone === undefined) delete process.env.TZ
+      else process.env.TZ = zone
+    }
+    expect(at('0095-01-01').getFullYear()).toBe(95)
+    expect(at('0095-01-01T00:00Z').getUTCFullYear()).toBe(95)
+  })
+
   it('refuse durations beyond ten years and words it does not know', () => {
     for (const value of ['3651d', '99999999999d', '1y', 'last week', '', '-5d']) refused(value)
   })

@@ -3,11 +3,11 @@ import {once} from 'node:events'
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
+import {checkEndpoint} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
-import {isLoopbackHost, listenError} from '../../lib/cli/listening.js'
+import {checkHost, isItself, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
 import {plural} from '../../lib/render/words.js'
-import {quoted} from '../../lib/untrusted.js'
 
 export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   static override summary = 'receive, verify and answer payment notifications'
@@ -44,8 +44,8 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   async run(): Promise<void> {
     const {flags, profile} = this
     const forwardTo = flags['forward-to']
-    if (forwardTo && forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:')
-      throw usageError(`--forward-to ${quoted(forwardTo.href)} is not an http:// or https:// address.`)
+    if (forwardTo) checkEndpoint('--forward-to', forwardTo)
+    checkHost(flags.host)
     const [{NotificationListener, openLog}, {eventLine, rejectedWarning}] = await Promise.all([
       import('../../lib/notify/listener.js'),
       import('../../lib/render/notify.js'),
@@ -80,7 +80,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
       throw listenError(error, flags.host, flags.port)
     })
     const port = new URL(url).port
-    if (forwardTo && isLoopbackHost(forwardTo.hostname.replace(/^\[|\]$/g, '')) && forwardTo.port === port) {
+    if (forwardTo && isItself(forwardTo, flags.host, port)) {
       await listener.close()
       throw usageError(
         `--forward-to ${forwardTo.href} is this listener itself: each notification would be forwarded to itself without end.`,

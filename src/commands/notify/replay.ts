@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
+import {checkEndpoint} from '../../lib/cli/flags.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
 import type {Replayed, Skipped} from '../../lib/notify/replay.js'
 import {quoted} from '../../lib/untrusted.js'
@@ -22,8 +23,11 @@ export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
 
   async run(): Promise<{to: string; replayed: Replayed[]; skipped: Skipped[]}> {
     const {args, flags} = this
-    if (flags.to.protocol !== 'http:' && flags.to.protocol !== 'https:')
-      throw usageError(`--to ${quoted(flags.to.href)} is not an http:// or https:// address.`)
+    checkEndpoint('--to', flags.to)
+    if (flags.only !== undefined && !flags.only.trim())
+      throw usageError(
+        '--only is empty: give an order number (merchant or gateway), or leave --only out to send them all.',
+      )
     const [{readLog, replay}, {verifierOf}, {replayedLine}] = await Promise.all([
       import('../../lib/notify/replay.js'),
       import('../../lib/notify/verification.js'),

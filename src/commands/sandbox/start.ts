@@ -9,7 +9,7 @@ import {usageError} from '../../lib/errors.js'
 import {defaultSandboxDir} from '../../lib/paths.js'
 import {sandboxView} from '../../lib/render/sandbox.js'
 import {adoptSandbox} from '../../lib/profiles/sandbox-profile.js'
-import {isLoopbackHost, listenError} from '../../lib/cli/listening.js'
+import {checkHost, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
 
 export default class SandboxStart extends GwCommand<typeof SandboxStart> {
   static override summary = 'run the simulated gateway on this machine'
@@ -54,6 +54,7 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
     } catch (error) {
       throw error instanceof FaultSpecError ? usageError(`--faults: ${error.message}.`) : error
     }
+    checkHost(flags.host)
     const dataDir = resolve(flags['data-dir'] ?? defaultSandboxDir())
     const log = flags.quiet
       ? undefined

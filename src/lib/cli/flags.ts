@@ -2,6 +2,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {usageError} from '../errors.js'
+import {quoted} from '../untrusted.js'
 import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
 import {parseTimeRange} from './time-range.js'
@@ -73,6 +74,18 @@ export const listFlags = (states: readonly string[]) => ({
   bom: fileFlags().bom,
   ...batchFlags('queries', 8),
 })
+
+/** An address gw POSTs to (--to, --forward-to): http or https, a real port, no user name or password. */
+export function checkEndpoint(flag: string, url: URL): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`${flag} ${quoted(url.href)} is not an http:// or https:// address.`)
+  if (url.username || url.password)
+    throw usageError(
+      `${flag} must not carry a user name or password (user:password@host).`,
+      'Give the address without them.',
+    )
+  if (url.port === '0') throw usageError(`${flag} ${quoted(url.href)}: port 0 is not a port to send to.`)
+}
 
 /** What the list flags ask for, checked before the history is read or the gateway asked (--out included). */
 export function listFilterOf(flags: {

@@ -36,8 +36,19 @@ function dateTime(text: string): Date | undefined {
     Number(offsetMinutes ?? 0) <= 59 &&
     Math.abs(offset) <= 14 * 60
   if (!valid) return undefined
-  const fields = [year!, month! - 1, day!, hour!, minute!, second!, millisecond] as const
-  return zone ? new Date(Date.UTC(...fields) - offset * 60_000) : new Date(...fields)
+  // setFullYear, not the Date constructor, which takes years 0 to 99 as 1900 to 1999.
+  if (zone) {
+    const utc = new Date(0)
+    utc.setUTCFullYear(year!, month! - 1, day!)
+    utc.setUTCHours(hour!, minute!, second!, millisecond)
+    return new Date(utc.getTime() - offset * 60_000)
+  }
+  const local = new Date(0)
+  local.setFullYear(year!, month! - 1, day!)
+  local.setHours(hour!, minute!, second!, millisecond)
+  // A local time a clock change skips (02:30 when clocks go from 02:00 to 03:00) does not exist.
+  const given = match[4] !== undefined
+  return given && (local.getHours() !== hour || local.getMinutes() !== minute) ? undefined : local
 }
 
 export function parseTimeBound(value: string, flag: string, now = new Date()): Date {

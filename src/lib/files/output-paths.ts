@@ -32,9 +32,11 @@ export function checkOutputs(
 ): void {
   const seen = new Map<string, string>(input === undefined ? [] : [[realpathSync(input), 'the input file']])
   for (const {flag, path, table} of outputs) {
+    if (/[\\/]$/.test(path)) throw usageError(`${flag} ${path} ends in a folder separator; give a file name.`)
     if (table) tableKind(flag, path)
     const dir = dirname(resolve(path))
     if (!existsSync(dir)) throw usageError(`${flag} ${path}: the folder ${dir} does not exist.`)
+    if (!statSync(dir).isDirectory()) throw usageError(`${flag} ${path}: ${dir} is not a folder.`)
     const where = real(path)
     const same = seen.get(where)
     if (same) throw usageError(`${flag} ${path} is ${same}; give it a path of its own.`, 'Nothing was sent.')

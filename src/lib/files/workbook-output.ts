@@ -43,6 +43,8 @@ function addSheet(workbook: Workbook, name: string, header: string[]): Worksheet
 
 export async function workbookSink(stream: Writable, columns: string[], sheetName: string): Promise<RowSink> {
   const {default: ExcelJS} = await import('exceljs')
+  // exceljs's writer calls Buffer() (Node's DEP0005 warning): noise on a user's terminal they cannot act on.
+  process.noDeprecation = true
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({stream, useStyles: true, useSharedStrings: false})
   const sheet = addSheet(workbook, sheetName, columns)
   return {

@@ -7,7 +7,7 @@
  * the merchant's code. Stopping closes idle and slow connections at once.
  */
 import {randomUUID} from 'node:crypto'
-import {appendFileSync, closeSync, fstatSync, openSync} from 'node:fs'
+import {appendFileSync, closeSync, constants as fsConstants, fstatSync, openSync} from 'node:fs'
 import {type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
@@ -15,9 +15,15 @@ import {usageError} from '../errors.js'
 import {NOTIFICATION_ACK, isoTime} from '../gateway/protocol/index.js'
 import type {SignScheme} from '../gateway/signing.js'
 import {type Posted, post, readBody, reply} from '../io/http.js'
-import {type NotificationFields, type Verifier, judgeNotification, verifierOf} from './verification.js'
+import {
+  MAX_NOTIFICATION_BYTES,
+  type NotificationFields,
+  type Verifier,
+  isGatewayContentType,
+  judgeNotification,
+  verifierOf,
+} from './verification.js'
 
-const MAX_NOTIFICATION_BYTES = 64 * 1024
 /** A delivery whose request is not whole within this is cut off (a slow client holds nothing for long). */
 const REQUEST_TIMEOUT_MS = 15_000
 const FORWARD_TIMEOUT_MS = 10_000
@@ -54,7 +60,9 @@ interface ListenerOptions {
 export function openLog(path: string): number {
   let fd: number
   try {
-    fd = openSync(path, 'a', 0o600)
+    // Non-blocking: a named pipe nobody reads fails at once (ENXIO) instead of hanging here.
+    const {O_WRONLY, O_APPEND, O_CREAT, O_NONBLOCK} = fsConstants
+    fd = openSync(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0o600)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const why =
@@ -64,7 +72,9 @@ export function openLog(path: string): number {
           ? 'it is a folder'
           : code === 'EACCES' || code === 'EPERM'
             ? 'it may not be written'
-            : `it cannot be opened (${code})`
+            : code === 'ENXIO'
+              ? 'it is not a file (a pipe)'
+              : `it cannot be opened (${code})`
     throw usageError(`--log ${path}: ${why}.`, 'Give a file in a folder you can write, like notifications.jsonl.')
   }
   if (!fstatSync(fd).isFile() && !fstatSync(fd).isCharacterDevice()) {
@@ -150,7 +160,9 @@ export class NotificationListener {
       this.#record({at, verdict: 'verified', retry, answer, ...fields}, req.headers, raw)
       return
     }
-    const type = req.headers['content-type'] ?? 'text/plain;charset=utf-8'
+    // Forwarded as the gateway's content type; what a sender made up is not passed on.
+    const sent = req.headers['content-type']
+    const type = isGatewayContentType(sent) ? sent : 'text/plain;charset=utf-8'
     const limits = {limit: MAX_NOTIFICATION_BYTES, timeoutMs: FORWARD_TIMEOUT_MS, headers: {[FORWARDED_BY]: this.#id}}
     const forwarded = await post(this.options.forwardTo, JSON.stringify(judged.envelope), type, limits)
     const answer =

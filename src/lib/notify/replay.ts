@@ -17,7 +17,7 @@ import * as z from 'zod/mini'
 import {usageError} from '../errors.js'
 import {isAcknowledgement} from '../gateway/protocol/index.js'
 import {post} from '../io/http.js'
-import {type Verifier, judgeNotification} from './verification.js'
+import {MAX_NOTIFICATION_BYTES, type Verifier, isGatewayContentType, judgeNotification} from './verification.js'
 
 /** A line of the log as far as replay needs it: the raw body and the headers it came with. */
 const loggedSchema = z.looseObject({
@@ -27,9 +27,6 @@ const loggedSchema = z.looseObject({
   body: z.string(),
 })
 type Logged = z.infer<typeof loggedSchema> & {line: number}
-
-/** What the gateway sends notifications as: plain text or JSON, in UTF-8. */
-const CONTENT_TYPE = /^(?:text\/plain|application\/json)\s*(?:;\s*charset="?utf-8"?)?$/i
 
 interface Delivery {
   line: number
@@ -96,6 +93,13 @@ export function readLog(
   const skipped: Skipped[] = []
   const sent = new Set<string>()
   for (const entry of logged) {
+    if (Buffer.byteLength(entry.body) > MAX_NOTIFICATION_BYTES) {
+      skipped.push({
+        line: entry.line,
+        reason: `its body is larger than ${MAX_NOTIFICATION_BYTES} bytes, which no listener takes`,
+      })
+      continue
+    }
     const judged = judgeNotification(entry.body, verifier)
     if (!judged.verified) {
       skipped.push({line: entry.line, reason: judged.reason})
@@ -104,7 +108,7 @@ export function readLog(
     const {mch_order_no, gw_order_no} = judged.fields
     if (only && mch_order_no !== only && gw_order_no !== only) continue
     const type = [entry.headers?.['content-type']].flat()[0] ?? 'text/plain;charset=utf-8'
-    if (typeof type !== 'string' || !CONTENT_TYPE.test(type)) {
+    if (!isGatewayContentType(type)) {
       skipped.push({line: entry.line, reason: 'it came with a content type the gateway does not send'})
       continue
     }

@@ -10,6 +10,13 @@ import {type NotificationData, notificationDataSchema} from '../gateway/protocol
 import {type SignScheme, parsePublicKey, verifyData} from '../gateway/signing.js'
 import {DuplicateKeyError, parseStrictJson} from '../io/strict-json.js'
 
+/** The largest notification body gw takes (the listener) or sends again (replay). */
+export const MAX_NOTIFICATION_BYTES = 64 * 1024
+
+/** What the gateway sends notifications as: plain text or JSON, in UTF-8, written plainly. */
+export const isGatewayContentType = (type: unknown): type is string =>
+  typeof type === 'string' && /^(?:text\/plain|application\/json)(?:; ?charset="?utf-8"?)?$/i.test(type)
+
 /** What a line about the notification shows: from the body as sent, verified or not. */
 export interface NotificationFields {
   mch_order_no?: string

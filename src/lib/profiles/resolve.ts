@@ -39,6 +39,12 @@ export function resolveProfile(flag: string | undefined, store = new ProfileStor
   const fromEnvironment = environmentProfile()
   if (fromEnvironment) return fromEnvironment
   const fallback = store.defaultName()
+  const known = store.names()
+  if (!fallback && known.length)
+    throw usageError(
+      `No profile is the default (there are ${known.map((name) => `"${name}"`).join(', ')}).`,
+      `Pick one for this command with --profile ${known[0]}, or make it the default: gw profile use ${known[0]}.`,
+    )
   if (!fallback) {
     throw new GwError('usage', 'No profile is set up.', {
       advice:

@@ -137,22 +137,33 @@ export class ProfileStore {
     return this.#data
   }
 
+  /** The store as on disk, held to what `add` writes: a file edited by hand is checked as a new profile is. */
   #read(): StoreShape {
     if (!existsSync(this.path)) return {profiles: {}}
-    const parsed = storeSchema.safeParse(readJson(this.path))
-    if (!parsed.success) {
-      throw usageError(
-        `The profile store ${this.path} is damaged.`,
-        'Move it aside and add the profiles again (gw profile add).',
+    const raw = readJson(this.path) as {profiles?: unknown} | undefined
+    const damaged = (why: string) =>
+      usageError(
+        `The profile store ${this.path} ${why}.`,
+        'Correct it there, or move it aside and add the profiles again (gw profile add).',
       )
-    }
-    // Names reach shells (completion) and file names: only names gw itself would accept.
-    const strange = Object.keys(parsed.data.profiles).find((name) => !NAME_PATTERN.test(name))
+    // Names reach shells (completion) and file names: only names gw itself would accept, read
+    // before zod, which would take "__proto__" as the record's prototype and drop the profile.
+    const names = raw?.profiles && typeof raw.profiles === 'object' ? Object.keys(raw.profiles) : []
+    const strange = names.find((name) => !NAME_PATTERN.test(name))
     if (strange !== undefined)
-      throw usageError(
-        `The profile store ${this.path} holds a profile named ${quoted(strange)}, which is not a profile name.`,
-        `Rename it there (${NAME_RULE}) or remove it.`,
-      )
+      throw damaged(`holds a profile named ${quoted(strange)}, which is not a profile name (${NAME_RULE})`)
+    const parsed = storeSchema.safeParse(raw)
+    if (!parsed.success) throw damaged('is damaged')
+    for (const [name, profile] of Object.entries(parsed.data.profiles)) {
+      try {
+        normalizeBaseUrl(profile.base_url)
+      } catch {
+        // Not repeated: it may hold a password.
+        throw damaged(
+          `gives profile "${name}" a base URL gw would not accept (http or https, no user name or password, no query)`,
+        )
+      }
+    }
     return parsed.data
   }
 

@@ -32,5 +32,8 @@ export function replayedLine(result: Replayed): string {
 
 /** Said on stderr for each rejected notification. */
 export function rejectedWarning(event: NotificationEvent, profile: string): string {
-  return `rejected a notification: ${shown(event.reason)}. It was answered as a failure, so the gateway will retry; check the gateway public key of profile "${profile}" if this repeats.`
+  const advice = event.reason?.startsWith('signature')
+    ? `; check the gateway public key of profile "${profile}" if this repeats`
+    : ''
+  return `rejected a notification: ${shown(event.reason)}. It was answered as a failure, so the gateway will retry${advice}.`
 }

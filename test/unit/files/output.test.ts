@@ -105,6 +105,8 @@ describe('where outputs may go', () => {
     mkdirSync(join(dir, 'a-folder.csv'))
     expect(check(join(dir, 'a-folder.csv'))).toThrow('is a folder')
     expect(check(join(dir, 'nowhere', 'report.csv'))).toThrow('does not exist')
+    expect(check(join(dir, 'report.csv/'))).toThrow('ends in a folder separator')
+    expect(check('/dev/null/report.csv')).toThrow('/dev/null is not a folder')
     expect(check(input)).toThrow('is the input file')
     expect(() => checkOutputs(undefined, [{flag: '--out', path: input, table: true}])).not.toThrow()
   })
