@@ -336,14 +336,7 @@ describe('gw order query and close', () => {
     const mch = await createPaid('12.00', 'truemoney')
     const fresh = tempDir('gw-fresh-')
     try {
-      const merchant = world.sandbox.info.merchants[0]!
-      const env = {
-        GW_CONFIG_DIR: fresh,
-        GW_APPID: merchant.appid,
-        GW_PRIVATE_KEY: merchant.private_key_file,
-        GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
-        GW_BASE_URL: world.sandbox.info.base_url,
-      }
+      const env = world.environmentProfile({GW_CONFIG_DIR: fresh})
       const result = await world.run(['order', 'query', mch], {env})
       expect(result.code).toBe(0)
       expect(result.stderr).toContain('found on channel truemoney')
@@ -457,14 +450,7 @@ describe('gw refund create and query', () => {
     const fresh = tempDir('gw-fresh-')
     try {
       const mch = await createPaid()
-      const merchant = world.sandbox.info.merchants[0]!
-      const env = {
-        GW_CONFIG_DIR: fresh,
-        GW_APPID: merchant.appid,
-        GW_PRIVATE_KEY: merchant.private_key_file,
-        GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
-        GW_BASE_URL: world.sandbox.info.base_url,
-      }
+      const env = world.environmentProfile({GW_CONFIG_DIR: fresh})
       const result = await world.run(['refund', 'query', mch, '--channel', 'wechat'], {env})
       expect(result.code).toBe(0)
       expect(result.stdout).toContain('has completed: the gateway shows it paid in full')
@@ -559,13 +545,7 @@ describe('retries never duplicate money', () => {
 
 describe('exit codes', () => {
   it('3 when nothing listens at the base URL, also under --json', async () => {
-    const merchant = world.sandbox.info.merchants[0]!
-    const env = {
-      GW_APPID: merchant.appid,
-      GW_PRIVATE_KEY: merchant.private_key_file,
-      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
-      GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
-    }
+    const env = world.environmentProfile({GW_BASE_URL: 'http://127.0.0.1:9/Gateway'})
     const text = await world.run(['order', 'query', 'X1', '--channel', 'wechat'], {env})
     expect(text.code).toBe(3)
     expect(text.stderr).toContain('nothing is listening at http://127.0.0.1:9/Gateway/order_query (connection refused)')
@@ -692,13 +672,7 @@ describe('gw doctor', () => {
 
   it('diagnoses a wrong private key as a rejected signature', async () => {
     const other = tempFile('stranger.pem', strangerKeys.merchant!.private_pkcs1!)
-    const merchant = world.sandbox.info.merchants[0]!
-    const env = {
-      GW_APPID: merchant.appid,
-      GW_PRIVATE_KEY: other,
-      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
-      GW_BASE_URL: world.sandbox.info.base_url,
-    }
+    const env = world.environmentProfile({GW_PRIVATE_KEY: other})
     const result = await world.run(['doctor', '--json'], {env})
     expect(result.code).toBe(1)
     const report = result.json<{checks: {name: string; verdict: string; advice?: string}[]}>()

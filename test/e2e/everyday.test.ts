@@ -26,7 +26,6 @@ const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/
 
 describe('what did we do today: order list and refund list', () => {
   it('--refresh with the gateway down lists what it knew, marked, warns, and exits 3', async () => {
-    const merchant = world.sandbox.info.merchants[0]!
     const made = [
       'order',
       'create',
@@ -44,12 +43,7 @@ describe('what did we do today: order list and refund list', () => {
     expect(created.code, created.stderr).toBe(0)
     await world.pay('DOWN-1')
     expect((await world.run(['refund', 'create', 'DOWN-1', '--amount', '10.00', '--yes'])).code).toBe(0)
-    const down = {
-      GW_APPID: merchant.appid,
-      GW_PRIVATE_KEY: merchant.private_key_file,
-      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
-      GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
-    }
+    const down = world.environmentProfile({GW_BASE_URL: 'http://127.0.0.1:9/Gateway'})
     for (const what of ['order', 'refund']) {
       const listed = await world.run([what, 'list', '--since', '10m', '--refresh', '--timeout', '1'], {env: down})
       expect(listed.code, listed.stdout + listed.stderr).toBe(3)
@@ -124,13 +118,7 @@ describe('what did we do today: order list and refund list', () => {
     const csv = join(world.configDir, 'today.csv')
     await world.run(['refund', 'list', '--since', 'today', '--out', csv])
     expect(readFileSync(csv, 'utf8')).toMatch(/^\ufeffat,mch_refund_no,mch_order_no,/)
-    const merchant = world.sandbox.info.merchants[0]!
-    const other = {
-      GW_APPID: 'mch99999',
-      GW_PRIVATE_KEY: merchant.private_key_file,
-      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
-      GW_BASE_URL: world.sandbox.info.base_url,
-    }
+    const other = world.environmentProfile({GW_APPID: 'mch99999'})
     expect((await world.run(['refund', 'list'], {env: other})).stdout).toContain(
       'No refunds made on this machine for mch99999',
     )
@@ -186,11 +174,7 @@ describe('practice data', () => {
 
   it('sandbox seed refuses a live profile and a gateway that is not the sandbox, before making anything', async () => {
     const merchant = world.sandbox.info.merchants[0]!
-    const base = {
-      GW_APPID: merchant.appid,
-      GW_PRIVATE_KEY: merchant.private_key_file,
-      GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
-    }
+    const base = world.environmentProfile()
     const nowhere = await world.run(['sandbox', 'seed'], {env: {...base, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}})
     expect(nowhere.code).toBe(3)
     expect(nowhere.stderr).toContain('cannot reach the sandbox')

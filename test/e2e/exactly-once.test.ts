@@ -98,14 +98,7 @@ describe('a single refund', () => {
   it('killed after a history line cut short: its intent is on a line of its own, so a rerun settles it, never sends twice', async () => {
     // A history of its own (an environment profile), whose last line a killed write cut short.
     const dir = tempDir('gw-torn-')
-    const {info} = world.sandbox
-    const env = {
-      GW_CONFIG_DIR: dir,
-      GW_APPID: info.merchants[0]!.appid,
-      GW_PRIVATE_KEY: info.merchants[0]!.private_key_file,
-      GW_GATEWAY_PUBLIC_KEY: info.gateway_public_key_file,
-      GW_BASE_URL: info.base_url,
-    }
+    const env = world.environmentProfile({GW_CONFIG_DIR: dir})
     const history = join(dir, 'history.jsonl')
     writeFileSync(history, `{"type":"order","appid":"${env.GW_APPID}","mch_ord`)
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-CUT')
@@ -137,14 +130,7 @@ describe('a single refund', () => {
 
   it('reads a history holding lines that are not records (null, wrong types) without failing, and says so', async () => {
     const dir = tempDir('gw-odd-history-')
-    const {info} = world.sandbox
-    const env = {
-      GW_CONFIG_DIR: dir,
-      GW_APPID: info.merchants[0]!.appid,
-      GW_PRIVATE_KEY: info.merchants[0]!.private_key_file,
-      GW_GATEWAY_PUBLIC_KEY: info.gateway_public_key_file,
-      GW_BASE_URL: info.base_url,
-    }
+    const env = world.environmentProfile({GW_CONFIG_DIR: dir})
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-ODD')
     try {
       const made = await world.run(['refund', 'create', order!, '--amount', '1.00'], {env})

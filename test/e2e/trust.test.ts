@@ -454,12 +454,7 @@ describe('bounded inputs', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const {port} = server.address() as AddressInfo
-      const env = {
-        GW_APPID: merchant().appid,
-        GW_PRIVATE_KEY: merchant().private_key_file,
-        GW_GATEWAY_PUBLIC_KEY: world.sandbox.info.gateway_public_key_file,
-        GW_BASE_URL: `http://127.0.0.1:${port}/Gateway`,
-      }
+      const env = world.environmentProfile({GW_BASE_URL: `http://127.0.0.1:${port}/Gateway`})
       const result = await world.run(['order', 'query', 'X', '--channel', 'wechat'], {env})
       expect(result.code).toBe(3)
       expect(result.stderr).toContain('is larger than 4 MiB; it was cut off')

@@ -20,6 +20,8 @@ export interface GwWorld {
     {state: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]; channel: string} | undefined
   >
   pay(mchOrderNo: string, fail?: boolean): Promise<void>
+  /** A profile from the environment alone, of the sandbox's first merchant, with `changes` over it. */
+  environmentProfile(changes?: Record<string, string>): Record<string, string>
   close(): Promise<void>
 }
 
@@ -65,6 +67,13 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
     async ledger(mchOrderNo) {
       return (await sandbox.controls.orders(mchOrderNo))[0]
     },
+    environmentProfile: (changes = {}) => ({
+      GW_APPID: merchant.appid,
+      GW_PRIVATE_KEY: merchant.private_key_file,
+      GW_GATEWAY_PUBLIC_KEY: sandbox.info.gateway_public_key_file,
+      GW_BASE_URL: sandbox.info.base_url,
+      ...changes,
+    }),
     async pay(mchOrderNo, fail = false) {
       const answer = await sandbox.controls.pay(mchOrderNo, {fail})
       if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
