@@ -590,26 +590,8 @@ describe('exit codes', () => {
 
 describe('a --live profile', () => {
   it('refuses to move money without --yes when there is no terminal to ask on, and nothing is sent', async () => {
-    const merchant = world.sandbox.info.merchants[0]!
     const live = ['--profile', 'live']
-    expect(
-      (
-        await world.run([
-          'profile',
-          'add',
-          'live',
-          '--appid',
-          merchant.appid,
-          '--base-url',
-          world.sandbox.info.base_url,
-          '--private-key',
-          merchant.private_key_file,
-          '--gateway-public-key',
-          world.sandbox.info.gateway_public_key_file,
-          '--live',
-        ])
-      ).code,
-    ).toBe(0)
+    expect((await world.run(world.profileAdd('live', '--live'))).code).toBe(0)
     const mch = orderNo('LIVE')
     const refused = await world.run([
       'order',

@@ -173,7 +173,6 @@ describe('practice data', () => {
   })
 
   it('sandbox seed refuses a live profile and a gateway that is not the sandbox, before making anything', async () => {
-    const merchant = world.sandbox.info.merchants[0]!
     const base = world.environmentProfile()
     const nowhere = await world.run(['sandbox', 'seed'], {env: {...base, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}})
     expect(nowhere.code).toBe(3)
@@ -215,23 +214,7 @@ describe('practice data', () => {
       redirecting.closeAllConnections()
       await new Promise((resolve) => redirecting.close(resolve))
     }
-    const keys = [
-      '--private-key',
-      merchant.private_key_file,
-      '--gateway-public-key',
-      world.sandbox.info.gateway_public_key_file,
-    ]
-    await world.run([
-      'profile',
-      'add',
-      'real',
-      '--appid',
-      merchant.appid,
-      '--base-url',
-      world.sandbox.info.base_url,
-      '--live',
-      ...keys,
-    ])
+    await world.run(world.profileAdd('real', '--live'))
     const before = (await world.requests()).native_pay ?? 0
     const live = await world.run(['sandbox', 'seed', '--profile', 'real'])
     expect(live.code).toBe(2)

@@ -459,24 +459,8 @@ describe('the profile store', () => {
   it('keeps every profile when eight are added at once, and no key file without its profile', async () => {
     const config = tempDir('gw-profiles-')
     try {
-      const merchant = world.sandbox.info.merchants[0]!
       const adds = Array.from({length: 8}, (_, i) =>
-        world.run(
-          [
-            'profile',
-            'add',
-            `p${i}`,
-            '--appid',
-            merchant.appid,
-            '--base-url',
-            world.sandbox.info.base_url,
-            '--private-key',
-            merchant.private_key_file,
-            '--gateway-public-key',
-            world.sandbox.info.gateway_public_key_file,
-          ],
-          {env: {GW_CONFIG_DIR: config}},
-        ),
+        world.run(world.profileAdd(`p${i}`), {env: {GW_CONFIG_DIR: config}}),
       )
       for (const result of await Promise.all(adds)) expect(result.code, result.stderr).toBe(0)
       const listed = (await world.run(['profile', 'list', '--json'], {env: {GW_CONFIG_DIR: config}})).json<{
@@ -484,22 +468,7 @@ describe('the profile store', () => {
       }>()
       expect(listed.profiles.map((p) => p.name).sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'])
       expect(readdirSync(join(config, 'keys'))).toHaveLength(16)
-      const replaced = await world.run(
-        [
-          'profile',
-          'add',
-          'p0',
-          '--appid',
-          merchant.appid,
-          '--base-url',
-          world.sandbox.info.base_url,
-          '--private-key',
-          merchant.private_key_file,
-          '--gateway-public-key',
-          world.sandbox.info.gateway_public_key_file,
-        ],
-        {env: {GW_CONFIG_DIR: config}},
-      )
+      const replaced = await world.run(world.profileAdd('p0'), {env: {GW_CONFIG_DIR: config}})
       expect(replaced.code).toBe(0)
       expect(readdirSync(join(config, 'keys'))).toHaveLength(16)
     } finally {

@@ -17,20 +17,7 @@ beforeAll(async () => {
 })
 afterAll(() => world.close())
 
-/** Starts `gw notify listen` on a free port; resolves with its URL once it listens. */
-async function listen(args: string[] = []) {
-  const spawned = world.spawn(['notify', 'listen', '--port', '0', ...args])
-  let stderr = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    spawned.child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const match = /listening for notifications at (\S+)/.exec(stderr)
-      if (match) resolve(match[1]!)
-    })
-    spawned.child.once('exit', () => reject(new Error(`listener exited: ${stderr}`)))
-  })
-  return {...spawned, url}
-}
+const listen = (args: string[] = []) => world.listen(args)
 
 /** An order of the sandbox that notifies `url` once paid; its number. */
 async function orderNotifying(url: string, amount = '150.50') {

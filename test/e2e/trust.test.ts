@@ -279,19 +279,7 @@ describe('files a spreadsheet opens', () => {
 })
 
 describe('the listener', () => {
-  async function listen(args: string[] = []) {
-    const spawned = world.spawn(['notify', 'listen', '--port', '0', ...args])
-    let stderr = ''
-    const url = await new Promise<string>((resolve, reject) => {
-      spawned.child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString()
-        const match = /listening for notifications at (\S+)/.exec(stderr)
-        if (match) resolve(match[1]!)
-      })
-      spawned.child.once('exit', () => reject(new Error(stderr)))
-    })
-    return {...spawned, url}
-  }
+  const listen = (args: string[] = []) => world.listen(args)
   const signed = (data: Record<string, unknown>) => ({data, sign: sign(data, parsePrivateKey(gatewayPem()), 'rsa-md5')})
   const notification = (extra: Record<string, unknown> = {}) => ({
     appid: merchant().appid,

@@ -10,6 +10,8 @@ export interface GwWorld {
   outputs: string[]
   run(args: string[], options?: CliOptions): Promise<CliResult>
   spawn(args: string[], options?: CliOptions): ReturnType<typeof spawnGw>
+  /** Starts `gw notify listen` on a free port; resolves with its URL once it listens. */
+  listen(args?: string[]): Promise<ReturnType<typeof spawnGw> & {url: string}>
   /** Creates and pays orders straight through the sandbox (no gw): their numbers. */
   paidOrders(count: number, totalFee: number, prefix: string, channel?: string): Promise<string[]>
   requests(): Promise<Record<string, number>>
@@ -20,6 +22,8 @@ export interface GwWorld {
     {state: string; refunds: {mch_refund_no: string; refund_fee: number; state: string}[]; channel: string} | undefined
   >
   pay(mchOrderNo: string, fail?: boolean): Promise<void>
+  /** `gw profile add NAME` of the sandbox's first merchant, then `extra`. */
+  profileAdd(name: string, ...extra: string[]): string[]
   /** A profile from the environment alone, of the sandbox's first merchant, with `changes` over it. */
   environmentProfile(changes?: Record<string, string>): Record<string, string>
   close(): Promise<void>
@@ -41,6 +45,19 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
     },
     spawn(args, runOptions = {}) {
       return spawnGw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
+    },
+    async listen(args = []) {
+      const spawned = world.spawn(['notify', 'listen', '--port', '0', ...args])
+      let stderr = ''
+      const url = await new Promise<string>((resolve, reject) => {
+        spawned.child.stderr!.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString()
+          const match = /listening for notifications at (\S+)/.exec(stderr)
+          if (match) resolve(match[1]!)
+        })
+        spawned.child.once('exit', () => reject(new Error(`listener exited: ${stderr}`)))
+      })
+      return {...spawned, url}
     },
     async paidOrders(count, totalFee, prefix, channel = 'wechat') {
       const wire = sandbox.wire()
@@ -67,6 +84,20 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
     async ledger(mchOrderNo) {
       return (await sandbox.controls.orders(mchOrderNo))[0]
     },
+    profileAdd: (name, ...extra) => [
+      'profile',
+      'add',
+      name,
+      '--appid',
+      merchant.appid,
+      '--base-url',
+      sandbox.info.base_url,
+      '--private-key',
+      merchant.private_key_file,
+      '--gateway-public-key',
+      sandbox.info.gateway_public_key_file,
+      ...extra,
+    ],
     environmentProfile: (changes = {}) => ({
       GW_APPID: merchant.appid,
       GW_PRIVATE_KEY: merchant.private_key_file,
