@@ -33,24 +33,23 @@ beforeAll(() => {
 })
 afterAll(() => removeDir(home))
 
+/** `gw profile add NAME` with the test keys, against `baseUrl`. */
+const addArgs = (name: string, baseUrl: string, key = files.merchant!) => [
+  'profile',
+  'add',
+  name,
+  '--appid',
+  'mch20001',
+  '--base-url',
+  baseUrl,
+  '--private-key',
+  key,
+  '--gateway-public-key',
+  files.gateway!,
+]
+
 const add = (name: string, extra: string[] = [], key = files.merchant!) =>
-  gw(
-    [
-      'profile',
-      'add',
-      name,
-      '--appid',
-      'mch20001',
-      '--base-url',
-      'https://gateway.example/Gateway/',
-      '--private-key',
-      key,
-      '--gateway-public-key',
-      files.gateway!,
-      ...extra,
-    ],
-    {env: env()},
-  )
+  gw([...addArgs(name, 'https://gateway.example/Gateway/', key), ...extra], {env: env()})
 
 describe('gw profile', () => {
   it('adds the first profile as the default, with 0600 files in a 0700 folder', async () => {
@@ -211,22 +210,7 @@ describe('gw profile', () => {
 describe('the profile store, as other hands and other processes leave it', () => {
   const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(home, name)})
   const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    gw(
-      [
-        'profile',
-        'add',
-        name,
-        '--appid',
-        'mch20001',
-        '--base-url',
-        baseUrl,
-        '--private-key',
-        files.merchant!,
-        '--gateway-public-key',
-        files.gateway!,
-      ],
-      {env: storeEnv(dir)},
-    )
+    gw(addArgs(name, baseUrl), {env: storeEnv(dir)})
 
   it('takes names that objects have built in ("constructor") as any other name', async () => {
     expect((await addTo('builtin', 'constructor')).code).toBe(0)

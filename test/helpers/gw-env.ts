@@ -116,19 +116,7 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       removeDir(sandbox.dataDir)
     },
   }
-  const added = await world.run([
-    'profile',
-    'add',
-    'sandbox',
-    '--appid',
-    merchant.appid,
-    '--base-url',
-    sandbox.info.base_url,
-    '--private-key',
-    merchant.private_key_file,
-    '--gateway-public-key',
-    sandbox.info.gateway_public_key_file,
-  ])
+  const added = await world.run(world.profileAdd('sandbox'))
   if (added.code !== 0) throw new Error(`profile add failed: ${added.stderr}`)
   return world
 }
