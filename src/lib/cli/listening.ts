@@ -3,6 +3,7 @@ import {usageError} from '../errors.js'
 import {quoted} from '../untrusted.js'
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1']
+const HOST_ADVICE = 'Use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).'
 
 export const isLoopbackHost = (host: string) => LOOPBACK.includes(host)
 
@@ -10,8 +11,7 @@ const WILDCARD = ['0.0.0.0', '::']
 
 /** --host given: never empty (an empty host listens on every interface without saying so). */
 export function checkHost(host: string): void {
-  if (!host.trim())
-    throw usageError('--host is empty.', 'Use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).')
+  if (!host.trim()) throw usageError('--host is empty.', HOST_ADVICE)
 }
 
 /** Whether `url` names the server listening on `host` and `port`: a forward to it would loop. */
@@ -37,9 +37,6 @@ export function listenError(error: unknown, host: string, port: number): unknown
   }
   if (code === 'EACCES') return usageError(`not allowed to listen on ${host}:${port}.`, 'Use a port above 1024.')
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL' || code === 'EINVAL')
-    return usageError(
-      `--host ${quoted(host)} is not an address of this machine.`,
-      'Use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).',
-    )
+    return usageError(`--host ${quoted(host)} is not an address of this machine.`, HOST_ADVICE)
   return error
 }

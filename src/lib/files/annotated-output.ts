@@ -17,7 +17,7 @@ import {stringify} from 'csv-stringify'
 
 import {toDecimal} from '../gateway/protocol/index.js'
 import {temporaryBeside} from '../io/private-file.js'
-import {tableKind} from './output-paths.js'
+import {checkTableName} from './output-paths.js'
 import type {FileKind} from './decoding.js'
 import type {TableHeader} from './table.js'
 
@@ -62,7 +62,7 @@ export function besideInput(input: string, suffix: string): string {
 
 /** The output to write: the one given (a CSV, or a workbook when it ends in .xlsx), else `NAME<suffix>.csv` or `.xlsx` beside the input, as the input is. */
 export function outputFor(input: string, given: string | undefined, suffix: string, kind: FileKind): string {
-  if (given) tableKind('--out', given)
+  if (given) checkTableName('--out', given)
   return given ?? besideInput(input, `${suffix}.${kind}`)
 }
 

@@ -12,10 +12,10 @@ import {usageError} from '../errors.js'
 const real = (path: string) =>
   existsSync(path) ? realpathSync(path) : resolve(realpathSync(dirname(resolve(path))), path.split(/[\\/]/).pop()!)
 
-/** What a table output is written as, by its name: a workbook (.xlsx) or CSV (.csv); any other name is refused. */
-export function tableKind(flag: string, path: string): 'csv' | 'xlsx' {
+/** A table output's name: a workbook (.xlsx) or CSV (.csv), the two gw writes; any other name is refused. */
+export function checkTableName(flag: string, path: string): void {
   const extension = extname(path).toLowerCase()
-  if (extension === '.csv' || extension === '.xlsx') return extension === '.csv' ? 'csv' : 'xlsx'
+  if (extension === '.csv' || extension === '.xlsx') return
   throw usageError(
     `${flag} ${path}: gw writes .xlsx workbooks and CSV files${extension ? `, not ${extension}` : ''}.`,
     'Name it .xlsx or .csv.',
@@ -33,7 +33,7 @@ export function checkOutputs(
   const seen = new Map<string, string>(input === undefined ? [] : [[realpathSync(input), 'the input file']])
   for (const {flag, path, table} of outputs) {
     if (/[\\/]$/.test(path)) throw usageError(`${flag} ${path} ends in a folder separator; give a file name.`)
-    if (table) tableKind(flag, path)
+    if (table) checkTableName(flag, path)
     const dir = dirname(resolve(path))
     if (!existsSync(dir)) throw usageError(`${flag} ${path}: the folder ${dir} does not exist.`)
     if (!statSync(dir).isDirectory()) throw usageError(`${flag} ${path}: ${dir} is not a folder.`)

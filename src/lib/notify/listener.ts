@@ -77,7 +77,8 @@ export function openLog(path: string): number {
               : `it cannot be opened (${code})`
     throw usageError(`--log ${path}: ${why}.`, 'Give a file in a folder you can write, like notifications.jsonl.')
   }
-  if (!fstatSync(fd).isFile() && !fstatSync(fd).isCharacterDevice()) {
+  const opened = fstatSync(fd)
+  if (!opened.isFile() && !opened.isCharacterDevice()) {
     closeSync(fd)
     throw usageError(`--log ${path} is not a file.`, 'Give a file, like notifications.jsonl.')
   }
