@@ -34,6 +34,11 @@ export interface PlannedRefund {
   mch_refund_no: string
   /** What was left of the order before this refund, when it is known. */
   balance?: number
+  /**
+   * The refund number was given (a flag, a file's column) and this machine never sent it for
+   * this order: the gateway refusing it as a duplicate may mean another order's refund.
+   */
+  number_given?: boolean
 }
 
 export type RefundStatus = 'refunded' | 'processing' | 'failed' | 'unknown'
@@ -98,7 +103,13 @@ export class RefundService {
       refund_fee: refundFee,
       mch_refund_no: request.mchRefundNo ?? newOrderNumber('RF'),
       balance: refunded === undefined ? undefined : record.total_fee - refunded,
+      number_given: request.mchRefundNo !== undefined && !this.sentHere(record.mch_order_no ?? '', request.mchRefundNo),
     }
+  }
+
+  /** This machine's history holds a refund of this number for this order (sent by gw, whatever became of it). */
+  sentHere(mchOrderNo: string, mchRefundNo: string): boolean {
+    return this.history.refundsOf(this.appid, mchOrderNo).some((r) => r.mch_refund_no === mchRefundNo)
   }
 
   /** What the gateway's refund query says of this refund number. Never throws: what cannot be learned is `unknown`. */
@@ -176,6 +187,14 @@ export class RefundService {
         return {status: 'failed', planned, err_code, err_msg, explanation, resolved_by: 'answer'}
       }
       const existed = duplicate && round === 1
+      if (!canQuery && existed && planned.number_given) {
+        // Nothing tells whose refund the number is: the order's state would be another refund's word.
+        const explanation =
+          `Refund number ${planned.mch_refund_no} is already used at the gateway, by this order or another, and ` +
+          `the gateway has no refund query for ${planned.channel} to tell which; gw never sent it for order ` +
+          `${planned.mch_order_no}. Nothing was refunded by this run. Give another refund number, or none (gw makes one).`
+        return {status: 'failed', planned, err_code: answer.code, explanation, resolved_by: 'answer'}
+      }
       if (!canQuery) {
         // No refund query: the same number sent again settles it, and a duplicate means the gateway holds it.
         if (duplicate || (answer.status === 'uncertain' && answer.reason === 'duplicate_on_retry'))

@@ -187,7 +187,7 @@ async function checkRows(checking: Checking, refunds: RefundService): Promise<Pi
       states[at] = {...states[at]!, planned}
     }
   }
-  problems.push(...numberRows(input.file, states, input, refunds.appid))
+  problems.push(...numberRows(input.file, states, input, refunds))
   // Rows sent before without a known outcome: the gateway's record of their number decides.
   // Without a refund query for the channel, they are sent again under the same number.
   const settled: Record<string, number> = {}
@@ -225,7 +225,8 @@ async function checkRows(checking: Checking, refunds: RefundService): Promise<Pi
  * from the order and amount, never one another row of this journal holds. Rows repeating an
  * order and amount are problems unless allowed.
  */
-function numberRows(file: RefundFile, states: RowState[], input: PlanInput, appid: string): Problem[] {
+function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refunds: RefundService): Problem[] {
+  const {appid} = refunds
   const problems: Problem[] = []
   const first = new Map<string, number>()
   const occurrences = new Map<string, number>()
@@ -254,7 +255,9 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, appi
       occurrences.set(pair, occurrence)
       taken.add(number)
     }
-    states[i] = {...state, planned: {...state.planned, mch_refund_no: number}}
+    const {mch_order_no} = state.planned
+    const number_given = Boolean(row.mchRefundNo) && !state.sent && !refunds.sentHere(mch_order_no, number)
+    states[i] = {...state, planned: {...state.planned, mch_refund_no: number, number_given}}
   })
   return problems
 }
