@@ -86,6 +86,54 @@ describe('a single refund', () => {
     expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 1000, state: 'SUCCESS'})])
   })
 
+  it('started twice at once: one is sent, the other refused or told it is a repeat; one refund in the ledger', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-TWICE')
+    const refund = ['refund', 'create', order!, '--amount', '2.22']
+    await world.faults('latency=400-400ms')
+    let runs
+    try {
+      runs = await Promise.all([world.run(refund), world.run(refund), world.run(refund)])
+    } finally {
+      await world.faults('')
+    }
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 2, 2])
+    for (const run of runs.filter((r) => r.code === 2))
+      expect(run.stderr).toMatch(/Order ONCE-TWICE-1 is being refunded by process \d+|again: refund RF\w+ of 2\.22 THB/)
+    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 222, state: 'SUCCESS'})])
+    expect(readdirSync(world.configDir).filter((name) => name.endsWith('.lock'))).toEqual([])
+  })
+
+  it("on alipay, a given refund number another order's refund holds is failed, never taken for this order's", async () => {
+    const [wechat] = await world.paidOrders(1, 10_000, 'ONCE-NUMW')
+    const [alipay, other] = await world.paidOrders(2, 10_000, 'ONCE-NUMA', 'alipay')
+    expect(
+      (await world.run(['refund', 'create', wechat!, '--amount', '1.00', '--mch-refund-no', 'SHARED-R1'])).code,
+    ).toBe(0)
+    // The alipay order is in state REFUND (refunded in part), which must not pass for proof of SHARED-R1.
+    expect((await world.run(['refund', 'create', alipay!, '--amount', '2.00'])).code).toBe(0)
+    const single = await world.run(['refund', 'create', alipay!, '--amount', '4.00', '--mch-refund-no', 'SHARED-R1'])
+    expect(single.code, single.stderr).toBe(1)
+    expect(single.stdout + single.stderr).toContain('Refund number SHARED-R1 is already used at the gateway')
+    expect(single.stdout + single.stderr).toContain('Nothing was refunded by this run.')
+    expect(await refundsOf(alipay!)).toEqual([expect.objectContaining({refund_fee: 200})])
+
+    expect((await world.run(['refund', 'create', other!, '--amount', '3.00'])).code).toBe(0)
+    const csv = csvFile(`mch_order_no,refund_amount,mch_refund_no\n${other},5.00,SHARED-R1\n`)
+    const run = await bulk(csv)
+    expect(run.code, run.stderr).toBe(1)
+    expect(reportOf(csv).map((r) => [r.status, r.err_code])).toEqual([['failed', 'GW_DUPLICATED_REFUND_ORDERNO']])
+    expect(await refundsOf(other!)).toEqual([expect.objectContaining({refund_fee: 300})])
+    const listed = JSON.parse((await world.run(['refund', 'list', '--json'])).stdout) as {
+      refunds: {mch_refund_no: string; mch_order_no: string; status: string}[]
+    }
+    const shared = listed.refunds.filter((r) => r.mch_refund_no === 'SHARED-R1')
+    expect(shared.map((r) => [r.mch_order_no, r.status]).sort()).toEqual([
+      [alipay, 'failed'],
+      [other, 'failed'],
+      [wechat, 'refunded'],
+    ])
+  })
+
   it('of a promptpay order is refused before anything is sent, before any refund number is shown', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-PP', 'promptpay')
     const result = await world.run(['refund', 'create', order!, '--amount', '1.00'])

@@ -25,6 +25,12 @@ export class LockHeld extends Error {
   }
 }
 
+/** Who holds a lock, in words. */
+export const holderOf = (error: LockHeld) =>
+  error.holder
+    ? `process ${error.holder.pid} on ${error.holder.host} (since ${error.holder.started_at})`
+    : 'another process'
+
 export interface Lock {
   /** The holder whose lock was left behind and taken over, when that happened. */
   tookOver?: LockHolder

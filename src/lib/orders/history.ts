@@ -99,6 +99,12 @@ export class OrderHistory {
     this.#warn = warn
   }
 
+  /** Reads the file again at the next question: another process may have written it (under a lock just taken). */
+  reload(): void {
+    this.#orders = undefined
+    this.#refunds = undefined
+  }
+
   #load(): void {
     if (this.#orders) return
     this.#orders = new Map()

@@ -6,6 +6,9 @@
  * unsettled, settling it completes the command. An identical refund made recently needs a
  * confirmation (--again). The intent is synced before sending; the outcome recorded after.
  */
+import {createHash} from 'node:crypto'
+import {dirname} from 'node:path'
+
 import {GwError} from '../errors.js'
 import {
   type RefundOrder,
@@ -15,6 +18,8 @@ import {
   normalizeRefundState,
 } from '../gateway/protocol/index.js'
 import {type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
+import {type Lock, LockHeld, acquireLock, holderOf} from '../io/lock.js'
+import {ensurePrivateDir} from '../io/private-file.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
 import {hasRefundQuery, refundedTotal} from './lookup.js'
@@ -133,8 +138,44 @@ export class SingleRefunds {
     }
   }
 
+  /**
+   * One refund of an order at a time on this machine: a second run started together (a retry
+   * wrapper, two people) is refused, where one after the other would see the first's refund.
+   */
+  #lockOrder(found: FoundOrder): Lock {
+    const {history, appid} = this.refunds
+    const order = found.record.mch_order_no ?? found.record.gw_order_no ?? ''
+    const id = createHash('sha256').update(`${appid}\n${order}`).digest('hex').slice(0, 16)
+    try {
+      ensurePrivateDir(dirname(history.file))
+      return acquireLock(`${history.file}.refund-${id}.lock`)
+    } catch (error) {
+      if (!(error instanceof LockHeld)) throw error
+      throw new GwError(
+        'usage',
+        `Order ${order} is being refunded by ${holderOf(error)}: ${error.path} is held. Nothing was sent.`,
+        {advice: 'Wait for that run to end, then run this again: gw will see what it refunded.'},
+      )
+    }
+  }
+
   async refund(request: RefundRequest, hooks: OneRefundHooks): Promise<OneRefund | RefundProblem> {
     const found = await this.refunds.orders.find(request.ref, request.channel)
+    const lock = this.#lockOrder(found)
+    try {
+      // What a run holding the lock before this one wrote is read now.
+      this.refunds.history.reload()
+      return await this.#refundLocked(request, found, hooks)
+    } finally {
+      lock.release()
+    }
+  }
+
+  async #refundLocked(
+    request: RefundRequest,
+    found: FoundOrder,
+    hooks: OneRefundHooks,
+  ): Promise<OneRefund | RefundProblem> {
     const settled = await this.settle(found)
     // The refund asked for may be the one an earlier run left unsettled: then it is done.
     const minor = requestedMinor(request, found)
