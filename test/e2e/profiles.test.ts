@@ -205,6 +205,25 @@ describe('gw profile', () => {
     expect(partial.code).toBe(2)
     expect(partial.stderr).toContain('GW_APPID is set but GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY, GW_BASE_URL are not')
   })
+
+  it('takes GW_LIVE as a yes or a no in any case, and refuses anything else rather than take it for test', async () => {
+    const variables = {
+      ...env(),
+      GW_APPID: 'mch77777',
+      GW_PRIVATE_KEY: keys.merchant!.private_pkcs1,
+      GW_GATEWAY_PUBLIC_KEY: files.gateway,
+      GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
+    }
+    const liveOf = async (value: string) => {
+      const shown = await gw(['profile', 'show', '--json'], {env: {...variables, GW_LIVE: value}})
+      return shown.code === 0 ? shown.json<{live: boolean}>().live : shown.code
+    }
+    for (const yes of ['1', 'TRUE', 'Yes', ' on ']) expect(await liveOf(yes), yes).toBe(true)
+    for (const no of ['0', 'False', 'off', '']) expect(await liveOf(no), no).toBe(false)
+    for (const typo of ['y', 'ture', 'live', '2']) expect(await liveOf(typo), typo).toBe(2)
+    const refused = await gw(['profile', 'show'], {env: {...variables, GW_LIVE: 'ture'}})
+    expect(refused.stderr).toContain('GW_LIVE is not a yes or a no.')
+  })
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {

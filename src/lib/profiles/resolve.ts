@@ -6,6 +6,29 @@ import {type Profile, ProfileStore, normalizeBaseUrl} from './store.js'
 
 const ENV_PROFILE_NAME = '(environment)'
 
+const LIVE_WORDS: Record<string, boolean> = {
+  '1': true,
+  true: true,
+  yes: true,
+  on: true,
+  '0': false,
+  false: false,
+  no: false,
+  off: false,
+  '': false,
+}
+
+/** GW_LIVE as a yes or a no; anything else is refused, so a live switch mistyped never passes for test. */
+function liveOf(value: string | undefined): boolean {
+  const word = (value ?? '').trim().toLowerCase()
+  if (!Object.hasOwn(LIVE_WORDS, word))
+    throw usageError(
+      'GW_LIVE is not a yes or a no.',
+      'Set GW_LIVE to 1, true, yes or on for a live profile; 0, false, no or off (or unset it) for a test one.',
+    )
+  return LIVE_WORDS[word]!
+}
+
 /** A profile defined by GW_APPID, GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY and GW_BASE_URL; written nowhere. */
 function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | undefined {
   if (!env.GW_APPID) return undefined
@@ -25,7 +48,7 @@ function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | und
     appid: env.GW_APPID,
     baseUrl: normalizeBaseUrl(env.GW_BASE_URL!),
     signScheme: scheme,
-    live: env.GW_LIVE === '1' || env.GW_LIVE === 'true',
+    live: liveOf(env.GW_LIVE),
     privateKeyPem,
     gatewayPublicKeyPem,
     source: 'environment',
