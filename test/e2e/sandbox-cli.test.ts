@@ -35,6 +35,17 @@ describe('gw sandbox start', () => {
       const again = await gw(['sandbox', 'pay', 'CLI-1', '--json'], {env: {GW_CONFIG_DIR: home}})
       expect(again.code).toBe(1)
       expect(again.json()).toMatchObject({error: {message: 'order CLI-1 is already paid'}})
+      const hostile = 'CLI-\u001b[31mRED'
+      const made = await wire.call('native_pay', {
+        channel: 'wechat',
+        mch_order_no: hostile,
+        total_fee: 100,
+        fee_type: 'THB',
+      })
+      expect(made.verified).toBe(true)
+      const shownPaid = await gw(['sandbox', 'pay', hostile], {env: {GW_CONFIG_DIR: home}})
+      expect(shownPaid.code, shownPaid.stderr).toBe(0)
+      expect(shownPaid.stdout).toContain('CLI-\\x1B[31mRED: paid')
       expect(sandbox.stderr()).toContain('POST /Gateway/native_pay')
     } finally {
       expect(await sandbox.stop()).toBe(0)

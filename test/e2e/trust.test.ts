@@ -132,6 +132,15 @@ describe('private keys are never printed', () => {
     }
   })
 
+  it('pasted as a parameter to sign: signed as given, withheld where the canonical string is shown', async () => {
+    for (const json of [[], ['--json']]) {
+      const signed = await world.run(['signature', 'sign', '--param', `k=${pem()}`, '--param', 'a=1', ...json])
+      expect(signed.code, signed.stderr).toBe(0)
+      expect(signed.stdout).toContain('[private key withheld]')
+      expectNoKey(signed.stdout + signed.stderr)
+    }
+  })
+
   it('a profile whose key file is not a key: exit 2 in every command, the key not shown', async () => {
     const added = await world.run([
       'profile',

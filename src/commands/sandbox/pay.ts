@@ -23,7 +23,9 @@ export default class SandboxPay extends GwCommand<typeof SandboxPay> {
     if (answer.status !== 200 || !order)
       throw new GwError('refused', error === undefined ? `the sandbox answered HTTP ${answer.status}` : shown(error))
     const outcome = order.state === 'SUCCESS' ? 'paid' : 'payment declined'
-    this.log(`${order.mch_order_no}: ${outcome} (${formatAmount(order.total_fee, order.fee_type)}, ${order.channel}).`)
+    this.log(
+      `${shown(order.mch_order_no)}: ${outcome} (${formatAmount(order.total_fee, order.fee_type)}, ${order.channel}).`,
+    )
     return {order}
   }
 }

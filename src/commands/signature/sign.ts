@@ -12,6 +12,7 @@ import {
   parsePrivateKey,
   signCanonical,
 } from '../../lib/gateway/signing.js'
+import {terminalSafe, withoutKeys} from '../../lib/untrusted.js'
 
 export default class SignatureSign extends GwCommand<typeof SignatureSign> {
   static override summary = 'show the canonical string and signature of some parameters'
@@ -54,9 +55,10 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
       throw usageError(`The private key ${(error as Error).message}.`)
     }
     const signature = signCanonical(canonical, key, scheme)
-    this.log(`canonical: ${canonical}`)
+    // A key pasted as a parameter's value is signed as given, and withheld where the string is shown.
+    this.log(terminalSafe(`canonical: ${canonical}`))
     this.log(`sign (${scheme}): ${signature}`)
-    return {canonical, sign: signature, scheme}
+    return {canonical: withoutKeys(canonical), sign: signature, scheme}
   }
 
   #readParams(file: string): Record<string, unknown> {
