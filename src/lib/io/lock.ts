@@ -6,6 +6,7 @@
 import {closeSync, openSync, readFileSync, unlinkSync} from 'node:fs'
 import {hostname} from 'node:os'
 
+import {GwError} from '../errors.js'
 import {writeFully} from './private-file.js'
 
 export interface LockHolder {
@@ -24,12 +25,6 @@ export class LockHeld extends Error {
     )
   }
 }
-
-/** Who holds a lock, in words. */
-export const holderOf = (error: LockHeld) =>
-  error.holder
-    ? `process ${error.holder.pid} on ${error.holder.host} (since ${error.holder.started_at})`
-    : 'another process'
 
 export interface Lock {
   /** The holder whose lock was left behind and taken over, when that happened. */
@@ -95,6 +90,25 @@ export function acquireLock(path: string, options: {waitMs?: number} = {}): Lock
     }
     if (Date.now() >= deadline) throw new LockHeld(path, holder)
     pause(25)
+  }
+}
+
+/**
+ * The lock of a run that sends money, or a usage error (exit 2) naming who holds it: `held` says
+ * what is under way ("This batch is being run"), `advice` what to do.
+ */
+export function lockOrRefuse(path: string, held: string, advice: string): Lock {
+  try {
+    return acquireLock(path)
+  } catch (error) {
+    if (!(error instanceof LockHeld)) throw error
+    const holder = error.holder
+      ? `process ${error.holder.pid} on ${error.holder.host} (since ${error.holder.started_at})`
+      : 'another process'
+    throw new GwError('usage', `${held} by ${holder}: ${error.path} is held. Nothing was sent.`, {
+      advice,
+      details: {lock: error.path, holder: error.holder},
+    })
   }
 }
 

@@ -18,7 +18,7 @@ import {
   normalizeRefundState,
 } from '../gateway/protocol/index.js'
 import {type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
-import {type Lock, LockHeld, acquireLock, holderOf} from '../io/lock.js'
+import {type Lock, lockOrRefuse} from '../io/lock.js'
 import {ensurePrivateDir} from '../io/private-file.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
@@ -146,17 +146,12 @@ export class SingleRefunds {
     const {history, appid} = this.refunds
     const order = found.record.mch_order_no ?? found.record.gw_order_no ?? ''
     const id = createHash('sha256').update(`${appid}\n${order}`).digest('hex').slice(0, 16)
-    try {
-      ensurePrivateDir(dirname(history.file))
-      return acquireLock(`${history.file}.refund-${id}.lock`)
-    } catch (error) {
-      if (!(error instanceof LockHeld)) throw error
-      throw new GwError(
-        'usage',
-        `Order ${order} is being refunded by ${holderOf(error)}: ${error.path} is held. Nothing was sent.`,
-        {advice: 'Wait for that run to end, then run this again: gw will see what it refunded.'},
-      )
-    }
+    ensurePrivateDir(dirname(history.file))
+    return lockOrRefuse(
+      `${history.file}.refund-${id}.lock`,
+      `Order ${order} is being refunded`,
+      'Wait for that run to end, then run this again: gw will see what it refunded.',
+    )
   }
 
   async refund(request: RefundRequest, hooks: OneRefundHooks): Promise<OneRefund | RefundProblem> {

@@ -12,7 +12,7 @@ import {GwError} from '../../errors.js'
 import {besideInput, outputFor} from '../../files/annotated-output.js'
 import {checkOutputs} from '../../files/output-paths.js'
 import {type ReadOptions, fileSha256} from '../../files/table.js'
-import {type Lock, type LockHolder, LockHeld, acquireLock, holderOf} from '../../io/lock.js'
+import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
 import {type BulkResult, type ToSendTotal, exitCodeOf, rowView, toSendTotals} from './bulk-result.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
@@ -48,22 +48,12 @@ interface BulkHooks {
 }
 
 /** The journal's lock: one run of a batch at a time. */
-function lockJournal(journal: string): Lock {
-  try {
-    return acquireLock(`${journal}.lock`)
-  } catch (error) {
-    if (!(error instanceof LockHeld)) throw error
-    throw new GwError(
-      'usage',
-      `This batch is being run by ${holderOf(error)}: ${error.path} is held. Nothing was sent.`,
-      {
-        advice:
-          'Wait for that run to end. A lock left by a process of this machine that no longer runs is taken over by itself.',
-        details: {lock: error.path, holder: error.holder},
-      },
-    )
-  }
-}
+const lockJournal = (journal: string): Lock =>
+  lockOrRefuse(
+    `${journal}.lock`,
+    'This batch is being run',
+    'Wait for that run to end. A lock left by a process of this machine that no longer runs is taken over by itself.',
+  )
 
 export async function runBulkRefund(
   refunds: RefundService,
