@@ -185,19 +185,20 @@ describe('gw profile', () => {
     expect((await gw(['profile', 'set', 'nope', '--live'], {env: env()})).code).toBe(2)
   })
 
+  /** The variables of a profile from the environment alone, written nowhere. */
+  const environmentOnly = () => ({
+    ...env(),
+    GW_APPID: 'mch77777',
+    GW_PRIVATE_KEY: keys.merchant!.private_pkcs1,
+    GW_GATEWAY_PUBLIC_KEY: files.gateway,
+    GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
+  })
+
   it('uses GW_PROFILE, then an environment-only profile written nowhere', async () => {
     expect(
       (await gw(['profile', 'show', '--json'], {env: {...env(), GW_PROFILE: 'shop'}})).json<{name: string}>().name,
     ).toBe('shop')
-    const fromEnv = await gw(['profile', 'show', '--json'], {
-      env: {
-        ...env(),
-        GW_APPID: 'mch77777',
-        GW_PRIVATE_KEY: keys.merchant!.private_pkcs1,
-        GW_GATEWAY_PUBLIC_KEY: files.gateway,
-        GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
-      },
-    })
+    const fromEnv = await gw(['profile', 'show', '--json'], {env: environmentOnly()})
     expect(fromEnv.code).toBe(0)
     expect(fromEnv.json()).toMatchObject({appid: 'mch77777', source: 'environment'})
     expect(readFileSync(join(home, 'config', 'profiles.json'), 'utf8')).not.toContain('mch77777')
@@ -207,13 +208,7 @@ describe('gw profile', () => {
   })
 
   it('takes GW_LIVE as a yes or a no in any case, and refuses anything else rather than take it for test', async () => {
-    const variables = {
-      ...env(),
-      GW_APPID: 'mch77777',
-      GW_PRIVATE_KEY: keys.merchant!.private_pkcs1,
-      GW_GATEWAY_PUBLIC_KEY: files.gateway,
-      GW_BASE_URL: 'http://127.0.0.1:9/Gateway',
-    }
+    const variables = environmentOnly()
     const liveOf = async (value: string) => {
       const shown = await gw(['profile', 'show', '--json'], {env: {...variables, GW_LIVE: value}})
       return shown.code === 0 ? shown.json<{live: boolean}>().live : shown.code
