@@ -43,7 +43,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
 
   async run(): Promise<ReconcileResult> {
     const {flags, args} = this
-    const [{Reconciler, openForReconcile}, {reconcileView, readingNotes}] = await Promise.all([
+    const [{Reconciler, openForReconcile}, {reconcileView, readingNotes, outcomeNotes}] = await Promise.all([
       import('../lib/reconcile/reconcile.js'),
       import('../lib/render/reconcile.js'),
     ])
@@ -68,6 +68,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     } finally {
       work.done()
     }
+    outcomeNotes(outcome).forEach((note) => this.note(note))
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
     this.log(reconcileView(outcome, mismatches, out))
     this.setExitCode(outcome.stopped ? ExitCode.Interrupted : mismatches > 0 ? ExitCode.Refused : ExitCode.Done)

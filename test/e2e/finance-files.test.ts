@@ -434,11 +434,11 @@ describe('a dry run that shows the plan', () => {
       `Orders with several rows:\n  ${orders[0]}: lines 2, 3 send 30.00 THB of 100.00 THB left`,
     )
     expect(result.stdout).toContain(`plan: ${csv.replace('.csv', '.dry-run.csv')}`)
-    expect(result.stderr).toContain('line 4: refund_amount "-5" is not an amount')
+    expect(result.stderr).toContain('line 4: refund_amount "-5" is negative')
     const plan = rowsOf(csv.replace('.csv', '.dry-run.csv'))
     expect(plan).toHaveLength(26)
     expect(plan[0]).toMatchObject({status: 'would_refund', refund_fee: '1000', refund_amount: '10.00', fee_type: 'THB'})
-    expect(plan[2]).toMatchObject({status: 'skipped_invalid', err_msg: expect.stringContaining('is not an amount')})
+    expect(plan[2]).toMatchObject({status: 'skipped_invalid', err_msg: expect.stringContaining('is negative')})
     expect(Object.values(await world.requests()).reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
     for (const order of orders) expect((await world.ledger(order))!.refunds).toEqual([])
   })

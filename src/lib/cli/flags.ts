@@ -177,7 +177,15 @@ export const fileFlags = (group: {helpGroup?: string; dependsOn?: string[]} = {}
     multipleNonGreedy: true,
     ...group,
   }),
-  sheet: Flags.string({description: 'the sheet of an .xlsx workbook to read (default: the first)', ...group}),
+  sheet: Flags.string({
+    description: 'the sheet of an .xlsx or .ods workbook to read (default: the first visible one)',
+    ...group,
+  }),
+  'header-row': Flags.integer({
+    description: 'the line (row number) of the header; rows above it are titles (default: found among the first 20)',
+    min: 1,
+    ...group,
+  }),
   encoding: Flags.string({
     description: 'encoding of a CSV without a BOM (default: utf-8), e.g. windows-874 for Thai files',
     ...group,

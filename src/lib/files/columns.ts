@@ -55,7 +55,13 @@ export function resolveColumns(
   const keys = names.map(normalizeHeader)
   const mapping = parseMapping(given, fields)
   const index = new Map<string, number>()
-  const positions = (key: string) => keys.flatMap((k, i) => (k === key ? [i] : []))
+  const byKey = new Map<string, number[]>()
+  keys.forEach((k, i) => {
+    const at = byKey.get(k)
+    if (at) at.push(i)
+    else byKey.set(k, [i])
+  })
+  const positions = (key: string) => byKey.get(key) ?? []
   for (const [field, header] of mapping) {
     const found = positions(normalizeHeader(header))
     if (found.length === 0)
@@ -118,7 +124,10 @@ export function columnHints(columns: Columns, fields: readonly string[], anyOf: 
   const has = (field: string) =>
     columns.index.has(field) || anyOf.some((group) => group.includes(field) && group.some((f) => columns.index.has(f)))
   const hints: string[] = []
-  const twice = (name: string) => columns.ignored.filter((n) => normalizeHeader(n) === normalizeHeader(name)).length > 1
+  // Counted once: a header of thousands of ignored columns is read in linear time.
+  const counts = new Map<string, number>()
+  for (const name of columns.ignored) counts.set(normalizeHeader(name), (counts.get(normalizeHeader(name)) ?? 0) + 1)
+  const twice = (name: string) => counts.get(normalizeHeader(name))! > 1
   for (const name of columns.ignored) {
     // A name two columns share cannot be mapped: no hint that would fail.
     if (twice(name)) continue

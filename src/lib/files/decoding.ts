@@ -9,6 +9,7 @@ import {Transform, type TransformCallback} from 'node:stream'
 import {TextDecoder} from 'node:util'
 
 import {usageError} from '../errors.js'
+import {quoted} from '../untrusted.js'
 
 export type FileKind = 'csv' | 'xlsx'
 
@@ -159,4 +160,62 @@ export class StrictText extends Transform {
         : 'Say the encoding the file was saved in with --encoding (utf-8, utf-16le, windows-874, ...).',
     )
   }
+}
+
+/** The line (1-based) and text of the line of `text` holding `index`. */
+function lineAt(text: string, index: number): {line: number; text: string} {
+  const start = text.lastIndexOf('\n', index - 1) + 1
+  const end = text.indexOf('\n', index)
+  const line = (text.slice(0, start).match(/\n/g)?.length ?? 0) + 1
+  return {line, text: text.slice(start, end === -1 ? undefined : end).replace(/\r$/, '')}
+}
+
+/**
+ * A file given another --encoding that is in fact UTF-8 (valid UTF-8 with non-ASCII text, which
+ * legacy text almost never is): a usage error naming the line and its text read both ways.
+ * Judged from the file's first bytes.
+ */
+export function checkNotUtf8(path: string, head: Uint8Array, encoding: TextEncoding): void {
+  if (encoding.fromBom || encoding.name === 'utf-8' || encoding.name.startsWith('utf-16')) return
+  const first = head.findIndex((b) => b >= 0x80)
+  if (first === -1) return
+  let utf8
+  try {
+    utf8 = new TextDecoder('utf-8', {fatal: true}).decode(head, {stream: true})
+  } catch {
+    return
+  }
+  const asGiven = new TextDecoder(encoding.name).decode(head, {stream: true})
+  const at = lineAt(utf8, utf8.search(/[\u0080-\uffff]/))
+  const given = lineAt(asGiven, asGiven.search(/[\u0080-\uffff]/))
+  throw usageError(
+    `${path} line ${at.line}: the file is UTF-8, not ${encoding.name} as --encoding says: as UTF-8 it reads ${quoted(at.text, 80)}; as ${encoding.name}, ${quoted(given.text, 80)}.`,
+    'Leave --encoding out (UTF-8 is the default), or give the encoding the file was saved in.',
+  )
+}
+
+/** Thai marks that only follow a Thai letter or another mark. */
+const STRAY_THAI_MARK = /(?:^|[^\u0e01-\u0e4e])[\u0e31\u0e34-\u0e3a\u0e47-\u0e4e]/m
+/** C1 controls: no text holds them; bytes of another encoding decode to them. */
+const C1_CONTROL = /[\u0080-\u009f]/
+
+/**
+ * The first line whose text, decoded in the encoding given, holds characters that text in that
+ * encoding does not (C1 controls; in Thai encodings, a vowel or tone mark after no letter):
+ * likely another encoding. Judged from the file's first bytes.
+ */
+export function unusualLine(head: Uint8Array, encoding: TextEncoding): {line: number; text: string} | undefined {
+  if (encoding.fromBom || encoding.name === 'utf-8') return undefined
+  const text = new TextDecoder(encoding.name).decode(head, {stream: true})
+  const thai = ['windows-874', 'tis-620', 'iso-8859-11'].includes(encoding.name)
+  const found = Math.max(
+    -1,
+    [C1_CONTROL, ...(thai ? [STRAY_THAI_MARK] : [])].reduce((at, re) => {
+      const i = text.search(re)
+      return i !== -1 && (at === -1 || i < at) ? i : at
+    }, -1),
+  )
+  if (found === -1) return undefined
+  const line = lineAt(text, text[found] === '\n' ? found + 1 : found)
+  return {line: line.line, text: line.text}
 }

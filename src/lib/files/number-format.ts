@@ -2,8 +2,9 @@
  * A number of a workbook cell as the text its number format shows, as far as the text matters
  * to gw: the decimals (rounded as Excel rounds, from the 15 significant digits it keeps), zero
  * padding (`000000`), literal text around the number (`"INV-"0`, `[$฿-41E]#,##0.00`) and
- * percentages. Thousands separators are left out: an amount is read without them. General (no
- * format) shows the number in full, without float noise or an exponent.
+ * percentages. Thousands separators are left out, and a negative number keeps its minus sign
+ * whatever its format's negative section shows. General (no format) shows the number in full,
+ * without float noise or an exponent. Amounts are never read from this text (workbook-cells).
  */
 
 /** A decimal string (no exponent) of `value` rounded half away from zero to `decimals` places, from its 15 significant digits. */
@@ -78,15 +79,15 @@ function shapeOf(section: string): Shape | undefined {
 /** The number as its format shows it (General and formats gw does not read: the number in full). */
 export function formatNumber(value: number, numFmt?: string): string {
   if (!Number.isFinite(value)) return String(value)
-  const sections = (numFmt ?? '').split(';')
-  const section = value < 0 && sections[1] ? sections[1] : sections[0]!
+  // The first section's shape, and a negative keeps its sign: a format's negative section
+  // (`;[RED]#,##0.00`, `;(#,##0.00)`) shows it without one, and the text must not lose it.
+  const section = (numFmt ?? '').split(';')[0]!
   const shape = /^(general|@)?$/i.test(section.trim()) ? undefined : shapeOf(section)
   if (!shape) return decimalText(value, undefined)
-  // A negative section of its own shows the number without its sign.
-  const shown = value < 0 && sections[1] ? -value : value
-  let text = decimalText(shape.percent ? shown * 100 : shown, shape.maxDecimals)
+  let text = decimalText(shape.percent ? value * 100 : value, shape.maxDecimals)
   const [int, frac = ''] = text.replace('-', '').split('.')
   const trimmed = frac.replace(/0+$/, '').padEnd(shape.minDecimals, '0')
-  text = `${text.startsWith('-') ? '-' : ''}${int!.padStart(shape.minInteger, '0')}${trimmed ? `.${trimmed}` : ''}`
-  return `${shape.prefix}${text}${shape.percent ? '%' : ''}${shape.suffix}`
+  const sign = text.startsWith('-') ? '-' : ''
+  text = `${int!.padStart(shape.minInteger, '0')}${trimmed ? `.${trimmed}` : ''}`
+  return `${sign}${shape.prefix}${text}${shape.percent ? '%' : ''}${shape.suffix}`
 }

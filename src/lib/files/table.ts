@@ -15,7 +15,8 @@ import {quoted, shown} from '../untrusted.js'
 import {type Columns, columnFlag, columnHints, normalizeHeader, resolveColumns} from './columns.js'
 import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
-import {type FileKind, encodingOf, kindOf, looksBinary, notTextError} from './decoding.js'
+import {type FileKind, checkNotUtf8, encodingOf, kindOf, looksBinary, notTextError, unusualLine} from './decoding.js'
+import type {CellNote} from './workbook-cells.js'
 import type {WorkbookRecord} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
 
@@ -31,9 +32,13 @@ export interface TableRow {
   has(field: string): boolean
   /** Whether the field's cell is a workbook number past 15 digits, which Excel cannot hold exactly. */
   inexact(field: string): boolean
+  /** What a workbook cell holds when it is not text (its number, a percentage, a date, a formula without result). */
+  note(field: string): CellNote | undefined
 }
 
 export interface TableHeader extends Columns {
+  /** The line the header is on (rows above it are titles); 1 when not said. */
+  line?: number
   /** As written in the file. */
   names: string[]
   /** Lower case, trimmed. */
@@ -49,6 +54,10 @@ export interface TableSource {
   /** Workbook: the sheet read, and all its visible sheets. */
   sheet?: string
   sheets?: string[]
+  /** Rows above the header, skipped as titles: their line and their text. */
+  titles?: {line: number; text: string}[]
+  /** Text that decodes to characters unusual in the encoding given: an example line. */
+  unusual?: {line: number; text: string}
 }
 
 /** A table: how it was read, its header, then its rows, streamed. */
@@ -66,6 +75,26 @@ export interface ReadOptions {
   sheet?: string
   encoding?: string
   delimiter?: string
+  /** The line of the header (--header-row); else the first of the first HEADER_SEARCH rows that holds `required`. */
+  'header-row'?: number
+  /** Groups of fields the header must hold one of each (the order numbers; the amounts), to be found. */
+  required?: readonly (readonly string[])[]
+}
+
+/** How many rows the header is looked for among. */
+const HEADER_SEARCH = 20
+
+/** The header of `names` for the command's fields, when it holds every required group; undefined when not. */
+function headerOf(record: SourceRecord, options: ReadOptions): TableHeader | undefined {
+  const names = record.record
+  let columns
+  try {
+    columns = resolveColumns(names, options.fields, options.column)
+  } catch {
+    return undefined
+  }
+  if (!(options.required ?? []).every((group) => group.some((field) => columns.index.has(field)))) return undefined
+  return {line: record.line, names, keys: names.map(normalizeHeader), ...columns}
 }
 
 /** Why a header cannot name orders (with the --column that would fix it when a column looks right), or undefined. */
@@ -131,8 +160,10 @@ async function recordsOf(path: string, options: ReadOptions) {
   if (options.sheet) throw usageError(`--sheet is for .xlsx workbooks; ${path} is a CSV file.`)
   const encoding = encodingOf(head, options.encoding)
   if (looksBinary(head, encoding)) throw notTextError(path, head)
+  checkNotUtf8(path, head, encoding)
   const delimiter = delimiterOf(headerLineOf(head, encoding), options.delimiter)
-  const source = {kind, encoding: encoding.name, delimiter}
+  const unusual = unusualLine(head, encoding)
+  const source = {kind, encoding: encoding.name, delimiter, ...(unusual ? {unusual} : {})}
   return {source, records: csvRecords(path, {encoding, delimiter, head})}
 }
 
@@ -151,18 +182,42 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
   const {source, records} = await recordsOf(path, options)
   const bounded = boundedRecords(path, records)
   try {
-    const first = await bounded.next()
-    if (first.done) throw usageError(`${path} is empty${sheetNote(source)}: it needs a header row and rows.`)
-    const names = first.value.record
+    const given = options['header-row']
+    const seen: SourceRecord[] = []
+    let header: TableHeader | undefined
+    for (let next = await bounded.next(); !next.done; next = await bounded.next()) {
+      seen.push(next.value)
+      if (given !== undefined ? next.value.line >= given : (header = headerOf(next.value, options))) break
+      if (given === undefined && seen.length >= HEADER_SEARCH) break
+    }
+    if (!seen.length) throw usageError(`${path} is empty${sheetNote(source)}: it needs a header row and rows.`)
+    // The header: the line given, else the first row that holds the required columns, else the first row (whose columns are then said to be missing).
+    let at = header ? seen.length - 1 : 0
+    if (given !== undefined) {
+      at = seen.findIndex((r) => r.line === given)
+      if (at === -1)
+        throw usageError(
+          `--header-row ${given}: line ${given} of ${path}${sheetNote(source)} is empty or past the end of the file.`,
+        )
+    }
+    const names = seen[at]!.record
     if (names.length === 1 && options.delimiter && /[,;\t|]/.test(names[0]!))
       throw usageError(
         `${path}: with --delimiter ${shown(options.delimiter, 5)} the header is one column, ${quoted(names[0])}.`,
         'Leave --delimiter out: gw tells the separator from the header line.',
       )
-    const header = {names, keys: names.map(normalizeHeader), ...resolveColumns(names, options.fields, options.column)}
-    const second = await bounded.next()
+    header ??= {
+      line: seen[at]!.line,
+      names,
+      keys: names.map(normalizeHeader),
+      ...resolveColumns(names, options.fields, options.column),
+    }
+    const titles = seen.slice(0, at).map((r) => ({line: r.line, text: r.record.filter((v) => v.trim()).join(' ')}))
+    const rest = seen.slice(at + 1)
+    const second = rest.length ? {done: false, value: rest.shift()!} : await bounded.next()
     if (second.done) throw usageError(`${path} has a header but no rows${sheetNote(source)}.`)
-    return {source, header, rows: rowsOf(header, second.value, bounded)}
+    const table = {source: titles.length ? {...source, titles} : source, header}
+    return {...table, rows: rowsOf(header, second.value, prepended(rest, bounded))}
   } catch (error) {
     await bounded.return(undefined)
     throw error
@@ -176,7 +231,7 @@ async function* rowsOf(
 ): AsyncGenerator<TableRow> {
   const {index, names} = header
   const width = names.length
-  const row = ({record: values, line, inexact}: SourceRecord): TableRow => ({
+  const row = ({record: values, line, inexact, notes}: SourceRecord): TableRow => ({
     line,
     values,
     extra: values.slice(width).filter((v) => v.trim() !== '').length,
@@ -189,9 +244,19 @@ async function* rowsOf(
       const at = index.get(field)
       return at !== undefined && Boolean(inexact?.includes(at))
     },
+    note: (field) => {
+      const at = index.get(field)
+      return at === undefined ? undefined : notes?.[at]
+    },
   })
   yield row(first)
   for await (const record of rest) yield row(record)
+}
+
+/** `first`, then the rest of `records`. */
+async function* prepended<T>(first: T[], records: AsyncGenerator<T>): AsyncGenerator<T> {
+  yield* first
+  yield* records
 }
 
 /** A record of either kind of file: its fields, its line, and (in a workbook) the cells holding numbers past 15 digits. */

@@ -15,11 +15,11 @@ import {
   gatewayTimeIso,
   isCurrency,
   lookupError,
-  parseDecimal,
   parseMinorUnits,
   toDecimal,
   toMinorUnits,
 } from '../gateway/protocol/index.js'
+import {amountOfField} from '../files/amount-cell.js'
 import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems} from '../files/table.js'
 import {type OrderReference, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
@@ -103,7 +103,9 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
     if ([...number].length > max) return `${field} is longer than ${max} characters`
   }
   // An empty cell in a compared column is never a silent pass.
-  const empty = COMPARED.filter((fields) => fields.some((f) => row.has(f)) && fields.every((f) => !row.get(f)))
+  const empty = COMPARED.filter(
+    (fields) => fields.some((f) => row.has(f)) && fields.every((f) => !row.get(f) && !row.note(f)),
+  )
   if (empty.length) {
     const names = empty.map((fields) => fields.filter((f) => row.has(f)).join(' / '))
     return `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} empty: the row cannot be compared`
@@ -119,18 +121,34 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
   } catch (error) {
     return `total_fee: ${(error as AmountError).message}`
   }
-  const amount = row.get('amount') || undefined
-  try {
-    if (amount !== undefined) parseDecimal(amount)
-  } catch {
-    return `amount ${quoted(amount)} is not an amount like 150.50`
+  let amount: string | undefined
+  let named: string | undefined
+  if (row.get('amount') || row.note('amount')) {
+    try {
+      const read = amountOfField(row, 'amount', feeType)
+      if (read.negative) return `amount ${quoted(row.get('amount'))} is negative`
+      amount = read.decimal
+      named = read.currency
+    } catch (error) {
+      if (error instanceof AmountError) return `amount: ${error.message}`
+      throw error
+    }
   }
   const status = row.get('status') || undefined
   if (status && !MERCHANT_STATUS[status.toLowerCase()] && !Object.hasOwn(ORDER_STATES, status.toUpperCase())) {
     return `status ${quoted(status)} is not one of ${Object.keys(MERCHANT_STATUS).join(', ')} or a gateway state`
   }
   const mchRefundNo = row.get('mch_refund_no') || undefined
-  return {ref: {[column]: numbers[column]}, numbers, channel, totalFee, amount, feeType, status, mchRefundNo}
+  return {
+    ref: {[column]: numbers[column]},
+    numbers,
+    channel,
+    totalFee,
+    amount,
+    feeType: feeType ?? named,
+    status,
+    mchRefundNo,
+  }
 }
 
 /** The merchant's amount in minor units, when the row gives one and its currency is known. */

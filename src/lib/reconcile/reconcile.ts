@@ -20,6 +20,7 @@ import {
 } from '../files/table.js'
 import {GwError, usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS, isCurrency} from '../gateway/protocol/index.js'
+import {type TotalsRow, TotalsRows} from '../files/totals.js'
 import type {OrderService} from '../orders/service.js'
 import {refundedTotal} from '../refunds/lookup.js'
 import type {RefundService} from '../refunds/service.js'
@@ -93,6 +94,8 @@ export interface ReconcileOutcome {
   rows: number
   written: number
   stopped: boolean
+  /** Totals rows: reported, never queried. */
+  totals: TotalsRow[]
 }
 
 /** What each comparison is read from, among the columns the header has. */
@@ -120,10 +123,10 @@ export async function openForReconcile(
   file: string,
   options: Omit<ReadOptions, 'fields'> & {existenceOnly: boolean; out?: string},
 ): Promise<ReconcileInput> {
-  const table = await openTable(file, {...options, fields: RECONCILE_FIELDS})
+  const table = await openTable(file, {...options, fields: RECONCILE_FIELDS, required: [ORDER_NUMBER_FIELDS]})
   const {header} = table
   const noOrderColumn = missingOrderColumn(table, RECONCILE_FIELDS)
-  if (noOrderColumn) throw usageError(`${file} line 1: ${noOrderColumn}.`)
+  if (noOrderColumn) throw usageError(`${file} line ${header.line ?? 1}: ${noOrderColumn}.`)
   const comparisons = comparisonsOf(header)
   const hints = columnHints(header, RECONCILE_FIELDS, [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']])
   const out = outputFor(file, options.out, '.reconciled', table.source.kind)
@@ -204,10 +207,11 @@ export class Reconciler {
     const tally = new Tally<Classification>()
     let rows = 0
     let written = 0
+    const totals = new TotalsRows(['amount', 'total_fee'])
     try {
       const window = Math.max(256, options.concurrency * 32)
       const judged = await mapInOrder(
-        table.rows,
+        withoutTotals(table.rows, totals),
         (row) => this.#judge(row, options),
         async (row) => {
           rows++
@@ -229,7 +233,15 @@ export class Reconciler {
         .lines(CLASSES)
         .map(({group, ...line}: TallyLine<Classification>) => ({classification: group, ...line}))
       const {comparisons, ignored_columns} = input
-      const outcome = {comparisons, ignored_columns, summary, rows, written, stopped: judged.stopped}
+      const outcome = {
+        comparisons,
+        ignored_columns,
+        summary,
+        rows,
+        written,
+        stopped: judged.stopped,
+        totals: totals.found,
+      }
       await writer.close(summarySheet(outcome))
       return outcome
     } catch (error) {
@@ -237,6 +249,11 @@ export class Reconciler {
       throw error
     }
   }
+}
+
+/** The rows without the totals rows, which `totals` records. */
+async function* withoutTotals(rows: AsyncIterable<TableRow>, totals: TotalsRows): AsyncGenerator<TableRow> {
+  for await (const row of rows) if (!totals.take(row)) yield row
 }
 
 /** The summary sheet of a workbook output: rows and amounts per class, then what was compared. */

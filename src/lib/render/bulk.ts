@@ -4,7 +4,7 @@ import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan, OrderLine} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
-import {ignoredNote, sourceNotes} from './files.js'
+import {ignoredNote, sourceNotes, totalsNotes} from './files.js'
 import {shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from './words.js'
@@ -15,13 +15,14 @@ function lines<T>(items: readonly T[], line: (item: T) => string, limit = 200): 
   return shown.join('\n')
 }
 
-const problemLines = (problems: readonly Problem[]) => lines(problems, (p) => `line ${p.line}: ${p.message}`)
+/** The first 20 problems on screen, and how many more (all of them are in --json and the report). */
+const problemLines = (problems: readonly Problem[]) => lines(problems, (p) => `line ${p.line}: ${p.message}`, 20)
 
 /** Notes on stderr once the plan is known: a lock taken over, a resumed journal, how uncertain rows were settled, the problems. */
 export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): string[] {
   const notes: string[] = []
   const {found, settled, problems} = plan
-  notes.push(...sourceNotes(plan.file.source))
+  notes.push(...sourceNotes(plan.file.source), ...totalsNotes(plan.file.totals))
   const ignored = ignoredNote(plan.file.header.ignored, plan.file.hints)
   if (ignored) notes.push(ignored)
   if (tookOver)

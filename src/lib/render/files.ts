@@ -1,5 +1,7 @@
 /** What gw says of a file it reads: how it was read when that is not the plain default, and the columns it ignores. */
 import type {TableSource} from '../files/table.js'
+import type {TotalsRow} from '../files/totals.js'
+import {plural} from './words.js'
 import {quoted} from '../untrusted.js'
 
 const SEPARATORS: Record<string, string> = {';': 'semicolons', '\t': 'tabs', '|': 'bars'}
@@ -17,7 +19,26 @@ export function sourceNotes(source: TableSource): string[] {
     source.delimiter && SEPARATORS[source.delimiter] ? `columns separated by ${SEPARATORS[source.delimiter]}` : '',
   ].filter(Boolean)
   if (read.length) notes.push(`reading ${read.join(', ')}`)
+  if (source.titles?.length) {
+    const lines = source.titles.map((t) => `line ${t.line} (${quoted(t.text, 60)})`).join(', ')
+    notes.push(`skipped ${plural(source.titles.length, 'title row')} above the header: ${lines}`)
+  }
+  if (source.unusual)
+    notes.push(
+      `warning: line ${source.unusual.line} decodes to characters unusual in ${source.encoding}: ${quoted(source.unusual.text, 80)}; check --encoding`,
+    )
   return notes
+}
+
+/** Each totals row: never sent or queried, and whether it agrees with the rows above it. */
+export function totalsNotes(totals: readonly TotalsRow[]): string[] {
+  return totals.map((t) => {
+    const said = `line ${t.line}: a totals row${t.label ? ` (${quoted(t.label, 40)})` : ''} of ${quoted(t.amount, 30)}, not acted on`
+    if (t.agrees === undefined) return `${said}; not checked (an amount above it could not be read)`
+    return t.agrees
+      ? `${said}; it agrees with the rows above it (${t.sum})`
+      : `warning: ${said}; it does NOT agree with the sum of the rows above it (${t.sum}): check the file for missing or extra rows`
+  })
 }
 
 /** "ignored columns: Customer, Total", then a hint per column that looks like a field gw could read. */

@@ -1,7 +1,7 @@
 /** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {Comparison, ReconcileInput, ReconcileOutcome} from '../reconcile/reconcile.js'
-import {ignoredNote, sourceNotes} from './files.js'
+import {ignoredNote, sourceNotes, totalsNotes} from './files.js'
 import {table} from './table.js'
 import {plural} from './words.js'
 
@@ -17,6 +17,9 @@ export function readingNotes(input: ReconcileInput): string[] {
   const ignored = ignoredNote(input.ignored_columns, input.hints)
   return [...sourceNotes(input.table.source), compared, ...(ignored ? [ignored] : [])]
 }
+
+/** What was read but not reconciled: the totals rows. */
+export const outcomeNotes = (outcome: ReconcileOutcome) => totalsNotes(outcome.totals)
 
 export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out: string): string {
   const amount = (c: ReconcileOutcome['summary'][number]) =>

@@ -3,7 +3,21 @@ import {text as readText} from 'node:stream/consumers'
 
 import {describe, expect, it} from 'vitest'
 
-import {StrictText, encodingOf, kindOf, looksBinary, notTextError} from '../../../src/lib/files/decoding.js'
+import {
+  StrictText,
+  checkNotUtf8,
+  encodingOf,
+  kindOf,
+  looksBinary,
+  notTextError,
+  unusualLine,
+} from '../../../src/lib/files/decoding.js'
+
+/** Text in Windows-874 (TIS-620): Thai letters U+0E01.. at 0xA1.., ASCII as it is. */
+const windows874 = (text: string) =>
+  Buffer.from(
+    [...text].map((c) => (c >= '\u0e01' && c <= '\u0e5b' ? c.charCodeAt(0) - 0x0e01 + 0xa1 : c.charCodeAt(0))),
+  )
 
 /** Decodes `chunks` through StrictText, as a file read in pieces of those sizes would be. */
 const decode = (chunks: Buffer[], encoding = 'utf-8') =>
@@ -65,5 +79,33 @@ describe('what a file is', () => {
   it('UTF-16 without its BOM gets the --encoding that reads it', () => {
     const error = notTextError('f.csv', Buffer.from('mch_order_no,amount\n', 'utf16le')) as Error & {advice: string}
     expect(error.advice).toBe('It looks like UTF-16LE text without its BOM: add --encoding utf-16le.')
+  })
+})
+
+describe('an encoding told, not guessed silently', () => {
+  const thai = 'เลขที่,ยอดเงิน\nINV-1,100\n'
+  const given = (name: string) => encodingOf(new Uint8Array(), name)
+
+  it('a UTF-8 file given another --encoding is refused naming the line and its text both ways', () => {
+    const head = new TextEncoder().encode(`order,amount\nINV-1,100\nINV-2,50,สมชาย\n`)
+    expect(() => checkNotUtf8('f.csv', head, given('windows-874'))).toThrow(
+      /f\.csv line 3: the file is UTF-8, not windows-874 as --encoding says: as UTF-8 it reads "INV-2,50,สมชาย"; as windows-874, "INV-2,50,/,
+    )
+    // UTF-8 itself, an ASCII file and real Windows-874 text pass.
+    expect(() => checkNotUtf8('f.csv', head, given('utf-8'))).not.toThrow()
+    expect(() => checkNotUtf8('f.csv', new TextEncoder().encode('a,b\n1,2\n'), given('windows-874'))).not.toThrow()
+    expect(() => checkNotUtf8('f.csv', windows874(thai), given('windows-874'))).not.toThrow()
+  })
+
+  it('text unusual for the encoding named is found with an example line', () => {
+    expect(unusualLine(windows874(thai), given('windows-874'))).toBeUndefined()
+    // Windows-1252 text (é, ü) read as Windows-874 decodes to Thai marks after no letter.
+    const latin = Buffer.from('name,amount\nJosé Müller,100\n', 'latin1')
+    expect(unusualLine(latin, given('windows-874'))).toEqual({line: 2, text: expect.stringMatching(/^Jos/)})
+    // C1 controls in any single-byte encoding.
+    expect(unusualLine(Buffer.from([0x61, 0x0a, 0x62, 0x81, 0x0a]), given('iso-8859-1'))).toEqual({
+      line: 2,
+      text: 'b\u0081',
+    })
   })
 })

@@ -1,7 +1,14 @@
 import {describe, expect, it} from 'vitest'
 
 import {formatNumber} from '../../../src/lib/files/number-format.js'
-import {cellText} from '../../../src/lib/files/workbook-reader.js'
+import {
+  exactDecimal,
+  isDateFormat,
+  isPercentFormat,
+  numberCell,
+  numberStyle,
+  serialDate,
+} from '../../../src/lib/files/workbook-cells.js'
 
 describe('a workbook number as its format shows it', () => {
   it('General: no float noise, no exponent, whole numbers in full', () => {
@@ -25,31 +32,53 @@ describe('a workbook number as its format shows it', () => {
     expect(formatNumber(1.257, '0.0#')).toBe('1.26')
   })
 
-  it('literal text, zero padding, currency symbols, percentages, and a negative section', () => {
+  it('literal text, zero padding, currency symbols, percentages, and a negative keeps its sign whatever its section shows', () => {
     expect(formatNumber(1, '"INV-"0')).toBe('INV-1')
     expect(formatNumber(2, '000000')).toBe('000002')
     expect(formatNumber(42, '\\#0')).toBe('#42')
     expect(formatNumber(1234.5, '[$฿-41E]#,##0.00')).toBe('฿1234.50')
     expect(formatNumber(1234.5, '"฿"#,##0.00;[Red]-"฿"#,##0.00')).toBe('฿1234.50')
     expect(formatNumber(-1234.5, '"฿"#,##0.00;[Red]-"฿"#,##0.00')).toBe('-฿1234.50')
-    expect(formatNumber(-7, '0;(0)')).toBe('(7)')
+    expect(formatNumber(-7, '0;(0)')).toBe('-7')
+    expect(formatNumber(-1281.33, '#,##0.00;[RED]#,##0.00')).toBe('-1281.33')
     expect(formatNumber(0.053, '0.0%')).toBe('5.3%')
     expect(formatNumber(12, '0 "pcs"')).toBe('12 pcs')
     expect(formatNumber(3, '@')).toBe('3')
   })
 })
 
-describe('a workbook cell as the text a person sees', () => {
-  it('dates as ISO dates, with the time when there is one; text kinds as their text', () => {
-    expect(cellText(new Date(Date.UTC(2026, 10, 20)))).toBe('2026-11-20')
-    expect(cellText(new Date(Date.UTC(2026, 10, 20, 14, 3, 5)))).toBe('2026-11-20 14:03:05')
-    expect(cellText(106.5, '#,##0.00')).toBe('106.50')
-    expect(cellText({richText: [{text: 'ก'}, {text: 'ข'}]})).toBe('กข')
-    expect(cellText({formula: 'B2*2', result: 213})).toBe('213')
-    expect(cellText({formula: 'B2/0', result: {error: '#DIV/0!'}} as never)).toBe('#DIV/0!')
-    expect(cellText({text: 'link', hyperlink: 'https://x'})).toBe('link')
-    expect(cellText({error: '#N/A'} as never)).toBe('#N/A')
-    expect(cellText(true)).toBe('TRUE')
-    expect(cellText(null)).toBe('')
+describe('a workbook cell by its value', () => {
+  it('stored digits as an exact decimal, whatever their notation', () => {
+    expect(exactDecimal('-1281.33')).toBe('-1281.33')
+    expect(exactDecimal('1.5E-2')).toBe('0.015')
+    expect(exactDecimal('1.2345678901234568E+22')).toBe('12345678901234568000000')
+    expect(exactDecimal('20.50')).toBe('20.5')
+    expect(exactDecimal('-0')).toBe('0')
+    expect(exactDecimal('abc')).toBeUndefined()
+  })
+
+  it('tells dates and percentages by their format, not by colours, currencies or literal text', () => {
+    for (const date of ['yyyy-mm-dd', 'd/m/yy h:mm', '[$-41E]d mmmm yyyy', 'h:mm:ss', '[h]:mm'])
+      expect(isDateFormat(date)).toBe(true)
+    for (const number of ['#,##0.00;[RED]#,##0.00', '[$฿-41E]#,##0.00', '"Days "0', '0.00E+00', '_-* #,##0.00_-'])
+      expect(isDateFormat(number)).toBe(false)
+    expect(isPercentFormat('0.00%')).toBe(true)
+    expect(isPercentFormat('0.00"%"')).toBe(false)
+    expect(serialDate(46_346).toISOString()).toBe('2026-11-20T00:00:00.000Z')
+    expect(serialDate(46_346.5, false).toISOString()).toBe('2026-11-20T12:00:00.000Z')
+  })
+
+  it('a number cell keeps its stored value beside its shown text; a percentage and a date are marked', () => {
+    expect(numberCell('-1281.33', numberStyle(164, '#,##0.00;[RED]#,##0.00'))).toEqual({
+      text: '-1281.33',
+      note: {kind: 'number', value: '-1281.33'},
+    })
+    expect(numberCell('1267.11', numberStyle(165, '[$฿-41E]#,##0.00'))).toEqual({
+      text: '฿1267.11',
+      note: {kind: 'number', value: '1267.11'},
+    })
+    expect(numberCell('0.25', numberStyle(10, undefined)).note).toEqual({kind: 'percent', value: '0.25'})
+    expect(numberCell('46346', numberStyle(14, undefined))).toEqual({text: '2026-11-20', note: {kind: 'date'}})
+    expect(numberCell('90020261121093015000001', undefined).inexact).toBe(true)
   })
 })

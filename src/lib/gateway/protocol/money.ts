@@ -32,7 +32,7 @@ interface Decimal {
 }
 
 /** Reads `150.50`; throws AmountError for anything else (a sign, separators, letters). */
-export function parseDecimal(text: string): Decimal {
+function parseDecimal(text: string): Decimal {
   const match = /^(\d+)(?:\.(\d*))?$/.exec(text.trim())
   if (!match)
     throw new AmountError(
@@ -95,4 +95,73 @@ export function formatAmount(minor: number | undefined, currency: string | undef
   if (minor === undefined || Number.isNaN(minor)) return '-'
   if (!currency || exponentOf(currency) === undefined) return `${minor}${currency ? ` ${currency}` : ''}`
   return `${toDecimal(minor, currency)} ${currency.toUpperCase()}`
+}
+
+/** The symbols and codes people write beside an amount, by currency. */
+const CURRENCY_MARKS: Record<Currency, readonly string[]> = {
+  THB: ['฿', 'THB'],
+  MYR: ['RM', 'MYR'],
+  JPY: ['¥', '￥', 'JPY'],
+  AED: ['AED', 'د.إ'],
+}
+const MARKS = Object.entries(CURRENCY_MARKS)
+  .flatMap(([currency, marks]) => marks.map((mark) => ({mark, currency: currency as Currency})))
+  .sort((a, b) => b.mark.length - a.mark.length)
+
+/** An amount read from text: its digits as a plain decimal, its sign, and the currency its text names. */
+export interface TypedAmount {
+  decimal: string
+  negative: boolean
+  currency?: Currency
+}
+
+/** What the amount rule accepts, for messages. */
+const AMOUNT_FORMS =
+  'digits with a point for decimals and optional commas between thousands (1,267.11), the currency symbol or code before or after (฿ THB RM MYR ¥ JPY AED د.إ)'
+
+/**
+ * An amount as people type it and spreadsheets export it: `1,267.11`, `฿1,281.33`,
+ * `AED 1,295.55`, `4,570 JPY`, ` 300.00 `; a leading or trailing minus or parentheses make it
+ * negative (and the caller refuses it as a refund, never turning it positive). Exact: the
+ * digits are kept as text. Anything ambiguous is an AmountError saying what is allowed: a comma
+ * as the decimal mark (`1.234,50`, `1,23`), a symbol of another currency than `currency` (the
+ * row's), two signs, spaces inside the number.
+ */
+export function readAmountText(text: string, currency?: string): TypedAmount {
+  const refuse = (why: string) => new AmountError(`${quoted(text)} ${why}; write ${AMOUNT_FORMS}`)
+  let rest = text.replace(/[\u00a0\u2000-\u200b\u202f\u2212]/g, (c) => (c === '\u2212' ? '-' : ' ')).trim()
+  let signs = 0
+  let named: Currency | undefined
+  for (let changed = true; changed && rest;) {
+    changed = false
+    const paren = /^\((.*)\)$/s.exec(rest)
+    if (paren) {
+      rest = paren[1]!.trim()
+      signs++
+      changed = true
+    }
+    if (rest.startsWith('-') || rest.endsWith('-')) {
+      rest = (rest.startsWith('-') ? rest.slice(1) : rest.slice(0, -1)).trim()
+      signs++
+      changed = true
+    }
+    for (const {mark, currency: of} of MARKS) {
+      const upper = rest.toUpperCase()
+      if (!upper.startsWith(mark) && !upper.endsWith(mark)) continue
+      if (named) throw refuse('names its currency twice')
+      named = of
+      rest = (upper.startsWith(mark) ? rest.slice(mark.length) : rest.slice(0, -mark.length)).trim()
+      changed = true
+      break
+    }
+  }
+  if (signs > 1) throw refuse('has more than one minus sign or parentheses')
+  const wanted = currency?.toUpperCase()
+  if (named && wanted && isCurrency(wanted) && named !== wanted)
+    throw refuse(`is written in ${named} but the row is ${wanted}`)
+  if (/^\d+(\.\d+)?$/.test(rest) || /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(rest))
+    return {decimal: rest.replace(/,/g, ''), negative: signs === 1, ...(named ? {currency: named} : {})}
+  if (/^[\d.,]+$/.test(rest) && /,\d{1,2}$|\.\d{3},|\.\d{3}\./.test(rest))
+    throw refuse('is ambiguous: a comma as the decimal mark is not read')
+  throw refuse('is not an amount')
 }

@@ -169,7 +169,8 @@ async function checkRows(checking: Checking, refunds: RefundService): Promise<Pi
   const preflighted = await phase(input, 'checking orders', groups.size, (pace) =>
     preflight(groups, refunds.orders, pace),
   )
-  problems.push(...preflighted.problems)
+  // One by one: a spread of a hundred thousand problems would overflow the stack.
+  for (const problem of preflighted.problems) problems.push(problem)
   for (const row of open) {
     const order = preflighted.found.get(row.request.orderKey)
     if (!order) continue
@@ -187,7 +188,7 @@ async function checkRows(checking: Checking, refunds: RefundService): Promise<Pi
       states[at] = {...states[at]!, planned}
     }
   }
-  problems.push(...numberRows(input.file, states, input, refunds))
+  for (const problem of numberRows(input.file, states, input, refunds)) problems.push(problem)
   // Rows sent before without a known outcome: the gateway's record of their number decides.
   // Without a refund query for the channel, they are sent again under the same number.
   const settled: Record<string, number> = {}
@@ -207,7 +208,7 @@ async function checkRows(checking: Checking, refunds: RefundService): Promise<Pi
       async (group) => {
         const order = preflighted.found.get(group.request.orderKey)
         const checked = order ? await checkOrderBalance(group, order, states, indexOf, refunds) : undefined
-        problems.push(...(checked?.problems ?? []))
+        for (const problem of checked?.problems ?? []) problems.push(problem)
         if (checked?.line && group.rows.length > 1) orders.push(checked.line)
         pace.tick(Boolean(checked?.problems.length))
       },

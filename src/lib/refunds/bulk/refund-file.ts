@@ -11,11 +11,12 @@ import {
   type Amount,
   fieldMax,
   isCurrency,
-  parseDecimal,
   parseMinorUnits,
   toMinorUnits,
 } from '../../gateway/protocol/index.js'
+import {amountOfField, minorUnitsOfField} from '../../files/amount-cell.js'
 import {columnHints} from '../../files/columns.js'
+import {type TotalsRow, TotalsRows} from '../../files/totals.js'
 import {
   type ReadOptions,
   type TableHeader,
@@ -52,10 +53,14 @@ export interface RefundFile {
   problems: Problem[]
   /** The check stopped after MAX_PROBLEMS problems: the rest of the file was not read. */
   truncated?: boolean
+  /** Totals rows: reported, never sent. */
+  totals: TotalsRow[]
 }
 
 /** Problems listed before the check stops reading: a file this broken is to be fixed first, not sent. */
 const MAX_PROBLEMS = 1000
+
+const AMOUNT_FIELDS = ['refund_amount', 'refund_fee']
 
 const CHECKED_LENGTHS = [...ORDER_NUMBER_FIELDS, 'mch_refund_no', 'attach'] as const
 
@@ -63,47 +68,48 @@ const CHECKED_LENGTHS = [...ORDER_NUMBER_FIELDS, 'mch_refund_no', 'attach'] as c
 function headerProblems(header: TableHeader, source: TableSource, hints: string[]): Problem[] {
   const problems: Problem[] = []
   const noOrderColumn = missingOrderColumn({header, source}, FIELDS)
-  if (noOrderColumn) problems.push({line: 1, message: noOrderColumn})
+  const line = header.line ?? 1
+  if (noOrderColumn) problems.push({line, message: noOrderColumn})
   if (!header.index.has('refund_fee') && !header.index.has('refund_amount')) {
     const hint = hints.find((h) => h.includes('refund_amount'))
     problems.push({
-      line: 1,
+      line,
       message: `no amount column: the header needs refund_fee (minor units, e.g. 5000) or refund_amount (decimal, e.g. 50.00); name yours with ${hint ? hint.slice(hint.indexOf('--column')) : '--column refund_amount="Your header"'}`,
     })
   }
   return problems
 }
 
-/** The amount a row asks for, or the problem with it. */
-function rowAmount(row: TableRow, feeType: string | undefined): Amount | string {
-  const feeText = row.get('refund_fee')
-  const amountText = row.get('refund_amount')
-  if (feeText && amountText) return 'both refund_fee and refund_amount are filled; give one'
-  if (feeText) {
-    let minor: number
-    try {
-      minor = parseMinorUnits(feeText)
-    } catch (error) {
-      return `refund_fee: ${(error as AmountError).message}`
-    }
-    return minor === 0 ? 'refund_fee is zero; a refund must be above zero' : {minor}
-  }
-  if (!amountText) return 'no amount: fill refund_fee or refund_amount'
-  let decimal
+/** The amount a row asks for (and the currency its text names), or the problem with it. A negative is never turned positive. */
+function rowAmount(row: TableRow, feeType: string | undefined): {amount: Amount; currency?: string} | string {
+  const hasFee = row.get('refund_fee') !== '' || row.note('refund_fee') !== undefined
+  const hasAmount = row.get('refund_amount') !== '' || row.note('refund_amount') !== undefined
+  if (hasFee && hasAmount) return 'both refund_fee and refund_amount are filled; give one'
+  const field = hasFee ? 'refund_fee' : 'refund_amount'
+  if (!hasFee && !hasAmount) return 'no amount: fill refund_fee or refund_amount'
+  let read
   try {
-    decimal = parseDecimal(amountText)
-  } catch {
-    return `refund_amount ${quoted(amountText)} is not an amount; write it like 50.00 (no sign, no thousands separators)`
+    read = hasFee ? minorUnitsOfField(row, field) : amountOfField(row, field, feeType)
+  } catch (error) {
+    if (error instanceof AmountError) return `${field}: ${error.message}`
+    throw error
   }
-  if (BigInt(decimal.whole) === 0n && !decimal.fraction) return 'refund_amount is zero; a refund must be above zero'
-  if (feeType && isCurrency(feeType)) {
+  const said = quoted(row.get(field))
+  if (read.negative) return `${field} ${said} is negative; a refund must be above zero (it is never read as positive)`
+  if (!/[1-9]/.test(read.decimal)) return `${field} is zero; a refund must be above zero`
+  if (hasFee) {
+    const minor = Number(read.decimal)
+    return Number.isSafeInteger(minor) ? {amount: {minor}} : `refund_fee: ${said} is too large`
+  }
+  const currency = feeType ?? read.currency
+  if (currency && isCurrency(currency)) {
     try {
-      toMinorUnits(amountText, feeType)
+      toMinorUnits(read.decimal, currency)
     } catch (error) {
       return `refund_amount: ${(error as AmountError).message}`
     }
   }
-  return {decimal: amountText}
+  return {amount: {decimal: read.decimal}, currency: read.currency}
 }
 
 /** Reads one row; its refund number is the one given, or is derived once its order is known (plan). */
@@ -137,10 +143,10 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
       problems.push(`total_fee: ${(error as Error).message}`)
     }
   }
-  const amount = rowAmount(row, feeType)
-  if (typeof amount === 'string') problems.push(amount)
+  const read = rowAmount(row, feeType)
+  if (typeof read === 'string') problems.push(read)
   const given = row.get('mch_refund_no')
-  if (problems.length || !column || typeof amount === 'string') {
+  if (problems.length || !column || typeof read === 'string') {
     return {
       row: {line: row.line, values: row.values, order: column ? row.get(column) : '', mchRefundNo: given},
       problems,
@@ -151,8 +157,8 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
     ref,
     numbers: orderNumbersOf(row),
     orderKey: orderKey(ref),
-    amount,
-    feeType,
+    amount: read.amount,
+    feeType: feeType ?? read.currency,
     totalFee,
     channel,
     attach: row.get('attach') || undefined,
@@ -162,14 +168,25 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
 
 /** Reads and checks the whole file. Nothing is sent here. */
 export async function readRefundFile(path: string, options: Omit<ReadOptions, 'fields'> = {}): Promise<RefundFile> {
-  const {source, header, rows: records} = await openTable(path, {...options, fields: FIELDS})
+  const required = [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]
+  const {source, header, rows: records} = await openTable(path, {...options, fields: FIELDS, required})
   const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['refund_fee', 'refund_amount']])
   const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
-  const file = (truncated?: boolean): RefundFile => ({source, header, hints, rows, problems, truncated})
+  const totals = new TotalsRows(AMOUNT_FIELDS)
+  const file = (truncated?: boolean): RefundFile => ({
+    source,
+    header,
+    hints,
+    rows,
+    problems,
+    truncated,
+    totals: totals.found,
+  })
   if (problems.length) return file()
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
+    if (totals.take(item)) continue
     const read = readRefundRow(item)
     const line = item.line
     problems.push(...read.problems.map((message) => ({line, message})))

@@ -1,0 +1,80 @@
+/**
+ * Totals rows at the foot (or in the middle) of finance's sheets: a row with amounts and a cell
+ * such as `Total`, `Totals`, `Grand total` or `รวม`, or a row with no order number whose amount is
+ * the sum of the rows above it (one without an order number that is not their sum stays a row,
+ * and a problem). Such a row is never a row to act on: it is reported, and checked against the
+ * sum of the rows above it (since the last totals row) when every one of their amounts could be
+ * read.
+ */
+import {amountOfField} from './amount-cell.js'
+import {type TableRow, orderColumnOf} from './table.js'
+
+/** A totals row found: its line, the amount it gives, and the sum of the rows above when known. */
+export interface TotalsRow {
+  line: number
+  label: string
+  amount: string
+  /** The sum of the rows above (since the previous totals row); undefined when one of them could not be read. */
+  sum?: string
+  agrees?: boolean
+}
+
+const TOTAL_WORDS = /^(grand\s*|sub-?\s*)?totals?\b\D*$|^(ยอด)?รวม/i
+
+/** Decimals summed exactly at this scale; an amount with more places makes the sum unknown. */
+const PLACES = 6
+const scaled = (decimal: string, negative: boolean) => {
+  const [whole, fraction = ''] = decimal.split('.')
+  if (fraction.length > PLACES) return undefined
+  const value = BigInt(`${whole}${fraction.padEnd(PLACES, '0')}`)
+  return negative ? -value : value
+}
+const decimalOf = (value: bigint) => {
+  const digits = (value < 0n ? -value : value).toString().padStart(PLACES + 1, '0')
+  const text = `${digits.slice(0, -PLACES)}.${digits.slice(-PLACES)}`.replace(/\.?0+$/, '')
+  return `${value < 0n ? '-' : ''}${text}`
+}
+
+export class TotalsRows {
+  readonly found: TotalsRow[] = []
+  #sum: bigint | undefined = 0n
+
+  /** `fields`: the amount fields, in the order read. */
+  constructor(readonly fields: readonly string[]) {}
+
+  #amountOf(row: TableRow) {
+    const field = this.fields.find((f) => row.get(f) !== '' || row.note(f))
+    if (!field) return undefined
+    try {
+      return amountOfField(row, field)
+    } catch {
+      return null
+    }
+  }
+
+  /** Whether `row` is a totals row (then recorded); otherwise its amount joins the sum. */
+  take(row: TableRow): boolean {
+    const amount = this.#amountOf(row)
+    const label = row.values.find((v) => TOTAL_WORDS.test(v.trim()))
+    if (amount === undefined || (orderColumnOf(row) && !label)) {
+      if (amount === null) this.#sum = undefined
+      else if (amount && this.#sum !== undefined) {
+        const value = scaled(amount.decimal, amount.negative)
+        this.#sum = value === undefined ? undefined : this.#sum + value
+      }
+      return false
+    }
+    const total = amount && scaled(amount.decimal, amount.negative)
+    // Without a word such as Total, a row without an order number is a totals row only when it is the sum of the rows above.
+    if (!label && (total === null || total === undefined || total !== this.#sum)) return false
+    const sum = this.#sum === undefined ? undefined : decimalOf(this.#sum)
+    this.found.push({
+      line: row.line,
+      label: label?.trim() ?? '',
+      amount: amount ? `${amount.negative ? '-' : ''}${amount.decimal}` : row.get(this.fields[0]!),
+      ...(sum !== undefined && total !== undefined && total !== null ? {sum, agrees: total === this.#sum} : {}),
+    })
+    this.#sum = 0n
+    return true
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * A workbook cell by its value: a number cell is the number the file stores (exactly, from the
+ * stored digits, never the text its format shows: a red or parenthesised negative is negative,
+ * `[$฿-41E]#,##0.00` is a number), a percentage is marked as one, a date cell is an ISO date,
+ * and a formula without a stored result is marked with its address. The text a person sees
+ * (number-format) is kept beside the value, for order numbers and for writing the row back.
+ */
+import {formatNumber} from './number-format.js'
+
+/** What a cell holds when it is not text: gw reads amounts from these, never from the shown text. */
+export type CellNote =
+  | {kind: 'number'; value: string}
+  | {kind: 'percent'; value: string}
+  | {kind: 'date'}
+  | {kind: 'formula'; address: string}
+
+/** Whole numbers Excel cannot hold exactly (it keeps 15 significant digits). */
+const EXACT_LIMIT = 1e15
+
+/** A stored number (`-1281.33`, `1.5E-2`, `1E+22`) as a plain decimal, exactly (string arithmetic). */
+export function exactDecimal(raw: string): string | undefined {
+  const match = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/.exec(raw)
+  if (!match || (!match[2] && !match[3])) return undefined
+  const [, sign, whole = '', fraction = '', exponentText] = match
+  const exponent = Number(exponentText ?? 0)
+  if (Math.abs(exponent) > 400) return undefined
+  let digits = `${whole}${fraction}`
+  let point = whole.length + exponent
+  if (point < 0) {
+    digits = `${'0'.repeat(-point)}${digits}`
+    point = 0
+  }
+  digits = digits.padEnd(point, '0')
+  const int = digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0'
+  const frac = digits.slice(point).replace(/0+$/, '')
+  const text = frac ? `${int}.${frac}` : int
+  return sign === '-' && /[1-9]/.test(text) ? `-${text}` : text
+}
+
+/** Excel's built-in number formats gw tells apart: dates and percentages (ECMA-376 18.8.30). */
+const BUILT_IN_DATES = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 30, 36, 45, 46, 47, 50, 57])
+const BUILT_IN_PERCENT = new Set([9, 10])
+
+/** A format's code with literal text, colours and conditions taken out. */
+const codeOf = (format: string) => format.replace(/"[^"]*"|\\.|\[(?!h\]|hh\]|m\]|mm\]|s\]|ss\])[^\]]*\]|[_*]./gi, '')
+
+export const isPercentFormat = (format: string) => codeOf(format.split(';')[0]!).includes('%')
+export const isDateFormat = (format: string) => /[ydhs]|\[[hms]+\]|m/i.test(codeOf(format.split(';')[0]!))
+
+/** A style's number format: a built-in id's kind, or its code. */
+export interface NumberStyle {
+  code?: string
+  kind?: 'date' | 'percent'
+}
+
+export function numberStyle(id: number, code: string | undefined): NumberStyle {
+  if (code !== undefined) {
+    if (isPercentFormat(code)) return {code, kind: 'percent'}
+    if (/^(general|@)?$/i.test(code.trim())) return {code}
+    if (isDateFormat(code)) return {code, kind: 'date'}
+    return {code}
+  }
+  if (BUILT_IN_DATES.has(id)) return {kind: 'date'}
+  if (BUILT_IN_PERCENT.has(id)) return {code: id === 9 ? '0%' : '0.00%', kind: 'percent'}
+  return {code: BUILT_IN_CODES[id]}
+}
+
+/** Built-in number formats whose digits matter to the shown text. */
+const BUILT_IN_CODES: Record<number, string> = {1: '0', 2: '0.00', 3: '#,##0', 4: '#,##0.00', 11: '0.00E+00'}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** A date as 2026-11-20, or 2026-11-20 14:03:00 when it has a time (the sheet's wall time, held as UTC). */
+export function dateText(date: Date): string {
+  if (Number.isNaN(date.getTime())) return ''
+  const day = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
+  const seconds = date.getUTCHours() * 3600 + date.getUTCMinutes() * 60 + date.getUTCSeconds()
+  return seconds === 0
+    ? day
+    : `${day} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`
+}
+
+/** Excel's day number (1900 or 1904 date system) as the date it stands for, to the second. */
+export function serialDate(serial: number, date1904 = false): Date {
+  const epoch = date1904 ? Date.UTC(1904, 0, 1) : Date.UTC(1899, 11, 30)
+  return new Date(epoch + Math.round(serial * 86_400) * 1000)
+}
+
+/** A cell read: its shown text, and what it holds when it is not text. */
+export interface ReadCell {
+  text: string
+  note?: CellNote
+  /** A whole number past 15 digits: an order number stored as a number has lost digits. */
+  inexact?: boolean
+}
+
+/** A number cell: the stored digits `raw`, its style, the workbook's date system. */
+export function numberCell(raw: string, style: NumberStyle | undefined, date1904 = false): ReadCell {
+  const value = exactDecimal(raw)
+  if (value === undefined) return {text: raw}
+  const number = Number(value)
+  const inexact = Math.abs(number) >= EXACT_LIMIT && !value.includes('.')
+  if (style?.kind === 'date') return {text: dateText(serialDate(number, date1904)), note: {kind: 'date'}}
+  const text = formatNumber(number, style?.code)
+  return {text, note: {kind: style?.kind === 'percent' ? 'percent' : 'number', value}, ...(inexact ? {inexact} : {})}
+}

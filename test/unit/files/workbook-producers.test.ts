@@ -1,0 +1,56 @@
+/** The finance fixtures as each producer wrote them (test/fixtures/finance/README.md), read cell by cell by value. */
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {type WorkbookRecord, readWorkbook} from '../../../src/lib/files/workbook-reader.js'
+import {REPO_ROOT} from '../../helpers/shared.js'
+
+const fixture = (name: string) => join(REPO_ROOT, 'test/fixtures/finance', name)
+const WORKBOOKS = ['finance.openpyxl.xlsx', 'finance.libreoffice.xlsx', 'finance.ods']
+
+async function read(name: string, sheet?: string) {
+  const book = await readWorkbook(fixture(name), sheet)
+  const rows: WorkbookRecord[] = []
+  for await (const row of book.records) rows.push(row)
+  return {...book, rows}
+}
+
+describe.each(WORKBOOKS)('%s', (name) => {
+  it('the first visible sheet is the default (the hidden "Old", stored first, never is); its rows by value', async () => {
+    const book = await read(name)
+    expect(book.sheet).toBe('Sheet')
+    expect(book.sheets).toEqual(['Sheet', 'Refunds', 'Negatives', 'Formulas', 'Percent'])
+    expect(book.rows.map((r) => r.line)).toEqual([1, 2, 3, 4, 5, 6, 7])
+    expect(book.rows[0]!.record[0]).toBe('Sales November 2026')
+    expect(book.rows[1]!.record).toEqual(['Invoice No', 'Customer', 'Amount', 'Status'])
+    expect(book.rows[2]!.record.slice(0, 2)).toEqual(['FIN-1', 'สมชาย ใจดี'])
+    expect(book.rows.slice(2).map((r) => r.notes?.[2])).toEqual(
+      ['1267.11', '1281.33', '1295.55', '20.5', '3864.49'].map((value) => ({kind: 'number', value})),
+    )
+    expect(book.rows[6]!.record[0]).toBe('รวม (Total)')
+  })
+
+  it('--sheet names any sheet, in any case; negatives stay negative whatever their format', async () => {
+    expect((await read(name, 'sheet')).sheet).toBe('Sheet')
+    const negatives = await read(name, 'Negatives')
+    expect(negatives.rows.slice(2).map((r) => r.notes?.[1])).toEqual(
+      ['-1281.33', '-2.5', '-20.5', '-7.25', '0'].map((value) => ({kind: 'number', value})),
+    )
+    expect(negatives.rows[3]!.record[1]).toMatch(/^-/)
+    const percent = await read(name, 'Percent')
+    expect(percent.rows[1]!.notes?.[1]).toEqual({kind: 'percent', value: '0.25'})
+    await expect(read(name, 'Nope')).rejects.toThrow(/has no sheet named "Nope"; its sheets are: "Sheet", "Refunds"/)
+  })
+})
+
+it('a formula openpyxl stored without its result is marked with its address; LibreOffice stored the result', async () => {
+  expect((await read('finance.openpyxl.xlsx', 'Formulas')).rows[1]!.notes?.[1]).toEqual({
+    kind: 'formula',
+    address: 'B2',
+  })
+  expect((await read('finance.libreoffice.xlsx', 'Formulas')).rows[1]!.notes?.[1]).toEqual({
+    kind: 'number',
+    value: '10',
+  })
+})
