@@ -169,3 +169,14 @@ describe('refund sheets', () => {
     expect(after.json<Plan>().rows.map((r) => r.status)).toEqual(Array(4).fill('already_refunded'))
   })
 })
+
+describe('encodings told, not guessed', () => {
+  it("LibreOffice's UTF-8 export given --encoding windows-874 is refused naming the line both ways; nothing is queried", async () => {
+    const before = await world.requests()
+    const result = await reconcile('sales.libreoffice.csv', '--encoding', 'windows-874')
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('line 3: the file is UTF-8, not windows-874 as --encoding says')
+    expect(result.stderr).toContain('as UTF-8 it reads "FIN-1,สมชาย ใจดี')
+    expect(await world.requests()).toEqual(before)
+  })
+})
