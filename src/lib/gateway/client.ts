@@ -163,7 +163,12 @@ export class GatewayClient {
         if (result.final) break
         continue
       }
-      const answer = classify(operation, result, attempt, mayHaveArrived)
+      const answer = classify(operation, result, attempt, mayHaveArrived, business)
+      if (answer && 'kind' in answer) {
+        failure = answer
+        mayHaveArrived = true
+        continue
+      }
       if (answer) return answer
       const said = result.msg ? ` ("${result.msg}")` : ''
       failure = {
@@ -174,13 +179,14 @@ export class GatewayClient {
     }
     const last = failure!
     if (MUTATING.includes(operation) && mayHaveArrived) {
-      const reason = last.kind === 'signature' ? 'bad_signature' : 'no_answer'
+      const reason = last.mismatch ? 'not_about_request' : last.kind === 'signature' ? 'bad_signature' : 'no_answer'
       return {status: 'uncertain', reason, message: last.message, attempts: this.#retry.tries}
     }
     if (last.kind === 'signature') {
       throw new GwError('signature', `${last.message}; nothing in it was trusted.`, {
-        advice:
-          'Check the gateway public key of the profile (gw profile show, gw doctor); if it is right, the answer was altered on the way.',
+        advice: last.mismatch
+          ? 'A signed answer to another request came back: something between gw and the gateway (a proxy or cache) mixes answers up. Nothing was taken from it.'
+          : 'Check the gateway public key of the profile (gw profile show, gw doctor); if it is right, the answer was altered on the way.',
       })
     }
     const attempts = last.final ? '' : ` (${plural(this.#retry.tries, 'attempt')})`

@@ -91,6 +91,11 @@ export class SingleRefunds {
           source: entry.source ?? 'refund create',
           gw_refund_no: looked.gw_refund_no,
         })
+      } else if (looked.state === 'other_amount') {
+        const other = formatAmount(looked.refund_fee, planned.fee_type)
+        const explanation = `The gateway holds refund number ${planned.mch_refund_no} with another amount (${other}): it is not the refund this machine sent.`
+        result = {status: 'failed', planned, explanation, resolved_by: 'refund_query'}
+        this.refunds.record(planned, 'failed', {source: entry.source ?? 'refund create'})
       } else if (looked.state === 'unknown' && hasRefundQuery(planned.channel)) {
         result = {status: 'unknown', planned, explanation: looked.why, resolved_by: 'refund_query'}
       } else {
@@ -100,7 +105,7 @@ export class SingleRefunds {
       if (result.status === 'unknown') {
         const amount = formatAmount(planned.refund_fee, planned.fee_type)
         throw new GwError(
-          'unknown',
+          result.unverified ? 'signature' : 'unknown',
           `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent earlier and its outcome is still not known (${result.explanation}). Nothing new was sent.`,
           {
             advice: `Run the same command again later: gw settles ${planned.mch_refund_no} first, ${hasRefundQuery(planned.channel) ? 'by looking it up' : 'by sending the same number again, which the gateway takes once'}.`,
@@ -154,6 +159,33 @@ export class SingleRefunds {
     )
   }
 
+  /**
+   * The refund asked for by its number, already settled by an earlier run as this machine's
+   * history records it (the gateway showed it refunded, or showed it cannot be confirmed): said
+   * again without sending. A channel without a refund query would learn nothing new from a resend.
+   */
+  #knownOutcome(request: RefundRequest, found: FoundOrder, minor: number | undefined): OneRefund | undefined {
+    const {history, appid} = this.refunds
+    if (!request.mchRefundNo || minor === undefined) return undefined
+    const entry = history
+      .refundsOf(appid, found.record.mch_order_no ?? '')
+      .find((r) => r.mch_refund_no === request.mchRefundNo && r.refund_fee === minor)
+    if (entry?.status !== 'refunded' && entry?.status !== 'not_confirmable') return undefined
+    const planned = plannedFrom(entry, found)
+    const explanation =
+      entry.status === 'not_confirmable'
+        ? `Sent from this machine at ${entry.at}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
+        : undefined
+    return {
+      status: entry.status,
+      planned,
+      gw_refund_no: entry.gw_refund_no,
+      explanation,
+      resolved_by: 'history',
+      already_existed: true,
+    }
+  }
+
   async refund(request: RefundRequest, hooks: OneRefundHooks): Promise<OneRefund | RefundProblem> {
     const found = await this.refunds.orders.find(request.ref, request.channel)
     const lock = this.#lockOrder(found)
@@ -176,11 +208,13 @@ export class SingleRefunds {
     const minor = requestedMinor(request, found)
     const earlier = settled.find(
       (r) =>
-        (r.status === 'refunded' || r.status === 'processing') &&
+        (r.status === 'refunded' || r.status === 'processing' || r.status === 'not_confirmable') &&
         r.planned.refund_fee === minor &&
         (!request.mchRefundNo || r.planned.mch_refund_no === request.mchRefundNo),
     )
     if (earlier) return {...earlier, completed_earlier: true}
+    const known = this.#knownOutcome(request, found, minor)
+    if (known) return known
     const gatewayRefunds = await this.refunds.queries.refundsOf(found)
     const planned = this.refunds.plan(request, found, gatewayRefunds && refundedTotal(gatewayRefunds))
     if ('kind' in planned) return planned

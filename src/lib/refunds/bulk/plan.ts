@@ -256,6 +256,11 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
       taken.add(number)
     }
     const {mch_order_no} = state.planned
+    const reused = row.mchRefundNo && !state.sent && refunds.numberReused(mch_order_no, number, refund.refund_fee)
+    if (reused) {
+      problems.push({line: row.line, message: describeRefundProblem(reused, mch_order_no, COLUMN_NAMES)})
+      return
+    }
     const number_given = Boolean(row.mchRefundNo) && !state.sent && !refunds.sentHere(mch_order_no, number)
     states[i] = {...state, planned: {...state.planned, mch_refund_no: number, number_given}}
   })
@@ -289,7 +294,7 @@ async function checkOrderBalance(
       (r) => numberOf(r, states[at(r)]!) === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',
     )
     if (!row) continue
-    const settled = settleByLookup(states[at(row)]!, lookupOf(refund))
+    const settled = settleByLookup(states[at(row)]!, lookupOf(refund, states[at(row)]!.planned?.refund_fee ?? NaN))
     const made_by = refunds.history.findRefund(refunds.appid, refund.mch_refund_no)?.source
     const outcome =
       settled.outcome.status === 'refunded'
