@@ -1,5 +1,5 @@
 // Money said only when proven: each reproduction of the issue against the sandbox, whose ledger shows what was refunded.
-import {writeFileSync} from 'node:fs'
+import {readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {parse} from 'csv-parse/sync'
@@ -187,4 +187,40 @@ describe('a notification with text moved between its fields', () => {
     expect(lines.map((l) => l.verdict)).toEqual(['verified', 'REJECTED', 'REJECTED'])
     for (const line of lines.slice(1)) expect(line.reason).toContain('not a payment notification as section 6 requires')
   })
+})
+
+describe('a single refund interrupted while in flight', () => {
+  for (const [received, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`by ${received}: says it was sent with its outcome unknown, writes its --json document, releases its lock, exits ${code}`, async () => {
+      const [order] = await world.paidOrders(1, 10_000, `PRV-INT-${received}`)
+      const refund = ['refund', 'create', order!, '--amount', '7.00', '--json']
+      await world.faults('latency=4000-4000ms@order_refund')
+      let result
+      try {
+        const running = world.spawn(refund)
+        let stderr = ''
+        await new Promise<void>((resolve) =>
+          running.child.stderr!.on('data', (chunk: Buffer) => {
+            stderr += chunk.toString()
+            if (stderr.includes('refund number')) resolve()
+          }),
+        )
+        running.child.kill(received)
+        result = await running.result
+      } finally {
+        await world.faults('')
+      }
+      expect(result.code, result.stderr).toBe(code)
+      expect(result.json()).toMatchObject({status: 'unknown', interrupted: received})
+      expect(result.json<{explanation: string}>().explanation).toContain('Run the same command again to settle it')
+      expect(readdirSync(world.configDir).filter((name) => name.includes('.refund-'))).toEqual([])
+      const settled = await world.run(refund)
+      expect(settled.code, settled.stderr).toBe(0)
+      expect(settled.json()).toMatchObject({status: 'refunded', completed_earlier: true})
+      expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([700])
+    })
+  }
 })

@@ -82,8 +82,12 @@ function agentFor(origin: string, connections: number): HttpAgent {
   return agent
 }
 
-/** Closes every keep-alive connection so the process can end. */
+/** Set once the command has ended: a request still running (after Ctrl-C) starts no new attempt. */
+let closed = false
+
+/** Closes every keep-alive connection so the process can end; nothing is sent after this. */
 export async function closeConnections(): Promise<void> {
+  closed = true
   for (const agent of agents.values()) agent.destroy()
   agents.clear()
 }
@@ -156,6 +160,10 @@ export class GatewayClient {
     let failure: AttemptFailure | undefined
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
+      if (closed) {
+        failure = {kind: 'transport', message: 'gw stopped before an answer came', mayHaveArrived, final: true}
+        break
+      }
       const result = await this.#attempt(operation, business, url, attempt)
       if ('kind' in result) {
         failure = result

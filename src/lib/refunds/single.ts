@@ -50,6 +50,8 @@ interface OneRefundHooks {
 export type OneRefund = RefundResult & {
   /** The refund an earlier run left unsettled, settled now: nothing new was sent. */
   completed_earlier?: boolean
+  /** A signal stopped the command while the refund was in flight: sent, outcome unknown. */
+  interrupted?: NodeJS.Signals
 }
 
 function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
@@ -186,13 +188,29 @@ export class SingleRefunds {
     }
   }
 
-  async refund(request: RefundRequest, hooks: OneRefundHooks): Promise<OneRefund | RefundProblem> {
-    const found = await this.refunds.orders.find(request.ref, request.channel)
+  /**
+   * `signal` (Ctrl-C, SIGTERM) stops the command: before the refund is sent, nothing was sent;
+   * while it is in flight, it was sent and its outcome is unknown (its intent is in the history,
+   * so the next run settles it). Either way the order's lock is released.
+   */
+  async refund(
+    request: RefundRequest,
+    hooks: OneRefundHooks,
+    signal?: AbortSignal,
+  ): Promise<OneRefund | RefundProblem> {
+    let inFlight: PlannedRefund | undefined
+    // Nothing is in flight yet: a stop here is "nothing was sent".
+    const found = (await interruptible(
+      this.refunds.orders.find(request.ref, request.channel),
+      signal,
+      () => inFlight,
+    )) as FoundOrder
     const lock = this.#lockOrder(found)
     try {
       // What a run holding the lock before this one wrote is read now.
       this.refunds.history.reload()
-      return await this.#refundLocked(request, found, hooks)
+      const work = this.#refundLocked(request, found, hooks, (planned) => (inFlight = planned))
+      return await interruptible(work, signal, () => inFlight)
     } finally {
       lock.release()
     }
@@ -202,6 +220,7 @@ export class SingleRefunds {
     request: RefundRequest,
     found: FoundOrder,
     hooks: OneRefundHooks,
+    sent: (planned: PlannedRefund) => void,
   ): Promise<OneRefund | RefundProblem> {
     const settled = await this.settle(found)
     // The refund asked for may be the one an earlier run left unsettled: then it is done.
@@ -221,6 +240,8 @@ export class SingleRefunds {
     const made = this.identical(planned, gatewayRefunds ?? [])
     if (made) await hooks.identical(made, planned)
     await hooks.sending(planned)
+    // In flight from here: a stop after this says "sent, outcome unknown", never "nothing was sent".
+    sent(planned)
     this.refunds.record(planned, 'intent', {source: 'refund create'})
     return this.refunds.send(planned)
   }
@@ -232,5 +253,55 @@ function requestedMinor(request: RefundRequest, found: FoundOrder): number | und
     return minorUnitsOf(request.amount, found.record.fee_type ?? '')
   } catch {
     return undefined
+  }
+}
+
+/**
+ * The work, unless `signal` stops it first: then a refund in flight is "sent, outcome unknown"
+ * (never waited for), and anything before is "nothing was sent".
+ */
+async function interruptible<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+  inFlight: () => PlannedRefund | undefined,
+): Promise<T | OneRefund> {
+  if (!signal) return work
+  // Stopped, the work goes on until the process ends; what it meets then is not this command's end.
+  work.catch(() => undefined)
+  let stop!: () => void
+  const stopped = new Promise<OneRefund>((resolve, reject) => {
+    stop = () => {
+      const received: NodeJS.Signals = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT'
+      const planned = inFlight()
+      if (!planned) {
+        reject(
+          new GwError(
+            received === 'SIGTERM' ? 'terminated' : 'interrupted',
+            'Interrupted before the refund was sent: nothing was sent.',
+            {
+              advice: 'Run the same command again to refund.',
+            },
+          ),
+        )
+        return
+      }
+      const settle = hasRefundQuery(planned.channel)
+        ? 'by looking it up'
+        : 'by sending the same number again, which the gateway takes once'
+      resolve({
+        status: 'unknown',
+        planned,
+        interrupted: received,
+        explanation: `Interrupted while refund ${planned.mch_refund_no} was in flight: it was sent, and its outcome is unknown. Run the same command again to settle it (gw settles ${planned.mch_refund_no} first, ${settle}; never under a new number).`,
+        resolved_by: hasRefundQuery(planned.channel) ? 'refund_query' : 'resend',
+      })
+    }
+    if (signal.aborted) stop()
+    else signal.addEventListener('abort', stop, {once: true})
+  })
+  try {
+    return await Promise.race([work, stopped])
+  } finally {
+    signal.removeEventListener('abort', stop)
   }
 }
