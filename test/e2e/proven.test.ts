@@ -224,3 +224,39 @@ describe('a single refund interrupted while in flight', () => {
     })
   }
 })
+
+describe('one order, whatever number names it', () => {
+  it('rows naming it by merchant, gateway and channel numbers are one order for the plan and its balance', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-3WAYS')
+    const record = (await world.run(['order', 'query', order!, '--json'])).json<{
+      record: {gw_order_no: string; channel_order_no: string}
+    }>().record
+    const csv = csvFile(
+      'mch_order_no,gw_order_no,channel_order_no,refund_amount\n' +
+        `${order},,,60.00\n,${record.gw_order_no},,30.00\n,,${record.channel_order_no},20.00\n`,
+    )
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
+    expect(dry.code).toBe(2)
+    const plan = dry.json<{orders: number; problems: {line: number; message: string}[]}>()
+    expect(plan.orders).toBe(1)
+    expect(plan.problems.map((p) => p.line)).toEqual([2, 3, 4])
+    expect(plan.problems[0]!.message).toContain('add up to 110.00 THB, more than its balance of 100.00 THB')
+    expect(await refundsOf(order!)).toEqual([])
+  })
+
+  it('a row naming the wrong channel for an order that exists on another says so, in bulk refunds and reconcile', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-CHAN', 'alipay')
+    const csv = csvFile(`mch_order_no,refund_amount,channel\n${order},1.00,wechat\n`)
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    expect(dry.code).toBe(2)
+    expect(dry.stderr).toContain('Order PRV-CHAN-1 is not a wechat order: the gateway knows it on alipay')
+    const recon = csvFile(`mch_order_no,amount,channel\n${order},100.00,wechat\n`)
+    const reconciled = await world.run(['reconcile', recon, '--json'])
+    expect(reconciled.json<{results: {classification: string; detail: string}[]}>().results).toEqual([
+      expect.objectContaining({classification: 'invalid_row', detail: expect.stringContaining('knows it on alipay')}),
+    ])
+    const query = await world.run(['order', 'query', order!, '--channel', 'wechat'])
+    expect(query.code).toBe(2)
+    expect(query.stderr).toContain('--channel alipay')
+  })
+})
