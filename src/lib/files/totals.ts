@@ -55,8 +55,15 @@ export class TotalsRows {
   /** Whether `row` is a totals row (then recorded); otherwise its amount joins the sum. */
   take(row: TableRow): boolean {
     const amount = this.#amountOf(row)
-    const label = row.values.find((v) => TOTAL_WORDS.test(v.trim()))
-    if (amount === undefined || (orderColumnOf(row) && !label)) {
+    // The word in the order number's cell, or in any cell of a row without one: a row of a real
+    // order with a note such as "Total refund" stays a row.
+    const column = orderColumnOf(row)
+    const label = column
+      ? TOTAL_WORDS.test(row.get(column))
+        ? row.get(column)
+        : undefined
+      : row.values.find((v) => TOTAL_WORDS.test(v.trim()))
+    if (amount === undefined || (column && !label)) {
       if (amount === null) this.#sum = undefined
       else if (amount && this.#sum !== undefined) {
         const value = scaled(amount.decimal, amount.negative)

@@ -150,3 +150,24 @@ describe('the rows of a good file', () => {
     expect(file.rows.map((r) => r.mchRefundNo)).toEqual(['MY-R1', ''])
   })
 })
+
+describe('totals rows', () => {
+  it('a row labelled Total/รวม, or without an order number and the sum of the rows above, is reported and not a row', async () => {
+    const file = await read(
+      'mch_order_no,refund_amount,note\nA,"1,000.50",\nB,2.50,\nรวม (Total),"1,003.00",\nC,5,\n,5.00,\nD,1,Total refund\nGrand total,99,\n',
+    )
+    expect(file.rows.map((r) => r.order)).toEqual(['A', 'B', 'C', 'D'])
+    expect(file.totals).toEqual([
+      {line: 4, label: 'รวม (Total)', amount: '1003.00', sum: '1003', agrees: true},
+      {line: 6, label: '', amount: '5.00', sum: '5', agrees: true},
+      {line: 8, label: 'Grand total', amount: '99', sum: '1', agrees: false},
+    ])
+    expect(file.problems).toEqual([])
+  })
+
+  it('a row without an order number that is not the sum of the rows above stays a problem of its line', async () => {
+    const file = await read('mch_order_no,refund_amount\nA,10.00\n,7.00\n')
+    expect(file.totals).toEqual([])
+    expect(file.problems).toEqual([{line: 3, message: expect.stringMatching(/^no order number/)}])
+  })
+})
