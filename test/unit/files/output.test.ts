@@ -27,8 +27,8 @@ describe('annotated output', () => {
       const header = headerOf(['order', 'STATUS', 'mch_refund_no'], ['mch_refund_no'])
       const writer = await AnnotatedWriter.open(out, header, ['status', 'mch_refund_no', 'detail'], {bom, sheet: 's'})
       const ours = {status: 'refunded', mch_refund_no: 'DERIVED', detail: {minor: 10650, currency: 'THB'}}
-      await writer.write(['A', 'Approved by Somchai', 'R-1'], ours)
-      await writer.write(['B', '', ''], ours)
+      await writer.write({values: ['A', 'Approved by Somchai', 'R-1']}, ours)
+      await writer.write({values: ['B', '', '']}, ours)
       await writer.close()
       const text = readFileSync(out, 'utf8')
       expect(text).toBe(
@@ -40,7 +40,7 @@ describe('annotated output', () => {
   it('is not there until closed, and not at all when aborted', async () => {
     const out = join(tempDir(), 'out.csv')
     const writer = await AnnotatedWriter.open(out, headerOf(['a']), ['x'], {sheet: 's'})
-    await writer.write(['1'], {x: 2})
+    await writer.write({values: ['1']}, {x: 2})
     await writer.abort()
     expect(() => readFileSync(out)).toThrow()
   })
@@ -50,12 +50,19 @@ describe('annotated output', () => {
     const writer = await AnnotatedWriter.open(out, headerOf(['gw_order_no', 'note']), ['refund_fee', 'refund_amount'], {
       sheet: 'report',
     })
-    await writer.write(['90020261121093015000001', '=1+1\u0007'], {
-      refund_fee: 1250,
-      refund_amount: {minor: 1250, currency: 'THB'},
+    await writer.write(
+      {values: ['90020261121093015000001', '=1+1\u0007']},
+      {
+        refund_fee: 1250,
+        refund_amount: {minor: 1250, currency: 'THB'},
+      },
+    )
+    await writer.write({values: ['X', '']}, {refund_fee: 500, refund_amount: {minor: 500, currency: 'JPY'}})
+    await writer.close({
+      trail: [['input_file', 'refunds.xlsx']],
+      header: ['status', 'amount'],
+      rows: [['refunded', {minor: 1750, currency: 'THB'}]],
     })
-    await writer.write(['X', ''], {refund_fee: 500, refund_amount: {minor: 500, currency: 'JPY'}})
-    await writer.close({header: ['status', 'amount'], rows: [['refunded', {minor: 1750, currency: 'THB'}]]})
     const [report, summary] = await readWorkbook(out)
     expect(report!.name).toBe('report')
     expect(report!.frozenRows).toBe(1)
@@ -68,6 +75,7 @@ describe('annotated output', () => {
     ])
     expect(report!.rows[2]![3]).toEqual({value: 500, type: 2, numFmt: '#,##0'})
     expect(summary!.rows.map((r) => r.map((c) => c.value))).toEqual([
+      ['input_file', 'refunds.xlsx'],
       ['status', 'amount'],
       ['refunded', 17.5],
     ])
@@ -130,11 +138,17 @@ describe('tally', () => {
 
 describe('cells a spreadsheet opens safely', () => {
   it('neutralise text a spreadsheet would read as a formula, and leave numbers and other text alone', () => {
-    for (const formula of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx'])
+    for (const formula of ['=1+1', '+1', '-1+1', '-1e3', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://x","hdr")'])
       expect(spreadsheetSafe(formula)).toBe(`'${formula}`)
-    for (const text of ['INV-1', 'a=b', '', ' =x']) expect(spreadsheetSafe(text)).toBe(text)
+    for (const text of ['INV-1', 'a=b', '', ' =x', '-50.00', '1234', '-7', '123456789012345'])
+      expect(spreadsheetSafe(text)).toBe(text)
     expect(spreadsheetSafe(-5)).toBe('-5')
     expect(spreadsheetSafe(undefined)).toBe('')
+  })
+
+  it('keep identifiers past 15 digits text: a leading tab, so no import rounds them to a number', () => {
+    expect(spreadsheetSafe('91020261123194400000001')).toBe('\t91020261123194400000001')
+    expect(spreadsheetSafe('1234567890123456')).toBe('\t1234567890123456')
   })
 
   it('make visible what a workbook cannot hold (controls, lone surrogates), keep the rest', () => {

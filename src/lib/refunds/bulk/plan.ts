@@ -9,7 +9,7 @@
 import {runBatch} from '../../batch.js'
 import type {Work} from '../../cli/progress.js'
 import {GwError} from '../../errors.js'
-import {formatAmount} from '../../gateway/protocol/index.js'
+import {formatAmount, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference, disagreement} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../../render/refunds.js'
@@ -284,18 +284,30 @@ async function checkOrderBalance(
   const knownHere = refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '').length > 0
   const paidInFull = order.record.result === 'SUCCESS' && !knownHere
   const existing = paidInFull ? [] : await refunds.queries.refundsOf(order, numbers.slice(0, 2))
+  const pendingRow = (number: string) =>
+    group.rows.find((r) => numberOf(r, states[at(r)]!) === number && states[at(r)]!.outcome.status === 'pending')
   for (const refund of existing ?? []) {
-    const row = group.rows.find(
-      (r) => numberOf(r, states[at(r)]!) === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',
-    )
+    const row = pendingRow(refund.mch_refund_no)
     if (!row) continue
     const settled = settleByLookup(states[at(row)]!, lookupOf(refund))
     const made_by = refunds.history.findRefund(refunds.appid, refund.mch_refund_no)?.source
-    const outcome =
-      settled.outcome.status === 'refunded'
-        ? {...settled.outcome, status: 'already_refunded' as const, made_by}
-        : settled.outcome
+    const outcome = settled.outcome.status === 'already_refunded' ? {...settled.outcome, made_by} : settled.outcome
     states[at(row)] = {...settled, outcome}
+  }
+  // No refund query for the channel: what this machine's history proves (a refund it made,
+  // answered SUCCESS) is not sent again, in the dry run as in the run.
+  if (!hasRefundQuery(order.channel)) {
+    for (const made of refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '')) {
+      const row = pendingRow(made.mch_refund_no)
+      const planned = row && states[at(row)]!.planned
+      if (!planned || made.status !== 'refunded' || made.refund_fee !== planned.refund_fee) continue
+      const refund_time = isoTime(new Date(made.at))
+      const outcome = {status: 'already_refunded' as const, gw_refund_no: made.gw_refund_no, refund_time}
+      states[at(row)] = {
+        ...states[at(row)]!,
+        outcome: {...outcome, made_by: made.source, settled_by: 'history' as const},
+      }
+    }
   }
   const toSend = group.rows.filter((r) => isToSend(states[at(r)]!))
   const sum = toSend.reduce((total, r) => total + states[at(r)]!.planned!.refund_fee, 0)
