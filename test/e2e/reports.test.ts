@@ -244,6 +244,15 @@ describe('what gw made where the gateway has no refund query', () => {
     expect(row).toMatchObject({classification: 'match', refunded_total: 2500})
     expect(row!.detail).toContain("from this machine's history; the gateway has no refund query for alipay")
     expect(row!.detail).not.toContain('mch_refund_no column')
+    // Its output carries the audit summary, per classification and currency.
+    const summary = parse(readFileSync(csv.replace(/\.csv$/, '.reconciled.summary.csv')), {
+      bom: true,
+      relax_column_count: true,
+    }) as string[][]
+    expect(summary[1]).toEqual(['input_sha256', createHash('sha256').update(readFileSync(csv)).digest('hex')])
+    expect(summary).toContainEqual(['classification', 'currency', 'rows', 'amount'])
+    expect(summary).toContainEqual(['match', 'THB', '1', '100.00'])
+    expect(result.json<{audit: {input_file: string}}>().audit.input_file).toBe(basename(csv))
     const query = await world.run(['refund', 'query', order!])
     expect(query.code, query.stderr).toBe(0)
     expect(query.stdout).toContain("from this machine's history; the gateway has no refund query for alipay")

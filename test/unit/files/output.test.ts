@@ -1,4 +1,4 @@
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -79,6 +79,65 @@ describe('annotated output', () => {
       ['status', 'amount'],
       ['refunded', 17.5],
     ])
+  })
+
+  it('a CSV neutralises header cells too, and writes its summary beside it', async () => {
+    const out = join(tempDir(), 'r.report.csv')
+    const writer = await AnnotatedWriter.open(out, headerOf(['=HYPERLINK("http://x","hdr")', 'n']), ['status'], {
+      sheet: 's',
+      bom: false,
+    })
+    await writer.write({values: ['a', '-50.00']}, {status: 'refunded'})
+    await writer.close({trail: [['input_file', 'r.csv']], header: ['status', 'rows'], rows: [['refunded', 1]]})
+    expect(readFileSync(out, 'utf8')).toBe(`"'=HYPERLINK(""http://x"",""hdr"")",n,status\na,-50.00,refunded\n`)
+    expect(readFileSync(join(out, '..', 'r.report.summary.csv'), 'utf8')).toBe(
+      'input_file,r.csv\n\nstatus,rows\nrefunded,1\n',
+    )
+  })
+
+  it('a report never overwrites an earlier one: it is kept under its time, with its summary', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'r.report.csv')
+    const summary = {trail: [], header: ['status'], rows: []}
+    for (const status of ['first', 'second']) {
+      const writer = await AnnotatedWriter.open(out, headerOf(['n']), ['status'], {sheet: 's', bom: false, keep: true})
+      await writer.write({values: ['1']}, {status})
+      const kept = await writer.close(summary)
+      if (status === 'first') expect(kept).toBeUndefined()
+      else expect(kept).toMatch(/r\.report\.\d{4}-\d\d-\d\dT\d{6}\.csv$/)
+    }
+    const names = readdirSync(dir).sort()
+    expect(names).toHaveLength(4)
+    const earlier = names.find((n) => /^r\.report\.\d{4}.*\d\.csv$/.test(n))!
+    expect(readFileSync(join(dir, earlier), 'utf8')).toContain('first')
+    expect(readFileSync(out, 'utf8')).toContain('second')
+    expect(names).toContain(earlier.replace(/\.csv$/, '.summary.csv'))
+  })
+
+  it("as a workbook: the input's numbers and dates typed with their formats, ours first after the order number, columns sized to content", async () => {
+    const out = join(tempDir(), 'typed.xlsx')
+    const header = headerOf(['note', 'mch_order_no', 'paid_on', 'weight'], ['mch_order_no'])
+    const writer = await AnnotatedWriter.open(out, header, ['detail', 'status'], {sheet: 'r', lead: ['status']})
+    const date = new Date(Date.UTC(2026, 10, 20))
+    const typed = {2: {typed: date, numFmt: 'yyyy-mm-dd'}, 3: {typed: 1234.5, numFmt: '#,##0.00'}}
+    const order = 'INV-2026-11-20-000000000000000001'
+    await writer.write({values: ['x', order, '2026-11-20', '1,234.50'], typed}, {status: 'refunded', detail: 'ok'})
+    await writer.close()
+    const [sheet] = await readWorkbook(out)
+    expect(sheet!.rows[0]!.map((c) => c.value)).toEqual([
+      'note',
+      'mch_order_no',
+      'status',
+      'paid_on',
+      'weight',
+      'detail',
+    ])
+    expect(sheet!.rows[1]!.slice(3, 5)).toEqual([
+      {value: date, type: 4, numFmt: 'yyyy-mm-dd'},
+      {value: 1234.5, type: 2, numFmt: '#,##0.00'},
+    ])
+    expect(sheet!.widths[1]).toBeGreaterThanOrEqual(order.length)
+    expect(sheet!.widths[0]).toBeLessThan(12)
   })
 
   it('goes beside the input by default, as a workbook when the input is one', () => {
