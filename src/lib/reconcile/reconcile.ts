@@ -204,7 +204,9 @@ export class Reconciler {
         refunded = refunds && {minor: refundedTotal(refunds), from: 'gateway'}
       } else {
         // No refund query for the channel (alipay): what this machine made is all gw can know, and it says so.
-        const made = this.refunds.queries.madeHere(found)
+        // Counted as the gateway's refund query counts (succeeded or processing); one the gateway held
+        // without showing its state (not confirmable) is not proven, so not counted.
+        const made = this.refunds.queries.madeHere(found).filter((r) => r.status !== 'not_confirmable')
         refunded = {minor: made.reduce((sum, r) => sum + r.refund_fee, 0), from: 'history'}
       }
     }

@@ -36,7 +36,8 @@ export interface IntentRecord {
   at: string
 }
 
-export type FinalStatus = 'refunded' | 'refunded_earlier' | 'already_refunded' | 'failed' | 'processing'
+export type FinalStatus =
+  'refunded' | 'refunded_earlier' | 'already_refunded' | 'failed' | 'processing' | 'not_confirmable'
 
 export interface OutcomeRecord {
   type: 'outcome'

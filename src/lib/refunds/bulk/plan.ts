@@ -31,6 +31,7 @@ import {
   numberOf,
   settleByLookup,
   stateFromJournal,
+  succeeded,
 } from './rows.js'
 
 /** How the file's columns name the two amount forms, for messages. */
@@ -256,6 +257,11 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
       taken.add(number)
     }
     const {mch_order_no} = state.planned
+    const reused = row.mchRefundNo && !state.sent && refunds.numberReused(mch_order_no, number, refund.refund_fee)
+    if (reused) {
+      problems.push({line: row.line, message: describeRefundProblem(reused, mch_order_no, COLUMN_NAMES)})
+      return
+    }
     const number_given = Boolean(row.mchRefundNo) && !state.sent && !refunds.sentHere(mch_order_no, number)
     states[i] = {...state, planned: {...state.planned, mch_refund_no: number, number_given}}
   })
@@ -289,23 +295,27 @@ async function checkOrderBalance(
   for (const refund of existing ?? []) {
     const row = pendingRow(refund.mch_refund_no)
     if (!row) continue
-    const settled = settleByLookup(states[at(row)]!, lookupOf(refund))
+    const settled = settleByLookup(states[at(row)]!, lookupOf(refund, states[at(row)]!.planned?.refund_fee ?? NaN))
     const made_by = refunds.history.findRefund(refunds.appid, refund.mch_refund_no)?.source
     const outcome = settled.outcome.status === 'already_refunded' ? {...settled.outcome, made_by} : settled.outcome
     states[at(row)] = {...settled, outcome}
   }
-  // No refund query for the channel: what this machine's history proves (a refund it made,
-  // answered SUCCESS) is not sent again, in the dry run as in the run.
+  // No refund query for the channel: what this machine's history holds of a row's number (sent
+  // for this order and amount) is not sent again, in the dry run as in the run: a refund it saw
+  // succeed is already refunded; one the gateway held without showing its state stays not confirmable.
   if (!hasRefundQuery(order.channel)) {
     for (const made of refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '')) {
-      const row = pendingRow(made.mch_refund_no)
+      // A row still to send, or sent by this file with its outcome lost: the history settles both.
+      const row = group.rows.find((r) => numberOf(r, states[at(r)]!) === made.mch_refund_no && isOpen(states[at(r)]!))
       const planned = row && states[at(row)]!.planned
-      if (!planned || made.status !== 'refunded' || made.refund_fee !== planned.refund_fee) continue
-      const refund_time = isoTime(new Date(made.at))
-      const outcome = {status: 'already_refunded' as const, gw_refund_no: made.gw_refund_no, refund_time}
-      states[at(row)] = {
-        ...states[at(row)]!,
-        outcome: {...outcome, made_by: made.source, settled_by: 'history' as const},
+      if (!planned || made.refund_fee !== planned.refund_fee) continue
+      const facts = {gw_refund_no: made.gw_refund_no, made_by: made.source, settled_by: 'history' as const}
+      if (made.status === 'refunded') {
+        const refund_time = isoTime(new Date(made.at))
+        states[at(row)] = {...states[at(row)]!, outcome: succeeded(states[at(row)]!, {...facts, refund_time})}
+      } else if (made.status === 'not_confirmable') {
+        const advice = `Sent before from this machine (${made.source ?? 'gw'}); the gateway holds the number and has no refund query for ${order.channel}: confirm it on the merchant platform. It is not sent again.`
+        states[at(row)] = {...states[at(row)]!, outcome: {status: 'not_confirmable' as const, ...facts, advice}}
       }
     }
   }

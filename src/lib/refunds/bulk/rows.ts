@@ -57,13 +57,16 @@ interface Settled {
 
 export type RowOutcome =
   | {readonly status: 'pending'}
-  | {readonly status: 'unknown'; readonly advice?: string}
+  /** `unverified`: the gateway's answers failed verification (a bad signature, or about another refund). */
+  | {readonly status: 'unknown'; readonly advice?: string; readonly unverified?: boolean}
   /**
    * Who moved the money: `refunded` this run; `refunded_earlier` an earlier run of this file
    * (its journal's intent); `already_refunded` found made elsewhere (or by a run whose intent
    * the journal lost): never claimed as this file's.
    */
   | ({readonly status: 'refunded' | 'refunded_earlier' | 'already_refunded'} & Settled)
+  /** Sent; the gateway holds its number but cannot show its amount and state (no refund query). */
+  | ({readonly status: 'not_confirmable'; readonly advice?: string} & Settled)
   | ({readonly status: 'processing'; readonly advice?: string} & Settled)
   | ({
       readonly status: 'failed'
@@ -81,18 +84,23 @@ export const ROW_STATUSES: readonly RowStatus[] = [
   'refunded_earlier',
   'already_refunded',
   'processing',
+  'not_confirmable',
   'failed',
   'unknown',
   'pending',
   'skipped_invalid',
 ]
 
-/** Outcomes a run never needs to ask about again. */
+/**
+ * Outcomes a run never needs to ask about again. A refund that is not confirmable stays so: the
+ * channel has no way to tell more, and its number is never sent again.
+ */
 export const isFinal = (outcome: RowOutcome) =>
   outcome.status === 'refunded' ||
   outcome.status === 'refunded_earlier' ||
   outcome.status === 'already_refunded' ||
-  outcome.status === 'failed'
+  outcome.status === 'failed' ||
+  outcome.status === 'not_confirmable'
 
 /** The refund as an earlier run sent it (the journal's intent). */
 export interface SentRefund {
@@ -157,6 +165,10 @@ export function settleByLookup(state: RowState, lookup: Lookup): RowState {
       const err_msg = 'the channel reports the refund as failed'
       return {...state, outcome: {status: 'failed', ...settled, err_code: 'REFUND_FAILED', err_msg}}
     }
+    case 'other_amount': {
+      const err_msg = `the gateway holds refund number ${state.planned?.mch_refund_no ?? ''} with another amount (${lookup.refund_fee ?? 'not shown'} in minor units)`
+      return {...state, outcome: {status: 'failed', ...settled, err_code: 'GW_INVALID_REFUND_ORDER_NO', err_msg}}
+    }
     case 'absent':
       return {...state, outcome: {status: 'pending'}}
     case 'unknown':
@@ -180,6 +192,7 @@ export function stateFromJournal(entry: RowHistory | undefined): RowState {
     return {outcome: {status: 'unknown'}, sent}
   const {status, gw_refund_no, refund_time, err_code, err_msg, advice, earlier_run_at} = outcome
   if (status === 'failed') return {outcome: {status, gw_refund_no, err_code, err_msg, advice}, sent}
+  if (status === 'not_confirmable') return {outcome: {status, advice}, sent}
   if (status === 'already_refunded') return {outcome: {status, gw_refund_no, refund_time}, sent}
   // Refunded by a run of this file before this one.
   const state = {outcome: {status: 'pending'}, sent} as const
