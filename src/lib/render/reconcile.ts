@@ -4,6 +4,7 @@ import type {Comparison, ReconcileInput, ReconcileOutcome} from '../reconcile/re
 import {ignoredNote, sourceNotes} from './files.js'
 import {table} from './table.js'
 import {plural} from './words.js'
+import {fileShown} from '../untrusted.js'
 
 /** "order found (Invoice No); amount (Total); state (Status)". */
 const comparedText = (comparisons: readonly Comparison[]) =>
@@ -26,7 +27,7 @@ export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out
   return [
     table(['classification', 'currency', 'rows', 'amount'], rows),
     `compared: ${comparedText(outcome.comparisons)}`,
-    `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${out}${stopped}`,
-    ...(outcome.earlier_output ? [`the earlier output was kept as ${outcome.earlier_output}`] : []),
+    `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${fileShown(out)}${stopped}`,
+    ...(outcome.earlier_output ? [`the earlier output was kept as ${fileShown(outcome.earlier_output)}`] : []),
   ].join('\n')
 }
