@@ -15,7 +15,7 @@ import {pipeline} from 'node:stream/promises'
 
 import {stringify} from 'csv-stringify'
 
-import {type Cell, type RowSink, type SummarySheet, type TypedCell, cellText, summaryLines} from './cells.js'
+import {type Cell, type RowSink, type SummarySheet, type TypedCells, cellText, summaryLines} from './cells.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {temporaryBeside} from '../io/private-file.js'
 import {checkTableName} from './output-paths.js'
@@ -215,11 +215,11 @@ export class AnnotatedWriter<C extends string> {
    * with ours. Resolves when the row is buffered; waits when the disk is slower than the rows.
    */
   async write(
-    {values, typed}: {values: readonly string[]; typed?: Record<number, TypedCell>},
+    {values, typed}: {values: readonly string[]; typed?: TypedCells},
     annotations: Partial<Record<C, Cell>>,
   ): Promise<void> {
-    const workbook = typed && isWorkbook(this.path)
-    const cells: Cell[] = Array.from({length: this.#width}, (_, i) => (workbook && typed[i]) || (values[i] ?? ''))
+    const cells: Cell[] = Array.from({length: this.#width}, (_, i) => values[i] ?? '')
+    if (typed && isWorkbook(this.path)) for (const cell of typed) if (cell.at < this.#width) cells[cell.at] = cell
     for (const {column, at, inPlace} of this.#placement) {
       const given = (values[at] ?? '').trim()
       const ours = annotations[column]

@@ -16,6 +16,12 @@ export interface TypedCell {
   numFmt?: string
 }
 
+/**
+ * A row's typed cells, each with its column (0-based): a short list rather than an object keyed
+ * by column, which costs three times the memory in a file held whole (a million-row dry run).
+ */
+export type TypedCells = (TypedCell & {at: number})[]
+
 export type Cell = string | number | Money | TypedCell | undefined
 
 /** The run's summary (audit): a second sheet of a workbook output, `<name>.summary.csv` beside a CSV one. */

@@ -16,7 +16,7 @@ import {type Columns, columnFlag, columnHints, normalizeHeader, resolveColumns} 
 import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, encodingOf, kindOf, looksBinary, notTextError} from './decoding.js'
-import type {TypedCell} from './cells.js'
+import type {TypedCells} from './cells.js'
 import type {WorkbookRecord} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
 
@@ -33,7 +33,7 @@ export interface TableRow {
   /** Whether the field's cell is a workbook number past 15 digits, which Excel cannot hold exactly. */
   inexact(field: string): boolean
   /** A workbook's number and date cells as typed, by column (for a workbook report). */
-  typed?: Record<number, TypedCell>
+  typed?: TypedCells
 }
 
 export interface TableHeader extends Columns {

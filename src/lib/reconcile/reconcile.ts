@@ -8,7 +8,7 @@
  */
 import {AnnotatedWriter, outputFor} from '../files/annotated-output.js'
 import {type AuditTrail, startTrail, summarySheet} from '../files/audit.js'
-import type {Cell, Money, TypedCell} from '../files/cells.js'
+import type {Cell, Money, TypedCells} from '../files/cells.js'
 import {checkOutputs} from '../files/output-paths.js'
 import {columnHints} from '../files/columns.js'
 import {Tally, type TallyLine} from '../files/tally.js'
@@ -52,7 +52,7 @@ const OUTPUT_COLUMNS = [
   'detail',
 ] as const
 
-export type ReconciledRow = Verdict & {line: number; values: string[]; typed?: Record<number, TypedCell>}
+export type ReconciledRow = Verdict & {line: number; values: string[]; typed?: TypedCells}
 
 /** One thing reconcile checks of every row, and the columns (as the file names them) it is read from. */
 export interface Comparison {

@@ -119,8 +119,11 @@ describe('annotated output', () => {
     const header = headerOf(['note', 'mch_order_no', 'paid_on', 'weight'], ['mch_order_no'])
     const writer = await AnnotatedWriter.open(out, header, ['detail', 'status'], {sheet: 'r', lead: ['status']})
     const date = new Date(Date.UTC(2026, 10, 20))
-    const typed = {2: {typed: date, numFmt: 'yyyy-mm-dd'}, 3: {typed: 1234.5, numFmt: '#,##0.00'}}
     const order = 'INV-2026-11-20-000000000000000001'
+    const typed = [
+      {at: 2, typed: date, numFmt: 'yyyy-mm-dd'},
+      {at: 3, typed: 1234.5, numFmt: '#,##0.00'},
+    ]
     await writer.write({values: ['x', order, '2026-11-20', '1,234.50'], typed}, {status: 'refunded', detail: 'ok'})
     await writer.close()
     const [sheet] = await readWorkbook(out)

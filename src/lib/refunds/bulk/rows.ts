@@ -3,7 +3,7 @@
  * one test of "still to send", and how the journal and the gateway's answers move a row
  * from one status to another.
  */
-import type {TypedCell} from '../../files/cells.js'
+import type {TypedCells} from '../../files/cells.js'
 import {type Amount, isoTime} from '../../gateway/protocol/index.js'
 import type {OrderReference} from '../../orders/reference.js'
 import type {Lookup} from '../lookup.js'
@@ -34,7 +34,7 @@ export interface RefundRow {
   readonly line: number
   readonly values: readonly string[]
   /** A workbook's number and date cells as typed (written back so in a workbook report). */
-  readonly typed?: Record<number, TypedCell>
+  readonly typed?: TypedCells
   /** The refund number the row gives; '' when it is to be derived once the order is known. */
   readonly mchRefundNo: string
   /** The order number as the row gives it (in whichever column), '' when none. */
