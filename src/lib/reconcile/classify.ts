@@ -169,7 +169,7 @@ function stateDifference(merchant: string, found: FoundOrder, refunded?: Refunde
   if (gateway !== 'REFUND' || word === 'refunded') return undefined
   const total = record.total_fee
   if (refunded?.from === 'history' && refunded.minor === 0)
-    return `${said} (partly or fully refunded is not known: the gateway has no refund query for ${found.channel} and this machine made no refund of it; the merchant platform shows its refunds)`
+    return `${said} (partly or fully refunded is not known: the gateway has no refund query for ${found.channel} and this machine made no refund of it that was shown to succeed; the merchant platform shows its refunds)`
   if (refunded === undefined || total === undefined)
     return `${said} (partly or fully refunded is not known: the gateway lists an order's refunds only when asked with one of their numbers; give it in a mch_refund_no column)`
   if (refunded.minor < total) return undefined
