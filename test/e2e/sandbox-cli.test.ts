@@ -46,7 +46,15 @@ describe('gw sandbox start', () => {
       const shownPaid = await gw(['sandbox', 'pay', hostile], {env: {GW_CONFIG_DIR: home}})
       expect(shownPaid.code, shownPaid.stderr).toBe(0)
       expect(shownPaid.stdout).toContain('CLI-\\x1B[31mRED: paid')
-      expect(sandbox.stderr()).toContain('POST /Gateway/native_pay')
+      // Each request on the sandbox's output: a JSON line under --json.
+      const lines = sandbox
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line))
+      expect(lines).toContainEqual(
+        expect.objectContaining({method: 'POST', operation: 'native_pay', order: 'CLI-1', outcome: 'SUCCESS'}),
+      )
     } finally {
       expect(await sandbox.stop()).toBe(0)
     }
