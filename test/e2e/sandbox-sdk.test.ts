@@ -7,7 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {RequestRecord} from '../../src/sandbox/request-log.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {SdkClient, sdkCanonical} from '../helpers/sdk-client.js'
+import {SdkClient, refundOf, sdkCanonical} from '../helpers/sdk-client.js'
 import {readShared, removeDir, tempDir} from '../helpers/shared.js'
 
 let seq = 0
@@ -46,7 +46,7 @@ afterAll(async () => {
   }
 })
 
-/** A wechat order of `at`'s merchant, paid, and refunded 500 under `${mch}-R`. */
+/** A wechat order of the sandbox's first merchant, paid, and refunded 500 under `${mch}-R`. */
 async function refundedOrder({sandbox, client}: Started): Promise<string> {
   const mch = orderNo()
   const created = await client.call('native_pay', {
@@ -57,15 +57,7 @@ async function refundedOrder({sandbox, client}: Started): Promise<string> {
   })
   expect(created.data.result).toBe('SUCCESS')
   expect((await sandbox.controls.pay(mch)).status).toBe(200)
-  const refund = {
-    channel: 'wechat',
-    mch_order_no: mch,
-    total_fee: 2000,
-    fee_type: 'THB',
-    mch_refund_no: `${mch}-R`,
-    refund_fee: 500,
-  }
-  expect((await client.call('order_refund', refund)).data.result).toBe('SUCCESS')
+  expect((await client.call('order_refund', refundOf(mch))).data.result).toBe('SUCCESS')
   return mch
 }
 
@@ -98,15 +90,7 @@ describe('what the published SDKs send, accepted as the gateway accepts it, each
     expect(answer.data).toMatchObject({result: 'FAIL', err_code: 'GW_INVALID_ORDER_NO'})
     expect(lenient.recordOf(params.nonce_str!).warnings).toEqual([expect.stringMatching(reused)])
     // A repeated refund is still refused by its duplicate number.
-    const refund = {
-      channel: 'wechat',
-      mch_order_no: mch,
-      total_fee: 2000,
-      fee_type: 'THB',
-      mch_refund_no: `${mch}-R`,
-      refund_fee: 500,
-    }
-    const signedRefund = lenient.client.signed(lenient.client.params(refund))
+    const signedRefund = lenient.client.signed(lenient.client.params(refundOf(mch)))
     await lenient.client.send('order_refund', signedRefund)
     const twice = await lenient.client.send('order_refund', signedRefund)
     expect(twice.data).toMatchObject({result: 'FAIL', err_code: 'GW_DUPLICATED_REFUND_ORDERNO'})

@@ -4,17 +4,28 @@
  * signed RSA with MD5 in lowercase hex; each step can be done the way a mistaken integration
  * does it (another digest, base64, values URL-encoded, a parameter left out of the signature).
  */
-import {createSign, randomBytes} from 'node:crypto'
+import {createSign, createVerify, randomBytes} from 'node:crypto'
 import {request} from 'node:http'
 
 type Params = Record<string, string>
 
-export const sdkCanonical = (params: Params) =>
+/** Nested values (an answer's refund_orders) as JSON, as the Node SDK writes them. */
+export const sdkCanonical = (params: Record<string, unknown>) =>
   Object.keys(params)
     .filter((key) => key !== 'sign')
     .sort()
-    .map((key) => `${key}=${params[key]}`)
+    .map((key) => `${key}=${typeof params[key] === 'object' ? JSON.stringify(params[key]) : String(params[key])}`)
     .join('')
+
+/** A refund of 500 of a wechat order of 2000 THB, numbered `${mch}-R`. */
+export const refundOf = (mch: string) => ({
+  channel: 'wechat',
+  mch_order_no: mch,
+  total_fee: 2000,
+  fee_type: 'THB',
+  mch_refund_no: `${mch}-R`,
+  refund_fee: 500,
+})
 
 interface SigningWay {
   algorithm?: 'RSA-MD5' | 'RSA-SHA256'
@@ -27,6 +38,8 @@ interface SdkAnswer {
   status: number
   envelope: {code: number; msg: string; sign: string; data: Record<string, unknown>}
   data: Record<string, unknown>
+  /** Whether the answer's signature verifies over data with the gateway key (when the client has it). */
+  verified?: boolean
 }
 
 export class SdkClient {
@@ -34,6 +47,8 @@ export class SdkClient {
     readonly baseUrl: string,
     readonly appid: string,
     readonly privateKeyPem: string,
+    /** The gateway's public key, to verify answers with. */
+    readonly gatewayPublicKeyPem?: string,
   ) {}
 
   /** The business parameters with appid, a fresh nonce and time_stamp (yyyyMMddHHmmss, local time). */
@@ -82,7 +97,7 @@ export class SdkClient {
           res.on('end', () => {
             try {
               const envelope = JSON.parse(text) as SdkAnswer['envelope']
-              resolve({status: res.statusCode ?? 0, envelope, data: envelope.data})
+              resolve({status: res.statusCode ?? 0, envelope, data: envelope.data, ...this.#verified(envelope)})
             } catch (error) {
               reject(error as Error)
             }
@@ -92,6 +107,13 @@ export class SdkClient {
       req.on('error', reject)
       req.end(inBody ? form : undefined)
     })
+  }
+
+  #verified(envelope: SdkAnswer['envelope']): {verified?: boolean} {
+    if (!this.gatewayPublicKeyPem) return {}
+    const verifier = createVerify('RSA-MD5')
+    verifier.update(sdkCanonical(envelope.data), 'utf8')
+    return {verified: verifier.verify(this.gatewayPublicKeyPem, envelope.sign, 'hex')}
   }
 
   /** Signs the business parameters the SDK's way and sends them. */
