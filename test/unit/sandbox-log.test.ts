@@ -27,6 +27,18 @@ describe('explainSignature: the likeliest cause of a signature that does not ver
       'the signature is neither hex nor base64',
     )
   })
+
+  it('a key of the same size that is not this one, and a signature cut short', () => {
+    const other = generateKeyPairSync('rsa', {modulusLength: 1024}).privateKey
+    expect(explainSignature(params, sign(params, other, 'rsa-md5'), publicKey, 'rsa-md5')).toMatchObject({
+      cause: 'it was signed with another key than this one',
+      otherKey: true,
+    })
+    const cut = sign(params, privateKey, 'rsa-md5').slice(0, 200)
+    expect(explainSignature(params, cut, publicKey, 'rsa-md5').cause).toMatch(
+      /^the signature is 100 bytes, one by this 1024-bit key 128 \(256 hex characters\): cut short/,
+    )
+  })
 })
 
 describe("the sandbox's request lines", () => {

@@ -256,9 +256,12 @@ export function explainSignature(
   if (!recovered) {
     const other = others.find((o) => recoverDigest(decoded.bytes, o.key))
     if (other) return said(`it was signed with the key of ${other.name}`)
-    const size = decoded.bytes.length * 8
-    const made = size === bits ? '' : ` (the signature is ${size}-bit, the key ${bits}-bit)`
-    return {...said(`it was signed with another key than this one${made}`), otherKey: true}
+    const bytes = decoded.bytes.length
+    const cause =
+      bytes === bits / 8
+        ? 'it was signed with another key than this one'
+        : `the signature is ${bytes} bytes, one by this ${bits}-bit key ${bits / 8} (${bits / 4} hex characters): cut short, or signed with another key`
+    return {...said(cause), otherKey: true}
   }
   const causes: string[] = []
   if (decoded.form !== 'hex') causes.push(`the signature is ${decoded.form}; send it as lowercase hex`)
