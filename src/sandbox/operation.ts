@@ -58,10 +58,14 @@ export class Operations {
 
   constructor(private readonly context: OperationContext) {}
 
-  /** An answer for a path that names no operation. */
-  unknown(res: ServerResponse, why: string): void {
+  /** An answer for a path that names no operation; recorded too (a base URL set wrong shows at once). */
+  unknown(req: IncomingMessage, res: ServerResponse, path: string, why: string): void {
+    req.resume()
     const data = failureData('RADIS_DOES_NOT_EXIST', why)
     reply(res, 404, JSON.stringify(envelope(this.context.gateway, data, 'rsa-md5', 404, 'not found')))
+    const time = new Date().toISOString()
+    const at = {time, method: req.method ?? '', operation: path, appid: '', order: '', ms: 0, warnings: [], params: {}}
+    this.context.record({...at, outcome: 'RADIS_DOES_NOT_EXIST', err_msg: why})
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, name: string, origin: string, url: URL): Promise<void> {
@@ -96,7 +100,7 @@ export class Operations {
     const refuse = ({code, msg}: Refusal, scheme: SignScheme = 'rsa-md5') => answer(failureData(code, msg), scheme)
 
     if (!(OPERATIONS as readonly string[]).includes(name)) {
-      return this.unknown(res, `unknown operation ${name}; operations: ${OPERATIONS.join(', ')}`)
+      return this.unknown(req, res, url.pathname, `unknown operation ${name}; operations: ${OPERATIONS.join(', ')}`)
     }
     const operation = name as Operation
     this.requests[operation] = (this.requests[operation] ?? 0) + 1

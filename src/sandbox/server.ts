@@ -146,7 +146,7 @@ class SandboxServer {
       res.end(png)
       return
     }
-    this.operations.unknown(res, `no operation at ${url.pathname}; operations are under /Gateway/`)
+    this.operations.unknown(req, res, url.pathname, `no operation at ${url.pathname}; operations are under /Gateway/`)
   }
 
   /**

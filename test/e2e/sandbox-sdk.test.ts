@@ -145,6 +145,20 @@ describe('what the published SDKs send, accepted as the gateway accepts it, each
   })
 })
 
+describe('every request shown', () => {
+  it('a path that names no operation too: a base URL set wrong shows in the log', async () => {
+    const params = lenient.client.signed(lenient.client.params({mch_order_no: 'X'}))
+    const answer = await lenient.client.send('orderquery', params)
+    expect(answer.status).toBe(404)
+    expect(lenient.records.at(-1)).toMatchObject({
+      method: 'POST',
+      operation: '/Gateway/orderquery',
+      outcome: 'RADIS_DOES_NOT_EXIST',
+      err_msg: expect.stringContaining('unknown operation orderquery; operations: native_pay'),
+    })
+  })
+})
+
 describe('--strict: as the API document says', () => {
   it('GET is REQUIRE_POST_METHOD', async () => {
     const params = strict.client.signed(strict.client.params({channel: 'wechat', mch_order_no: 'X'}))
