@@ -16,6 +16,7 @@ import {type Columns, columnFlag, columnHints, normalizeHeader, resolveColumns} 
 import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, checkNotUtf8, encodingOf, kindOf, looksBinary, notTextError, unusualLine} from './decoding.js'
+import type {TypedCells} from './cells.js'
 import type {CellNote} from './workbook-cells.js'
 import type {WorkbookRecord} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
@@ -34,6 +35,8 @@ export interface TableRow {
   inexact(field: string): boolean
   /** What a workbook cell holds when it is not text (its number, a percentage, a date, a formula without result). */
   note(field: string): CellNote | undefined
+  /** A workbook's number and date cells as typed, by column (for a workbook report). */
+  typed?: TypedCells
 }
 
 export interface TableHeader extends Columns {
@@ -231,9 +234,10 @@ async function* rowsOf(
 ): AsyncGenerator<TableRow> {
   const {index, names} = header
   const width = names.length
-  const row = ({record: values, line, inexact, notes}: SourceRecord): TableRow => ({
+  const row = ({record: values, line, inexact, notes, typed}: SourceRecord): TableRow => ({
     line,
     values,
+    typed,
     extra: values.slice(width).filter((v) => v.trim() !== '').length,
     get: (field) => {
       const at = index.get(field)

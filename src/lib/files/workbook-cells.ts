@@ -92,6 +92,8 @@ export interface ReadCell {
   note?: CellNote
   /** A whole number past 15 digits: an order number stored as a number has lost digits. */
   inexact?: boolean
+  /** A number or date cell as typed and formatted, for a workbook report to write back as it was. */
+  typed?: {typed: number | Date; numFmt?: string}
 }
 
 /** A number cell: the stored digits `raw`, its style, the workbook's date system. */
@@ -100,7 +102,12 @@ export function numberCell(raw: string, style: NumberStyle | undefined, date1904
   if (value === undefined) return {text: raw}
   const number = Number(value)
   const inexact = Math.abs(number) >= EXACT_LIMIT && !value.includes('.')
-  if (style?.kind === 'date') return {text: dateText(serialDate(number, date1904)), note: {kind: 'date'}}
+  const numFmt = style?.code ? {numFmt: style.code} : {}
+  if (style?.kind === 'date') {
+    const date = serialDate(number, date1904)
+    return {text: dateText(date), note: {kind: 'date'}, typed: {typed: date, ...numFmt}}
+  }
   const text = formatNumber(number, style?.code)
-  return {text, note: {kind: style?.kind === 'percent' ? 'percent' : 'number', value}, ...(inexact ? {inexact} : {})}
+  const note: CellNote = {kind: style?.kind === 'percent' ? 'percent' : 'number', value}
+  return {text, note, typed: {typed: number, ...numFmt}, ...(inexact ? {inexact} : {})}
 }

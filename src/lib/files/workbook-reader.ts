@@ -14,6 +14,7 @@ import type {SaxesTagPlain} from 'saxes'
 
 import {GwError, usageError} from '../errors.js'
 import {quoted} from '../untrusted.js'
+import type {TypedCells} from './cells.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type CellNote, type NumberStyle, type ReadCell, dateText, numberCell, numberStyle} from './workbook-cells.js'
 import {PartTooLarge, type ZipParts, openZip} from './zip-parts.js'
@@ -25,6 +26,8 @@ export interface WorkbookRecord {
   inexact?: number[]
   /** Cells that are not text, by column: amounts are read from these. */
   notes?: Record<number, CellNote>
+  /** The number and date cells as typed, by column: a workbook report writes them back as they were. */
+  typed?: TypedCells
 }
 
 /** A workbook's rows: the sheet read, the workbook's visible sheets, and the rows as they stream. */
@@ -154,6 +157,7 @@ class RowBuilder {
   cells: string[] = []
   notes: Record<number, CellNote> = {}
   inexact: number[] = []
+  typed: TypedCells = []
   hasNotes = false
 
   constructor(
@@ -170,6 +174,7 @@ class RowBuilder {
       this.hasNotes = true
     }
     if (cell.inexact) this.inexact.push(column)
+    if (cell.typed !== undefined) this.typed.push({at: column, ...cell.typed})
   }
 
   record(): WorkbookRecord | undefined {
@@ -181,6 +186,7 @@ class RowBuilder {
       line: this.line,
       ...(this.inexact.length ? {inexact: this.inexact} : {}),
       ...(this.hasNotes ? {notes: this.notes} : {}),
+      ...(this.typed.length ? {typed: this.typed.filter((t) => t.at < record.length)} : {}),
     }
   }
 }

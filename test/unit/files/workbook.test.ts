@@ -69,16 +69,20 @@ describe('a workbook cell by its value', () => {
   })
 
   it('a number cell keeps its stored value beside its shown text; a percentage and a date are marked', () => {
-    expect(numberCell('-1281.33', numberStyle(164, '#,##0.00;[RED]#,##0.00'))).toEqual({
+    expect(numberCell('-1281.33', numberStyle(164, '#,##0.00;[RED]#,##0.00'))).toMatchObject({
       text: '-1281.33',
       note: {kind: 'number', value: '-1281.33'},
     })
-    expect(numberCell('1267.11', numberStyle(165, '[$฿-41E]#,##0.00'))).toEqual({
+    expect(numberCell('1267.11', numberStyle(165, '[$฿-41E]#,##0.00'))).toMatchObject({
       text: '฿1267.11',
       note: {kind: 'number', value: '1267.11'},
     })
     expect(numberCell('0.25', numberStyle(10, undefined)).note).toEqual({kind: 'percent', value: '0.25'})
-    expect(numberCell('46346', numberStyle(14, undefined))).toEqual({text: '2026-11-20', note: {kind: 'date'}})
+    expect(numberCell('46346', numberStyle(14, undefined))).toMatchObject({text: '2026-11-20', note: {kind: 'date'}})
+    expect(numberCell('-1281.33', numberStyle(164, '#,##0.00;[RED]#,##0.00')).typed).toEqual({
+      typed: -1281.33,
+      numFmt: '#,##0.00;[RED]#,##0.00',
+    })
     expect(numberCell('90020261121093015000001', undefined).inexact).toBe(true)
   })
 })
