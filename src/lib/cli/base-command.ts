@@ -79,6 +79,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
         this.profile,
         {...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}), trace},
         (message) => this.warning(message),
+        (message) => this.note(message),
       )
     })()
     return this.#services

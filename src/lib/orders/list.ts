@@ -5,7 +5,6 @@
  */
 import {runBatch} from '../batch.js'
 import type {BatchOptions} from '../batch.js'
-import {within} from '../cli/time-range.js'
 import {GwError} from '../errors.js'
 import {isoTime} from '../gateway/protocol/index.js'
 import type {OrderHistory} from './history.js'
@@ -56,20 +55,16 @@ export async function listOrders(
   orders: OrderService,
   filter: ListFilter,
 ): Promise<ListedOrder[]> {
-  const listed: ListedOrder[] = history
-    .orders(orders.appid)
-    .filter((o) => within(o.at, filter) && (!filter.channel || o.channel === filter.channel))
-    .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
-    .map((o) => ({
-      made_at: local(o.at)!,
-      mch_order_no: o.mch_order_no,
-      gw_order_no: o.gw_order_no,
-      channel: o.channel,
-      total_fee: o.total_fee,
-      fee_type: o.fee_type,
-      state: o.state,
-      state_at: local(o.state_at),
-    }))
+  const listed: ListedOrder[] = Array.from(history.orders(orders.appid, filter), (o) => ({
+    made_at: local(o.at)!,
+    mch_order_no: o.mch_order_no,
+    gw_order_no: o.gw_order_no,
+    channel: o.channel,
+    total_fee: o.total_fee,
+    fee_type: o.fee_type,
+    state: o.state,
+    state_at: local(o.state_at),
+  }))
   if (filter.refresh) {
     await runBatch(
       listed,

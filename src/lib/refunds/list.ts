@@ -5,7 +5,6 @@
  * has there now. The history is not changed by a list: settling refunds is refund create's work.
  */
 import {runBatch} from '../batch.js'
-import {within} from '../cli/time-range.js'
 import {GwError} from '../errors.js'
 import {isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
 import type {ListFilter} from '../orders/list.js'
@@ -52,21 +51,17 @@ export const REFUND_LIST_STATES = ['refunded', 'processing', 'failed', 'unknown'
 const GATEWAY_STATUS: Record<string, string> = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'}
 
 export async function listRefunds(refunds: RefundService, filter: ListFilter): Promise<ListedRefund[]> {
-  const listed: ListedRefund[] = refunds.history
-    .refunds(refunds.appid)
-    .filter((r) => within(r.at, filter) && (!filter.channel || r.channel === filter.channel))
-    .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
-    .map((r) => ({
-      at: isoTime(new Date(r.at)),
-      mch_refund_no: r.mch_refund_no,
-      mch_order_no: r.mch_order_no,
-      channel: r.channel,
-      refund_fee: r.refund_fee,
-      fee_type: r.fee_type,
-      status: r.status ?? 'refunded',
-      gw_refund_no: r.gw_refund_no,
-      source: r.source,
-    }))
+  const listed: ListedRefund[] = Array.from(refunds.history.refunds(refunds.appid, filter), (r) => ({
+    at: isoTime(new Date(r.at)),
+    mch_refund_no: r.mch_refund_no,
+    mch_order_no: r.mch_order_no,
+    channel: r.channel,
+    refund_fee: r.refund_fee,
+    fee_type: r.fee_type,
+    status: r.status ?? 'refunded',
+    gw_refund_no: r.gw_refund_no,
+    source: r.source,
+  }))
   if (filter.refresh) {
     const byOrder = new Map<string, ListedRefund[]>()
     for (const refund of listed) byOrder.set(refund.mch_order_no, [...(byOrder.get(refund.mch_order_no) ?? []), refund])
