@@ -5,7 +5,7 @@ import {join} from 'node:path'
 
 import Database from 'better-sqlite3'
 
-import {afterAll, describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it, vi} from 'vitest'
 
 import {GwError} from '../../src/lib/errors.js'
 import {OrderHistory} from '../../src/lib/orders/history.js'
@@ -74,12 +74,19 @@ describe('the history database', () => {
 
   it('lists newest first within a time range and channel, reading only what matches', () => {
     const history = new OrderHistory(folder())
-    for (const [mch, channel] of [
-      ['O1', 'wechat'],
-      ['O2', 'alipay'],
-      ['O3', 'wechat'],
-    ])
-      history.recordOrder({appid: 'A1', mch_order_no: mch!, channel: channel!, total_fee: 1, fee_type: 'THB'})
+    vi.useFakeTimers({toFake: ['Date']})
+    try {
+      for (const [minute, mch, channel] of [
+        [1, 'O1', 'wechat'],
+        [2, 'O2', 'alipay'],
+        [3, 'O3', 'wechat'],
+      ] as const) {
+        vi.setSystemTime(new Date(2026, 0, 1, 0, minute))
+        history.recordOrder({appid: 'A1', mch_order_no: mch, channel, total_fee: 1, fee_type: 'THB'})
+      }
+    } finally {
+      vi.useRealTimers()
+    }
     history.recordOrder({appid: 'B2', mch_order_no: 'X', channel: 'wechat', total_fee: 1, fee_type: 'THB'})
     expect([...history.orders('A1', {channel: 'wechat'})].map((o) => o.mch_order_no)).toEqual(['O3', 'O1'])
     expect([...history.orders('A1', {since: new Date(Date.now() + 60_000)})]).toEqual([])

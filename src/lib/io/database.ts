@@ -70,6 +70,8 @@ export class LocalDatabase {
       if (this.#db.pragma('journal_mode', {simple: true}) !== 'wal') this.#db.pragma('journal_mode = WAL')
       this.#db.pragma('synchronous = NORMAL')
       this.#db.pragma('foreign_keys = ON')
+      // 32 MiB of pages (SQLite's default is 2): an import or a long list keeps its indexes in memory.
+      this.#db.pragma('cache_size = -32768')
     })
     const version = () => this.guard(() => this.#db.pragma('user_version', {simple: true}) as number)
     if (version() < migrations.length) {

@@ -111,7 +111,7 @@ class HistoryQueries {
     // A later record of an order keeps when it was made; of a refund, what it does not say again.
     this.saveOrder = db.prepare(
       `INSERT INTO orders (appid, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, at_ms, state, state_at)
-       VALUES (@appid, @mch_order_no, @gw_order_no, @channel, @total_fee, @fee_type, @at, @at_ms, @state, @state_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (appid, mch_order_no) DO UPDATE SET
          gw_order_no = coalesce(excluded.gw_order_no, gw_order_no), channel = excluded.channel,
          total_fee = excluded.total_fee, fee_type = excluded.fee_type,
@@ -120,8 +120,7 @@ class HistoryQueries {
     this.saveRefund = db.prepare(
       `INSERT INTO refunds (appid, mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, status,
                             gw_refund_no, source, at, at_ms)
-       VALUES (@appid, @mch_order_no, @gw_order_no, @channel, @mch_refund_no, @refund_fee, @fee_type, @status,
-               @gw_refund_no, @source, @at, @at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (appid, mch_order_no, mch_refund_no) DO UPDATE SET
          gw_order_no = coalesce(excluded.gw_order_no, gw_order_no), channel = coalesce(excluded.channel, channel),
          refund_fee = excluded.refund_fee, fee_type = coalesce(excluded.fee_type, fee_type),
@@ -163,17 +162,30 @@ class HistoryQueries {
   }
 }
 
-/** A record's columns: every optional one named (NULL when absent), its time also in milliseconds. */
-function columnsOf(entry: Entry): Record<string, unknown> {
-  const {type: _type, ...fields} = entry
-  const common = {gw_order_no: null, channel: null, at_ms: Date.parse(entry.at)}
-  return entry.type === 'order'
-    ? {...common, state: null, state_at: null, ...fields}
-    : {...common, fee_type: null, status: null, gw_refund_no: null, source: null, ...fields}
+/** A record's columns, in the order of the INSERTs above: what it does not say is NULL. */
+function columnsOf(entry: Entry): unknown[] {
+  const atMs = Date.parse(entry.at)
+  const {appid, mch_order_no, gw_order_no = null, channel = null, at} = entry
+  if (entry.type === 'order') {
+    const {total_fee, fee_type, state = null, state_at = null} = entry
+    return [appid, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, atMs, state, state_at]
+  }
+  const {mch_refund_no, refund_fee, fee_type = null, status = null, gw_refund_no = null, source = null} = entry
+  return [
+    appid,
+    mch_order_no,
+    gw_order_no,
+    channel,
+    mch_refund_no,
+    refund_fee,
+    fee_type,
+    status,
+    gw_refund_no,
+    source,
+    at,
+    atMs,
+  ]
 }
-
-const withoutUndefined = (entry: Entry) =>
-  Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as Entry
 
 interface HistoryPorts {
   /** Told, once, of lines of an imported file that are not a record. */
@@ -258,23 +270,28 @@ export class OrderHistory {
 
   #save(entry: Entry): void {
     const q = this.#queries!
-    ;(entry.type === 'order' ? q.saveOrder : q.saveRefund).run(columnsOf(entry))
+    ;(entry.type === 'order' ? q.saveOrder : q.saveRefund).run(...columnsOf(entry))
   }
 
   #append(entry: Entry, durable: boolean): void {
-    const record = withoutUndefined(entry)
     if (durable) {
-      const q = this.#q
-      this.#db!.write(() => (record.type === 'order' ? q.saveOrder : q.saveRefund).run(columnsOf(record)), {
-        durable: true,
-      })
+      this.#flush()
+      this.#open()
+      this.#db!.write(() => this.#save(entry), {durable: true})
       return
     }
-    this.#pending.push(record)
+    this.#pending.push(entry)
     if (this.#pending.length >= 512) this.#flush()
     else if (!this.#flushScheduled) {
       this.#flushScheduled = true
-      setImmediate(() => this.#flush())
+      setImmediate(() => {
+        try {
+          this.#flush()
+        } catch (error) {
+          // Kept waiting: tried again at the next question or write, and when the process ends.
+          this.#ports.warn?.(`${this.file}: records not written yet (${(error as Error).message}).`)
+        }
+      })
     }
   }
 
@@ -285,9 +302,14 @@ export class OrderHistory {
     this.#open()
     const pending = this.#pending
     this.#pending = []
-    this.#db!.write(() => {
-      for (const entry of pending) this.#save(entry)
-    })
+    try {
+      this.#db!.write(() => {
+        for (const entry of pending) this.#save(entry)
+      })
+    } catch (error) {
+      this.#pending = [...pending, ...this.#pending]
+      throw error
+    }
   }
 
   recordOrder(entry: Omit<OrderEntry, 'type' | 'at' | 'state_at'>): void {

@@ -50,21 +50,29 @@ export interface ListFilter {
 
 const local = (at: string | undefined) => (at ? isoTime(new Date(at)) : undefined)
 
+/** The orders of the list as the history knows them, newest first, read from the query as they are used. */
+export function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedOrder> {
+  for (const o of history.orders(appid, filter)) {
+    if (filter.state && !filter.refresh && o.state !== filter.state) continue
+    yield {
+      made_at: local(o.at)!,
+      mch_order_no: o.mch_order_no,
+      gw_order_no: o.gw_order_no,
+      channel: o.channel,
+      total_fee: o.total_fee,
+      fee_type: o.fee_type,
+      state: o.state,
+      state_at: local(o.state_at),
+    }
+  }
+}
+
 export async function listOrders(
   history: OrderHistory,
   orders: OrderService,
   filter: ListFilter,
 ): Promise<ListedOrder[]> {
-  const listed: ListedOrder[] = Array.from(history.orders(orders.appid, filter), (o) => ({
-    made_at: local(o.at)!,
-    mch_order_no: o.mch_order_no,
-    gw_order_no: o.gw_order_no,
-    channel: o.channel,
-    total_fee: o.total_fee,
-    fee_type: o.fee_type,
-    state: o.state,
-    state_at: local(o.state_at),
-  }))
+  const listed = [...listedOrders(history, orders.appid, filter)]
   if (filter.refresh) {
     await runBatch(
       listed,
