@@ -44,18 +44,26 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
     const amount = amountOf(flags.amount, flags['refund-fee'], names)
-    const [{refunds}, {SingleRefunds}] = await Promise.all([this.services(), import('../../lib/refunds/single.js')])
+    const [{refunds}, {SingleRefunds}, {onInterrupt}] = await Promise.all([
+      this.services(),
+      import('../../lib/refunds/single.js'),
+      import('../../lib/cli/interrupt.js'),
+    ])
     const {channel, 'mch-refund-no': mchRefundNo, 'fee-type': feeType, 'total-fee': totalFee} = flags
-    const result = await new SingleRefunds(refunds).refund(
-      {ref, amount, mchRefundNo, channel, feeType, totalFee},
-      {
-        identical: (made, planned) => this.confirm(...identicalQuestion(made, planned)),
-        sending: async (planned) => {
-          await this.confirm(refundAction(planned))
-          this.note(`refund number ${planned.mch_refund_no}`)
+    const interrupt = onInterrupt()
+    const result = await new SingleRefunds(refunds)
+      .refund(
+        {ref, amount, mchRefundNo, channel, feeType, totalFee},
+        {
+          identical: (made, planned) => this.confirm(...identicalQuestion(made, planned)),
+          sending: async (planned) => {
+            await this.confirm(refundAction(planned))
+            this.note(`refund number ${planned.mch_refund_no}`)
+          },
         },
-      },
-    )
+        interrupt.signal,
+      )
+      .finally(() => interrupt.dispose())
     const outcome = refundOutcome(result, describeReference(ref), names)
     if ('error' in outcome) throw outcome.error
     this.present(outcome)
@@ -72,7 +80,8 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
       planned: (plan, tookOver) => planNotes(plan, csv, tookOver).forEach((note) => this.note(note)),
       confirm: (toSend, plan) => this.confirm(confirmText(toSend, plan, csv), confirmBulk),
-      sending: (total) => this.longWork('refunds', total, STOPPING),
+      // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
+      sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
     })
     this.present({...bulkResultView(result, profile), exitCode: result.exit_code})
     return {...result, profile: profile.name, appid: profile.appid, live: profile.live}

@@ -29,8 +29,11 @@ const orderEntry = z.object({
 })
 export type OrderEntry = z.infer<typeof orderEntry>
 
-/** `intent`: about to be sent; then what became of it (`absent`: the gateway has no such refund). */
-const refundStatus = z.enum(['intent', 'refunded', 'processing', 'failed', 'unknown', 'absent'])
+/**
+ * `intent`: about to be sent; then what became of it (`absent`: the gateway has no such refund;
+ * `not_confirmable`: the gateway holds the number, and has no refund query to show its amount and state).
+ */
+const refundStatus = z.enum(['intent', 'refunded', 'processing', 'failed', 'unknown', 'absent', 'not_confirmable'])
 export type RefundEntryStatus = z.infer<typeof refundStatus>
 
 const refundEntry = z.object({

@@ -15,6 +15,7 @@ import {hostname} from 'node:os'
 import {join} from 'node:path'
 
 import {LocalDatabase, type Statement} from '../io/database.js'
+import {isRunning} from '../io/lock.js'
 import {GwError} from '../errors.js'
 import {configDir} from '../paths.js'
 import {
@@ -35,7 +36,7 @@ export const isUnsettled = (entry: RefundEntry) => entry.status === 'intent' || 
 
 /** Refunds that took (or are taking) money from the order. */
 export const isMade = (entry: RefundEntry) =>
-  !entry.status || entry.status === 'refunded' || entry.status === 'processing'
+  !entry.status || entry.status === 'refunded' || entry.status === 'processing' || entry.status === 'not_confirmable'
 
 const MIGRATIONS = [
   `CREATE TABLE orders (
@@ -82,14 +83,12 @@ function recordOf<T>(type: 'order' | 'refund', row: Record<string, unknown> | un
   return record as T
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+/** The records of an appid in [since, until), of one channel or all, newest first (ties in the order first recorded). */
+const madeBetween = (db: LocalDatabase, table: 'orders' | 'refunds') =>
+  db.prepare(
+    `SELECT * FROM ${table} WHERE appid = @appid AND at_ms >= @since AND at_ms < @until
+       AND (@channel IS NULL OR channel = @channel) ORDER BY at_ms DESC, rowid`,
+  )
 
 class HistoryQueries {
   readonly saveOrder: Statement
@@ -131,18 +130,12 @@ class HistoryQueries {
     this.orderByGatewayNumber = db.prepare(
       'SELECT * FROM orders WHERE appid = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
     )
-    this.ordersMadeBetween = db.prepare(
-      `SELECT * FROM orders WHERE appid = @appid AND at_ms >= @since AND at_ms < @until
-         AND (@channel IS NULL OR channel = @channel) ORDER BY at_ms DESC, rowid`,
-    )
+    this.ordersMadeBetween = madeBetween(db, 'orders')
     this.refundsOfOrder = db.prepare('SELECT * FROM refunds WHERE appid = ? AND mch_order_no = ? ORDER BY rowid')
     this.refundByNumber = db.prepare(
       'SELECT * FROM refunds WHERE appid = ? AND mch_refund_no = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1',
     )
-    this.refundsMadeBetween = db.prepare(
-      `SELECT * FROM refunds WHERE appid = @appid AND at_ms >= @since AND at_ms < @until
-         AND (@channel IS NULL OR channel = @channel) ORDER BY at_ms DESC, rowid`,
-    )
+    this.refundsMadeBetween = madeBetween(db, 'refunds')
     this.claimOf = db.prepare('SELECT pid, host, since FROM refund_claims WHERE appid = ? AND mch_order_no = ?')
     this.claim = db.prepare(
       'INSERT OR REPLACE INTO refund_claims (appid, mch_order_no, pid, host, since) VALUES (?, ?, ?, ?, ?)',
@@ -233,11 +226,6 @@ export class OrderHistory {
   get #q(): HistoryQueries {
     this.#flush()
     return this.#open()
-  }
-
-  /** Kept for callers that read again after another process wrote: the database is always read as it is now. */
-  reload(): void {
-    this.#flush()
   }
 
   #importEarlier(): void {

@@ -42,7 +42,10 @@ function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | und
   if (!isSignScheme(scheme)) throw usageError(`GW_SIGN_SCHEME "${scheme}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
   const privateKeyPem = readKeyArgument(env.GW_PRIVATE_KEY!, 'GW_PRIVATE_KEY')
   const gatewayPublicKeyPem = readKeyArgument(env.GW_GATEWAY_PUBLIC_KEY!, 'GW_GATEWAY_PUBLIC_KEY')
-  checkKeys(privateKeyPem, gatewayPublicKeyPem)
+  checkKeys(privateKeyPem, gatewayPublicKeyPem, {
+    privateKey: 'private key in GW_PRIVATE_KEY',
+    gatewayKey: 'gateway public key in GW_GATEWAY_PUBLIC_KEY',
+  })
   return {
     name: ENV_PROFILE_NAME,
     appid: env.GW_APPID,

@@ -306,7 +306,10 @@ export class ProfileStore {
     const privateKeyPem = read(stored.private_key_file, 'private key')
     const gatewayPublicKeyPem = read(stored.gateway_public_key_file, 'gateway public key')
     // A key file that is not a key is the profile's problem (exit 2), whatever the command.
-    checkKeys(privateKeyPem, gatewayPublicKeyPem, ` of profile "${name}"`)
+    checkKeys(privateKeyPem, gatewayPublicKeyPem, {
+      privateKey: `private key of profile "${name}"`,
+      gatewayKey: `gateway public key of profile "${name}"`,
+    })
     const {appid, base_url: baseUrl, sign_scheme: signScheme, live} = stored
     const files = [this.dir, join(this.dir, 'keys'), this.path, stored.private_key_file, stored.gateway_public_key_file]
     return {name, appid, baseUrl, signScheme, live, privateKeyPem, gatewayPublicKeyPem, source: 'store', files}

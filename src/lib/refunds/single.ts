@@ -33,6 +33,8 @@ export interface MadeRefund {
   at?: string
   /** Where it was made, when it was made on this machine. */
   source?: string
+  /** The gateway refused it, on a channel that cannot confirm a refusal (no refund query). */
+  refused?: boolean
 }
 
 interface OneRefundHooks {
@@ -45,6 +47,8 @@ interface OneRefundHooks {
 export type OneRefund = RefundResult & {
   /** The refund an earlier run left unsettled, settled now: nothing new was sent. */
   completed_earlier?: boolean
+  /** A signal stopped the command while the refund was in flight: sent, outcome unknown. */
+  interrupted?: NodeJS.Signals
 }
 
 function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
@@ -64,8 +68,11 @@ function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
 export class SingleRefunds {
   constructor(readonly refunds: RefundService) {}
 
-  /** Settles the order's refunds sent without a known outcome; throws (exit 5) when one stays unknown. */
-  async settle(found: FoundOrder): Promise<RefundResult[]> {
+  /**
+   * Settles the order's refunds sent without a known outcome; throws (exit 5) when one stays
+   * unknown. `resending` is told of a refund about to be sent again under its number.
+   */
+  async settle(found: FoundOrder, resending: (planned: PlannedRefund) => void = () => {}): Promise<RefundResult[]> {
     const {history, appid} = this.refunds
     const unsettled = history.refundsOf(appid, found.record.mch_order_no ?? '').filter(isUnsettled)
     const settled: RefundResult[] = []
@@ -86,16 +93,22 @@ export class SingleRefunds {
           source: entry.source ?? 'refund create',
           gw_refund_no: looked.gw_refund_no,
         })
+      } else if (looked.state === 'other_amount') {
+        const other = formatAmount(looked.refund_fee, planned.fee_type)
+        const explanation = `The gateway holds refund number ${planned.mch_refund_no} with another amount (${other}): it is not the refund this machine sent.`
+        result = {status: 'failed', planned, explanation, resolved_by: 'refund_query'}
+        this.refunds.record(planned, 'failed', {source: entry.source ?? 'refund create'})
       } else if (looked.state === 'unknown' && hasRefundQuery(planned.channel)) {
         result = {status: 'unknown', planned, explanation: looked.why, resolved_by: 'refund_query'}
       } else {
         // Never arrived, or cannot be looked up: the same number again settles it, and the gateway takes it once.
+        resending(planned)
         result = await this.refunds.send(planned, entry.source)
       }
       if (result.status === 'unknown') {
         const amount = formatAmount(planned.refund_fee, planned.fee_type)
         throw new GwError(
-          'unknown',
+          result.unverified ? 'signature' : 'unknown',
           `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent earlier and its outcome is still not known (${result.explanation}). Nothing new was sent.`,
           {
             advice: `Run the same command again later: gw settles ${planned.mch_refund_no} first, ${hasRefundQuery(planned.channel) ? 'by looking it up' : 'by sending the same number again, which the gateway takes once'}.`,
@@ -112,11 +125,14 @@ export class SingleRefunds {
   identical(planned: PlannedRefund, gatewayRefunds: RefundOrder[]): MadeRefund | undefined {
     const since = Date.now() - IDENTICAL_WINDOW_MS
     const {history, appid} = this.refunds
+    // A refusal on a channel without a refund query cannot be confirmed: such a refund may have been made.
+    const mayBeMade = (r: RefundEntry) =>
+      isMade(r) || (r.status === 'failed' && !hasRefundQuery(r.channel ?? planned.channel))
     const local = history
       .refundsOf(appid, planned.mch_order_no)
-      .filter((r) => isMade(r) && r.refund_fee === planned.refund_fee && Date.parse(r.at) >= since)
+      .filter((r) => mayBeMade(r) && r.refund_fee === planned.refund_fee && Date.parse(r.at) >= since)
       .at(-1)
-    if (local) return {...local, fee_type: planned.fee_type}
+    if (local) return {...local, fee_type: planned.fee_type, refused: local.status === 'failed'}
     const remote = gatewayRefunds.find((r) => {
       const made = ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state))
       const at = gatewayTimeIso(r.refund_time)
@@ -143,11 +159,54 @@ export class SingleRefunds {
     return history.claimOrder(appid, found.record.mch_order_no ?? found.record.gw_order_no ?? '')
   }
 
-  async refund(request: RefundRequest, hooks: OneRefundHooks): Promise<OneRefund | RefundProblem> {
-    const found = await this.refunds.orders.find(request.ref, request.channel)
+  /**
+   * The refund asked for by its number, already settled by an earlier run as this machine's
+   * history records it (the gateway showed it refunded, or showed it cannot be confirmed): said
+   * again without sending. A channel without a refund query would learn nothing new from a resend.
+   */
+  #knownOutcome(request: RefundRequest, found: FoundOrder, minor: number | undefined): OneRefund | undefined {
+    const {history, appid} = this.refunds
+    if (!request.mchRefundNo || minor === undefined) return undefined
+    const entry = history
+      .refundsOf(appid, found.record.mch_order_no ?? '')
+      .find((r) => r.mch_refund_no === request.mchRefundNo && r.refund_fee === minor)
+    if (entry?.status !== 'refunded' && entry?.status !== 'not_confirmable') return undefined
+    const planned = plannedFrom(entry, found)
+    const explanation =
+      entry.status === 'not_confirmable'
+        ? `Sent from this machine at ${entry.at}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
+        : undefined
+    return {
+      status: entry.status,
+      planned,
+      gw_refund_no: entry.gw_refund_no,
+      explanation,
+      resolved_by: 'history',
+      already_existed: true,
+    }
+  }
+
+  /**
+   * `signal` (Ctrl-C, SIGTERM) stops the command: before the refund is sent, nothing was sent;
+   * while it is in flight, it was sent and its outcome is unknown (its intent is in the history,
+   * so the next run settles it). Either way the order's claim is released.
+   */
+  async refund(
+    request: RefundRequest,
+    hooks: OneRefundHooks,
+    signal?: AbortSignal,
+  ): Promise<OneRefund | RefundProblem> {
+    let inFlight: PlannedRefund | undefined
+    // Nothing is in flight yet: a stop here is "nothing was sent".
+    const found = (await interruptible(
+      this.refunds.orders.find(request.ref, request.channel),
+      signal,
+      () => inFlight,
+    )) as FoundOrder
     const claim = this.#claimOrder(found)
     try {
-      return await this.#refundClaimed(request, found, hooks)
+      const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned))
+      return await interruptible(work, signal, () => inFlight)
     } finally {
       claim.release()
     }
@@ -157,23 +216,28 @@ export class SingleRefunds {
     request: RefundRequest,
     found: FoundOrder,
     hooks: OneRefundHooks,
+    sent: (planned: PlannedRefund) => void,
   ): Promise<OneRefund | RefundProblem> {
-    const settled = await this.settle(found)
+    const settled = await this.settle(found, sent)
     // The refund asked for may be the one an earlier run left unsettled: then it is done.
     const minor = requestedMinor(request, found)
     const earlier = settled.find(
       (r) =>
-        (r.status === 'refunded' || r.status === 'processing') &&
+        (r.status === 'refunded' || r.status === 'processing' || r.status === 'not_confirmable') &&
         r.planned.refund_fee === minor &&
         (!request.mchRefundNo || r.planned.mch_refund_no === request.mchRefundNo),
     )
     if (earlier) return {...earlier, completed_earlier: true}
+    const known = this.#knownOutcome(request, found, minor)
+    if (known) return known
     const gatewayRefunds = await this.refunds.queries.refundsOf(found)
     const planned = this.refunds.plan(request, found, gatewayRefunds && refundedTotal(gatewayRefunds))
     if ('kind' in planned) return planned
     const made = this.identical(planned, gatewayRefunds ?? [])
     if (made) await hooks.identical(made, planned)
     await hooks.sending(planned)
+    // In flight from here: a stop after this says "sent, outcome unknown", never "nothing was sent".
+    sent(planned)
     this.refunds.record(planned, 'intent', {source: 'refund create'})
     return this.refunds.send(planned)
   }
@@ -185,5 +249,55 @@ function requestedMinor(request: RefundRequest, found: FoundOrder): number | und
     return minorUnitsOf(request.amount, found.record.fee_type ?? '')
   } catch {
     return undefined
+  }
+}
+
+/**
+ * The work, unless `signal` stops it first: then a refund in flight is "sent, outcome unknown"
+ * (never waited for), and anything before is "nothing was sent".
+ */
+async function interruptible<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+  inFlight: () => PlannedRefund | undefined,
+): Promise<T | OneRefund> {
+  if (!signal) return work
+  // Stopped, the work goes on until the process ends; what it meets then is not this command's end.
+  work.catch(() => undefined)
+  let stop!: () => void
+  const stopped = new Promise<OneRefund>((resolve, reject) => {
+    stop = () => {
+      const received: NodeJS.Signals = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT'
+      const planned = inFlight()
+      if (!planned) {
+        reject(
+          new GwError(
+            received === 'SIGTERM' ? 'terminated' : 'interrupted',
+            'Interrupted before the refund was sent: nothing was sent.',
+            {
+              advice: 'Run the same command again to refund.',
+            },
+          ),
+        )
+        return
+      }
+      const settle = hasRefundQuery(planned.channel)
+        ? 'by looking it up'
+        : 'by sending the same number again, which the gateway takes once'
+      resolve({
+        status: 'unknown',
+        planned,
+        interrupted: received,
+        explanation: `Interrupted while refund ${planned.mch_refund_no} was in flight: it was sent, and its outcome is unknown. Run the same command again to settle it (gw settles ${planned.mch_refund_no} first, ${settle}; never under a new number).`,
+        resolved_by: hasRefundQuery(planned.channel) ? 'refund_query' : 'resend',
+      })
+    }
+    if (signal.aborted) stop()
+    else signal.addEventListener('abort', stop, {once: true})
+  })
+  try {
+    return await Promise.race([work, stopped])
+  } finally {
+    signal.removeEventListener('abort', stop)
   }
 }

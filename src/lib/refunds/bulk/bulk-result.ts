@@ -1,5 +1,5 @@
 /** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
-import {ExitCode} from '../../errors.js'
+import {ExitCode, exitCodeOfSignal} from '../../errors.js'
 import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import type {OrderLine} from './plan.js'
 import type {SummaryLine} from './report.js'
@@ -78,12 +78,28 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
   return [...totals.values()]
 }
 
-export function exitCodeOf(states: readonly RowState[], ended: {stopped: boolean; writeFailure?: string}): ExitCode {
+/**
+ * The run's exit code. A report that could not be written is not a success: the refunds are in
+ * the journal, and the same command run again writes the report (exit 5 when nothing else is).
+ */
+export function exitCodeOf(
+  states: readonly RowState[],
+  ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
+): ExitCode {
+  const code = rowsExitCode(states, ended)
+  return code === ExitCode.Done && ended.reportFailure ? ExitCode.Unknown : code
+}
+
+function rowsExitCode(
+  states: readonly RowState[],
+  ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string},
+): ExitCode {
   const any = (...statuses: RowStatus[]) => states.some((s) => statuses.includes(s.outcome.status))
-  if (ended.stopped) return ExitCode.Interrupted
+  if (ended.stopped) return exitCodeOfSignal(ended.stoppedBy)
   if (ended.writeFailure) return ExitCode.Unknown
+  if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return ExitCode.Signature
   if (any('failed', 'skipped_invalid')) return ExitCode.Refused
-  if (any('processing', 'unknown')) return ExitCode.Unknown
+  if (any('processing', 'unknown', 'not_confirmable')) return ExitCode.Unknown
   return ExitCode.Done
 }
 

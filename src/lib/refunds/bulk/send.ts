@@ -18,14 +18,15 @@ interface SendOptions {
   signal?: AbortSignal
   /** Names the run in the local history (the file's name). */
   source: string
-  /** Called after each row is sent; `failed` when it did not end refunded. */
-  onSent(failed: boolean): void
+  /** Called after each row is sent; `notRefunded` when it did not end refunded (failed, unknown, processing...). */
+  onSent(notRefunded: boolean): void
 }
 
 interface Sent {
   states: RowState[]
-  /** Ctrl-C stopped the run. */
+  /** Ctrl-C (or SIGTERM) stopped the run; `stoppedBy` names the signal. */
   stopped: boolean
+  stoppedBy?: unknown
   /** A journal write failed (a full disk): sending stopped; the rows not sent stay pending. */
   writeFailure?: string
 }
@@ -45,8 +46,10 @@ function outcomeOf(sent: RefundResult, ours: boolean): RowOutcome {
       return {status: 'processing', gw_refund_no, refund_time, settled_by, advice: sent.explanation}
     case 'failed':
       return {status: 'failed', gw_refund_no, err_code, err_msg, advice: sent.explanation, settled_by}
+    case 'not_confirmable':
+      return {status: 'not_confirmable', settled_by, advice: sent.explanation}
     case 'unknown':
-      return {status: 'unknown', advice: sent.explanation}
+      return {status: 'unknown', advice: sent.explanation, unverified: sent.unverified}
   }
 }
 
@@ -133,7 +136,7 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
         const outcome = outcomeOf(sent, state.sent?.mch_refund_no === mch_refund_no)
         states[i] = {...state, outcome, sent: {mch_refund_no, gw_order_no, refund_fee, fee_type}}
         outcomes.push(journal.append(outcomeRecord(row.line, mch_refund_no, outcome)).catch(failed))
-        options.onSent(outcome.status === 'failed' || outcome.status === 'unknown')
+        options.onSent(outcome.status !== 'refunded' && outcome.status !== 'already_refunded')
       },
       {concurrency: options.concurrency, rate: options.rate, signal},
     )
@@ -141,5 +144,5 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
   } finally {
     await journal.close().catch(failed)
   }
-  return {states, stopped: Boolean(options.signal?.aborted), writeFailure}
+  return {states, stopped: Boolean(options.signal?.aborted), stoppedBy: options.signal?.reason, writeFailure}
 }
