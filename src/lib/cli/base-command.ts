@@ -17,7 +17,7 @@ import {canonicalChoices} from './flags.js'
 import type {Work} from './progress.js'
 import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices} from './services.js'
-import type {Cell} from '../files/annotated-output.js'
+import type {Cell} from '../files/cells.js'
 
 /** How many rows of a list written to --out are also shown on stdout. */
 const LIST_SHOWN = 200
