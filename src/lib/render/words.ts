@@ -1,2 +1,6 @@
 /** Words for counts: "1 row", "2 rows". */
 export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`
+
+/** The count under a list: "3 orders", or "the first 1000 of 500000 orders shown (all in the file)". */
+export const listCount = (shown: number, total: number, word: string) =>
+  shown === total ? plural(total, word) : `the first ${shown} of ${plural(total, word)} shown (all in the file)`
