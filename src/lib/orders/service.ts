@@ -11,6 +11,7 @@ import type {GatewayClient} from '../gateway/client.js'
 import {
   CHANNELS_BY_OPERATION,
   ORDER_NOT_FOUND,
+  ALREADY_CLOSED,
   type OrderChannel,
   type OrderCreated,
   type OrderRecord,
@@ -170,7 +171,31 @@ export class OrderService {
     const known = this.#knownChannel(ref, channel)
     const closeChannel = known.channel ?? (await this.find(ref)).channel
     const answer = await this.client.call('order_close', {...ref, channel: closeChannel})
-    if (answer.status === 'refused') throw refusalError(answer, `Order ${describeReference(ref)} was not closed`)
+    if (answer.status === 'refused') {
+      if (answer.code === ALREADY_CLOSED) this.#noteState(ref, 'CLOSED')
+      throw refusalError(answer, `Order ${describeReference(ref)} was not closed`)
+    }
+    if (!CHANNELS_BY_OPERATION.order_query.includes(closeChannel)) {
+      // No order query on this channel: the close's own answer is all the gateway will say.
+      if (answer.status === 'uncertain')
+        throw unknownOutcome(
+          answer,
+          `Closing order ${describeReference(ref)}`,
+          `${closeChannel} has no order query: run the same close again (a closed order answers ${ALREADY_CLOSED}).`,
+        )
+      this.#noteState(ref, 'CLOSED')
+      const made = this.history.findOrder(this.appid, ref)
+      const record: OrderRecord = {
+        result: 'CLOSED',
+        appid: answer.data.appid ?? this.appid,
+        mch_order_no: answer.data.mch_order_no ?? made?.mch_order_no ?? ref.mch_order_no,
+        gw_order_no: made?.gw_order_no ?? ref.gw_order_no,
+        channel_order_no: ref.channel_order_no,
+        total_fee: made?.total_fee,
+        fee_type: made?.fee_type,
+      }
+      return {record, channel: closeChannel, channel_source: known.source}
+    }
     const found = await this.find(ref, closeChannel)
     if (answer.status === 'uncertain' && found.record.result !== 'CLOSED') {
       throw unknownOutcome(
@@ -180,6 +205,12 @@ export class OrderService {
       )
     }
     return {...found, channel_source: known.source}
+  }
+
+  /** What gw learned of an order made here, written to the history by whichever number names it. */
+  #noteState(ref: OrderReference, state: string): void {
+    const mchOrderNo = ref.mch_order_no ?? this.history.findOrder(this.appid, ref)?.mch_order_no
+    if (mchOrderNo) this.history.noteOrderState(this.appid, mchOrderNo, state)
   }
 
   /**

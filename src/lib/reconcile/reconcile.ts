@@ -78,13 +78,11 @@ interface ReconcileOptions {
   onRow(row: ReconciledRow, written: boolean): void
 }
 
-export interface SummaryCell {
-  classification: Classification
-  currency: string
-  rows: number
-  /** Undefined when no row of the line has a known amount. */
-  amount?: number
-}
+/** The amounts a summary line sums: the gateway's and the merchant's (the file's), each named as the README names amounts. */
+type SummedAmounts = 'gateway_total_fee' | 'merchant_total_fee'
+
+/** Rows per class and currency, with the gateway's and the file's amounts (undefined when no row of the line has one). */
+export type SummaryCell = Omit<TallyLine<Classification, SummedAmounts>, 'group'> & {classification: Classification}
 
 export interface ReconcileOutcome {
   comparisons: Comparison[]
@@ -163,7 +161,7 @@ export class Reconciler {
     if (++this.#unanswered < limit) return
     throw new GwError(
       'transport',
-      `The gateway answered none of the first ${limit} order queries (${error.message}); stopped, nothing was written.`,
+      `The gateway answered none of the first ${limit} order queries (${error.message.replace(/\.$/, '')}): stopped, nothing was written.`,
       {
         advice: 'Check the base URL of the profile and the network (gw doctor), then run again.',
       },
@@ -201,7 +199,7 @@ export class Reconciler {
       delimiter: table.source.delimiter,
       sheet: 'reconciled',
     })
-    const tally = new Tally<Classification>()
+    const tally = new Tally<Classification, SummedAmounts>()
     let rows = 0
     let written = 0
     try {
@@ -211,7 +209,10 @@ export class Reconciler {
         (row) => this.#judge(row, options),
         async (row) => {
           rows++
-          tally.add(row.classification, row.currency, row.amount)
+          tally.add(row.classification, row.currency, {
+            gateway_total_fee: row.gateway_total_fee,
+            merchant_total_fee: row.merchant_total_fee,
+          })
           const kept = !options.onlyMismatches || row.classification !== 'match'
           options.onRow(row, kept)
           if (!kept) return
@@ -225,9 +226,7 @@ export class Reconciler {
         },
         {concurrency: options.concurrency, rate: options.rate, signal: options.signal, window},
       )
-      const summary = tally
-        .lines(CLASSES)
-        .map(({group, ...line}: TallyLine<Classification>) => ({classification: group, ...line}))
+      const summary = tally.lines(CLASSES).map(({group, ...line}) => ({classification: group, ...line}))
       const {comparisons, ignored_columns} = input
       const outcome = {comparisons, ignored_columns, summary, rows, written, stopped: judged.stopped}
       await writer.close(summarySheet(outcome))
@@ -239,13 +238,17 @@ export class Reconciler {
   }
 }
 
+/** The summary's two amount columns, labelled by whose they are. */
+export const AMOUNT_COLUMNS = {gateway: "gateway's amount", merchant: 'your amount'} as const
+
 /** The summary sheet of a workbook output: rows and amounts per class, then what was compared. */
 function summarySheet(outcome: ReconcileOutcome): SummarySheet {
   const rows: Cell[][] = outcome.summary.map((c) => [
     c.classification,
     c.currency,
     c.rows,
-    money(c.amount, c.currency) ?? '-',
+    money(c.gateway_total_fee, c.currency) ?? '-',
+    money(c.merchant_total_fee, c.currency) ?? '-',
   ])
   rows.push(
     [],
@@ -253,5 +256,5 @@ function summarySheet(outcome: ReconcileOutcome): SummarySheet {
     ['ignored columns', outcome.ignored_columns.join(', ')],
   )
   if (outcome.stopped) rows.push(['interrupted', 'the rest of the file was not checked'])
-  return {header: ['classification', 'currency', 'rows', 'amount'], rows}
+  return {header: ['classification', 'currency', 'rows', AMOUNT_COLUMNS.gateway, AMOUNT_COLUMNS.merchant], rows}
 }

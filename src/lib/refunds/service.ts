@@ -8,7 +8,7 @@
  */
 import {GwError} from '../errors.js'
 import type {GatewayClient} from '../gateway/client.js'
-import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, gatewayTimeIso, lookupError} from '../gateway/protocol/index.js'
+import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, lookupError} from '../gateway/protocol/index.js'
 import type {OrderHistory, RefundEntryStatus} from '../orders/history.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
@@ -177,7 +177,7 @@ export class RefundService {
           status: 'refunded',
           planned,
           gw_refund_no,
-          refund_time: gatewayTimeIso(refund_time),
+          refund_time,
           resolved_by: 'answer',
         }
       }
@@ -232,7 +232,7 @@ export class RefundService {
         planned,
         status,
         gw_refund_no,
-        refund_time: gatewayTimeIso(refund_time),
+        refund_time,
         resolved_by: 'refund_query' as const,
         already_existed: existed,
       }

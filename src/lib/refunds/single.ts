@@ -10,13 +10,7 @@ import {createHash} from 'node:crypto'
 import {dirname} from 'node:path'
 
 import {GwError} from '../errors.js'
-import {
-  type RefundOrder,
-  formatAmount,
-  gatewayTimeIso,
-  minorUnitsOf,
-  normalizeRefundState,
-} from '../gateway/protocol/index.js'
+import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
 import {type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import {type Lock, lockOrRefuse} from '../io/lock.js'
 import {ensurePrivateDir} from '../io/private-file.js'
@@ -124,7 +118,7 @@ export class SingleRefunds {
     if (local) return {...local, fee_type: planned.fee_type}
     const remote = gatewayRefunds.find((r) => {
       const made = ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state))
-      const at = gatewayTimeIso(r.refund_time)
+      const at = r.refund_time
       return made && r.mch_refund_fee === planned.refund_fee && (!at || Date.parse(at) >= since)
     })
     if (!remote) return undefined
@@ -134,7 +128,7 @@ export class SingleRefunds {
       gw_refund_no,
       refund_fee: planned.refund_fee,
       fee_type: planned.fee_type,
-      at: gatewayTimeIso(remote.refund_time),
+      at: remote.refund_time,
     }
   }
 

@@ -3,7 +3,7 @@
  * ISO 8601 with their offset. --json output does not go through here.
  */
 import {ExitCode} from '../errors.js'
-import {describeOrderState, formatAmount, gatewayTimeIso} from '../gateway/protocol/index.js'
+import {PAID_ORDER_STATES, describeOrderState, formatAmount} from '../gateway/protocol/index.js'
 import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {fields} from './fields.js'
@@ -33,6 +33,8 @@ export function orderView(found: FoundOrder): string {
       : found.channel_source === 'history'
         ? ' (from local history)'
         : ''
+  // What the payer paid, and when, mean something only once the order took money.
+  const paid = PAID_ORDER_STATES.includes(r.result)
   return fields(
     [
       ['order', r.mch_order_no ?? '-'],
@@ -42,12 +44,12 @@ export function orderView(found: FoundOrder): string {
       ['amount', formatAmount(r.total_fee, r.fee_type)],
       [
         'paid by payer',
-        r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type
+        paid && r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type
           ? formatAmount(r.cash_fee, r.cash_fee_type)
           : undefined,
       ],
       ['channel', `${found.channel}${channelNote}`],
-      ['paid at', gatewayTimeIso(r.time_end)],
+      ['paid at', paid ? r.time_end : undefined],
       ['payer', r.openid],
       ['device', r.device_id],
       ['operator', r.operator_id],

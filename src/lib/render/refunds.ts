@@ -4,13 +4,7 @@
  */
 import type {AmountNames} from '../cli/amount-input.js'
 import {ExitCode, GwError} from '../errors.js'
-import {
-  type RefundRecord,
-  describeOrderState,
-  describeRefundState,
-  formatAmount,
-  gatewayTimeIso,
-} from '../gateway/protocol/index.js'
+import {type RefundRecord, describeOrderState, describeRefundState, formatAmount} from '../gateway/protocol/index.js'
 import type {RefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {plural} from './words.js'
@@ -65,7 +59,7 @@ function refundResultView(result: RefundResult): string {
           : undefined,
       ],
       ['gateway refund', result.gw_refund_no],
-      ['refund time', gatewayTimeIso(result.refund_time)],
+      ['refund time', result.refund_time],
       ['detail', result.explanation],
     ],
     {boldFirst: true},
@@ -87,7 +81,7 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
     r.mch_refund_no,
     formatAmount(r.mch_refund_fee, refund.fee_type),
     `${r.refund_state}: ${describeRefundState(r.refund_state)}`,
-    gatewayTimeIso(r.refund_time) ?? '',
+    r.refund_time ?? '',
     r.gw_refund_no ?? '',
   ])
   return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}`

@@ -3,7 +3,7 @@
  * plus what became of it (or would); and the summary.
  */
 import {AnnotatedWriter, type Cell} from '../../files/annotated-output.js'
-import {Tally} from '../../files/tally.js'
+import {Tally, type TallyLine} from '../../files/tally.js'
 import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import type {RefundFile} from './refund-file.js'
 import {type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
@@ -23,13 +23,8 @@ const REPORT_COLUMNS = [
   'advice',
 ] as const
 
-export interface SummaryLine {
-  status: ViewStatus
-  currency: string
-  rows: number
-  /** Undefined when no row of the line has an amount (rows skipped before their amount was known). */
-  amount?: number
-}
+/** Rows per status and currency; `refund_fee` undefined when no row of the line has an amount (rows skipped before it was known). */
+export type SummaryLine = Omit<TallyLine<ViewStatus, 'refund_fee'>, 'group'> & {status: ViewStatus}
 
 const money = (minor: number | undefined, currency: string | undefined) =>
   minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
@@ -62,7 +57,7 @@ export async function writeReport(
       l.status,
       l.currency,
       l.rows,
-      money(l.amount, l.currency) ?? '-',
+      money(l.refund_fee, l.currency) ?? '-',
     ])
     await writer.close({header: ['status', 'currency', 'rows', 'amount'], rows})
   } catch (error) {
@@ -73,12 +68,12 @@ export async function writeReport(
 
 /** Rows and amounts per status and currency; rows skipped as invalid are counted, not summed. */
 export function summarize(file: RefundFile, states: readonly RowState[], dryRun: boolean): SummaryLine[] {
-  const tally = new Tally<ViewStatus>()
+  const tally = new Tally<ViewStatus, 'refund_fee'>()
   file.rows.forEach((row, i) => {
     const state = states[i]!
     const {refund_fee, fee_type} = amountOf(row, state)
     const status = viewStatus(state, dryRun)
-    tally.add(status, fee_type, status === 'skipped_invalid' ? undefined : refund_fee)
+    tally.add(status, fee_type, {refund_fee: status === 'skipped_invalid' ? undefined : refund_fee})
   })
   return tally.lines(VIEW_STATUSES).map(({group, ...line}) => ({status: group, ...line}))
 }
