@@ -155,6 +155,9 @@ describe('gw order create', () => {
     ])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('airpay: code_url is an image URL')
+    // Saved as asked: no advice to do what was just done.
+    expect(result.stderr).not.toContain('save it with --qr-out')
+    expect(result.stderr).toContain(`saved to ${file}`)
     expect(readFileSync(file).subarray(0, 4).toString('hex')).toBe('89504e47')
   })
 

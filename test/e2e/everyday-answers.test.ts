@@ -2,12 +2,14 @@
  * Everyday commands, round two (issue 24): answers that say what the gateway said, and only
  * what it means. Each test runs the built CLI against one shared sandbox.
  */
-import {writeFileSync} from 'node:fs'
+import {createPrivateKey, generateKeyPairSync} from 'node:crypto'
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, keyFile, startWorld} from '../helpers/gw-env.js'
+import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 
 let world: GwWorld
 
@@ -145,5 +147,156 @@ describe('--json as the README defines it', () => {
     expect(header).toMatch(/gateway's amount.*your amount/)
     const missing = text.stdout.split('\n').find((line) => line.includes('missing_at_gateway'))!
     expect(missing).toMatch(/│ +- +│ +7\.00 THB/)
+  })
+})
+
+describe('encrypted private keys, as merchants have them', () => {
+  const PASSPHRASE = 'correct horse 42'
+  /** The sandbox merchant's key, encrypted with PASSPHRASE as openssl would (PKCS#1 Proc-Type or PKCS#8). */
+  const encrypted = (type: 'pkcs1' | 'pkcs8') => {
+    const file = join(world.configDir, `encrypted-${type}.pem`)
+    const key = createPrivateKey(readFileSync(keyFile(world), 'utf8'))
+    writeFileSync(file, key.export({type, format: 'pem', cipher: 'aes-256-cbc', passphrase: PASSPHRASE}), {mode: 0o600})
+    return file
+  }
+  const addWith = (name: string, file: string, ...extra: string[]) => {
+    const args = world.profileAdd(name, ...extra)
+    args[args.indexOf('--private-key') + 1] = file
+    return args
+  }
+  const passphraseFile = () => {
+    const file = join(world.configDir, 'passphrase.txt')
+    writeFileSync(file, `${PASSPHRASE}\n`, {mode: 0o600})
+    return file
+  }
+  const neverShown = (...outputs: string[]) => {
+    for (const output of outputs) {
+      expect(output).not.toContain(PASSPHRASE)
+      expect(output).not.toContain('PRIVATE KEY-----')
+    }
+  }
+
+  it('without a terminal or a passphrase: exit 2 naming the key as encrypted, the ways to give it and the openssl command', async () => {
+    for (const type of ['pkcs1', 'pkcs8'] as const) {
+      const result = await world.run(addWith(`locked-${type}`, encrypted(type)))
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('The private key (--private-key) is encrypted (a passphrase protects it)')
+      expect(result.stderr).toContain('GW_KEY_PASSPHRASE')
+      expect(result.stderr).toContain('--passphrase-file FILE')
+      expect(result.stderr).toContain(
+        `openssl pkey -in ${join(world.configDir, `encrypted-${type}.pem`)} -out decrypted.pem`,
+      )
+      neverShown(result.stdout, result.stderr)
+    }
+  })
+
+  it('kept encrypted in the store; every command takes the passphrase from GW_KEY_PASSPHRASE or --passphrase-file, never stores it', async () => {
+    const added = await world.run(addWith('locked', encrypted('pkcs8')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+    expect(added.code, added.stderr).toBe(0)
+    const stored = readdirSync(join(world.configDir, 'keys')).filter((f) => f.startsWith('locked.'))
+    const privateFile = stored.find((f) => f.endsWith('.private.pem'))!
+    expect(readFileSync(join(world.configDir, 'keys', privateFile), 'utf8')).toContain('ENCRYPTED PRIVATE KEY')
+    for (const file of ['profiles.json', ...stored.map((f) => join('keys', f))])
+      expect(readFileSync(join(world.configDir, file), 'utf8')).not.toContain(PASSPHRASE)
+
+    const create = ['order', 'create', '--channel', 'wechat', '--amount', '1.00', '--fee-type', 'THB', '--no-qr']
+    const before = await world.requests()
+    const refused = await world.run([...create, '-p', 'locked'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('The private key of profile "locked" is encrypted')
+    expect(await world.requests()).toEqual(before)
+
+    const fromFile = await world.run([...create, '-p', 'locked', '--passphrase-file', passphraseFile(), '--json'])
+    expect(fromFile.code, fromFile.stderr).toBe(0)
+    const fromEnv = await world.run(['doctor', '-p', 'locked'], {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+    expect(fromEnv.code, fromEnv.stdout).toBe(0)
+    const wrong = await world.run(['doctor', '-p', 'locked', '--json'], {env: {GW_KEY_PASSPHRASE: 'not it'}})
+    expect(wrong.code).toBe(2)
+    expect(wrong.stdout).toContain('passphrase given does not open')
+    neverShown(
+      added.stdout,
+      added.stderr,
+      refused.stderr,
+      fromFile.stdout,
+      fromFile.stderr,
+      fromEnv.stdout,
+      wrong.stdout,
+    )
+  })
+
+  it.skipIf(!HAS_TMUX)('on a terminal, asks for the passphrase with hidden input', async () => {
+    const added = await world.run(addWith('asked', encrypted('pkcs1')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+    expect(added.code, added.stderr).toBe(0)
+    const terminal = new Terminal(['doctor', '-p', 'asked'], {GW_CONFIG_DIR: world.configDir})
+    try {
+      await terminal.waitFor(/Passphrase of the private key of profile "asked"/)
+      terminal.type(PASSPHRASE)
+      const screen = await terminal.waitFor(/EXIT=\d+/)
+      expect(screen).toContain('All checks passed.')
+      expect(screen).toContain('EXIT=0')
+      expect(screen).not.toContain(PASSPHRASE)
+    } finally {
+      terminal.close()
+    }
+  })
+})
+
+describe('hints that lead the right way', () => {
+  it('a wrong gateway key: doctor advises gw profile set NAME --gateway-public-key FILE', async () => {
+    const other = join(world.configDir, 'other-gateway.pem')
+    writeFileSync(
+      other,
+      generateKeyPairSync('rsa', {modulusLength: 2048}).publicKey.export({type: 'spki', format: 'pem'}),
+    )
+    const args = world.profileAdd('wrong-gateway')
+    args[args.indexOf('--gateway-public-key') + 1] = other
+    expect((await world.run(args)).code).toBe(0)
+    const doctor = await world.run(['doctor', '-p', 'wrong-gateway'])
+    expect(doctor.code).toBe(4)
+    expect(doctor.stdout).toContain('gw profile set wrong-gateway --gateway-public-key FILE')
+    expect(doctor.stdout).not.toContain('add the profile again')
+  })
+
+  it('profile set --sign-scheme runs doctor', async () => {
+    expect((await world.run(world.profileAdd('scheme'))).code).toBe(0)
+    const set = await world.run(['profile', 'set', 'scheme', '--sign-scheme', 'rsa-md5'])
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.stdout).toContain('answer signature')
+    expect(set.stdout).toContain('All checks passed.')
+  })
+
+  it('list --refresh keeps, marks and explains the state of what its channel cannot be asked about, without failing', async () => {
+    await createOrder('ALI-LIST-1', 'alipay', '20.00')
+    await world.pay('ALI-LIST-1')
+    const refund = await world.run(['refund', 'create', 'ALI-LIST-1', '--amount', '5.00', '--yes'])
+    expect(refund.code, refund.stderr).toBe(0)
+    const refunds = await world.run(['refund', 'list', '--since', '10m', '--channel', 'alipay', '--refresh'])
+    expect(refunds.code, refunds.stderr).toBe(0)
+    expect(refunds.stdout).toMatch(/refunded \(as known: alipay has no refund query\)/)
+    expect(refunds.stderr).toContain('keep the state gw knew, marked "as known": alipay has no refund query')
+    const json = await world.run(['refund', 'list', '--since', '10m', '--channel', 'alipay', '--refresh', '--json'])
+    expect(json.json<{refunds: {refresh_skipped?: string}[]}>().refunds[0]!.refresh_skipped).toBe(
+      'alipay has no refund query',
+    )
+
+    await createOrder('SCB-LIST-1', 'scb_qrcard')
+    const orders = await world.run(['order', 'list', '--since', '10m', '--channel', 'scb_qrcard', '--refresh'])
+    expect(orders.code, orders.stderr).toBe(0)
+    expect(orders.stdout).toMatch(/NOTPAY \(as known: scb_qrcard has no order query\)/)
+  })
+
+  it('--qr is never silently ignored: drawn when asked for, and said when not drawn because stdout is no terminal', async () => {
+    const create = ['order', 'create', '--channel', 'wechat', '--amount', '1.00', '--fee-type', 'THB']
+    const asked = await world.run([...create, '--qr'])
+    expect(asked.code, asked.stderr).toBe(0)
+    expect(asked.stdout).toMatch(/█/)
+    const quiet = await world.run(create)
+    expect(quiet.stdout).not.toMatch(/█/)
+    expect(quiet.stderr).toContain('QR code not drawn: stdout is not a terminal. --qr draws it anyway')
+    const json = await world.run([...create, '--qr', '--json'])
+    expect(json.json<{order: {code_url: string}}>().order.code_url).toBeTruthy()
+    expect(json.stderr).toMatch(/█/)
+    const none = await world.run([...create, '--no-qr'])
+    expect(none.stdout + none.stderr).not.toMatch(/█|not drawn/)
   })
 })

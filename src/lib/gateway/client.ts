@@ -64,6 +64,8 @@ export interface ClientOptions {
   /** Base backoff in milliseconds (doubles each retry, full jitter, capped at 4 s). */
   backoffMs?: number
   connections?: number
+  /** The passphrase of an encrypted private key. */
+  keyPassphrase?: string
 }
 
 /** An answer of the gateway is a few KiB; one past this is cut off, never read whole. */
@@ -90,7 +92,7 @@ export async function closeConnections(): Promise<void> {
 
 export class GatewayClient {
   readonly profile: Profile
-  readonly #options: Required<ClientOptions>
+  readonly #options: Required<Omit<ClientOptions, 'keyPassphrase'>>
   readonly #retry: RetryPolicy
   readonly #privateKey
   readonly #gatewayKey
@@ -99,7 +101,7 @@ export class GatewayClient {
   readonly #basePath: string
   readonly #agent: HttpAgent
 
-  constructor(profile: Profile, options: ClientOptions = {}) {
+  constructor(profile: Profile, {keyPassphrase, ...options}: ClientOptions = {}) {
     this.profile = profile
     this.#options = {
       timeoutMs: 15_000,
@@ -111,7 +113,7 @@ export class GatewayClient {
       trace: options.trace ?? (() => {}),
     }
     this.#retry = {tries: this.#options.attempts, delayMs: jitteredBackoff(this.#options.backoffMs, 4000)}
-    this.#privateKey = parsePrivateKey(profile.privateKeyPem)
+    this.#privateKey = parsePrivateKey(profile.privateKeyPem, keyPassphrase)
     this.#gatewayKey = parsePublicKey(profile.gatewayPublicKeyPem)
     this.#scheme = profile.signScheme
     const base = new URL(profile.baseUrl)

@@ -2,7 +2,8 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
 
 import {usageError} from '../errors.js'
-import {type KeyInfo, KeyError, keyInfo, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
+import {type KeyInfo, KeyError, isEncryptedPem, keyInfo, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
+import {keyPassphrase} from './passphrase.js'
 
 export interface KeyCheck {
   privateKey: KeyInfo
@@ -12,7 +13,7 @@ export interface KeyCheck {
 
 /** Both keys parse, the private key is RSA; keys under 2048 bits give a warning. `whose`: " of profile ..." for messages. */
 export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string, whose = ''): KeyCheck {
-  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem), `private key${whose}`))
+  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem, keyPassphrase()), `private key${whose}`))
   const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), `gateway public key${whose}`))
   if (privateKey.fingerprint === gatewayKey.fingerprint)
     throw usageError(
@@ -26,14 +27,32 @@ export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string, wh
   return {privateKey, gatewayKey, warnings}
 }
 
+/**
+ * The keys of a profile checked as far as they can be without asking for anything: an
+ * encrypted private key whose passphrase this run does not have yet is checked once unlocked.
+ */
+export function checkLoadedKeys(privateKeyPem: string, gatewayPublicKeyPem: string, whose = ''): void {
+  if (isEncryptedPem(privateKeyPem) && keyPassphrase() === undefined)
+    keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), `gateway public key${whose}`)
+  else checkKeys(privateKeyPem, gatewayPublicKeyPem, whose)
+}
+
 function keyOrUsage<T>(parse: () => T, what: string): T {
   try {
     return parse()
   } catch (error) {
-    if (error instanceof KeyError)
-      throw usageError(`The ${what} is ${error.message}.`, 'Export the key as PEM and give that file.')
+    if (error instanceof KeyError) throw usageError(`The ${what} is ${error.message}.`, error.advice)
     throw error
   }
+}
+
+/** How to give a profile a key again: `gw profile set` for a stored one, the variable for one from the environment. */
+export function replaceKey(
+  profile: {name: string; source: 'store' | 'environment'},
+  key: 'private' | 'gateway',
+): string {
+  if (profile.source === 'environment') return key === 'private' ? 'set GW_PRIVATE_KEY' : 'set GW_GATEWAY_PUBLIC_KEY'
+  return `gw profile set ${profile.name} ${key === 'private' ? '--private-key' : '--gateway-public-key'} FILE`
 }
 
 /** A warning when a key file can be read by others than its owner (ssh refuses such keys), else undefined. */

@@ -8,7 +8,7 @@ import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {fields} from './fields.js'
 import {table} from './table.js'
-import {plural} from './words.js'
+import {listedState, plural} from './words.js'
 
 export function createdView(created: CreatedOrder): string {
   const {order} = created
@@ -59,13 +59,13 @@ export function orderView(found: FoundOrder): string {
   )
 }
 
-/** Why no QR is drawn for a created order, when that is so: the answer carrying it was lost, or airpay's is an image. */
-export function qrNote(created: CreatedOrder): string | undefined {
+/** Why no QR is drawn for a created order, when that is so: the answer carrying it was lost, or airpay's is an image (`saved`: it is being saved). */
+export function qrNote(created: CreatedOrder, saved: boolean): string | undefined {
   if (created.qr_lost) {
     return 'warning: the order was created, but the answer carrying its QR code was lost. Close it (gw order close) and create a new one to show a QR code.'
   }
   if (created.channel === 'airpay') {
-    return 'airpay: code_url is an image URL to show as is, not text to encode; open it or save it with --qr-out.'
+    return `airpay: code_url is an image URL to show as is, not text to encode${saved ? '' : '; open it or save it with --qr-out'}.`
   }
   return undefined
 }
@@ -105,7 +105,7 @@ export function orderListView(orders: readonly ListedOrder[], appid: string): st
     o.mch_order_no,
     formatAmount(o.total_fee, o.fee_type),
     o.channel,
-    o.refresh_failed ? `${o.state ?? '?'} (not refreshed)` : (o.state ?? '?'),
+    listedState(o.state ?? '?', o),
     o.gw_order_no ?? '',
   ])
   return `${table(['made', 'order', 'amount', 'channel', 'state', 'gateway order'], rows)}\n${plural(orders.length, 'order')}`

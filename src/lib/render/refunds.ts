@@ -7,7 +7,7 @@ import {ExitCode, GwError} from '../errors.js'
 import {type RefundRecord, describeOrderState, describeRefundState, formatAmount} from '../gateway/protocol/index.js'
 import type {RefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
-import {plural} from './words.js'
+import {listedState, plural} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund, RefundResult} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
@@ -144,7 +144,7 @@ export function refundListView(refunds: readonly ListedRefund[], appid: string):
     r.mch_refund_no,
     r.mch_order_no,
     formatAmount(r.refund_fee, r.fee_type),
-    r.refresh_failed ? `${r.status} (not refreshed)` : r.status,
+    listedState(r.status, r),
     r.gw_refund_no ?? '',
     r.source ?? '',
   ])

@@ -1,2 +1,9 @@
 /** Words for counts: "1 row", "2 rows". */
 export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`
+
+/** A listed order's or refund's state after --refresh: marked when it is the one gw knew before. */
+export function listedState(state: string, item: {refresh_failed?: string; refresh_skipped?: string}): string {
+  if (item.refresh_failed !== undefined) return `${state} (not refreshed)`
+  if (item.refresh_skipped !== undefined) return `${state} (as known: ${item.refresh_skipped})`
+  return state
+}
