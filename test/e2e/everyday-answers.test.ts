@@ -63,6 +63,9 @@ describe('closing an order on a channel without an order query', () => {
     expect(closed.stdout).toContain('Order SCB-CLOSE-2 is closed.')
     expect(closed.stdout).toMatch(/state: +CLOSED: closed by the merchant/)
     expect(closed.stderr).not.toContain('cannot be queried')
+    const again = await world.run(['order', 'close', 'SCB-CLOSE-2', '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.json()).toMatchObject({already_closed: true, record: {result: 'CLOSED'}})
   })
 })
 
