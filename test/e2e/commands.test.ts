@@ -31,18 +31,7 @@ afterAll(async () => {
 
 async function createPaid(amount = '150.50', channel = 'wechat') {
   const mch = orderNo()
-  const created = await world.run([
-    'order',
-    'create',
-    '--channel',
-    channel,
-    '--amount',
-    amount,
-    '--fee-type',
-    'THB',
-    '--mch-order-no',
-    mch,
-  ])
+  const created = await world.createOrder(mch, channel, amount)
   expect(created.code).toBe(0)
   await world.pay(mch)
   return mch

@@ -21,19 +21,7 @@ afterAll(() => world.close())
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/
 
 const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
-  const made = await world.run([
-    'order',
-    'create',
-    '--channel',
-    channel,
-    '--amount',
-    amount,
-    '--fee-type',
-    'THB',
-    '--mch-order-no',
-    mchOrderNo,
-    '--no-qr',
-  ])
+  const made = await world.createOrder(mchOrderNo, channel, amount)
   expect(made.code, made.stderr).toBe(0)
 }
 
