@@ -199,6 +199,11 @@ describe('encrypted private keys, as merchants have them', () => {
 
     const fromFile = await world.run([...create, '-p', 'locked', '--passphrase-file', passphraseFile(), '--json'])
     expect(fromFile.code, fromFile.stderr).toBe(0)
+    // Reading the local history signs nothing: no passphrase needed.
+    const listed = await world.run(['order', 'list', '--since', '10m', '-p', 'locked', '--json'])
+    expect(listed.code, listed.stderr).toBe(0)
+    const made = fromFile.json<{order: {mch_order_no: string}}>().order.mch_order_no
+    expect(listed.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toContain(made)
     const fromEnv = await world.run(['doctor', '-p', 'locked'], {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
     expect(fromEnv.code, fromEnv.stdout).toBe(0)
     const wrong = await world.run(['doctor', '-p', 'locked', '--json'], {env: {GW_KEY_PASSPHRASE: 'not it'}})

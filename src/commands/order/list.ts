@@ -17,7 +17,11 @@ export default class OrderList extends GwCommand<typeof OrderList> {
 
   async run(): Promise<{orders: ListedOrder[]}> {
     const [{listOrders, orderListRow, ORDER_LIST_COLUMNS}, {orderListView}, {history, orders: service}] =
-      await Promise.all([import('../../lib/orders/list.js'), import('../../lib/render/orders.js'), this.services()])
+      await Promise.all([
+        import('../../lib/orders/list.js'),
+        import('../../lib/render/orders.js'),
+        this.services({signs: Boolean(this.flags.refresh)}),
+      ])
     const orders = await listOrders(history, service, listFilterOf(this.flags))
     this.log(orderListView(orders, this.profile.appid))
     await this.writeList(this.flags, ORDER_LIST_COLUMNS, orders.map(orderListRow), 'orders')

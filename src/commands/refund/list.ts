@@ -16,7 +16,11 @@ export default class RefundList extends GwCommand<typeof RefundList> {
 
   async run(): Promise<{refunds: ListedRefund[]}> {
     const [{listRefunds, refundListRow, REFUND_LIST_COLUMNS}, {refundListView}, {refunds: service}] = await Promise.all(
-      [import('../../lib/refunds/list.js'), import('../../lib/render/refunds.js'), this.services()],
+      [
+        import('../../lib/refunds/list.js'),
+        import('../../lib/render/refunds.js'),
+        this.services({signs: Boolean(this.flags.refresh)}),
+      ],
     )
     const refunds = await listRefunds(service, listFilterOf(this.flags))
     this.log(refundListView(refunds, this.profile.appid))

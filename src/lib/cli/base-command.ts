@@ -90,14 +90,18 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   #services?: Promise<GatewayServices>
 
-  /** The client and services for the profile in use, loaded and built on first use; `--timeout` and `--verbose` apply. */
-  protected services(): Promise<GatewayServices> {
+  /**
+   * The client and services for the profile in use, loaded and built on first use; `--timeout`
+   * and `--verbose` apply. `signs: false` for a command that may only read the local history
+   * (a list without --refresh): an encrypted key's passphrase is then not asked for.
+   */
+  protected services({signs = true}: {signs?: boolean} = {}): Promise<GatewayServices> {
     this.#services ??= (async () => {
       const {timeout} = this.flags as {timeout?: number}
       const [{connect}, trace, profile] = await Promise.all([
         import('./services.js'),
         this.wireTrace(),
-        this.unlockedProfile(),
+        signs ? this.unlockedProfile() : this.profile,
       ])
       return connect(
         profile,

@@ -9,6 +9,7 @@
  */
 import {Agent as HttpAgent} from 'node:http'
 import {Agent as HttpsAgent} from 'node:https'
+import type {KeyObject} from 'node:crypto'
 
 import {GwError} from '../errors.js'
 import type {Profile} from '../profiles/store.js'
@@ -94,7 +95,9 @@ export class GatewayClient {
   readonly profile: Profile
   readonly #options: Required<Omit<ClientOptions, 'keyPassphrase'>>
   readonly #retry: RetryPolicy
-  readonly #privateKey
+  /** Read on the first signature: a command that only reads the history never needs an encrypted key's passphrase. */
+  readonly #readPrivateKey: () => KeyObject
+  #privateKey?: KeyObject
   readonly #gatewayKey
   readonly #scheme: SignScheme
   readonly #origin: string
@@ -113,7 +116,7 @@ export class GatewayClient {
       trace: options.trace ?? (() => {}),
     }
     this.#retry = {tries: this.#options.attempts, delayMs: jitteredBackoff(this.#options.backoffMs, 4000)}
-    this.#privateKey = parsePrivateKey(profile.privateKeyPem, keyPassphrase)
+    this.#readPrivateKey = () => parsePrivateKey(profile.privateKeyPem, keyPassphrase)
     this.#gatewayKey = parsePublicKey(profile.gatewayPublicKeyPem)
     this.#scheme = profile.signScheme
     const base = new URL(profile.baseUrl)
@@ -148,7 +151,7 @@ export class GatewayClient {
   #signed(business: BusinessParams): {params: Record<string, string>; canonical: string} {
     const params = this.#params(business)
     const canonical = canonicalString(params)
-    params.sign = signCanonical(canonical, this.#privateKey, this.#scheme)
+    params.sign = signCanonical(canonical, (this.#privateKey ??= this.#readPrivateKey()), this.#scheme)
     return {params, canonical}
   }
 
