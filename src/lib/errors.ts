@@ -11,10 +11,11 @@ export const ExitCode = {
   Signature: 4,
   Unknown: 5,
   Interrupted: 130,
+  Terminated: 143,
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
-type ErrorKind = 'refused' | 'usage' | 'transport' | 'signature' | 'unknown' | 'interrupted'
+type ErrorKind = 'refused' | 'usage' | 'transport' | 'signature' | 'unknown' | 'interrupted' | 'terminated'
 
 const EXIT_BY_KIND: Record<ErrorKind, ExitCode> = {
   refused: ExitCode.Refused,
@@ -23,7 +24,11 @@ const EXIT_BY_KIND: Record<ErrorKind, ExitCode> = {
   signature: ExitCode.Signature,
   unknown: ExitCode.Unknown,
   interrupted: ExitCode.Interrupted,
+  terminated: ExitCode.Terminated,
 }
+
+/** The exit code of a run stopped by a signal: 130 for SIGINT (Ctrl-C), 143 for SIGTERM. */
+export const exitCodeOfSignal = (signal: unknown) => (signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted)
 
 export class GwError extends Error {
   readonly kind: ErrorKind

@@ -7,6 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {NOTIFICATION_ACK} from '../../src/lib/gateway/protocol/index.js'
 import {parsePrivateKey, sign} from '../../src/lib/gateway/signing.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {paymentNotification} from '../helpers/notification.js'
 import {startReceiver, waitFor} from '../helpers/receiver.js'
 
 let world: GwWorld
@@ -44,17 +45,12 @@ const attempts = async (mch: string) =>
 
 /** A notification body as the gateway would send it, signed with `pem`. */
 function notification(pem: string, mch: string): string {
-  const data = {
+  const data = paymentNotification(mch, {
     appid: world.sandbox.info.merchants[0]!.appid,
-    mch_order_no: mch,
-    order_no: mch,
     gw_order_no: `900${mch}`,
     total_fee: 100,
-    fee_type: 'THB',
-    result: 'SUCCESS',
-    channel: 'wechat',
     nonce_str: 'x',
-  }
+  })
   return JSON.stringify({code: 0, msg: 'ok', version: '3.0.0', data, sign: sign(data, parsePrivateKey(pem), 'rsa-md5')})
 }
 const gatewayPem = () => readFileSync(world.sandbox.info.gateway_public_key_file.replace('public', 'private'), 'utf8')

@@ -13,6 +13,7 @@ import {NOTIFICATION_ACK} from '../../src/lib/gateway/protocol/index.js'
 import {parsePrivateKey, sign} from '../../src/lib/gateway/signing.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {paymentNotification} from '../helpers/notification.js'
 
 let world: GwWorld
 let n = 0
@@ -208,7 +209,7 @@ describe('untrusted text on a terminal', () => {
       })
     })
     const forged = `\r${ESC}[2K2026-11-21 09:00:00  ${ESC}[32mverified${ESC}[39m  INV-9  5000.00 THB${ESC}[8m`
-    const data = {appid: merchant().appid, mch_order_no: forged, result: 'SUCCESS', total_fee: 500000, fee_type: 'THB'}
+    const data = paymentNotification(forged, {appid: merchant().appid, total_fee: 500000})
     const body = JSON.stringify({
       data,
       sign: sign(data, parsePrivateKey(readFileSync(merchant().private_key_file, 'utf8')), 'rsa-md5'),
@@ -290,16 +291,8 @@ describe('files a spreadsheet opens', () => {
 describe('the listener', () => {
   const listen = (args: string[] = []) => world.listen(args)
   const signed = (data: Record<string, unknown>) => ({data, sign: sign(data, parsePrivateKey(gatewayPem()), 'rsa-md5')})
-  const notification = (extra: Record<string, unknown> = {}) => ({
-    appid: merchant().appid,
-    mch_order_no: `L-${++n}`,
-    gw_order_no: `900L${n}`,
-    result: 'SUCCESS',
-    total_fee: 100,
-    fee_type: 'THB',
-    channel: 'wechat',
-    ...extra,
-  })
+  const notification = (extra: Record<string, unknown> = {}) =>
+    paymentNotification(`L-${++n}`, {appid: merchant().appid, gw_order_no: `900L${n}`, total_fee: 100, ...extra})
   const post = async (url: string, body: string) => {
     const response = await request(url, {method: 'POST', headers: {'content-type': 'text/plain;charset=utf-8'}, body})
     return {status: response.statusCode, body: await response.body.text()}

@@ -44,18 +44,26 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
     const amount = amountOf(flags.amount, flags['refund-fee'], names)
-    const [{refunds}, {SingleRefunds}] = await Promise.all([this.services(), import('../../lib/refunds/single.js')])
+    const [{refunds}, {SingleRefunds}, {onInterrupt}] = await Promise.all([
+      this.services(),
+      import('../../lib/refunds/single.js'),
+      import('../../lib/cli/interrupt.js'),
+    ])
     const {channel, 'mch-refund-no': mchRefundNo, 'fee-type': feeType, 'total-fee': totalFee} = flags
-    const result = await new SingleRefunds(refunds).refund(
-      {ref, amount, mchRefundNo, channel, feeType, totalFee},
-      {
-        identical: (made, planned) => this.confirm(...identicalQuestion(made, planned)),
-        sending: async (planned) => {
-          await this.confirm(refundAction(planned))
-          this.note(`refund number ${planned.mch_refund_no}`)
+    const interrupt = onInterrupt()
+    const result = await new SingleRefunds(refunds)
+      .refund(
+        {ref, amount, mchRefundNo, channel, feeType, totalFee},
+        {
+          identical: (made, planned) => this.confirm(...identicalQuestion(made, planned)),
+          sending: async (planned) => {
+            await this.confirm(refundAction(planned))
+            this.note(`refund number ${planned.mch_refund_no}`)
+          },
         },
-      },
-    )
+        interrupt.signal,
+      )
+      .finally(() => interrupt.dispose())
     const outcome = refundOutcome(result, describeReference(ref), names)
     if ('error' in outcome) throw outcome.error
     this.present(outcome)

@@ -3,7 +3,7 @@
  * listener, the sandbox): the first signal aborts, so the work finishes what is in flight
  * and records it; a second one quits at once with exit 130.
  */
-import {ExitCode} from '../errors.js'
+import {exitCodeOfSignal} from '../errors.js'
 
 interface Interrupt {
   signal: AbortSignal
@@ -11,12 +11,13 @@ interface Interrupt {
   dispose(): void
 }
 
+/** The signal aborts with the name of the signal received (`SIGINT`, `SIGTERM`) as its reason. */
 export function onInterrupt(onFirst?: () => void): Interrupt {
   const controller = new AbortController()
-  const handler = () => {
-    if (controller.signal.aborted) process.exit(ExitCode.Interrupted)
+  const handler = (received: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(exitCodeOfSignal(received))
     onFirst?.()
-    controller.abort()
+    controller.abort(received)
   }
   process.on('SIGINT', handler)
   process.on('SIGTERM', handler)

@@ -8,6 +8,7 @@ import {ANSWER_TIMEOUT, CONNECT_TIMEOUT} from '../io/http.js'
 import {
   AMBIGUOUS_CODES,
   DUPLICATE_CODES,
+  ORDER_NUMBER_FIELDS,
   type Operation,
   RESPONSE_SCHEMAS,
   type ResponseData,
@@ -38,7 +39,8 @@ export interface Refusal {
 
 export interface Uncertain {
   status: 'uncertain'
-  reason: 'notsure' | 'ambiguous_code' | 'duplicate_on_retry' | 'no_answer' | 'bad_signature'
+  /** `bad_signature` and `not_about_request`: the last answers failed verification; nothing in them was used. */
+  reason: 'notsure' | 'ambiguous_code' | 'duplicate_on_retry' | 'no_answer' | 'bad_signature' | 'not_about_request'
   code?: string
   message: string
   attempts: number
@@ -54,6 +56,8 @@ export interface AttemptFailure {
   mayHaveArrived: boolean
   /** Trying again cannot help (the address speaks another protocol, its certificate is not trusted). */
   final?: boolean
+  /** A signed answer about another request than this one (a replay, a proxy's mix-up). */
+  mismatch?: boolean
 }
 
 /** A verified envelope: `code` 0 with its data, or another code (the call was not processed). */
@@ -93,16 +97,56 @@ export function readEnvelope(
   return {code, msg, time, data: data as Record<string, unknown>}
 }
 
+/** What a successful answer repeats of its request, beyond the order numbers it was asked by. */
+const ECHOED: Record<Operation, {always: readonly string[]; whenGiven: readonly string[]}> = {
+  native_pay: {always: [], whenGiven: ['total_fee', 'fee_type']},
+  order_query: {always: [], whenGiven: []},
+  // A refund's answer names the refund and its amount (2.5): an answer about another refund is not this one's.
+  order_refund: {always: ['mch_refund_no', 'refund_fee'], whenGiven: ['total_fee', 'fee_type']},
+  // The refund query answers for the order; each refund in it is matched by number and amount by its reader.
+  refund_query: {always: [], whenGiven: []},
+  // The close result carries only mch_order_no (2.7).
+  order_close: {always: [], whenGiven: []},
+}
+
+type Asked = Readonly<Record<string, string | number | undefined>>
+
+/**
+ * Why a successful answer is not about what was asked (another order, refund or amount), or
+ * undefined when it is. A signed answer replayed from another request verifies; this is what
+ * tells it apart. The order numbers asked by must come back, each as asked (a close answer
+ * carries only the merchant's number), and a refund's number and amount must be the ones sent.
+ */
+export function mismatchOf(operation: Operation, asked: Asked, data: Record<string, unknown>): string | undefined {
+  const same = (field: string) => String(data[field]) === String(asked[field])
+  const present = (field: string) => data[field] !== undefined && data[field] !== ''
+  const numbers = ORDER_NUMBER_FIELDS.filter((field) => asked[field] !== undefined && asked[field] !== '')
+  const differing = numbers.find((field) => present(field) && !same(field))
+  const about = (field: string) => `${field} ${present(field) ? `"${shown(String(data[field]), 40)}"` : 'missing'}`
+  const wrong = (field: string) =>
+    `the answer to ${operation} is about ${about(field)}, not ${field} "${shown(String(asked[field]), 40)}" as asked`
+  if (differing) return wrong(differing)
+  if (numbers.length && operation !== 'order_close' && !numbers.some(present)) {
+    return `the answer to ${operation} names none of the order numbers asked by (${numbers.join(', ')})`
+  }
+  const {always, whenGiven} = ECHOED[operation]
+  const field = always.find((f) => !present(f) || !same(f)) ?? whenGiven.find((f) => present(f) && !same(f))
+  return field === undefined || asked[field] === undefined ? undefined : wrong(field)
+}
+
 /**
  * The meaning of a verified envelope; undefined means "not processed, retry" (code != 0).
  * `retried` says an earlier attempt may have arrived: a duplicate number is then likely ours.
+ * A successful answer about something else than `asked` is a failed verification, like a bad
+ * signature: nothing in it is used.
  */
 export function classify<O extends Operation>(
   operation: O,
   envelope: Envelope,
   attempt: number,
   retried: boolean,
-): Answer<O> | undefined {
+  asked: Asked = {},
+): Answer<O> | AttemptFailure | undefined {
   if (envelope.code !== 0) return undefined
   const data = envelope.data
   const result = String(data.result ?? '')
@@ -122,6 +166,8 @@ export function classify<O extends Operation>(
         attempts: attempt,
       }
     }
+    const mismatch = mismatchOf(operation, asked, parsed.data as Record<string, unknown>)
+    if (mismatch) return {kind: 'signature', message: mismatch, mayHaveArrived: true, mismatch: true}
     return {status: 'success', data: parsed.data as ResponseData<O>, attempts: attempt, gatewayTime: envelope.time}
   }
   const uncertain = (reason: Uncertain['reason'], text = message): Uncertain => ({

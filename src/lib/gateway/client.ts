@@ -85,8 +85,12 @@ function agentFor(origin: string, connections: number): HttpAgent {
   return agent
 }
 
-/** Closes every keep-alive connection so the process can end. */
+/** Set once the command has ended: a request still running (after Ctrl-C) starts no new attempt. */
+let closed = false
+
+/** Closes every keep-alive connection so the process can end; nothing is sent after this. */
 export async function closeConnections(): Promise<void> {
+  closed = true
   for (const agent of agents.values()) agent.destroy()
   agents.clear()
 }
@@ -161,6 +165,10 @@ export class GatewayClient {
     let failure: AttemptFailure | undefined
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
+      if (closed) {
+        failure = {kind: 'transport', message: 'gw stopped before an answer came', mayHaveArrived, final: true}
+        break
+      }
       const result = await this.#attempt(operation, business, url, attempt)
       if ('kind' in result) {
         failure = result
@@ -168,7 +176,12 @@ export class GatewayClient {
         if (result.final) break
         continue
       }
-      const answer = classify(operation, result, attempt, mayHaveArrived)
+      const answer = classify(operation, result, attempt, mayHaveArrived, business)
+      if (answer && 'kind' in answer) {
+        failure = answer
+        mayHaveArrived = true
+        continue
+      }
       if (answer) return answer
       const said = result.msg ? ` ("${result.msg}")` : ''
       failure = {
@@ -179,13 +192,14 @@ export class GatewayClient {
     }
     const last = failure!
     if (MUTATING.includes(operation) && mayHaveArrived) {
-      const reason = last.kind === 'signature' ? 'bad_signature' : 'no_answer'
+      const reason = last.mismatch ? 'not_about_request' : last.kind === 'signature' ? 'bad_signature' : 'no_answer'
       return {status: 'uncertain', reason, message: last.message, attempts: this.#retry.tries}
     }
     if (last.kind === 'signature') {
       throw new GwError('signature', `${last.message}; nothing in it was trusted.`, {
-        advice:
-          'Check the gateway public key of the profile (gw profile show, gw doctor); if it is right, the answer was altered on the way.',
+        advice: last.mismatch
+          ? 'A signed answer to another request came back: something between gw and the gateway (a proxy or cache) mixes answers up. Nothing was taken from it.'
+          : 'Check the gateway public key of the profile (gw profile show, gw doctor); if it is right, the answer was altered on the way.',
       })
     }
     const attempts = last.final ? '' : ` (${plural(this.#retry.tries, 'attempt')})`

@@ -1,12 +1,12 @@
 /**
  * Whether a notification body is the gateway's, for this merchant: JSON without duplicate
- * keys, a `data` object signed exactly (verifyData) with the gateway key, for the profile's
- * appid, with result SUCCESS. What is verified is returned, to be acted on and forwarded;
+ * keys, a `data` object signed exactly (verifyData) with the gateway key, holding every field
+ * section 6 requires with its type, for the profile's appid, with result SUCCESS. What is verified is returned, to be acted on and forwarded;
  * nothing of an unverified body is trusted (its fields are shown, never used).
  */
 import type {KeyObject} from 'node:crypto'
 
-import {type NotificationData, notificationDataSchema} from '../gateway/protocol/index.js'
+import {type NotificationData, notificationDataSchema, paymentNotificationSchema} from '../gateway/protocol/index.js'
 import {type SignScheme, parsePublicKey, verifyData} from '../gateway/signing.js'
 import {DuplicateKeyError, parseStrictJson} from '../io/strict-json.js'
 
@@ -82,6 +82,12 @@ export function judgeNotification(raw: string, verifier: Verifier): Judgement {
   }
   if (!data.success || data.data.result !== 'SUCCESS') {
     return refuse(`result is ${data.success ? data.data.result : 'missing'}, not SUCCESS`, fields)
+  }
+  // A signature over re-split text still verifies: the fields must be the document's, each of its type.
+  const complete = paymentNotificationSchema.safeParse(envelope.data)
+  if (!complete.success) {
+    const wrong = [...new Set(complete.error.issues.map((issue) => issue.path.join('.') || issue.message))]
+    return refuse(`data is not a payment notification as section 6 requires: ${wrong.join(', ')}`, fields)
   }
   if (data.data.appid !== verifier.appid) {
     return refuse(

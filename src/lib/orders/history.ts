@@ -49,8 +49,11 @@ const orderEntry = z.object({
 })
 type OrderEntry = z.infer<typeof orderEntry>
 
-/** `intent`: about to be sent; then what became of it (`absent`: the gateway has no such refund). */
-const refundStatus = z.enum(['intent', 'refunded', 'processing', 'failed', 'unknown', 'absent'])
+/**
+ * `intent`: about to be sent; then what became of it (`absent`: the gateway has no such refund;
+ * `not_confirmable`: the gateway holds the number, and has no refund query to show its amount and state).
+ */
+const refundStatus = z.enum(['intent', 'refunded', 'processing', 'failed', 'unknown', 'absent', 'not_confirmable'])
 export type RefundEntryStatus = z.infer<typeof refundStatus>
 
 const refundEntry = z.object({
@@ -79,7 +82,7 @@ export const isUnsettled = (entry: RefundEntry) => entry.status === 'intent' || 
 
 /** Refunds that took (or are taking) money from the order. */
 export const isMade = (entry: RefundEntry) =>
-  !entry.status || entry.status === 'refunded' || entry.status === 'processing'
+  !entry.status || entry.status === 'refunded' || entry.status === 'processing' || entry.status === 'not_confirmable'
 
 export class OrderHistory {
   readonly file: string

@@ -43,3 +43,6 @@ export function orderKey(ref: OrderReference): string {
 export function newOrderNumber(prefix = 'GW'): string {
   return `${prefix}${compactTimestamp()}${randomBytes(4).toString('hex').slice(0, 6).toUpperCase()}`
 }
+
+/** The code of an order named with a channel the gateway does not know it on, when another does. */
+export const WRONG_CHANNEL = 'WRONG_CHANNEL'

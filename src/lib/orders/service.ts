@@ -21,7 +21,7 @@ import {
 } from '../gateway/protocol/index.js'
 import {type RetryPolicy, linearBackoff, tries} from '../retry.js'
 import type {OrderHistory} from './history.js'
-import {type OrderReference, describeReference, newOrderNumber} from './reference.js'
+import {type OrderReference, WRONG_CHANNEL, describeReference, newOrderNumber} from './reference.js'
 
 /** An order query that answers NOTSURE is asked again, a little later each time. */
 const NOTSURE_RETRY: RetryPolicy = {tries: 4, delayMs: linearBackoff(300)}
@@ -160,6 +160,8 @@ export class OrderService {
         return {record: answer.data, channel: candidate, channel_source: known.source}
       }
       if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND && known.source === 'discovered') continue
+      if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND && known.source === 'given')
+        await this.#onAnotherChannel(ref, candidate)
       if (answer.status === 'refused')
         throw refusalError(answer, `Order ${describeReference(ref)}${known.channel ? ` on ${known.channel}` : ''}`)
       throw unknownOutcome(answer, `Order ${describeReference(ref)}`, 'Query it again in a minute.')
@@ -168,6 +170,25 @@ export class OrderService {
       advice: 'Check the order number and the profile (appid); give --channel if you know it.',
       details: {err_code: ORDER_NOT_FOUND},
     })
+  }
+
+  /**
+   * An order not found on the channel given: when the history or another channel knows it, the
+   * channel is wrong (exit 2, naming the right one), not the order missing.
+   */
+  async #onAnotherChannel(ref: OrderReference, given: string): Promise<void> {
+    const known = this.history.findOrder(this.appid, ref)?.channel
+    const others = known ? [known] : CHANNELS_BY_OPERATION.order_query.filter((c) => c !== given)
+    for (const other of others) {
+      if (other === given) return
+      const answer = await this.#query(ref, other)
+      if (answer.status !== 'success') continue
+      throw usageError(
+        `Order ${describeReference(ref)} is not a ${given} order: the gateway knows it on ${other}.`,
+        `Give its channel as ${other} (--channel ${other}, or the row's channel column).`,
+        {err_code: WRONG_CHANNEL, channel: other},
+      )
+    }
   }
 
   /** Closes an unpaid order; the gateway's "already closed" is the same end, said as such. */

@@ -20,7 +20,7 @@ import {
   toMinorUnits,
 } from '../gateway/protocol/index.js'
 import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems} from '../files/table.js'
-import {type OrderReference, disagreement} from '../orders/reference.js'
+import {type OrderReference, WRONG_CHANNEL, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
 import {quoted} from '../untrusted.js'
 
@@ -185,6 +185,7 @@ export function classifyFailure(view: MerchantView, error: GwError): Verdict {
   const side = {mch_order_no: view.ref.mch_order_no, merchant_total_fee: merchantTotal, currency: view.feeType}
   const code = error.details?.err_code as string | undefined
   if (code === ORDER_NOT_FOUND) return {...side, classification: 'missing_at_gateway', detail: error.message}
+  if (code === WRONG_CHANNEL) return {...side, classification: 'invalid_row', detail: error.message}
   const advice = code ? lookupError(code)?.action : error.advice
   const detail = `${error.message}${advice && !error.message.includes(advice) ? ` ${advice}` : ''}`
   return {...side, classification: 'query_failed', detail}

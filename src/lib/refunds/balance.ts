@@ -29,6 +29,8 @@ export type RefundProblem =
   | {kind: 'bad_amount'; form: 'decimal' | 'minor'; reason: string}
   | {kind: 'above_total'; refundFee: number; total: number; currency: string}
   | {kind: 'above_balance'; refundFee: number; balance: number; total: number; currency: string}
+  /** The refund number was sent from this machine before, for another order or amount: never sent with another. */
+  | {kind: 'number_reused'; mchRefundNo: string; order: string; refundFee: number; currency: string; at: string}
 
 export interface RefundAsk {
   amount: Amount

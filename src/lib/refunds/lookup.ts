@@ -4,11 +4,19 @@ import {CHANNELS_BY_OPERATION, type RefundOrder, normalizeRefundState} from '../
 export type Lookup =
   | {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'; gw_refund_no?: string; refund_time?: string; refund_fee?: number}
   | {state: 'absent'}
+  /** The gateway holds the refund number with another amount: not the refund asked about. */
+  | {state: 'other_amount'; gw_refund_no?: string; refund_fee?: number}
   | {state: 'unknown'; why: string}
 
-/** A refund query's entry for a refund number (undefined: the order has no refund of that number). */
-export function lookupOf(entry: RefundOrder | undefined): Lookup {
+/**
+ * A refund query's entry for a refund number (undefined: the order has no refund of that
+ * number), as a refund of `refundFee`: a state is said of that refund only when the gateway
+ * shows that number with that amount.
+ */
+export function lookupOf(entry: RefundOrder | undefined, refundFee: number): Lookup {
   if (!entry) return {state: 'absent'}
+  if (entry.mch_refund_fee !== refundFee)
+    return {state: 'other_amount', gw_refund_no: entry.gw_refund_no, refund_fee: entry.mch_refund_fee}
   const state = normalizeRefundState(entry.refund_state)
   if (state === 'SUCCESS' || state === 'PROCESSING' || state === 'FAIL') {
     return {state, gw_refund_no: entry.gw_refund_no, refund_time: entry.refund_time, refund_fee: entry.mch_refund_fee}

@@ -8,7 +8,7 @@
  */
 import {GwError} from '../errors.js'
 import type {GatewayClient} from '../gateway/client.js'
-import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, lookupError} from '../gateway/protocol/index.js'
+import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, formatAmount, lookupError} from '../gateway/protocol/index.js'
 import type {OrderHistory, RefundEntryStatus} from '../orders/history.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
@@ -41,7 +41,11 @@ export interface PlannedRefund {
   number_given?: boolean
 }
 
-export type RefundStatus = 'refunded' | 'processing' | 'failed' | 'unknown'
+/**
+ * `not_confirmable`: sent, and the gateway holds its number, but the channel gives no way to
+ * learn the refund's amount and state (alipay: no refund query). Never said to be refunded.
+ */
+export type RefundStatus = 'refunded' | 'processing' | 'failed' | 'unknown' | 'not_confirmable'
 
 export interface RefundResult {
   status: RefundStatus
@@ -52,10 +56,15 @@ export interface RefundResult {
   err_msg?: string
   /** Meaning and advice for people, for failed, processing and unknown refunds. */
   explanation?: string
-  /** How the outcome was learned: the refund's answer, a refund query, or the same number sent again. */
-  resolved_by: 'answer' | 'refund_query' | 'resend'
+  /**
+   * How the outcome was learned: the refund's answer, a refund query, the same number sent
+   * again, or this machine's history (the gateway showed it to an earlier run; nothing was sent).
+   */
+  resolved_by: 'answer' | 'refund_query' | 'resend' | 'history'
   /** The refund number was already taken before this send, for this same refund. */
   already_existed?: boolean
+  /** The answers failed verification (bad signature, or about another request): nothing in them was used (exit 4). */
+  unverified?: boolean
 }
 
 /** Rounds of "send, and when unclear look it up (or send the same number again)" before the outcome is called unknown. */
@@ -93,6 +102,8 @@ export class RefundService {
     const facts = {state: record.result, total: record.total_fee, currency: record.fee_type, channel: order.channel}
     const refundFee = checkRefund(facts, request, refunded)
     if (typeof refundFee !== 'number') return refundFee
+    const reused = request.mchRefundNo && this.numberReused(record.mch_order_no ?? '', request.mchRefundNo, refundFee)
+    if (reused) return reused
     return {
       ref: request.ref,
       mch_order_no: record.mch_order_no ?? request.ref.mch_order_no ?? '',
@@ -104,6 +115,24 @@ export class RefundService {
       mch_refund_no: request.mchRefundNo ?? newOrderNumber('RF'),
       balance: refunded === undefined ? undefined : record.total_fee - refunded,
       number_given: request.mchRefundNo !== undefined && !this.sentHere(record.mch_order_no ?? '', request.mchRefundNo),
+    }
+  }
+
+  /**
+   * A refund number this machine sent for another order or another amount is never sent again:
+   * the gateway would refuse it as a duplicate, and a channel without a refund query could not
+   * tell the two refunds apart.
+   */
+  numberReused(mchOrderNo: string, mchRefundNo: string, refundFee: number): RefundProblem | undefined {
+    const first = this.history.findRefund(this.appid, mchRefundNo)
+    if (!first || (first.mch_order_no === mchOrderNo && first.refund_fee === refundFee)) return undefined
+    return {
+      kind: 'number_reused',
+      mchRefundNo,
+      order: first.mch_order_no,
+      refundFee: first.refund_fee,
+      currency: first.fee_type ?? '',
+      at: first.at,
     }
   }
 
@@ -129,7 +158,8 @@ export class RefundService {
         : {state: 'unknown', why: explainError(answer.code, answer.message)}
     }
     if (answer.status === 'uncertain') return {state: 'unknown', why: answer.message}
-    return lookupOf(answer.data.refund_orders.find((r) => r.mch_refund_no === planned.mch_refund_no))
+    const entry = answer.data.refund_orders.find((r) => r.mch_refund_no === planned.mch_refund_no)
+    return lookupOf(entry, planned.refund_fee)
   }
 
   /** Sends a planned refund and settles its outcome; `source` names the run in the history (a bulk file). */
@@ -172,6 +202,7 @@ export class RefundService {
     for await (const round of tries(SEND_ROUNDS)) {
       const answer = await this.client.call('order_refund', params)
       if (answer.status === 'success') {
+        // The client has checked that the answer is about this refund: its number and amount.
         const {gw_refund_no, refund_time} = answer.data
         return {
           status: 'refunded',
@@ -186,17 +217,24 @@ export class RefundService {
         const {code: err_code, message: err_msg, explanation} = answer
         return {status: 'failed', planned, err_code, err_msg, explanation, resolved_by: 'answer'}
       }
+      const unverified =
+        answer.status === 'uncertain' && (answer.reason === 'bad_signature' || answer.reason === 'not_about_request')
       const existed = duplicate && round === 1
-      if (!canQuery && existed && planned.number_given) {
-        // Nothing tells whose refund the number is: the order's state would be another refund's word.
-        const explanation =
-          `Refund number ${planned.mch_refund_no} is already used at the gateway, by this order or another, and ` +
-          `the gateway has no refund query for ${planned.channel} to tell which; gw never sent it for order ` +
-          `${planned.mch_order_no}. Nothing was refunded by this run. Give another refund number, or none (gw makes one).`
-        return {status: 'failed', planned, err_code: answer.code, explanation, resolved_by: 'answer'}
-      }
       if (!canQuery) {
-        // No refund query: the same number sent again settles it, and a duplicate means the gateway holds it.
+        if (unverified) return this.#unverified(planned, answer.message)
+        if (answer.status === 'uncertain' && answer.code === 'TRADE_STATE_ERROR') {
+          const explanation = `${lookupError('TRADE_STATE_ERROR')!.action} The gateway has no refund query for ${planned.channel}: confirm refund ${planned.mch_refund_no} on the merchant platform.`
+          return {status: 'processing', planned, err_code: answer.code, explanation, resolved_by: 'answer'}
+        }
+        if (existed && planned.number_given) {
+          // Nothing tells whose refund the number is: the order's state would be another refund's word.
+          const explanation =
+            `Refund number ${planned.mch_refund_no} is already used at the gateway, by this order or another, and ` +
+            `the gateway has no refund query for ${planned.channel} to tell which; gw never sent it for order ` +
+            `${planned.mch_order_no}. Nothing was refunded by this run. Give another refund number, or none (gw makes one).`
+          return {status: 'failed', planned, err_code: answer.code, explanation, resolved_by: 'answer'}
+        }
+        // No refund query: the same number sent again settles whether the gateway holds it, not its amount or state.
         if (duplicate || (answer.status === 'uncertain' && answer.reason === 'duplicate_on_retry'))
           return this.#held(planned, existed)
         lastWhy = answer.message
@@ -213,6 +251,16 @@ export class RefundService {
           resolved_by: 'refund_query',
         }
       }
+      if (found.state === 'other_amount') {
+        const other = formatAmount(found.refund_fee, planned.fee_type)
+        return failed(
+          answer.code,
+          `refund ${planned.mch_refund_no} exists at the gateway with another amount (${other})`,
+        )
+      }
+      // After a failed verification nothing is sent again: the next run settles it by looking it up.
+      if (unverified && (found.state === 'unknown' || found.state === 'absent'))
+        return this.#unverified(planned, answer.message)
       if (found.state === 'unknown') {
         lastWhy = found.why
         break
@@ -222,9 +270,6 @@ export class RefundService {
         // The refund did not land; the same refund number may be sent again.
         lastWhy = answer.message
         continue
-      }
-      if (existed && found.refund_fee !== planned.refund_fee) {
-        return failed(answer.code, `refund ${planned.mch_refund_no} exists with another amount (${found.refund_fee})`)
       }
       const status = STATUS_OF_LOOKUP[found.state]
       const {gw_refund_no, refund_time} = found
@@ -248,23 +293,34 @@ export class RefundService {
     return {status: 'unknown', planned, explanation, resolved_by: canQuery ? 'refund_query' : 'resend'}
   }
 
+  /** The answers failed verification: nothing in them is used, nothing is sent again; the next run settles it. */
+  #unverified(planned: PlannedRefund, why: string): RefundResult {
+    const settle = hasRefundQuery(planned.channel)
+      ? `gw looks refund ${planned.mch_refund_no} up first`
+      : `gw sends refund number ${planned.mch_refund_no} again, which the gateway takes once`
+    const explanation = `The answer failed verification (${why}); nothing in it was trusted, and refund ${planned.mch_refund_no} may or may not have been made. Run the same command again once the connection to the gateway is trusted: ${settle}.`
+    return {status: 'unknown', planned, explanation, unverified: true, resolved_by: 'answer'}
+  }
+
   /**
-   * The gateway holds this refund number (it refused it as a duplicate) and has no refund
-   * query for the channel: the order's state corroborates it. REFUND: a refund of the order
-   * succeeded; otherwise the refund is held but shows no success yet.
+   * The gateway holds this refund number (it refused it as a duplicate) and has no refund query
+   * for the channel: that proves the number is held, not the refund's amount or state, and an
+   * order in REFUND may owe its state to another refund. The outcome is "sent, not
+   * confirmable", never refunded; the order's state is said, for the merchant platform's check.
    */
   async #held(planned: PlannedRefund, existed: boolean): Promise<RefundResult> {
-    const held = {planned, resolved_by: 'resend' as const, already_existed: existed}
-    let state: string
+    let order: string
     try {
-      state = (await this.orders.find(planned.ref, planned.channel)).record.result
+      const state = (await this.orders.find(planned.ref, planned.channel)).record.result
+      order =
+        state === 'REFUND'
+          ? 'the order shows a refund succeeded, this one or another'
+          : `the order is ${state}: no refund of it shows as succeeded yet`
     } catch (error) {
       if (!(error instanceof GwError)) throw error
-      const explanation = `The gateway holds refund number ${planned.mch_refund_no}, but the order could not be queried (${error.message}). Run the same command again later.`
-      return {...held, status: 'unknown', explanation}
+      order = `the order could not be queried (${error.message})`
     }
-    if (state === 'REFUND') return {...held, status: 'refunded'}
-    const explanation = `The gateway holds refund number ${planned.mch_refund_no}, but the order is ${state}: no refund of it has succeeded yet. It is processing, or the number belongs to another refund; run the same command again later, or check the merchant platform.`
-    return {...held, status: 'processing', explanation}
+    const explanation = `The gateway holds refund number ${planned.mch_refund_no} (it refused it as already used), but it has no refund query for ${planned.channel} to show that refund's amount and state; ${order}. Nothing more was sent. Confirm refund ${planned.mch_refund_no} on the merchant platform.`
+    return {status: 'not_confirmable', planned, explanation, resolved_by: 'resend', already_existed: existed}
   }
 }

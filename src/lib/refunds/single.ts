@@ -44,6 +44,8 @@ interface OneRefundHooks {
 export type OneRefund = RefundResult & {
   /** The refund an earlier run left unsettled, settled now: nothing new was sent. */
   completed_earlier?: boolean
+  /** A signal stopped the command while the refund was in flight: sent, outcome unknown. */
+  interrupted?: NodeJS.Signals
 }
 
 function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
@@ -85,6 +87,11 @@ export class SingleRefunds {
           source: entry.source ?? 'refund create',
           gw_refund_no: looked.gw_refund_no,
         })
+      } else if (looked.state === 'other_amount') {
+        const other = formatAmount(looked.refund_fee, planned.fee_type)
+        const explanation = `The gateway holds refund number ${planned.mch_refund_no} with another amount (${other}): it is not the refund this machine sent.`
+        result = {status: 'failed', planned, explanation, resolved_by: 'refund_query'}
+        this.refunds.record(planned, 'failed', {source: entry.source ?? 'refund create'})
       } else if (looked.state === 'unknown' && hasRefundQuery(planned.channel)) {
         result = {status: 'unknown', planned, explanation: looked.why, resolved_by: 'refund_query'}
       } else {
@@ -94,7 +101,7 @@ export class SingleRefunds {
       if (result.status === 'unknown') {
         const amount = formatAmount(planned.refund_fee, planned.fee_type)
         throw new GwError(
-          'unknown',
+          result.unverified ? 'signature' : 'unknown',
           `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent earlier and its outcome is still not known (${result.explanation}). Nothing new was sent.`,
           {
             advice: `Run the same command again later: gw settles ${planned.mch_refund_no} first, ${hasRefundQuery(planned.channel) ? 'by looking it up' : 'by sending the same number again, which the gateway takes once'}.`,
@@ -148,13 +155,56 @@ export class SingleRefunds {
     )
   }
 
-  async refund(request: RefundRequest, hooks: OneRefundHooks): Promise<OneRefund | RefundProblem> {
-    const found = await this.refunds.orders.find(request.ref, request.channel)
+  /**
+   * The refund asked for by its number, already settled by an earlier run as this machine's
+   * history records it (the gateway showed it refunded, or showed it cannot be confirmed): said
+   * again without sending. A channel without a refund query would learn nothing new from a resend.
+   */
+  #knownOutcome(request: RefundRequest, found: FoundOrder, minor: number | undefined): OneRefund | undefined {
+    const {history, appid} = this.refunds
+    if (!request.mchRefundNo || minor === undefined) return undefined
+    const entry = history
+      .refundsOf(appid, found.record.mch_order_no ?? '')
+      .find((r) => r.mch_refund_no === request.mchRefundNo && r.refund_fee === minor)
+    if (entry?.status !== 'refunded' && entry?.status !== 'not_confirmable') return undefined
+    const planned = plannedFrom(entry, found)
+    const explanation =
+      entry.status === 'not_confirmable'
+        ? `Sent from this machine at ${entry.at}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
+        : undefined
+    return {
+      status: entry.status,
+      planned,
+      gw_refund_no: entry.gw_refund_no,
+      explanation,
+      resolved_by: 'history',
+      already_existed: true,
+    }
+  }
+
+  /**
+   * `signal` (Ctrl-C, SIGTERM) stops the command: before the refund is sent, nothing was sent;
+   * while it is in flight, it was sent and its outcome is unknown (its intent is in the history,
+   * so the next run settles it). Either way the order's lock is released.
+   */
+  async refund(
+    request: RefundRequest,
+    hooks: OneRefundHooks,
+    signal?: AbortSignal,
+  ): Promise<OneRefund | RefundProblem> {
+    let inFlight: PlannedRefund | undefined
+    // Nothing is in flight yet: a stop here is "nothing was sent".
+    const found = (await interruptible(
+      this.refunds.orders.find(request.ref, request.channel),
+      signal,
+      () => inFlight,
+    )) as FoundOrder
     const lock = this.#lockOrder(found)
     try {
       // What a run holding the lock before this one wrote is read now.
       this.refunds.history.reload()
-      return await this.#refundLocked(request, found, hooks)
+      const work = this.#refundLocked(request, found, hooks, (planned) => (inFlight = planned))
+      return await interruptible(work, signal, () => inFlight)
     } finally {
       lock.release()
     }
@@ -164,23 +214,28 @@ export class SingleRefunds {
     request: RefundRequest,
     found: FoundOrder,
     hooks: OneRefundHooks,
+    sent: (planned: PlannedRefund) => void,
   ): Promise<OneRefund | RefundProblem> {
     const settled = await this.settle(found)
     // The refund asked for may be the one an earlier run left unsettled: then it is done.
     const minor = requestedMinor(request, found)
     const earlier = settled.find(
       (r) =>
-        (r.status === 'refunded' || r.status === 'processing') &&
+        (r.status === 'refunded' || r.status === 'processing' || r.status === 'not_confirmable') &&
         r.planned.refund_fee === minor &&
         (!request.mchRefundNo || r.planned.mch_refund_no === request.mchRefundNo),
     )
     if (earlier) return {...earlier, completed_earlier: true}
+    const known = this.#knownOutcome(request, found, minor)
+    if (known) return known
     const gatewayRefunds = await this.refunds.queries.refundsOf(found)
     const planned = this.refunds.plan(request, found, gatewayRefunds && refundedTotal(gatewayRefunds))
     if ('kind' in planned) return planned
     const made = this.identical(planned, gatewayRefunds ?? [])
     if (made) await hooks.identical(made, planned)
     await hooks.sending(planned)
+    // In flight from here: a stop after this says "sent, outcome unknown", never "nothing was sent".
+    sent(planned)
     this.refunds.record(planned, 'intent', {source: 'refund create'})
     return this.refunds.send(planned)
   }
@@ -192,5 +247,55 @@ function requestedMinor(request: RefundRequest, found: FoundOrder): number | und
     return minorUnitsOf(request.amount, found.record.fee_type ?? '')
   } catch {
     return undefined
+  }
+}
+
+/**
+ * The work, unless `signal` stops it first: then a refund in flight is "sent, outcome unknown"
+ * (never waited for), and anything before is "nothing was sent".
+ */
+async function interruptible<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+  inFlight: () => PlannedRefund | undefined,
+): Promise<T | OneRefund> {
+  if (!signal) return work
+  // Stopped, the work goes on until the process ends; what it meets then is not this command's end.
+  work.catch(() => undefined)
+  let stop!: () => void
+  const stopped = new Promise<OneRefund>((resolve, reject) => {
+    stop = () => {
+      const received: NodeJS.Signals = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT'
+      const planned = inFlight()
+      if (!planned) {
+        reject(
+          new GwError(
+            received === 'SIGTERM' ? 'terminated' : 'interrupted',
+            'Interrupted before the refund was sent: nothing was sent.',
+            {
+              advice: 'Run the same command again to refund.',
+            },
+          ),
+        )
+        return
+      }
+      const settle = hasRefundQuery(planned.channel)
+        ? 'by looking it up'
+        : 'by sending the same number again, which the gateway takes once'
+      resolve({
+        status: 'unknown',
+        planned,
+        interrupted: received,
+        explanation: `Interrupted while refund ${planned.mch_refund_no} was in flight: it was sent, and its outcome is unknown. Run the same command again to settle it (gw settles ${planned.mch_refund_no} first, ${settle}; never under a new number).`,
+        resolved_by: hasRefundQuery(planned.channel) ? 'refund_query' : 'resend',
+      })
+    }
+    if (signal.aborted) stop()
+    else signal.addEventListener('abort', stop, {once: true})
+  })
+  try {
+    return await Promise.race([work, stopped])
+  } finally {
+    signal.removeEventListener('abort', stop)
   }
 }

@@ -3,15 +3,16 @@
  * that is refused before sending (single or bulk; the caller adds "Nothing was sent").
  */
 import type {AmountNames} from '../cli/amount-input.js'
-import {ExitCode, GwError} from '../errors.js'
+import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
 import {type RefundRecord, describeOrderState, describeRefundState, formatAmount} from '../gateway/protocol/index.js'
 import type {RefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listedState, plural} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
-import type {PlannedRefund, RefundResult} from '../refunds/service.js'
+import type {PlannedRefund} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
+import {shown} from '../untrusted.js'
 
 import {table} from './table.js'
 
@@ -34,16 +35,23 @@ export function describeRefundProblem(problem: RefundProblem, order: string, nam
       const amount = (minor: number) => formatAmount(minor, problem.currency)
       return `${amount(problem.refundFee)} is more than the balance of order ${order}: ${amount(problem.balance)} (total ${amount(problem.total)}, refunded ${amount(problem.total - problem.balance)}).`
     }
+    case 'number_reused':
+      return `Refund number ${shown(problem.mchRefundNo, 40)} was sent from this machine at ${problem.at} for ${formatAmount(problem.refundFee, problem.currency)} of order ${shown(problem.order, 40)}; a refund number is never sent again for another order or amount. Give another refund number, or none (gw makes one).`
   }
 }
 
-function refundResultView(result: RefundResult): string {
+function refundResultView(result: OneRefund): string {
   const p = result.planned
   const headline = {
     refunded: result.already_existed ? 'already refunded earlier under this refund number' : 'refunded',
     processing: 'processing: the channel answers later',
     failed: 'failed',
-    unknown: 'outcome unknown',
+    unknown: result.unverified
+      ? 'outcome unknown: the answer failed verification'
+      : result.interrupted
+        ? 'sent; outcome unknown (interrupted)'
+        : 'outcome unknown',
+    not_confirmable: 'sent, not confirmable: the gateway holds this refund number but cannot show its amount or state',
   }[result.status]
   return fields(
     [
@@ -132,7 +140,13 @@ export function refundOutcome(
     ? `Refund ${p.mch_refund_no} was sent by an earlier run whose outcome was not known; it is settled now (${result.status}). Nothing new was sent.`
     : undefined
   const later = result.status === 'processing' ? `Check it later: ${howToCheck(p)}` : undefined
-  const exitCode = result.status === 'refunded' ? ExitCode.Done : ExitCode.Unknown
+  const exitCode = result.interrupted
+    ? exitCodeOfSignal(result.interrupted)
+    : result.status === 'refunded'
+      ? ExitCode.Done
+      : result.unverified
+        ? ExitCode.Signature
+        : ExitCode.Unknown
   return {text: refundResultView(result), notes: [earlier, later], exitCode, refund: result}
 }
 

@@ -94,7 +94,8 @@ export function notificationData(order: SandboxOrder): NotificationData {
     gw_order_no: order.gw_order_no,
     time_end: displayTime(new Date(order.paid_at ?? Date.now())),
     fee_type: order.fee_type,
-    attach: order.attach,
+    // Required in a notification (section 6), empty when the order had none.
+    attach: order.attach ?? '',
     rate: Number(cash.rate),
     result: 'SUCCESS',
     total_fee: order.total_fee,

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {classify, describeNetworkError, readEnvelope} from '../../../src/lib/gateway/answers.js'
+import {classify, describeNetworkError, mismatchOf, readEnvelope} from '../../../src/lib/gateway/answers.js'
 
 const url = 'http://gw.example/Gateway/order_query'
 const read = (statusCode: number, body: unknown, verifies = true) =>
@@ -143,5 +143,61 @@ describe('network errors', () => {
       final: true,
       message: expect.stringContaining('does not speak HTTPS'),
     })
+  })
+})
+
+describe('an answer bound to its request', () => {
+  const refund = {
+    mch_order_no: 'W28',
+    channel: 'wechat',
+    total_fee: 10000,
+    fee_type: 'THB',
+    mch_refund_no: 'R28',
+    refund_fee: 2800,
+  }
+  const answer = {
+    result: 'SUCCESS',
+    mch_order_no: 'W28',
+    mch_refund_no: 'R28',
+    refund_fee: 2800,
+    total_fee: '10000',
+    fee_type: 'THB',
+  }
+
+  it('is about what was asked: the same order, refund number and amount (amounts as numeric strings too)', () => {
+    expect(mismatchOf('order_refund', refund, answer)).toBeUndefined()
+    expect(classify('order_refund', envelope(answer), 1, false, refund)).toMatchObject({status: 'success'})
+  })
+
+  it('about another refund, order or amount is a failed verification, naming what differs', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{...answer, mch_refund_no: 'R27'}, 'is about mch_refund_no "R27", not mch_refund_no "R28" as asked'],
+      [{...answer, mch_order_no: 'W27'}, 'is about mch_order_no "W27", not mch_order_no "W28"'],
+      [{...answer, refund_fee: 2700}, 'is about refund_fee "2700", not refund_fee "2800"'],
+      [{...answer, refund_fee: undefined}, 'is about refund_fee missing'],
+      [{...answer, fee_type: 'MYR'}, 'is about fee_type "MYR"'],
+    ]
+    for (const [data, why] of cases) {
+      expect(mismatchOf('order_refund', refund, data)).toContain(why)
+      expect(classify('order_refund', envelope(data), 1, false, refund)).toMatchObject({
+        kind: 'signature',
+        mismatch: true,
+        message: expect.stringContaining(why),
+      })
+    }
+  })
+
+  it('for a query: the order number asked by must come back; a close answer carries only the merchant number', () => {
+    expect(mismatchOf('order_query', {gw_order_no: 'G1'}, {result: 'SUCCESS', gw_order_no: 'G1'})).toBeUndefined()
+    expect(mismatchOf('order_query', {gw_order_no: 'G1'}, {result: 'SUCCESS', gw_order_no: 'G2'})).toContain('"G2"')
+    expect(mismatchOf('order_query', {gw_order_no: 'G1'}, {result: 'SUCCESS', mch_order_no: 'M'})).toContain(
+      'names none of the order numbers asked by (gw_order_no)',
+    )
+    expect(mismatchOf('order_close', {gw_order_no: 'G1'}, {result: 'SUCCESS', mch_order_no: 'M'})).toBeUndefined()
+    expect(mismatchOf('order_close', {mch_order_no: 'M1'}, {result: 'SUCCESS', mch_order_no: 'M2'})).toContain('"M2"')
+  })
+
+  it('shows what an answer says safely: control characters made visible', () => {
+    expect(mismatchOf('order_refund', refund, {...answer, mch_refund_no: 'R\u001b[31m7'})).not.toContain('\u001b')
   })
 })

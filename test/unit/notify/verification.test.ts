@@ -5,10 +5,11 @@ import {describe, expect, it} from 'vitest'
 import {sign, verifyData} from '../../../src/lib/gateway/signing.js'
 import {DuplicateKeyError, parseStrictJson} from '../../../src/lib/io/strict-json.js'
 import {judgeNotification} from '../../../src/lib/notify/verification.js'
+import {paymentNotification} from '../../helpers/notification.js'
 
 const {privateKey, publicKey} = generateKeyPairSync('rsa', {modulusLength: 1024})
 const verifier = {key: publicKey, scheme: 'rsa-md5' as const, appid: 'mch1'}
-const data = {appid: 'mch1', mch_order_no: 'A', gw_order_no: '900A', result: 'SUCCESS', total_fee: 100, fee_type: 'THB'}
+const data = paymentNotification('N1')
 const body = (d: Record<string, unknown> = data, signature = sign(d, privateKey, 'rsa-md5')) =>
   JSON.stringify({data: d, sign: signature})
 
@@ -34,7 +35,7 @@ describe('judging a notification', () => {
     const judged = judgeNotification(body(), verifier)
     expect(judged).toMatchObject({
       verified: true,
-      fields: {mch_order_no: 'A', total_fee: 100},
+      fields: {mch_order_no: 'N1', total_fee: 1234},
       envelope: {data, sign: expect.any(String)},
     })
   })
@@ -51,6 +52,38 @@ describe('judging a notification', () => {
     ]
     for (const [raw, reason] of cases)
       expect(judgeNotification(raw, verifier)).toMatchObject({verified: false, reason: expect.stringContaining(reason)})
-    expect(judgeNotification(body(data, '00'), verifier).fields).toMatchObject({mch_order_no: 'A'})
+    expect(judgeNotification(body(data, '00'), verifier).fields).toMatchObject({mch_order_no: 'N1'})
+  })
+
+  it('refuses a signed notification whose text was moved between fields (the canonical string has no separators)', () => {
+    // Each keeps the signature of the real one: the canonical strings are the same text.
+    const {nonce_str: nonce, ...noNonce} = data
+    const swallowedNonce = {...noNonce, mch_order_no: `N1nonce_str=${nonce}`}
+    const {total_fee: total, ...noTotal} = data
+    const swallowedTotal = {...noTotal, time_end: `2026-11-24 19:42:59total_fee=${total}`}
+    const signature = sign(data, privateKey, 'rsa-md5')
+    for (const resplit of [swallowedNonce, swallowedTotal]) {
+      expect(verifyData(resplit, signature, publicKey, 'rsa-md5')).toBe(true)
+      expect(judgeNotification(body(resplit, signature), verifier)).toMatchObject({
+        verified: false,
+        reason: expect.stringContaining('not a payment notification as section 6 requires'),
+      })
+    }
+    expect(judgeNotification(body(swallowedTotal, signature), verifier)).toMatchObject({
+      reason: expect.stringMatching(/time_end.*total_fee|total_fee.*time_end/),
+    })
+  })
+
+  it('refuses a notification lacking a required field, or whose order_no is not its mch_order_no', () => {
+    const {openid: _openid, ...noOpenid} = data
+    expect(judgeNotification(body(noOpenid), verifier)).toMatchObject({
+      verified: false,
+      reason: expect.stringContaining('openid'),
+    })
+    expect(judgeNotification(body({...data, order_no: 'N2'}), verifier)).toMatchObject({
+      verified: false,
+      reason: expect.stringContaining('order_no'),
+    })
+    expect(judgeNotification(body({...data, total_fee: '12.5'}), verifier)).toMatchObject({verified: false})
   })
 })

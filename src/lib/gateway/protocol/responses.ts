@@ -154,6 +154,48 @@ export const notificationDataSchema = record({
   operation: text,
 })
 
+const bounded = (max: number) => z.string().check(z.maxLength(max))
+const named = (max: number) => z.string().check(z.minLength(1), z.maxLength(max))
+const integer = z.union([z.int(), integerText])
+
+/**
+ * The payment notification as section 6 requires it: every required field present, with its
+ * type, length and format. The canonical string has no separators, so a signed notification
+ * whose text is moved from one field into another (`mch_order_no` swallowing `nonce_str=…`,
+ * `time_end` swallowing `total_fee=…`) still verifies; it fails here.
+ */
+export const paymentNotificationSchema = z
+  .pipe(
+    z.transform(gatewayNames),
+    z.looseObject({
+      appid: named(32),
+      nonce_str: named(32),
+      openid: bounded(128),
+      channel_order_no: bounded(32),
+      operator_id: z.optional(bounded(32)),
+      cash_fee_type: bounded(16),
+      gw_order_no: named(32),
+      time_end: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)),
+      fee_type: named(16),
+      attach: bounded(127),
+      rate: z.union([z.number(), z.string().check(z.regex(/^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/))]),
+      result: z.literal('SUCCESS'),
+      total_fee: integer,
+      operation: bounded(32),
+      device_id: z.optional(bounded(32)),
+      cash_fee: integer,
+      mch_order_no: named(32),
+      order_no: named(32),
+      channel: z.optional(bounded(32)),
+    }),
+  )
+  .check(
+    z.refine((data) => data.order_no === data.mch_order_no, {
+      message: 'order_no differs from mch_order_no',
+      path: ['order_no'],
+    }),
+  )
+
 export const RESPONSE_SCHEMAS = {
   native_pay: orderCreatedSchema,
   order_query: orderRecordSchema,

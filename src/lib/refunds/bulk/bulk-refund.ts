@@ -90,7 +90,7 @@ export async function runBulkRefund(
       resumed: plan.journal?.resumed ?? false,
       dry_run: options.dry_run,
       interrupted: ended.stopped,
-      orders: new Set(file.rows.map((r) => r.request?.orderKey).filter(Boolean)).size,
+      orders: plan.distinct_orders,
       orders_with_several_rows: [...plan.orders],
       ignored_columns: file.header.ignored,
       problems: [...plan.problems],

@@ -75,8 +75,9 @@ export function exitCodeOf(states: readonly RowState[], ended: {stopped: boolean
   const any = (...statuses: RowStatus[]) => states.some((s) => statuses.includes(s.outcome.status))
   if (ended.stopped) return ExitCode.Interrupted
   if (ended.writeFailure) return ExitCode.Unknown
+  if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return ExitCode.Signature
   if (any('failed', 'skipped_invalid')) return ExitCode.Refused
-  if (any('processing', 'unknown')) return ExitCode.Unknown
+  if (any('processing', 'unknown', 'not_confirmable')) return ExitCode.Unknown
   return ExitCode.Done
 }
 

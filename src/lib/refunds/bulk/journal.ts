@@ -36,7 +36,7 @@ export interface IntentRecord {
   at: string
 }
 
-export type FinalStatus = 'refunded' | 'already_refunded' | 'failed' | 'processing'
+export type FinalStatus = 'refunded' | 'already_refunded' | 'failed' | 'processing' | 'not_confirmable'
 
 export interface OutcomeRecord {
   type: 'outcome'

@@ -52,6 +52,8 @@ export interface BulkPlan {
   readonly states: readonly RowState[]
   /** Orders with more than one row: what their rows send against what is left of them. */
   readonly orders: readonly OrderLine[]
+  /** Distinct orders of the file: rows naming one order by different numbers count once. */
+  readonly distinct_orders: number
 }
 
 /** An order several rows refund: their lines, what they send, and the order's balance. */
@@ -95,7 +97,17 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   const headerBlocked = problems.some((p) => p.line === 1) || Boolean(file.truncated)
   // A dry run checks the usable rows even when others have problems: the plan shows them all.
   if (headerBlocked || (problems.length && !skipInvalid && !input.dry_run)) {
-    return {file, problems, blocked: true, found: {done: 0, uncertain: 0, toGo: 0}, settled: {}, states, orders: []}
+    const distinct_orders = new Set(file.rows.map((r) => r.request?.orderKey).filter(Boolean)).size
+    return {
+      file,
+      problems,
+      blocked: true,
+      found: {done: 0, uncertain: 0, toGo: 0},
+      settled: {},
+      states,
+      orders: [],
+      distinct_orders,
+    }
   }
   const {rows: history, resumed, torn} = Journal.read(input.journalPath, input.identity)
   file.rows.forEach((row, i) => {
@@ -164,7 +176,10 @@ async function phase<T>(
 }
 
 /** The queries of the plan: every order once, then the refunds of uncertain rows and every order's balance. */
-async function checkRows(checking: Checking, refunds: RefundService): Promise<Pick<BulkPlan, 'settled' | 'orders'>> {
+async function checkRows(
+  checking: Checking,
+  refunds: RefundService,
+): Promise<Pick<BulkPlan, 'settled' | 'orders' | 'distinct_orders'>> {
   const {input, states, problems, groups, uncertain, indexOf, open} = checking
   const preflighted = await phase(input, 'checking orders', groups.size, (pace) =>
     preflight(groups, refunds.orders, pace),
@@ -193,7 +208,8 @@ async function checkRows(checking: Checking, refunds: RefundService): Promise<Pi
   const settled: Record<string, number> = {}
   const orders: OrderLine[] = []
   const lookups = uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel))
-  await phase(input, 'checking refunds', lookups.length + groups.size, async (pace) => {
+  const byOrder = sameOrders(groups, preflighted.found)
+  await phase(input, 'checking refunds', lookups.length + byOrder.size, async (pace) => {
     await runBatch(
       lookups,
       async (i) => {
@@ -203,7 +219,7 @@ async function checkRows(checking: Checking, refunds: RefundService): Promise<Pi
       pace,
     )
     await runBatch(
-      groups.values(),
+      byOrder.values(),
       async (group) => {
         const order = preflighted.found.get(group.request.orderKey)
         const checked = order ? await checkOrderBalance(group, order, states, indexOf, refunds) : undefined
@@ -216,7 +232,31 @@ async function checkRows(checking: Checking, refunds: RefundService): Promise<Pi
   })
   for (const i of uncertain) settled[states[i]!.outcome.status] = (settled[states[i]!.outcome.status] ?? 0) + 1
   orders.sort((a, b) => a.lines[0]! - b.lines[0]!)
-  return {settled, orders}
+  const usable = input.file.rows.filter((row) => row.request)
+  const identity = (row: RefundRow) => {
+    const order = preflighted.found.get(row.request!.orderKey)
+    return order ? orderIdentity(order) : row.request!.orderKey
+  }
+  return {settled, orders, distinct_orders: new Set(usable.map(identity)).size}
+}
+
+/** The order as the gateway knows it, whichever of its numbers a row gave. */
+const orderIdentity = (order: FoundOrder) => `${order.record.gw_order_no ?? ''}\u0000${order.record.mch_order_no ?? ''}`
+
+/**
+ * Rows naming one order by different numbers (merchant, gateway, channel) are one order for
+ * its balance: their groups are merged once the queries have shown which order each names.
+ */
+function sameOrders(groups: Map<string, OrderGroup>, found: Map<string, FoundOrder>): Map<string, OrderGroup> {
+  const merged = new Map<string, OrderGroup>()
+  for (const [key, group] of groups) {
+    const order = found.get(key)
+    const identity = order ? orderIdentity(order) : key
+    const earlier = merged.get(identity)
+    if (earlier) earlier.rows = [...earlier.rows, ...group.rows].sort((a, b) => a.line - b.line)
+    else merged.set(identity, {request: group.request, rows: [...group.rows]})
+  }
+  return merged
 }
 
 /**
@@ -256,6 +296,11 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
       taken.add(number)
     }
     const {mch_order_no} = state.planned
+    const reused = row.mchRefundNo && !state.sent && refunds.numberReused(mch_order_no, number, refund.refund_fee)
+    if (reused) {
+      problems.push({line: row.line, message: describeRefundProblem(reused, mch_order_no, COLUMN_NAMES)})
+      return
+    }
     const number_given = Boolean(row.mchRefundNo) && !state.sent && !refunds.sentHere(mch_order_no, number)
     states[i] = {...state, planned: {...state.planned, mch_refund_no: number, number_given}}
   })
@@ -289,7 +334,7 @@ async function checkOrderBalance(
       (r) => numberOf(r, states[at(r)]!) === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',
     )
     if (!row) continue
-    const settled = settleByLookup(states[at(row)]!, lookupOf(refund))
+    const settled = settleByLookup(states[at(row)]!, lookupOf(refund, states[at(row)]!.planned?.refund_fee ?? NaN))
     const made_by = refunds.history.findRefund(refunds.appid, refund.mch_refund_no)?.source
     const outcome =
       settled.outcome.status === 'refunded'

@@ -52,8 +52,11 @@ interface Settled {
 
 export type RowOutcome =
   | {readonly status: 'pending'}
-  | {readonly status: 'unknown'; readonly advice?: string}
+  /** `unverified`: the gateway's answers failed verification (a bad signature, or about another refund). */
+  | {readonly status: 'unknown'; readonly advice?: string; readonly unverified?: boolean}
   | ({readonly status: 'refunded' | 'already_refunded'} & Settled)
+  /** Sent; the gateway holds its number but cannot show its amount and state (no refund query). */
+  | ({readonly status: 'not_confirmable'; readonly advice?: string} & Settled)
   | ({readonly status: 'processing'; readonly advice?: string} & Settled)
   | ({
       readonly status: 'failed'
@@ -70,15 +73,22 @@ export const ROW_STATUSES: readonly RowStatus[] = [
   'refunded',
   'already_refunded',
   'processing',
+  'not_confirmable',
   'failed',
   'unknown',
   'pending',
   'skipped_invalid',
 ]
 
-/** Outcomes a run never needs to ask about again. */
+/**
+ * Outcomes a run never needs to ask about again. A refund that is not confirmable stays so: the
+ * channel has no way to tell more, and its number is never sent again.
+ */
 export const isFinal = (outcome: RowOutcome) =>
-  outcome.status === 'refunded' || outcome.status === 'already_refunded' || outcome.status === 'failed'
+  outcome.status === 'refunded' ||
+  outcome.status === 'already_refunded' ||
+  outcome.status === 'failed' ||
+  outcome.status === 'not_confirmable'
 
 /** The refund as an earlier run sent it (the journal's intent). */
 export interface SentRefund {
@@ -130,6 +140,10 @@ export function settleByLookup(state: RowState, lookup: Lookup): RowState {
       const err_msg = 'the channel reports the refund as failed'
       return {...state, outcome: {status: 'failed', ...settled, err_code: 'REFUND_FAILED', err_msg}}
     }
+    case 'other_amount': {
+      const err_msg = `the gateway holds refund number ${state.planned?.mch_refund_no ?? ''} with another amount (${lookup.refund_fee ?? 'not shown'} in minor units)`
+      return {...state, outcome: {status: 'failed', ...settled, err_code: 'GW_INVALID_REFUND_ORDER_NO', err_msg}}
+    }
     case 'absent':
       return {...state, outcome: {status: 'pending'}}
     case 'unknown':
@@ -153,5 +167,6 @@ export function stateFromJournal(entry: RowHistory | undefined): RowState {
     return {outcome: {status: 'unknown'}, sent}
   const {status, gw_refund_no, refund_time, err_code, err_msg, advice} = outcome
   if (status === 'failed') return {outcome: {status, gw_refund_no, err_code, err_msg, advice}, sent}
+  if (status === 'not_confirmable') return {outcome: {status, advice}, sent}
   return {outcome: {status, gw_refund_no, refund_time}, sent}
 }

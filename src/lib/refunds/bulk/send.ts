@@ -45,8 +45,10 @@ function outcomeOf(sent: RefundResult, ours: boolean): RowOutcome {
       return {status: 'processing', gw_refund_no, refund_time, settled_by, advice: sent.explanation}
     case 'failed':
       return {status: 'failed', gw_refund_no, err_code, err_msg, advice: sent.explanation, settled_by}
+    case 'not_confirmable':
+      return {status: 'not_confirmable', settled_by, advice: sent.explanation}
     case 'unknown':
-      return {status: 'unknown', advice: sent.explanation}
+      return {status: 'unknown', advice: sent.explanation, unverified: sent.unverified}
   }
 }
 

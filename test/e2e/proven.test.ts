@@ -1,0 +1,262 @@
+// Money said only when proven: each reproduction of the issue against the sandbox, whose ledger shows what was refunded.
+import {readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {parse} from 'csv-parse/sync'
+import {readFileSync} from 'node:fs'
+import {request} from 'undici'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {startReplayingProxy} from '../helpers/replaying-proxy.js'
+
+let world: GwWorld
+let fileNo = 0
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+afterAll(() => world.close())
+
+const refundsOf = async (order: string) => (await world.ledger(order))!.refunds
+function csvFile(content: string): string {
+  const path = join(world.configDir, `proven-${++fileNo}.csv`)
+  writeFileSync(path, content)
+  return path
+}
+const reportOf = (csv: string) =>
+  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<string, string>[]
+
+describe('a refund number', () => {
+  it('sent with one amount is never sent with another: refused before sending, naming the first (single and bulk)', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-REUSE', 'alipay')
+    const first = await world.run(['refund', 'create', order!, '--amount', '10', '--mch-refund-no', 'PRV-X1'])
+    expect(first.code, first.stderr).toBe(0)
+    const second = await world.run([
+      'refund',
+      'create',
+      order!,
+      '--amount',
+      '20',
+      '--mch-refund-no',
+      'PRV-X1',
+      '--json',
+    ])
+    expect(second.code).toBe(2)
+    expect(second.json<{error: {message: string}}>().error.message).toMatch(
+      /Refund number PRV-X1 was sent from this machine at \S+ for 10\.00 THB of order PRV-REUSE-1; .*Nothing was sent\./,
+    )
+    const csv = csvFile(`mch_order_no,refund_amount,mch_refund_no\n${order},40.00,PRV-X1\n`)
+    const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    expect(bulk.code).toBe(2)
+    expect(bulk.stderr).toContain('Refund number PRV-X1 was sent from this machine')
+    expect(await refundsOf(order!)).toEqual([expect.objectContaining({mch_refund_no: 'PRV-X1', refund_fee: 1000})])
+    const listed = (await world.run(['refund', 'list', '--json'])).json<{refunds: {mch_refund_no: string}[]}>()
+    expect(listed.refunds.filter((r) => r.mch_refund_no === 'PRV-X1')).toEqual([
+      expect.objectContaining({refund_fee: 1000, status: 'refunded'}),
+    ])
+  })
+
+  it('asked for again with its amount, as this machine saw it refunded, is said from the history without sending', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-AGAIN', 'alipay')
+    const refund = ['refund', 'create', order!, '--amount', '5', '--mch-refund-no', 'PRV-A1', '--json']
+    expect((await world.run(refund)).code).toBe(0)
+    const before = (await world.requests()).order_refund ?? 0
+    const again = await world.run(refund)
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.json()).toMatchObject({status: 'refunded', resolved_by: 'history', already_existed: true})
+    expect((await world.requests()).order_refund ?? 0).toBe(before)
+  })
+})
+
+describe('a refund the gateway holds as PROCESSING on alipay (no refund query)', () => {
+  it('is never reported refunded because an earlier refund put the order in REFUND (single and bulk)', async () => {
+    const [single, bulkOrder] = await world.paidOrders(2, 10_000, 'PRV-PROC', 'alipay')
+    for (const order of [single!, bulkOrder!])
+      expect((await world.run(['refund', 'create', order, '--amount', '1.00'])).code).toBe(0)
+    await world.faults('refund-processing=1')
+    let one, many
+    const csv = csvFile(`mch_order_no,refund_amount\n${bulkOrder},2.00\n`)
+    try {
+      one = await world.run(['refund', 'create', single!, '--amount', '2.00', '--json'])
+      many = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    } finally {
+      await world.faults('')
+    }
+    expect(one.code, one.stderr).toBe(5)
+    expect(one.json()).toMatchObject({status: 'processing', err_code: 'TRADE_STATE_ERROR'})
+    expect(one.json<{explanation: string}>().explanation).toContain('merchant platform')
+    expect(many.code, many.stderr).toBe(5)
+    expect(reportOf(csv).map((r) => r.status)).toEqual(['processing'])
+    for (const order of [single!, bulkOrder!])
+      expect((await refundsOf(order)).map((r) => r.state)).toEqual(['SUCCESS', 'PROCESSING'])
+  })
+})
+
+describe('a signed answer about another refund', () => {
+  it('is a failed verification: exit 4, nothing refunded claimed, and the next run settles the refund once', async () => {
+    const [w27, w28] = await world.paidOrders(2, 10_000, 'PRV-REPLAY')
+    const proxy = await startReplayingProxy(world.sandbox.info.base_url)
+    try {
+      const viaProxy = {GW_BASE_URL: proxy.baseUrl}
+      const env = world.environmentProfile(viaProxy)
+      const first = await world.run(['refund', 'create', w27!, '--amount', '27.00'], {env})
+      expect(first.code, first.stderr).toBe(0)
+      proxy.replay('order_refund', proxy.kept('order_refund')[0]!)
+      const replayed = await world.run(['refund', 'create', w28!, '--amount', '28.00', '--json'], {env})
+      expect(replayed.code, replayed.stdout).toBe(4)
+      expect(replayed.stdout).not.toContain('"refunded"')
+      expect(replayed.json<{explanation: string}>().explanation).toMatch(
+        /the answer to order_refund is about mch_order_no "PRV-REPLAY-1", not mch_order_no "PRV-REPLAY-2"/,
+      )
+      expect(await refundsOf(w28!)).toEqual([])
+
+      const csv = csvFile(`mch_order_no,refund_amount\n${w28},3.00\n`)
+      const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+      expect(bulk.code, bulk.stderr).toBe(4)
+      expect(reportOf(csv).map((r) => r.status)).toEqual(['unknown'])
+      expect(await refundsOf(w28!)).toEqual([])
+
+      // Straight to the gateway: the unsettled refund is looked up (absent), then sent once under its number.
+      const settled = await world.run(['refund', 'create', w28!, '--amount', '28.00'], {
+        env: world.environmentProfile(),
+      })
+      expect(settled.code, settled.stderr).toBe(0)
+      expect(settled.stderr).toContain('it is settled now (refunded)')
+      // The bulk row's refund, unsettled in the history too, is settled first: each sent once.
+      expect((await refundsOf(w28!)).map((r) => r.refund_fee).sort((x, y) => x - y)).toEqual([300, 2800])
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('about another order is refused by a query too: exit 4', async () => {
+    const [a, b] = await world.paidOrders(2, 1000, 'PRV-QREPLAY')
+    const proxy = await startReplayingProxy(world.sandbox.info.base_url)
+    try {
+      const env = world.environmentProfile({GW_BASE_URL: proxy.baseUrl})
+      expect((await world.run(['order', 'query', a!, '--channel', 'wechat'], {env})).code).toBe(0)
+      proxy.replay('order_query', proxy.kept('order_query')[0]!)
+      const other = await world.run(['order', 'query', b!, '--channel', 'wechat'], {env})
+      expect(other.code).toBe(4)
+      expect(other.stderr).toContain('the answer to order_query is about mch_order_no "PRV-QREPLAY-1"')
+      expect(other.stdout).toBe('')
+    } finally {
+      await proxy.close()
+    }
+  })
+})
+
+describe('a notification with text moved between its fields', () => {
+  it('still verifies by signature, and is refused by the listener and not acknowledged', async () => {
+    const app = await startReceiver(() => ({status: 200, body: '{"result":"SUCCESS","msg":"OK"}'}))
+    const mch = `PRV-NTF-${process.pid}`
+    const create = ['order', 'create', '--channel', 'wechat', '--amount', '12.34', '--fee-type', 'THB']
+    expect((await world.run([...create, '--mch-order-no', mch, '--notify-url', app.url, '--no-qr'])).code).toBe(0)
+    await world.pay(mch)
+    const deadline = Date.now() + 10_000
+    while (!app.received.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+    await app.close()
+    const real = JSON.parse(app.received[0]!.body) as {data: Record<string, unknown>; sign: string}
+    const {nonce_str: nonce, ...noNonce} = real.data
+    const {total_fee: total, ...noTotal} = real.data
+    const resplit = [
+      {...real, data: {...noNonce, mch_order_no: `${mch}nonce_str=${String(nonce)}`}},
+      {...real, data: {...noTotal, time_end: `${String(real.data.time_end)}total_fee=${String(total)}`}},
+    ]
+    const listener = await world.listen(['--timeout', '30', '--json'])
+    try {
+      for (const body of [real, ...resplit]) {
+        const answer = await request(listener.url, {
+          method: 'POST',
+          headers: {'content-type': 'text/plain;charset=utf-8'},
+          body: JSON.stringify(body),
+        })
+        const text = await answer.body.text()
+        if (body === real) expect(text).toBe('{"result":"SUCCESS","msg":"OK"}')
+        else expect(text).not.toContain('"SUCCESS"')
+      }
+    } finally {
+      listener.child.kill('SIGINT')
+    }
+    const lines = (await listener.result).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as {verdict: string; reason?: string})
+    expect(lines.map((l) => l.verdict)).toEqual(['verified', 'REJECTED', 'REJECTED'])
+    for (const line of lines.slice(1)) expect(line.reason).toContain('not a payment notification as section 6 requires')
+  })
+})
+
+describe('a single refund interrupted while in flight', () => {
+  for (const [received, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`by ${received}: says it was sent with its outcome unknown, writes its --json document, releases its lock, exits ${code}`, async () => {
+      const [order] = await world.paidOrders(1, 10_000, `PRV-INT-${received}`)
+      const refund = ['refund', 'create', order!, '--amount', '7.00', '--json']
+      await world.faults('latency=4000-4000ms@order_refund')
+      let result
+      try {
+        const running = world.spawn(refund)
+        let stderr = ''
+        await new Promise<void>((resolve) =>
+          running.child.stderr!.on('data', (chunk: Buffer) => {
+            stderr += chunk.toString()
+            if (stderr.includes('refund number')) resolve()
+          }),
+        )
+        running.child.kill(received)
+        result = await running.result
+      } finally {
+        await world.faults('')
+      }
+      expect(result.code, result.stderr).toBe(code)
+      expect(result.json()).toMatchObject({status: 'unknown', interrupted: received})
+      expect(result.json<{explanation: string}>().explanation).toContain('Run the same command again to settle it')
+      expect(readdirSync(world.configDir).filter((name) => name.includes('.refund-'))).toEqual([])
+      const settled = await world.run(refund)
+      expect(settled.code, settled.stderr).toBe(0)
+      expect(settled.json()).toMatchObject({status: 'refunded', completed_earlier: true})
+      expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([700])
+    })
+  }
+})
+
+describe('one order, whatever number names it', () => {
+  it('rows naming it by merchant, gateway and channel numbers are one order for the plan and its balance', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-3WAYS')
+    const record = (await world.run(['order', 'query', order!, '--json'])).json<{
+      record: {gw_order_no: string; channel_order_no: string}
+    }>().record
+    const csv = csvFile(
+      'mch_order_no,gw_order_no,channel_order_no,refund_amount\n' +
+        `${order},,,60.00\n,${record.gw_order_no},,30.00\n,,${record.channel_order_no},20.00\n`,
+    )
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
+    expect(dry.code).toBe(2)
+    const plan = dry.json<{orders: number; problems: {line: number; message: string}[]}>()
+    expect(plan.orders).toBe(1)
+    expect(plan.problems.map((p) => p.line)).toEqual([2, 3, 4])
+    expect(plan.problems[0]!.message).toContain('add up to 110.00 THB, more than its balance of 100.00 THB')
+    expect(await refundsOf(order!)).toEqual([])
+  })
+
+  it('a row naming the wrong channel for an order that exists on another says so, in bulk refunds and reconcile', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-CHAN', 'alipay')
+    const csv = csvFile(`mch_order_no,refund_amount,channel\n${order},1.00,wechat\n`)
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    expect(dry.code).toBe(2)
+    expect(dry.stderr).toContain('Order PRV-CHAN-1 is not a wechat order: the gateway knows it on alipay')
+    const recon = csvFile(`mch_order_no,amount,channel\n${order},100.00,wechat\n`)
+    const reconciled = await world.run(['reconcile', recon, '--json'])
+    expect(reconciled.json<{results: {classification: string; detail: string}[]}>().results).toEqual([
+      expect.objectContaining({classification: 'invalid_row', detail: expect.stringContaining('knows it on alipay')}),
+    ])
+    const query = await world.run(['order', 'query', order!, '--channel', 'wechat'])
+    expect(query.code).toBe(2)
+    expect(query.stderr).toContain('--channel alipay')
+  })
+})
