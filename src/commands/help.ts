@@ -14,9 +14,19 @@ export default class Help extends Command {
     'nested-commands': Flags.boolean({char: 'n', description: 'list the commands of every topic'}),
   }
   static override strict = false
+  static override enableJsonFlag = true
 
-  async run(): Promise<void> {
+  /** With --json: the commands (of the topic or command asked about) with their summaries, for scripts. */
+  async run(): Promise<{commands: {command: string; summary?: string}[]} | void> {
     const {argv, flags} = await this.parse(Help)
-    await new GwHelp(this.config, {all: flags['nested-commands']}).showHelp(argv as string[])
+    const words = (argv as string[]).filter((word) => word !== '--json')
+    if (this.jsonEnabled()) {
+      const prefix = words.join(':')
+      const commands = this.config.commands
+        .filter((c) => !c.hidden && (!prefix || c.id === prefix || c.id.startsWith(`${prefix}:`)))
+        .map((c) => ({command: c.id.split(':').join(' '), summary: c.summary}))
+      return {commands}
+    }
+    await new GwHelp(this.config, {all: flags['nested-commands']}).showHelp(words)
   }
 }

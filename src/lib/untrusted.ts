@@ -61,6 +61,9 @@ export function shown(value: unknown, max = 120): string {
   return cut.replace(UNSAFE, visible)
 }
 
+/** A file name as the user gave it (it may hold anything, escape sequences too), shown whole and safely. */
+export const fileShown = (path: string) => shown(path, 1000)
+
 /** `"value"`, shown safely: for untrusted values quoted inside a message. */
 export const quoted = (value: unknown, max = 60) => `"${shown(value, max)}"`
 

@@ -1,5 +1,5 @@
 // Money said only when proven: each reproduction of the issue against the sandbox, whose ledger shows what was refunded.
-import {readdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {parse} from 'csv-parse/sync'
@@ -258,5 +258,101 @@ describe('one order, whatever number names it', () => {
     const query = await world.run(['order', 'query', order!, '--channel', 'wechat'])
     expect(query.code).toBe(2)
     expect(query.stderr).toContain('--channel alipay')
+  })
+})
+
+describe('the smaller ones', () => {
+  it('a file name with escape sequences is shown with them made visible, in the plan and in "written to"', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-ESC')
+    const csv = join(world.configDir, 'refunds\u001b[31mred.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${order},1.00\n`)
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    expect(dry.code, dry.stderr).toBe(0)
+    const recon = await world.run(['reconcile', csv.replace('red.csv', 'red.txt'), '--existence-only'])
+    for (const output of [dry.stdout, dry.stderr, recon.stdout, recon.stderr]) expect(output).not.toContain('\u001b')
+    expect(dry.stdout).toContain('Plan for ')
+    expect(dry.stdout).toContain('refunds\\x1B[31mred.csv')
+  })
+
+  it('a mistyped command, gw --json and gw help --json each write one JSON document', async () => {
+    const typo = await world.run(['order', 'creat', '--json'])
+    expect(typo.code).toBe(2)
+    expect(typo.json()).toEqual({
+      error: expect.objectContaining({kind: 'usage', exit_code: 2, advice: 'Did you mean: gw order create --json'}),
+    })
+    const bare = await world.run(['--json'])
+    expect(bare.code).toBe(2)
+    expect(bare.json()).toMatchObject({error: {kind: 'usage'}})
+    const help = await world.run(['help', 'refund', '--json'])
+    expect(help.code).toBe(0)
+    expect(help.json<{commands: {command: string}[]}>().commands.map((c) => c.command)).toEqual([
+      'refund create',
+      'refund list',
+      'refund query',
+    ])
+  })
+
+  it('a bulk run whose report could not be written does not end 0; the journal holds every refund', async () => {
+    const orders = await world.paidOrders(3, 10_000, 'PRV-NOREPORT')
+    const dir = join(world.configDir, 'reports-gone')
+    mkdirSync(dir)
+    const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
+    await world.faults('latency=600-600ms@order_refund')
+    let result
+    try {
+      const running = world.spawn([
+        'refund',
+        'create',
+        '--from-csv',
+        csv,
+        '--yes',
+        '--concurrency',
+        '1',
+        '--out',
+        join(dir, 'r.csv'),
+      ])
+      const deadline = Date.now() + 20_000
+      while (!(await refundsOf(orders[0]!)).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      rmSync(dir, {recursive: true})
+      result = await running.result
+    } finally {
+      await world.faults('')
+    }
+    expect(result.code, result.stderr).toBe(5)
+    expect(result.stderr).toContain('The report could not be written')
+    for (const order of orders) expect((await refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
+  })
+
+  it('the sending progress counts rows not refunded as such, never unknown ones as failed', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-PROGRESS')
+    const csv = csvFile(`mch_order_no,refund_amount\n${order},1.00\n`)
+    await world.faults('drop-after-commit=1@order_refund,code-nonzero=1@refund_query')
+    let run
+    try {
+      run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    } finally {
+      await world.faults('')
+    }
+    expect(run.code).toBe(5)
+    expect(run.stderr).toMatch(/refunds: 1\/1 done, 1 not refunded/)
+    expect(run.stderr).not.toMatch(/\d failed/)
+    expect(reportOf(csv).map((r) => r.status)).toEqual(['unknown'])
+  })
+
+  it('GW_PRIVATE_KEY as PEM text with its line breaks written \\n is read; a corrupt one is said naming the variable', async () => {
+    const [order] = await world.paidOrders(1, 1000, 'PRV-ENVKEY')
+    const pem = readFileSync(world.sandbox.info.merchants[0]!.private_key_file, 'utf8')
+    const oneLine = pem.trim().split('\n').join('\\n')
+    const query = await world.run(['order', 'query', order!], {
+      env: world.environmentProfile({GW_PRIVATE_KEY: oneLine}),
+    })
+    expect(query.code, query.stderr).toBe(0)
+    const broken = pem.replace(/\n[A-Za-z0-9+/]{20}/, '\n')
+    const corrupt = await world.run(['order', 'query', order!], {
+      env: world.environmentProfile({GW_PRIVATE_KEY: broken}),
+    })
+    expect(corrupt.code).toBe(2)
+    expect(corrupt.stderr).toContain('GW_PRIVATE_KEY')
+    expect(corrupt.stderr).not.toContain(pem.split('\n')[2]!)
   })
 })

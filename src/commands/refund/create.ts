@@ -80,7 +80,8 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
       planned: (plan, tookOver) => planNotes(plan, csv, tookOver).forEach((note) => this.note(note)),
       confirm: (toSend, plan) => this.confirm(confirmText(toSend, plan, csv), confirmBulk),
-      sending: (total) => this.longWork('refunds', total, STOPPING),
+      // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
+      sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
     })
     this.present({...bulkResultView(result, profile), exitCode: result.exit_code})
     return {...result, profile: profile.name, appid: profile.appid, live: profile.live}

@@ -8,12 +8,12 @@ import {closest, distance} from 'fastest-levenshtein'
 
 import {ExitCode, GwError} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
-import {checkKeys} from '../profiles/keys.js'
+import {checkKeys, keyLabels} from '../profiles/keys.js'
 import {keyPassphrase, passphraseFromFile, unlockKey} from '../profiles/passphrase.js'
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
-import {shown, terminalSafe, withoutKeys} from '../untrusted.js'
+import {fileShown, shown, terminalSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
 import {canonicalChoices} from './flags.js'
 import type {Work} from './progress.js'
@@ -82,9 +82,9 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
    * (a wrong one is exit 2).
    */
   protected async unlockedProfile(profile = this.profile): Promise<Profile> {
-    const whose = profile.source === 'store' ? ` of profile "${profile.name}"` : ' (GW_PRIVATE_KEY)'
-    await unlockKey(profile.privateKeyPem, `the private key${whose}`, profile.privateKeyFile)
-    checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem, whose)
+    const labels = keyLabels(profile)
+    await unlockKey(profile.privateKeyPem, `the ${labels.privateKey}`, profile.privateKeyFile)
+    checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem, labels)
     return profile
   }
 
@@ -180,7 +180,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     if (!flags.out) return
     const {writeTable} = await import('../files/annotated-output.js')
     await writeTable(flags.out, columns, rows, {sheet, bom: flags.bom})
-    this.note(`written to ${flags.out}`)
+    this.note(`written to ${fileShown(flags.out)}`)
   }
 
   /**
@@ -207,7 +207,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */
   protected present(view: {text?: string; notes?: (string | undefined)[]; exitCode?: ExitCode}): void {
-    if (view.text) this.log(view.text)
+    // The last line of defence: a view's text never carries an escape sequence to the terminal.
+    if (view.text) this.log(terminalSafe(view.text))
     for (const note of view.notes ?? []) if (note) this.note(note)
     if (view.exitCode !== undefined) this.setExitCode(view.exitCode)
   }

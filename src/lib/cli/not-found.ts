@@ -34,9 +34,13 @@ const hook: Hook.CommandNotFound = async function (options) {
   const suggestion = found
     ? `Did you mean: ${options.config.bin} ${[...found[0].split(':'), ...words.slice(found[1])].join(' ')}`
     : `See the commands with: ${options.config.bin} help`
-  process.stderr.write(
-    `${red('Error', process.stderr)}: "${typed}" is not a ${options.config.bin} command.\n${shown(suggestion, 200)}\n`,
-  )
+  const message = `"${typed}" is not a ${options.config.bin} command.`
+  // Under --json, stdout still holds one JSON document: the error, as every command gives it.
+  if (words.includes('--json')) {
+    const error = {kind: 'usage', exit_code: 2, message, advice: shown(suggestion, 200)}
+    process.stdout.write(`${JSON.stringify({error}, null, 2)}\n`)
+  }
+  process.stderr.write(`${red('Error', process.stderr)}: ${message}\n${shown(suggestion, 200)}\n`)
   this.exit(2)
 }
 

@@ -12,12 +12,22 @@ export interface KeyCheck {
 }
 
 /** Both keys parse, the private key is RSA; keys under 2048 bits give a warning. `whose`: " of profile ..." for messages. */
-export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string, whose = ''): KeyCheck {
-  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem, keyPassphrase()), `private key${whose}`))
-  const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), `gateway public key${whose}`))
+/** What the two keys are called in messages: by default plainly; a profile's or a variable's name where it helps. */
+interface KeyLabels {
+  privateKey: string
+  gatewayKey: string
+}
+
+export function checkKeys(
+  privateKeyPem: string,
+  gatewayPublicKeyPem: string,
+  labels: KeyLabels = {privateKey: 'private key', gatewayKey: 'gateway public key'},
+): KeyCheck {
+  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem, keyPassphrase()), labels.privateKey))
+  const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), labels.gatewayKey))
   if (privateKey.fingerprint === gatewayKey.fingerprint)
     throw usageError(
-      `The gateway public key${whose} is the public half of your own private key (the same fingerprint, ${gatewayKey.fingerprint}).`,
+      `The ${labels.gatewayKey} is the public half of your own ${labels.privateKey} (the same fingerprint, ${gatewayKey.fingerprint}).`,
       "Give the gateway's public key, from the merchant platform: the gateway signs its answers with its own key.",
     )
   const warnings: string[] = []
@@ -31,10 +41,20 @@ export function checkKeys(privateKeyPem: string, gatewayPublicKeyPem: string, wh
  * The keys of a profile checked as far as they can be without asking for anything: an
  * encrypted private key whose passphrase this run does not have yet is checked once unlocked.
  */
-export function checkLoadedKeys(privateKeyPem: string, gatewayPublicKeyPem: string, whose = ''): void {
+/** How a profile's keys are named in messages: the stored profile's name, or the variables an environment profile comes from. */
+export function keyLabels(profile: {name: string; source: 'store' | 'environment'}): KeyLabels {
+  return profile.source === 'store'
+    ? {
+        privateKey: `private key of profile "${profile.name}"`,
+        gatewayKey: `gateway public key of profile "${profile.name}"`,
+      }
+    : {privateKey: 'private key in GW_PRIVATE_KEY', gatewayKey: 'gateway public key in GW_GATEWAY_PUBLIC_KEY'}
+}
+
+export function checkLoadedKeys(privateKeyPem: string, gatewayPublicKeyPem: string, labels: KeyLabels): void {
   if (isEncryptedPem(privateKeyPem) && keyPassphrase() === undefined)
-    keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), `gateway public key${whose}`)
-  else checkKeys(privateKeyPem, gatewayPublicKeyPem, whose)
+    keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), labels.gatewayKey)
+  else checkKeys(privateKeyPem, gatewayPublicKeyPem, labels)
 }
 
 function keyOrUsage<T>(parse: () => T, what: string): T {
@@ -89,7 +109,8 @@ function isPathLike(value: string): boolean {
  * be key material pasted in the wrong form.
  */
 export function readKeyArgument(value: string, what: string): string {
-  if (value.includes('-----BEGIN')) return value
+  // PEM text on one line with its line breaks written as \n (a common form of CI secrets) is read as PEM.
+  if (value.includes('-----BEGIN')) return value.includes('\n') ? value : value.replace(/(?:\\r)?\\n/g, '\n')
   if (existsSync(value) && statSync(value).isFile()) return readFileSync(value, 'utf8')
   const expected =
     'Give the path of a PEM key file, or the PEM text itself (from -----BEGIN to -----END); a key without its PEM lines is not enough.'

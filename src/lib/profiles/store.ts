@@ -20,7 +20,7 @@ import {LockHeld, acquireLock} from '../io/lock.js'
 import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
 import {configDir} from '../paths.js'
 import {quoted} from '../untrusted.js'
-import {type KeyCheck, checkKeys, checkLoadedKeys, replaceKey} from './keys.js'
+import {type KeyCheck, checkKeys, checkLoadedKeys, keyLabels, replaceKey} from './keys.js'
 
 interface StoredProfile {
   appid: string
@@ -315,7 +315,7 @@ export class ProfileStore {
     const privateKeyPem = read(stored.private_key_file, 'private')
     const gatewayPublicKeyPem = read(stored.gateway_public_key_file, 'gateway')
     // A key file that is not a key is the profile's problem (exit 2), whatever the command.
-    checkLoadedKeys(privateKeyPem, gatewayPublicKeyPem, ` of profile "${name}"`)
+    checkLoadedKeys(privateKeyPem, gatewayPublicKeyPem, keyLabels({name, source: 'store'}))
     const {appid, base_url: baseUrl, sign_scheme: signScheme, live} = stored
     const files = [this.dir, join(this.dir, 'keys'), this.path, stored.private_key_file, stored.gateway_public_key_file]
     const privateKeyFile = stored.private_key_file

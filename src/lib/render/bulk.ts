@@ -5,7 +5,7 @@ import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-re
 import type {BulkPlan, OrderLine} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
 import {ignoredNote, sourceNotes} from './files.js'
-import {shown} from '../untrusted.js'
+import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from './words.js'
 
@@ -34,10 +34,11 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): s
     ([status, n]) => `${n} ${status === 'pending' ? 'not found, to send again' : status}`,
   )
   if (asked.length) notes.push(`the uncertain rows, asked of the gateway: ${asked.join(', ')}`)
-  if (problems.length) notes.push(`${plural(problems.length, 'problem')} in ${csv}:\n${problemLines(problems)}`)
+  if (problems.length)
+    notes.push(`${plural(problems.length, 'problem')} in ${fileShown(csv)}:\n${problemLines(problems)}`)
   if (plan.file.truncated)
     notes.push(
-      `The check stopped after ${problems.length - 1} problems; the rest of ${csv} was not read. Fix these first.`,
+      `The check stopped after ${problems.length - 1} problems; the rest of ${fileShown(csv)} was not read. Fix these first.`,
     )
   return notes
 }
@@ -71,7 +72,7 @@ function alreadyRefunded(rows: readonly BulkRowView[]): string[] {
 /** The question before sending: what goes out, and what does not because it was made before. */
 export function confirmText(toSend: readonly ToSendTotal[], plan: BulkPlan, csv: string): string {
   const already = plan.states.filter((s) => s.outcome.status === 'already_refunded').length
-  return `send ${toSendText(toSend)} of refunds from ${csv}${already ? ` (${plural(already, 'row')} already refunded: not sent)` : ''}`
+  return `send ${toSendText(toSend)} of refunds from ${fileShown(csv)}${already ? ` (${plural(already, 'row')} already refunded: not sent)` : ''}`
 }
 
 /** The rows of a plan, as a table: the first `limit`, then how many more. */
@@ -110,13 +111,13 @@ export function bulkResultView(
   if (result.dry_run) {
     const blocked = result.problems.length > 0 && result.exit_code !== 0
     const text = [
-      `Plan for ${result.csv} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`,
+      `Plan for ${fileShown(result.csv)} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`,
       `  ${plural(result.rows.length, 'row')}, ${plural(result.orders, 'order')}; to send: ${toSendText(result.to_send)}`,
       result.rows.length ? planTable(result.rows) : '',
       ...orderLines(result.orders_with_several_rows),
       ...alreadyRefunded(result.rows),
       result.summary.length ? summaryTable(result.summary) : '',
-      result.report ? `plan: ${result.report} (every row with its status, to review in a spreadsheet)` : '',
+      result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
         ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
         : 'Nothing was sent. Run again without --dry-run to send.',
@@ -125,10 +126,11 @@ export function bulkResultView(
     return {text: text.join('\n'), notes: failure ? [failure] : []}
   }
   const notes: string[] = []
-  const resume = `gw refund create --from-csv ${result.csv} --journal ${result.journal}${result.batch_id ? ` --batch-id ${result.batch_id}` : ''} --yes`
+  const journal = fileShown(result.journal)
+  const resume = `gw refund create --from-csv ${fileShown(result.csv)} --journal ${journal}${result.batch_id ? ` --batch-id ${result.batch_id}` : ''} --yes`
   if (result.write_failure) {
     notes.push(
-      `The journal ${result.journal} could not be written (${result.write_failure}): sending stopped before the next refund; ${plural(count('pending'), 'row')} not sent. Free some space, then run the same command again: ${resume}`,
+      `The journal ${journal} could not be written (${result.write_failure}): sending stopped before the next refund; ${plural(count('pending'), 'row')} not sent. Free some space, then run the same command again: ${resume}`,
     )
   } else if (result.interrupted) {
     notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${resume}`)
@@ -137,8 +139,8 @@ export function bulkResultView(
   }
   if (result.report_failure)
     notes.push(
-      `The report could not be written (${result.report_failure}); the journal ${result.journal} records every refund sent.`,
+      `The report could not be written (${result.report_failure}); the journal ${journal} records every refund sent.`,
     )
-  const report = result.report ? `\nreport: ${result.report}` : ''
+  const report = result.report ? `\nreport: ${fileShown(result.report)}` : ''
   return {text: [...alreadyRefunded(result.rows), summaryTable(result.summary)].join('\n') + report, notes}
 }

@@ -4,6 +4,7 @@ import {AMOUNT_COLUMNS, type Comparison, type ReconcileInput, type ReconcileOutc
 import {ignoredNote, sourceNotes} from './files.js'
 import {table} from './table.js'
 import {plural} from './words.js'
+import {fileShown} from '../untrusted.js'
 
 /** "order found (Invoice No); amount (Total); state (Status)". */
 const comparedText = (comparisons: readonly Comparison[]) =>
@@ -32,6 +33,6 @@ export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out
   return [
     table(['classification', 'currency', 'rows', AMOUNT_COLUMNS.gateway, AMOUNT_COLUMNS.merchant], rows),
     `compared: ${comparedText(outcome.comparisons)}`,
-    `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${out}${stopped}`,
+    `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${fileShown(out)}${stopped}`,
   ].join('\n')
 }

@@ -8,7 +8,7 @@
 import {basename, resolve} from 'node:path'
 
 import type {Work} from '../../cli/progress.js'
-import {GwError} from '../../errors.js'
+import {ExitCode, GwError} from '../../errors.js'
 import {besideInput, outputFor} from '../../files/annotated-output.js'
 import {checkOutputs} from '../../files/output-paths.js'
 import {type ReadOptions, fileSha256} from '../../files/table.js'
@@ -99,7 +99,13 @@ export async function runBulkRefund(
       rows: file.rows.map((row, i) => rowView(row, states[i]!, options.dry_run)),
       write_failure: ended.writeFailure ?? null,
       report_failure: ended.reportFailure ?? null,
-      exit_code: options.dry_run ? (plan.blocked ? 2 : 0) : exitCodeOf(states, ended),
+      exit_code: options.dry_run
+        ? plan.blocked
+          ? ExitCode.Usage
+          : ended.reportFailure
+            ? ExitCode.Unknown
+            : ExitCode.Done
+        : exitCodeOf(states, ended),
     })
     /** Writes the report (a dry run's plan) of a file with rows; resolves to why it could not be written. */
     const report = async (states: readonly RowState[]) => {

@@ -71,7 +71,19 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
   return tally.lines(['to_send']).map(({group: _group, ...total}) => total)
 }
 
-export function exitCodeOf(states: readonly RowState[], ended: {stopped: boolean; writeFailure?: string}): ExitCode {
+/**
+ * The run's exit code. A report that could not be written is not a success: the refunds are in
+ * the journal, and the same command run again writes the report (exit 5 when nothing else is).
+ */
+export function exitCodeOf(
+  states: readonly RowState[],
+  ended: {stopped: boolean; writeFailure?: string; reportFailure?: string},
+): ExitCode {
+  const code = rowsExitCode(states, ended)
+  return code === ExitCode.Done && ended.reportFailure ? ExitCode.Unknown : code
+}
+
+function rowsExitCode(states: readonly RowState[], ended: {stopped: boolean; writeFailure?: string}): ExitCode {
   const any = (...statuses: RowStatus[]) => states.some((s) => statuses.includes(s.outcome.status))
   if (ended.stopped) return ExitCode.Interrupted
   if (ended.writeFailure) return ExitCode.Unknown

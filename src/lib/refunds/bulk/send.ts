@@ -18,8 +18,8 @@ interface SendOptions {
   signal?: AbortSignal
   /** Names the run in the local history (the file's name). */
   source: string
-  /** Called after each row is sent; `failed` when it did not end refunded. */
-  onSent(failed: boolean): void
+  /** Called after each row is sent; `notRefunded` when it did not end refunded (failed, unknown, processing...). */
+  onSent(notRefunded: boolean): void
 }
 
 interface Sent {
@@ -135,7 +135,7 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
         const outcome = outcomeOf(sent, state.sent?.mch_refund_no === mch_refund_no)
         states[i] = {...state, outcome, sent: {mch_refund_no, gw_order_no, refund_fee, fee_type}}
         outcomes.push(journal.append(outcomeRecord(row.line, mch_refund_no, outcome)).catch(failed))
-        options.onSent(outcome.status === 'failed' || outcome.status === 'unknown')
+        options.onSent(outcome.status !== 'refunded' && outcome.status !== 'already_refunded')
       },
       {concurrency: options.concurrency, rate: options.rate, signal},
     )
