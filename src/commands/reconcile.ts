@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
 import {batchFlags, fileFlags, networkFlags} from '../lib/cli/flags.js'
-import {ExitCode} from '../lib/errors.js'
+import {ExitCode, exitCodeOfSignal} from '../lib/errors.js'
 import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
 import type {ReconcileOutcome, ReconciledRow} from '../lib/reconcile/reconcile.js'
 
@@ -70,7 +70,8 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     }
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
     this.log(reconcileView(outcome, mismatches, out))
-    this.setExitCode(outcome.stopped ? ExitCode.Interrupted : mismatches > 0 ? ExitCode.Refused : ExitCode.Done)
+    const stoppedCode = exitCodeOfSignal(work.signal.reason)
+    this.setExitCode(outcome.stopped ? stoppedCode : mismatches > 0 ? ExitCode.Refused : ExitCode.Done)
     return {...outcome, file: args.file, out, mismatches, results}
   }
 }

@@ -15,7 +15,8 @@ let world: GwWorld
 let fileNo = 0
 
 beforeAll(async () => {
-  world = await startWorld()
+  // Two merchants of one gateway (one gateway key signs for both): the first is the profile's.
+  world = await startWorld({merchants: [{appid: 'mch40001'}, {appid: 'mch40002'}]})
 })
 afterAll(() => world.close())
 
@@ -108,7 +109,7 @@ describe('a signed answer about another refund', () => {
       expect(replayed.code, replayed.stdout).toBe(4)
       expect(replayed.stdout).not.toContain('"refunded"')
       expect(replayed.json<{explanation: string}>().explanation).toMatch(
-        /the answer to order_refund is about mch_order_no "PRV-REPLAY-1", not mch_order_no "PRV-REPLAY-2"/,
+        /the answer to order_refund is about mch_refund_no "RF\w+", not mch_refund_no "RF\w+" as asked/,
       )
       expect(await refundsOf(w28!)).toEqual([])
 
@@ -126,6 +127,71 @@ describe('a signed answer about another refund', () => {
       expect(settled.stderr).toContain('it is settled now (refunded)')
       // The bulk row's refund, unsettled in the history too, is settled first: each sent once.
       expect((await refundsOf(w28!)).map((r) => r.refund_fee).sort((x, y) => x - y)).toEqual([300, 2800])
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('of another merchant, about the same order and refund numbers, is a failed verification (one gateway key signs for all)', async () => {
+    const other = world.sandbox.info.merchants[1]!.appid
+    const wire = world.sandbox.wire(other)
+    const shared = `PRV-MCH-${process.pid}`
+    const [mine] = await world.paidOrders(1, 10_000, shared)
+    const created = await wire.call('native_pay', {
+      channel: 'wechat',
+      mch_order_no: mine,
+      total_fee: 10_000,
+      fee_type: 'THB',
+    })
+    expect(created.data.result).toBe('SUCCESS')
+    expect((await world.sandbox.controls.pay(mine!, {appid: other})).status).toBe(200)
+    const theirs = await wire.call('order_refund', {
+      mch_order_no: mine,
+      channel: 'wechat',
+      total_fee: 10_000,
+      fee_type: 'THB',
+      mch_refund_no: 'PRV-MCH-R1',
+      refund_fee: 1000,
+    })
+    expect(theirs.data.result).toBe('SUCCESS')
+    const proxy = await startReplayingProxy(world.sandbox.info.base_url)
+    try {
+      proxy.replay('order_refund', JSON.stringify(theirs.envelope))
+      const env = world.environmentProfile({GW_BASE_URL: proxy.baseUrl})
+      const run = await world.run(
+        ['refund', 'create', mine!, '--amount', '10', '--mch-refund-no', 'PRV-MCH-R1', '--json'],
+        {env},
+      )
+      expect(run.code, run.stdout).toBe(4)
+      expect(run.json<{explanation: string}>().explanation).toContain(`is about appid "${other}"`)
+      const ledgers = await world.sandbox.controls.orders(mine!)
+      const own = ledgers.find((o) => o.appid === world.sandbox.info.merchants[0]!.appid)!
+      expect(own.refunds).toEqual([])
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('a signed refusal about another refund is not taken for this one: the refund is looked up first', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'PRV-REFUSAL')
+    const refusal = await world.sandbox.wire().call('order_refund', {
+      mch_order_no: order,
+      channel: 'wechat',
+      total_fee: 10_000,
+      fee_type: 'THB',
+      mch_refund_no: 'PRV-REFUSAL-X',
+      refund_fee: 99_999,
+    })
+    expect(refusal.data.result).toBe('FAIL')
+    const proxy = await startReplayingProxy(world.sandbox.info.base_url)
+    try {
+      // The gateway makes the refund; the proxy answers with the refusal it kept.
+      proxy.replay('order_refund', JSON.stringify(refusal.envelope), true)
+      const env = world.environmentProfile({GW_BASE_URL: proxy.baseUrl})
+      const run = await world.run(['refund', 'create', order!, '--amount', '10', '--json'], {env})
+      expect(run.code, run.stdout).toBe(0)
+      expect(run.json()).toMatchObject({status: 'refunded', resolved_by: 'refund_query'})
+      expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([1000])
     } finally {
       await proxy.close()
     }
@@ -321,6 +387,24 @@ describe('the smaller ones', () => {
     expect(result.code, result.stderr).toBe(5)
     expect(result.stderr).toContain('The report could not be written')
     for (const order of orders) expect((await refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
+  })
+
+  it('a bulk run stopped by SIGTERM ends 143, by its own signal', async () => {
+    const orders = await world.paidOrders(3, 10_000, 'PRV-BTERM')
+    const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
+    await world.faults('latency=700-700ms@order_refund')
+    let result
+    try {
+      const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
+      const deadline = Date.now() + 20_000
+      while (!(await refundsOf(orders[0]!)).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      running.child.kill('SIGTERM')
+      result = await running.result
+    } finally {
+      await world.faults('')
+    }
+    expect(result.code, result.stderr).toBe(143)
+    expect(result.stderr).toContain('Resume with the same command')
   })
 
   it('the sending progress counts rows not refunded as such, never unknown ones as failed', async () => {

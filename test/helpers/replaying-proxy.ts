@@ -8,23 +8,26 @@ import type {AddressInfo} from 'node:net'
  */
 export async function startReplayingProxy(target: string) {
   const kept = new Map<string, string[]>()
-  const replaying = new Map<string, string>()
+  const replaying = new Map<string, {body: string; forward: boolean}>()
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', async () => {
       const operation = (req.url ?? '').split('?')[0]!.split('/').at(-1)!
       const replay = replaying.get(operation)
+      const pass = () =>
+        fetch(`${target}/${operation}`, {
+          method: req.method,
+          headers: {'content-type': req.headers['content-type'] ?? ''},
+          body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
+        })
       if (replay !== undefined) {
+        if (replay.forward) await pass()
         res.writeHead(200, {'content-type': 'application/json'})
-        res.end(replay)
+        res.end(replay.body)
         return
       }
-      const answer = await fetch(`${target}/${operation}`, {
-        method: req.method,
-        headers: {'content-type': req.headers['content-type'] ?? ''},
-        body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
-      })
+      const answer = await pass()
       const body = await answer.text()
       kept.set(operation, [...(kept.get(operation) ?? []), body])
       res.writeHead(answer.status, {'content-type': 'application/json'})
@@ -37,8 +40,11 @@ export async function startReplayingProxy(target: string) {
     baseUrl: `http://127.0.0.1:${port}/Gateway`,
     /** The answers the sandbox gave to an operation, in order. */
     kept: (operation: string) => kept.get(operation) ?? [],
-    /** From now on, answers `operation` with `body` without passing it on. */
-    replay: (operation: string, body: string) => replaying.set(operation, body),
+    /**
+     * From now on, answers `operation` with `body`: without passing the request on, or, with
+     * `forward`, after passing it on (the gateway acts on it; its answer is swapped).
+     */
+    replay: (operation: string, body: string, forward = false) => replaying.set(operation, {body, forward}),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

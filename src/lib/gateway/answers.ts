@@ -97,41 +97,38 @@ export function readEnvelope(
   return {code, msg, time, data: data as Record<string, unknown>}
 }
 
-/** What a successful answer repeats of its request, beyond the order numbers it was asked by. */
+/**
+ * What a successful answer must repeat of its request, beyond the merchant (appid) and the order
+ * numbers, which are compared wherever the answer carries them: a refund's number and amount
+ * always (2.5), amounts and currency where the answer gives them.
+ */
 const ECHOED: Record<Operation, {always: readonly string[]; whenGiven: readonly string[]}> = {
   native_pay: {always: [], whenGiven: ['total_fee', 'fee_type']},
   order_query: {always: [], whenGiven: []},
-  // A refund's answer names the refund and its amount (2.5): an answer about another refund is not this one's.
   order_refund: {always: ['mch_refund_no', 'refund_fee'], whenGiven: ['total_fee', 'fee_type']},
   // The refund query answers for the order; each refund in it is matched by number and amount by its reader.
   refund_query: {always: [], whenGiven: []},
-  // The close result carries only mch_order_no (2.7).
   order_close: {always: [], whenGiven: []},
 }
 
 type Asked = Readonly<Record<string, string | number | undefined>>
 
 /**
- * Why a successful answer is not about what was asked (another order, refund or amount), or
- * undefined when it is. A signed answer replayed from another request verifies; this is what
- * tells it apart. The order numbers asked by must come back, each as asked (a close answer
- * carries only the merchant's number), and a refund's number and amount must be the ones sent.
+ * Why a successful answer is not about what was asked (another merchant, order, refund or
+ * amount), or undefined when it is. A signed answer replayed from another request verifies (one
+ * gateway key signs for every merchant); this is what tells it apart. `asked` holds the request's
+ * parameters, the appid, and what else gw knows of the order (its gw_order_no, found by a query).
  */
 export function mismatchOf(operation: Operation, asked: Asked, data: Record<string, unknown>): string | undefined {
-  const same = (field: string) => String(data[field]) === String(asked[field])
+  const given = (field: string) => asked[field] !== undefined && asked[field] !== ''
   const present = (field: string) => data[field] !== undefined && data[field] !== ''
-  const numbers = ORDER_NUMBER_FIELDS.filter((field) => asked[field] !== undefined && asked[field] !== '')
-  const differing = numbers.find((field) => present(field) && !same(field))
-  const about = (field: string) => `${field} ${present(field) ? `"${shown(String(data[field]), 40)}"` : 'missing'}`
-  const wrong = (field: string) =>
-    `the answer to ${operation} is about ${about(field)}, not ${field} "${shown(String(asked[field]), 40)}" as asked`
-  if (differing) return wrong(differing)
-  if (numbers.length && operation !== 'order_close' && !numbers.some(present)) {
-    return `the answer to ${operation} names none of the order numbers asked by (${numbers.join(', ')})`
-  }
+  const same = (field: string) => String(data[field]) === String(asked[field])
   const {always, whenGiven} = ECHOED[operation]
-  const field = always.find((f) => !present(f) || !same(f)) ?? whenGiven.find((f) => present(f) && !same(f))
-  return field === undefined || asked[field] === undefined ? undefined : wrong(field)
+  const compared = ['appid', ...ORDER_NUMBER_FIELDS, ...whenGiven].filter((f) => given(f) && present(f))
+  const field = always.find((f) => given(f) && (!present(f) || !same(f))) ?? compared.find((f) => !same(f))
+  if (field === undefined) return undefined
+  const about = present(field) ? `"${shown(String(data[field]), 40)}"` : 'missing'
+  return `the answer to ${operation} is about ${field} ${about}, not ${field} "${shown(String(asked[field]), 40)}" as asked`
 }
 
 /**

@@ -159,7 +159,15 @@ export class GatewayClient {
     return {params, canonical}
   }
 
-  async call<O extends Operation>(operation: O, business: BusinessParams): Promise<Answer<O>> {
+  /**
+   * `known`: what else gw knows of the order asked about (its gw_order_no from a query), which a
+   * successful answer must not contradict, beside the parameters sent and the appid.
+   */
+  async call<O extends Operation>(
+    operation: O,
+    business: BusinessParams,
+    known: BusinessParams = {},
+  ): Promise<Answer<O>> {
     this.check(operation, business)
     const url = new URL(`${this.#origin}${this.#basePath}/${operation}`)
     let failure: AttemptFailure | undefined
@@ -176,7 +184,11 @@ export class GatewayClient {
         if (result.final) break
         continue
       }
-      const answer = classify(operation, result, attempt, mayHaveArrived, business)
+      const answer = classify(operation, result, attempt, mayHaveArrived, {
+        ...known,
+        ...business,
+        appid: this.profile.appid,
+      })
       if (answer && 'kind' in answer) {
         failure = answer
         mayHaveArrived = true

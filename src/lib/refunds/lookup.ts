@@ -15,6 +15,8 @@ export type Lookup =
  */
 export function lookupOf(entry: RefundOrder | undefined, refundFee: number): Lookup {
   if (!entry) return {state: 'absent'}
+  // An entry without its amount (the gateway writes "" for what it does not have yet) proves nothing either way.
+  if (entry.mch_refund_fee === undefined) return {state: 'unknown', why: 'the refund query does not show its amount'}
   if (entry.mch_refund_fee !== refundFee)
     return {state: 'other_amount', gw_refund_no: entry.gw_refund_no, refund_fee: entry.mch_refund_fee}
   const state = normalizeRefundState(entry.refund_state)

@@ -7,6 +7,7 @@
  * the order's state corroborates it). A refund is never sent under a new number blindly.
  */
 import {GwError} from '../errors.js'
+import type {Refusal} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
 import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, formatAmount, lookupError} from '../gateway/protocol/index.js'
 import type {OrderHistory, RefundEntryStatus} from '../orders/history.js'
@@ -147,7 +148,9 @@ export class RefundService {
       return {state: 'unknown', why: `the gateway has no refund query for ${planned.channel}`}
     let answer
     try {
-      answer = await this.client.call('refund_query', refundQuery(planned, planned.mch_refund_no, planned.refund_fee))
+      answer = await this.client.call('refund_query', refundQuery(planned, planned.mch_refund_no, planned.refund_fee), {
+        gw_order_no: planned.gw_order_no,
+      })
     } catch (error) {
       if (error instanceof GwError) return {state: 'unknown', why: error.message}
       throw error
@@ -200,7 +203,7 @@ export class RefundService {
     const canQuery = hasRefundQuery(planned.channel)
     let lastWhy = ''
     for await (const round of tries(SEND_ROUNDS)) {
-      const answer = await this.client.call('order_refund', params)
+      const answer = await this.client.call('order_refund', params, {gw_order_no: planned.gw_order_no})
       if (answer.status === 'success') {
         // The client has checked that the answer is about this refund: its number and amount.
         const {gw_refund_no, refund_time} = answer.data
@@ -213,10 +216,7 @@ export class RefundService {
         }
       }
       const duplicate = answer.status === 'refused' && DUPLICATE_CODES.includes(answer.code)
-      if (answer.status === 'refused' && !duplicate) {
-        const {code: err_code, message: err_msg, explanation} = answer
-        return {status: 'failed', planned, err_code, err_msg, explanation, resolved_by: 'answer'}
-      }
+      if (answer.status === 'refused' && !duplicate) return this.#refused(planned, answer)
       const unverified =
         answer.status === 'uncertain' && (answer.reason === 'bad_signature' || answer.reason === 'not_about_request')
       const existed = duplicate && round === 1
@@ -291,6 +291,38 @@ export class RefundService {
       : `gw sends refund number ${planned.mch_refund_no} again, which the gateway takes once`
     const explanation = `The outcome could not be settled (${lastWhy}). Run the same command again later: ${again}.`
     return {status: 'unknown', planned, explanation, resolved_by: canQuery ? 'refund_query' : 'resend'}
+  }
+
+  /**
+   * A refusal carries nothing of the refund it answers (2.1), so a signed refusal of another
+   * request would pass for this one's: where the channel has a refund query, the refund's number
+   * is looked up before it is called failed, and what the gateway shows of it decides.
+   */
+  async #refused(planned: PlannedRefund, refusal: Refusal): Promise<RefundResult> {
+    const {code: err_code, message: err_msg, explanation} = refusal
+    const failed: RefundResult = {status: 'failed', planned, err_code, err_msg, explanation, resolved_by: 'answer'}
+    if (!hasRefundQuery(planned.channel)) {
+      const unconfirmed = `${explanation} The gateway has no refund query for ${planned.channel} to confirm that nothing was refunded: check refund ${planned.mch_refund_no} on the merchant platform before refunding the order again.`
+      return {...failed, explanation: unconfirmed}
+    }
+    const found = await this.lookup(planned)
+    if (found.state === 'unknown')
+      return {
+        status: 'unknown',
+        planned,
+        explanation: `The gateway refused the refund (${err_code}), but looking refund ${planned.mch_refund_no} up to confirm it did not settle it (${found.why}). Run the same command again later: gw looks it up first.`,
+        resolved_by: 'refund_query',
+      }
+    // Not there, failed, or the number held for another amount: this refund was not made under it.
+    if (found.state === 'absent' || found.state === 'other_amount' || found.state === 'FAIL') return failed
+    const status = STATUS_OF_LOOKUP[found.state]
+    return {
+      status,
+      planned,
+      gw_refund_no: found.gw_refund_no,
+      refund_time: found.refund_time,
+      resolved_by: 'refund_query',
+    }
   }
 
   /** The answers failed verification: nothing in them is used, nothing is sent again; the next run settles it. */

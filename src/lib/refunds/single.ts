@@ -32,6 +32,8 @@ export interface MadeRefund {
   at?: string
   /** Where it was made, when it was made on this machine. */
   source?: string
+  /** The gateway refused it, on a channel that cannot confirm a refusal (no refund query). */
+  refused?: boolean
 }
 
 interface OneRefundHooks {
@@ -65,8 +67,11 @@ function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
 export class SingleRefunds {
   constructor(readonly refunds: RefundService) {}
 
-  /** Settles the order's refunds sent without a known outcome; throws (exit 5) when one stays unknown. */
-  async settle(found: FoundOrder): Promise<RefundResult[]> {
+  /**
+   * Settles the order's refunds sent without a known outcome; throws (exit 5) when one stays
+   * unknown. `resending` is told of a refund about to be sent again under its number.
+   */
+  async settle(found: FoundOrder, resending: (planned: PlannedRefund) => void = () => {}): Promise<RefundResult[]> {
     const {history, appid} = this.refunds
     const unsettled = history.refundsOf(appid, found.record.mch_order_no ?? '').filter(isUnsettled)
     const settled: RefundResult[] = []
@@ -96,6 +101,7 @@ export class SingleRefunds {
         result = {status: 'unknown', planned, explanation: looked.why, resolved_by: 'refund_query'}
       } else {
         // Never arrived, or cannot be looked up: the same number again settles it, and the gateway takes it once.
+        resending(planned)
         result = await this.refunds.send(planned, entry.source)
       }
       if (result.status === 'unknown') {
@@ -118,11 +124,14 @@ export class SingleRefunds {
   identical(planned: PlannedRefund, gatewayRefunds: RefundOrder[]): MadeRefund | undefined {
     const since = Date.now() - IDENTICAL_WINDOW_MS
     const {history, appid} = this.refunds
+    // A refusal on a channel without a refund query cannot be confirmed: such a refund may have been made.
+    const mayBeMade = (r: RefundEntry) =>
+      isMade(r) || (r.status === 'failed' && !hasRefundQuery(r.channel ?? planned.channel))
     const local = history
       .refundsOf(appid, planned.mch_order_no)
-      .filter((r) => isMade(r) && r.refund_fee === planned.refund_fee && Date.parse(r.at) >= since)
+      .filter((r) => mayBeMade(r) && r.refund_fee === planned.refund_fee && Date.parse(r.at) >= since)
       .at(-1)
-    if (local) return {...local, fee_type: planned.fee_type}
+    if (local) return {...local, fee_type: planned.fee_type, refused: local.status === 'failed'}
     const remote = gatewayRefunds.find((r) => {
       const made = ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state))
       const at = r.refund_time
@@ -216,7 +225,7 @@ export class SingleRefunds {
     hooks: OneRefundHooks,
     sent: (planned: PlannedRefund) => void,
   ): Promise<OneRefund | RefundProblem> {
-    const settled = await this.settle(found)
+    const settled = await this.settle(found, sent)
     // The refund asked for may be the one an earlier run left unsettled: then it is done.
     const minor = requestedMinor(request, found)
     const earlier = settled.find(

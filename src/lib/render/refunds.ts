@@ -110,7 +110,10 @@ function howToCheck(p: {mch_order_no: string; mch_refund_no: string; channel: st
 function describeMade(made: MadeRefund): string {
   const when = made.at ? ` at ${made.at}` : ''
   const where = made.source && made.source !== 'refund create' ? ` (by ${made.source})` : ''
-  return `refund ${made.mch_refund_no} of ${formatAmount(made.refund_fee, made.fee_type)} was made${when}${where}`
+  const what = made.refused
+    ? 'was refused, which the gateway cannot confirm without a refund query (check the merchant platform),'
+    : 'was made'
+  return `refund ${made.mch_refund_no} of ${formatAmount(made.refund_fee, made.fee_type)} ${what}${when}${where}`
 }
 
 /** The question asked before a refund identical to one made recently: the action, and what --again and looking first mean. */

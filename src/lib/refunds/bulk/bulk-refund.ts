@@ -81,7 +81,7 @@ export async function runBulkRefund(
     const toSend = toSendTotals(plan.states)
     const result = (
       states: readonly RowState[],
-      ended: {stopped: boolean; writeFailure?: string; reportFailure?: string},
+      ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
     ): BulkResult => ({
       csv,
       report: ended.reportFailure || !file.rows.length ? null : reportPath,

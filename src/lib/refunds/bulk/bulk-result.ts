@@ -1,5 +1,5 @@
 /** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
-import {ExitCode} from '../../errors.js'
+import {ExitCode, exitCodeOfSignal} from '../../errors.js'
 import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {OrderLine} from './plan.js'
@@ -77,15 +77,18 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
  */
 export function exitCodeOf(
   states: readonly RowState[],
-  ended: {stopped: boolean; writeFailure?: string; reportFailure?: string},
+  ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
 ): ExitCode {
   const code = rowsExitCode(states, ended)
   return code === ExitCode.Done && ended.reportFailure ? ExitCode.Unknown : code
 }
 
-function rowsExitCode(states: readonly RowState[], ended: {stopped: boolean; writeFailure?: string}): ExitCode {
+function rowsExitCode(
+  states: readonly RowState[],
+  ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string},
+): ExitCode {
   const any = (...statuses: RowStatus[]) => states.some((s) => statuses.includes(s.outcome.status))
-  if (ended.stopped) return ExitCode.Interrupted
+  if (ended.stopped) return exitCodeOfSignal(ended.stoppedBy)
   if (ended.writeFailure) return ExitCode.Unknown
   if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return ExitCode.Signature
   if (any('failed', 'skipped_invalid')) return ExitCode.Refused

@@ -167,11 +167,15 @@ async function phase<T>(
     work.done()
   }
   if (work.signal.aborted)
-    throw new GwError('interrupted', 'Interrupted while checking the orders: nothing was sent.', {
-      advice: input.dry_run
-        ? 'Run the dry run again to see the plan.'
-        : 'Run the same command again to check and send.',
-    })
+    throw new GwError(
+      work.signal.reason === 'SIGTERM' ? 'terminated' : 'interrupted',
+      'Interrupted while checking the orders: nothing was sent.',
+      {
+        advice: input.dry_run
+          ? 'Run the dry run again to see the plan.'
+          : 'Run the same command again to check and send.',
+      },
+    )
   return result
 }
 

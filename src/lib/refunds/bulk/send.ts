@@ -24,8 +24,9 @@ interface SendOptions {
 
 interface Sent {
   states: RowState[]
-  /** Ctrl-C stopped the run. */
+  /** Ctrl-C (or SIGTERM) stopped the run; `stoppedBy` names the signal. */
   stopped: boolean
+  stoppedBy?: unknown
   /** A journal write failed (a full disk): sending stopped; the rows not sent stay pending. */
   writeFailure?: string
 }
@@ -143,5 +144,5 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
   } finally {
     await journal.close().catch(failed)
   }
-  return {states, stopped: Boolean(options.signal?.aborted), writeFailure}
+  return {states, stopped: Boolean(options.signal?.aborted), stoppedBy: options.signal?.reason, writeFailure}
 }
