@@ -4,8 +4,10 @@
 // oclif, undici and zod once, the workbook library only by the commands that read or write a
 // workbook. Source maps beside, used with DEBUG. Then oclif's manifest and the command reference.
 import {build} from 'esbuild'
+import {spawnSync} from 'node:child_process'
 import {readdirSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 const commands = readdirSync('src/commands', {recursive: true})
   .filter((file) => file.endsWith('.ts'))
@@ -38,3 +40,18 @@ await build({
     js: "import {createRequire as __gwRequire} from 'node:module'; const require = __gwRequire(import.meta.url);",
   },
 })
+
+// oclif's development tool checks npm for a newer version of itself and warns ("oclif update
+// available") on every build and so on every `npm run demo`: its own documented switch turns the
+// check off (gw itself has no update check: it is installed from a tarball or an executable).
+const oclif = fileURLToPath(import.meta.resolve('oclif/bin/run.js'))
+for (const args of [
+  ['manifest'],
+  ['readme', '--readme-path', 'docs/commands.md', '--no-aliases', '--no-source-links'],
+]) {
+  const run = spawnSync(process.execPath, [oclif, ...args], {
+    stdio: 'inherit',
+    env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
+  })
+  if (run.status !== 0) process.exit(run.status ?? 1)
+}

@@ -10,7 +10,7 @@ interface ReconcileResult extends ReconcileOutcome {
   file: string
   out: string
   mismatches: number
-  results: Omit<ReconciledRow, 'values'>[]
+  results: Omit<ReconciledRow, 'values' | 'typed'>[]
 }
 
 export default class Reconcile extends GwCommand<typeof Reconcile> {
@@ -58,9 +58,10 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
       outcome = await new Reconciler(orders, refunds).run(input, {
         ...flags,
         withRefunds: flags['with-refunds'],
+        gw_version: this.config.version,
         onlyMismatches: flags['only-mismatches'],
         signal: work.signal,
-        onRow: ({values: _values, ...row}, written) => {
+        onRow: ({values: _values, typed: _typed, ...row}, written) => {
           work.progress.tick(row.classification !== 'match')
           if (written && this.jsonEnabled()) results.push(row)
         },

@@ -9,6 +9,7 @@ import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 
 import {runBatch} from './batch.js'
+import {GwError} from './errors.js'
 import type {GatewayServices} from './cli/services.js'
 import {writeTable} from './files/annotated-output.js'
 import {toDecimal} from './gateway/protocol/index.js'
@@ -21,7 +22,12 @@ interface SeedOptions {
   paid: number
   refunded: number
   outDir: string
-  /** Pays an order as its payer would. */
+  /**
+   * The sandbox pays every order by itself (--auto-pay): orders meant to stay unpaid are closed
+   * at once, and one its payer paid first counts as paid.
+   */
+  autoPaid: boolean
+  /** Pays an order as its payer would (an order already paid stays paid). */
   pay(mchOrderNo: string): Promise<void>
   /** Called as each order is made and settled. */
   tick(): void
@@ -43,6 +49,7 @@ interface Seeded {
   total_fee: number
   fee_type: string
   paid: boolean
+  closed: boolean
   refunded: number
 }
 
@@ -70,7 +77,7 @@ export async function seedSandbox(services: GatewayServices, options: SeedOption
   const seeded: Seeded[] = Array.from({length: options.orders}, (_, i) => {
     const [channel, fee_type] = KINDS[i % KINDS.length]!
     const mch_order_no = `${run}-${String(i + 1).padStart(3, '0')}`
-    return {mch_order_no, channel, fee_type, total_fee: amountOf(i, fee_type), paid: false, refunded: 0}
+    return {mch_order_no, channel, fee_type, total_fee: amountOf(i, fee_type), paid: false, closed: false, refunded: 0}
   })
   const paidEvery = options.paid > 0 ? 1 / options.paid : Number.POSITIVE_INFINITY
   const refundEvery = options.refunded > 0 ? 1 / options.refunded : Number.POSITIVE_INFINITY
@@ -81,7 +88,19 @@ export async function seedSandbox(services: GatewayServices, options: SeedOption
       const {mch_order_no, channel, total_fee, fee_type} = order
       await services.orders.create({channel, total_fee, fee_type, mch_order_no, product: `Seed order ${i + 1}`})
       // Paid and refunded in even spreads: paid when the running count falls behind the share.
-      if (Math.floor((i + 1) / paidEvery) > Math.floor(i / paidEvery)) {
+      const toPay = Math.floor((i + 1) / paidEvery) > Math.floor(i / paidEvery)
+      if (!toPay && options.autoPaid) {
+        // Closed before the sandbox pays it; when its payer was quicker, it is paid (and not refunded).
+        await services.orders.close({mch_order_no}, channel).then(
+          () => (order.closed = true),
+          (error: unknown) => {
+            // CANCEL_ERROR: the order is paid and cannot be closed.
+            if (!(error instanceof GwError && error.details?.err_code === 'CANCEL_ERROR')) throw error
+            order.paid = true
+          },
+        )
+      }
+      if (toPay) {
         await options.pay(mch_order_no)
         order.paid = true
         const nth = ++paidSoFar
@@ -108,7 +127,7 @@ export async function seedSandbox(services: GatewayServices, options: SeedOption
       amount: toDecimal(order.total_fee, order.fee_type),
       fee_type: order.fee_type,
       // The merchant's word: a partly refunded order is still paid to it.
-      status: order.paid ? 'paid' : 'unpaid',
+      status: order.paid ? 'paid' : order.closed ? 'closed' : 'unpaid',
       channel: order.channel,
     }
     const line = i + 2

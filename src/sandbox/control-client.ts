@@ -79,9 +79,26 @@ export class SandboxControl {
     return (await this.call<{requests: Record<string, number>}>('GET', '/sandbox/stats')).body.requests
   }
 
-  /** Sets the faults (`''` for none); rejects with the sandbox's reason for a bad spec. */
-  async faults(spec: string): Promise<void> {
-    const answer = await this.call<{error?: string}>('POST', '/sandbox/faults', {spec})
+  /** Sets the faults (`''` for none); rejects with the sandbox's reason for a bad spec. Returns the faults now set. */
+  async faults(spec: string): Promise<string> {
+    const answer = await this.call<{error?: string; spec?: string}>('POST', '/sandbox/faults', {spec})
+    if (answer.status !== 200) throw new Error(answer.body.error ?? `HTTP ${answer.status}`)
+    return answer.body.spec ?? ''
+  }
+
+  /** The seconds after which the sandbox pays each new order by itself (--auto-pay), null when it does not. */
+  async autoPay(): Promise<number | null> {
+    return (await this.call<{auto_pay?: number | null}>('GET', '/sandbox/stats')).body.auto_pay ?? null
+  }
+
+  /** The faults set now, as a spec ('' for none). */
+  async currentFaults(): Promise<string> {
+    return (await this.call<{spec?: string}>('GET', '/sandbox/faults')).body.spec ?? ''
+  }
+
+  /** Has the sandbox read merchants.json again; rejects with its reason. */
+  async reloadMerchants(): Promise<void> {
+    const answer = await this.call<{error?: string}>('POST', '/sandbox/merchants/reload', {})
     if (answer.status !== 200) throw new Error(answer.body.error ?? `HTTP ${answer.status}`)
   }
 }

@@ -1,12 +1,13 @@
 /**
  * The sandbox's control API under /sandbox/ (unsigned; loopback clients only): pay or decline
  * an order as the payer would, deliver an order's notification again, set faults, and read the
- * ledger, the notifications sent and the requests received. Tests, benchmarks and `gw sandbox pay` use it (control-client).
+ * ledger, the notifications sent and the requests received; show faults; take merchants added
+ * while it runs. Tests, benchmarks and `gw sandbox pay` use it (control-client).
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
 import {readBody, reply} from '../lib/io/http.js'
-import {type Faults, parseFaults} from './faults.js'
+import {type Faults, faultSpec, parseFaults} from './faults.js'
 import type {Ledger, SandboxOrder} from './ledger.js'
 import type {Merchant} from './merchants.js'
 import type {GatewayRules} from './rules/index.js'
@@ -23,7 +24,11 @@ interface ControlContext {
   merchants: Map<string, Merchant>
   rules: GatewayRules
   requests: Record<string, number>
+  /** Seconds after which the sandbox pays each new order by itself (--auto-pay); undefined when it does not. */
+  autoPay: number | undefined
   faults: {get(): Faults; set(faults: Faults): void}
+  /** Reads merchants.json again: a merchant added while the sandbox runs. */
+  reloadMerchants(): void
 }
 
 const json = (res: ServerResponse, status: number, value: unknown) => reply(res, status, JSON.stringify(value))
@@ -55,7 +60,7 @@ export async function control(
     case 'GET /sandbox/health':
       return json(res, 200, HEALTH)
     case 'GET /sandbox/stats':
-      return json(res, 200, {requests: context.requests})
+      return json(res, 200, {requests: context.requests, auto_pay: context.autoPay ?? null})
     case 'POST /sandbox/pay':
     case 'POST /sandbox/notify': {
       const mchOrderNo = String(input.mch_order_no ?? '')
@@ -98,13 +103,23 @@ export async function control(
         .sort((a, b) => a.at.localeCompare(b.at))
       return json(res, 200, {notifications})
     }
+    case 'GET /sandbox/faults':
+      return json(res, 200, {faults: context.faults.get(), spec: faultSpec(context.faults.get())})
     case 'POST /sandbox/faults': {
       try {
         context.faults.set(parseFaults(String(input.spec ?? '')))
       } catch (error) {
         return json(res, 400, {error: (error as Error).message})
       }
-      return json(res, 200, {faults: context.faults.get()})
+      return json(res, 200, {faults: context.faults.get(), spec: faultSpec(context.faults.get())})
+    }
+    case 'POST /sandbox/merchants/reload': {
+      try {
+        context.reloadMerchants()
+      } catch (error) {
+        return json(res, 409, {error: (error as Error).message})
+      }
+      return json(res, 200, {merchants: [...context.merchants.keys()]})
     }
     default:
       return json(res, 404, {error: `no control route ${route}`})

@@ -8,7 +8,8 @@
  * - refund-processing: a refund is accepted as PROCESSING and answered TRADE_STATE_ERROR;
  *   it settles as SUCCESS 20 minutes later (divided by --time-scale).
  * - latency=MIN-MAXms: every answer waits that long.
- * A fault may be limited to one operation: `drop-after-commit=1@order_refund`, `latency=2000ms@order_refund`.
+ * A fault may be limited to one operation: `drop-after-commit=1@order_refund`, `latency=2000ms@refund`
+ * (create, query, refund and close name native_pay, order_query, order_refund and order_close).
  */
 
 import {OPERATIONS} from '../lib/gateway/protocol/index.js'
@@ -30,6 +31,15 @@ export interface Faults {
 
 export class FaultSpecError extends Error {}
 
+/** Short names for operations in a spec: `latency=50-150ms@refund`. */
+const OPERATION_ALIASES: Record<string, string> = {
+  create: 'native_pay',
+  pay: 'native_pay',
+  query: 'order_query',
+  refund: 'order_refund',
+  close: 'order_close',
+}
+
 export function parseFaults(spec: string | undefined): Faults {
   const faults: Faults = {rates: {}}
   if (!spec?.trim()) return faults
@@ -38,9 +48,12 @@ export function parseFaults(spec: string | undefined): Faults {
     .map((p) => p.trim())
     .filter(Boolean)) {
     const [name, value = ''] = part.split('=', 2).map((s) => s.trim()) as [string, string?]
-    const [amount = '', operation] = value.split('@', 2)
+    const [amount = '', named] = value.split('@', 2)
+    const operation = named === undefined ? undefined : (OPERATION_ALIASES[named] ?? named)
     if (operation !== undefined && !(OPERATIONS as readonly string[]).includes(operation))
-      throw new FaultSpecError(`fault ${name}=${value}: "${operation}" is not an operation (${OPERATIONS.join(', ')})`)
+      throw new FaultSpecError(
+        `fault ${name}=${value}: "${operation}" is not an operation (${OPERATIONS.join(', ')}; or ${Object.keys(OPERATION_ALIASES).join(', ')})`,
+      )
     const only = operation ? {operation} : {}
     if (name === 'latency') {
       const match = /^(\d{1,6})(?:-(\d{1,6}))?ms$/.exec(amount)
@@ -59,6 +72,19 @@ export function parseFaults(spec: string | undefined): Faults {
     faults.rates[name as FaultKind] = {rate, ...only}
   }
   return faults
+}
+
+/** The faults as a spec `parseFaults` reads back ('' for none): what `gw sandbox faults` shows. */
+export function faultSpec(faults: Faults): string {
+  const at = (operation?: string) => (operation ? `@${operation}` : '')
+  const rates = Object.entries(faults.rates).map(([kind, f]) => `${kind}=${f.rate}${at(f.operation)}`)
+  const {latency} = faults
+  const wait = latency
+    ? [
+        `latency=${latency.min === latency.max ? latency.min : `${latency.min}-${latency.max}`}ms${at(latency.operation)}`,
+      ]
+    : []
+  return [...rates, ...wait].join(',')
 }
 
 export function strikes(faults: Faults, kind: FaultKind, operation: string): boolean {

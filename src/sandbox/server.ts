@@ -18,6 +18,7 @@ import {envelope} from './envelope.js'
 import {type Faults, parseFaults} from './faults.js'
 import {Ledger, type SandboxOrder} from './ledger.js'
 import {type GatewayKeys, type Merchant, loadGatewayKeys, loadMerchants} from './merchants.js'
+import type {RequestRecord} from './request-log.js'
 import {Notifier} from './notifier.js'
 import {MAX_BODY, Operations} from './operation.js'
 import {notFoundPage, payerPage} from './payer-page.js'
@@ -30,17 +31,27 @@ export interface SandboxOptions {
   host?: string
   /** Divides every delay and lifetime (notification retries, QR expiry, refund delays). */
   timeScale?: number
-  /** Pay every new order after this many seconds (divided by the time scale). */
+  /** Pay every new order by itself this many seconds after it is made (divided by the time scale; 0 at once). */
   autoPay?: number
   faults?: string
+  /** Refuse every departure from the API document, as the document says (else accepted, with a warning). */
+  strict?: boolean
+  /** Each request to an operation, once answered. */
+  onRequest?: (record: RequestRecord) => void
   log?: (line: string) => void
 }
 
 export interface SandboxInfo {
   base_url: string
   origin: string
+  /** The gateway's public key, SPKI ("PUBLIC KEY"). */
   gateway_public_key_file: string
-  merchants: {appid: string; private_key_file: string; sign_scheme: SignScheme}[]
+  /** The same key in both forms the gateway issues: SPKI and PKCS#1 ("RSA PUBLIC KEY"). */
+  gateway_public_key_files: {spki: string; pkcs1: string}
+  /** The merchants whose keys the sandbox made. */
+  merchants: {appid: string; private_key_file: string; public_key_file: string; sign_scheme: SignScheme}[]
+  /** Merchants of your own (gw sandbox merchant add): the sandbox has only their public keys. */
+  own_merchants: {appid: string; public_key_file: string; sign_scheme: SignScheme}[]
 }
 
 export interface RunningSandbox {
@@ -97,7 +108,8 @@ class SandboxServer {
       merchants: this.merchants,
       rules: this.rules,
       faults: () => this.faults,
-      log,
+      strict: options.strict ?? false,
+      record: options.onRequest ?? (() => {}),
       created: (appid, mchOrderNo) => this.#autoPay(appid, mchOrderNo),
     })
   }
@@ -106,14 +118,17 @@ class SandboxServer {
     const url = new URL(req.url ?? '/', 'http://sandbox')
     const origin = `http://${req.headers.host ?? 'localhost'}`
     const gatewayPath = /^\/Gateway\/([a-z_]+)\/?$/.exec(url.pathname)
-    if (gatewayPath) return this.operations.handle(req, res, gatewayPath[1]!, origin)
+    if (gatewayPath) return this.operations.handle(req, res, gatewayPath[1]!, origin, url)
     if (url.pathname.startsWith('/sandbox/')) {
       const refused = this.#controlRefusal(req)
       if (refused) return reply(res, refused.status, JSON.stringify({error: refused.error}))
       const faults = {get: () => this.faults, set: (faults: Faults) => (this.faults = faults)}
       const {ledger, merchants, rules} = this
       const redeliver = (order: SandboxOrder) => this.notifier.redeliver(order)
-      return control({ledger, merchants, rules, requests: this.operations.requests, faults, redeliver}, req, res, url)
+      const reloadMerchants = () => this.reloadMerchants()
+      const {requests} = this.operations
+      const {autoPay} = this.options
+      return control({ledger, merchants, rules, requests, autoPay, faults, redeliver, reloadMerchants}, req, res, url)
     }
     const named = (pattern: RegExp) => {
       const match = pattern.exec(url.pathname)
@@ -131,7 +146,7 @@ class SandboxServer {
       res.end(png)
       return
     }
-    this.operations.unknown(res, `no operation at ${url.pathname}; operations are under /Gateway/`)
+    this.operations.unknown(req, res, url.pathname, `no operation at ${url.pathname}; operations are under /Gateway/`)
   }
 
   /**
@@ -157,6 +172,17 @@ class SandboxServer {
     }
     return undefined
   }
+
+  /** Reads merchants.json again (a merchant added while running), and says so in sandbox.json. */
+  reloadMerchants(): void {
+    const fresh = loadMerchants(this.options.dataDir)
+    this.merchants.clear()
+    for (const [appid, merchant] of fresh) this.merchants.set(appid, merchant)
+    this.onMerchants()
+  }
+
+  /** Called when the merchants change (sandbox.json is rewritten). */
+  onMerchants: () => void = () => {}
 
   #autoPay(appid: string, mchOrderNo: string): void {
     if (this.options.autoPay === undefined) return
@@ -212,14 +238,21 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const info: SandboxInfo = {
     base_url: `${origin}/Gateway`,
     origin,
-    gateway_public_key_file: sandbox.gateway.publicKeyFile,
-    merchants: [...sandbox.merchants.values()].map((m) => ({
-      appid: m.appid,
-      private_key_file: m.private_key_file,
-      sign_scheme: m.sign_scheme,
-    })),
+    gateway_public_key_file: sandbox.gateway.publicKeyFiles.spki,
+    gateway_public_key_files: sandbox.gateway.publicKeyFiles,
+    merchants: [],
+    own_merchants: [],
   }
-  writePrivateFile(join(options.dataDir, 'sandbox.json'), `${JSON.stringify(info, null, 2)}\n`)
+  sandbox.onMerchants = () => {
+    const all = [...sandbox.merchants.values()]
+    const described = ({appid, public_key_file, sign_scheme}: Merchant) => ({appid, public_key_file, sign_scheme})
+    info.merchants = all.flatMap((m) =>
+      m.private_key_file ? [{...described(m), private_key_file: m.private_key_file}] : [],
+    )
+    info.own_merchants = all.filter((m) => !m.private_key_file).map(described)
+    writePrivateFile(join(options.dataDir, 'sandbox.json'), `${JSON.stringify(info, null, 2)}\n`)
+  }
+  sandbox.onMerchants()
   sandbox.notifier.resume()
   return {
     info,

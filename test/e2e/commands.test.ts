@@ -713,4 +713,18 @@ describe('gw signature', () => {
     const junk = await world.run(['signature', 'verify', '-'], {input: 'not json'})
     expect(junk.code).toBe(2)
   })
+
+  it("explains a request whose signature fails as the sandbox's log does", async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const params = {...world.sandbox.wire().signed({channel: 'wechat', mch_order_no: 'X-1'}), product: 'added later'}
+    const args = ['signature', 'verify', '-', '--public-key', merchant.public_key_file]
+    const text = await world.run(args, {input: JSON.stringify(params)})
+    expect(text.code).toBe(4)
+    expect(text.stdout).toContain('  likeliest cause: parameter product was sent but not signed')
+    expect(text.stdout).toMatch(
+      / {2}canonical string: appid=mch\d+channel=wechatmch_order_no=X-1nonce_str=\w+product=added latertime_stamp=\d{14}\n/,
+    )
+    const json = await world.run([...args, '--json'], {input: JSON.stringify(params)})
+    expect(json.json()).toMatchObject({valid: false, explanation: {cause: 'parameter product was sent but not signed'}})
+  })
 })

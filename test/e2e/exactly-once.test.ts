@@ -10,7 +10,7 @@ import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+import {REPO_ROOT, removeDir, tempDir, untab} from '../helpers/shared.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -28,7 +28,10 @@ function csvFile(content: string, dir = world.configDir): string {
   return path
 }
 const reportOf = (csv: string) =>
-  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<string, string>[]
+  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true, cast: untab}) as Record<
+    string,
+    string
+  >[]
 const bulk = (csv: string, extra: string[] = []) =>
   world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
 const refundsOf = async (order: string) => (await world.ledger(order))!.refunds
@@ -311,7 +314,7 @@ describe('bulk refunds', () => {
   it('take a lock: a second run of the same batch is refused naming the holder; one run sends each row once', async () => {
     const orders = await world.paidOrders(30, 10_000, 'ONCE-LOCK')
     const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
-    const lock = csv.replace(/\.csv$/, '.journal.jsonl.lock')
+    const lock = `${csv}.journal.jsonl.lock`
     const slow = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--rate', '10'])
     while (!existsSync(lock)) await new Promise((r) => setTimeout(r, 20))
     const second = await bulk(csv)
@@ -320,7 +323,7 @@ describe('bulk refunds', () => {
     expect((await slow.result).code).toBe(0)
     expect(existsSync(lock)).toBe(false)
     expect(await refundCount(orders)).toBe(30)
-    const headers = readFileSync(csv.replace(/\.csv$/, '.journal.jsonl'), 'utf8')
+    const headers = readFileSync(`${csv}.journal.jsonl`, 'utf8')
       .split('\n')
       .filter((l) => l.includes('"type":"header"'))
     expect(headers).toHaveLength(1)
@@ -331,7 +334,7 @@ describe('bulk refunds', () => {
     const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
     const dead = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).toString())
     writeFileSync(
-      csv.replace(/\.csv$/, '.journal.jsonl.lock'),
+      `${csv}.journal.jsonl.lock`,
       JSON.stringify({pid: dead, host: hostname(), started_at: '2026-01-01T00:00:00.000Z'}),
     )
     const result = await bulk(csv)
@@ -388,7 +391,7 @@ describe('the journal', () => {
     const plan = (await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])).json<{
       rows: {mch_refund_no: string}[]
     }>()
-    const journal = csv.replace(/\.csv$/, '.journal.jsonl')
+    const journal = `${csv}.journal.jsonl`
     const intent = {
       type: 'intent',
       line: 2,
@@ -406,7 +409,7 @@ describe('the journal', () => {
     for (const order of orders) expect(await refundsOf(order)).toHaveLength(1)
   })
 
-  it('with an outcome but no intent: not trusted, the row is looked up and refunded', async () => {
+  it('with an outcome but no intent, in a journal of the name earlier versions gave: resumed, not trusted, the row is looked up and refunded', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-FAKE')
     const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
     const fake = {
@@ -437,8 +440,8 @@ describe('the journal', () => {
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(resumed.stderr).toMatch(/the uncertain rows, asked of the gateway: 2 refunded/)
     expect(reportOf(csv).map((r) => [r.status, r.refund_fee])).toEqual([
-      ['refunded', '125'],
-      ['refunded', '125'],
+      ['refunded_earlier', '125'],
+      ['refunded_earlier', '125'],
     ])
   })
 })

@@ -10,6 +10,7 @@ import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {untab} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {readWorkbook, writeWorkbook, writeWorkbookBomb} from '../helpers/workbooks.js'
 
@@ -26,7 +27,7 @@ const file = (name: string, content: string | Buffer) => {
   return path
 }
 const rowsOf = (path: string, delimiter = ',') =>
-  parse(readFileSync(path), {columns: true, bom: true, delimiter}) as Record<string, string>[]
+  parse(readFileSync(path), {columns: true, bom: true, delimiter, cast: untab}) as Record<string, string>[]
 const gwOrderNo = async (mch: string) => (await world.sandbox.controls.orders(mch))[0]!.gw_order_no
 
 describe('reconcile of an export with its own column names', () => {
@@ -303,7 +304,12 @@ describe('Excel workbooks', () => {
     expect(cell(1, 'refund_fee')).toEqual({value: 1250, type: 2})
     expect(cell(1, 'gw_refund_no').value).toMatch(/^\d{23}$/)
     expect(cell(1, 'refund_time').value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)
-    expect(summary!.rows[1]!.map((c) => c.value)).toEqual(['refunded', 'THB', 3, 40.5])
+    expect(summary!.rows.find((r) => r[0]!.value === 'refunded')!.map((c) => c.value)).toEqual([
+      'refunded',
+      'THB',
+      3,
+      40.5,
+    ])
   })
 
   it('a numeric order number past 15 digits is a problem: Excel has lost its digits', async () => {
@@ -463,7 +469,7 @@ describe('a dry run that shows the plan', () => {
       expect(stopped.code).toBe(130)
       expect(stopped.stderr).toContain('stopping the checks: nothing has been sent')
       expect(stopped.stderr).toContain('Interrupted while checking the orders: nothing was sent.')
-      expect(existsSync(csv.replace('.csv', '.journal.jsonl'))).toBe(false)
+      expect(existsSync(`${csv}.journal.jsonl`)).toBe(false)
       for (const order of orders) expect((await world.ledger(order))!.refunds).toEqual([])
       if (!HAS_TMUX) return
       const terminal = new Terminal(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'], {

@@ -43,6 +43,8 @@ describe('help', () => {
       'refund:create',
       'refund:list',
       'refund:query',
+      'sandbox:faults',
+      'sandbox:merchant:add',
       'sandbox:notify',
       'sandbox:pay',
       'sandbox:seed',

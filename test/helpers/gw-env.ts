@@ -96,7 +96,7 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       return numbers
     },
     requests: () => sandbox.controls.requests(),
-    faults: (spec) => sandbox.controls.faults(spec),
+    faults: async (spec) => void (await sandbox.controls.faults(spec)),
     async ledger(mchOrderNo) {
       return (await sandbox.controls.orders(mchOrderNo))[0]
     },

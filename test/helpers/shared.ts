@@ -26,3 +26,6 @@ export function tempFile(name: string, content: string | Buffer): string {
   writeFileSync(path, content)
   return path
 }
+
+/** A cell of a CSV gw wrote, as a script reads it: identifiers past 15 digits come after a tab, which keeps them text in a spreadsheet. */
+export const untab = (value: string) => value.replace(/^\t(?=\d{16,}$)/, '')

@@ -41,7 +41,8 @@ export async function readWorkbook(path: string) {
       rows.push(cells)
     })
     const view = sheet.views[0] as {state?: string; ySplit?: number} | undefined
-    return {name: sheet.name, frozenRows: view?.state === 'frozen' ? view.ySplit : 0, rows}
+    const widths = (sheet.columns ?? []).map((column) => column.width ?? 0)
+    return {name: sheet.name, frozenRows: view?.state === 'frozen' ? view.ySplit : 0, rows, widths}
   })
 }
 

@@ -75,7 +75,8 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const {runBulkRefund} = await import('../../lib/refunds/bulk/bulk-refund.js')
     const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes} = await import('../../lib/render/bulk.js')
     const {refunds} = await this.services()
-    const options = {...flags, ...shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'batch-id']), csv}
+    const named = shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'batch-id'])
+    const options = {...flags, ...named, csv, gw_version: this.config.version}
     const result = await runBulkRefund(refunds, options, {
       checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
       planned: (plan, tookOver) => planNotes(plan, csv, tookOver).forEach((note) => this.note(note)),

@@ -4,7 +4,8 @@ import {GwCommand} from '../../lib/cli/base-command.js'
 import {networkFlags, orderFlags, orderReference} from '../../lib/cli/flags.js'
 import type {FoundOrder} from '../../lib/orders/service.js'
 import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
-import {refundRecordView} from '../../lib/render/refunds.js'
+import type {RefundEntry} from '../../lib/orders/history.js'
+import {madeHereView, refundRecordView} from '../../lib/render/refunds.js'
 
 interface RefundQueryResult {
   order: FoundOrder['record']
@@ -12,12 +13,14 @@ interface RefundQueryResult {
   /** The number the gateway was asked with; null when there was nothing to ask (an order never refunded). */
   mch_refund_no: string | null
   refund: RefundRecord | null
+  /** For a channel without a refund query (alipay): the refunds this machine made of the order. */
+  made_here?: RefundEntry[]
 }
 
 export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   static override summary = 'list the refunds of an order, with their states'
   static override description =
-    "The gateway answers for the whole order (every refund, and the total refunded) but needs one refund number of it: --mch-refund-no, else the last refund gw made of this order on this machine. An order never refunded needs none; for one refunded elsewhere, the merchant platform shows each refund's merchant refund number."
+    "The gateway answers for the whole order (every refund, and the total refunded) but needs one refund number of it: --mch-refund-no, else the last refund gw made of this order on this machine. An order never refunded needs none; for one refunded elsewhere, the merchant platform shows each refund's merchant refund number. The gateway has no refund query for alipay: for an alipay order gw lists the refunds this machine made of it, from its own history, and says so."
   static override examples = [
     '<%= config.bin %> refund query INV-1001',
     '<%= config.bin %> refund query INV-1001 --mch-refund-no INV-1001-R1 --json',
@@ -32,12 +35,21 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   async run(): Promise<RefundQueryResult> {
     const {queries} = (await this.services()).refunds
     const ref = orderReference(this.args.mch_order_no, this.flags)
-    const {found, refund, mch_refund_no, none} = await queries.query(
+    const {found, refund, mch_refund_no, none, made_here} = await queries.query(
       ref,
       this.flags['mch-refund-no'],
       this.flags.channel,
     )
-    this.log(refund ? refundRecordView(found.record.mch_order_no ?? '', refund) : none)
-    return {order: found.record, channel: found.channel, mch_refund_no: mch_refund_no ?? null, refund: refund ?? null}
+    const mchOrderNo = found.record.mch_order_no ?? ''
+    if (refund) this.log(refundRecordView(mchOrderNo, refund))
+    else if (made_here?.length) this.log(madeHereView(mchOrderNo, found.channel, made_here))
+    else this.log(none)
+    const result = {
+      order: found.record,
+      channel: found.channel,
+      mch_refund_no: mch_refund_no ?? null,
+      refund: refund ?? null,
+    }
+    return made_here ? {...result, made_here} : result
   }
 }

@@ -1,3 +1,4 @@
+import {mkdirSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 
 import {Flags} from '@oclif/core'
@@ -20,7 +21,7 @@ const share = (name: string, fallback: number) =>
 export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
   static override summary = 'fill the sandbox with practice orders, and write files to reconcile and refund'
   static override description =
-    "Makes orders through gw in the running sandbox (so gw's history knows them), across channels and currencies; pays a share of them as their payers would, and partly refunds a share of the paid ones. Then writes, in --out-dir, orders-export.csv (a merchant export of those orders with three planted differences for gw reconcile to find) and refunds.csv (refunds still to make, for gw refund create --from-csv). Only against gw sandbox, never a live profile."
+    "Makes orders through gw in the running sandbox (so gw's history knows them), across channels and currencies; pays a share of them as their payers would, and partly refunds a share of the paid ones (when the sandbox pays orders by itself, --auto-pay, the orders meant to stay unpaid are closed at once). Then writes, in --out-dir (made if missing), orders-export.csv (a merchant export of those orders with three planted differences for gw reconcile to find) and refunds.csv (refunds still to make, for gw refund create --from-csv). Only against gw sandbox, never a live profile."
   static override examples = [
     '<%= config.bin %> sandbox seed',
     '<%= config.bin %> sandbox seed --orders 200 --paid 0.9 --out-dir practice',
@@ -29,13 +30,20 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
     orders: Flags.integer({description: 'orders to make', default: 40, min: 1, max: 10_000}),
     paid: share('paid', 0.75),
     refunded: share('refunded', 0.2),
-    'out-dir': Flags.directory({description: 'where to write the files', default: '.', exists: true}),
+    'out-dir': Flags.string({description: 'where to write the files (a folder, made if missing)', default: '.'}),
   }
 
   async run(): Promise<SeedResult> {
     const {flags, profile} = this
     if (profile.live) throw usageError(`Profile "${profile.name}" is live: seeding is for the sandbox only.`)
     const outDir = resolve(flags['out-dir'])
+    try {
+      mkdirSync(outDir, {recursive: true})
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'exists but is not a directory' : `cannot be made (${code})`
+      throw usageError(`--out-dir: ${flags['out-dir']} ${why}.`, 'Give a folder, new or existing; nothing was made.')
+    }
     const {checkOutputs} = await import('../../lib/files/output-paths.js')
     checkOutputs(
       undefined,
@@ -48,9 +56,12 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
     ])
     // Only gw's sandbox: anything else is refused before an order is made.
     const sandbox = await sandboxOf(profile)
+    const autoPaid = (await sandbox((control) => control.autoPay())) !== null
     const pay = async (mchOrderNo: string) => {
       const answer = await sandbox((control) => control.pay(mchOrderNo, {appid: profile.appid}))
-      if (answer.status !== 200) throw new GwError('refused', answer.body.error ?? `HTTP ${answer.status}`)
+      // Paid already: by the sandbox itself (--auto-pay), before its payer came.
+      const paid = answer.status === 200 || (autoPaid && answer.body.order?.state === 'SUCCESS')
+      if (!paid) throw new GwError('refused', answer.body.error ?? `HTTP ${answer.status}`)
     }
     const work = await this.longWork('seeding', flags.orders, 'stopping: finishing the orders in flight')
     let result
@@ -58,6 +69,7 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
       result = await seedSandbox(await this.services(), {
         ...flags,
         outDir,
+        autoPaid,
         pay,
         tick: () => work.progress.tick(false),
       })

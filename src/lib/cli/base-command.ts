@@ -19,7 +19,7 @@ import {canonicalChoices} from './flags.js'
 import type {Work} from './progress.js'
 import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices} from './services.js'
-import type {Cell} from '../files/annotated-output.js'
+import type {Cell} from '../files/cells.js'
 
 type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>

@@ -17,6 +17,7 @@ export async function sandboxOf(profile: Profile): Promise<SandboxCalls> {
   const control = new SandboxControl(origin)
   const calls: SandboxCalls = (call) =>
     call(control).catch((error: Error) => {
+      if (error instanceof GwError) throw error
       throw new GwError(
         'transport',
         `cannot reach the sandbox at ${origin}: ${(error.cause as Error | undefined)?.message ?? error.message}.`,

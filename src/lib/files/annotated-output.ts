@@ -8,50 +8,41 @@
  * and moved into place on close: readers never see half a file.
  */
 import {once} from 'node:events'
-import {createWriteStream, renameSync, rmSync} from 'node:fs'
+import {createWriteStream, existsSync, lstatSync, renameSync, rmSync} from 'node:fs'
 import {basename, dirname, extname, join, resolve} from 'node:path'
 import type {Writable} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
 
 import {stringify} from 'csv-stringify'
 
-import {toDecimal} from '../gateway/protocol/index.js'
+import {type Cell, type RowSink, type SummarySheet, type TypedCells, cellText, summaryLines} from './cells.js'
+import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {temporaryBeside} from '../io/private-file.js'
 import {checkTableName} from './output-paths.js'
 import type {FileKind} from './decoding.js'
 import type {TableHeader} from './table.js'
 
-/** An amount in a currency gw knows: a decimal in a CSV, a number with the currency's decimals in a workbook. */
-export interface Money {
-  minor: number
-  currency: string
-}
+/** `X.report.csv` -> `X.report.summary.csv`. */
+const summaryPathOf = (path: string) => besideInput(path, '.summary.csv')
 
-export type Cell = string | number | Money | undefined
+/** A plain decimal number (`-50.00`, `1234`): a spreadsheet reads it as that number and runs nothing. */
+const PLAIN_NUMBER = /^-?\d{1,15}(\.\d+)?$/
 
-/** A second sheet of a workbook output: the run's summary. A CSV output has none. */
-export interface SummarySheet {
-  header: string[]
-  rows: Cell[][]
-}
-
-/** Where the cells of each row go: a CSV stringifier, or a workbook. */
-export interface RowSink {
-  write(cells: Cell[]): Promise<void>
-  end(summary?: SummarySheet): Promise<void>
-  destroy(): Promise<void>
-}
+/** Digits past the 15 a spreadsheet keeps of a number: an identifier (a gw_refund_no), never a number. */
+const LONG_DIGITS = /^\d{16,}$/
 
 /**
- * A cell as text a spreadsheet will not run: text starting with =, +, -, @, a tab or a
- * carriage return is read as a formula by Excel and others, so it gets a leading ' (OWASP's
- * rule for CSV injection). gw's own numbers are written as they are.
+ * A cell as text a spreadsheet will neither run nor change. Text starting with =, +, -, @, a tab
+ * or a carriage return is read as a formula by Excel and others, so it gets a leading ' (OWASP's
+ * rule for CSV injection); a plain number is written as it is. Digits past 15 (a 23-digit
+ * refund number) would be read as a number and rounded (9.10202611231944E+22) by LibreOffice's
+ * and Excel's default import: a leading tab makes both read the cell as text, which a save keeps.
  */
 export function spreadsheetSafe(value: Cell): string {
-  if (value === undefined) return ''
-  if (typeof value === 'number') return String(value)
-  if (typeof value === 'object') return toDecimal(value.minor, value.currency)
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+  const text = cellText(value)
+  if (typeof value !== 'string' || PLAIN_NUMBER.test(text)) return text
+  if (LONG_DIGITS.test(text)) return `\t${text}`
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
 }
 
 /** A file beside the input: `orders.csv` -> `orders.reconciled.csv` for suffix `.reconciled.csv`. */
@@ -68,6 +59,31 @@ export function outputFor(input: string, given: string | undefined, suffix: stri
 
 const isWorkbook = (path: string) => extname(path).toLowerCase() === '.xlsx'
 
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/**
+ * A report already at `path` (an earlier run's) is never overwritten: it is moved aside under
+ * the time it was written, `X.report.2026-11-20T143000.csv` (and its summary with it).
+ * Returns where it went.
+ */
+function keepEarlier(path: string): string | undefined {
+  let stat
+  try {
+    stat = lstatSync(path)
+  } catch {
+    return undefined
+  }
+  const t = stat.mtime
+  const stamp = `${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())}T${pad(t.getHours())}${pad(t.getMinutes())}${pad(t.getSeconds())}`
+  const extension = extname(path)
+  let kept = besideInput(path, `.${stamp}${extension}`)
+  for (let n = 2; existsSync(kept); n++) kept = besideInput(path, `.${stamp}-${n}${extension}`)
+  renameSync(path, kept)
+  const summary = summaryPathOf(path)
+  if (!isWorkbook(path) && existsSync(summary)) renameSync(summary, summaryPathOf(kept))
+  return kept
+}
+
 interface OutputOptions {
   /** The name of a workbook's sheet of rows. */
   sheet: string
@@ -75,12 +91,37 @@ interface OutputOptions {
   bom?: boolean
   /** A CSV's separator: the input's, so a spreadsheet set for `;` opens it as it opened the input. */
   delimiter?: string
+  /** A CSV starts with its columns' header unless false. */
+  header?: boolean
+  /** A report: an earlier file at its path is kept (moved aside under its time), never overwritten. */
+  keep?: boolean
+  /** Ours that a workbook shows first, right after the input's order number column (a row's status). */
+  lead?: readonly string[]
+}
+
+/**
+ * A workbook's column order: the input's columns up to its order number, then the `lead` ones
+ * of ours, then the rest as they are. Undefined when nothing moves.
+ */
+function workbookOrder(
+  header: TableHeader,
+  placement: {column: string; at: number; inPlace: boolean}[],
+  lead: readonly string[],
+  width: number,
+) {
+  const key = Math.min(...ORDER_NUMBER_FIELDS.map((f) => header.index.get(f) ?? Infinity))
+  const leading = placement.filter((p) => !p.inPlace && lead.includes(p.column)).map((p) => p.at)
+  if (!Number.isFinite(key) || !leading.length) return undefined
+  const rest = Array.from({length: width}, (_, i) => i).filter((i) => !leading.includes(i))
+  return [...rest.slice(0, key + 1), ...leading, ...rest.slice(key + 1)]
 }
 
 function csvSink(stream: Writable, columns: string[], options: OutputOptions): RowSink {
-  const {bom = true, delimiter = ','} = options
-  const stringifier = stringify({header: true, columns, bom, delimiter, record_delimiter: 'unix'})
+  const {bom = true, delimiter = ',', header = true} = options
+  const stringifier = stringify({bom, delimiter, record_delimiter: 'unix'})
   const done = pipeline(stringifier, stream)
+  // The header is the input's own text too: neutralised like every other cell.
+  if (header) stringifier.write(columns.map(spreadsheetSafe))
   return {
     async write(cells) {
       if (!stringifier.write(cells.map(spreadsheetSafe))) await once(stringifier, 'drain')
@@ -95,6 +136,8 @@ function csvSink(stream: Writable, columns: string[], options: OutputOptions): R
     },
   }
 }
+
+const reorder = <T>(items: T[], order: number[] | undefined): T[] => (order ? order.map((i) => items[i]!) : items)
 
 /** Where each of our columns goes: in place (the input's column for that field), or a new column and its name. */
 function placementOf<C extends string>(header: TableHeader, ours: readonly C[]) {
@@ -122,7 +165,7 @@ export async function writeTable<C extends string>(
   const none = {names: [], keys: [], index: new Map<string, number>(), ignored: [], mapped: new Map<string, string>()}
   const writer = await AnnotatedWriter.open(path, none, columns, options)
   try {
-    for (const row of rows) await writer.write([], row)
+    for (const row of rows) await writer.write({values: []}, row)
     await writer.close()
   } catch (error) {
     await writer.abort()
@@ -133,6 +176,8 @@ export async function writeTable<C extends string>(
 export class AnnotatedWriter<C extends string> {
   readonly #width: number
   readonly #placement: {column: C; at: number; inPlace: boolean}[]
+  /** Where each written column comes from, when a workbook shows ours first. */
+  readonly #order?: number[]
 
   private constructor(
     readonly path: string,
@@ -140,9 +185,12 @@ export class AnnotatedWriter<C extends string> {
     readonly sink: RowSink,
     header: TableHeader,
     placement: {column: C; at: number; inPlace: boolean}[],
+    readonly options: OutputOptions,
+    order: number[] | undefined,
   ) {
     this.#width = header.names.length
     this.#placement = placement
+    this.#order = order
   }
 
   static async open<C extends string>(
@@ -153,29 +201,49 @@ export class AnnotatedWriter<C extends string> {
   ): Promise<AnnotatedWriter<C>> {
     const {placement, added} = placementOf(header, ours)
     const columns = [...header.names, ...added]
+    const order = isWorkbook(path) ? workbookOrder(header, placement, options.lead ?? [], columns.length) : undefined
     const temporary = temporaryBeside(path)
     const stream = createWriteStream(temporary, {flags: 'wx', mode: 0o600})
     const sink = isWorkbook(path)
-      ? await (await import('./workbook-output.js')).workbookSink(stream, columns, options.sheet)
+      ? await (await import('./workbook-output.js')).workbookSink(stream, reorder(columns, order), options.sheet)
       : csvSink(stream, columns, options)
-    return new AnnotatedWriter(path, temporary, sink, header, placement)
+    return new AnnotatedWriter(path, temporary, sink, header, placement, options, order)
   }
 
-  /** Resolves when the row is buffered; waits when the disk is slower than the rows. */
-  async write(values: readonly string[], annotations: Partial<Record<C, Cell>>): Promise<void> {
+  /**
+   * Writes the input's row (its values, and in a workbook its number and date cells as typed)
+   * with ours. Resolves when the row is buffered; waits when the disk is slower than the rows.
+   */
+  async write(
+    {values, typed}: {values: readonly string[]; typed?: TypedCells},
+    annotations: Partial<Record<C, Cell>>,
+  ): Promise<void> {
     const cells: Cell[] = Array.from({length: this.#width}, (_, i) => values[i] ?? '')
+    if (typed && isWorkbook(this.path)) for (const cell of typed) if (cell.at < this.#width) cells[cell.at] = cell
     for (const {column, at, inPlace} of this.#placement) {
       const given = (values[at] ?? '').trim()
       const ours = annotations[column]
       // In place, ours fills an empty cell, or stands for the same value (typed: a number in a workbook).
-      if (!inPlace || given === '' || given === spreadsheetSafe(ours)) cells[at] = ours
+      if (!inPlace || given === '' || given === cellText(ours)) cells[at] = ours
     }
-    await this.sink.write(cells)
+    await this.sink.write(reorder(cells, this.#order))
   }
 
-  async close(summary?: SummarySheet): Promise<void> {
+  /** Puts the output (and a CSV's summary beside it) in place; resolves to where an earlier one at its path was kept. */
+  async close(summary?: SummarySheet): Promise<string | undefined> {
     await this.sink.end(summary)
+    let summaryTemporary: string | undefined
+    if (summary && !isWorkbook(this.path)) {
+      summaryTemporary = temporaryBeside(summaryPathOf(this.path))
+      const stream = createWriteStream(summaryTemporary, {flags: 'wx', mode: 0o600})
+      const sink = csvSink(stream, [], {...this.options, header: false})
+      for (const line of summaryLines(summary)) await sink.write(line)
+      await sink.end()
+    }
+    const kept = this.options.keep ? keepEarlier(this.path) : undefined
     renameSync(this.temporary, this.path)
+    if (summaryTemporary) renameSync(summaryTemporary, summaryPathOf(this.path))
+    return kept
   }
 
   async abort(): Promise<void> {

@@ -16,6 +16,7 @@ import {type Columns, columnFlag, columnHints, normalizeHeader, resolveColumns} 
 import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, encodingOf, kindOf, looksBinary, notTextError} from './decoding.js'
+import type {TypedCells} from './cells.js'
 import type {WorkbookRecord} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
 
@@ -31,6 +32,8 @@ export interface TableRow {
   has(field: string): boolean
   /** Whether the field's cell is a workbook number past 15 digits, which Excel cannot hold exactly. */
   inexact(field: string): boolean
+  /** A workbook's number and date cells as typed, by column (for a workbook report). */
+  typed?: TypedCells
 }
 
 export interface TableHeader extends Columns {
@@ -176,9 +179,10 @@ async function* rowsOf(
 ): AsyncGenerator<TableRow> {
   const {index, names} = header
   const width = names.length
-  const row = ({record: values, line, inexact}: SourceRecord): TableRow => ({
+  const row = ({record: values, line, inexact, typed}: SourceRecord): TableRow => ({
     line,
     values,
+    typed,
     extra: values.slice(width).filter((v) => v.trim() !== '').length,
     get: (field) => {
       const at = index.get(field)

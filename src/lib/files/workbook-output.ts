@@ -2,7 +2,9 @@
  * An annotated output as an .xlsx workbook, streamed (exceljs's streaming writer): text as
  * text cells (a 23-digit order number keeps every digit; text is never a formula in a
  * workbook), gw's numbers as numbers, amounts as numbers with the currency's decimals, the
- * header row frozen, and the run's summary on a second sheet.
+ * header row frozen, columns as wide as their content (measured on the first rows, which are
+ * held until then: a sheet's column widths come before its rows), and the run's summary on a
+ * second sheet.
  */
 import type {Writable} from 'node:stream'
 
@@ -10,11 +12,20 @@ import type {Row, Workbook, Worksheet} from 'exceljs'
 
 import {exponentOf} from '../gateway/protocol/index.js'
 import {xmlSafe} from '../untrusted.js'
-import type {Cell, RowSink, SummarySheet} from './annotated-output.js'
+import {type Cell, type RowSink, type SummarySheet, cellText, summaryLines} from './cells.js'
 
 const numberFormat = (currency: string) => {
   const decimals = exponentOf(currency) ?? 0
   return decimals ? `#,##0.${'0'.repeat(decimals)}` : '#,##0'
+}
+
+/** Rows measured for the columns' widths before the first is written. */
+const MEASURED_ROWS = 200
+
+/** A column's width in characters: its widest cell (as shown, Thai and CJK counted wide enough), within 8 to 60. */
+function widthOf(cells: readonly Cell[]): number {
+  const widest = Math.max(0, ...cells.map((cell) => [...cellText(cell)].length))
+  return Math.min(60, Math.max(8, widest + 2))
 }
 
 /** Adds a row of cells to a sheet and commits it. */
@@ -24,20 +35,29 @@ function addRow(sheet: Worksheet, cells: readonly Cell[], bold = false): void {
       if (cell === undefined) return null
       if (typeof cell === 'string') return xmlSafe(cell)
       if (typeof cell === 'number') return cell
+      if ('typed' in cell) return cell.typed
       return cell.minor / 10 ** (exponentOf(cell.currency) ?? 0)
     }),
   )
   cells.forEach((cell, i) => {
-    if (cell && typeof cell === 'object') row.getCell(i + 1).numFmt = numberFormat(cell.currency)
+    if (!cell || typeof cell !== 'object') return
+    const format = 'typed' in cell ? cell.numFmt : numberFormat(cell.currency)
+    if (format) row.getCell(i + 1).numFmt = format
   })
   if (bold) row.font = {bold: true}
   row.commit()
 }
 
-function addSheet(workbook: Workbook, name: string, header: string[]): Worksheet {
-  const sheet = workbook.addWorksheet(name, {views: [{state: 'frozen', ySplit: 1}]})
-  sheet.columns = header.map((title) => ({width: Math.min(40, Math.max(12, title.length + 2))}))
-  addRow(sheet, header, true)
+/** A sheet whose columns are sized to `measured` (rows of cells), its first row bold (and frozen when `frozen`). */
+function addSheet(
+  workbook: Workbook,
+  name: string,
+  measured: readonly (readonly Cell[])[],
+  frozen: boolean,
+): Worksheet {
+  const sheet = workbook.addWorksheet(name, {views: [frozen ? {state: 'frozen', ySplit: 1} : {state: 'normal'}]})
+  const width = Math.max(0, ...measured.map((row) => row.length))
+  sheet.columns = Array.from({length: width}, (_, i) => ({width: widthOf(measured.map((row) => row[i]))}))
   return sheet
 }
 
@@ -46,16 +66,28 @@ export async function workbookSink(stream: Writable, columns: string[], sheetNam
   // exceljs's writer calls Buffer() (Node's DEP0005 warning): noise on a user's terminal they cannot act on.
   process.noDeprecation = true
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({stream, useStyles: true, useSharedStrings: false})
-  const sheet = addSheet(workbook, sheetName, columns)
+  let held: Cell[][] | undefined = []
+  let sheet: Worksheet | undefined
+  /** The rows held to measure the columns go out, and the rest follow as they come. */
+  const open = (): Worksheet => {
+    if (sheet) return sheet
+    sheet = addSheet(workbook, sheetName, [columns, ...held!], true)
+    addRow(sheet, columns, true)
+    for (const row of held!) addRow(sheet, row)
+    held = undefined
+    return sheet
+  }
   return {
     async write(cells) {
-      addRow(sheet, cells)
+      if (held && held.length < MEASURED_ROWS) held.push(cells)
+      else addRow(open(), cells)
     },
     async end(summary?: SummarySheet) {
-      sheet.commit()
+      open().commit()
       if (summary) {
-        const sheet = addSheet(workbook, 'summary', summary.header)
-        for (const row of summary.rows) addRow(sheet, row)
+        const lines = summaryLines(summary)
+        const sheet = addSheet(workbook, 'summary', lines, false)
+        for (const line of lines) addRow(sheet, line, line === summary.header)
         sheet.commit()
       }
       await workbook.commit()

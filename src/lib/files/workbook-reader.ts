@@ -11,6 +11,7 @@ import type {CellValue} from 'exceljs'
 import {GwError, usageError} from '../errors.js'
 import {quoted} from '../untrusted.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
+import type {TypedCells} from './cells.js'
 import {formatNumber} from './number-format.js'
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -51,6 +52,8 @@ export interface WorkbookRecord {
   record: string[]
   line: number
   inexact?: number[]
+  /** The number and date cells as typed, by column: a workbook report writes them back as they were. */
+  typed?: TypedCells
 }
 
 /** A workbook's rows: the sheet read, the workbook's visible sheets, and the rows as they stream. */
@@ -155,10 +158,13 @@ async function openSheet(path: string, wanted: string | undefined): Promise<Work
     try {
       for await (const row of sheet) {
         const inexact: number[] = []
+        const typed: TypedCells = []
         const record = Array.from({length: row.cellCount}, (_, i) => {
           const {value, numFmt} = row.getCell(i + 1)
           const number = typeof value === 'object' && value && 'result' in value ? value.result : value
           if (typeof number === 'number' && Math.abs(number) >= EXACT_LIMIT) inexact.push(i)
+          if (typeof number === 'number' || (number instanceof Date && !Number.isNaN(number.getTime())))
+            typed.push(numFmt ? {at: i, typed: number, numFmt} : {at: i, typed: number})
           const text = cellText(value, numFmt)
           // Checked here, in the worker: a huge cell is never copied to gw's own thread.
           if (text.length > MAX_FIELD) throw fieldTooLong(path, row.number, i + 1, text.length)
@@ -166,7 +172,8 @@ async function openSheet(path: string, wanted: string | undefined): Promise<Work
         })
         // Cells formatted but empty at the end of a row are not fields.
         while (record.length && record.at(-1)!.trim() === '') record.pop()
-        if (record.length) yield {record, line: row.number, ...(inexact.length ? {inexact} : {})}
+        if (record.length)
+          yield {record, line: row.number, ...(inexact.length ? {inexact} : {}), ...(typed.length ? {typed} : {})}
       }
     } catch (error) {
       if (error instanceof GwError) throw error

@@ -5,9 +5,11 @@
  * UTF-8 bytes, MD5 (the gateway's default) or SHA-256, lowercase hex.
  */
 import {
+  constants,
   createHash,
   createPrivateKey,
   createPublicKey,
+  publicDecrypt,
   randomBytes,
   sign as rsaSign,
   verify as rsaVerify,
@@ -209,6 +211,124 @@ export function verify(params: Params, signature: string, key: KeyObject, scheme
 export function verifyData(data: Params, signature: string, key: KeyObject, scheme: SignScheme): boolean {
   if (Object.hasOwn(data, 'sign') || Object.values(data).some((value) => value === null)) return false
   return verify(data, signature, key, scheme)
+}
+
+/** Why a signature does not verify, as far as the verifier can tell: for the sandbox's log and `gw signature verify`. */
+export interface SignatureExplanation {
+  /** The canonical string built from what arrived: what the signer should have signed. */
+  canonical: string
+  /** The fingerprint of the key the signature was verified against. */
+  fingerprint: string
+  /** The likeliest cause, in a few words (for an answer's err_msg); undefined when no check found it. */
+  cause?: string
+  /** The signature was not made with the private half of this key (nor of any of the others given). */
+  otherKey?: true
+}
+
+/** The DER prefix of PKCS#1 v1.5's DigestInfo for each scheme's digest, before the digest itself. */
+const DIGEST_INFO: Record<SignScheme, Buffer> = {
+  'rsa-md5': Buffer.from('3020300c06082a864886f70d020505000410', 'hex'),
+  'rsa-sha256': Buffer.from('3031300d060960864801650304020105000420', 'hex'),
+}
+const SCHEME_WORDS: Record<SignScheme, string> = {'rsa-md5': 'MD5 (rsa-md5)', 'rsa-sha256': 'SHA-256 (rsa-sha256)'}
+
+/** The signature's bytes and the form they came in; undefined when it is neither hex nor base64. */
+function signatureBytes(signature: string): {bytes: Buffer; form: 'hex' | 'upper-case hex' | 'base64'} | undefined {
+  if (/^(?:[0-9a-f]{2})+$/.test(signature)) return {bytes: Buffer.from(signature, 'hex'), form: 'hex'}
+  if (/^(?:[0-9a-fA-F]{2})+$/.test(signature)) return {bytes: Buffer.from(signature, 'hex'), form: 'upper-case hex'}
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(signature)) return {bytes: Buffer.from(signature, 'base64'), form: 'base64'}
+  return undefined
+}
+
+/** The scheme and digest a signature holds, read with the public key; undefined when that key did not make it. */
+function recoverDigest(bytes: Buffer, key: KeyObject): {scheme: SignScheme; digest: Buffer} | undefined {
+  let info: Buffer
+  try {
+    info = publicDecrypt({key, padding: constants.RSA_PKCS1_PADDING}, bytes)
+  } catch {
+    return undefined
+  }
+  for (const scheme of SIGN_SCHEMES) {
+    const prefix = DIGEST_INFO[scheme]
+    if (info.subarray(0, prefix.length).equals(prefix)) return {scheme, digest: info.subarray(prefix.length)}
+  }
+  return undefined
+}
+
+/** Strings a signer commonly signs instead of the canonical one, each with what went wrong. */
+function likelyMistakes(params: Params): [string, string][] {
+  const keys = Object.keys(params).filter((k) => k !== 'sign' && params[k] !== undefined && params[k] !== null)
+  const without = (names: string[]) =>
+    Object.fromEntries(keys.filter((k) => !names.includes(k)).map((k) => [k, params[k]]))
+  const mapped = (f: (value: string) => string) =>
+    Object.fromEntries(keys.map((k) => [k, typeof params[k] === 'string' ? f(params[k]) : params[k]]))
+  const empty = keys.filter((k) => params[k] === '')
+  const mistakes: [string, string][] = []
+  if (empty.length)
+    mistakes.push([
+      canonicalString(without(empty)),
+      `empty values were left out of the signed string (${empty.join(', ')}); they are signed as key=`,
+    ])
+  mistakes.push(
+    ...keys.map((k): [string, string] => [canonicalString(without([k])), `parameter ${k} was sent but not signed`]),
+    [canonicalString(mapped(encodeURIComponent)), 'values were URL-encoded before signing; sign them as sent, decoded'],
+    [
+      canonicalString(mapped((v) => new URLSearchParams({v}).toString().slice(2))),
+      'values were form-encoded before signing; sign them as sent, decoded',
+    ],
+    [
+      [...keys]
+        .sort(byteOrder)
+        .map((k) => `${k}=${encodeValue(params[k], false)}`)
+        .join('&'),
+      'the pairs were joined with &; join them with nothing',
+    ],
+  )
+  return mistakes
+}
+
+/**
+ * Why `signature` does not verify `params` with `key` under `scheme`: the signature's form,
+ * the key that made it (read from the signature with the public key; `others` are keys it may
+ * have been made with instead, by name), the digest it used, and the string it signed, tried
+ * against what signers commonly get wrong.
+ */
+export function explainSignature(
+  params: Params,
+  signature: string,
+  key: KeyObject,
+  scheme: SignScheme,
+  others: {name: string; key: KeyObject}[] = [],
+): SignatureExplanation {
+  const canonical = canonicalString(params)
+  const {fingerprint, bits} = keyInfo(key)
+  const said = (cause: string): SignatureExplanation => ({canonical, fingerprint, cause})
+  const decoded = signatureBytes(signature)
+  if (!decoded) return said('the signature is neither hex nor base64')
+  const recovered = recoverDigest(decoded.bytes, key)
+  if (!recovered) {
+    const other = others.find((o) => recoverDigest(decoded.bytes, o.key))
+    if (other) return said(`it was signed with the key of ${other.name}`)
+    const bytes = decoded.bytes.length
+    const cause =
+      bytes === bits / 8
+        ? 'it was signed with another key than this one'
+        : `the signature is ${bytes} bytes, one by this ${bits}-bit key ${bits / 8} (${bits / 4} hex characters): cut short, or signed with another key`
+    return {...said(cause), otherKey: true}
+  }
+  const causes: string[] = []
+  if (decoded.form !== 'hex') causes.push(`the signature is ${decoded.form}; send it as lowercase hex`)
+  if (recovered.scheme !== scheme)
+    causes.push(`it was signed with ${SCHEME_WORDS[recovered.scheme]}, not ${SCHEME_WORDS[scheme]}`)
+  const digestOf = (text: string) => createHash(DIGEST[recovered.scheme]).update(text, 'utf8').digest()
+  if (!digestOf(canonical).equals(recovered.digest)) {
+    const mistake = likelyMistakes(params).find(([text]) => digestOf(text).equals(recovered.digest))
+    causes.push(
+      mistake?.[1] ??
+        'the string signed is not the canonical string above: a parameter signed but not sent, or a value changed after signing',
+    )
+  }
+  return causes.length ? said(causes.join('; and ')) : {canonical, fingerprint}
 }
 
 export function isSignScheme(value: string): value is SignScheme {

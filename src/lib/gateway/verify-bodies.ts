@@ -7,7 +7,7 @@ import type {KeyObject} from 'node:crypto'
 
 import {usageError} from '../errors.js'
 import {shown} from '../untrusted.js'
-import {type SignScheme, canonicalString, verify} from './signing.js'
+import {type SignScheme, type SignatureExplanation, canonicalString, explainSignature, verify} from './signing.js'
 
 export interface BodyVerdict {
   /** The line of a JSON-lines input (1 for a single body). */
@@ -18,12 +18,14 @@ export interface BodyVerdict {
   canonical?: string
   /** Why the line could not be verified (not JSON, no sign). */
   problem?: string
+  /** For a signature that does not verify: the likeliest cause (the sandbox's log says the same). */
+  explanation?: SignatureExplanation
 }
 
 function verifyObject(value: unknown, key: KeyObject, scheme: SignScheme, line: number): BodyVerdict {
   if (!value || typeof value !== 'object' || Array.isArray(value))
     return {line, valid: false, scheme, problem: 'not a JSON object'}
-  let object = value as Record<string, unknown>
+  const object = value as Record<string, unknown>
   // A notification log line: the body the gateway sent, as it sent it.
   if (typeof object.body === 'string' && 'verdict' in object) {
     try {
@@ -37,8 +39,15 @@ function verifyObject(value: unknown, key: KeyObject, scheme: SignScheme, line: 
   const hasData = typeof object.data === 'object' && object.data !== null
   const signedPart = (hasData ? object.data : object) as Record<string, unknown>
   const valid = verify(signedPart, object.sign, key, scheme)
-  object = signedPart
-  return {line, valid, signed: hasData ? 'data' : 'parameters', scheme, canonical: canonicalString(object)}
+  const explanation = valid ? {} : {explanation: explainSignature(signedPart, object.sign, key, scheme)}
+  return {
+    line,
+    valid,
+    signed: hasData ? 'data' : 'parameters',
+    scheme,
+    canonical: canonicalString(signedPart),
+    ...explanation,
+  }
 }
 
 /** One JSON body, else JSON lines; a single body that is not JSON is a usage error. */

@@ -57,7 +57,7 @@ interface ListenerOptions {
  * Opens the file --log appends to (0600), before the listener starts: a folder, a missing
  * folder or a file it may not write is said at once (exit 2), not at the first delivery.
  */
-export function openLog(path: string): number {
+export function openLog(path: string, example = 'notifications.jsonl'): number {
   let fd: number
   try {
     // Non-blocking: a named pipe nobody reads fails at once (ENXIO) instead of hanging here.
@@ -75,14 +75,31 @@ export function openLog(path: string): number {
             : code === 'ENXIO'
               ? 'it is not a file (a pipe)'
               : `it cannot be opened (${code})`
-    throw usageError(`--log ${path}: ${why}.`, 'Give a file in a folder you can write, like notifications.jsonl.')
+    throw usageError(`--log ${path}: ${why}.`, `Give a file in a folder you can write, like ${example}.`)
   }
   const opened = fstatSync(fd)
   if (!opened.isFile() && !opened.isCharacterDevice()) {
     closeSync(fd)
-    throw usageError(`--log ${path} is not a file.`, 'Give a file, like notifications.jsonl.')
+    throw usageError(`--log ${path} is not a file.`, `Give a file, like ${example}.`)
   }
   return fd
+}
+
+/**
+ * Appends JSON lines to a log opened by openLog (the listener's, the sandbox's requests); a
+ * write that fails (a full disk) is said once through `onFailure` and nothing more is written.
+ */
+export function jsonLines(fd: number, onFailure: (error: NodeJS.ErrnoException) => void): (value: unknown) => void {
+  let failed = false
+  return (value) => {
+    if (failed) return
+    try {
+      appendFileSync(fd, `${JSON.stringify(value)}\n`)
+    } catch (error) {
+      failed = true
+      onFailure(error as NodeJS.ErrnoException)
+    }
+  }
 }
 
 const FAILURE = (msg: string) => JSON.stringify({result: 'FAIL', msg})
@@ -98,11 +115,12 @@ export class NotificationListener {
   readonly #receiving = new Set<IncomingMessage>()
   #answering = 0
   #idle?: () => void
-  #logFailed = false
+  readonly #log?: (value: unknown) => void
   readonly #id = randomUUID()
 
   constructor(private readonly options: ListenerOptions) {
     this.#verifier = verifierOf(options)
+    if (options.log !== undefined) this.#log = jsonLines(options.log, options.onLogFailure)
     this.#server = createServer({requestTimeout: REQUEST_TIMEOUT_MS}, (req, res) => {
       this.#handle(req, res)
         .catch((error: Error) => this.#answer(res, 500, FAILURE(`listener error: ${error.message}`)))
@@ -175,14 +193,7 @@ export class NotificationListener {
   }
 
   #record(event: NotificationEvent, headers: IncomingHttpHeaders, raw: string): void {
-    if (this.options.log !== undefined && !this.#logFailed) {
-      try {
-        appendFileSync(this.options.log, `${JSON.stringify({...event, headers, body: raw})}\n`)
-      } catch (error) {
-        this.#logFailed = true
-        this.options.onLogFailure(error as NodeJS.ErrnoException)
-      }
-    }
+    this.#log?.({...event, headers, body: raw})
     this.options.onEvent(event)
   }
 

@@ -5,7 +5,8 @@ import type {SandboxInfo} from '../../sandbox/server.js'
 import type {ProfileStore} from './store.js'
 
 export function adoptSandbox(store: ProfileStore, info: SandboxInfo): void {
-  const merchant = info.merchants[0]!
+  const merchant = info.merchants[0]
+  if (!merchant) return
   store.add({
     name: 'sandbox',
     appid: merchant.appid,

@@ -69,6 +69,16 @@ export interface MerchantView {
   mchRefundNo?: string
 }
 
+/** What an order has refunded, and who says so: the gateway's refund query, or this machine's history (a channel without one). */
+export interface RefundedTotal {
+  minor: number
+  from: 'gateway' | 'history'
+}
+
+/** " (from this machine's history; the gateway has no refund query for alipay)", or '' for the gateway's word. */
+const sourceNote = (refunded: RefundedTotal | undefined, channel: string) =>
+  refunded?.from === 'history' ? ` (from this machine's history; the gateway has no refund query for ${channel})` : ''
+
 /** The gateway's side of a row and the verdict, as written beside the row. */
 export interface Verdict {
   mch_order_no?: string
@@ -145,7 +155,8 @@ function merchantMinor(view: MerchantView, currency = view.feeType): number | un
  * An order the gateway has refunded is told apart, by its refunded total, as partly or fully
  * refunded: `paid` and `refunded_partly` agree with a partial refund only.
  */
-function stateDifference(merchant: string, record: FoundOrder['record'], refunded?: number): string | undefined {
+function stateDifference(merchant: string, found: FoundOrder, refunded?: RefundedTotal): string | undefined {
+  const record = found.record
   const gateway = record.result
   const word = merchant.toLowerCase()
   const states = MERCHANT_STATUS[word]
@@ -157,17 +168,21 @@ function stateDifference(merchant: string, record: FoundOrder['record'], refunde
   }
   if (gateway !== 'REFUND' || word === 'refunded') return undefined
   const total = record.total_fee
+  if (refunded?.from === 'history' && refunded.minor === 0)
+    return `${said} (partly or fully refunded is not known: the gateway has no refund query for ${found.channel} and this machine made no refund of it that was shown to succeed; the merchant platform shows its refunds)`
   if (refunded === undefined || total === undefined)
     return `${said} (partly or fully refunded is not known: the gateway lists an order's refunds only when asked with one of their numbers; give it in a mch_refund_no column)`
-  return refunded < total ? undefined : `${said} (refunded in full, ${formatAmount(refunded, record.fee_type)})`
+  if (refunded.minor < total) return undefined
+  return `${said} (refunded in full, ${formatAmount(refunded.minor, record.fee_type)}${sourceNote(refunded, found.channel)})`
 }
 
 /** The note on a matching row of a partly refunded order. */
-function partlyRefunded(record: FoundOrder['record'], refunded?: number): string {
+function partlyRefunded(found: FoundOrder, refunded?: RefundedTotal): string {
+  const record = found.record
   if (record.result !== 'REFUND' || refunded === undefined || record.total_fee === undefined) return ''
-  if (refunded >= record.total_fee) return ''
+  if (refunded.minor >= record.total_fee) return ''
   const amount = (minor: number) => formatAmount(minor, record.fee_type)
-  return `partly refunded at the gateway: ${amount(refunded)} of ${amount(record.total_fee)}`
+  return `partly refunded at the gateway: ${amount(refunded.minor)} of ${amount(record.total_fee)}${sourceNote(refunded, found.channel)}`
 }
 
 /** Minor units as a decimal in the currency, when the currency is one gw knows. */
@@ -192,7 +207,8 @@ export function classifyFailure(view: MerchantView, error: GwError): Verdict {
 }
 
 /** The merchant's row against the gateway's order: a match, or the weightiest difference with every difference named. */
-export function compare(view: MerchantView, found: FoundOrder, refundedTotal?: number): Verdict {
+export function compare(view: MerchantView, found: FoundOrder, refunded?: RefundedTotal): Verdict {
+  const refundedTotal = refunded?.minor
   const record = found.record
   const twoOrders = view.numbers && disagreement(view.numbers, record)
   if (twoOrders) return {mch_order_no: record.mch_order_no, classification: 'invalid_row', detail: twoOrders}
@@ -228,9 +244,9 @@ export function compare(view: MerchantView, found: FoundOrder, refundedTotal?: n
       `amount: merchant ${merchantAmount}, gateway ${formatAmount(record.total_fee, record.fee_type)}`,
     ])
   }
-  const state = view.status && stateDifference(view.status, record, refundedTotal)
+  const state = view.status && stateDifference(view.status, found, refunded)
   if (state) differences.push(['status_mismatch', state])
-  if (differences.length === 0) return {...result, detail: partlyRefunded(record, refundedTotal)}
+  if (differences.length === 0) return {...result, detail: partlyRefunded(found, refunded)}
   // One class per row, the weightiest; the detail names every difference.
   const weight: Classification[] = ['currency_mismatch', 'amount_mismatch', 'status_mismatch']
   differences.sort((a, b) => weight.indexOf(a[0]) - weight.indexOf(b[0]))

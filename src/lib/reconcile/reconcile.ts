@@ -6,7 +6,9 @@
  * file); results are written in the input's order through a small reorder window
  * (ordered-window), each row judged by classify.
  */
-import {type Cell, AnnotatedWriter, type Money, type SummarySheet, outputFor} from '../files/annotated-output.js'
+import {AnnotatedWriter, outputFor} from '../files/annotated-output.js'
+import {type AuditTrail, startTrail, summarySheet} from '../files/audit.js'
+import type {Cell, Money, TypedCells} from '../files/cells.js'
 import {checkOutputs} from '../files/output-paths.js'
 import {columnHints} from '../files/columns.js'
 import {Tally, type TallyLine} from '../files/tally.js'
@@ -15,19 +17,21 @@ import {
   type Table,
   type TableHeader,
   type TableRow,
+  fileSha256,
   missingOrderColumn,
   openTable,
 } from '../files/table.js'
 import {GwError, usageError} from '../errors.js'
-import {ORDER_NUMBER_FIELDS, isCurrency} from '../gateway/protocol/index.js'
+import {ORDER_NUMBER_FIELDS, isCurrency, isoTime} from '../gateway/protocol/index.js'
 import type {OrderService} from '../orders/service.js'
-import {refundedTotal} from '../refunds/lookup.js'
+import {hasRefundQuery, refundedTotal} from '../refunds/lookup.js'
 import type {RefundService} from '../refunds/service.js'
 import {quoted} from '../untrusted.js'
 import {
   CLASSES,
   type Classification,
   RECONCILE_FIELDS,
+  type RefundedTotal,
   type Verdict,
   classifyFailure,
   compare,
@@ -48,7 +52,7 @@ const OUTPUT_COLUMNS = [
   'detail',
 ] as const
 
-export type ReconciledRow = Verdict & {line: number; values: string[]}
+export type ReconciledRow = Verdict & {line: number; values: string[]; typed?: TypedCells}
 
 /** One thing reconcile checks of every row, and the columns (as the file names them) it is read from. */
 export interface Comparison {
@@ -58,6 +62,8 @@ export interface Comparison {
 
 /** A file ready to reconcile: its table, where the output goes, what will be compared, what is ignored. */
 export interface ReconcileInput {
+  /** The file as given. */
+  file: string
   table: Table
   out: string
   comparisons: Comparison[]
@@ -73,6 +79,8 @@ interface ReconcileOptions {
   withRefunds: boolean
   onlyMismatches: boolean
   bom?: boolean
+  /** gw's version, for the audit trail. */
+  gw_version: string
   signal?: AbortSignal
   /** Called with every row in the file's order; `written` when it went to the output (for --json and progress). */
   onRow(row: ReconciledRow, written: boolean): void
@@ -85,6 +93,10 @@ type SummedAmounts = 'gateway_total_fee' | 'merchant_total_fee'
 export type SummaryCell = Omit<TallyLine<Classification, SummedAmounts>, 'group'> & {classification: Classification}
 
 export interface ReconcileOutcome {
+  /** Which file, account, mode, gw, user and times: the output's audit trail. */
+  audit: AuditTrail
+  /** Where the output an earlier run left at the same path was kept (never overwritten). */
+  earlier_output: string | null
   comparisons: Comparison[]
   ignored_columns: string[]
   summary: SummaryCell[]
@@ -125,7 +137,7 @@ export async function openForReconcile(
   const comparisons = comparisonsOf(header)
   const hints = columnHints(header, RECONCILE_FIELDS, [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']])
   const out = outputFor(file, options.out, '.reconciled', table.source.kind)
-  const input = {table, out, comparisons, ignored_columns: header.ignored, hints}
+  const input = {file, table, out, comparisons, ignored_columns: header.ignored, hints}
   if (comparisons.length === 1 && !options.existenceOnly) {
     const names = header.names.map((n) => quoted(n)).join(', ')
     throw new GwError(
@@ -169,7 +181,7 @@ export class Reconciler {
   }
 
   async #judge(row: TableRow, options: ReconcileOptions): Promise<ReconciledRow> {
-    const base = {line: row.line, values: row.values}
+    const base = {line: row.line, values: row.values, typed: row.typed}
     const view = readMerchantRow(row, options.channel)
     if (typeof view === 'string') return {...base, classification: 'invalid_row', detail: view}
     let found
@@ -182,11 +194,19 @@ export class Reconciler {
       this.#checkReachable(error, options.concurrency)
       return {...base, ...classifyFailure(view, error)}
     }
-    let refunded: number | undefined
+    let refunded: RefundedTotal | undefined
     // The refunded total tells a partly refunded order (still `paid` to the merchant) from a fully refunded one.
     if ((options.withRefunds || view.status) && found.record.result === 'REFUND') {
-      const refunds = await this.refunds.queries.refundsOf(found, view.mchRefundNo ? [view.mchRefundNo] : [])
-      refunded = refunds && refundedTotal(refunds)
+      if (hasRefundQuery(found.channel)) {
+        const refunds = await this.refunds.queries.refundsOf(found, view.mchRefundNo ? [view.mchRefundNo] : [])
+        refunded = refunds && {minor: refundedTotal(refunds), from: 'gateway'}
+      } else {
+        // No refund query for the channel (alipay): what this machine made is all gw can know, and it says so.
+        // Counted as the gateway's refund query counts (succeeded or processing); one the gateway held
+        // without showing its state (not confirmable) is not proven, so not counted.
+        const made = this.refunds.queries.madeHere(found).filter((r) => r.status !== 'not_confirmable')
+        refunded = {minor: made.reduce((sum, r) => sum + r.refund_fee, 0), from: 'history'}
+      }
     }
     return {...base, ...compare(view, found, refunded)}
   }
@@ -194,10 +214,14 @@ export class Reconciler {
   /** Reconciles the opened file into `options.out`. */
   async run(input: ReconcileInput, options: ReconcileOptions): Promise<ReconcileOutcome> {
     const {table} = input
+    const profile = this.refunds.client.profile
+    const trail = startTrail(input.file, await fileSha256(input.file), profile, options.gw_version)
     const writer = await AnnotatedWriter.open(input.out, table.header, OUTPUT_COLUMNS, {
       bom: options.bom,
       delimiter: table.source.delimiter,
       sheet: 'reconciled',
+      keep: true,
+      lead: ['classification', 'detail'],
     })
     const tally = new Tally<Classification, SummedAmounts>()
     let rows = 0
@@ -217,7 +241,7 @@ export class Reconciler {
           options.onRow(row, kept)
           if (!kept) return
           const currency = row.gateway_fee_type
-          await writer.write(row.values, {
+          await writer.write(row, {
             ...row,
             gateway_amount: money(row.gateway_total_fee, currency),
             refunded_amount: money(row.refunded_total, currency),
@@ -228,9 +252,10 @@ export class Reconciler {
       )
       const summary = tally.lines(CLASSES).map(({group, ...line}) => ({classification: group, ...line}))
       const {comparisons, ignored_columns} = input
-      const outcome = {comparisons, ignored_columns, summary, rows, written, stopped: judged.stopped}
-      await writer.close(summarySheet(outcome))
-      return outcome
+      const audit = {...trail, finished: isoTime()}
+      const outcome = {audit, comparisons, ignored_columns, summary, rows, written, stopped: judged.stopped}
+      const kept = await writer.close(reconcileSummary(outcome, tally.lines(CLASSES)))
+      return {...outcome, earlier_output: kept ?? null}
     } catch (error) {
       await writer.abort()
       throw error
@@ -241,20 +266,23 @@ export class Reconciler {
 /** The summary's two amount columns, labelled by whose they are. */
 export const AMOUNT_COLUMNS = {gateway: "gateway's amount", merchant: 'your amount'} as const
 
-/** The summary sheet of a workbook output: rows and amounts per class, then what was compared. */
-function summarySheet(outcome: ReconcileOutcome): SummarySheet {
-  const rows: Cell[][] = outcome.summary.map((c) => [
-    c.classification,
-    c.currency,
-    c.rows,
-    money(c.gateway_total_fee, c.currency) ?? '-',
-    money(c.merchant_total_fee, c.currency) ?? '-',
-  ])
-  rows.push(
+/** The summary of the output: the audit trail, rows and amounts per class and currency, then what was compared. */
+function reconcileSummary(
+  outcome: Omit<ReconcileOutcome, 'earlier_output'>,
+  lines: TallyLine<Classification, SummedAmounts>[],
+) {
+  const notes: Cell[][] = [
     [],
     ['compared', outcome.comparisons.map((c) => `${c.check} (${c.columns.join(', ')})`).join('; ')],
     ['ignored columns', outcome.ignored_columns.join(', ')],
+  ]
+  if (outcome.stopped) notes.push(['interrupted', 'the rest of the file was not checked'])
+  return summarySheet(
+    outcome.audit,
+    'classification',
+    lines,
+    {gateway_total_fee: AMOUNT_COLUMNS.gateway, merchant_total_fee: AMOUNT_COLUMNS.merchant},
+    money,
+    notes,
   )
-  if (outcome.stopped) rows.push(['interrupted', 'the rest of the file was not checked'])
-  return {header: ['classification', 'currency', 'rows', AMOUNT_COLUMNS.gateway, AMOUNT_COLUMNS.merchant], rows}
 }

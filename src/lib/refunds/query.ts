@@ -7,7 +7,7 @@ import {GwError} from '../errors.js'
 import {refusalError} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
 import {ORDER_NOT_FOUND, PAID_ORDER_STATES, type RefundOrder, type RefundRecord} from '../gateway/protocol/index.js'
-import type {OrderHistory} from '../orders/history.js'
+import {type OrderHistory, type RefundEntry, isMade} from '../orders/history.js'
 import type {OrderReference} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
 import {hasRefundQuery, refundedTotal} from './lookup.js'
@@ -76,6 +76,14 @@ export class RefundQueries {
     return none
   }
 
+  /**
+   * The refunds this machine made of an order whose channel has no refund query (alipay):
+   * what gw knows of them, never the gateway's word. Empty when it made none.
+   */
+  madeHere(found: FoundOrder): RefundEntry[] {
+    return this.history.refundsOf(this.#appid, found.record.mch_order_no ?? '').filter(isMade)
+  }
+
   /** Refunded so far (SUCCESS and PROCESSING count against the balance), or undefined when unknowable. */
   async refundedSoFar(found: FoundOrder, candidates: string[] = []): Promise<number | undefined> {
     const refunds = await this.refundsOf(found, candidates)
@@ -91,9 +99,27 @@ export class RefundQueries {
     ref: OrderReference,
     mchRefundNo?: string,
     channel?: string,
-  ): Promise<{found: FoundOrder; refund?: RefundRecord; mch_refund_no?: string; none?: string}> {
+  ): Promise<{
+    found: FoundOrder
+    refund?: RefundRecord
+    mch_refund_no?: string
+    none?: string
+    /** The channel has no refund query: the refunds this machine made of the order, and so much is said. */
+    made_here?: RefundEntry[]
+  }> {
     const found = await this.orders.find(ref, channel)
     const mchOrderNo = found.record.mch_order_no ?? ref.mch_order_no ?? ''
+    if (!hasRefundQuery(found.channel)) {
+      const made = this.madeHere(found)
+      const wanted = mchRefundNo ? made.filter((r) => r.mch_refund_no === mchRefundNo) : made
+      return {
+        found,
+        made_here: wanted,
+        none: wanted.length
+          ? undefined
+          : `${mchRefundNo ? `Refund ${mchRefundNo} of order ${mchOrderNo} was` : `No refund of order ${mchOrderNo} was`} not made on this machine, and the gateway has no refund query for ${found.channel}: the merchant platform shows the order's refunds (the order is ${found.record.result}).`,
+      }
+    }
     const known = this.history.refundsOf(this.#appid, mchOrderNo)
     const number = mchRefundNo ?? known.at(-1)?.mch_refund_no
     const state = found.record.result

@@ -141,6 +141,7 @@ export function bulkResultView(
     notes.push(
       `The report could not be written (${result.report_failure}); the journal ${journal} records every refund sent.`,
     )
-  const report = result.report ? `\nreport: ${fileShown(result.report)}` : ''
+  const kept = result.earlier_report ? ` (the earlier report was kept as ${fileShown(result.earlier_report)})` : ''
+  const report = result.report ? `\nreport: ${fileShown(result.report)}${kept}` : ''
   return {text: [...alreadyRefunded(result.rows), summaryTable(result.summary)].join('\n') + report, notes}
 }

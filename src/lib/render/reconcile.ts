@@ -34,5 +34,6 @@ export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out
     table(['classification', 'currency', 'rows', AMOUNT_COLUMNS.gateway, AMOUNT_COLUMNS.merchant], rows),
     `compared: ${comparedText(outcome.comparisons)}`,
     `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${fileShown(out)}${stopped}`,
+    ...(outcome.earlier_output ? [`the earlier output was kept as ${fileShown(outcome.earlier_output)}`] : []),
   ].join('\n')
 }

@@ -4,7 +4,15 @@
  */
 import type {AmountNames} from '../cli/amount-input.js'
 import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
-import {type RefundRecord, describeOrderState, describeRefundState, formatAmount} from '../gateway/protocol/index.js'
+import {
+  type RefundRecord,
+  describeOrderState,
+  describeRefundState,
+  formatAmount,
+  isoTime,
+} from '../gateway/protocol/index.js'
+import type {RefundEntry} from '../orders/history.js'
+import {shown} from '../untrusted.js'
 import type {RefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listedState, plural} from './words.js'
@@ -12,7 +20,6 @@ import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
-import {shown} from '../untrusted.js'
 
 import {table} from './table.js'
 
@@ -93,6 +100,23 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
     r.gw_refund_no ?? '',
   ])
   return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}`
+}
+
+/** The refunds this machine made of an order whose channel has no refund query, said to be from gw's own history. */
+export function madeHereView(mchOrderNo: string, channel: string, made: readonly RefundEntry[]): string {
+  const rows = made.map((r) => [
+    r.mch_refund_no,
+    formatAmount(r.refund_fee, r.fee_type),
+    r.status ?? 'refunded',
+    isoTime(new Date(r.at)),
+    r.gw_refund_no ?? '',
+    shown(r.source ?? '', 40),
+  ])
+  return [
+    `Refunds of order ${mchOrderNo} from this machine's history; the gateway has no refund query for ${channel}:`,
+    table(['refund', 'amount', 'status', 'recorded', 'gateway refund', 'made by'], rows),
+    `Refunds made elsewhere are not listed: the merchant platform shows every refund of the order.`,
+  ].join('\n')
 }
 
 /** "refund 30.00 THB of order INV-1" */

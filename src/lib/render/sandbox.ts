@@ -1,6 +1,9 @@
-/** What `gw sandbox start` shows once it listens. */
+/** What `gw sandbox start` shows once it listens, and of each request it answers. */
+import type {RequestRecord} from '../../sandbox/request-log.js'
 import type {SandboxInfo} from '../../sandbox/server.js'
+import {shown} from '../untrusted.js'
 import {fields} from './fields.js'
+import {green, red, yellow} from './style.js'
 import type {SeedResult} from '../seed.js'
 import {plural} from './words.js'
 
@@ -8,6 +11,50 @@ interface SandboxSummary extends SandboxInfo {
   data_dir: string
   profile: string | null
   default_profile: string | null
+  strict: boolean
+}
+
+/**
+ * A request record with every value the client sent made safe to show (controls visible,
+ * keys withheld, bounded): for the JSON lines of --json and --log.
+ */
+export function safeRecord(record: RequestRecord): RequestRecord {
+  const safe = (value: string) => shown(value, 2000)
+  const params = Object.fromEntries(Object.entries(record.params).map(([k, v]) => [safe(k), safe(v)]))
+  const {signature} = record
+  return {
+    ...record,
+    method: safe(record.method),
+    operation: safe(record.operation),
+    appid: safe(record.appid),
+    order: safe(record.order),
+    ...(record.err_msg === undefined ? {} : {err_msg: safe(record.err_msg)}),
+    params,
+    ...(signature ? {signature: {...signature, canonical: safe(signature.canonical)}} : {}),
+  }
+}
+
+/**
+ * One line per request (time, method, operation, appid, order, result or err_code, ms), then
+ * the warnings of departures accepted, and for a signature that does not verify, why.
+ */
+export function requestLines(record: RequestRecord, stream: NodeJS.WriteStream): string {
+  const r = safeRecord(record)
+  const good = r.err_msg === undefined && !r.outcome.startsWith('fault')
+  const outcome = good ? green(r.outcome, stream) : red(r.outcome, stream)
+  const line = [r.time, r.method, r.operation, r.appid || '-', r.order || '-', outcome, `${r.ms}ms`].join(' ')
+  const more = r.warnings.map((w) => `  ${yellow('warning', stream)}: ${w}`)
+  if (r.err_msg && !r.signature) more.push(`  ${shown(r.err_msg)}`)
+  if (r.signature) {
+    const {canonical, fingerprint, cause, appid, scheme} = r.signature
+    more.push(
+      `  canonical string built from what arrived: ${canonical}`,
+      `  verified with the public key of ${appid} (${scheme}), fingerprint ${fingerprint}`,
+      `  signature received: ${r.params.sign ?? ''}`,
+      `  likeliest cause: ${cause ?? 'none of the usual ones; compare the canonical string above with the one your code signed'}`,
+    )
+  }
+  return [line, ...more].join('\n')
 }
 
 export function sandboxView(summary: SandboxSummary, faults: string | undefined): string {
@@ -22,7 +69,13 @@ export function sandboxView(summary: SandboxSummary, faults: string | undefined)
       ['merchant', `${merchant.appid} (all channels; THB MYR JPY AED)`],
       ['data dir', summary.data_dir],
       ['profile', profile],
-      ['faults', faults ?? 'none'],
+      ['faults', faults ?? 'none (change them with gw sandbox faults --set)'],
+      [
+        'checks',
+        summary.strict
+          ? 'strict: as the API document says'
+          : 'as the gateway: what its published SDKs send is accepted, each departure from the API document shown as a warning (--strict refuses them)',
+      ],
     ]),
     'Try: gw order create --channel wechat --amount 10.00 --fee-type THB   (Ctrl-C stops the sandbox)',
   ].join('\n')

@@ -1,5 +1,6 @@
 /** What `gw signature verify` says of each body it checked. */
 import type {BodyVerdict} from '../gateway/verify-bodies.js'
+import {shown} from '../untrusted.js'
 
 /** One verdict for people. */
 export function verdictLine(verdict: BodyVerdict, numbered: boolean): string {
@@ -8,5 +9,18 @@ export function verdictLine(verdict: BodyVerdict, numbered: boolean): string {
   const part = verdict.signed === 'data' ? '"data"' : 'the parameters'
   return verdict.valid
     ? `${where}valid: the signature over ${part} verifies (${verdict.scheme}).`
-    : `${where}INVALID: the signature over ${part} does not verify with this key (${verdict.scheme}); do not trust this body.`
+    : [
+        `${where}INVALID: the signature over ${part} does not verify with this key (${verdict.scheme}); do not trust this body.`,
+        ...explained(verdict),
+      ].join('\n')
+}
+
+/** Why it does not verify: the canonical string, the key, the likeliest cause (as the sandbox's log says it). */
+function explained({explanation, scheme}: BodyVerdict): string[] {
+  if (!explanation) return []
+  return [
+    `  canonical string: ${shown(explanation.canonical, 2000)}`,
+    `  verified with the key of fingerprint ${explanation.fingerprint} (${scheme})`,
+    `  likeliest cause: ${shown(explanation.cause ?? 'none of the usual ones; compare the canonical string above with the one that was signed', 400)}`,
+  ]
 }

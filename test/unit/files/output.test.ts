@@ -1,4 +1,4 @@
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -27,8 +27,8 @@ describe('annotated output', () => {
       const header = headerOf(['order', 'STATUS', 'mch_refund_no'], ['mch_refund_no'])
       const writer = await AnnotatedWriter.open(out, header, ['status', 'mch_refund_no', 'detail'], {bom, sheet: 's'})
       const ours = {status: 'refunded', mch_refund_no: 'DERIVED', detail: {minor: 10650, currency: 'THB'}}
-      await writer.write(['A', 'Approved by Somchai', 'R-1'], ours)
-      await writer.write(['B', '', ''], ours)
+      await writer.write({values: ['A', 'Approved by Somchai', 'R-1']}, ours)
+      await writer.write({values: ['B', '', '']}, ours)
       await writer.close()
       const text = readFileSync(out, 'utf8')
       expect(text).toBe(
@@ -40,7 +40,7 @@ describe('annotated output', () => {
   it('is not there until closed, and not at all when aborted', async () => {
     const out = join(tempDir(), 'out.csv')
     const writer = await AnnotatedWriter.open(out, headerOf(['a']), ['x'], {sheet: 's'})
-    await writer.write(['1'], {x: 2})
+    await writer.write({values: ['1']}, {x: 2})
     await writer.abort()
     expect(() => readFileSync(out)).toThrow()
   })
@@ -50,12 +50,19 @@ describe('annotated output', () => {
     const writer = await AnnotatedWriter.open(out, headerOf(['gw_order_no', 'note']), ['refund_fee', 'refund_amount'], {
       sheet: 'report',
     })
-    await writer.write(['90020261121093015000001', '=1+1\u0007'], {
-      refund_fee: 1250,
-      refund_amount: {minor: 1250, currency: 'THB'},
+    await writer.write(
+      {values: ['90020261121093015000001', '=1+1\u0007']},
+      {
+        refund_fee: 1250,
+        refund_amount: {minor: 1250, currency: 'THB'},
+      },
+    )
+    await writer.write({values: ['X', '']}, {refund_fee: 500, refund_amount: {minor: 500, currency: 'JPY'}})
+    await writer.close({
+      trail: [['input_file', 'refunds.xlsx']],
+      header: ['status', 'amount'],
+      rows: [['refunded', {minor: 1750, currency: 'THB'}]],
     })
-    await writer.write(['X', ''], {refund_fee: 500, refund_amount: {minor: 500, currency: 'JPY'}})
-    await writer.close({header: ['status', 'amount'], rows: [['refunded', {minor: 1750, currency: 'THB'}]]})
     const [report, summary] = await readWorkbook(out)
     expect(report!.name).toBe('report')
     expect(report!.frozenRows).toBe(1)
@@ -68,9 +75,72 @@ describe('annotated output', () => {
     ])
     expect(report!.rows[2]![3]).toEqual({value: 500, type: 2, numFmt: '#,##0'})
     expect(summary!.rows.map((r) => r.map((c) => c.value))).toEqual([
+      ['input_file', 'refunds.xlsx'],
       ['status', 'amount'],
       ['refunded', 17.5],
     ])
+  })
+
+  it('a CSV neutralises header cells too, and writes its summary beside it', async () => {
+    const out = join(tempDir(), 'r.report.csv')
+    const writer = await AnnotatedWriter.open(out, headerOf(['=HYPERLINK("http://x","hdr")', 'n']), ['status'], {
+      sheet: 's',
+      bom: false,
+    })
+    await writer.write({values: ['a', '-50.00']}, {status: 'refunded'})
+    await writer.close({trail: [['input_file', 'r.csv']], header: ['status', 'rows'], rows: [['refunded', 1]]})
+    expect(readFileSync(out, 'utf8')).toBe(`"'=HYPERLINK(""http://x"",""hdr"")",n,status\na,-50.00,refunded\n`)
+    expect(readFileSync(join(out, '..', 'r.report.summary.csv'), 'utf8')).toBe(
+      'input_file,r.csv\n\nstatus,rows\nrefunded,1\n',
+    )
+  })
+
+  it('a report never overwrites an earlier one: it is kept under its time, with its summary', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'r.report.csv')
+    const summary = {trail: [], header: ['status'], rows: []}
+    for (const status of ['first', 'second']) {
+      const writer = await AnnotatedWriter.open(out, headerOf(['n']), ['status'], {sheet: 's', bom: false, keep: true})
+      await writer.write({values: ['1']}, {status})
+      const kept = await writer.close(summary)
+      if (status === 'first') expect(kept).toBeUndefined()
+      else expect(kept).toMatch(/r\.report\.\d{4}-\d\d-\d\dT\d{6}\.csv$/)
+    }
+    const names = readdirSync(dir).sort()
+    expect(names).toHaveLength(4)
+    const earlier = names.find((n) => /^r\.report\.\d{4}.*\d\.csv$/.test(n))!
+    expect(readFileSync(join(dir, earlier), 'utf8')).toContain('first')
+    expect(readFileSync(out, 'utf8')).toContain('second')
+    expect(names).toContain(earlier.replace(/\.csv$/, '.summary.csv'))
+  })
+
+  it("as a workbook: the input's numbers and dates typed with their formats, ours first after the order number, columns sized to content", async () => {
+    const out = join(tempDir(), 'typed.xlsx')
+    const header = headerOf(['note', 'mch_order_no', 'paid_on', 'weight'], ['mch_order_no'])
+    const writer = await AnnotatedWriter.open(out, header, ['detail', 'status'], {sheet: 'r', lead: ['status']})
+    const date = new Date(Date.UTC(2026, 10, 20))
+    const order = 'INV-2026-11-20-000000000000000001'
+    const typed = [
+      {at: 2, typed: date, numFmt: 'yyyy-mm-dd'},
+      {at: 3, typed: 1234.5, numFmt: '#,##0.00'},
+    ]
+    await writer.write({values: ['x', order, '2026-11-20', '1,234.50'], typed}, {status: 'refunded', detail: 'ok'})
+    await writer.close()
+    const [sheet] = await readWorkbook(out)
+    expect(sheet!.rows[0]!.map((c) => c.value)).toEqual([
+      'note',
+      'mch_order_no',
+      'status',
+      'paid_on',
+      'weight',
+      'detail',
+    ])
+    expect(sheet!.rows[1]!.slice(3, 5)).toEqual([
+      {value: date, type: 4, numFmt: 'yyyy-mm-dd'},
+      {value: 1234.5, type: 2, numFmt: '#,##0.00'},
+    ])
+    expect(sheet!.widths[1]).toBeGreaterThanOrEqual(order.length)
+    expect(sheet!.widths[0]).toBeLessThan(12)
   })
 
   it('goes beside the input by default, as a workbook when the input is one', () => {
@@ -148,11 +218,17 @@ describe('tally', () => {
 
 describe('cells a spreadsheet opens safely', () => {
   it('neutralise text a spreadsheet would read as a formula, and leave numbers and other text alone', () => {
-    for (const formula of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx'])
+    for (const formula of ['=1+1', '+1', '-1+1', '-1e3', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://x","hdr")'])
       expect(spreadsheetSafe(formula)).toBe(`'${formula}`)
-    for (const text of ['INV-1', 'a=b', '', ' =x']) expect(spreadsheetSafe(text)).toBe(text)
+    for (const text of ['INV-1', 'a=b', '', ' =x', '-50.00', '1234', '-7', '123456789012345'])
+      expect(spreadsheetSafe(text)).toBe(text)
     expect(spreadsheetSafe(-5)).toBe('-5')
     expect(spreadsheetSafe(undefined)).toBe('')
+  })
+
+  it('keep identifiers past 15 digits text: a leading tab, so no import rounds them to a number', () => {
+    expect(spreadsheetSafe('91020261123194400000001')).toBe('\t91020261123194400000001')
+    expect(spreadsheetSafe('1234567890123456')).toBe('\t1234567890123456')
   })
 
   it('make visible what a workbook cannot hold (controls, lone surrogates), keep the rest', () => {

@@ -57,6 +57,8 @@ describe("reading the merchant's row", () => {
   })
 })
 
+const gateway = (minor: number) => ({minor, from: 'gateway'}) as const
+
 describe('comparing with the gateway', () => {
   it('matches when every given fact agrees', () => {
     expect(compare(view({amount: '100', feeType: 'THB', status: 'paid'}), found({}))).toMatchObject({
@@ -75,23 +77,39 @@ describe('comparing with the gateway', () => {
 
   it('a partly refunded order is paid (with a note) or refunded_partly; a fully refunded one is neither', () => {
     const refunded = found({result: 'REFUND'})
-    expect(compare(view({status: 'paid'}), refunded, 2500)).toMatchObject({
+    expect(compare(view({status: 'paid'}), refunded, gateway(2500))).toMatchObject({
       classification: 'match',
       detail: 'partly refunded at the gateway: 25.00 THB of 100.00 THB',
       refunded_amount: '25.00',
     })
-    expect(compare(view({status: 'refunded_partly'}), refunded, 2500).classification).toBe('match')
-    expect(compare(view({status: 'refunded'}), refunded, 10_000)).toMatchObject({classification: 'match', detail: ''})
-    expect(compare(view({status: 'paid'}), refunded, 10_000)).toMatchObject({
+    expect(compare(view({status: 'refunded_partly'}), refunded, gateway(2500)).classification).toBe('match')
+    expect(compare(view({status: 'refunded'}), refunded, gateway(10_000))).toMatchObject({
+      classification: 'match',
+      detail: '',
+    })
+    expect(compare(view({status: 'paid'}), refunded, gateway(10_000))).toMatchObject({
       classification: 'status_mismatch',
       detail: 'status: merchant paid, gateway REFUND (refunded in full, 100.00 THB)',
     })
-    expect(compare(view({status: 'refunded_partly'}), refunded, 10_000).classification).toBe('status_mismatch')
+    expect(compare(view({status: 'refunded_partly'}), refunded, gateway(10_000)).classification).toBe('status_mismatch')
     expect(compare(view({status: 'paid'}), refunded, undefined)).toMatchObject({
       classification: 'status_mismatch',
       detail: expect.stringContaining('partly or fully refunded is not known'),
     })
     expect(compare(view({status: 'refunded_partly'}), found({}), undefined).classification).toBe('status_mismatch')
+  })
+
+  it("an alipay order's refunds from this machine's history are said to be so; none made here never advises a refund number", () => {
+    const alipay = {...found({result: 'REFUND'}), channel: 'alipay'}
+    const note = " (from this machine's history; the gateway has no refund query for alipay)"
+    expect(compare(view({status: 'paid'}), alipay, {minor: 2500, from: 'history'})).toMatchObject({
+      classification: 'match',
+      detail: `partly refunded at the gateway: 25.00 THB of 100.00 THB${note}`,
+    })
+    const none = compare(view({status: 'paid'}), alipay, {minor: 0, from: 'history'})
+    expect(none.classification).toBe('status_mismatch')
+    expect(none.detail).toContain('the gateway has no refund query for alipay and this machine made no refund of it')
+    expect(none.detail).not.toContain('mch_refund_no')
   })
 
   it('gives the time paid and amounts as decimals beside minor units', () => {

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import type {RowHistory} from '../../../src/lib/refunds/bulk/journal.js'
+import {isoTime} from '../../../src/lib/gateway/protocol/index.js'
+import type {OutcomeRecord, RowHistory} from '../../../src/lib/refunds/bulk/journal.js'
 import {isToSend, settleByLookup, stateFromJournal} from '../../../src/lib/refunds/bulk/rows.js'
 import type {PlannedRefund} from '../../../src/lib/refunds/service.js'
 
@@ -11,9 +12,9 @@ const intent = {
   mch_order_no: 'A',
   refund_fee: 100,
   fee_type: 'THB',
-  at: 'now',
+  at: '2026-11-20T07:00:00.000Z',
 } as const
-const outcome = (status: 'refunded' | 'failed' | 'processing' | 'unknown', mch_refund_no = 'RF1') =>
+const outcome = (status: OutcomeRecord['status'], mch_refund_no = 'RF1') =>
   ({type: 'outcome', line: 2, mch_refund_no, status, gw_refund_no: 'G1', at: 'later'}) as const
 const planned = {mch_refund_no: 'RF1', refund_fee: 100, fee_type: 'THB'} as PlannedRefund
 
@@ -22,16 +23,22 @@ describe('a row as the journal of earlier runs leaves it', () => {
     expect(stateFromJournal(undefined)).toEqual({outcome: {status: 'pending'}})
   })
 
-  it('is done when its outcome is final, with the number and amount as sent', () => {
+  it('is done when its outcome is final: refunded by that earlier run (said so, with its time), never by this one', () => {
     const entry: RowHistory = {intent, outcome: outcome('refunded')}
     expect(stateFromJournal(entry)).toEqual({
-      outcome: {status: 'refunded', gw_refund_no: 'G1'},
-      sent: {mch_refund_no: 'RF1', refund_fee: 100, fee_type: 'THB'},
+      outcome: {status: 'refunded_earlier', gw_refund_no: 'G1', earlier_run_at: isoTime(new Date(intent.at))},
+      sent: {mch_refund_no: 'RF1', refund_fee: 100, fee_type: 'THB', at: intent.at},
     })
+    expect(stateFromJournal({intent, outcome: outcome('already_refunded')}).outcome.status).toBe('already_refunded')
   })
 
   it('does not trust an outcome without its intent: the row is asked of the gateway', () => {
     expect(stateFromJournal({outcome: outcome('refunded')})).toEqual({outcome: {status: 'unknown'}})
+  })
+
+  it('an outcome without its intent, found SUCCESS, is already refunded (made elsewhere), never claimed by this file', () => {
+    const lost = {...stateFromJournal({outcome: outcome('already_refunded')}), planned}
+    expect(settleByLookup(lost, {state: 'SUCCESS', gw_refund_no: 'G'}).outcome.status).toBe('already_refunded')
   })
 
   it('is unknown (to be asked of the gateway) when sent without a final outcome, or still processing', () => {
@@ -46,12 +53,13 @@ describe('a row as the journal of earlier runs leaves it', () => {
 })
 
 describe("a row settled by the gateway's record of its refund number", () => {
-  const sent = {outcome: {status: 'unknown'}, planned} as const
+  const sent = {outcome: {status: 'unknown'}, planned, sent: {...planned, at: intent.at}} as const
   it('SUCCESS, PROCESSING and FAIL are final or processing; absent goes back to be sent', () => {
     expect(settleByLookup(sent, {state: 'SUCCESS', gw_refund_no: 'G'}).outcome).toEqual({
-      status: 'refunded',
+      status: 'refunded_earlier',
       gw_refund_no: 'G',
       settled_by: 'refund_query',
+      earlier_run_at: isoTime(new Date(intent.at)),
     })
     expect(settleByLookup(sent, {state: 'PROCESSING'}).outcome.status).toBe('processing')
     expect(settleByLookup(sent, {state: 'FAIL'}).outcome).toMatchObject({status: 'failed', err_code: 'REFUND_FAILED'})

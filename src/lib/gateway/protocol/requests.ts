@@ -91,12 +91,15 @@ export function fieldMax(operation: Operation, field: string): number {
   return spec.max
 }
 
+/** The parameters the document names for an operation. */
+export const knownFields = (operation: Operation): string[] => Object.keys(REQUEST_FIELDS[operation])
+
 /** Operations that name their order by one of three numbers; create names it by mch_order_no alone. */
 const ONE_OF_THREE: readonly Operation[] = ['order_query', 'order_refund', 'refund_query', 'order_close']
 
 export type RequestProblemKind = 'missing' | 'order_number_missing' | 'too_long' | 'invalid' | 'channel_not_taken'
 
-interface RequestProblem {
+export interface RequestProblem {
   kind: RequestProblemKind
   field: string
   message: string

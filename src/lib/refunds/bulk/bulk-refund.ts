@@ -5,16 +5,20 @@
  * journal's lock, plan against the journal and the gateway (plan), let the caller review and
  * confirm, send (send), report (report).
  */
+import {existsSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 
 import type {Work} from '../../cli/progress.js'
 import {ExitCode, GwError} from '../../errors.js'
 import {besideInput, outputFor} from '../../files/annotated-output.js'
+import {startTrail} from '../../files/audit.js'
 import {checkOutputs} from '../../files/output-paths.js'
+import {isoTime} from '../../gateway/protocol/index.js'
 import {type ReadOptions, fileSha256} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
 import {type BulkResult, type ToSendTotal, exitCodeOf, rowView, toSendTotals} from './bulk-result.js'
+import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {readRefundFile} from './refund-file.js'
 import {summarize, writeReport} from './report.js'
@@ -33,6 +37,8 @@ interface BulkOptions extends Omit<ReadOptions, 'fields'> {
   concurrency: number
   rate?: number
   bom?: boolean
+  /** gw's version, for the report's audit trail. */
+  gw_version: string
 }
 
 /** What the caller does between planning and sending: show the plan, confirm, show progress. */
@@ -45,6 +51,17 @@ interface BulkHooks {
   confirm(toSend: ToSendTotal[], plan: BulkPlan): Promise<void>
   /** Sending starts: progress over `total` rows, and the signal that stops it gracefully. */
   sending(total: number): Promise<Work>
+}
+
+/**
+ * The journal beside the file, named by its whole name (`Refunds-Nov.csv.journal.jsonl`), so
+ * that `Refunds-Nov.csv` and `Refunds-Nov.xlsx` have one each. A journal of the name earlier
+ * versions gave (`Refunds-Nov.journal.jsonl`) that is this file's is resumed.
+ */
+function defaultJournal(csv: string): string {
+  const named = `${csv}.journal.jsonl`
+  const earlier = besideInput(csv, '.journal.jsonl')
+  return !existsSync(named) && Journal.fileOf(earlier) === basename(csv) ? earlier : named
 }
 
 /** The journal's lock: one run of a batch at a time. */
@@ -61,7 +78,7 @@ export async function runBulkRefund(
   hooks: BulkHooks,
 ): Promise<BulkResult> {
   const csv = resolve(options.csv)
-  const journalPath = resolve(options.journal ?? besideInput(csv, '.journal.jsonl'))
+  const journalPath = resolve(options.journal ?? defaultJournal(csv))
   const file = await readRefundFile(csv, options)
   const reportPath = resolve(outputFor(csv, options.out, options.dry_run ? '.dry-run' : '.report', file.source.kind))
   checkOutputs(csv, [
@@ -76,6 +93,8 @@ export async function runBulkRefund(
       appid: refunds.appid,
       batch_id: options.batch_id,
     }
+    const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version)
+    let earlierReport: string | undefined
     const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
     hooks.planned(plan, lock?.tookOver)
     const toSend = toSendTotals(plan.states)
@@ -85,6 +104,8 @@ export async function runBulkRefund(
     ): BulkResult => ({
       csv,
       report: ended.reportFailure || !file.rows.length ? null : reportPath,
+      earlier_report: earlierReport ?? null,
+      audit: trail,
       journal: journalPath,
       batch_id: options.batch_id ?? null,
       resumed: plan.journal?.resumed ?? false,
@@ -110,8 +131,9 @@ export async function runBulkRefund(
     /** Writes the report (a dry run's plan) of a file with rows; resolves to why it could not be written. */
     const report = async (states: readonly RowState[]) => {
       if (!file.rows.length) return undefined
-      return writeReport(reportPath, file, states, {bom: options.bom, dryRun: options.dry_run}).then(
-        () => undefined,
+      trail.finished = isoTime()
+      return writeReport(reportPath, file, states, {bom: options.bom, dryRun: options.dry_run, trail}).then(
+        (kept) => void (earlierReport = kept),
         (error: Error) => error.message,
       )
     }

@@ -1,5 +1,6 @@
 /** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
 import {ExitCode, exitCodeOfSignal} from '../../errors.js'
+import type {AuditTrail} from '../../files/audit.js'
 import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {OrderLine} from './plan.js'
@@ -33,6 +34,8 @@ export interface BulkRowView {
   refund_time?: string
   settled_by?: string
   made_by?: string
+  /** refunded_earlier: when the earlier run of this file sent it. */
+  earlier_run_at?: string
   err_code?: string
   err_msg?: string
 }
@@ -40,6 +43,10 @@ export interface BulkRowView {
 export interface BulkResult {
   csv: string
   report: string | null
+  /** Where the report an earlier run left at the same path was kept (never overwritten). */
+  earlier_report: string | null
+  /** Which file, account, mode, gw, user and times: the report's audit trail. */
+  audit: AuditTrail
   journal: string
   batch_id: string | null
   resumed: boolean
@@ -98,7 +105,10 @@ function rowsExitCode(
 
 export function rowView(row: RefundRow, state: RowState, dryRun: boolean): BulkRowView {
   const facts = state.outcome as Partial<
-    Record<'gw_refund_no' | 'refund_time' | 'settled_by' | 'made_by' | 'err_code' | 'err_msg', string>
+    Record<
+      'gw_refund_no' | 'refund_time' | 'settled_by' | 'made_by' | 'earlier_run_at' | 'err_code' | 'err_msg',
+      string
+    >
   >
   const {refund_fee, fee_type} = amountOf(row, state)
   return {
@@ -116,6 +126,7 @@ export function rowView(row: RefundRow, state: RowState, dryRun: boolean): BulkR
     refund_time: gatewayTimeIso(facts.refund_time),
     settled_by: facts.settled_by,
     made_by: facts.made_by,
+    earlier_run_at: facts.earlier_run_at,
     err_code: facts.err_code,
     err_msg: facts.err_msg,
   }

@@ -36,7 +36,8 @@ export interface IntentRecord {
   at: string
 }
 
-export type FinalStatus = 'refunded' | 'already_refunded' | 'failed' | 'processing' | 'not_confirmable'
+export type FinalStatus =
+  'refunded' | 'refunded_earlier' | 'already_refunded' | 'failed' | 'processing' | 'not_confirmable'
 
 export interface OutcomeRecord {
   type: 'outcome'
@@ -48,6 +49,8 @@ export interface OutcomeRecord {
   err_code?: string
   err_msg?: string
   advice?: string
+  /** refunded_earlier: when the earlier run sent it. */
+  earlier_run_at?: string
   at: string
 }
 
@@ -124,6 +127,26 @@ export class Journal {
       )
     }
     return {rows, resumed: true, torn}
+  }
+
+  /** The file a journal names in its header (its `csv_file`), or undefined when there is none to read. */
+  static fileOf(path: string): string | undefined {
+    if (!existsSync(path)) return undefined
+    const fd = openSync(path, 'r')
+    const head = Buffer.alloc(64 * 1024)
+    let read: number
+    try {
+      read = readSync(fd, head, 0, head.length, 0)
+    } finally {
+      closeSync(fd)
+    }
+    const first = head.toString('utf8', 0, read).split('\n', 1)[0]!
+    try {
+      const header = JSON.parse(first) as Partial<JournalHeader>
+      return header.type === 'header' ? header.csv_file : undefined
+    } catch {
+      return undefined
+    }
   }
 
   /** Opens the journal for appending, a torn last line cut off; a new one starts with its header. */

@@ -9,7 +9,7 @@
 import {runBatch} from '../../batch.js'
 import type {Work} from '../../cli/progress.js'
 import {GwError} from '../../errors.js'
-import {formatAmount} from '../../gateway/protocol/index.js'
+import {formatAmount, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference, disagreement} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../../render/refunds.js'
@@ -31,6 +31,7 @@ import {
   numberOf,
   settleByLookup,
   stateFromJournal,
+  succeeded,
 } from './rows.js'
 
 /** How the file's columns name the two amount forms, for messages. */
@@ -333,18 +334,34 @@ async function checkOrderBalance(
   const knownHere = refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '').length > 0
   const paidInFull = order.record.result === 'SUCCESS' && !knownHere
   const existing = paidInFull ? [] : await refunds.queries.refundsOf(order, numbers.slice(0, 2))
+  const pendingRow = (number: string) =>
+    group.rows.find((r) => numberOf(r, states[at(r)]!) === number && states[at(r)]!.outcome.status === 'pending')
   for (const refund of existing ?? []) {
-    const row = group.rows.find(
-      (r) => numberOf(r, states[at(r)]!) === refund.mch_refund_no && states[at(r)]!.outcome.status === 'pending',
-    )
+    const row = pendingRow(refund.mch_refund_no)
     if (!row) continue
     const settled = settleByLookup(states[at(row)]!, lookupOf(refund, states[at(row)]!.planned?.refund_fee ?? NaN))
     const made_by = refunds.history.findRefund(refunds.appid, refund.mch_refund_no)?.source
-    const outcome =
-      settled.outcome.status === 'refunded'
-        ? {...settled.outcome, status: 'already_refunded' as const, made_by}
-        : settled.outcome
+    const outcome = settled.outcome.status === 'already_refunded' ? {...settled.outcome, made_by} : settled.outcome
     states[at(row)] = {...settled, outcome}
+  }
+  // No refund query for the channel: what this machine's history holds of a row's number (sent
+  // for this order and amount) is not sent again, in the dry run as in the run: a refund it saw
+  // succeed is already refunded; one the gateway held without showing its state stays not confirmable.
+  if (!hasRefundQuery(order.channel)) {
+    for (const made of refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '')) {
+      // A row still to send, or sent by this file with its outcome lost: the history settles both.
+      const row = group.rows.find((r) => numberOf(r, states[at(r)]!) === made.mch_refund_no && isOpen(states[at(r)]!))
+      const planned = row && states[at(row)]!.planned
+      if (!planned || made.refund_fee !== planned.refund_fee) continue
+      const facts = {gw_refund_no: made.gw_refund_no, made_by: made.source, settled_by: 'history' as const}
+      if (made.status === 'refunded') {
+        const refund_time = isoTime(new Date(made.at))
+        states[at(row)] = {...states[at(row)]!, outcome: succeeded(states[at(row)]!, {...facts, refund_time})}
+      } else if (made.status === 'not_confirmable') {
+        const advice = `Sent before from this machine (${made.source ?? 'gw'}); the gateway holds the number and has no refund query for ${order.channel}: confirm it on the merchant platform. It is not sent again.`
+        states[at(row)] = {...states[at(row)]!, outcome: {status: 'not_confirmable' as const, ...facts, advice}}
+      }
+    }
   }
   const toSend = group.rows.filter((r) => isToSend(states[at(r)]!))
   const sum = toSend.reduce((total, r) => total + states[at(r)]!.planned!.refund_fee, 0)

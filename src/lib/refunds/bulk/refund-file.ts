@@ -142,7 +142,13 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
   const given = row.get('mch_refund_no')
   if (problems.length || !column || typeof amount === 'string') {
     return {
-      row: {line: row.line, values: row.values, order: column ? row.get(column) : '', mchRefundNo: given},
+      row: {
+        line: row.line,
+        values: row.values,
+        typed: row.typed,
+        order: column ? row.get(column) : '',
+        mchRefundNo: given,
+      },
       problems,
     }
   }
@@ -157,7 +163,8 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
     channel,
     attach: row.get('attach') || undefined,
   }
-  return {row: {line: row.line, values: row.values, order: ref[column]!, mchRefundNo: given, request}, problems}
+  const {line, values, typed} = row
+  return {row: {line, values, typed, order: ref[column]!, mchRefundNo: given, request}, problems}
 }
 
 /** Reads and checks the whole file. Nothing is sent here. */

@@ -2,7 +2,8 @@
  * Step 5 of a bulk refund (and the dry run's plan file): every input row with its columns,
  * plus what became of it (or would); and the summary.
  */
-import {AnnotatedWriter, type Cell} from '../../files/annotated-output.js'
+import {AnnotatedWriter} from '../../files/annotated-output.js'
+import {type AuditTrail, summarySheet} from '../../files/audit.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import type {RefundFile} from './refund-file.js'
@@ -17,6 +18,7 @@ const REPORT_COLUMNS = [
   'refund_amount',
   'fee_type',
   'refund_time',
+  'earlier_run_at',
   'settled_by',
   'err_code',
   'err_msg',
@@ -29,45 +31,51 @@ export type SummaryLine = Omit<TallyLine<ViewStatus, 'refund_fee'>, 'group'> & {
 const money = (minor: number | undefined, currency: string | undefined) =>
   minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
 
-/** Writes the report (or, for a dry run, the plan) of every row; an .xlsx path gets a workbook with a summary sheet. */
+/**
+ * Writes the report (or, for a dry run, the plan) of every row and its audit summary (a sheet
+ * of a workbook, `.summary.csv` beside a CSV); resolves to where an earlier report at the path
+ * was kept.
+ */
 export async function writeReport(
   path: string,
   file: RefundFile,
   states: readonly RowState[],
-  options: {bom?: boolean; dryRun: boolean},
-): Promise<void> {
+  options: {bom?: boolean; dryRun: boolean; trail: AuditTrail},
+): Promise<string | undefined> {
   const sheet = options.dryRun ? 'plan' : 'report'
   const writer = await AnnotatedWriter.open(path, file.header, REPORT_COLUMNS, {
     bom: options.bom,
     delimiter: file.source.delimiter,
     sheet,
+    keep: true,
+    lead: ['status'],
   })
   try {
     for (const [i, row] of file.rows.entries()) {
       const view = rowView(row, states[i]!, options.dryRun)
       const advice = (states[i]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
       const earlier = view.made_by ? `refunded earlier by ${view.made_by}` : undefined
-      await writer.write(row.values, {
+      await writer.write(row, {
         ...view,
         refund_amount: money(view.refund_fee, view.fee_type),
         advice: advice ?? earlier,
       })
     }
-    const rows: Cell[][] = summarize(file, states, options.dryRun).map((l) => [
-      l.status,
-      l.currency,
-      l.rows,
-      money(l.refund_fee, l.currency) ?? '-',
-    ])
-    await writer.close({header: ['status', 'currency', 'rows', 'amount'], rows})
+    return await writer.close(
+      summarySheet(options.trail, 'status', statusTally(file, states, options.dryRun), {refund_fee: 'amount'}, money),
+    )
   } catch (error) {
     await writer.abort()
     throw error
   }
 }
 
-/** Rows and amounts per status and currency; rows skipped as invalid are counted, not summed. */
-export function summarize(file: RefundFile, states: readonly RowState[], dryRun: boolean): SummaryLine[] {
+/** Rows and amounts per status (every status of the union, in its order) and currency; rows skipped as invalid are counted, not summed. */
+function statusTally(
+  file: RefundFile,
+  states: readonly RowState[],
+  dryRun: boolean,
+): TallyLine<ViewStatus, 'refund_fee'>[] {
   const tally = new Tally<ViewStatus, 'refund_fee'>()
   file.rows.forEach((row, i) => {
     const state = states[i]!
@@ -75,5 +83,9 @@ export function summarize(file: RefundFile, states: readonly RowState[], dryRun:
     const status = viewStatus(state, dryRun)
     tally.add(status, fee_type, {refund_fee: status === 'skipped_invalid' ? undefined : refund_fee})
   })
-  return tally.lines(VIEW_STATUSES).map(({group, ...line}) => ({status: group, ...line}))
+  return tally.lines(VIEW_STATUSES)
 }
+
+/** The summary of --json and the terminal: rows and amounts per status and currency. */
+export const summarize = (file: RefundFile, states: readonly RowState[], dryRun: boolean): SummaryLine[] =>
+  statusTally(file, states, dryRun).map(({group, ...line}) => ({status: group, ...line}))

@@ -3,7 +3,8 @@
  * one test of "still to send", and how the journal and the gateway's answers move a row
  * from one status to another.
  */
-import type {Amount} from '../../gateway/protocol/index.js'
+import type {TypedCells} from '../../files/cells.js'
+import {type Amount, isoTime} from '../../gateway/protocol/index.js'
 import type {OrderReference} from '../../orders/reference.js'
 import type {Lookup} from '../lookup.js'
 import type {PlannedRefund, RefundResult} from '../service.js'
@@ -32,6 +33,8 @@ export interface RowRequest {
 export interface RefundRow {
   readonly line: number
   readonly values: readonly string[]
+  /** A workbook's number and date cells as typed (written back so in a workbook report). */
+  readonly typed?: TypedCells
   /** The refund number the row gives; '' when it is to be derived once the order is known. */
   readonly mchRefundNo: string
   /** The order number as the row gives it (in whichever column), '' when none. */
@@ -39,8 +42,8 @@ export interface RefundRow {
   readonly request?: RowRequest
 }
 
-/** How an outcome was learned: the refund's answer, a refund query, or the same number sent again. */
-type SettledBy = RefundResult['resolved_by']
+/** How an outcome was learned: the refund's answer, a refund query, the same number sent again, or this machine's history (a channel without a refund query). */
+type SettledBy = RefundResult['resolved_by'] | 'history'
 
 interface Settled {
   readonly gw_refund_no?: string
@@ -48,13 +51,20 @@ interface Settled {
   readonly settled_by?: SettledBy
   /** Where an earlier refund of this number was made, when this machine's history knows (a file's name). */
   readonly made_by?: string
+  /** refunded_earlier: when the earlier run of this file sent it. */
+  readonly earlier_run_at?: string
 }
 
 export type RowOutcome =
   | {readonly status: 'pending'}
   /** `unverified`: the gateway's answers failed verification (a bad signature, or about another refund). */
   | {readonly status: 'unknown'; readonly advice?: string; readonly unverified?: boolean}
-  | ({readonly status: 'refunded' | 'already_refunded'} & Settled)
+  /**
+   * Who moved the money: `refunded` this run; `refunded_earlier` an earlier run of this file
+   * (its journal's intent); `already_refunded` found made elsewhere (or by a run whose intent
+   * the journal lost): never claimed as this file's.
+   */
+  | ({readonly status: 'refunded' | 'refunded_earlier' | 'already_refunded'} & Settled)
   /** Sent; the gateway holds its number but cannot show its amount and state (no refund query). */
   | ({readonly status: 'not_confirmable'; readonly advice?: string} & Settled)
   | ({readonly status: 'processing'; readonly advice?: string} & Settled)
@@ -71,6 +81,7 @@ export type RowStatus = RowOutcome['status']
 /** Statuses in the order summaries list them. */
 export const ROW_STATUSES: readonly RowStatus[] = [
   'refunded',
+  'refunded_earlier',
   'already_refunded',
   'processing',
   'not_confirmable',
@@ -86,6 +97,7 @@ export const ROW_STATUSES: readonly RowStatus[] = [
  */
 export const isFinal = (outcome: RowOutcome) =>
   outcome.status === 'refunded' ||
+  outcome.status === 'refunded_earlier' ||
   outcome.status === 'already_refunded' ||
   outcome.status === 'failed' ||
   outcome.status === 'not_confirmable'
@@ -96,6 +108,16 @@ export interface SentRefund {
   gw_order_no?: string
   refund_fee: number
   fee_type: string
+  /** When that run wrote its intent (UTC ISO, as the journal holds it). */
+  at?: string
+}
+
+/** A success of a refund number learned now: an earlier run of this file sent it (`sent`), else it was made elsewhere. */
+export function succeeded(state: RowState, facts: Settled): RowOutcome {
+  if (!state.sent) return {status: 'already_refunded', ...facts}
+  const when = state.sent.at ? new Date(state.sent.at) : undefined
+  const at = when && !Number.isNaN(when.getTime()) ? isoTime(when) : state.sent.at
+  return {status: 'refunded_earlier', ...facts, earlier_run_at: facts.earlier_run_at ?? at}
 }
 
 /** A row's place in the run: the refund planned for it, what an earlier run sent, and what became of it. */
@@ -124,7 +146,10 @@ export function amountOf(row: RefundRow, state: RowState): {refund_fee?: number;
   return {refund_fee: amount && 'minor' in amount ? amount.minor : undefined, fee_type: row.request?.feeType}
 }
 
-/** What a refund query's answer for a refund number makes of a row that may have been sent. */
+/**
+ * What a refund query's answer for a refund number makes of a row that may have been sent:
+ * a success is an earlier run's when the journal holds its intent, else made elsewhere.
+ */
 export function settleByLookup(state: RowState, lookup: Lookup): RowState {
   const settled = {
     gw_refund_no: 'gw_refund_no' in lookup ? lookup.gw_refund_no : undefined,
@@ -133,7 +158,7 @@ export function settleByLookup(state: RowState, lookup: Lookup): RowState {
   const refund_time = 'refund_time' in lookup ? lookup.refund_time : undefined
   switch (lookup.state) {
     case 'SUCCESS':
-      return {...state, outcome: {status: 'refunded', ...settled, refund_time}}
+      return {...state, outcome: succeeded(state, {...settled, refund_time})}
     case 'PROCESSING':
       return {...state, outcome: {status: 'processing', ...settled, refund_time}}
     case 'FAIL': {
@@ -160,13 +185,16 @@ export function settleByLookup(state: RowState, lookup: Lookup): RowState {
 export function stateFromJournal(entry: RowHistory | undefined): RowState {
   const intent = entry?.intent
   if (!intent) return {outcome: entry?.outcome ? {status: 'unknown'} : {status: 'pending'}}
-  const {mch_refund_no, gw_order_no, refund_fee, fee_type} = intent
-  const sent = {mch_refund_no, gw_order_no, refund_fee, fee_type}
+  const {mch_refund_no, gw_order_no, refund_fee, fee_type, at} = intent
+  const sent = {mch_refund_no, gw_order_no, refund_fee, fee_type, at}
   const outcome = entry.outcome
   if (!outcome || outcome.mch_refund_no !== mch_refund_no || !isFinal(outcome))
     return {outcome: {status: 'unknown'}, sent}
-  const {status, gw_refund_no, refund_time, err_code, err_msg, advice} = outcome
+  const {status, gw_refund_no, refund_time, err_code, err_msg, advice, earlier_run_at} = outcome
   if (status === 'failed') return {outcome: {status, gw_refund_no, err_code, err_msg, advice}, sent}
   if (status === 'not_confirmable') return {outcome: {status, advice}, sent}
-  return {outcome: {status, gw_refund_no, refund_time}, sent}
+  if (status === 'already_refunded') return {outcome: {status, gw_refund_no, refund_time}, sent}
+  // Refunded by a run of this file before this one.
+  const state = {outcome: {status: 'pending'}, sent} as const
+  return {...state, outcome: succeeded(state, {gw_refund_no, refund_time, earlier_run_at})}
 }

@@ -10,7 +10,7 @@ import {GwError} from '../../errors.js'
 import type {PlannedRefund, RefundResult, RefundService} from '../service.js'
 import {Journal, type OutcomeRecord} from './journal.js'
 import type {BulkPlan} from './plan.js'
-import {type RowOutcome, type RowState, isFinal, isToSend, numberOf} from './rows.js'
+import {type RowOutcome, type RowState, isFinal, isToSend, numberOf, succeeded} from './rows.js'
 
 interface SendOptions {
   concurrency: number
@@ -31,17 +31,17 @@ interface Sent {
   writeFailure?: string
 }
 
-/** The outcome of one send, as a row's outcome. `ours`: this journal sent the number before (it is not someone else's refund). */
-function outcomeOf(sent: RefundResult, ours: boolean): RowOutcome {
+/**
+ * The outcome of one send, as a row's outcome. A refund number the gateway held before this
+ * send is not this run's refund: an earlier run's of this file (the journal's intent), or made elsewhere.
+ */
+function outcomeOf(sent: RefundResult, state: RowState): RowOutcome {
   const {gw_refund_no, refund_time, err_code, err_msg, resolved_by: settled_by} = sent
   switch (sent.status) {
-    case 'refunded':
-      return {
-        status: sent.already_existed && !ours ? 'already_refunded' : 'refunded',
-        gw_refund_no,
-        refund_time,
-        settled_by,
-      }
+    case 'refunded': {
+      const facts = {gw_refund_no, refund_time, settled_by}
+      return sent.already_existed ? succeeded(state, facts) : {status: 'refunded', ...facts}
+    }
     case 'processing':
       return {status: 'processing', gw_refund_no, refund_time, settled_by, advice: sent.explanation}
     case 'failed':
@@ -65,6 +65,7 @@ function outcomeRecord(line: number, mchRefundNo: string, outcome: RowOutcome): 
     err_code: facts.err_code,
     err_msg: facts.err_msg,
     advice: facts.advice,
+    earlier_run_at: (outcome as {earlier_run_at?: string}).earlier_run_at,
     at: new Date().toISOString(),
   }
 }
@@ -133,8 +134,9 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
         }
         if (signal.aborted && writeFailure) return
         const sent = await sendOrRefuse(refunds, planned, options.source)
-        const outcome = outcomeOf(sent, state.sent?.mch_refund_no === mch_refund_no)
-        states[i] = {...state, outcome, sent: {mch_refund_no, gw_order_no, refund_fee, fee_type}}
+        const ours = state.sent?.mch_refund_no === mch_refund_no ? state : {...state, sent: undefined}
+        const outcome = outcomeOf(sent, ours)
+        states[i] = {...state, outcome, sent: {mch_refund_no, gw_order_no, refund_fee, fee_type, at: intent.at}}
         outcomes.push(journal.append(outcomeRecord(row.line, mch_refund_no, outcome)).catch(failed))
         options.onSent(outcome.status !== 'refunded' && outcome.status !== 'already_refunded')
       },

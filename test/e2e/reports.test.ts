@@ -1,0 +1,261 @@
+// Reports an auditor accepts: true on every rerun, intact in a spreadsheet, kept, and summed per currency.
+import {execFileSync, spawnSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
+import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {basename, join} from 'node:path'
+
+import {parse} from 'csv-parse/sync'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {tempDir, untab} from '../helpers/shared.js'
+import {readWorkbook, writeWorkbook} from '../helpers/workbooks.js'
+
+let world: GwWorld
+let fileNo = 0
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+afterAll(() => world.close())
+
+function csvFile(content: string, name = `report-${++fileNo}.csv`): string {
+  const path = join(world.configDir, name)
+  writeFileSync(path, content)
+  return path
+}
+const rowsOf = (path: string) =>
+  parse(readFileSync(path), {columns: true, bom: true, cast: untab, relax_column_count: true}) as Record<
+    string,
+    string
+  >[]
+const reportOf = (csv: string) => rowsOf(csv.replace(/\.csv$/, '.report.csv'))
+/** The summary beside a CSV report, as lines of cells. */
+const summaryOf = (csv: string) =>
+  parse(readFileSync(csv.replace(/\.csv$/, '.report.summary.csv')), {
+    bom: true,
+    trim: true,
+    relax_column_count: true,
+  }) as string[][]
+const bulk = (csv: string, extra: string[] = []) =>
+  world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
+const statuses = (csv: string) => reportOf(csv).map((r) => r.status)
+
+interface BulkJson {
+  to_send: {currency: string; rows: number; amount: number}[]
+  summary: {status: string; currency: string; rows: number; amount?: number}[]
+  rows: {status: string; gw_refund_no?: string; refund_time?: string; settled_by?: string}[]
+  audit: Record<string, string>
+}
+
+describe('a bulk report tells who moved the money', () => {
+  it('a file rerun after its journal is lost stays already_refunded on every later run, never claimed as refunded', async () => {
+    const wechat = await world.paidOrders(2, 10_000, 'REP-LOST')
+    const alipay = await world.paidOrders(1, 10_000, 'REP-LOST-ALI', 'alipay')
+    const csv = csvFile(`mch_order_no,refund_amount\n${[...wechat, ...alipay].map((o) => `${o},12.34`).join('\n')}\n`)
+    const journal = `${csv}.journal.jsonl`
+    expect((await bulk(csv)).code).toBe(0)
+    expect(statuses(csv)).toEqual(['refunded', 'refunded', 'refunded'])
+    rmSync(journal)
+    const second = await bulk(csv, ['--json'])
+    expect(second.code, second.stderr).toBe(0)
+    expect(statuses(csv)).toEqual(['already_refunded', 'already_refunded', 'already_refunded'])
+    // Every already_refunded row says which refund it is and when it was made.
+    for (const row of second.json<BulkJson>().rows)
+      expect(row).toMatchObject({
+        gw_refund_no: expect.stringMatching(/^\d+$/),
+        refund_time: expect.stringMatching(/^\d{4}-/),
+      })
+    const third = await bulk(csv)
+    expect(third.code, third.stderr).toBe(0)
+    expect(statuses(csv)).toEqual(['already_refunded', 'already_refunded', 'already_refunded'])
+    const summary = summaryOf(csv)
+    expect(summary.filter((line) => line[0] === 'refunded')).toEqual([])
+    expect(summary).toContainEqual(['already_refunded', 'THB', '3', '37.02'])
+    for (const order of [...wechat, ...alipay]) expect((await world.ledger(order))!.refunds).toHaveLength(1)
+  })
+
+  it('a rerun with its journal says refunded_earlier, with the time that run sent it', async () => {
+    const orders = await world.paidOrders(2, 10_000, 'REP-EARLIER')
+    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},500`).join('\n')}\n`)
+    expect((await bulk(csv)).code).toBe(0)
+    const again = await bulk(csv)
+    expect(again.code, again.stderr).toBe(0)
+    expect(reportOf(csv).map((r) => [r.status, r.earlier_run_at])).toEqual(
+      Array(2).fill(['refunded_earlier', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)]),
+    )
+    expect(summaryOf(csv)).toContainEqual(['refunded_earlier', 'THB', '2', '10.00'])
+  })
+
+  it("a dry run consults this machine's history as the run does: its total is what the run sends", async () => {
+    const [made, fresh] = await world.paidOrders(2, 10_000, 'REP-DRY', 'alipay')
+    expect((await bulk(csvFile(`mch_order_no,refund_fee\n${made},700\n`))).code).toBe(0)
+    const repeat = csvFile(`mch_order_no,refund_fee\n${made},700\n${fresh},300\n`)
+    const dry = await world.run(['refund', 'create', '--from-csv', repeat, '--dry-run', '--json'])
+    expect(dry.code, dry.stderr).toBe(0)
+    const plan = dry.json<BulkJson>()
+    expect(plan.to_send).toEqual([{currency: 'THB', rows: 1, amount: 300}])
+    expect(plan.rows[0]).toMatchObject({status: 'already_refunded', settled_by: 'history'})
+    const before = await world.requests()
+    const real = await bulk(repeat, ['--json'])
+    expect(real.code, real.stderr).toBe(0)
+    const sent = real.json<BulkJson>().summary.filter((l) => l.status === 'refunded')
+    expect(sent).toEqual([{status: 'refunded', currency: 'THB', rows: 1, amount: 300}])
+    expect((await world.requests()).order_refund! - (before.order_refund ?? 0)).toBe(1)
+    expect((await world.ledger(made!))!.refunds).toHaveLength(1)
+  })
+})
+
+describe('reports are kept and carry their audit trail', () => {
+  it('two runs leave two reports, each with its summary; the trail names the file by SHA-256, the account and the times', async () => {
+    const orders = await world.paidOrders(1, 10_000, 'REP-KEEP')
+    const csv = csvFile(`mch_order_no,refund_fee\n${orders[0]},100\n`)
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
+    const run = await bulk(csv, ['--json'])
+    expect(run.code, run.stderr).toBe(0)
+    await bulk(csv)
+    const dir = readdirSync(world.configDir).filter((n) => n.startsWith(basename(csv, '.csv')))
+    const reports = dir.filter((n) => /\.report(\.[\dT-]+)?\.csv$/.test(n))
+    expect(reports).toHaveLength(2)
+    expect(dir.filter((n) => /\.report(\.[\dT-]+)?\.summary\.csv$/.test(n))).toHaveLength(2)
+    expect(run.json<{earlier_report: string | null}>().earlier_report).toBeNull()
+    const sha256 = createHash('sha256').update(readFileSync(csv)).digest('hex')
+    const audit = run.json<BulkJson>().audit
+    expect(audit).toMatchObject({
+      input_file: basename(csv),
+      input_sha256: sha256,
+      profile: 'sandbox',
+      mode: 'test',
+      gw_version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      os_user: expect.any(String),
+      started: expect.stringMatching(/[+-]\d\d:\d\d$/),
+      finished: expect.stringMatching(/[+-]\d\d:\d\d$/),
+    })
+    expect(dry.json<BulkJson>().audit.input_sha256).toBe(sha256)
+    expect(summaryOf(csv).slice(0, 4)).toEqual([
+      ['input_file', basename(csv)],
+      ['input_sha256', sha256],
+      ['profile', 'sandbox'],
+      ['appid', audit.appid],
+    ])
+  })
+
+  it('a .csv and an .xlsx of the same name have a journal each', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-TWIN')
+    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`, 'Refunds-Nov.csv')
+    const xlsx = await writeWorkbook(join(world.configDir, 'Refunds-Nov.xlsx'), [
+      {
+        name: 'refunds',
+        rows: [
+          ['mch_order_no', 'refund_fee'],
+          [order, 200],
+        ],
+      },
+    ])
+    expect((await bulk(csv)).code).toBe(0)
+    const dry = await world.run(['refund', 'create', '--from-csv', xlsx, '--dry-run'])
+    expect(dry.code, dry.stderr).toBe(0)
+    expect((await bulk(xlsx)).code).toBe(0)
+    expect(existsSync(`${csv}.journal.jsonl`) && existsSync(`${xlsx}.journal.jsonl`)).toBe(true)
+  })
+})
+
+describe('reports open in a spreadsheet as written', () => {
+  it('a hostile header is neutralised, a plain negative number is not, and 23-digit ids survive LibreOffice', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-LO')
+    const hostile = '=HYPERLINK("http://x","hdr")'
+    const csv = csvFile(`mch_order_no,refund_fee,"${hostile.replaceAll('"', '""')}",adjust\n${order},100,x,-50.00\n`)
+    expect((await bulk(csv)).code).toBe(0)
+    const report = csv.replace(/\.csv$/, '.report.csv')
+    const text = readFileSync(report, 'utf8')
+    expect(text).toContain(`"'${hostile.replaceAll('"', '""')}"`)
+    expect(text).toMatch(/,-50\.00,/)
+    const gwRefundNo = reportOf(csv)[0]!.gw_refund_no!.trim()
+    expect(gwRefundNo).toMatch(/^\d{23}$/)
+    const soffice = spawnSync('soffice', ['--version'], {encoding: 'utf8'})
+    if (soffice.status !== 0) {
+      console.warn('skipped the LibreOffice round trip: soffice is not installed (.ci/run installs libreoffice-calc)')
+      return
+    }
+    // LibreOffice's default CSV import, then a save as CSV: what a user opening and saving the report gets.
+    const out = tempDir()
+    execFileSync(
+      'soffice',
+      [
+        `-env:UserInstallation=file://${out}/profile`,
+        '--headless',
+        '--convert-to',
+        'csv:Text - txt - csv (StarCalc):44,34,76',
+        '--outdir',
+        out,
+        report,
+      ],
+      {stdio: 'ignore', timeout: 120_000},
+    )
+    const saved = parse(readFileSync(join(out, basename(report))), {
+      bom: true,
+      trim: true,
+      relax_column_count: true,
+    }) as string[][]
+    const header = saved[0]!
+    expect(header).toContain(`'${hostile}`)
+    const row = saved[1]!
+    expect(row[header.indexOf('gw_refund_no')]!.trim()).toBe(gwRefundNo)
+    expect(row[header.indexOf('adjust')]).toBe('-50')
+  })
+
+  it("an .xlsx report: status right after the order number, the input's numbers and dates typed, amounts as numbers, times with their offset, columns sized to content", async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-XLSX-000000000000001')
+    const xlsx = await writeWorkbook(join(world.configDir, 'typed.xlsx'), [
+      {
+        name: 'refunds',
+        rows: [
+          ['note', 'mch_order_no', 'refund_fee', 'paid_on', 'weight'],
+          ['first', order, 150, new Date(Date.UTC(2026, 10, 20)), 1234.5],
+        ],
+        formats: {D2: 'yyyy-mm-dd', E2: '#,##0.00'},
+      },
+    ])
+    expect((await bulk(xlsx)).code).toBe(0)
+    const [report, summary] = await readWorkbook(join(world.configDir, 'typed.report.xlsx'))
+    const columns = report!.rows[0]!.map((c) => c.value)
+    expect(columns.slice(0, 3)).toEqual(['note', 'mch_order_no', 'status'])
+    const cell = (name: string) => report!.rows[1]![columns.indexOf(name)]!
+    expect(cell('refund_amount')).toEqual({value: 1.5, type: 2, numFmt: '#,##0.00'})
+    // The input's own number and date cells stay typed, with their formats.
+    expect(cell('weight')).toEqual({value: 1234.5, type: 2, numFmt: '#,##0.00'})
+    expect(cell('paid_on')).toEqual({value: new Date(Date.UTC(2026, 10, 20)), type: 4, numFmt: 'yyyy-mm-dd'})
+    expect(cell('gw_refund_no').value).toMatch(/^\d{23}$/)
+    expect(cell('refund_time').value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)
+    expect(report!.widths[columns.indexOf('mch_order_no')]).toBeGreaterThanOrEqual(order!.length)
+    expect(summary!.name).toBe('summary')
+    expect(summary!.rows.map((r) => r[0]!.value)).toContain('input_sha256')
+  })
+})
+
+describe('what gw made where the gateway has no refund query', () => {
+  it("reconcile --with-refunds matches a partly refunded alipay order from this machine's history, and refund query lists it", async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-ALI-REC', 'alipay')
+    expect((await world.run(['refund', 'create', order!, '--amount', '25.00'])).code).toBe(0)
+    const csv = csvFile(`mch_order_no,amount,fee_type,status\n${order},100.00,THB,paid\n`)
+    const result = await world.run(['reconcile', csv, '--with-refunds', '--json'])
+    expect(result.code, result.stdout).toBe(0)
+    const [row] = result.json<{results: {classification: string; detail: string; refunded_total: number}[]}>().results
+    expect(row).toMatchObject({classification: 'match', refunded_total: 2500})
+    expect(row!.detail).toContain("from this machine's history; the gateway has no refund query for alipay")
+    expect(row!.detail).not.toContain('mch_refund_no column')
+    // Its output carries the audit summary, per classification and currency.
+    const summary = parse(readFileSync(csv.replace(/\.csv$/, '.reconciled.summary.csv')), {
+      bom: true,
+      relax_column_count: true,
+    }) as string[][]
+    expect(summary[1]).toEqual(['input_sha256', createHash('sha256').update(readFileSync(csv)).digest('hex')])
+    expect(summary).toContainEqual(['classification', 'currency', 'rows', 'amount'])
+    expect(summary).toContainEqual(['match', 'THB', '1', '100.00'])
+    expect(result.json<{audit: {input_file: string}}>().audit.input_file).toBe(basename(csv))
+    const query = await world.run(['refund', 'query', order!])
+    expect(query.code, query.stderr).toBe(0)
+    expect(query.stdout).toContain("from this machine's history; the gateway has no refund query for alipay")
+    expect(query.stdout).toContain('25.00 THB')
+  })
+})
