@@ -4,13 +4,16 @@
 // signed requests in a bare loop, over the faster of undici and node:http), on loopback and with
 // network-like latency; memory at two sizes and for a 100,000-row dry run. See bench/README.md.
 import {generateKeyPairSync, sign, verify} from 'node:crypto'
-import {existsSync, writeFileSync} from 'node:fs'
+import {createWriteStream, existsSync, writeFileSync} from 'node:fs'
+import {once} from 'node:events'
 import {cpus, totalmem} from 'node:os'
 import {join} from 'node:path'
 
 import {BIN, ROOT, benchSandbox, floorLoop, median, runGw, seedPaidOrders, tempDir, timeCommand} from './lib.mjs'
 
 const quick = process.argv.includes('--quick')
+/** `--only history`: only the history figures (the full run takes long). */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined
 const SIZES = quick
   ? {
       startupRuns: 7,
@@ -20,6 +23,7 @@ const SIZES = quick
       memorySmall: 2000,
       memoryLarge: 40_000,
       dryRun: 20_000,
+      historyOrders: 50_000,
     }
   : {
       startupRuns: 15,
@@ -29,6 +33,7 @@ const SIZES = quick
       memorySmall: 10_000,
       memoryLarge: 200_000,
       dryRun: 100_000,
+      historyOrders: 500_000,
     }
 const CONCURRENCY = 8
 const BINARY = join(ROOT, 'build', process.platform === 'win32' ? 'gw.exe' : 'gw')
@@ -219,33 +224,144 @@ async function memory(bench, orders) {
   )
 }
 
+/**
+ * An earlier version's history.jsonl: `count` orders over the past year and a refund of each
+ * (older than an hour), then `recent` refunds made within the hour, and the order `known`.
+ */
+async function writeJsonlHistory(path, appid, count, recent, known) {
+  const out = createWriteStream(path)
+  const yearMs = 365 * 86_400_000
+  const now = Date.now()
+  const write = async (line) => {
+    if (!out.write(`${line}\n`)) await once(out, 'drain')
+  }
+  const order = (mch, at, channel = 'wechat') =>
+    JSON.stringify({
+      type: 'order',
+      appid,
+      mch_order_no: mch,
+      channel,
+      total_fee: 100000,
+      fee_type: 'THB',
+      at,
+      state: 'SUCCESS',
+      state_at: at,
+    })
+  const refund = (mch, no, at) =>
+    JSON.stringify({
+      type: 'refund',
+      appid,
+      mch_order_no: mch,
+      channel: 'wechat',
+      mch_refund_no: no,
+      refund_fee: 100,
+      fee_type: 'THB',
+      status: 'refunded',
+      source: 'refunds.csv',
+      at,
+    })
+  for (let i = 0; i < count; i++) {
+    const at = new Date(now - yearMs + Math.floor((i / count) * (yearMs - 7_200_000))).toISOString()
+    await write(order(`H${i}`, at, i % 2 ? 'alipay' : 'wechat'))
+  }
+  for (let i = 0; i < count; i++) {
+    const at = new Date(now - yearMs + 1000 + Math.floor((i / count) * (yearMs - 7_200_000))).toISOString()
+    await write(refund(`H${i}`, `HR${i}`, at))
+  }
+  for (let i = 0; i < recent; i++) await write(refund(`H${i}`, `HN${i}`, new Date(now - 1_800_000 + i).toISOString()))
+  await write(order(known, new Date(now - 3_600_000).toISOString()))
+  out.end()
+  await once(out, 'finish')
+}
+
+/** The history's figures: 1,000,000 records against an empty history, the import, a list of 500,000 to a file. */
+async function history(bench, known) {
+  const count = SIZES.historyOrders
+  const big = tempDir('gw-bench-history-')
+  const empty = tempDir('gw-bench-history-empty-')
+  await writeJsonlHistory(join(big, 'history.jsonl'), bench.appid, count, 100, known)
+  await writeJsonlHistory(join(empty, 'history.jsonl'), bench.appid, 0, 100, known)
+  const inBig = {...bench.env, GW_CONFIG_DIR: big}
+  const inEmpty = {...bench.env, GW_CONFIG_DIR: empty}
+  const imported = await runGw(['history'], inBig)
+  if (imported.code !== 0) throw new Error(`gw history exited ${imported.code}: ${imported.stderr.slice(-500)}`)
+  const said = (imported.stderr.match(/importing the earlier history/g) ?? []).length
+  record(
+    'history',
+    `import of a ${2 * count + 101}-line history.jsonl (gw history, first run)`,
+    `${fmt(imported.ms / 1000, 1)} s, ${fmt(imported.maxRssMiB)} MiB peak, progress said ${said} times`,
+    '<= 60 s, progress on stderr',
+    pass(imported.ms <= 60_000 && said > 0),
+  )
+  await runGw(['history'], inEmpty)
+  const cases = [
+    ['order query X (channel from the history)', ['order', 'query', known], 1.2],
+    ['refund list --since 1h (100 matching)', ['refund', 'list', '--since', '1h'], 1.5],
+  ]
+  for (const [name, args, target] of cases) {
+    const times = {big: [], empty: []}
+    for (let run = 0; run < SIZES.startupRuns; run++) {
+      for (const [which, env] of [
+        ['big', inBig],
+        ['empty', inEmpty],
+      ]) {
+        const {ms, code} = await timeCommand(process.execPath, [BIN, ...args], env)
+        if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}`)
+        times[which].push(ms)
+      }
+    }
+    const x = median(times.big) / median(times.empty)
+    record(
+      'history',
+      `gw ${name}, ${2 * count} records / empty (medians)`,
+      `${fmt(median(times.big), 0)} ms / ${fmt(median(times.empty), 0)} ms = ${fmt(x, 2)}x`,
+      `<= ${target}x`,
+      pass(x <= target),
+    )
+  }
+  const out = join(big, 'all.csv')
+  const listed = await runGw(['order', 'list', '--out', out], inBig)
+  if (listed.code !== 0) throw new Error(`order list exited ${listed.code}: ${listed.stderr.slice(-500)}`)
+  record(
+    'history',
+    `gw order list --out all.csv of ${count + 1} orders`,
+    `${fmt(listed.ms / 1000, 1)} s, ${fmt(listed.maxRssMiB)} MiB peak`,
+    '<= 10 s, <= 200 MiB',
+    pass(listed.ms <= 10_000 && listed.maxRssMiB <= 200),
+  )
+}
+
 const bench = await benchSandbox()
 try {
-  record('machine', 'signing (RSA-2048 MD5 sign + verify, one core)', `${fmt(signingRate(), 0)} /s`)
-  const orders = await seedPaidOrders(bench, 'BQ', 2000)
-  const capacity = await floorLoop({
-    ...bench,
-    operation: 'order_query',
-    count: 4000,
-    concurrency: 16,
-    paramsFor: (i) => ({channel: 'wechat', mch_order_no: orders[i % orders.length]}),
-  })
-  record(
-    'sandbox',
-    'order_query under load (bare loop, concurrency 16)',
-    `${fmt(capacity.rate)} req/s (${capacity.transport})`,
-  )
-  await startup(bench, orders[0])
-  await reconcile(bench, orders, SIZES.reconcileRows, '')
-  await refunds(bench, SIZES.refundRows, '')
-  await bench.faults('latency=50-150ms')
-  try {
-    await reconcile(bench, orders, SIZES.latencyRows, ', latency 50-150 ms')
-    await refunds(bench, SIZES.latencyRows, ', latency 50-150 ms')
-  } finally {
-    await bench.faults('')
+  if (only === 'history') await history(bench, (await seedPaidOrders(bench, 'BQ', 1))[0])
+  else {
+    record('machine', 'signing (RSA-2048 MD5 sign + verify, one core)', `${fmt(signingRate(), 0)} /s`)
+    const orders = await seedPaidOrders(bench, 'BQ', 2000)
+    const capacity = await floorLoop({
+      ...bench,
+      operation: 'order_query',
+      count: 4000,
+      concurrency: 16,
+      paramsFor: (i) => ({channel: 'wechat', mch_order_no: orders[i % orders.length]}),
+    })
+    record(
+      'sandbox',
+      'order_query under load (bare loop, concurrency 16)',
+      `${fmt(capacity.rate)} req/s (${capacity.transport})`,
+    )
+    await startup(bench, orders[0])
+    await reconcile(bench, orders, SIZES.reconcileRows, '')
+    await refunds(bench, SIZES.refundRows, '')
+    await bench.faults('latency=50-150ms')
+    try {
+      await reconcile(bench, orders, SIZES.latencyRows, ', latency 50-150 ms')
+      await refunds(bench, SIZES.latencyRows, ', latency 50-150 ms')
+    } finally {
+      await bench.faults('')
+    }
+    await memory(bench, orders)
+    await history(bench, orders[0])
   }
-  await memory(bench, orders)
 } finally {
   await bench.close()
 }
@@ -275,5 +391,5 @@ const notes = [
   'See bench/README.md for what each figure measures and what bounds it.',
   '',
 ]
-if (!quick) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${lines.join('\n')}\n${notes.join('\n')}`)
+if (!quick && !only) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${lines.join('\n')}\n${notes.join('\n')}`)
 process.stdout.write(`${lines.join('\n')}\n${notes.join('\n')}`)

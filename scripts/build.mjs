@@ -5,8 +5,9 @@
 // workbook. Source maps beside, used with DEBUG. Then oclif's manifest and the command reference.
 import {build} from 'esbuild'
 import {spawnSync} from 'node:child_process'
-import {readdirSync, rmSync} from 'node:fs'
-import {join} from 'node:path'
+import {copyFileSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const commands = readdirSync('src/commands', {recursive: true})
@@ -34,12 +35,23 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
   // oclif reads tsconfig with TypeScript when it is installed (development only), in a try.
-  external: ['typescript', 'ts-node'],
+  // better-sqlite3 finds its compiled part with `bindings` only when not given one: gw always gives it.
+  external: ['typescript', 'ts-node', 'bindings'],
   // CommonJS packages in an ESM bundle still call require (node:fs and the like).
   banner: {
     js: "import {createRequire as __gwRequire} from 'node:module'; const require = __gwRequire(import.meta.url);",
   },
 })
+// SQLite's compiled binding, beside the bundle (src/lib/io/database.ts loads it from there): the
+// npm tarball and the single executable carry it; it is built for this platform by npm ci.
+mkdirSync('dist/native', {recursive: true})
+copyFileSync(
+  join(
+    dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
+    'build/Release/better_sqlite3.node',
+  ),
+  'dist/native/better_sqlite3.node',
+)
 
 // oclif's development tool checks npm for a newer version of itself and warns ("oclif update
 // available") on every build and so on every `npm run demo`: its own documented switch turns the

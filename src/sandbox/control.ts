@@ -82,16 +82,14 @@ export async function control(
     case 'GET /sandbox/orders': {
       const appid = url.searchParams.get('appid')
       const mchOrderNo = url.searchParams.get('mch_order_no')
-      const orders = ledger
-        .orders()
-        .filter((o) => (!appid || o.appid === appid) && (!mchOrderNo || o.mch_order_no === mchOrderNo))
+      const orders = ledger.orders({appid, mch_order_no: mchOrderNo})
       return json(res, 200, {orders})
     }
     case 'GET /sandbox/notifications': {
       const mchOrderNo = url.searchParams.get('mch_order_no')
       const notifications = ledger
-        .orders()
-        .filter((o) => o.notifications.length && (!mchOrderNo || o.mch_order_no === mchOrderNo))
+        .orders({mch_order_no: mchOrderNo})
+        .filter((o) => o.notifications.length)
         .flatMap((o) =>
           o.notifications.map((n) => ({
             appid: o.appid,

@@ -1,12 +1,15 @@
 /**
- * The sandbox's ledger: every order with its refunds and notification attempts. It survives
- * a restart: each change is appended to `ledger.log` as the whole order (last line wins), and
- * on open the log is folded into `ledger.json`, written atomically.
+ * The sandbox's ledger: every order with its refunds and notification attempts, in an SQLite
+ * database in the data dir (`ledger.db`), indexed by each of an order's numbers, so a sandbox
+ * holding a million orders starts at once and answers as fast as an empty one. Each change is
+ * committed before the caller answers. An order handed out is the same object until the sandbox
+ * stops (a notification under way and a refund of the same order change one order, never two
+ * copies). A ledger of earlier versions (`ledger.json` and `ledger.log`) is imported once.
  */
-import {appendFileSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, renameSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {writePrivateFile} from '../lib/io/private-file.js'
+import {LocalDatabase, type Statement} from '../lib/io/database.js'
 
 export type SandboxOrderState = 'NOTPAY' | 'USERPAYING' | 'SUCCESS' | 'PAYERROR' | 'CLOSED' | 'REFUND'
 export type SandboxRefundState = 'SUCCESS' | 'PROCESSING' | 'FAIL'
@@ -60,52 +63,93 @@ export interface SandboxOrder {
   notifications: NotificationAttempt[]
 }
 
+const MIGRATIONS = [
+  `CREATE TABLE orders (
+     appid TEXT NOT NULL, mch_order_no TEXT NOT NULL, gw_order_no TEXT NOT NULL UNIQUE, channel_order_no TEXT,
+     notify TEXT NOT NULL, order_json TEXT NOT NULL, PRIMARY KEY (appid, mch_order_no));
+   CREATE INDEX orders_by_channel_number ON orders (appid, channel_order_no) WHERE channel_order_no IS NOT NULL;
+   CREATE INDEX orders_to_notify ON orders (notify) WHERE notify = 'pending';
+   CREATE TABLE refund_numbers (appid TEXT NOT NULL, mch_refund_no TEXT NOT NULL, PRIMARY KEY (appid, mch_refund_no));`,
+]
+
 const key = (appid: string, number: string) => `${appid}\u0000${number}`
 
 export class Ledger {
-  readonly #snapshotFile: string
-  readonly #logFile: string
-  readonly #byMchOrderNo = new Map<string, SandboxOrder>()
-  readonly #byGwOrderNo = new Map<string, SandboxOrder>()
-  readonly #byChannelOrderNo = new Map<string, SandboxOrder>()
-  readonly #refundNumbers = new Set<string>()
-  #sequence = 0
+  readonly #db: LocalDatabase
+  readonly #save: Statement
+  readonly #useRefundNumber: Statement
+  readonly #byMchOrderNo: Statement
+  readonly #byGwOrderNo: Statement
+  readonly #byChannelOrderNo: Statement
+  readonly #refundNumberUsed: Statement
+  readonly #ordersOf: Statement
+  readonly #toNotify: Statement
+  /** Every order handed out or saved since the sandbox started, by appid and merchant number. */
+  readonly #live = new Map<string, SandboxOrder>()
+  #sequence: number
 
   constructor(dataDir: string) {
-    this.#snapshotFile = join(dataDir, 'ledger.json')
-    this.#logFile = join(dataDir, 'ledger.log')
-    if (existsSync(this.#snapshotFile)) {
-      for (const order of JSON.parse(readFileSync(this.#snapshotFile, 'utf8')).orders as SandboxOrder[])
-        this.#index(order)
-    }
-    if (existsSync(this.#logFile)) {
-      for (const line of readFileSync(this.#logFile, 'utf8').split('\n')) {
-        // A line cut short by a crash is the only partial write possible: skip it.
-        if (!line.trim()) continue
-        try {
-          this.#index(JSON.parse(line) as SandboxOrder)
-        } catch {
-          continue
+    this.#db = new LocalDatabase(join(dataDir, 'ledger.db'), MIGRATIONS)
+    const db = this.#db
+    this.#save = db.prepare(
+      `INSERT INTO orders (appid, mch_order_no, gw_order_no, channel_order_no, notify, order_json)
+       VALUES (@appid, @mch_order_no, @gw_order_no, @channel_order_no, @notify, @order_json)
+       ON CONFLICT (appid, mch_order_no) DO UPDATE SET channel_order_no = excluded.channel_order_no,
+         notify = excluded.notify, order_json = excluded.order_json`,
+    )
+    this.#useRefundNumber = db.prepare('INSERT OR IGNORE INTO refund_numbers (appid, mch_refund_no) VALUES (?, ?)')
+    this.#byMchOrderNo = db.prepare('SELECT order_json FROM orders WHERE appid = ? AND mch_order_no = ?')
+    this.#byGwOrderNo = db.prepare('SELECT order_json FROM orders WHERE gw_order_no = ?')
+    this.#byChannelOrderNo = db.prepare('SELECT order_json FROM orders WHERE appid = ? AND channel_order_no = ?')
+    this.#refundNumberUsed = db.prepare('SELECT 1 FROM refund_numbers WHERE appid = ? AND mch_refund_no = ?')
+    this.#ordersOf = db.prepare(
+      `SELECT order_json FROM orders WHERE (@appid IS NULL OR appid = @appid)
+         AND (@mch_order_no IS NULL OR mch_order_no = @mch_order_no) ORDER BY rowid`,
+    )
+    this.#toNotify = db.prepare("SELECT order_json FROM orders WHERE notify = 'pending' ORDER BY rowid")
+    this.#importEarlier(dataDir)
+    const count = (sql: string) => db.guard(() => (db.prepare(sql).pluck().get() as number) ?? 0)
+    this.#sequence = count('SELECT count(*) FROM orders') + count('SELECT count(*) FROM refund_numbers')
+  }
+
+  /** `ledger.json` and `ledger.log` of earlier versions, folded in once (the log's last line of an order wins). */
+  #importEarlier(dataDir: string): void {
+    const files = ['ledger.json', 'ledger.log'].map((name) => join(dataDir, name)).filter((file) => existsSync(file))
+    if (!files.length) return
+    const orders: SandboxOrder[] = []
+    for (const file of files) {
+      const content = readFileSync(file, 'utf8')
+      if (file.endsWith('.json')) orders.push(...(JSON.parse(content) as {orders: SandboxOrder[]}).orders)
+      else {
+        for (const line of content.split('\n')) {
+          try {
+            if (line.trim()) orders.push(JSON.parse(line) as SandboxOrder)
+          } catch {
+            // A line cut short by a crash is the only partial write possible: skip it.
+          }
         }
       }
     }
-    writePrivateFile(this.#snapshotFile, JSON.stringify({orders: this.orders()}))
-    writeFileSync(this.#logFile, '', {mode: 0o600})
-    this.#sequence =
-      this.#byMchOrderNo.size + [...this.#byMchOrderNo.values()].reduce((n, o) => n + o.refunds.length, 0)
+    this.#db.write(() => orders.forEach((order) => this.#write(order)))
+    for (const file of files) renameSync(file, `${file}.imported`)
   }
 
-  #index(order: SandboxOrder): void {
-    this.#byMchOrderNo.set(key(order.appid, order.mch_order_no), order)
-    this.#byGwOrderNo.set(order.gw_order_no, order)
-    if (order.channel_order_no) this.#byChannelOrderNo.set(key(order.appid, order.channel_order_no), order)
-    for (const refund of order.refunds) this.#refundNumbers.add(key(order.appid, refund.mch_refund_no))
+  #write(order: SandboxOrder): void {
+    this.#save.run({
+      appid: order.appid,
+      mch_order_no: order.mch_order_no,
+      gw_order_no: order.gw_order_no,
+      channel_order_no: order.channel_order_no || null,
+      notify: order.notify,
+      order_json: JSON.stringify(order),
+    })
+    for (const refund of order.refunds) this.#useRefundNumber.run(order.appid, refund.mch_refund_no)
   }
 
-  /** Records a new or changed order durably (the log is appended before the caller answers). */
+  /** Records a new or changed order durably (committed before the caller answers). */
   save(order: SandboxOrder): void {
-    appendFileSync(this.#logFile, `${JSON.stringify(order)}\n`)
-    this.#index(order)
+    this.#db.write(() => this.#write(order))
+    this.#live.set(key(order.appid, order.mch_order_no), order)
   }
 
   nextSequence(): number {
@@ -113,29 +157,56 @@ export class Ledger {
     return this.#sequence
   }
 
-  orders(): SandboxOrder[] {
-    return [...this.#byMchOrderNo.values()]
+  /** The order a row holds: the one already handed out, if it was. */
+  #order(row: {order_json: string} | undefined): SandboxOrder | undefined {
+    if (!row) return undefined
+    const stored = JSON.parse(row.order_json) as SandboxOrder
+    const id = key(stored.appid, stored.mch_order_no)
+    const live = this.#live.get(id)
+    if (live) return live
+    this.#live.set(id, stored)
+    return stored
+  }
+
+  /** The orders of an appid (or all), or the one of a merchant number, oldest first. */
+  orders(filter: {appid?: string | null; mch_order_no?: string | null} = {}): SandboxOrder[] {
+    const rows = this.#db.guard(
+      () =>
+        this.#ordersOf.all({appid: filter.appid ?? null, mch_order_no: filter.mch_order_no ?? null}) as {
+          order_json: string
+        }[],
+    )
+    return rows.map((row) => this.#order(row)!)
+  }
+
+  /** Orders whose notification is still to be delivered. */
+  toNotify(): SandboxOrder[] {
+    return this.#db.guard(() => this.#toNotify.all() as {order_json: string}[]).map((row) => this.#order(row)!)
   }
 
   byMchOrderNo(appid: string, mchOrderNo: string): SandboxOrder | undefined {
-    return this.#byMchOrderNo.get(key(appid, mchOrderNo))
+    const live = this.#live.get(key(appid, mchOrderNo))
+    if (live) return live
+    return this.#order(this.#db.guard(() => this.#byMchOrderNo.get(appid, mchOrderNo)) as {order_json: string})
   }
 
   byGwOrderNo(appid: string, gwOrderNo: string): SandboxOrder | undefined {
-    const order = this.#byGwOrderNo.get(gwOrderNo)
+    const order = this.byGatewayNumber(gwOrderNo)
     return order?.appid === appid ? order : undefined
   }
 
   byChannelOrderNo(appid: string, channelOrderNo: string): SandboxOrder | undefined {
-    return this.#byChannelOrderNo.get(key(appid, channelOrderNo))
+    return this.#order(
+      this.#db.guard(() => this.#byChannelOrderNo.get(appid, channelOrderNo)) as {order_json: string} | undefined,
+    )
   }
 
   /** The order the public payer page names by its gateway number. */
   byGatewayNumber(gwOrderNo: string): SandboxOrder | undefined {
-    return this.#byGwOrderNo.get(gwOrderNo)
+    return this.#order(this.#db.guard(() => this.#byGwOrderNo.get(gwOrderNo)) as {order_json: string} | undefined)
   }
 
   refundNumberUsed(appid: string, mchRefundNo: string): boolean {
-    return this.#refundNumbers.has(key(appid, mchRefundNo))
+    return this.#db.guard(() => this.#refundNumberUsed.get(appid, mchRefundNo)) !== undefined
   }
 }

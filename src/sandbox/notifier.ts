@@ -28,8 +28,8 @@ export class Notifier {
 
   /** Resumes deliveries that were pending when the sandbox stopped. */
   resume(): void {
-    for (const order of this.options.ledger.orders()) {
-      if (order.notify !== 'pending' || order.paid_at === null) continue
+    for (const order of this.options.ledger.toNotify()) {
+      if (order.paid_at === null) continue
       const last = order.notifications.at(-1)
       const delay = last ? this.#delayAfter(order.notifications.length, Date.parse(last.at)) : 0
       this.#schedule(order, delay)

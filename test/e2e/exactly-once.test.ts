@@ -159,12 +159,11 @@ describe('a single refund', () => {
     expect(await refundsOf(order!)).toEqual([])
   })
 
-  it('killed after a history line cut short: its intent is on a line of its own, so a rerun settles it, never sends twice', async () => {
-    // A history of its own (an environment profile), whose last line a killed write cut short.
+  it('killed between intent and answer: the intent is in the database, so a rerun settles it, never sends twice', async () => {
+    // A history of its own (an environment profile), with an earlier history whose last line a killed write cut short.
     const dir = tempDir('gw-torn-')
     const env = world.environmentProfile({GW_CONFIG_DIR: dir})
-    const history = join(dir, 'history.jsonl')
-    writeFileSync(history, `{"type":"order","appid":"${env.GW_APPID}","mch_ord`)
+    writeFileSync(join(dir, 'history.jsonl'), `{"type":"order","appid":"${env.GW_APPID}","mch_ord`)
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-CUT')
     const refund = ['refund', 'create', order!, '--amount', '30.00']
     try {
@@ -175,41 +174,45 @@ describe('a single refund', () => {
       // Killed once the refund has reached the gateway, which commits it after its latency.
       while ((await sent()) === before) await sleep(20)
       child.kill('SIGKILL')
-      expect((await result).signal).toBe('SIGKILL')
+      const killed = await result
+      expect(killed.signal).toBe('SIGKILL')
+      expect(killed.stderr).toContain('line 1 is not a record of an order or refund (cut short, or edited)')
       await world.faults('')
       while ((await refundsOf(order!)).length === 0) await sleep(50)
 
-      const lines = readFileSync(history, 'utf8').split('\n')
-      expect(lines[1]).toMatch(/^\{"type":"refund".*"status":"intent"/)
+      const listed = await world.run(['refund', 'list', '--json'], {env})
+      expect(JSON.parse(listed.stdout).refunds).toEqual([
+        expect.objectContaining({mch_order_no: order, refund_fee: 3000, status: 'intent'}),
+      ])
       const again = await world.run(refund, {env})
       expect(again.code, again.stderr).toBe(0)
       expect(again.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
-      expect(again.stderr).toContain('line 1 is not a record of an order or refund (cut short, or edited)')
       expect(await refundsOf(order!)).toHaveLength(1)
+      expect(readdirSync(dir)).toEqual(expect.arrayContaining(['history.db', 'history.jsonl.imported']))
+      expect(readdirSync(dir)).not.toContain('history.jsonl')
     } finally {
       await world.faults('')
       removeDir(dir)
     }
   })
 
-  it('reads a history holding lines that are not records (null, wrong types) without failing, and says so', async () => {
+  it('imports an earlier history holding lines that are not records (null, wrong types) once, and says so once', async () => {
     const dir = tempDir('gw-odd-history-')
     const env = world.environmentProfile({GW_CONFIG_DIR: dir})
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-ODD')
     try {
-      const made = await world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
-      expect(made.code, made.stderr).toBe(0)
       const appid = env.GW_APPID
       const odd = [
         'null',
         '[]',
         `{"type":"order","appid":"${appid}","mch_order_no":{"x":1},"channel":"wechat","total_fee":"ten","fee_type":"THB","at":"then"}`,
         `{"type":"refund","appid":"${appid}","mch_order_no":"${order}","mch_refund_no":"RFX","refund_fee":"NaN","at":"2026-01-01T00:00:00Z"}`,
+        `{"type":"order","appid":"${appid}","mch_order_no":"${order}","channel":"wechat","total_fee":10000,"fee_type":"THB","at":"2026-01-01T00:00:00Z"}`,
       ]
-      writeFileSync(
-        join(dir, 'history.jsonl'),
-        `${odd.join('\n')}\n${readFileSync(join(dir, 'history.jsonl'), 'utf8')}`,
-      )
+      writeFileSync(join(dir, 'history.jsonl'), `${odd.join('\n')}\n`)
+      const made = await world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
+      expect(made.code, made.stderr).toBe(0)
+      expect(made.stderr).toContain('lines 1, 2, 3, 4 are not a record of an order or refund')
       for (const args of [
         ['order', 'list'],
         ['refund', 'list'],
@@ -218,10 +221,12 @@ describe('a single refund', () => {
       ]) {
         const result = await world.run(args, {env})
         expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
-        expect(result.stderr).toContain('lines 1, 2, 3, 4 are not a record of an order or refund')
+        expect(result.stderr).not.toContain('not a record')
         expect(result.stdout).not.toMatch(/NaN|undefined|\[object Object\]/)
       }
       expect((await world.run(['refund', 'list'], {env})).stdout).toContain('1.00 THB')
+      // The imported order's channel is known from the history.
+      expect((await world.run(['order', 'query', order!], {env})).stdout).toContain('(from local history)')
     } finally {
       removeDir(dir)
     }

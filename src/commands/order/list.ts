@@ -16,14 +16,19 @@ export default class OrderList extends GwCommand<typeof OrderList> {
   static override flags = {...listFlags(Object.keys(ORDER_STATES)), ...networkFlags}
 
   async run(): Promise<{orders: ListedOrder[]}> {
-    const [{listOrders, orderListRow, ORDER_LIST_COLUMNS}, {orderListView}, {history, orders: service}] =
+    const [{listOrders, listedOrders, orderListRow, ORDER_LIST_COLUMNS}, {orderListView}, {history, orders: service}] =
       await Promise.all([
         import('../../lib/orders/list.js'),
         import('../../lib/render/orders.js'),
         this.services({signs: Boolean(this.flags.refresh)}),
       ])
-    const orders = await listOrders(history, service, listFilterOf(this.flags))
-    this.log(orderListView(orders, this.profile.appid))
+    const filter = listFilterOf(this.flags)
+    const file = {columns: ORDER_LIST_COLUMNS, row: orderListRow, sheet: 'orders'}
+    const appid = this.profile.appid
+    const view = (shown: ListedOrder[], total: number) => orderListView(shown, appid, total)
+    if (await this.streamList(this.flags, listedOrders(history, appid, filter), file, view)) return {orders: []}
+    const orders = await listOrders(history, service, filter)
+    this.log(orderListView(orders, appid))
     await this.writeList(this.flags, ORDER_LIST_COLUMNS, orders.map(orderListRow), 'orders')
     this.refreshFailures(orders, 'orders')
     return {orders}

@@ -15,15 +15,20 @@ export default class RefundList extends GwCommand<typeof RefundList> {
   static override flags = {...listFlags(REFUND_LIST_STATES), ...networkFlags}
 
   async run(): Promise<{refunds: ListedRefund[]}> {
-    const [{listRefunds, refundListRow, REFUND_LIST_COLUMNS}, {refundListView}, {refunds: service}] = await Promise.all(
-      [
+    const [{listRefunds, listedRefunds, refundListRow, REFUND_LIST_COLUMNS}, {refundListView}, {refunds: service}] =
+      await Promise.all([
         import('../../lib/refunds/list.js'),
         import('../../lib/render/refunds.js'),
         this.services({signs: Boolean(this.flags.refresh)}),
-      ],
-    )
-    const refunds = await listRefunds(service, listFilterOf(this.flags))
-    this.log(refundListView(refunds, this.profile.appid))
+      ])
+    const filter = listFilterOf(this.flags)
+    const file = {columns: REFUND_LIST_COLUMNS, row: refundListRow, sheet: 'refunds'}
+    const appid = this.profile.appid
+    const view = (shown: ListedRefund[], total: number) => refundListView(shown, appid, total)
+    if (await this.streamList(this.flags, listedRefunds(service.history, appid, filter), file, view))
+      return {refunds: []}
+    const refunds = await listRefunds(service, filter)
+    this.log(refundListView(refunds, appid))
     await this.writeList(this.flags, REFUND_LIST_COLUMNS, refunds.map(refundListRow), 'refunds')
     this.refreshFailures(refunds, 'refunds')
     return {refunds}

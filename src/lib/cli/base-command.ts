@@ -21,6 +21,9 @@ import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices} from './services.js'
 import type {Cell} from '../files/cells.js'
 
+/** How many rows of a list written to --out are also shown on stdout. */
+const LIST_SHOWN = 200
+
 type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
@@ -111,6 +114,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
           keyPassphrase: keyPassphrase(),
         },
         (message) => this.warning(message),
+        (message) => this.note(message),
       )
     })()
     return this.#services
@@ -174,13 +178,39 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   protected async writeList<C extends string>(
     flags: {out?: string; bom?: boolean},
     columns: readonly C[],
-    rows: Partial<Record<C, Cell>>[],
+    rows: Iterable<Partial<Record<C, Cell>>>,
     sheet: string,
   ): Promise<void> {
     if (!flags.out) return
     const {writeTable} = await import('../files/annotated-output.js')
     await writeTable(flags.out, columns, rows, {sheet, bom: flags.bom})
     this.note(`written to ${fileShown(flags.out)}`)
+  }
+
+  /**
+   * A list to --out without --refresh or --json: its rows go from the history's query to the
+   * file as they are read (a year of history never sits whole in memory), and stdout shows the
+   * first LIST_SHOWN with how many there are. False (nothing done) when the list must be held whole.
+   */
+  protected async streamList<T, C extends string>(
+    flags: {out?: string; bom?: boolean; refresh: boolean},
+    listed: Iterable<T>,
+    file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string},
+    view: (shown: T[], total: number) => string,
+  ): Promise<boolean> {
+    if (!flags.out || flags.refresh || this.jsonEnabled()) return false
+    const shown: T[] = []
+    let total = 0
+    function* rows() {
+      for (const item of listed) {
+        total += 1
+        if (shown.length < LIST_SHOWN) shown.push(item)
+        yield file.row(item)
+      }
+    }
+    await this.writeList(flags, file.columns, rows(), file.sheet)
+    this.log(view(shown, total))
+    return true
   }
 
   /**

@@ -11,6 +11,7 @@ const ORDER = [
   'notify',
   'reconcile',
   'sandbox',
+  'history',
   'doctor',
   'signature',
   'completion',

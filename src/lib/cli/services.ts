@@ -17,10 +17,30 @@ export interface GatewayServices {
   close(): Promise<void>
 }
 
-/** `warn` is told of what the local history could not read. */
-export function connect(profile: Profile, options: ClientOptions, warn: (message: string) => void): GatewayServices {
+/** A big earlier history's import is said as it goes, every few seconds. */
+const IMPORT_SAID_FROM_BYTES = 16 << 20
+const IMPORT_SAID_EVERY_MS = 2000
+
+/** The local history; `warn` is told of what it could not read, `note` of an import's progress. */
+export function openHistory(warn: (message: string) => void, note: (message: string) => void): OrderHistory {
+  let saidAt = Date.now()
+  const importing = (read: number, size: number) => {
+    if (size < IMPORT_SAID_FROM_BYTES || (Date.now() - saidAt < IMPORT_SAID_EVERY_MS && read < size)) return
+    saidAt = Date.now()
+    note(`importing the earlier history (${history.jsonl}) into ${history.file}: ${Math.floor((read / size) * 100)}%`)
+  }
+  const history = new OrderHistory(undefined, {warn, importing})
+  return history
+}
+
+export function connect(
+  profile: Profile,
+  options: ClientOptions,
+  warn: (message: string) => void,
+  note: (message: string) => void,
+): GatewayServices {
   const client = new GatewayClient(profile, options)
-  const history = new OrderHistory(undefined, warn)
+  const history = openHistory(warn, note)
   const orders = new OrderService(client, history)
   return {client, history, orders, refunds: new RefundService(client, history, orders), close: closeConnections}
 }

@@ -80,9 +80,3 @@ export function parseTimeRange(
     )
   return {since, until}
 }
-
-/** Whether an ISO time falls in [since, until). */
-export const within = (at: string, range: {since?: Date; until?: Date}) => {
-  const time = Date.parse(at)
-  return (!range.since || time >= range.since.getTime()) && (!range.until || time < range.until.getTime())
-}

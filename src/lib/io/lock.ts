@@ -49,7 +49,8 @@ function readHolder(path: string): LockHolder | undefined | 'gone' {
   }
 }
 
-function isRunning(pid: number): boolean {
+/** A process of this host runs under that number (one of another user's counts as running). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -1,81 +1,35 @@
 /**
  * The local history: the orders and refunds made on this machine, per appid, so that later
  * commands know an order's channel, amount and refund numbers without being told. For a
- * single refund it is also the journal: the intent is written whole and synced before the
- * refund is sent, its outcome after, and a refund whose outcome is not known is settled
- * before any new refund of its order. An append-only JSON-lines file in the config dir
- * (0600); the last record of an order, or of a refund number, wins.
+ * single refund it is also the journal: the intent is committed with a synced write before the
+ * refund is sent, its outcome after, and a refund whose outcome is not known is settled before
+ * any new refund of its order; one refund of an order at a time, by a claim taken in a
+ * transaction. An SQLite database in the config dir (`history.db`, 0600), indexed for what
+ * commands ask: by order number (merchant's or gateway's), by refund number, by time and channel.
  *
- * A line cut short (a process killed mid-write, a full disk) never swallows the next record:
- * a record is written on a line of its own, starting one when the file does not end with a
- * newline. Lines that are not a record (cut short, edited by hand) are skipped and said.
+ * A `history.jsonl` of earlier versions is imported on first use, once, and kept renamed beside
+ * the database (`history.jsonl.imported`); lines it could not read are said with their numbers.
  */
-import {
-  type WriteStream,
-  closeSync,
-  createWriteStream,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  readSync,
-} from 'node:fs'
+import {existsSync, renameSync, statSync} from 'node:fs'
+import {hostname} from 'node:os'
 import {join} from 'node:path'
 
-import * as z from 'zod/mini'
-
-import {ensurePrivateDir, writeFully} from '../io/private-file.js'
+import {LocalDatabase, type Statement} from '../io/database.js'
+import {isRunning} from '../io/lock.js'
+import {GwError} from '../errors.js'
 import {configDir} from '../paths.js'
+import {
+  type Entry,
+  type OrderEntry,
+  type RefundEntry,
+  type RefundEntryStatus,
+  entryOf,
+  forEachLine,
+  unreadableLines,
+} from './history-import.js'
 import type {OrderReference} from './reference.js'
 
-const text = z.string()
-const amount = z.int().check(z.nonnegative())
-const time = z.iso.datetime({offset: true})
-
-const orderEntry = z.object({
-  type: z.literal('order'),
-  appid: text,
-  mch_order_no: text,
-  gw_order_no: z.optional(text),
-  channel: text,
-  total_fee: amount,
-  fee_type: text,
-  /** When the order was made (a later record of the order keeps it). */
-  at: time,
-  /** The state gw last learned (NOTPAY when made), and when; missing in histories of earlier versions. */
-  state: z.optional(text),
-  state_at: z.optional(time),
-})
-type OrderEntry = z.infer<typeof orderEntry>
-
-/**
- * `intent`: about to be sent; then what became of it (`absent`: the gateway has no such refund;
- * `not_confirmable`: the gateway holds the number, and has no refund query to show its amount and state).
- */
-const refundStatus = z.enum(['intent', 'refunded', 'processing', 'failed', 'unknown', 'absent', 'not_confirmable'])
-export type RefundEntryStatus = z.infer<typeof refundStatus>
-
-const refundEntry = z.object({
-  type: z.literal('refund'),
-  appid: text,
-  mch_order_no: text,
-  gw_order_no: z.optional(text),
-  channel: z.optional(text),
-  mch_refund_no: text,
-  refund_fee: amount,
-  fee_type: z.optional(text),
-  /** Missing in histories of earlier versions, which recorded only refunds made. */
-  status: z.optional(refundStatus),
-  gw_refund_no: z.optional(text),
-  /** Where it was made: `refund create`, or the file of a bulk run. */
-  source: z.optional(text),
-  at: time,
-})
-export type RefundEntry = z.infer<typeof refundEntry>
-
-const entry = z.discriminatedUnion('type', [orderEntry, refundEntry])
-type Entry = z.infer<typeof entry>
+export type {RefundEntry, RefundEntryStatus}
 
 /** Refunds whose outcome is not known yet: sent (or about to be), without an answer that settles them. */
 export const isUnsettled = (entry: RefundEntry) => entry.status === 'intent' || entry.status === 'unknown'
@@ -84,99 +38,264 @@ export const isUnsettled = (entry: RefundEntry) => entry.status === 'intent' || 
 export const isMade = (entry: RefundEntry) =>
   !entry.status || entry.status === 'refunded' || entry.status === 'processing' || entry.status === 'not_confirmable'
 
+const MIGRATIONS = [
+  `CREATE TABLE orders (
+     appid TEXT NOT NULL, mch_order_no TEXT NOT NULL, gw_order_no TEXT, channel TEXT NOT NULL,
+     total_fee INTEGER NOT NULL, fee_type TEXT NOT NULL,
+     at TEXT NOT NULL, at_ms INTEGER NOT NULL, state TEXT, state_at TEXT,
+     UNIQUE (appid, mch_order_no));
+   CREATE INDEX orders_by_gateway_number ON orders (appid, gw_order_no) WHERE gw_order_no IS NOT NULL;
+   CREATE INDEX orders_by_time ON orders (appid, at_ms);
+   CREATE TABLE refunds (
+     appid TEXT NOT NULL, mch_order_no TEXT NOT NULL, gw_order_no TEXT, channel TEXT,
+     mch_refund_no TEXT NOT NULL, refund_fee INTEGER NOT NULL, fee_type TEXT, status TEXT,
+     gw_refund_no TEXT, source TEXT, at TEXT NOT NULL, at_ms INTEGER NOT NULL,
+     UNIQUE (appid, mch_order_no, mch_refund_no));
+   CREATE INDEX refunds_by_number ON refunds (appid, mch_refund_no);
+   CREATE INDEX refunds_by_time ON refunds (appid, at_ms);
+   CREATE TABLE refund_claims (
+     appid TEXT NOT NULL, mch_order_no TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL,
+     PRIMARY KEY (appid, mch_order_no));
+   CREATE TABLE imports (file TEXT NOT NULL, lines INTEGER NOT NULL, skipped TEXT NOT NULL, at TEXT NOT NULL);`,
+]
+
+/** What `gw history` shows. */
+export interface HistoryReport {
+  database: string
+  /** Its size on disk, the write-ahead log included. */
+  bytes: number
+  /** The earlier history.jsonl imported into it, kept beside it under this name. */
+  imported?: {file: string; lines: number; skipped_lines: number[]; at: string}
+  /** Per appid: orders and refunds, and the times of the oldest and newest record. */
+  appids: {appid: string; orders: number; refunds: number; oldest: string; newest: string}[]
+}
+
+/** A refund of an order under way in this process: released when it ends. */
+export interface OrderClaim {
+  release(): void
+}
+
+/** A row as the history's records: SQL NULLs left out. */
+function recordOf<T>(type: 'order' | 'refund', row: Record<string, unknown> | undefined): T | undefined {
+  if (!row) return undefined
+  const record: Record<string, unknown> = {type}
+  for (const [key, value] of Object.entries(row)) if (value !== null && key !== 'at_ms') record[key] = value
+  return record as T
+}
+
+/** The records of an appid in [since, until), of one channel or all, newest first (ties in the order first recorded). */
+const madeBetween = (db: LocalDatabase, table: 'orders' | 'refunds') =>
+  db.prepare(
+    `SELECT * FROM ${table} WHERE appid = @appid AND at_ms >= @since AND at_ms < @until
+       AND (@channel IS NULL OR channel = @channel) ORDER BY at_ms DESC, rowid`,
+  )
+
+class HistoryQueries {
+  readonly saveOrder: Statement
+  readonly saveRefund: Statement
+  readonly orderByMerchantNumber: Statement
+  readonly orderByGatewayNumber: Statement
+  readonly ordersMadeBetween: Statement
+  readonly refundsOfOrder: Statement
+  readonly refundByNumber: Statement
+  readonly refundsMadeBetween: Statement
+  readonly claimOf: Statement
+  readonly claim: Statement
+  readonly unclaim: Statement
+  readonly importOf: Statement
+  readonly noteImport: Statement
+  readonly summaries: Statement
+
+  constructor(db: LocalDatabase) {
+    // A later record of an order keeps when it was made; of a refund, what it does not say again.
+    this.saveOrder = db.prepare(
+      `INSERT INTO orders (appid, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, at_ms, state, state_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (appid, mch_order_no) DO UPDATE SET
+         gw_order_no = coalesce(excluded.gw_order_no, gw_order_no), channel = excluded.channel,
+         total_fee = excluded.total_fee, fee_type = excluded.fee_type,
+         state = coalesce(excluded.state, state), state_at = coalesce(excluded.state_at, state_at)`,
+    )
+    this.saveRefund = db.prepare(
+      `INSERT INTO refunds (appid, mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, status,
+                            gw_refund_no, source, at, at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (appid, mch_order_no, mch_refund_no) DO UPDATE SET
+         gw_order_no = coalesce(excluded.gw_order_no, gw_order_no), channel = coalesce(excluded.channel, channel),
+         refund_fee = excluded.refund_fee, fee_type = coalesce(excluded.fee_type, fee_type),
+         status = coalesce(excluded.status, status), gw_refund_no = coalesce(excluded.gw_refund_no, gw_refund_no),
+         source = coalesce(excluded.source, source), at = excluded.at, at_ms = excluded.at_ms`,
+    )
+    this.orderByMerchantNumber = db.prepare('SELECT * FROM orders WHERE appid = ? AND mch_order_no = ?')
+    this.orderByGatewayNumber = db.prepare(
+      'SELECT * FROM orders WHERE appid = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
+    )
+    this.ordersMadeBetween = madeBetween(db, 'orders')
+    this.refundsOfOrder = db.prepare('SELECT * FROM refunds WHERE appid = ? AND mch_order_no = ? ORDER BY rowid')
+    this.refundByNumber = db.prepare(
+      'SELECT * FROM refunds WHERE appid = ? AND mch_refund_no = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1',
+    )
+    this.refundsMadeBetween = madeBetween(db, 'refunds')
+    this.claimOf = db.prepare('SELECT pid, host, since FROM refund_claims WHERE appid = ? AND mch_order_no = ?')
+    this.claim = db.prepare(
+      'INSERT OR REPLACE INTO refund_claims (appid, mch_order_no, pid, host, since) VALUES (?, ?, ?, ?, ?)',
+    )
+    this.unclaim = db.prepare(
+      'DELETE FROM refund_claims WHERE appid = ? AND mch_order_no = ? AND pid = ? AND host = ? AND since = ?',
+    )
+    this.importOf = db.prepare('SELECT * FROM imports WHERE file = ?')
+    this.noteImport = db.prepare('INSERT INTO imports (file, lines, skipped, at) VALUES (?, ?, ?, ?)')
+    this.summaries = db.prepare(
+      `SELECT appid, sum(orders) AS orders, sum(refunds) AS refunds, min(oldest) AS oldest, max(newest) AS newest FROM (
+         SELECT appid, count(*) AS orders, 0 AS refunds, min(at_ms) AS oldest, max(at_ms) AS newest FROM orders GROUP BY appid
+         UNION ALL
+         SELECT appid, 0, count(*), min(at_ms), max(at_ms) FROM refunds GROUP BY appid)
+       GROUP BY appid ORDER BY appid`,
+    )
+  }
+}
+
+/** A record's columns, in the order of the INSERTs above: what it does not say is NULL. */
+function columnsOf(entry: Entry): unknown[] {
+  const atMs = Date.parse(entry.at)
+  const {appid, mch_order_no, gw_order_no = null, channel = null, at} = entry
+  if (entry.type === 'order') {
+    const {total_fee, fee_type, state = null, state_at = null} = entry
+    return [appid, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, atMs, state, state_at]
+  }
+  const {mch_refund_no, refund_fee, fee_type = null, status = null, gw_refund_no = null, source = null} = entry
+  return [
+    appid,
+    mch_order_no,
+    gw_order_no,
+    channel,
+    mch_refund_no,
+    refund_fee,
+    fee_type,
+    status,
+    gw_refund_no,
+    source,
+    at,
+    atMs,
+  ]
+}
+
+interface HistoryPorts {
+  /** Told, once, of lines of an imported file that are not a record. */
+  warn?: (message: string) => void
+  /** Told how far an import of an earlier history has read (bytes of its size). */
+  importing?: (bytesRead: number, size: number) => void
+}
+
 export class OrderHistory {
+  /** The database. */
   readonly file: string
-  #orders?: Map<string, OrderEntry>
-  /** Per appid and order, the latest record of each refund number, in the order they were first seen. */
-  #refunds?: Map<string, Map<string, RefundEntry>>
-  /**
-   * Kept open and buffered: a bulk run appends a line per refund without waiting on the disk
-   * (the bulk journal is its record that protects money). Flushed when the process ends.
-   */
-  #out?: WriteStream
-  readonly #warn: (message: string) => void
+  /** The history of earlier versions, imported once. */
+  readonly jsonl: string
+  readonly #ports: HistoryPorts
+  #db?: LocalDatabase
+  #queries?: HistoryQueries
+  /** Records written without waiting on the disk (a bulk run's), committed together. */
+  #pending: Entry[] = []
+  #flushScheduled = false
 
-  /** `warn` is told, once, of lines that are not a record. */
-  constructor(dir = configDir(), warn: (message: string) => void = () => {}) {
-    this.file = join(dir, 'history.jsonl')
-    this.#warn = warn
+  constructor(dir = configDir(), ports: HistoryPorts = {}) {
+    this.file = join(dir, 'history.db')
+    this.jsonl = join(dir, 'history.jsonl')
+    this.#ports = ports
   }
 
-  /** Reads the file again at the next question: another process may have written it (under a lock just taken). */
-  reload(): void {
-    this.#orders = undefined
-    this.#refunds = undefined
-  }
-
-  #load(): void {
-    if (this.#orders) return
-    this.#orders = new Map()
-    this.#refunds = new Map()
-    if (!existsSync(this.file)) return
-    const unreadable: number[] = []
-    readFileSync(this.file, 'utf8')
-      .split('\n')
-      .forEach((line, index) => {
-        if (!line) return
-        const parsed = entry.safeParse(parseJson(line))
-        if (parsed.success) this.#remember(parsed.data)
-        else unreadable.push(index + 1)
+  /** The database, opened at the first question (commands that never ask never load SQLite). */
+  #open(): HistoryQueries {
+    if (!this.#queries) {
+      this.#db = new LocalDatabase(this.file, MIGRATIONS)
+      this.#queries = new HistoryQueries(this.#db)
+      this.#importEarlier()
+      process.once('exit', () => {
+        try {
+          this.#flush()
+        } catch (error) {
+          this.#ports.warn?.(`${this.file}: the last records could not be written (${(error as Error).message}).`)
+        }
       })
-    if (unreadable.length) {
-      const lines = unreadable.length > 5 ? `${unreadable.slice(0, 5).join(', ')}, …` : unreadable.join(', ')
-      this.#warn(
-        `${this.file}: ${unreadable.length === 1 ? 'line' : 'lines'} ${lines} ${unreadable.length === 1 ? 'is' : 'are'} ` +
-          'not a record of an order or refund (cut short, or edited) and were skipped; what they held is not known to gw.',
-      )
     }
+    return this.#queries
   }
 
-  #remember(entry: Entry): void {
-    if (entry.type === 'order') {
-      const key = `${entry.appid}\u0000m:${entry.mch_order_no}`
-      const earlier = this.#orders!.get(key)
-      const order = earlier ? {...earlier, ...entry, at: earlier.at} : entry
-      this.#orders!.set(key, order)
-      if (order.gw_order_no) this.#orders!.set(`${entry.appid}\u0000g:${order.gw_order_no}`, order)
+  /** The queries, after the records waiting are committed: every answer includes them. */
+  get #q(): HistoryQueries {
+    this.#flush()
+    return this.#open()
+  }
+
+  #importEarlier(): void {
+    if (!existsSync(this.jsonl)) return
+    const db = this.#db!
+    const q = this.#queries!
+    const kept = `${this.jsonl}.imported`
+    db.write(() => {
+      // Another gw may have imported it while this one waited.
+      if (q.importOf.get(this.jsonl) || !existsSync(this.jsonl)) return
+      const skipped: number[] = []
+      let lines = 0
+      forEachLine(
+        this.jsonl,
+        (line, number) => {
+          lines = number
+          if (!line) return
+          const entry = entryOf(line)
+          if (entry) this.#save(entry)
+          else skipped.push(number)
+        },
+        this.#ports.importing,
+      )
+      q.noteImport.run(this.jsonl, lines, skipped.join(','), new Date().toISOString())
+      if (skipped.length) this.#ports.warn?.(unreadableLines(this.jsonl, skipped))
+    })
+    // Kept, renamed, beside the database; imported once even if a crash came before this rename.
+    if (existsSync(this.jsonl)) renameSync(this.jsonl, existsSync(kept) ? `${kept}.${Date.now()}` : kept)
+  }
+
+  #save(entry: Entry): void {
+    const q = this.#queries!
+    ;(entry.type === 'order' ? q.saveOrder : q.saveRefund).run(...columnsOf(entry))
+  }
+
+  #append(entry: Entry, durable: boolean): void {
+    if (durable) {
+      this.#flush()
+      this.#open()
+      this.#db!.write(() => this.#save(entry), {durable: true})
       return
     }
-    const key = `${entry.appid}\u0000${entry.mch_order_no}`
-    const refunds = this.#refunds!.get(key) ?? new Map<string, RefundEntry>()
-    refunds.set(entry.mch_refund_no, {...refunds.get(entry.mch_refund_no), ...entry})
-    this.#refunds!.set(key, refunds)
-  }
-
-  #append(entry: Entry, sync: boolean): void {
-    const line = `${JSON.stringify(entry)}\n`
-    if (sync) {
-      const fd = this.#openOnNewLine()
-      try {
-        writeFully(fd, line)
-        fsyncSync(fd)
-      } finally {
-        closeSync(fd)
-      }
-    } else {
-      if (!this.#out) {
-        closeSync(this.#openOnNewLine())
-        this.#out = createWriteStream(this.file, {flags: 'a', mode: 0o600})
-      }
-      this.#out.write(line)
+    this.#pending.push(entry)
+    if (this.#pending.length >= 512) this.#flush()
+    else if (!this.#flushScheduled) {
+      this.#flushScheduled = true
+      setImmediate(() => {
+        try {
+          this.#flush()
+        } catch (error) {
+          // Kept waiting: tried again at the next question or write, and when the process ends.
+          this.#ports.warn?.(`${this.file}: records not written yet (${(error as Error).message}).`)
+        }
+      })
     }
-    if (this.#orders) this.#remember(entry)
   }
 
-  /** The file open for appending, ending with a newline (one is written after a line cut short). */
-  #openOnNewLine(): number {
-    ensurePrivateDir(join(this.file, '..'))
-    const fd = openSync(this.file, 'a+', 0o600)
+  /** Commits the records waiting, in one transaction. */
+  #flush(): void {
+    this.#flushScheduled = false
+    if (!this.#pending.length) return
+    this.#open()
+    const pending = this.#pending
+    this.#pending = []
     try {
-      const {size} = fstatSync(fd)
-      const last = Buffer.alloc(1)
-      if (size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a) writeFully(fd, '\n')
-      return fd
+      this.#db!.write(() => {
+        for (const entry of pending) this.#save(entry)
+      })
     } catch (error) {
-      closeSync(fd)
+      this.#pending = [...pending, ...this.#pending]
       throw error
     }
   }
@@ -194,52 +313,107 @@ export class OrderHistory {
     this.recordOrder({...order, state})
   }
 
-  /** The orders made on this machine for an appid, each as its latest record says. */
-  orders(appid: string): OrderEntry[] {
-    this.#load()
-    return [...this.#orders!.entries()].filter(([key]) => key.startsWith(`${appid}\u0000m:`)).map(([, order]) => order)
+  /** The orders made on this machine for an appid, newest first, as their latest record says; a query read as it goes. */
+  *orders(appid: string, range: {since?: Date; until?: Date; channel?: string} = {}): IterableIterator<OrderEntry> {
+    const rows = this.#q.ordersMadeBetween.iterate(this.#range(appid, range)) as IterableIterator<
+      Record<string, unknown>
+    >
+    for (const row of rows) yield recordOf<OrderEntry>('order', row)!
   }
 
-  /** Every refund made on this machine for an appid, each as its latest record says. */
-  refunds(appid: string): RefundEntry[] {
-    this.#load()
-    return [...this.#refunds!.entries()]
-      .filter(([key]) => key.startsWith(`${appid}\u0000`))
-      .flatMap(([, refunds]) => [...refunds.values()])
+  /** The refunds made on this machine for an appid, newest first (by their latest record), read as it goes. */
+  *refunds(appid: string, range: {since?: Date; until?: Date; channel?: string} = {}): IterableIterator<RefundEntry> {
+    const rows = this.#q.refundsMadeBetween.iterate(this.#range(appid, range)) as IterableIterator<
+      Record<string, unknown>
+    >
+    for (const row of rows) yield recordOf<RefundEntry>('refund', row)!
   }
 
-  /** `sync`: written whole and synced before this returns (an intent, before its refund is sent). */
+  #range(appid: string, range: {since?: Date; until?: Date; channel?: string}) {
+    return {
+      appid,
+      since: range.since?.getTime() ?? Number.MIN_SAFE_INTEGER,
+      until: range.until?.getTime() ?? Number.MAX_SAFE_INTEGER,
+      channel: range.channel ?? null,
+    }
+  }
+
+  /** `sync`: committed with a synced write before this returns (an intent, before its refund is sent). */
   recordRefund(entry: Omit<RefundEntry, 'type' | 'at'>, options: {sync?: boolean} = {}): void {
     this.#append({type: 'refund', ...entry, at: new Date().toISOString()}, Boolean(options.sync))
   }
 
   findOrder(appid: string, ref: OrderReference): OrderEntry | undefined {
-    this.#load()
-    if (ref.mch_order_no) return this.#orders!.get(`${appid}\u0000m:${ref.mch_order_no}`)
-    if (ref.gw_order_no) return this.#orders!.get(`${appid}\u0000g:${ref.gw_order_no}`)
-    return undefined
+    const q = this.#q
+    const row = ref.mch_order_no
+      ? q.orderByMerchantNumber.get(appid, ref.mch_order_no)
+      : ref.gw_order_no
+        ? q.orderByGatewayNumber.get(appid, ref.gw_order_no)
+        : undefined
+    return recordOf<OrderEntry>('order', row as Record<string, unknown> | undefined)
   }
 
   /** The refunds of an order made on this machine, each as its latest record says, oldest first. */
   refundsOf(appid: string, mchOrderNo: string): RefundEntry[] {
-    this.#load()
-    return [...(this.#refunds!.get(`${appid}\u0000${mchOrderNo}`)?.values() ?? [])]
+    const rows = this.#q.refundsOfOrder.all(appid, mchOrderNo) as Record<string, unknown>[]
+    return rows.map((row) => recordOf<RefundEntry>('refund', row)!)
   }
 
   /** The latest record of a refund number, on any order. */
   findRefund(appid: string, mchRefundNo: string): RefundEntry | undefined {
-    this.#load()
-    for (const [key, refunds] of this.#refunds!) {
-      if (key.startsWith(`${appid}\u0000`) && refunds.has(mchRefundNo)) return refunds.get(mchRefundNo)
-    }
-    return undefined
+    return recordOf<RefundEntry>('refund', this.#q.refundByNumber.get(appid, mchRefundNo) as Record<string, unknown>)
   }
-}
 
-function parseJson(line: string): unknown {
-  try {
-    return JSON.parse(line)
-  } catch {
-    return undefined
+  /**
+   * One refund of an order at a time, across processes: a claim row taken in a transaction. A
+   * claim of a process of this host that no longer runs (killed) is taken over; a live one is
+   * refused (exit 2) naming its process.
+   */
+  claimOrder(appid: string, mchOrderNo: string): OrderClaim {
+    const q = this.#q
+    const mine = {pid: process.pid, host: hostname(), since: new Date().toISOString()}
+    this.#db!.write(() => {
+      const held = q.claimOf.get(appid, mchOrderNo) as typeof mine | undefined
+      if (held && (held.host !== mine.host || isRunning(held.pid))) {
+        throw new GwError(
+          'usage',
+          `Order ${mchOrderNo} is being refunded by process ${held.pid} on ${held.host} (since ${held.since}). Nothing was sent.`,
+          {
+            advice: 'Wait for that run to end, then run this again: gw will see what it refunded.',
+            details: {database: this.file, holder: held},
+          },
+        )
+      }
+      q.claim.run(appid, mchOrderNo, mine.pid, mine.host, mine.since)
+    })
+    return {
+      release: () => {
+        this.#db!.write(() => q.unclaim.run(appid, mchOrderNo, mine.pid, mine.host, mine.since))
+      },
+    }
+  }
+
+  /** `gw history`: where the database is, its size, the earlier history imported, and per appid what it holds. */
+  describe(): HistoryReport {
+    const q = this.#q
+    const rows = q.summaries.all() as {appid: string; orders: number; refunds: number; oldest: number; newest: number}[]
+    const imported = q.importOf.get(this.jsonl) as
+      {file: string; lines: number; skipped: string; at: string} | undefined
+    const wal = existsSync(`${this.file}-wal`) ? statSync(`${this.file}-wal`).size : 0
+    return {
+      database: this.file,
+      bytes: statSync(this.file).size + wal,
+      imported: imported && {
+        file: `${imported.file}.imported`,
+        lines: imported.lines,
+        skipped_lines: imported.skipped ? imported.skipped.split(',').map(Number) : [],
+        at: imported.at,
+      },
+      appids: rows.map((row) => ({
+        ...row,
+        oldest: new Date(row.oldest).toISOString(),
+        newest: new Date(row.newest).toISOString(),
+      })),
+    }
   }
 }

@@ -5,7 +5,6 @@
  */
 import {runBatch} from '../batch.js'
 import type {BatchOptions} from '../batch.js'
-import {within} from '../cli/time-range.js'
 import {GwError} from '../errors.js'
 import {CHANNELS_BY_OPERATION, isoTime} from '../gateway/protocol/index.js'
 import type {OrderHistory} from './history.js'
@@ -53,16 +52,11 @@ export interface ListFilter {
 
 const local = (at: string | undefined) => (at ? isoTime(new Date(at)) : undefined)
 
-export async function listOrders(
-  history: OrderHistory,
-  orders: OrderService,
-  filter: ListFilter,
-): Promise<ListedOrder[]> {
-  const listed: ListedOrder[] = history
-    .orders(orders.appid)
-    .filter((o) => within(o.at, filter) && (!filter.channel || o.channel === filter.channel))
-    .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
-    .map((o) => ({
+/** The orders of the list as the history knows them, newest first, read from the query as they are used. */
+export function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedOrder> {
+  for (const o of history.orders(appid, filter)) {
+    if (filter.state && !filter.refresh && o.state !== filter.state) continue
+    yield {
       made_at: local(o.at)!,
       mch_order_no: o.mch_order_no,
       gw_order_no: o.gw_order_no,
@@ -71,7 +65,16 @@ export async function listOrders(
       fee_type: o.fee_type,
       state: o.state,
       state_at: local(o.state_at),
-    }))
+    }
+  }
+}
+
+export async function listOrders(
+  history: OrderHistory,
+  orders: OrderService,
+  filter: ListFilter,
+): Promise<ListedOrder[]> {
+  const listed = [...listedOrders(history, orders.appid, filter)]
   if (filter.refresh) {
     await runBatch(
       listed,

@@ -5,9 +5,9 @@
  * has there now. The history is not changed by a list: settling refunds is refund create's work.
  */
 import {runBatch} from '../batch.js'
-import {within} from '../cli/time-range.js'
 import {GwError} from '../errors.js'
 import {isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
+import type {OrderHistory} from '../orders/history.js'
 import type {ListFilter} from '../orders/list.js'
 import type {RefundService} from './service.js'
 
@@ -53,22 +53,27 @@ export const REFUND_LIST_STATES = ['refunded', 'processing', 'failed', 'unknown'
 /** A refund query's state in the words of the history. */
 const GATEWAY_STATUS: Record<string, string> = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'}
 
-export async function listRefunds(refunds: RefundService, filter: ListFilter): Promise<ListedRefund[]> {
-  const listed: ListedRefund[] = refunds.history
-    .refunds(refunds.appid)
-    .filter((r) => within(r.at, filter) && (!filter.channel || r.channel === filter.channel))
-    .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))
-    .map((r) => ({
+/** The refunds of the list as the history knows them, newest first, read from the query as they are used. */
+export function* listedRefunds(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedRefund> {
+  for (const r of history.refunds(appid, filter)) {
+    const status = r.status ?? 'refunded'
+    if (filter.state && !filter.refresh && status !== filter.state) continue
+    yield {
       at: isoTime(new Date(r.at)),
       mch_refund_no: r.mch_refund_no,
       mch_order_no: r.mch_order_no,
       channel: r.channel,
       refund_fee: r.refund_fee,
       fee_type: r.fee_type,
-      status: r.status ?? 'refunded',
+      status,
       gw_refund_no: r.gw_refund_no,
       source: r.source,
-    }))
+    }
+  }
+}
+
+export async function listRefunds(refunds: RefundService, filter: ListFilter): Promise<ListedRefund[]> {
+  const listed = [...listedRefunds(refunds.history, refunds.appid, filter)]
   if (filter.refresh) {
     const byOrder = new Map<string, ListedRefund[]>()
     for (const refund of listed) byOrder.set(refund.mch_order_no, [...(byOrder.get(refund.mch_order_no) ?? []), refund])

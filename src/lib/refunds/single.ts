@@ -6,14 +6,9 @@
  * unsettled, settling it completes the command. An identical refund made recently needs a
  * confirmation (--again). The intent is synced before sending; the outcome recorded after.
  */
-import {createHash} from 'node:crypto'
-import {dirname} from 'node:path'
-
 import {GwError} from '../errors.js'
 import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
-import {type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
-import {type Lock, lockOrRefuse} from '../io/lock.js'
-import {ensurePrivateDir} from '../io/private-file.js'
+import {type OrderClaim, type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
 import {hasRefundQuery, refundedTotal} from './lookup.js'
@@ -149,19 +144,13 @@ export class SingleRefunds {
   }
 
   /**
-   * One refund of an order at a time on this machine: a second run started together (a retry
-   * wrapper, two people) is refused, where one after the other would see the first's refund.
+   * One refund of an order at a time: a second run started together (a retry wrapper, two
+   * people, another machine sharing the config dir) is refused, where one after the other would
+   * see the first's refund. A claim in the history's database, taken in a transaction.
    */
-  #lockOrder(found: FoundOrder): Lock {
+  #claimOrder(found: FoundOrder): OrderClaim {
     const {history, appid} = this.refunds
-    const order = found.record.mch_order_no ?? found.record.gw_order_no ?? ''
-    const id = createHash('sha256').update(`${appid}\n${order}`).digest('hex').slice(0, 16)
-    ensurePrivateDir(dirname(history.file))
-    return lockOrRefuse(
-      `${history.file}.refund-${id}.lock`,
-      `Order ${order} is being refunded`,
-      'Wait for that run to end, then run this again: gw will see what it refunded.',
-    )
+    return history.claimOrder(appid, found.record.mch_order_no ?? found.record.gw_order_no ?? '')
   }
 
   /**
@@ -194,7 +183,7 @@ export class SingleRefunds {
   /**
    * `signal` (Ctrl-C, SIGTERM) stops the command: before the refund is sent, nothing was sent;
    * while it is in flight, it was sent and its outcome is unknown (its intent is in the history,
-   * so the next run settles it). Either way the order's lock is released.
+   * so the next run settles it). Either way the order's claim is released.
    */
   async refund(
     request: RefundRequest,
@@ -208,18 +197,16 @@ export class SingleRefunds {
       signal,
       () => inFlight,
     )) as FoundOrder
-    const lock = this.#lockOrder(found)
+    const claim = this.#claimOrder(found)
     try {
-      // What a run holding the lock before this one wrote is read now.
-      this.refunds.history.reload()
-      const work = this.#refundLocked(request, found, hooks, (planned) => (inFlight = planned))
+      const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned))
       return await interruptible(work, signal, () => inFlight)
     } finally {
-      lock.release()
+      claim.release()
     }
   }
 
-  async #refundLocked(
+  async #refundClaimed(
     request: RefundRequest,
     found: FoundOrder,
     hooks: OneRefundHooks,

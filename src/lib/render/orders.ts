@@ -8,7 +8,7 @@ import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {fields} from './fields.js'
 import {table} from './table.js'
-import {listedState, plural} from './words.js'
+import {listCount, listedState} from './words.js'
 
 export function createdView(created: CreatedOrder): string {
   const {order} = created
@@ -97,7 +97,7 @@ export function waitOutcome(
 }
 
 /** `gw order list`: a table of the orders, newest first, and how many. */
-export function orderListView(orders: readonly ListedOrder[], appid: string): string {
+export function orderListView(orders: readonly ListedOrder[], appid: string, total = orders.length): string {
   if (!orders.length)
     return `No orders made on this machine for ${appid} match. (gw lists the orders it made: the gateway has no list of its own.)`
   const rows = orders.map((o) => [
@@ -108,5 +108,5 @@ export function orderListView(orders: readonly ListedOrder[], appid: string): st
     listedState(o.state ?? '?', o),
     o.gw_order_no ?? '',
   ])
-  return `${table(['made', 'order', 'amount', 'channel', 'state', 'gateway order'], rows)}\n${plural(orders.length, 'order')}`
+  return `${table(['made', 'order', 'amount', 'channel', 'state', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order')}`
 }

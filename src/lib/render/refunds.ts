@@ -15,7 +15,7 @@ import type {RefundEntry} from '../orders/history.js'
 import {shown} from '../untrusted.js'
 import type {RefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
-import {listedState, plural} from './words.js'
+import {listCount, listedState} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
@@ -178,7 +178,7 @@ export function refundOutcome(
 }
 
 /** `gw refund list`: a table of the refunds, newest first, and how many. */
-export function refundListView(refunds: readonly ListedRefund[], appid: string): string {
+export function refundListView(refunds: readonly ListedRefund[], appid: string, total = refunds.length): string {
   if (!refunds.length) return `No refunds made on this machine for ${appid} match.`
   const rows = refunds.map((r) => [
     r.at,
@@ -189,5 +189,5 @@ export function refundListView(refunds: readonly ListedRefund[], appid: string):
     r.gw_refund_no ?? '',
     r.source ?? '',
   ])
-  return `${table(['time', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${plural(refunds.length, 'refund')}`
+  return `${table(['time', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund')}`
 }

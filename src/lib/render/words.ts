@@ -7,3 +7,7 @@ export function listedState(state: string, item: {refresh_failed?: string; refre
   if (item.refresh_skipped !== undefined) return `${state} (as known: ${item.refresh_skipped})`
   return state
 }
+
+/** The count under a list: "3 orders", or "the first 1000 of 500000 orders shown (all in the file)". */
+export const listCount = (shown: number, total: number, word: string) =>
+  shown === total ? plural(total, word) : `the first ${shown} of ${plural(total, word)} shown (all in the file)`

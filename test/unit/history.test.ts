@@ -1,0 +1,138 @@
+import {spawnSync} from 'node:child_process'
+import {existsSync, readdirSync, statSync, writeFileSync} from 'node:fs'
+import {hostname} from 'node:os'
+import {join} from 'node:path'
+
+import Database from 'better-sqlite3'
+
+import {afterAll, describe, expect, it, vi} from 'vitest'
+
+import {GwError} from '../../src/lib/errors.js'
+import {OrderHistory} from '../../src/lib/orders/history.js'
+import {removeDir, tempDir} from '../helpers/shared.js'
+
+const dirs: string[] = []
+afterAll(() => dirs.forEach(removeDir))
+function folder(): string {
+  const dir = tempDir('gw-history-unit-')
+  dirs.push(dir)
+  return dir
+}
+
+const order = (mch: string, at: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    type: 'order',
+    appid: 'A1',
+    mch_order_no: mch,
+    channel: 'wechat',
+    total_fee: 1000,
+    fee_type: 'THB',
+    at,
+    ...extra,
+  })
+const refund = (mch: string, no: string, at: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({type: 'refund', appid: 'A1', mch_order_no: mch, mch_refund_no: no, refund_fee: 100, at, ...extra})
+
+describe('the history database', () => {
+  it('imports an earlier history once: last record wins, an order keeps when it was made, torn lines named', () => {
+    const dir = folder()
+    const warnings: string[] = []
+    writeFileSync(
+      join(dir, 'history.jsonl'),
+      [
+        order('O1', '2026-01-01T00:00:00Z'),
+        // Of an earlier version: no state, and a refund without a status (a refund made).
+        order('O2', '2026-01-02T00:00:00+07:00'),
+        refund('O1', 'R1', '2026-01-03T00:00:00Z'),
+        '{"type":"refund","appid":"A1","mch_ord',
+        order('O1', '2026-01-05T00:00:00Z', {state: 'SUCCESS', state_at: '2026-01-05T00:00:00Z', gw_order_no: 'G1'}),
+        refund('O1', 'R2', '2026-01-06T00:00:00Z', {status: 'intent'}),
+        refund('O1', 'R2', '2026-01-06T00:00:01Z', {status: 'refunded', gw_refund_no: 'GR2'}),
+        'null',
+      ].join('\n'),
+    )
+    const history = new OrderHistory(dir, {warn: (m) => warnings.push(m)})
+    const o1 = history.findOrder('A1', {gw_order_no: 'G1'})
+    expect(o1).toMatchObject({mch_order_no: 'O1', at: '2026-01-01T00:00:00Z', state: 'SUCCESS'})
+    expect(history.findOrder('A1', {mch_order_no: 'O2'})).not.toHaveProperty('state')
+    expect(history.refundsOf('A1', 'O1').map((r) => [r.mch_refund_no, r.status, r.gw_refund_no])).toEqual([
+      ['R1', undefined, undefined],
+      ['R2', 'refunded', 'GR2'],
+    ])
+    expect(warnings).toEqual([expect.stringMatching(/lines 4, 8 are not a record of an order or refund/)])
+    expect(readdirSync(dir).sort()).toEqual(expect.arrayContaining(['history.db', 'history.jsonl.imported']))
+    expect(existsSync(join(dir, 'history.jsonl'))).toBe(false)
+    expect(statSync(join(dir, 'history.db')).mode & 0o777).toBe(0o600)
+
+    const again = new OrderHistory(dir, {warn: (m) => warnings.push(m)})
+    expect(again.describe()).toMatchObject({
+      appids: [{appid: 'A1', orders: 2, refunds: 2}],
+      imported: {lines: 8, skipped_lines: [4, 8]},
+    })
+    expect(warnings).toHaveLength(1)
+  })
+
+  it('lists newest first within a time range and channel, reading only what matches', () => {
+    const history = new OrderHistory(folder())
+    vi.useFakeTimers({toFake: ['Date']})
+    try {
+      for (const [minute, mch, channel] of [
+        [1, 'O1', 'wechat'],
+        [2, 'O2', 'alipay'],
+        [3, 'O3', 'wechat'],
+      ] as const) {
+        vi.setSystemTime(new Date(2026, 0, 1, 0, minute))
+        history.recordOrder({appid: 'A1', mch_order_no: mch, channel, total_fee: 1, fee_type: 'THB'})
+      }
+    } finally {
+      vi.useRealTimers()
+    }
+    history.recordOrder({appid: 'B2', mch_order_no: 'X', channel: 'wechat', total_fee: 1, fee_type: 'THB'})
+    expect([...history.orders('A1', {channel: 'wechat'})].map((o) => o.mch_order_no)).toEqual(['O3', 'O1'])
+    expect([...history.orders('A1', {since: new Date(Date.now() + 60_000)})]).toEqual([])
+    history.recordRefund({appid: 'A1', mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'intent'})
+    history.recordRefund({appid: 'A1', mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'refunded'})
+    expect([...history.refunds('A1')]).toEqual([expect.objectContaining({mch_refund_no: 'R1', status: 'refunded'})])
+    expect(history.findRefund('A1', 'R1')?.status).toBe('refunded')
+    expect(history.findRefund('B2', 'R1')).toBeUndefined()
+  })
+
+  it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
+    const dir = folder()
+    const history = new OrderHistory(dir)
+    const claim = history.claimOrder('A1', 'O1')
+    const other = new OrderHistory(dir)
+    // The holder is this very process: still running, so refused.
+    expect(() => other.claimOrder('A1', 'O1')).toThrow(/Order O1 is being refunded by process \d+/)
+    claim.release()
+    other.claimOrder('A1', 'O1').release()
+
+    // Left by a process killed while it held the claim.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!
+    const db = new Database(join(dir, 'history.db'))
+    db.prepare('INSERT INTO refund_claims VALUES (?, ?, ?, ?, ?)').run('A1', 'O1', dead, hostname(), 'then')
+    db.close()
+    const taken = history.claimOrder('A1', 'O1')
+    expect(() => other.claimOrder('A1', 'O1')).toThrow(new RegExp(`by process ${process.pid} `))
+    taken.release()
+  })
+
+  it('says what to do with a file that is not a database, and never reads it as an empty history', () => {
+    const dir = folder()
+    writeFileSync(
+      join(dir, 'history.db'),
+      'this is not SQLite, it is long enough to be read as a header page '.repeat(20),
+    )
+    const history = new OrderHistory(dir)
+    let error: unknown
+    try {
+      history.findOrder('A1', {mch_order_no: 'O1'})
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(GwError)
+    expect((error as GwError).exitCode).toBe(2)
+    expect((error as GwError).message).toMatch(/history\.db is not a readable gw database/)
+    expect((error as GwError).advice).toMatch(/Move it aside .*sqlite3 .*\.recover/)
+  })
+})
