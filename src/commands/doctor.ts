@@ -11,7 +11,7 @@ export default class Doctor extends GwCommand<typeof Doctor> {
   static override flags = {...networkFlags}
 
   async run(): Promise<DoctorReport> {
-    const report = await runDoctor(() => this.profile, this.flags.timeout * 1000, await this.wireTrace())
+    const report = await runDoctor(() => this.unlockedProfile(), this.flags.timeout * 1000, await this.wireTrace())
     this.log(doctorView(report))
     this.setExitCode(report.exit_code)
     return report

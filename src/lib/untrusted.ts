@@ -53,7 +53,11 @@ export const withoutKeys = (text: string) =>
 export function shown(value: unknown, max = 120): string {
   const text = withoutKeys(String(value ?? ''))
   const characters = [...text]
-  const cut = characters.length > max ? `${characters.slice(0, max).join('')}… (${characters.length - max} more)` : text
+  if (characters.length <= max) return text.replace(UNSAFE, visible)
+  // Cut at the last space in reach, so a word is never split ("pro… (17 more)"); a long word alone is cut.
+  const space = characters.lastIndexOf(' ', max)
+  const keep = space > max * 0.6 ? space : max
+  const cut = `${characters.slice(0, keep).join('').trimEnd()}… (${characters.length - keep} more)`
   return cut.replace(UNSAFE, visible)
 }
 

@@ -221,6 +221,11 @@ describe('rows that cannot be taken at their word', () => {
       const result = await world.run(['reconcile', csv, '--channel', 'wechat'], {timeoutMs: 120_000})
       expect(result.code).toBe(3)
       expect(result.stderr).toContain('answered none of the first 16 order queries')
+      // One sentence: the cause in brackets, then what happened ("(4 attempts).); stopped" read wrong).
+      expect(result.stderr).toMatch(
+        /answered none of the first 16 order queries \([^\n]*attempts\)\): stopped, nothing was written\./,
+      )
+      expect(result.stderr).not.toContain('.)')
     } finally {
       await world.faults('')
     }
@@ -408,7 +413,9 @@ describe('encodings and separators', () => {
     expect(xls.stderr).toContain('gw writes .xlsx workbooks and CSV files, not .xls')
     const refunds = file('semi-refunds.csv', `mch_order_no;refund_amount;note\n${order};10.00;"a;b"\n`)
     const plan = await world.run(['refund', 'create', '--from-csv', refunds, '--dry-run', '--json'])
-    expect(plan.json<{to_send: unknown[]}>().to_send).toEqual([{currency: 'THB', rows: 1, amount: 1000}])
+    expect(plan.json<{to_send: unknown[]}>().to_send).toEqual([
+      {currency: 'THB', rows: 1, refund_fee: 1000, refund_amount: '10.00'},
+    ])
   })
 
   it('CSV outputs start with a BOM (Thai opens right in Excel); --no-bom omits it', async () => {

@@ -147,7 +147,16 @@ describe('gw reconcile', () => {
     expect(ok.json()).toMatchObject({
       rows: 1,
       mismatches: 0,
-      summary: [{classification: 'match', rows: 1, amount: 10_000}],
+      summary: [
+        {
+          classification: 'match',
+          rows: 1,
+          gateway_total_fee: 10_000,
+          gateway_total_amount: '100.00',
+          merchant_total_fee: 10_000,
+          merchant_total_amount: '100.00',
+        },
+      ],
     })
 
     await world.faults('bad-signature=1@order_query')

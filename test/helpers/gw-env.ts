@@ -12,6 +12,8 @@ export interface GwWorld {
   spawn(args: string[], options?: CliOptions): ReturnType<typeof spawnGw>
   /** Starts `gw notify listen` on a free port; resolves with its URL once it listens. */
   listen(args?: string[]): Promise<ReturnType<typeof spawnGw> & {url: string}>
+  /** `gw order create` of one THB order, no QR drawn. */
+  createOrder(mchOrderNo: string, channel?: string, amount?: string): Promise<CliResult>
   /** Creates and pays orders straight through the sandbox (no gw): their numbers. */
   paidOrders(count: number, totalFee: number, prefix: string, channel?: string): Promise<string[]>
   requests(): Promise<Record<string, number>>
@@ -59,6 +61,20 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       })
       return {...spawned, url}
     },
+    createOrder: (mchOrderNo, channel = 'wechat', amount = '150.50') =>
+      world.run([
+        'order',
+        'create',
+        '--channel',
+        channel,
+        '--amount',
+        amount,
+        '--fee-type',
+        'THB',
+        '--mch-order-no',
+        mchOrderNo,
+        '--no-qr',
+      ]),
     async paidOrders(count, totalFee, prefix, channel = 'wechat') {
       const wire = sandbox.wire()
       const numbers = Array.from({length: count}, (_, i) => `${prefix}-${i + 1}`)

@@ -18,6 +18,14 @@ describe('untrusted text on a terminal', () => {
     expect(quoted('a"b')).toBe('"a"b"')
   })
 
+  it('cuts between words, never inside one', () => {
+    const message = "the gateway's order query takes wechat, alipay, alipayplus, linepay, airpay, promptpay, truemoney"
+    expect(shown(message, 84)).toBe(
+      "the gateway's order query takes wechat, alipay, alipayplus, linepay, airpay,… (21 more)",
+    )
+    expect(shown('one two three', 7)).toBe('one two… (6 more)')
+  })
+
   it('withholds private keys, armoured, cut short or bare, and nothing that merely looks long', () => {
     const {privateKey} = generateKeyPairSync('rsa', {modulusLength: 2048})
     const pem = privateKey.export({type: 'pkcs8', format: 'pem'}).toString()

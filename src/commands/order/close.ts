@@ -1,7 +1,7 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {liveFlags, networkFlags, orderArgs, orderFlags, orderReference} from '../../lib/cli/flags.js'
 import {describeReference} from '../../lib/orders/reference.js'
-import type {FoundOrder} from '../../lib/orders/service.js'
+import type {ClosedOrder} from '../../lib/orders/service.js'
 import {orderView} from '../../lib/render/orders.js'
 
 export default class OrderClose extends GwCommand<typeof OrderClose> {
@@ -14,11 +14,11 @@ export default class OrderClose extends GwCommand<typeof OrderClose> {
   static override args = orderArgs
   static override flags = {...orderFlags, ...liveFlags, ...networkFlags}
 
-  async run(): Promise<FoundOrder> {
+  async run(): Promise<ClosedOrder> {
     const ref = orderReference(this.args.mch_order_no, this.flags)
     await this.confirm(`close order ${describeReference(ref)}`)
     const closed = await (await this.services()).orders.close(ref, this.flags.channel)
-    this.log(`Order ${describeReference(ref)} is closed.`)
+    this.log(`Order ${describeReference(ref)} ${closed.already_closed ? 'was already closed' : 'is closed'}.`)
     this.log(orderView(closed))
     return closed
   }

@@ -14,7 +14,7 @@ type Result = CreatedOrder & {qr_file?: string; waited?: {state: string; record?
 export default class OrderCreate extends GwCommand<typeof OrderCreate> {
   static override summary = 'create a QR order and show its QR code'
   static override description =
-    'The merchant order number is generated when not given. The QR code is drawn when stdout is a terminal; --qr-out saves the image. With --wait, gw polls until the order is paid, fails, closes or its QR expires.'
+    'The merchant order number is generated when not given. The QR code is drawn when stdout is a terminal (elsewhere with --qr; a note says when it is not); --qr-out saves the image. With --wait, gw polls until the order is paid, fails, closes or its QR expires.'
   static override examples = [
     '<%= config.bin %> order create --channel promptpay --amount 150.50 --fee-type THB',
     '<%= config.bin %> order create --channel wechat --total-fee 15050 --fee-type THB --mch-order-no INV-1001 --qr-out qr.png',
@@ -35,7 +35,11 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     'img-type': Flags.string({description: 'image format of the QR the gateway returns', options: ['png', 'svg']}),
     expire: Flags.integer({description: 'seconds the QR stays usable (truemoney and scb_qrcard only)', min: 0}),
     'qr-out': Flags.string({description: 'save the QR image to FILE (for airpay: the code_url image)'}),
-    qr: Flags.boolean({description: 'draw the QR code in the terminal', default: true, allowNo: true}),
+    qr: Flags.boolean({
+      description:
+        'draw the QR code (default: when stdout is a terminal); --qr draws it wherever stdout goes (on stderr under --json)',
+      allowNo: true,
+    }),
     'qr-style': Flags.string({
       description:
         "your terminal's text: dark-on-light (a light theme) or light-on-dark (a dark theme), so the code shows dark on light (default: as the terminal reports, else dark-on-light)",
@@ -61,14 +65,18 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const terminal = fieldsOf(flags, ['device-id', 'operator-id', 'img-type'])
     const created = await orders.create({...fields, ...terminal, total_fee, expireSeconds: flags.expire})
     this.log(createdView(created))
-    const draw = flags.qr && Boolean(process.stdout.isTTY) && !this.jsonEnabled()
+    // Asked for (--qr), it is drawn wherever output goes; by default only on a terminal, and said when not.
+    const draw = flags.qr ?? (Boolean(process.stdout.isTTY) && !this.jsonEnabled())
     const [{showQr}, {terminalStyle}] = await Promise.all([
       import('../../lib/orders/qr.js'),
       import('../../lib/render/qr.js'),
     ])
     const style = (flags['qr-style'] as QrStyle | undefined) ?? terminalStyle()
     const qr = await showQr(created, {draw, style, file: flags['qr-out']})
-    if (qr.drawn) this.log(qr.drawn)
+    if (qr.drawn && this.jsonEnabled()) this.note(qr.drawn)
+    else if (qr.drawn) this.log(qr.drawn)
+    else if (flags.qr === undefined && !this.jsonEnabled() && !flags['qr-out'] && !qr.notes.length)
+      this.note('QR code not drawn: stdout is not a terminal. --qr draws it anyway; --qr-out FILE saves the image.')
     qr.notes.forEach((note) => this.note(note))
     if (!flags.wait) return {...created, qr_file: qr.qr_file}
     const status = statusLine()

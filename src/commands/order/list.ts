@@ -17,7 +17,11 @@ export default class OrderList extends GwCommand<typeof OrderList> {
 
   async run(): Promise<{orders: ListedOrder[]}> {
     const [{listOrders, listedOrders, orderListRow, ORDER_LIST_COLUMNS}, {orderListView}, {history, orders: service}] =
-      await Promise.all([import('../../lib/orders/list.js'), import('../../lib/render/orders.js'), this.services()])
+      await Promise.all([
+        import('../../lib/orders/list.js'),
+        import('../../lib/render/orders.js'),
+        this.services({signs: Boolean(this.flags.refresh)}),
+      ])
     const filter = listFilterOf(this.flags)
     const file = {columns: ORDER_LIST_COLUMNS, row: orderListRow, sheet: 'orders'}
     const appid = this.profile.appid

@@ -7,6 +7,7 @@ import type {SignScheme} from '../../lib/gateway/signing.js'
 import {type DoctorReport, runDoctor} from '../../lib/profiles/doctor.js'
 import {type ProfileAnswers, askMissing, missingAnswers} from '../../lib/profiles/guided.js'
 import {looseKeyFile, readKeyArgument} from '../../lib/profiles/keys.js'
+import {unlockKey} from '../../lib/profiles/passphrase.js'
 import {type ProfileView, viewProfile} from '../../lib/profiles/view.js'
 import {savedProfileCheck} from '../../lib/render/doctor.js'
 import {profileSavedLine} from '../../lib/render/profiles.js'
@@ -35,12 +36,14 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
     const guided = missingAnswers(given).length > 0
     const answers = guided ? await askMissing(given) : (given as Required<ProfileAnswers>)
     const {name} = answers
+    const privateKeyPem = readKeyArgument(answers['private-key'], '--private-key')
+    await unlockKey(privateKeyPem, 'the private key (--private-key)', answers['private-key'])
     const check = this.store.add(
       {
         name,
         appid: answers.appid,
         baseUrl: answers['base-url'],
-        privateKeyPem: readKeyArgument(answers['private-key'], '--private-key'),
+        privateKeyPem,
         gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key'], '--gateway-public-key'),
         signScheme: flags['sign-scheme'] as SignScheme | undefined,
         live: answers.live,

@@ -11,7 +11,7 @@ export default class ProfileShow extends GwCommand<typeof ProfileShow> {
   static override args = {name: Args.string({description: 'profile name (default: the profile in use)'})}
 
   async run(): Promise<ProfileView> {
-    const profile = resolveProfile(this.args.name ?? this.flags.profile, this.store)
+    const profile = await this.unlockedProfile(resolveProfile(this.args.name ?? this.flags.profile, this.store))
     const view = viewProfile(profile, this.store.defaultName() === profile.name)
     this.log(
       fields([

@@ -16,7 +16,11 @@ export default class RefundList extends GwCommand<typeof RefundList> {
 
   async run(): Promise<{refunds: ListedRefund[]}> {
     const [{listRefunds, listedRefunds, refundListRow, REFUND_LIST_COLUMNS}, {refundListView}, {refunds: service}] =
-      await Promise.all([import('../../lib/refunds/list.js'), import('../../lib/render/refunds.js'), this.services()])
+      await Promise.all([
+        import('../../lib/refunds/list.js'),
+        import('../../lib/render/refunds.js'),
+        this.services({signs: Boolean(this.flags.refresh)}),
+      ])
     const filter = listFilterOf(this.flags)
     const file = {columns: REFUND_LIST_COLUMNS, row: refundListRow, sheet: 'refunds'}
     const appid = this.profile.appid

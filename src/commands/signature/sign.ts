@@ -5,7 +5,9 @@ import {Flags} from '@oclif/core'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {usageError} from '../../lib/errors.js'
 import {readKeyArgument} from '../../lib/profiles/keys.js'
+import {keyPassphrase, unlockKey} from '../../lib/profiles/passphrase.js'
 import {
+  type KeyError,
   SIGN_SCHEMES,
   type SignScheme,
   canonicalString,
@@ -45,14 +47,15 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
       throw usageError('Give parameters with --param KEY=VALUE or --params-file FILE.')
     const pem = flags['private-key']
       ? readKeyArgument(flags['private-key'], '--private-key')
-      : this.profile.privateKeyPem
+      : (await this.unlockedProfile()).privateKeyPem
+    if (flags['private-key']) await unlockKey(pem, 'the private key (--private-key)', flags['private-key'])
     const scheme = (flags.scheme ?? (flags['private-key'] ? 'rsa-md5' : this.profile.signScheme)) as SignScheme
     const canonical = canonicalString(params)
     let key
     try {
-      key = parsePrivateKey(pem)
+      key = parsePrivateKey(pem, keyPassphrase())
     } catch (error) {
-      throw usageError(`The private key ${(error as Error).message}.`)
+      throw usageError(`The private key is ${(error as Error).message}.`, (error as KeyError).advice)
     }
     const signature = signCanonical(canonical, key, scheme)
     // A key pasted as a parameter's value is signed as given, and withheld where the string is shown.

@@ -8,6 +8,8 @@ import {closest, distance} from 'fastest-levenshtein'
 
 import {ExitCode, GwError} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
+import {checkKeys, keyLabels} from '../profiles/keys.js'
+import {keyPassphrase, passphraseFromFile, unlockKey} from '../profiles/passphrase.js'
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
@@ -34,6 +36,11 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
       description: 'profile to use (else GW_PROFILE, else GW_APPID and friends, else the default profile)',
       helpGroup: 'GLOBAL',
     }),
+    'passphrase-file': Flags.string({
+      description:
+        'file holding the passphrase of an encrypted private key (else GW_KEY_PASSPHRASE, else asked on a terminal)',
+      helpGroup: 'GLOBAL',
+    }),
   }
 
   protected flags!: GwFlags<T>
@@ -55,6 +62,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     )
     this.flags = flags as GwFlags<T>
     this.args = args as GwArgs<T>
+    if (this.flags['passphrase-file']) passphraseFromFile(this.flags['passphrase-file'])
   }
 
   #store?: ProfileStore
@@ -71,16 +79,40 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     return this.#profile
   }
 
+  /**
+   * A profile (the one in use unless given) with its private key usable: an encrypted one's
+   * passphrase from --passphrase-file, GW_KEY_PASSPHRASE or asked on a terminal, and checked
+   * (a wrong one is exit 2).
+   */
+  protected async unlockedProfile(profile = this.profile): Promise<Profile> {
+    const labels = keyLabels(profile)
+    await unlockKey(profile.privateKeyPem, `the ${labels.privateKey}`, profile.privateKeyFile)
+    checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem, labels)
+    return profile
+  }
+
   #services?: Promise<GatewayServices>
 
-  /** The client and services for the profile in use, loaded and built on first use; `--timeout` and `--verbose` apply. */
-  protected services(): Promise<GatewayServices> {
+  /**
+   * The client and services for the profile in use, loaded and built on first use; `--timeout`
+   * and `--verbose` apply. `signs: false` for a command that may only read the local history
+   * (a list without --refresh): an encrypted key's passphrase is then not asked for.
+   */
+  protected services({signs = true}: {signs?: boolean} = {}): Promise<GatewayServices> {
     this.#services ??= (async () => {
       const {timeout} = this.flags as {timeout?: number}
-      const [{connect}, trace] = await Promise.all([import('./services.js'), this.wireTrace()])
+      const [{connect}, trace, profile] = await Promise.all([
+        import('./services.js'),
+        this.wireTrace(),
+        signs ? this.unlockedProfile() : this.profile,
+      ])
       return connect(
-        this.profile,
-        {...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}), trace},
+        profile,
+        {
+          ...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}),
+          trace,
+          keyPassphrase: keyPassphrase(),
+        },
         (message) => this.warning(message),
         (message) => this.note(message),
       )
@@ -184,8 +216,17 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   /**
    * After a --refresh: those the gateway could not be asked about are said (their state is the
    * one known before), and the run ends 3, so a script does not take old states for new ones.
+   * Those on a channel without the query are said too, without failing: asking cannot help.
    */
-  protected refreshFailures(listed: readonly {refresh_failed?: string}[], what: string): void {
+  protected refreshFailures(
+    listed: readonly {refresh_failed?: string; refresh_skipped?: string}[],
+    what: string,
+  ): void {
+    const skipped = listed.filter((item) => item.refresh_skipped !== undefined)
+    if (skipped.length)
+      this.note(
+        `${skipped.length} of ${listed.length} ${what} keep the state gw knew, marked "as known": ${[...new Set(skipped.map((item) => item.refresh_skipped))].join('; ')}, so the gateway cannot be asked.`,
+      )
     const failed = listed.filter((item) => item.refresh_failed !== undefined)
     if (!failed.length) return
     this.warning(
@@ -269,8 +310,7 @@ function toGwError(error: Error, flagNames: readonly string[]): GwError {
     })
   if (error instanceof GwError) return error
   // A key that is not a key is the profile's or the flag's problem; the message never holds key material.
-  if (error instanceof KeyError)
-    return new GwError('usage', `The key is ${error.message}.`, {advice: 'Export the key as PEM and give that file.'})
+  if (error instanceof KeyError) return new GwError('usage', `The key is ${error.message}.`, {advice: error.advice})
   // oclif's own errors come from parsing the command line: flags, arguments, options.
   if (error instanceof Errors.CLIError) {
     // An unknown flag is named without the value typed with it (which may be anything, a key too).

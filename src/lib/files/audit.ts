@@ -54,17 +54,30 @@ export function startTrail(
   }
 }
 
-/** The summary of a report: the trail, then rows and amounts per group and currency (an amount known only in a currency gw knows). */
-export function summarySheet<G extends string>(
+/**
+ * The summary of a report: the trail, then rows and amounts per group and currency (an amount
+ * known only in a currency gw knows); `amounts` names each summed amount's column.
+ */
+export function summarySheet<G extends string, F extends `${string}_fee`>(
   trail: AuditTrail,
   groupName: string,
-  lines: readonly TallyLine<G>[],
+  lines: readonly TallyLine<G, F>[],
+  amounts: Record<F, string>,
   money: (minor: number | undefined, currency: string) => Money | undefined,
   notes: Cell[][] = [],
 ): SummarySheet {
+  const fields = Object.keys(amounts) as F[]
   return {
     trail: Object.entries(trail),
-    header: [groupName, 'currency', 'rows', 'amount'],
-    rows: [...lines.map((l) => [l.group, l.currency, l.rows, money(l.amount, l.currency) ?? '-']), ...notes],
+    header: [groupName, 'currency', 'rows', ...fields.map((field) => amounts[field])],
+    rows: [
+      ...lines.map((l) => [
+        l.group,
+        l.currency,
+        l.rows,
+        ...fields.map((field) => money(l[field] as number | undefined, l.currency) ?? '-'),
+      ]),
+      ...notes,
+    ],
   }
 }

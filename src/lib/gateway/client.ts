@@ -9,6 +9,7 @@
  */
 import {Agent as HttpAgent} from 'node:http'
 import {Agent as HttpsAgent} from 'node:https'
+import type {KeyObject} from 'node:crypto'
 
 import {GwError} from '../errors.js'
 import type {Profile} from '../profiles/store.js'
@@ -64,6 +65,8 @@ export interface ClientOptions {
   /** Base backoff in milliseconds (doubles each retry, full jitter, capped at 4 s). */
   backoffMs?: number
   connections?: number
+  /** The passphrase of an encrypted private key. */
+  keyPassphrase?: string
 }
 
 /** An answer of the gateway is a few KiB; one past this is cut off, never read whole. */
@@ -94,16 +97,18 @@ export async function closeConnections(): Promise<void> {
 
 export class GatewayClient {
   readonly profile: Profile
-  readonly #options: Required<ClientOptions>
+  readonly #options: Required<Omit<ClientOptions, 'keyPassphrase'>>
   readonly #retry: RetryPolicy
-  readonly #privateKey
+  /** Read on the first signature: a command that only reads the history never needs an encrypted key's passphrase. */
+  readonly #readPrivateKey: () => KeyObject
+  #privateKey?: KeyObject
   readonly #gatewayKey
   readonly #scheme: SignScheme
   readonly #origin: string
   readonly #basePath: string
   readonly #agent: HttpAgent
 
-  constructor(profile: Profile, options: ClientOptions = {}) {
+  constructor(profile: Profile, {keyPassphrase, ...options}: ClientOptions = {}) {
     this.profile = profile
     this.#options = {
       timeoutMs: 15_000,
@@ -115,7 +120,7 @@ export class GatewayClient {
       trace: options.trace ?? (() => {}),
     }
     this.#retry = {tries: this.#options.attempts, delayMs: jitteredBackoff(this.#options.backoffMs, 4000)}
-    this.#privateKey = parsePrivateKey(profile.privateKeyPem)
+    this.#readPrivateKey = () => parsePrivateKey(profile.privateKeyPem, keyPassphrase)
     this.#gatewayKey = parsePublicKey(profile.gatewayPublicKeyPem)
     this.#scheme = profile.signScheme
     const base = new URL(profile.baseUrl)
@@ -150,7 +155,7 @@ export class GatewayClient {
   #signed(business: BusinessParams): {params: Record<string, string>; canonical: string} {
     const params = this.#params(business)
     const canonical = canonicalString(params)
-    params.sign = signCanonical(canonical, this.#privateKey, this.#scheme)
+    params.sign = signCanonical(canonical, (this.#privateKey ??= this.#readPrivateKey()), this.#scheme)
     return {params, canonical}
   }
 

@@ -21,7 +21,15 @@ export type SignScheme = (typeof SIGN_SCHEMES)[number]
 
 const DIGEST: Record<SignScheme, string> = {'rsa-md5': 'md5', 'rsa-sha256': 'sha256'}
 
-export class KeyError extends Error {}
+/** A key that cannot be used: the message says what it is (never the key), the advice what to give instead. */
+export class KeyError extends Error {
+  constructor(
+    message: string,
+    readonly advice = 'Export the key as PEM and give that file.',
+  ) {
+    super(message)
+  }
+}
 
 type Params = Readonly<Record<string, unknown>>
 
@@ -80,19 +88,65 @@ export function canonicalString(params: Params, asciiEscaped = false): string {
 const privateKeys = new Map<string, KeyObject>()
 const publicKeys = new Map<string, KeyObject>()
 
-/** A PKCS#1 or PKCS#8 RSA private key from PEM text. */
-export function parsePrivateKey(pem: string): KeyObject {
+/** A key the PEM text holds encrypted under a passphrase (openssl's `-aes256` and the like). */
+export class EncryptedKeyError extends KeyError {}
+
+/** PKCS#1 with `Proc-Type: 4,ENCRYPTED`, or PKCS#8 `ENCRYPTED PRIVATE KEY`, as openssl writes them with a passphrase. */
+export function isEncryptedPem(pem: string): boolean {
+  return /^Proc-Type:\s*4,ENCRYPTED/m.test(pem) || pem.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----')
+}
+
+const KEY_TYPES: Record<string, string> = {
+  ec: 'an EC (elliptic-curve) key',
+  ed25519: 'an Ed25519 key',
+  ed448: 'an Ed448 key',
+  x25519: 'an X25519 key',
+  x448: 'an X448 key',
+  dsa: 'a DSA key',
+  dh: 'a Diffie-Hellman key',
+  'rsa-pss': 'an RSA-PSS key',
+}
+
+const keyType = (key: KeyObject) =>
+  KEY_TYPES[key.asymmetricKeyType ?? ''] ?? `a ${key.asymmetricKeyType ?? 'non-RSA'} key`
+
+const RSA_ADVICE =
+  'Give the RSA private key the merchant platform issued for this appid, as PEM (PKCS#1 "RSA PRIVATE KEY" or PKCS#8 "PRIVATE KEY", encrypted or not).'
+
+/** What a PEM block that is not a private key is, by its label: named, never quoted. */
+function notAPrivateKey(pem: string): string {
+  const label = /-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem)?.[1]
+  if (label && /CERTIFICATE/.test(label) && !/REQUEST/.test(label))
+    return 'a certificate, not a private key: give the private key the certificate was made for'
+  if (label && /PUBLIC KEY/.test(label))
+    return 'a public key, not a private key: give your private key, whose public half the gateway has'
+  if (label && /CERTIFICATE REQUEST/.test(label)) return 'a certificate request, not a private key'
+  return 'not a readable private key: expected a PEM "RSA PRIVATE KEY" (PKCS#1) or "PRIVATE KEY" (PKCS#8) block'
+}
+
+/**
+ * A PKCS#1 or PKCS#8 RSA private key from PEM text, encrypted or not. An encrypted one needs
+ * its passphrase (EncryptedKeyError without one); every other kind of key or block is named as
+ * what it is. Messages describe the key, never quote it.
+ */
+export function parsePrivateKey(pem: string, passphrase?: string): KeyObject {
   let key = privateKeys.get(pem)
   if (key) return key
+  const encrypted = isEncryptedPem(pem)
+  if (encrypted && passphrase === undefined)
+    throw new EncryptedKeyError('an encrypted private key (a passphrase protects it)')
   try {
-    key = createPrivateKey({key: pem, format: 'pem'})
+    key = createPrivateKey({key: pem, format: 'pem', ...(encrypted ? {passphrase} : {})})
   } catch {
-    throw new KeyError(
-      'not a readable private key: expected a PEM "RSA PRIVATE KEY" (PKCS#1) or "PRIVATE KEY" (PKCS#8) block without a passphrase',
-    )
+    if (encrypted)
+      throw new KeyError(
+        'an encrypted private key that the passphrase given does not open',
+        'Check the passphrase (GW_KEY_PASSPHRASE, --passphrase-file, or the one typed) and try again.',
+      )
+    throw new KeyError(notAPrivateKey(pem), RSA_ADVICE)
   }
   if (key.asymmetricKeyType !== 'rsa')
-    throw new KeyError(`the private key is ${key.asymmetricKeyType ?? 'not RSA'}; the gateway uses RSA keys`)
+    throw new KeyError(`${keyType(key)}; the gateway signs with RSA keys`, RSA_ADVICE)
   privateKeys.set(pem, key)
   return key
 }
@@ -108,8 +162,7 @@ export function parsePublicKey(pem: string): KeyObject {
       'not a readable public key: expected a PEM "PUBLIC KEY" (SPKI) or "RSA PUBLIC KEY" (PKCS#1) block',
     )
   }
-  if (key.asymmetricKeyType !== 'rsa')
-    throw new KeyError(`the public key is ${key.asymmetricKeyType ?? 'not RSA'}; the gateway uses RSA keys`)
+  if (key.asymmetricKeyType !== 'rsa') throw new KeyError(`${keyType(key)}; the gateway signs with RSA keys`)
   publicKeys.set(pem, key)
   return key
 }

@@ -6,7 +6,7 @@
 import {runBatch} from '../batch.js'
 import type {BatchOptions} from '../batch.js'
 import {GwError} from '../errors.js'
-import {isoTime} from '../gateway/protocol/index.js'
+import {CHANNELS_BY_OPERATION, isoTime} from '../gateway/protocol/index.js'
 import type {OrderHistory} from './history.js'
 import type {OrderService} from './service.js'
 
@@ -22,6 +22,8 @@ export interface ListedOrder {
   state_at?: string
   /** Why the refresh of this order failed (its state is the one known before). */
   refresh_failed?: string
+  /** Why --refresh did not ask the gateway (its channel has no order query): the state is the one gw knew. */
+  refresh_skipped?: string
 }
 
 /** The columns of an order list written to a file, and a row of it. */
@@ -77,6 +79,10 @@ export async function listOrders(
     await runBatch(
       listed,
       async (order) => {
+        if (!CHANNELS_BY_OPERATION.order_query.includes(order.channel)) {
+          order.refresh_skipped = `${order.channel} has no order query`
+          return
+        }
         try {
           const found = await orders.find({mch_order_no: order.mch_order_no}, order.channel)
           order.state = found.record.result

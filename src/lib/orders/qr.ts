@@ -41,7 +41,7 @@ export async function showQr(
   options: {draw: boolean; style: QrStyle; file?: string},
 ): Promise<{drawn?: string; notes: string[]; qr_file?: string}> {
   const notes: string[] = []
-  const why = qrNote(created)
+  const why = qrNote(created, Boolean(options.file))
   if (why) notes.push(why)
   const codeUrl = created.order.code_url
   const drawn = !why && options.draw && codeUrl ? drawQr(codeUrl, options.style) : undefined

@@ -11,6 +11,7 @@ import type {GatewayClient} from '../gateway/client.js'
 import {
   CHANNELS_BY_OPERATION,
   ORDER_NOT_FOUND,
+  ALREADY_CLOSED,
   type OrderChannel,
   type OrderCreated,
   type OrderRecord,
@@ -57,6 +58,9 @@ export interface FoundOrder {
   /** How the channel was known: given, from the local history, or found by trying channels. */
   channel_source: 'given' | 'history' | 'discovered'
 }
+
+/** A closed order as the gateway shows it; `already_closed` when it was closed before this close. */
+export type ClosedOrder = FoundOrder & {already_closed: boolean}
 
 export class OrderService {
   constructor(
@@ -187,11 +191,36 @@ export class OrderService {
     }
   }
 
-  async close(ref: OrderReference, channel?: string): Promise<FoundOrder> {
+  /** Closes an unpaid order; the gateway's "already closed" is the same end, said as such. */
+  async close(ref: OrderReference, channel?: string): Promise<ClosedOrder> {
     const known = this.#knownChannel(ref, channel)
     const closeChannel = known.channel ?? (await this.find(ref)).channel
     const answer = await this.client.call('order_close', {...ref, channel: closeChannel})
-    if (answer.status === 'refused') throw refusalError(answer, `Order ${describeReference(ref)} was not closed`)
+    const already_closed = answer.status === 'refused' && answer.code === ALREADY_CLOSED
+    if (answer.status === 'refused' && !already_closed)
+      throw refusalError(answer, `Order ${describeReference(ref)} was not closed`)
+    if (!CHANNELS_BY_OPERATION.order_query.includes(closeChannel)) {
+      // No order query on this channel: the close's own answer is all the gateway will say.
+      if (answer.status === 'uncertain')
+        throw unknownOutcome(
+          answer,
+          `Closing order ${describeReference(ref)}`,
+          `${closeChannel} has no order query: run the same close again (a closed order answers ${ALREADY_CLOSED}).`,
+        )
+      this.#noteState(ref, 'CLOSED')
+      const made = this.history.findOrder(this.appid, ref)
+      const said = answer.status === 'success' ? answer.data : undefined
+      const record: OrderRecord = {
+        result: 'CLOSED',
+        appid: said?.appid ?? this.appid,
+        mch_order_no: said?.mch_order_no ?? made?.mch_order_no ?? ref.mch_order_no,
+        gw_order_no: made?.gw_order_no ?? ref.gw_order_no,
+        channel_order_no: ref.channel_order_no,
+        total_fee: made?.total_fee,
+        fee_type: made?.fee_type,
+      }
+      return {record, channel: closeChannel, channel_source: known.source, already_closed}
+    }
     const found = await this.find(ref, closeChannel)
     if (answer.status === 'uncertain' && found.record.result !== 'CLOSED') {
       throw unknownOutcome(
@@ -200,7 +229,13 @@ export class OrderService {
         `The order is ${found.record.result}; check again: gw order query ${describeReference(ref)}`,
       )
     }
-    return {...found, channel_source: known.source}
+    return {...found, channel_source: known.source, already_closed}
+  }
+
+  /** What gw learned of an order made here, written to the history by whichever number names it. */
+  #noteState(ref: OrderReference, state: string): void {
+    const mchOrderNo = ref.mch_order_no ?? this.history.findOrder(this.appid, ref)?.mch_order_no
+    if (mchOrderNo) this.history.noteOrderState(this.appid, mchOrderNo, state)
   }
 
   /**

@@ -10,7 +10,8 @@ import {connect} from 'node:net'
 import {type ClientOptions, GatewayClient} from '../gateway/client.js'
 import {ExitCode, GwError} from '../errors.js'
 import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
-import {checkKeys, loosePrivateFiles} from './keys.js'
+import {checkKeys, loosePrivateFiles, replaceKey} from './keys.js'
+import {keyPassphrase} from './passphrase.js'
 import type {Profile} from './store.js'
 
 type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
@@ -62,7 +63,7 @@ const DIAGNOSIS: Record<string, string> = {
 
 /** `trace`: the signed request and its answer, for --verbose. */
 export async function runDoctor(
-  loadProfile: () => Profile,
+  loadProfile: () => Profile | Promise<Profile>,
   timeoutMs: number,
   trace?: ClientOptions['trace'],
 ): Promise<DoctorReport> {
@@ -75,7 +76,7 @@ export async function runDoctor(
   })
   let profile: Profile
   try {
-    profile = loadProfile()
+    profile = await loadProfile()
     checks.push({
       name: 'profile',
       verdict: 'pass',
@@ -139,7 +140,7 @@ export async function runDoctor(
     return finish(profile.name, ExitCode.Transport)
   }
 
-  const client = new GatewayClient(profile, {timeoutMs, attempts: 1, trace})
+  const client = new GatewayClient(profile, {timeoutMs, attempts: 1, trace, keyPassphrase: keyPassphrase()})
   const probe = `GW-DOCTOR-${randomBytes(6).toString('hex')}`
   let exitCode: ExitCode = ExitCode.Done
   try {
@@ -185,8 +186,7 @@ export async function runDoctor(
         name: 'answer signature',
         verdict: 'fail',
         detail: gw.message,
-        advice:
-          "The gateway public key of the profile is not the gateway's: get the current one and add the profile again.",
+        advice: `The gateway public key of the profile is not the gateway's: get the current one from the merchant platform and give it: ${replaceKey(profile, 'gateway')}.`,
       })
     } else {
       checks.push({name: 'signed request', verdict: 'fail', detail: gw.message, advice: gw.advice})

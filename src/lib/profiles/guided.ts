@@ -6,7 +6,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 
 import {GwError, usageError} from '../errors.js'
-import {parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
+import {isEncryptedPem, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
 import {normalizeBaseUrl} from './store.js'
 
 export interface ProfileAnswers {
@@ -53,7 +53,12 @@ const QUESTIONS: [Exclude<keyof ProfileAnswers, 'live'>, string, Check][] = [
     'Gateway base URL, up to the operation name (like https://host/Gateway)',
     (v) => attempt(() => normalizeBaseUrl(v)),
   ],
-  ['private-key', 'Your private key file (PEM)', (v) => keyFile(v, parsePrivateKey)],
+  // An encrypted key is taken here; its passphrase is asked next.
+  [
+    'private-key',
+    'Your private key file (PEM)',
+    (v) => keyFile(v, (pem) => isEncryptedPem(pem) || parsePrivateKey(pem)),
+  ],
   ['gateway-public-key', 'The gateway public key file (PEM)', (v) => keyFile(v, parsePublicKey)],
 ]
 

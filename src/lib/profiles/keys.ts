@@ -2,7 +2,8 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
 
 import {usageError} from '../errors.js'
-import {type KeyInfo, KeyError, keyInfo, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
+import {type KeyInfo, KeyError, isEncryptedPem, keyInfo, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
+import {keyPassphrase} from './passphrase.js'
 
 export interface KeyCheck {
   privateKey: KeyInfo
@@ -22,7 +23,7 @@ export function checkKeys(
   gatewayPublicKeyPem: string,
   labels: KeyLabels = {privateKey: 'private key', gatewayKey: 'gateway public key'},
 ): KeyCheck {
-  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem), labels.privateKey))
+  const privateKey = keyInfo(keyOrUsage(() => parsePrivateKey(privateKeyPem, keyPassphrase()), labels.privateKey))
   const gatewayKey = keyInfo(keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), labels.gatewayKey))
   if (privateKey.fingerprint === gatewayKey.fingerprint)
     throw usageError(
@@ -36,14 +37,42 @@ export function checkKeys(
   return {privateKey, gatewayKey, warnings}
 }
 
+/**
+ * The keys of a profile checked as far as they can be without asking for anything: an
+ * encrypted private key whose passphrase this run does not have yet is checked once unlocked.
+ */
+/** How a profile's keys are named in messages: the stored profile's name, or the variables an environment profile comes from. */
+export function keyLabels(profile: {name: string; source: 'store' | 'environment'}): KeyLabels {
+  return profile.source === 'store'
+    ? {
+        privateKey: `private key of profile "${profile.name}"`,
+        gatewayKey: `gateway public key of profile "${profile.name}"`,
+      }
+    : {privateKey: 'private key in GW_PRIVATE_KEY', gatewayKey: 'gateway public key in GW_GATEWAY_PUBLIC_KEY'}
+}
+
+export function checkLoadedKeys(privateKeyPem: string, gatewayPublicKeyPem: string, labels: KeyLabels): void {
+  if (isEncryptedPem(privateKeyPem) && keyPassphrase() === undefined)
+    keyOrUsage(() => parsePublicKey(gatewayPublicKeyPem), labels.gatewayKey)
+  else checkKeys(privateKeyPem, gatewayPublicKeyPem, labels)
+}
+
 function keyOrUsage<T>(parse: () => T, what: string): T {
   try {
     return parse()
   } catch (error) {
-    if (error instanceof KeyError)
-      throw usageError(`The ${what} is ${error.message}.`, 'Export the key as PEM and give that file.')
+    if (error instanceof KeyError) throw usageError(`The ${what} is ${error.message}.`, error.advice)
     throw error
   }
+}
+
+/** How to give a profile a key again: `gw profile set` for a stored one, the variable for one from the environment. */
+export function replaceKey(
+  profile: {name: string; source: 'store' | 'environment'},
+  key: 'private' | 'gateway',
+): string {
+  if (profile.source === 'environment') return key === 'private' ? 'set GW_PRIVATE_KEY' : 'set GW_GATEWAY_PUBLIC_KEY'
+  return `gw profile set ${profile.name} ${key === 'private' ? '--private-key' : '--gateway-public-key'} FILE`
 }
 
 /** A warning when a key file can be read by others than its owner (ssh refuses such keys), else undefined. */

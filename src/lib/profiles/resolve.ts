@@ -1,7 +1,7 @@
 /** Which profile a command uses: --profile, GW_PROFILE, a profile from the environment alone, or the default. */
 import {GwError, usageError} from '../errors.js'
 import {isSignScheme} from '../gateway/signing.js'
-import {checkKeys, readKeyArgument} from './keys.js'
+import {checkLoadedKeys, keyLabels, readKeyArgument} from './keys.js'
 import {type Profile, ProfileStore, normalizeBaseUrl} from './store.js'
 
 const ENV_PROFILE_NAME = '(environment)'
@@ -42,10 +42,7 @@ function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | und
   if (!isSignScheme(scheme)) throw usageError(`GW_SIGN_SCHEME "${scheme}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
   const privateKeyPem = readKeyArgument(env.GW_PRIVATE_KEY!, 'GW_PRIVATE_KEY')
   const gatewayPublicKeyPem = readKeyArgument(env.GW_GATEWAY_PUBLIC_KEY!, 'GW_GATEWAY_PUBLIC_KEY')
-  checkKeys(privateKeyPem, gatewayPublicKeyPem, {
-    privateKey: 'private key in GW_PRIVATE_KEY',
-    gatewayKey: 'gateway public key in GW_GATEWAY_PUBLIC_KEY',
-  })
+  checkLoadedKeys(privateKeyPem, gatewayPublicKeyPem, keyLabels({name: ENV_PROFILE_NAME, source: 'environment'}))
   return {
     name: ENV_PROFILE_NAME,
     appid: env.GW_APPID,
@@ -55,6 +52,7 @@ function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | und
     privateKeyPem,
     gatewayPublicKeyPem,
     source: 'environment',
+    ...(env.GW_PRIVATE_KEY!.includes('-----BEGIN') ? {} : {privateKeyFile: env.GW_PRIVATE_KEY}),
   }
 }
 

@@ -20,7 +20,7 @@ import {LockHeld, acquireLock} from '../io/lock.js'
 import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
 import {configDir} from '../paths.js'
 import {quoted} from '../untrusted.js'
-import {type KeyCheck, checkKeys} from './keys.js'
+import {type KeyCheck, checkKeys, checkLoadedKeys, keyLabels, replaceKey} from './keys.js'
 
 interface StoredProfile {
   appid: string
@@ -57,6 +57,8 @@ export interface Profile {
   privateKeyPem: string
   gatewayPublicKeyPem: string
   source: 'store' | 'environment'
+  /** Where the private key was read from, when it was a file (named in advice about an encrypted key). */
+  privateKeyFile?: string
   /** For a stored profile: the folders and files that hold it, which only its owner may read. */
   files?: string[]
 }
@@ -202,6 +204,12 @@ export class ProfileStore {
     return own(this.#store, name)
   }
 
+  /** The private key a profile keeps, as stored (encrypted or not), and its file; undefined when there is none. */
+  storedPrivateKey(name: string): {pem: string; file: string} | undefined {
+    const file = this.stored(name)?.private_key_file
+    return file && existsSync(file) ? {pem: readFileSync(file, 'utf8'), file} : undefined
+  }
+
   /**
    * Changes some of a profile's settings, keeping the others (and whether it is the default),
    * as the profile is on disk under the lock: two changes made at once both stay.
@@ -295,24 +303,34 @@ export class ProfileStore {
 
   load(name: string): Profile {
     const stored = this.#require(name)
-    const read = (file: string, what: string) => {
+    const read = (file: string, key: 'private' | 'gateway') => {
+      const what = key === 'private' ? 'private key' : 'gateway public key'
       if (!existsSync(file))
         throw usageError(
           `The ${what} of profile "${name}" is missing (${file}).`,
-          `Add the profile again: gw profile add ${name} ...`,
+          `Give it again: ${replaceKey({name, source: 'store'}, key)}.`,
         )
       return readFileSync(file, 'utf8')
     }
-    const privateKeyPem = read(stored.private_key_file, 'private key')
-    const gatewayPublicKeyPem = read(stored.gateway_public_key_file, 'gateway public key')
+    const privateKeyPem = read(stored.private_key_file, 'private')
+    const gatewayPublicKeyPem = read(stored.gateway_public_key_file, 'gateway')
     // A key file that is not a key is the profile's problem (exit 2), whatever the command.
-    checkKeys(privateKeyPem, gatewayPublicKeyPem, {
-      privateKey: `private key of profile "${name}"`,
-      gatewayKey: `gateway public key of profile "${name}"`,
-    })
+    checkLoadedKeys(privateKeyPem, gatewayPublicKeyPem, keyLabels({name, source: 'store'}))
     const {appid, base_url: baseUrl, sign_scheme: signScheme, live} = stored
     const files = [this.dir, join(this.dir, 'keys'), this.path, stored.private_key_file, stored.gateway_public_key_file]
-    return {name, appid, baseUrl, signScheme, live, privateKeyPem, gatewayPublicKeyPem, source: 'store', files}
+    const privateKeyFile = stored.private_key_file
+    return {
+      name,
+      appid,
+      baseUrl,
+      signScheme,
+      live,
+      privateKeyPem,
+      gatewayPublicKeyPem,
+      source: 'store',
+      privateKeyFile,
+      files,
+    }
   }
 
   #require(name: string): StoredProfile {

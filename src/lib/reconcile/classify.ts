@@ -12,7 +12,6 @@ import {
   ORDER_STATES,
   fieldMax,
   formatAmount,
-  gatewayTimeIso,
   isCurrency,
   lookupError,
   parseMinorUnits,
@@ -93,8 +92,9 @@ export interface Verdict {
   time_paid?: string
   refunded_total?: number
   refunded_amount?: string
-  /** For the summary: the gateway's amount when known, else the merchant's. */
-  amount?: number
+  /** The row's own amount, in minor units, when it gives one (the summary sums it beside the gateway's). */
+  merchant_total_fee?: number
+  /** The summary's currency: the gateway's when known, else the row's. */
   currency?: string
 }
 
@@ -209,13 +209,13 @@ const decimalOf = (minor: number | undefined, currency: string | undefined) =>
 
 /** A row whose order query failed: missing at the gateway, or the query itself failed. */
 export function classifyFailure(view: MerchantView, error: GwError): Verdict {
-  let amount: number | undefined
+  let merchantTotal: number | undefined
   try {
-    amount = merchantMinor(view)
+    merchantTotal = merchantMinor(view)
   } catch (amountError) {
     return {classification: 'invalid_row', detail: `amount: ${(amountError as AmountError).message}`}
   }
-  const side = {mch_order_no: view.ref.mch_order_no, amount, currency: view.feeType}
+  const side = {mch_order_no: view.ref.mch_order_no, merchant_total_fee: merchantTotal, currency: view.feeType}
   const code = error.details?.err_code as string | undefined
   if (code === ORDER_NOT_FOUND) return {...side, classification: 'missing_at_gateway', detail: error.message}
   if (code === WRONG_CHANNEL) return {...side, classification: 'invalid_row', detail: error.message}
@@ -239,10 +239,9 @@ export function compare(view: MerchantView, found: FoundOrder, refunded?: Refund
     gateway_fee_type: record.fee_type,
     gateway_amount: decimalOf(record.total_fee, record.fee_type),
     gateway_channel: found.channel,
-    time_paid: gatewayTimeIso(record.time_end),
+    time_paid: record.time_end,
     refunded_total: refundedTotal,
     refunded_amount: decimalOf(refundedTotal, record.fee_type),
-    amount: record.total_fee,
     currency: record.fee_type,
   }
   const differences: [Classification, string][] = []
@@ -255,6 +254,7 @@ export function compare(view: MerchantView, found: FoundOrder, refunded?: Refund
   } catch (error) {
     return {...result, classification: 'invalid_row', detail: `amount: ${(error as AmountError).message}`}
   }
+  result.merchant_total_fee = merchantTotal
   if (merchantTotal !== undefined && record.total_fee !== undefined && merchantTotal !== record.total_fee) {
     const merchantAmount = formatAmount(merchantTotal, view.feeType ?? record.fee_type)
     differences.push([

@@ -87,13 +87,11 @@ interface ReconcileOptions {
   onRow(row: ReconciledRow, written: boolean): void
 }
 
-export interface SummaryCell {
-  classification: Classification
-  currency: string
-  rows: number
-  /** Undefined when no row of the line has a known amount. */
-  amount?: number
-}
+/** The amounts a summary line sums: the gateway's and the merchant's (the file's), each named as the README names amounts. */
+type SummedAmounts = 'gateway_total_fee' | 'merchant_total_fee'
+
+/** Rows per class and currency, with the gateway's and the file's amounts (undefined when no row of the line has one). */
+export type SummaryCell = Omit<TallyLine<Classification, SummedAmounts>, 'group'> & {classification: Classification}
 
 export interface ReconcileOutcome {
   /** Which file, account, mode, gw, user and times: the output's audit trail. */
@@ -178,7 +176,7 @@ export class Reconciler {
     if (++this.#unanswered < limit) return
     throw new GwError(
       'transport',
-      `The gateway answered none of the first ${limit} order queries (${error.message}); stopped, nothing was written.`,
+      `The gateway answered none of the first ${limit} order queries (${error.message.replace(/\.$/, '')}): stopped, nothing was written.`,
       {
         advice: 'Check the base URL of the profile and the network (gw doctor), then run again.',
       },
@@ -228,7 +226,7 @@ export class Reconciler {
       keep: true,
       lead: ['classification', 'detail'],
     })
-    const tally = new Tally<Classification>()
+    const tally = new Tally<Classification, SummedAmounts>()
     let rows = 0
     let written = 0
     const totals = new TotalsRows(['amount', 'total_fee'])
@@ -239,7 +237,10 @@ export class Reconciler {
         (row) => this.#judge(row, options),
         async (row) => {
           rows++
-          tally.add(row.classification, row.currency, row.amount)
+          tally.add(row.classification, row.currency, {
+            gateway_total_fee: row.gateway_total_fee,
+            merchant_total_fee: row.merchant_total_fee,
+          })
           const kept = !options.onlyMismatches || row.classification !== 'match'
           options.onRow(row, kept)
           if (!kept) return
@@ -253,9 +254,7 @@ export class Reconciler {
         },
         {concurrency: options.concurrency, rate: options.rate, signal: options.signal, window},
       )
-      const summary = tally
-        .lines(CLASSES)
-        .map(({group, ...line}: TallyLine<Classification>) => ({classification: group, ...line}))
+      const summary = tally.lines(CLASSES).map(({group, ...line}) => ({classification: group, ...line}))
       const {comparisons, ignored_columns} = input
       const audit = {...trail, finished: isoTime()}
       const outcome = {
@@ -282,13 +281,26 @@ async function* withoutTotals(rows: AsyncIterable<TableRow>, totals: TotalsRows)
   for await (const row of rows) if (!totals.take(row)) yield row
 }
 
+/** The summary's two amount columns, labelled by whose they are. */
+export const AMOUNT_COLUMNS = {gateway: "gateway's amount", merchant: 'your amount'} as const
+
 /** The summary of the output: the audit trail, rows and amounts per class and currency, then what was compared. */
-function reconcileSummary(outcome: Omit<ReconcileOutcome, 'earlier_output'>, lines: TallyLine<Classification>[]) {
+function reconcileSummary(
+  outcome: Omit<ReconcileOutcome, 'earlier_output'>,
+  lines: TallyLine<Classification, SummedAmounts>[],
+) {
   const notes: Cell[][] = [
     [],
     ['compared', outcome.comparisons.map((c) => `${c.check} (${c.columns.join(', ')})`).join('; ')],
     ['ignored columns', outcome.ignored_columns.join(', ')],
   ]
   if (outcome.stopped) notes.push(['interrupted', 'the rest of the file was not checked'])
-  return summarySheet(outcome.audit, 'classification', lines, money, notes)
+  return summarySheet(
+    outcome.audit,
+    'classification',
+    lines,
+    {gateway_total_fee: AMOUNT_COLUMNS.gateway, merchant_total_fee: AMOUNT_COLUMNS.merchant},
+    money,
+    notes,
+  )
 }

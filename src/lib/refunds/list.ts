@@ -24,6 +24,8 @@ export interface ListedRefund {
   /** Where it was made: refund create, or a bulk file's name. */
   source?: string
   refresh_failed?: string
+  /** Why --refresh did not ask the gateway (its channel has no refund query): the status is the one gw knew. */
+  refresh_skipped?: string
 }
 
 /** The columns of a refund list written to a file, and a row of it. */
@@ -82,7 +84,10 @@ export async function listRefunds(refunds: RefundService, filter: ListFilter): P
           const found = await refunds.orders.find({mch_order_no: mchOrderNo}, ofOrder[0]!.channel)
           const numbers = ofOrder.map((r) => r.mch_refund_no)
           const known = await refunds.queries.refundsOf(found, numbers)
-          if (!known) throw new GwError('unknown', `the gateway gives no refund list for ${found.channel} orders`)
+          if (!known) {
+            for (const refund of ofOrder) refund.refresh_skipped = `${found.channel} has no refund query`
+            return
+          }
           for (const refund of ofOrder) {
             const there = known.find((k) => k.mch_refund_no === refund.mch_refund_no)
             refund.status = there

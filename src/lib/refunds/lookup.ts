@@ -1,10 +1,5 @@
 /** What the gateway's refund query says of one refund number, in one mapping used everywhere. */
-import {
-  CHANNELS_BY_OPERATION,
-  type RefundOrder,
-  gatewayTimeIso,
-  normalizeRefundState,
-} from '../gateway/protocol/index.js'
+import {CHANNELS_BY_OPERATION, type RefundOrder, normalizeRefundState} from '../gateway/protocol/index.js'
 
 export type Lookup =
   | {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'; gw_refund_no?: string; refund_time?: string; refund_fee?: number}
@@ -26,8 +21,7 @@ export function lookupOf(entry: RefundOrder | undefined, refundFee: number): Loo
     return {state: 'other_amount', gw_refund_no: entry.gw_refund_no, refund_fee: entry.mch_refund_fee}
   const state = normalizeRefundState(entry.refund_state)
   if (state === 'SUCCESS' || state === 'PROCESSING' || state === 'FAIL') {
-    const refund_time = gatewayTimeIso(entry.refund_time)
-    return {state, gw_refund_no: entry.gw_refund_no, refund_time, refund_fee: entry.mch_refund_fee}
+    return {state, gw_refund_no: entry.gw_refund_no, refund_time: entry.refund_time, refund_fee: entry.mch_refund_fee}
   }
   return {state: 'unknown', why: `the refund is in state ${entry.refund_state}`}
 }

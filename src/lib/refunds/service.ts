@@ -9,14 +9,7 @@
 import {GwError} from '../errors.js'
 import type {Refusal} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
-import {
-  DUPLICATE_CODES,
-  ORDER_NOT_FOUND,
-  explainError,
-  formatAmount,
-  gatewayTimeIso,
-  lookupError,
-} from '../gateway/protocol/index.js'
+import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, formatAmount, lookupError} from '../gateway/protocol/index.js'
 import type {OrderHistory, RefundEntryStatus} from '../orders/history.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
@@ -218,7 +211,7 @@ export class RefundService {
           status: 'refunded',
           planned,
           gw_refund_no,
-          refund_time: gatewayTimeIso(refund_time),
+          refund_time,
           resolved_by: 'answer',
         }
       }
@@ -284,7 +277,7 @@ export class RefundService {
         planned,
         status,
         gw_refund_no,
-        refund_time: gatewayTimeIso(refund_time),
+        refund_time,
         resolved_by: 'refund_query' as const,
         already_existed: existed,
       }
@@ -322,9 +315,14 @@ export class RefundService {
       }
     // Not there, failed, or the number held for another amount: this refund was not made under it.
     if (found.state === 'absent' || found.state === 'other_amount' || found.state === 'FAIL') return failed
-    const refund_time = gatewayTimeIso(found.refund_time)
     const status = STATUS_OF_LOOKUP[found.state]
-    return {status, planned, gw_refund_no: found.gw_refund_no, refund_time, resolved_by: 'refund_query'}
+    return {
+      status,
+      planned,
+      gw_refund_no: found.gw_refund_no,
+      refund_time: found.refund_time,
+      resolved_by: 'refund_query',
+    }
   }
 
   /** The answers failed verification: nothing in them is used, nothing is sent again; the next run settles it. */

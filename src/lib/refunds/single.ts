@@ -7,13 +7,7 @@
  * confirmation (--again). The intent is synced before sending; the outcome recorded after.
  */
 import {GwError} from '../errors.js'
-import {
-  type RefundOrder,
-  formatAmount,
-  gatewayTimeIso,
-  minorUnitsOf,
-  normalizeRefundState,
-} from '../gateway/protocol/index.js'
+import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
 import {type OrderClaim, type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
@@ -135,7 +129,7 @@ export class SingleRefunds {
     if (local) return {...local, fee_type: planned.fee_type, refused: local.status === 'failed'}
     const remote = gatewayRefunds.find((r) => {
       const made = ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state))
-      const at = gatewayTimeIso(r.refund_time)
+      const at = r.refund_time
       return made && r.mch_refund_fee === planned.refund_fee && (!at || Date.parse(at) >= since)
     })
     if (!remote) return undefined
@@ -145,7 +139,7 @@ export class SingleRefunds {
       gw_refund_no,
       refund_fee: planned.refund_fee,
       fee_type: planned.fee_type,
-      at: gatewayTimeIso(remote.refund_time),
+      at: remote.refund_time,
     }
   }
 

@@ -53,7 +53,9 @@ export const STOPPING =
 
 /** "12 rows, 1,234.00 THB; 3 rows, 45.00 MYR", or "nothing". */
 function toSendText(totals: readonly ToSendTotal[]): string {
-  return totals.map((t) => `${plural(t.rows, 'row')}, ${formatAmount(t.amount, t.currency)}`).join('; ') || 'nothing'
+  return (
+    totals.map((t) => `${plural(t.rows, 'row')}, ${formatAmount(t.refund_fee, t.currency)}`).join('; ') || 'nothing'
+  )
 }
 
 /** Rows whose refund number the gateway already holds: with the refund and the time they match. */
@@ -93,7 +95,8 @@ function orderLines(orders: readonly OrderLine[]): string[] {
 }
 
 function summaryTable(summary: BulkResult['summary']): string {
-  const amount = (l: BulkResult['summary'][number]) => (l.currency === '?' ? '-' : formatAmount(l.amount, l.currency))
+  const amount = (l: BulkResult['summary'][number]) =>
+    l.currency === '?' ? '-' : formatAmount(l.refund_fee, l.currency)
   return table(
     ['status', 'currency', 'rows', 'amount'],
     summary.map((l) => [l.status, l.currency, l.rows, amount(l)]),

@@ -3,12 +3,12 @@
  * ISO 8601 with their offset. --json output does not go through here.
  */
 import {ExitCode} from '../errors.js'
-import {describeOrderState, formatAmount, gatewayTimeIso} from '../gateway/protocol/index.js'
+import {PAID_ORDER_STATES, describeOrderState, formatAmount} from '../gateway/protocol/index.js'
 import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {fields} from './fields.js'
 import {table} from './table.js'
-import {listCount} from './words.js'
+import {listCount, listedState} from './words.js'
 
 export function createdView(created: CreatedOrder): string {
   const {order} = created
@@ -33,6 +33,8 @@ export function orderView(found: FoundOrder): string {
       : found.channel_source === 'history'
         ? ' (from local history)'
         : ''
+  // What the payer paid, and when, mean something only once the order took money.
+  const paid = PAID_ORDER_STATES.includes(r.result)
   return fields(
     [
       ['order', r.mch_order_no ?? '-'],
@@ -42,12 +44,12 @@ export function orderView(found: FoundOrder): string {
       ['amount', formatAmount(r.total_fee, r.fee_type)],
       [
         'paid by payer',
-        r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type
+        paid && r.cash_fee !== undefined && r.cash_fee_type && r.cash_fee_type !== r.fee_type
           ? formatAmount(r.cash_fee, r.cash_fee_type)
           : undefined,
       ],
       ['channel', `${found.channel}${channelNote}`],
-      ['paid at', gatewayTimeIso(r.time_end)],
+      ['paid at', paid ? r.time_end : undefined],
       ['payer', r.openid],
       ['device', r.device_id],
       ['operator', r.operator_id],
@@ -57,13 +59,13 @@ export function orderView(found: FoundOrder): string {
   )
 }
 
-/** Why no QR is drawn for a created order, when that is so: the answer carrying it was lost, or airpay's is an image. */
-export function qrNote(created: CreatedOrder): string | undefined {
+/** Why no QR is drawn for a created order, when that is so: the answer carrying it was lost, or airpay's is an image (`saved`: it is being saved). */
+export function qrNote(created: CreatedOrder, saved: boolean): string | undefined {
   if (created.qr_lost) {
     return 'warning: the order was created, but the answer carrying its QR code was lost. Close it (gw order close) and create a new one to show a QR code.'
   }
   if (created.channel === 'airpay') {
-    return 'airpay: code_url is an image URL to show as is, not text to encode; open it or save it with --qr-out.'
+    return `airpay: code_url is an image URL to show as is, not text to encode${saved ? '' : '; open it or save it with --qr-out'}.`
   }
   return undefined
 }
@@ -103,7 +105,7 @@ export function orderListView(orders: readonly ListedOrder[], appid: string, tot
     o.mch_order_no,
     formatAmount(o.total_fee, o.fee_type),
     o.channel,
-    o.refresh_failed ? `${o.state ?? '?'} (not refreshed)` : (o.state ?? '?'),
+    listedState(o.state ?? '?', o),
     o.gw_order_no ?? '',
   ])
   return `${table(['made', 'order', 'amount', 'channel', 'state', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order')}`

@@ -1,6 +1,6 @@
 /** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
-import type {Comparison, ReconcileInput, ReconcileOutcome} from '../reconcile/reconcile.js'
+import {AMOUNT_COLUMNS, type Comparison, type ReconcileInput, type ReconcileOutcome} from '../reconcile/reconcile.js'
 import {ignoredNote, sourceNotes, totalsNotes} from './files.js'
 import {table} from './table.js'
 import {plural} from './words.js'
@@ -23,12 +23,18 @@ export function readingNotes(input: ReconcileInput): string[] {
 export const outcomeNotes = (outcome: ReconcileOutcome) => totalsNotes(outcome.totals)
 
 export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out: string): string {
-  const amount = (c: ReconcileOutcome['summary'][number]) =>
-    c.currency === '?' ? '-' : formatAmount(c.amount, c.currency)
-  const rows = outcome.summary.map((c) => [c.classification, c.currency, c.rows, amount(c)])
+  const amount = (c: ReconcileOutcome['summary'][number], minor: number | undefined) =>
+    c.currency === '?' ? '-' : formatAmount(minor, c.currency)
+  const rows = outcome.summary.map((c) => [
+    c.classification,
+    c.currency,
+    c.rows,
+    amount(c, c.gateway_total_fee),
+    amount(c, c.merchant_total_fee),
+  ])
   const stopped = outcome.stopped ? ' (interrupted: the rest of the file was not checked)' : ''
   return [
-    table(['classification', 'currency', 'rows', 'amount'], rows),
+    table(['classification', 'currency', 'rows', AMOUNT_COLUMNS.gateway, AMOUNT_COLUMNS.merchant], rows),
     `compared: ${comparedText(outcome.comparisons)}`,
     `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${fileShown(out)}${stopped}`,
     ...(outcome.earlier_output ? [`the earlier output was kept as ${fileShown(outcome.earlier_output)}`] : []),

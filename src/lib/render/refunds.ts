@@ -9,14 +9,13 @@ import {
   describeOrderState,
   describeRefundState,
   formatAmount,
-  gatewayTimeIso,
   isoTime,
 } from '../gateway/protocol/index.js'
 import type {RefundEntry} from '../orders/history.js'
 import {shown} from '../untrusted.js'
 import type {RefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
-import {listCount} from './words.js'
+import {listCount, listedState} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
@@ -75,7 +74,7 @@ function refundResultView(result: OneRefund): string {
           : undefined,
       ],
       ['gateway refund', result.gw_refund_no],
-      ['refund time', gatewayTimeIso(result.refund_time)],
+      ['refund time', result.refund_time],
       ['detail', result.explanation],
     ],
     {boldFirst: true},
@@ -97,7 +96,7 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
     r.mch_refund_no,
     formatAmount(r.mch_refund_fee, refund.fee_type),
     `${r.refund_state}: ${describeRefundState(r.refund_state)}`,
-    gatewayTimeIso(r.refund_time) ?? '',
+    r.refund_time ?? '',
     r.gw_refund_no ?? '',
   ])
   return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}`
@@ -186,7 +185,7 @@ export function refundListView(refunds: readonly ListedRefund[], appid: string, 
     r.mch_refund_no,
     r.mch_order_no,
     formatAmount(r.refund_fee, r.fee_type),
-    r.refresh_failed ? `${r.status} (not refreshed)` : r.status,
+    listedState(r.status, r),
     r.gw_refund_no ?? '',
     r.source ?? '',
   ])

@@ -1,6 +1,13 @@
 /** Words for counts: "1 row", "2 rows". */
 export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`
 
+/** A listed order's or refund's state after --refresh: marked when it is the one gw knew before. */
+export function listedState(state: string, item: {refresh_failed?: string; refresh_skipped?: string}): string {
+  if (item.refresh_failed !== undefined) return `${state} (not refreshed)`
+  if (item.refresh_skipped !== undefined) return `${state} (as known: ${item.refresh_skipped})`
+  return state
+}
+
 /** The count under a list: "3 orders", or "the first 1000 of 500000 orders shown (all in the file)". */
 export const listCount = (shown: number, total: number, word: string) =>
   shown === total ? plural(total, word) : `the first ${shown} of ${plural(total, word)} shown (all in the file)`

@@ -183,17 +183,35 @@ describe('where outputs may go', () => {
 })
 
 describe('tally', () => {
-  it('counts rows and sums amounts per group and currency; a row without an amount is counted, not summed', () => {
-    const tally = new Tally<'match' | 'amount_mismatch'>()
-    tally.add('amount_mismatch', 'THB', 100)
-    tally.add('match', 'THB', 5)
-    tally.add('match', 'THB', 7)
-    tally.add('match', undefined, undefined)
-    tally.add('match', 'THB', undefined)
+  it('counts rows and sums amounts per group and currency, in minor units and as decimals; a row without an amount is counted, not summed', () => {
+    const tally = new Tally<'match' | 'amount_mismatch', 'gateway_total_fee' | 'merchant_total_fee'>()
+    tally.add('amount_mismatch', 'THB', {gateway_total_fee: 100, merchant_total_fee: 150})
+    tally.add('match', 'THB', {gateway_total_fee: 5, merchant_total_fee: 5})
+    tally.add('match', 'THB', {gateway_total_fee: 7})
+    tally.add('match', undefined, {})
+    tally.add('match', 'THB', {gateway_total_fee: undefined})
+    tally.add('match', 'JPY', {merchant_total_fee: 1500})
     expect(tally.lines(['match', 'amount_mismatch'])).toEqual([
       {group: 'match', currency: '?', rows: 1},
-      {group: 'match', currency: 'THB', rows: 3, amount: 12},
-      {group: 'amount_mismatch', currency: 'THB', rows: 1, amount: 100},
+      {group: 'match', currency: 'JPY', rows: 1, merchant_total_fee: 1500, merchant_total_amount: '1500'},
+      {
+        group: 'match',
+        currency: 'THB',
+        rows: 3,
+        gateway_total_fee: 12,
+        gateway_total_amount: '0.12',
+        merchant_total_fee: 5,
+        merchant_total_amount: '0.05',
+      },
+      {
+        group: 'amount_mismatch',
+        currency: 'THB',
+        rows: 1,
+        gateway_total_fee: 100,
+        gateway_total_amount: '1.00',
+        merchant_total_fee: 150,
+        merchant_total_amount: '1.50',
+      },
     ])
   })
 })

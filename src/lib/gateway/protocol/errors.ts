@@ -173,6 +173,9 @@ export const AMBIGUOUS_CODES: readonly string[] = [
 /** The gateway's answer for an order (or, in a refund query, a refund number) it does not know. */
 export const ORDER_NOT_FOUND = 'GW_INVALID_ORDER_NO'
 
+/** The gateway's answer for an order that is closed already (section 3). */
+export const ALREADY_CLOSED = 'ORDER_ALREADY_CANCEL'
+
 /** A duplicate number on a retry means our earlier attempt may have landed. */
 export const DUPLICATE_CODES: readonly string[] = [
   'GW_DUPLICATED_ORDERNO',

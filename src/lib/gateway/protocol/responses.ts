@@ -8,6 +8,7 @@
 import * as z from 'zod/mini'
 
 import type {Operation} from './channels.js'
+import {gatewayTimeIso} from './time.js'
 
 /** The value given to `schema` after `prepare` (zod's preprocess). */
 const prepared = <T extends z.ZodMiniType>(prepare: (value: unknown) => unknown, schema: T) =>
@@ -17,6 +18,15 @@ const integerText = z.pipe(z.string().check(z.regex(/^-?\d+$/)), z.transform(Num
 /** An integer amount sent as a number or a numeric string; empty means absent. */
 const amount = prepared((v) => (v === '' || v === null ? undefined : v), z.optional(z.union([z.int(), integerText])))
 const text = prepared((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.optional(z.string()))
+/**
+ * A time the gateway gives (`yyyy-MM-dd HH:mm:ss`, local time) read as ISO 8601 with the local
+ * offset, so every view, file and --json document has one form. Notifications are not read
+ * through this: the listener forwards what it verified.
+ */
+const gatewayTime = prepared(
+  (v) => (typeof v === 'string' ? gatewayTimeIso(v) : v === null ? undefined : v),
+  z.optional(z.string()),
+)
 const required = prepared((v) => (typeof v === 'number' ? String(v) : v), z.string())
 
 /** Maps `ksher_order_no` to `gw_order_no` and the like, keeping what the gateway sent. */
@@ -75,7 +85,7 @@ export const orderRecordSchema = record({
   operator_id: text,
   device_id: text,
   rate: text,
-  time_end: text,
+  time_end: gatewayTime,
 })
 
 export const refundCreatedSchema = record({
@@ -92,7 +102,7 @@ export const refundCreatedSchema = record({
   total_fee: amount,
   refund_fee: amount,
   cash_refund_fee: amount,
-  refund_time: text,
+  refund_time: gatewayTime,
 })
 
 export const refundOrderSchema = record({
@@ -101,7 +111,7 @@ export const refundOrderSchema = record({
   channel_refund_no: text,
   mch_refund_fee: amount,
   refund_state: required,
-  refund_time: text,
+  refund_time: gatewayTime,
 })
 
 export const refundRecordSchema = record({
@@ -117,7 +127,7 @@ export const refundRecordSchema = record({
   cash_fee_type: text,
   refund_count: amount,
   refund_fee: amount,
-  time_end: text,
+  time_end: gatewayTime,
   refund_orders: z._default(z.array(refundOrderSchema), []),
 })
 

@@ -2,6 +2,7 @@
 import {ExitCode, exitCodeOfSignal} from '../../errors.js'
 import type {AuditTrail} from '../../files/audit.js'
 import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
+import {Tally, type TallyLine} from '../../files/tally.js'
 import type {OrderLine} from './plan.js'
 import type {SummaryLine} from './report.js'
 import {ROW_STATUSES, type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
@@ -14,11 +15,8 @@ export const VIEW_STATUSES: readonly ViewStatus[] = ['would_refund', ...ROW_STAT
 export const viewStatus = (state: RowState, dryRun: boolean): ViewStatus =>
   dryRun && isToSend(state) ? 'would_refund' : state.outcome.status
 
-export interface ToSendTotal {
-  currency: string
-  rows: number
-  amount: number
-}
+/** Rows about to be sent in one currency: `refund_fee` in minor units, `refund_amount` the same as a decimal. */
+export type ToSendTotal = Omit<TallyLine<'to_send', 'refund_fee'>, 'group'>
 
 export interface BulkRowView {
   line: number
@@ -73,16 +71,11 @@ export interface BulkResult {
 
 /** Totals of the rows about to be sent, per currency. */
 export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
-  const totals = new Map<string, ToSendTotal>()
+  const tally = new Tally<'to_send', 'refund_fee'>()
   for (const state of states) {
-    if (!isToSend(state)) continue
-    const {fee_type: currency, refund_fee} = state.planned
-    const total = totals.get(currency) ?? {currency, rows: 0, amount: 0}
-    total.rows += 1
-    total.amount += refund_fee
-    totals.set(currency, total)
+    if (isToSend(state)) tally.add('to_send', state.planned.fee_type, {refund_fee: state.planned.refund_fee})
   }
-  return [...totals.values()]
+  return tally.lines(['to_send']).map(({group: _group, ...total}) => total)
 }
 
 /**

@@ -25,13 +25,8 @@ const REPORT_COLUMNS = [
   'advice',
 ] as const
 
-export interface SummaryLine {
-  status: ViewStatus
-  currency: string
-  rows: number
-  /** Undefined when no row of the line has an amount (rows skipped before their amount was known). */
-  amount?: number
-}
+/** Rows per status and currency; `refund_fee` undefined when no row of the line has an amount (rows skipped before it was known). */
+export type SummaryLine = Omit<TallyLine<ViewStatus, 'refund_fee'>, 'group'> & {status: ViewStatus}
 
 const money = (minor: number | undefined, currency: string | undefined) =>
   minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
@@ -66,7 +61,9 @@ export async function writeReport(
         advice: advice ?? earlier,
       })
     }
-    return await writer.close(summarySheet(options.trail, 'status', statusTally(file, states, options.dryRun), money))
+    return await writer.close(
+      summarySheet(options.trail, 'status', statusTally(file, states, options.dryRun), {refund_fee: 'amount'}, money),
+    )
   } catch (error) {
     await writer.abort()
     throw error
@@ -74,13 +71,17 @@ export async function writeReport(
 }
 
 /** Rows and amounts per status (every status of the union, in its order) and currency; rows skipped as invalid are counted, not summed. */
-function statusTally(file: RefundFile, states: readonly RowState[], dryRun: boolean): TallyLine<ViewStatus>[] {
-  const tally = new Tally<ViewStatus>()
+function statusTally(
+  file: RefundFile,
+  states: readonly RowState[],
+  dryRun: boolean,
+): TallyLine<ViewStatus, 'refund_fee'>[] {
+  const tally = new Tally<ViewStatus, 'refund_fee'>()
   file.rows.forEach((row, i) => {
     const state = states[i]!
     const {refund_fee, fee_type} = amountOf(row, state)
     const status = viewStatus(state, dryRun)
-    tally.add(status, fee_type, status === 'skipped_invalid' ? undefined : refund_fee)
+    tally.add(status, fee_type, {refund_fee: status === 'skipped_invalid' ? undefined : refund_fee})
   })
   return tally.lines(VIEW_STATUSES)
 }

@@ -1,0 +1,45 @@
+/**
+ * The passphrase of an encrypted private key, for this run only: from --passphrase-file, else
+ * GW_KEY_PASSPHRASE, else asked on a terminal with hidden input. The store keeps the key as it
+ * was given, encrypted; the passphrase is never stored, printed, logged or put in --json.
+ */
+import {readFileSync} from 'node:fs'
+
+import {usageError} from '../errors.js'
+import {isEncryptedPem} from '../gateway/signing.js'
+
+let given: string | undefined
+
+/** The passphrase this run has, if any. */
+export const keyPassphrase = (): string | undefined => given ?? process.env.GW_KEY_PASSPHRASE
+
+/** --passphrase-file: a file holding the passphrase (one line; its line ending is not part of it). */
+export function passphraseFromFile(path: string): void {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw usageError(`--passphrase-file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'cannot be read'}.`)
+  }
+  const passphrase = text.replace(/\r?\n$/, '')
+  if (!passphrase) throw usageError(`--passphrase-file ${path} is empty.`, 'Put the passphrase on its first line.')
+  given = passphrase
+}
+
+/**
+ * Before an encrypted key is used: its passphrase is at hand, asked on a terminal when not
+ * given; without a terminal, exit 2 saying how to give it. `what` names the key ("the private
+ * key of profile "shop""), `file` where it is, for the openssl command that decrypts a copy.
+ */
+export async function unlockKey(pem: string, what: string, file?: string): Promise<void> {
+  if (!isEncryptedPem(pem) || keyPassphrase() !== undefined) return
+  if (process.stdin.isTTY && process.stderr.isTTY) {
+    const {password} = await import('@inquirer/prompts')
+    given = await password({message: `Passphrase of ${what}`}, {output: process.stderr})
+    return
+  }
+  throw usageError(
+    `${what[0]!.toUpperCase()}${what.slice(1)} is encrypted (a passphrase protects it), and there is no terminal to ask for the passphrase on.`,
+    `Give the passphrase with GW_KEY_PASSPHRASE, or --passphrase-file FILE (a file holding it, readable by you only), or run the command on a terminal to be asked. Or decrypt a copy once and use that: openssl pkey -in ${file ?? 'KEY.pem'} -out decrypted.pem (keep it private: chmod 600 decrypted.pem).`,
+  )
+}
