@@ -197,6 +197,28 @@ describe('a signed answer about another refund', () => {
     }
   })
 
+  it('closing an order: a signed close answer about another order never makes gw say closed', async () => {
+    const wire = world.sandbox.wire()
+    const made = async (mch: string) =>
+      (await wire.call('native_pay', {channel: 'wechat', mch_order_no: mch, total_fee: 500, fee_type: 'THB'})).data
+    const other = await made(`PRV-CL-OTHER-${process.pid}`)
+    const target = await made(`PRV-CL-TARGET-${process.pid}`)
+    const proxy = await startReplayingProxy(world.sandbox.info.base_url)
+    try {
+      const env = world.environmentProfile({GW_BASE_URL: proxy.baseUrl})
+      const first = await world.run(['order', 'close', String(other.mch_order_no), '--channel', 'wechat'], {env})
+      expect(first.code, first.stderr).toBe(0)
+      proxy.replay('order_close', proxy.kept('order_close')[0]!)
+      const close = ['order', 'close', '--gw-order-no', String(target.gw_order_no), '--channel', 'wechat']
+      const replayed = await world.run(close, {env})
+      expect(replayed.code, replayed.stderr).toBe(5)
+      expect(replayed.stderr).toContain('but an order query shows it NOTPAY, not CLOSED')
+      expect((await world.ledger(String(target.mch_order_no)))!.state).toBe('NOTPAY')
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it('about another order is refused by a query too: exit 4', async () => {
     const [a, b] = await world.paidOrders(2, 1000, 'PRV-QREPLAY')
     const proxy = await startReplayingProxy(world.sandbox.info.base_url)

@@ -195,7 +195,9 @@ export class OrderService {
   async close(ref: OrderReference, channel?: string): Promise<ClosedOrder> {
     const known = this.#knownChannel(ref, channel)
     const closeChannel = known.channel ?? (await this.find(ref)).channel
-    const answer = await this.client.call('order_close', {...ref, channel: closeChannel})
+    // A close answer names only mch_order_no: bound to the one the history knows when asked by another number.
+    const expected = {mch_order_no: this.history.findOrder(this.appid, ref)?.mch_order_no}
+    const answer = await this.client.call('order_close', {...ref, channel: closeChannel}, expected)
     const already_closed = answer.status === 'refused' && answer.code === ALREADY_CLOSED
     if (answer.status === 'refused' && !already_closed)
       throw refusalError(answer, `Order ${describeReference(ref)} was not closed`)
@@ -221,12 +223,15 @@ export class OrderService {
       }
       return {record, channel: closeChannel, channel_source: known.source, already_closed}
     }
+    // The order's own state decides: a close answer carries too little to prove it is this order's.
     const found = await this.find(ref, closeChannel)
-    if (answer.status === 'uncertain' && found.record.result !== 'CLOSED') {
-      throw unknownOutcome(
-        answer,
-        `Closing order ${describeReference(ref)}`,
-        `The order is ${found.record.result}; check again: gw order query ${describeReference(ref)}`,
+    if (found.record.result !== 'CLOSED') {
+      const advice = `The order is ${found.record.result}; check again: gw order query ${describeReference(ref)}`
+      if (answer.status === 'uncertain') throw unknownOutcome(answer, `Closing order ${describeReference(ref)}`, advice)
+      throw new GwError(
+        'unknown',
+        `Order ${describeReference(ref)}: the close was answered ${already_closed ? ALREADY_CLOSED : 'SUCCESS'}, but an order query shows it ${found.record.result}, not CLOSED (the answer may be another order's).`,
+        {advice},
       )
     }
     return {...found, channel_source: known.source, already_closed}
