@@ -325,8 +325,12 @@ describe('one order, whatever number names it', () => {
     )
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
     expect(dry.code).toBe(2)
-    const plan = dry.json<{orders: number; problems: {line: number; message: string}[]}>()
+    const plan = dry.json<{orders: number; problems: {line: number; message: string}[]; orders_with_several_rows: []}>()
     expect(plan.orders).toBe(1)
+    // Amounts in minor units are named *_fee in --json, as everywhere.
+    expect(plan.orders_with_several_rows).toEqual([
+      expect.objectContaining({lines: [2, 3, 4], to_send_fee: 11_000, balance_fee: 10_000, currency: 'THB'}),
+    ])
     expect(plan.problems.map((p) => p.line)).toEqual([2, 3, 4])
     expect(plan.problems[0]!.message).toContain('add up to 110.00 THB, more than its balance of 100.00 THB')
     expect(await refundsOf(order!)).toEqual([])

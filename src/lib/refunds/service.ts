@@ -34,7 +34,7 @@ export interface PlannedRefund {
   refund_fee: number
   mch_refund_no: string
   /** What was left of the order before this refund, when it is known. */
-  balance?: number
+  balance_fee?: number
   /**
    * The refund number was given (a flag, a file's column) and this machine never sent it for
    * this order: the gateway refusing it as a duplicate may mean another order's refund.
@@ -114,7 +114,7 @@ export class RefundService {
       fee_type: record.fee_type,
       refund_fee: refundFee,
       mch_refund_no: request.mchRefundNo ?? newOrderNumber('RF'),
-      balance: refunded === undefined ? undefined : record.total_fee - refunded,
+      balance_fee: refunded === undefined ? undefined : record.total_fee - refunded,
       number_given: request.mchRefundNo !== undefined && !this.sentHere(record.mch_order_no ?? '', request.mchRefundNo),
     }
   }

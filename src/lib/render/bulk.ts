@@ -90,7 +90,7 @@ function planTable(rows: readonly BulkRowView[], limit = 20): string {
 function orderLines(orders: readonly OrderLine[]): string[] {
   if (!orders.length) return []
   const line = (o: OrderLine) =>
-    `${o.order}: lines ${o.lines.join(', ')} send ${formatAmount(o.to_send, o.currency)} of ${formatAmount(o.balance, o.currency)} left`
+    `${o.order}: lines ${o.lines.join(', ')} send ${formatAmount(o.to_send_fee, o.currency)} of ${formatAmount(o.balance_fee, o.currency)} left`
   return ['Orders with several rows:', lines(orders, line, 20)]
 }
 

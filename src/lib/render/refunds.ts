@@ -69,8 +69,8 @@ function refundResultView(result: OneRefund): string {
       ['order total', formatAmount(p.total_fee, p.fee_type)],
       [
         'balance left',
-        p.balance !== undefined && result.status === 'refunded' && !result.already_existed
-          ? formatAmount(p.balance - p.refund_fee, p.fee_type)
+        p.balance_fee !== undefined && result.status === 'refunded' && !result.already_existed
+          ? formatAmount(p.balance_fee - p.refund_fee, p.fee_type)
           : undefined,
       ],
       ['gateway refund', result.gw_refund_no],

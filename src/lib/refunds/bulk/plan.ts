@@ -61,10 +61,10 @@ export interface BulkPlan {
 export interface OrderLine {
   order: string
   lines: number[]
-  to_send: number
+  to_send_fee: number
   currency: string
   /** What is left to refund of the order before these rows. */
-  balance: number
+  balance_fee: number
 }
 
 export type JournalIdentity = Omit<JournalHeader, 'type' | 'version' | 'created_at'>
@@ -372,7 +372,13 @@ async function checkOrderBalance(
   const refunded = refundedTotal(existing)
   const named = describeReference(group.request.ref)
   const balance = facts.total - refunded
-  const line = {order: named, lines: group.rows.map((r) => r.line), to_send: sum, currency: facts.currency, balance}
+  const line = {
+    order: named,
+    lines: group.rows.map((r) => r.line),
+    to_send_fee: sum,
+    currency: facts.currency,
+    balance_fee: balance,
+  }
   if (!balanceProblem(facts, sum, refunded)) return {problems: [], line}
   const amount = (minor: number) => formatAmount(minor, facts.currency)
   const message = `the rows of order ${named} add up to ${amount(sum)}, more than its balance of ${amount(balance)}`
