@@ -10,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {startReplayingProxy} from '../helpers/replaying-proxy.js'
+import type {Wire} from '../helpers/sandbox.js'
 
 let world: GwWorld
 let fileNo = 0
@@ -26,6 +27,16 @@ function csvFile(content: string): string {
   writeFileSync(path, content)
   return path
 }
+/** A refund of a paid 100.00 THB wechat order made straight through the sandbox (not gw): its signed answer. */
+const refundAtGateway = (wire: Wire, mchOrderNo: string, mchRefundNo: string, refundFee: number) =>
+  wire.call('order_refund', {
+    mch_order_no: mchOrderNo,
+    channel: 'wechat',
+    total_fee: 10_000,
+    fee_type: 'THB',
+    mch_refund_no: mchRefundNo,
+    refund_fee: refundFee,
+  })
 const reportOf = (csv: string) =>
   parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<string, string>[]
 
@@ -145,14 +156,7 @@ describe('a signed answer about another refund', () => {
     })
     expect(created.data.result).toBe('SUCCESS')
     expect((await world.sandbox.controls.pay(mine!, {appid: other})).status).toBe(200)
-    const theirs = await wire.call('order_refund', {
-      mch_order_no: mine,
-      channel: 'wechat',
-      total_fee: 10_000,
-      fee_type: 'THB',
-      mch_refund_no: 'PRV-MCH-R1',
-      refund_fee: 1000,
-    })
+    const theirs = await refundAtGateway(wire, mine!, 'PRV-MCH-R1', 1000)
     expect(theirs.data.result).toBe('SUCCESS')
     const proxy = await startReplayingProxy(world.sandbox.info.base_url)
     try {
@@ -174,14 +178,7 @@ describe('a signed answer about another refund', () => {
 
   it('a signed refusal about another refund is not taken for this one: the refund is looked up first', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'PRV-REFUSAL')
-    const refusal = await world.sandbox.wire().call('order_refund', {
-      mch_order_no: order,
-      channel: 'wechat',
-      total_fee: 10_000,
-      fee_type: 'THB',
-      mch_refund_no: 'PRV-REFUSAL-X',
-      refund_fee: 99_999,
-    })
+    const refusal = await refundAtGateway(world.sandbox.wire(), order!, 'PRV-REFUSAL-X', 99_999)
     expect(refusal.data.result).toBe('FAIL')
     const proxy = await startReplayingProxy(world.sandbox.info.base_url)
     try {
