@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, keyFile, startWorld} from '../helpers/gw-env.js'
+import {waitFor} from '../helpers/receiver.js'
 import {readShared, removeDir, tempDir, tempFile} from '../helpers/shared.js'
 
 /** Keys from ../shared/vectors: a key pair the sandbox has never seen. */
@@ -256,7 +257,8 @@ describe('gw order create', () => {
       '--wait-timeout',
       '20',
     ])
-    await new Promise((r) => setTimeout(r, 1500))
+    // Paid as soon as the waiting command has made the order, however long its start takes.
+    await waitFor(() => world.ledger(mch), 20_000)
     await world.pay(mch)
     const result = await waiting
     expect(result.code).toBe(0)
@@ -280,7 +282,8 @@ describe('gw order create', () => {
       '--wait-timeout',
       '20',
     ])
-    await new Promise((r) => setTimeout(r, 1500))
+    // Paid as soon as the waiting command has made the order, however long its start takes.
+    await waitFor(() => world.ledger(mch), 20_000)
     await world.pay(mch, true)
     expect((await waiting).code).toBe(1)
     const timeout = await world.run([
