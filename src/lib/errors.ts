@@ -30,6 +30,10 @@ const EXIT_BY_KIND: Record<ErrorKind, ExitCode> = {
 /** The exit code of a run stopped by a signal: 130 for SIGINT (Ctrl-C), 143 for SIGTERM. */
 export const exitCodeOfSignal = (signal: unknown) => (signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted)
 
+/** The error of work stopped by a signal before anything was sent: its kind gives 130 or 143. */
+export const stoppedError = (signal: unknown, message: string, advice: string) =>
+  new GwError(signal === 'SIGTERM' ? 'terminated' : 'interrupted', message, {advice})
+
 export class GwError extends Error {
   readonly kind: ErrorKind
   /** What to do about it, one sentence. */

@@ -35,3 +35,9 @@ export function refundedTotal(refunds: RefundOrder[]): number {
 
 /** Whether the gateway answers refund queries for orders of this channel (section 4.4: not promptpay, not alipay). */
 export const hasRefundQuery = (channel: string) => CHANNELS_BY_OPERATION.refund_query.includes(channel)
+
+/** How the next run settles a refund sent without a known outcome: one sentence for every message that says it. */
+export const howSettled = (refund: {channel: string; mch_refund_no: string}) =>
+  hasRefundQuery(refund.channel)
+    ? `gw looks refund ${refund.mch_refund_no} up first`
+    : `gw sends refund number ${refund.mch_refund_no} again, which the gateway takes once`

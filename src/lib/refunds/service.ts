@@ -15,7 +15,7 @@ import {type OrderReference, newOrderNumber} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
 import {type RetryPolicy, tries} from '../retry.js'
 import {type RefundAsk, type RefundProblem, checkRefund} from './balance.js'
-import {type Lookup, hasRefundQuery, lookupOf} from './lookup.js'
+import {type Lookup, hasRefundQuery, howSettled, lookupOf} from './lookup.js'
 import {RefundQueries, refundQuery} from './query.js'
 
 export interface RefundRequest extends RefundAsk {
@@ -286,10 +286,7 @@ export class RefundService {
         return {...settled, err_code: 'TRADE_STATE_ERROR', explanation: lookupError('TRADE_STATE_ERROR')!.action}
       return {...settled, err_code: 'REFUND_FAILED', explanation: 'The channel reports the refund as failed.'}
     }
-    const again = canQuery
-      ? `gw looks refund ${planned.mch_refund_no} up before anything else`
-      : `gw sends refund number ${planned.mch_refund_no} again, which the gateway takes once`
-    const explanation = `The outcome could not be settled (${lastWhy}). Run the same command again later: ${again}.`
+    const explanation = `The outcome could not be settled (${lastWhy}). Run the same command again later: ${howSettled(planned)}.`
     return {status: 'unknown', planned, explanation, resolved_by: canQuery ? 'refund_query' : 'resend'}
   }
 
@@ -327,10 +324,7 @@ export class RefundService {
 
   /** The answers failed verification: nothing in them is used, nothing is sent again; the next run settles it. */
   #unverified(planned: PlannedRefund, why: string): RefundResult {
-    const settle = hasRefundQuery(planned.channel)
-      ? `gw looks refund ${planned.mch_refund_no} up first`
-      : `gw sends refund number ${planned.mch_refund_no} again, which the gateway takes once`
-    const explanation = `The answer failed verification (${why}); nothing in it was trusted, and refund ${planned.mch_refund_no} may or may not have been made. Run the same command again once the connection to the gateway is trusted: ${settle}.`
+    const explanation = `The answer failed verification (${why}); nothing in it was trusted, and refund ${planned.mch_refund_no} may or may not have been made. Run the same command again once the connection to the gateway is trusted: ${howSettled(planned)}.`
     return {status: 'unknown', planned, explanation, unverified: true, resolved_by: 'answer'}
   }
 

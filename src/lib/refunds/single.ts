@@ -6,12 +6,12 @@
  * unsettled, settling it completes the command. An identical refund made recently needs a
  * confirmation (--again). The intent is synced before sending; the outcome recorded after.
  */
-import {GwError} from '../errors.js'
+import {GwError, stoppedError} from '../errors.js'
 import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
 import {type OrderClaim, type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
-import {hasRefundQuery, refundedTotal} from './lookup.js'
+import {hasRefundQuery, howSettled, refundedTotal} from './lookup.js'
 import type {PlannedRefund, RefundRequest, RefundResult, RefundService} from './service.js'
 
 /** How long an identical refund counts as "recent": one made within it needs --again. */
@@ -105,7 +105,7 @@ export class SingleRefunds {
           result.unverified ? 'signature' : 'unknown',
           `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent earlier and its outcome is still not known (${result.explanation}). Nothing new was sent.`,
           {
-            advice: `Run the same command again later: gw settles ${planned.mch_refund_no} first, ${hasRefundQuery(planned.channel) ? 'by looking it up' : 'by sending the same number again, which the gateway takes once'}.`,
+            advice: `Run the same command again later: ${howSettled(planned)}.`,
             details: {mch_refund_no: planned.mch_refund_no},
           },
         )
@@ -265,24 +265,19 @@ async function interruptible<T>(
       const planned = inFlight()
       if (!planned) {
         reject(
-          new GwError(
-            received === 'SIGTERM' ? 'terminated' : 'interrupted',
+          stoppedError(
+            received,
             'Interrupted before the refund was sent: nothing was sent.',
-            {
-              advice: 'Run the same command again to refund.',
-            },
+            'Run the same command again to refund.',
           ),
         )
         return
       }
-      const settle = hasRefundQuery(planned.channel)
-        ? 'by looking it up'
-        : 'by sending the same number again, which the gateway takes once'
       resolve({
         status: 'unknown',
         planned,
         interrupted: received,
-        explanation: `Interrupted while refund ${planned.mch_refund_no} was in flight: it was sent, and its outcome is unknown. Run the same command again to settle it (gw settles ${planned.mch_refund_no} first, ${settle}; never under a new number).`,
+        explanation: `Interrupted while refund ${planned.mch_refund_no} was in flight: it was sent, and its outcome is unknown. Run the same command again to settle it: ${howSettled(planned)}, never under a new number.`,
         resolved_by: hasRefundQuery(planned.channel) ? 'refund_query' : 'resend',
       })
     }

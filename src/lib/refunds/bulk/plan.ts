@@ -8,7 +8,7 @@
  */
 import {runBatch} from '../../batch.js'
 import type {Work} from '../../cli/progress.js'
-import {GwError} from '../../errors.js'
+import {stoppedError} from '../../errors.js'
 import {formatAmount, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference, disagreement} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
@@ -168,14 +168,10 @@ async function phase<T>(
     work.done()
   }
   if (work.signal.aborted)
-    throw new GwError(
-      work.signal.reason === 'SIGTERM' ? 'terminated' : 'interrupted',
+    throw stoppedError(
+      work.signal.reason,
       'Interrupted while checking the orders: nothing was sent.',
-      {
-        advice: input.dry_run
-          ? 'Run the dry run again to see the plan.'
-          : 'Run the same command again to check and send.',
-      },
+      input.dry_run ? 'Run the dry run again to see the plan.' : 'Run the same command again to check and send.',
     )
   return result
 }
