@@ -15,7 +15,15 @@ import {pipeline} from 'node:stream/promises'
 
 import {stringify} from 'csv-stringify'
 
-import {type Cell, type RowSink, type SummarySheet, type TypedCells, cellText, summaryLines} from './cells.js'
+import {
+  type Cell,
+  RUNS_AS_FORMULA,
+  type RowSink,
+  type SummarySheet,
+  type TypedCells,
+  cellText,
+  summaryLines,
+} from './cells.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {temporaryBeside} from '../io/private-file.js'
 import {checkTableName} from './output-paths.js'
@@ -32,9 +40,10 @@ const PLAIN_NUMBER = /^-?\d{1,15}(\.\d+)?$/
 const LONG_DIGITS = /^\d{16,}$/
 
 /**
- * A cell as text a spreadsheet will neither run nor change. Text starting with =, +, -, @, a tab
- * or a carriage return is read as a formula by Excel and others, so it gets a leading ' (OWASP's
- * rule for CSV injection); a plain number is written as it is. Digits past 15 (a 23-digit
+ * A cell as text a spreadsheet will neither run nor change. Text a spreadsheet may read as a
+ * formula (RUNS_AS_FORMULA: starting with =, +, -, @, a tab, a CR or an LF, or spaces before
+ * one of = + - @) gets a leading ' (OWASP's rule for CSV injection), the rest of its text kept
+ * as it was; a plain number is written as it is. Digits past 15 (a 23-digit
  * refund number) would be read as a number and rounded (9.10202611231944E+22) by LibreOffice's
  * and Excel's default import: a leading tab makes both read the cell as text, which a save keeps.
  */
@@ -42,7 +51,7 @@ export function spreadsheetSafe(value: Cell): string {
   const text = cellText(value)
   if (typeof value !== 'string' || PLAIN_NUMBER.test(text)) return text
   if (LONG_DIGITS.test(text)) return `\t${text}`
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+  return RUNS_AS_FORMULA.test(text) ? `'${text}` : text
 }
 
 /** A file beside the input: `orders.csv` -> `orders.reconciled.csv` for suffix `.reconciled.csv`. */
@@ -118,7 +127,9 @@ function workbookOrder(
 
 function csvSink(stream: Writable, columns: string[], options: OutputOptions): RowSink {
   const {bom = true, delimiter = ',', header = true} = options
-  const stringifier = stringify({bom, delimiter, record_delimiter: 'unix'})
+  // A field holding a lone CR is quoted too (csv-stringify quotes only its own record delimiter
+  // when one is given): unquoted, every CSV reader would end the row there.
+  const stringifier = stringify({bom, delimiter, record_delimiter: 'unix', quote_record_delimiter: true})
   const done = pipeline(stringifier, stream)
   // The header is the input's own text too: neutralised like every other cell.
   if (header) stringifier.write(columns.map(spreadsheetSafe))

@@ -1,8 +1,10 @@
 /**
- * The records of a CSV file as finance exports it: any encoding StrictText reads, CRLF, LF or
- * CR, quoted fields with separators, quotes and new lines, and the separator of the locale
- * (`,` `;` or tab, told by the header line, or given). Each record comes with the line it
- * starts on; a malformed file is a usage error naming its line.
+ * The records of a CSV file as finance exports it: any encoding StrictText reads, rows ended by
+ * CRLF, LF or CR (each row by its own: old Mac exports and files pasted together mix them),
+ * quoted fields with separators, quotes and new lines, and the separator of the locale (`,` `;`
+ * or tab, told by the header line, or given). A field is read exactly as written: a CR or CRLF
+ * inside quotes stays what it was (the reports write it back). Each record comes with the line
+ * it starts on; a malformed file is a usage error naming its line.
  */
 import {createReadStream} from 'node:fs'
 import {pipeline} from 'node:stream'
@@ -11,6 +13,7 @@ import {CsvError, parse} from 'csv-parse'
 
 import {usageError} from '../errors.js'
 import {shown} from '../untrusted.js'
+import {RUNS_AS_FORMULA} from './cells.js'
 import {StrictText, type TextEncoding} from './decoding.js'
 
 /** The largest row gw reads; a larger one is not a row of an export. */
@@ -52,7 +55,8 @@ const CSV_PROBLEMS: Record<string, string> = {
 }
 
 /** A field as it was before a spreadsheet guard (gw's own outputs write `'-INV-10` for `-INV-10`). */
-const unguarded = (field: string) => (/^'[=+\-@\t\r]/.test(field) ? field.slice(1) : field)
+const unguarded = (field: string) =>
+  field.startsWith("'") && RUNS_AS_FORMULA.test(field.slice(1)) ? field.slice(1) : field
 
 interface CsvOptions {
   encoding: TextEncoding
@@ -61,26 +65,39 @@ interface CsvOptions {
   head: Uint8Array
 }
 
+/**
+ * A row ends at the first of these outside quotes, per row (csv-parse's own discovery settles on
+ * one for the whole file); CRLF is tried before CR.
+ */
+const RECORD_DELIMITERS = ['\r\n', '\r', '\n']
+
+/** The CRs and LFs in a record's fields: csv-parse counts each as a line, a CRLF inside quotes as two. */
+const breaksIn = (record: string[], pattern: RegExp) =>
+  record.reduce((n, field) => n + (field.match(pattern)?.length ?? 0), 0)
+
 export async function* csvRecords(path: string, options: CsvOptions): AsyncGenerator<{record: string[]; line: number}> {
   const parser = parse({
     delimiter: options.delimiter,
     skip_empty_lines: true,
     info: true,
     relax_column_count: true,
-    record_delimiter: '\n',
+    record_delimiter: RECORD_DELIMITERS,
     max_record_size: MAX_RECORD,
   })
   pipeline(createReadStream(path), new StrictText(path, options.encoding, options.head), parser, () => {})
+  /** Lines csv-parse has counted twice so far (a CRLF inside quotes), which the file shows as one. */
+  let doubled = 0
   try {
     for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
-      const newlines = record.reduce((n, field) => n + (field.match(/\n/g)?.length ?? 0), 0)
-      yield {record: record.map(unguarded), line: info.lines - newlines}
+      const line = info.lines - breaksIn(record, /[\r\n]/g) - doubled
+      doubled += breaksIn(record, /\r\n/g)
+      yield {record: record.map(unguarded), line}
     }
   } catch (error) {
     if (error instanceof CsvError) {
       const problem = CSV_PROBLEMS[error.code] ?? shown(error.message.replace(/ at line \d+.*$/s, ''), 120)
       throw usageError(
-        `${path} line ${error.lines ?? '?'}: not valid CSV (${problem}).`,
+        `${path} line ${typeof error.lines === 'number' ? error.lines - doubled : '?'}: not valid CSV (${problem}).`,
         'Export the sheet again as CSV; quotes inside a field must be doubled.',
       )
     }

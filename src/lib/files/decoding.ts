@@ -1,9 +1,10 @@
 /**
  * What a file is, from its first bytes (a workbook, an old binary workbook, text), and the
  * bytes of a text file as text, strictly: in its encoding (a BOM decides; else the one given;
- * else UTF-8), with CRLF and lone CR made LF and lines counted, so bytes that are not valid
- * in the encoding stop the reading with a usage error naming their line (never a silent
- * U+FFFD), and a file holding NUL characters is refused as not text.
+ * else UTF-8), every character as written (a CR inside a quoted field is the user's data: line
+ * ends are the CSV reader's to tell apart), with lines counted (CRLF, CR or LF each end one),
+ * so bytes that are not valid in the encoding stop the reading with a usage error naming their
+ * line (never a silent U+FFFD), and a file holding NUL characters is refused as not text.
  */
 import {Transform, type TransformCallback} from 'node:stream'
 import {TextDecoder} from 'node:util'
@@ -93,13 +94,20 @@ export function looksBinary(head: Uint8Array, encoding: TextEncoding): boolean {
 
 const LINE_BREAK = /\r\n?|\n/g
 
-/** Decodes a byte stream strictly in `encoding` into text with LF line ends; names the line of the first invalid byte. */
+/** The line ends in `text` (CRLF, CR or LF each one); `afterCR`: the text before it ended in a CR, so a first LF ends no line. */
+function lineEnds(text: string, afterCR: boolean): number {
+  const ends = text.match(LINE_BREAK)?.length ?? 0
+  return afterCR && text.startsWith('\n') ? ends - 1 : ends
+}
+
+/** Decodes a byte stream strictly in `encoding` into the same text; names the line of the first invalid byte. */
 export class StrictText extends Transform {
   readonly #strict: TextDecoder
   /** Fed the same bytes: where the strict decoder fails, its U+FFFD shows the line. */
   readonly #lenient: TextDecoder
   #line = 1
-  #pendingCR = false
+  /** The text so far ended in a CR: an LF starting the next piece ends the same line. */
+  #afterCR = false
 
   constructor(
     readonly path: string,
@@ -132,25 +140,20 @@ export class StrictText extends Transform {
     } catch {
       return done(this.#invalid(lenient))
     }
-    if (this.#pendingCR) text += '\n'
-    this.#pendingCR = false
     this.#emit(text, done)
   }
 
-  #emit(decoded: string, done: TransformCallback): void {
-    if (decoded.includes('\0')) return done(notTextError(this.path, this.head))
-    let text = this.#pendingCR ? `\r${decoded}` : decoded
-    this.#pendingCR = text.endsWith('\r')
-    if (this.#pendingCR) text = text.slice(0, -1)
-    text = text.replace(LINE_BREAK, '\n')
-    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) this.#line++
+  #emit(text: string, done: TransformCallback): void {
+    if (text.includes('\0')) return done(notTextError(this.path, this.head))
+    if (!text) return done()
+    this.#line += lineEnds(text, this.#afterCR)
+    this.#afterCR = text.endsWith('\r')
     done(null, text)
   }
 
   /** The error for the first byte the strict decoder refused, found as the lenient one's first U+FFFD. */
   #invalid(lenient: string): Error {
-    const before = `${this.#pendingCR ? '\r' : ''}${lenient.slice(0, Math.max(0, lenient.indexOf('\ufffd')))}`
-    const line = this.#line + (before.match(LINE_BREAK)?.length ?? 0)
+    const line = this.#line + lineEnds(lenient.slice(0, Math.max(0, lenient.indexOf('\ufffd'))), this.#afterCR)
     const {name, fromBom} = this.encoding
     const said = fromBom ? ' (as its BOM says)' : name === 'utf-8' ? '' : ' (as --encoding says)'
     return usageError(

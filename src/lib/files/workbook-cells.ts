@@ -7,6 +7,20 @@
  */
 import {formatNumber} from './number-format.js'
 
+/**
+ * Text in a workbook's XML as ECMA-376 escapes it (`_xHHHH_` for a character XML cannot keep,
+ * `_x005F_` for a `_` that starts such a sequence), as Excel reads and writes it. XML reads a raw
+ * CR as a new line, so a CR is written `_x000D_`: a cell's text comes back exactly.
+ */
+export const toWorkbookText = (text: string) =>
+  text.replace(/_(?=x[0-9a-fA-F]{4}_)/g, '_x005F_').replace(/\r/g, '_x000D_')
+
+/** The text of a workbook string with its `_xHHHH_` escapes read (Excel writes a CR as `_x000D_`). */
+export const fromWorkbookText = (text: string) =>
+  text.includes('_x')
+    ? text.replace(/_x([0-9a-fA-F]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    : text
+
 /** What a cell holds when it is not text: gw reads amounts from these, never from the shown text. */
 export type CellNote =
   | {kind: 'number'; value: string}

@@ -13,6 +13,7 @@ import type {Row, Workbook, Worksheet} from 'exceljs'
 import {exponentOf} from '../gateway/protocol/index.js'
 import {xmlSafe} from '../untrusted.js'
 import {type Cell, type RowSink, type SummarySheet, cellText, summaryLines} from './cells.js'
+import {toWorkbookText} from './workbook-cells.js'
 
 const numberFormat = (currency: string) => {
   const decimals = exponentOf(currency) ?? 0
@@ -33,7 +34,7 @@ function addRow(sheet: Worksheet, cells: readonly Cell[], bold = false): void {
   const row: Row = sheet.addRow(
     cells.map((cell) => {
       if (cell === undefined) return null
-      if (typeof cell === 'string') return xmlSafe(cell)
+      if (typeof cell === 'string') return toWorkbookText(xmlSafe(cell))
       if (typeof cell === 'number') return cell
       if ('typed' in cell) return cell.typed
       return cell.minor / 10 ** (exponentOf(cell.currency) ?? 0)

@@ -16,7 +16,15 @@ import {GwError, usageError} from '../errors.js'
 import {quoted} from '../untrusted.js'
 import type {TypedCells} from './cells.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
-import {type CellNote, type NumberStyle, type ReadCell, dateText, numberCell, numberStyle} from './workbook-cells.js'
+import {
+  type CellNote,
+  type NumberStyle,
+  type ReadCell,
+  dateText,
+  fromWorkbookText,
+  numberCell,
+  numberStyle,
+} from './workbook-cells.js'
 import {PartTooLarge, type ZipParts, openZip} from './zip-parts.js'
 
 /** A row of a sheet: its cells as text, its row number, which cells hold a number past 15 digits, and cells by value. */
@@ -109,7 +117,7 @@ async function sharedStrings(zip: ZipParts, part: string | undefined): Promise<s
     },
     close(tag) {
       const name = local(tag)
-      if (name === 'si') strings.push(current)
+      if (name === 'si') strings.push(fromWorkbookText(current))
       else if (name === 'rPh') phonetic--
       else if (name === 't') inText = false
     },
@@ -233,8 +241,9 @@ async function openXlsx(path: string, zip: ZipParts) {
       if (cell.formula && (!cell.hasValue || (value === '' && type !== 'str')))
         read = {text: '', note: {kind: 'formula', address: cell.ref || `${row.line}:${column + 1}`}}
       else if (type === 's') read = {text: strings[Number(value)] ?? ''}
-      else if (type === 'inlineStr') read = {text}
-      else if (type === 'str' || type === 'e') read = {text: value}
+      else if (type === 'inlineStr') read = {text: fromWorkbookText(text)}
+      else if (type === 'str') read = {text: fromWorkbookText(value)}
+      else if (type === 'e') read = {text: value}
       else if (type === 'b') read = {text: value === '1' ? 'TRUE' : 'FALSE'}
       else if (type === 'd') read = {text: dateText(new Date(`${value.replace(/Z?$/, '')}Z`)), note: {kind: 'date'}}
       else read = value.trim() === '' ? {text: ''} : numberCell(value, styles[cell.style], date1904)

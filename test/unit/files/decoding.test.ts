@@ -24,8 +24,22 @@ const decode = (chunks: Buffer[], encoding = 'utf-8') =>
   readText(Readable.from(chunks).pipe(new StrictText('f.csv', {name: encoding, fromBom: false}, chunks[0]!)))
 
 describe('strict decoding', () => {
-  it('makes CRLF and lone CR into LF, also when a CRLF is cut between two chunks', async () => {
-    expect(await decode([Buffer.from('a\r\nb\r'), Buffer.from('\nc\rd\n')])).toBe('a\nb\nc\nd\n')
+  it("keeps every character as written: CR, CRLF and LF are the CSV reader's to tell apart", async () => {
+    expect(await decode([Buffer.from('a\r\nb\r'), Buffer.from('\nc\rd\n"\r=1+1"\n')])).toBe(
+      'a\r\nb\r\nc\rd\n"\r=1+1"\n',
+    )
+  })
+
+  it('counts a CRLF cut between two chunks as one line end, and a lone CR as one', async () => {
+    const latin1 = Buffer.from('caf\xe9\n', 'latin1')
+    await expect(
+      decode([Buffer.from('a\r'), Buffer.from('\nb\r'), Buffer.from('c\r\n'), latin1]),
+    ).rejects.toMatchObject({
+      message: 'f.csv line 4: the text is not valid UTF-8.',
+    })
+    await expect(decode([Buffer.from('a\r'), Buffer.from('\nb\rcaf\xe9', 'latin1')])).rejects.toMatchObject({
+      message: 'f.csv line 3: the text is not valid UTF-8.',
+    })
   })
 
   it('joins a Thai character cut between two chunks', async () => {

@@ -6,6 +6,7 @@ import {describe, expect, it} from 'vitest'
 import {AnnotatedWriter, besideInput, outputFor, spreadsheetSafe} from '../../../src/lib/files/annotated-output.js'
 import {resolveColumns} from '../../../src/lib/files/columns.js'
 import {checkOutputs} from '../../../src/lib/files/output-paths.js'
+import {openTable} from '../../../src/lib/files/table.js'
 import {Tally} from '../../../src/lib/files/tally.js'
 import {xmlSafe} from '../../../src/lib/untrusted.js'
 import {tempDir} from '../../helpers/shared.js'
@@ -143,6 +144,27 @@ describe('annotated output', () => {
     expect(sheet!.widths[0]).toBeLessThan(12)
   })
 
+  it("writes the input's text back exactly, a CR too, and gw reads its own CSV and workbook back to the same text", async () => {
+    const texts = ['\r=1+1', 'a\r\nb\rc\nd', 'x_x0041_y', ' =2']
+    for (const name of ['same.csv', 'same.xlsx']) {
+      const out = join(tempDir(), name)
+      const writer = await AnnotatedWriter.open(out, headerOf(['mch_order_no', 'a', 'b', 'c', 'd']), ['status'], {
+        sheet: 'r',
+        bom: false,
+      })
+      await writer.write({values: ['INV-1', ...texts]}, {status: 'refunded'})
+      await writer.close()
+      if (name.endsWith('.csv'))
+        expect(readFileSync(out, 'utf8')).toBe(
+          `mch_order_no,a,b,c,d,status\nINV-1,"'\r=1+1","a\r\nb\rc\nd",x_x0041_y,' =2,refunded\n`,
+        )
+      const table = await openTable(out, {fields: ['mch_order_no']})
+      const rows = []
+      for await (const row of table.rows) rows.push(row.values)
+      expect(rows).toEqual([['INV-1', ...texts, 'refunded']])
+    }
+  })
+
   it('goes beside the input by default, as a workbook when the input is one', () => {
     expect(besideInput('/data/orders-2026.csv', '.reconciled.csv')).toBe('/data/orders-2026.reconciled.csv')
     expect(outputFor('/data/o.xlsx', undefined, '.report', 'xlsx')).toBe('/data/o.report.xlsx')
@@ -218,9 +240,11 @@ describe('tally', () => {
 
 describe('cells a spreadsheet opens safely', () => {
   it('neutralise text a spreadsheet would read as a formula, and leave numbers and other text alone', () => {
-    for (const formula of ['=1+1', '+1', '-1+1', '-1e3', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://x","hdr")'])
-      expect(spreadsheetSafe(formula)).toBe(`'${formula}`)
-    for (const text of ['INV-1', 'a=b', '', ' =x', '-50.00', '1234', '-7', '123456789012345'])
+    const formulas = ['=1+1', '+1', '-1+1', '-1e3', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://x","hdr")']
+    // A CR or LF before the formula (a CR read as a new line), and spaces an importer trims.
+    formulas.push('\r=1+1', '\n=1+1', '\r\n@SUM(A1)', ' =x', ' \u00a0+1', '\uff1d1+1', ' \uff20SUM(A1)')
+    for (const formula of formulas) expect(spreadsheetSafe(formula)).toBe(`'${formula}`)
+    for (const text of ['INV-1', 'a=b', '', 'x =y', ' x', '-50.00', '1234', '-7', '123456789012345'])
       expect(spreadsheetSafe(text)).toBe(text)
     expect(spreadsheetSafe(-5)).toBe('-5')
     expect(spreadsheetSafe(undefined)).toBe('')

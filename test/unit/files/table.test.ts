@@ -20,9 +20,53 @@ describe('CSV tables', () => {
   it('give each row the line it starts on, across CRLF, CR and quoted new lines', async () => {
     const {rows} = await read(tempFile('t.csv', 'mch_order_no,amount\r\n1,"x\r\ny"\r2,z\n\n3,w\n'))
     expect(rows.map((r) => r.slice(0, 3))).toEqual([
-      [2, '1', 'x\ny'],
+      [2, '1', 'x\r\ny'],
       [4, '2', 'z'],
       [6, '3', 'w'],
+    ])
+  })
+
+  it('read a field exactly as written: a CR or CRLF inside quotes stays, while CR, CRLF and LF each end a row', async () => {
+    const text = 'mch_order_no,amount,note\r1,"\r=1+1",a\r\n2,"p\r\nq",b\n3,"r\rs",c\r4,"t\nu",d\r\n\r5,x,y'
+    const {rows} = await read(tempFile('t.csv', text))
+    expect(rows.map((r) => [r[0], r[3]])).toEqual([
+      [2, ['1', '\r=1+1', 'a']],
+      [4, ['2', 'p\r\nq', 'b']],
+      [6, ['3', 'r\rs', 'c']],
+      [8, ['4', 't\nu', 'd']],
+      [11, ['5', 'x', 'y']],
+    ])
+  })
+
+  it('read CR and CRLF the same where a 64 KiB chunk of the file ends: a row end, a quoted field, a quote open across it', async () => {
+    // createReadStream reads 64 KiB at a time: `cut` is the first character of the second chunk.
+    const cut = 64 * 1024
+    const at = (before: string, after: string) => {
+      const header = 'mch_order_no,amount,note\n'
+      const filler = `0,0,${'f'.repeat(cut - header.length - before.length - '0,0,\n'.length)}\n`
+      return tempFile('t.csv', `${header}${filler}${before}${after}`)
+    }
+    const rowsOf = async (path: string) => (await read(path)).rows.slice(1).map((r) => [r[0], r[3]])
+    // A CRLF ending a row, cut between its CR and LF: one row end, not two.
+    expect(await rowsOf(at('1,a,b\r', '\n2,c,d\r\n3,e,f'))).toEqual([
+      [3, ['1', 'a', 'b']],
+      [4, ['2', 'c', 'd']],
+      [5, ['3', 'e', 'f']],
+    ])
+    // A CRLF inside quotes, cut: kept whole in its field.
+    expect(await rowsOf(at('1,"x\r', '\ny",b\r2,c,d'))).toEqual([
+      [3, ['1', 'x\r\ny', 'b']],
+      [5, ['2', 'c', 'd']],
+    ])
+    // A quote opened before the cut and closed after it, with a separator, a doubled quote and a lone CR inside.
+    expect(await rowsOf(at('1,"a,""q', '"",\r=1+1",b\r2,c,d'))).toEqual([
+      [3, ['1', 'a,"q",\r=1+1', 'b']],
+      [5, ['2', 'c', 'd']],
+    ])
+    // A lone CR ending a row as the first chunk's last character.
+    expect(await rowsOf(at('1,a,b\r', '2,c,d'))).toEqual([
+      [3, ['1', 'a', 'b']],
+      [4, ['2', 'c', 'd']],
     ])
   })
 
