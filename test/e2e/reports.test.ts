@@ -2,7 +2,7 @@
 import {execFileSync, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
-import {basename, join} from 'node:path'
+import {basename, extname, join} from 'node:path'
 
 import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -160,6 +160,34 @@ describe('reports are kept and carry their audit trail', () => {
   })
 })
 
+/**
+ * A report opened by LibreOffice with its default import (a CSV's or a workbook's) and saved as
+ * CSV: what a user opening and saving the report gets, as lines of cells. Undefined (and the
+ * check skipped, said on stderr) where LibreOffice is not installed.
+ */
+function savedByLibreOffice(report: string, trim = true): string[][] | undefined {
+  if (spawnSync('soffice', ['--version'], {encoding: 'utf8'}).status !== 0) {
+    console.warn('skipped the LibreOffice round trip: soffice is not installed (.ci/run installs libreoffice-calc)')
+    return undefined
+  }
+  const out = tempDir()
+  execFileSync(
+    'soffice',
+    [
+      `-env:UserInstallation=file://${out}/profile`,
+      '--headless',
+      '--convert-to',
+      'csv:Text - txt - csv (StarCalc):44,34,76',
+      '--outdir',
+      out,
+      report,
+    ],
+    {stdio: 'ignore', timeout: 120_000},
+  )
+  const saved = join(out, `${basename(report, extname(report))}.csv`)
+  return parse(readFileSync(saved), {bom: true, trim, relax_column_count: true}) as string[][]
+}
+
 describe('reports open in a spreadsheet as written', () => {
   it('a hostile header is neutralised, a plain negative number is not, and 23-digit ids survive LibreOffice', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-LO')
@@ -172,36 +200,40 @@ describe('reports open in a spreadsheet as written', () => {
     expect(text).toMatch(/,-50\.00,/)
     const gwRefundNo = reportOf(csv)[0]!.gw_refund_no!.trim()
     expect(gwRefundNo).toMatch(/^\d{23}$/)
-    const soffice = spawnSync('soffice', ['--version'], {encoding: 'utf8'})
-    if (soffice.status !== 0) {
-      console.warn('skipped the LibreOffice round trip: soffice is not installed (.ci/run installs libreoffice-calc)')
-      return
-    }
-    // LibreOffice's default CSV import, then a save as CSV: what a user opening and saving the report gets.
-    const out = tempDir()
-    execFileSync(
-      'soffice',
-      [
-        `-env:UserInstallation=file://${out}/profile`,
-        '--headless',
-        '--convert-to',
-        'csv:Text - txt - csv (StarCalc):44,34,76',
-        '--outdir',
-        out,
-        report,
-      ],
-      {stdio: 'ignore', timeout: 120_000},
-    )
-    const saved = parse(readFileSync(join(out, basename(report))), {
-      bom: true,
-      trim: true,
-      relax_column_count: true,
-    }) as string[][]
+    const saved = savedByLibreOffice(report)
+    if (!saved) return
     const header = saved[0]!
     expect(header).toContain(`'${hostile}`)
     const row = saved[1]!
     expect(row[header.indexOf('gw_refund_no')]!.trim()).toBe(gwRefundNo)
     expect(row[header.indexOf('adjust')]).toBe('-50')
+  })
+
+  it('a cell "\\r=1+1" of the input is written back as that text, neutralised: in the CSV report and in an .xlsx one', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-CR')
+    const cells = ['\r=1+1', 'a\r\nb\rc']
+    const csv = csvFile(`mch_order_no,refund_fee,note,memo\r${order},100,"${cells[0]}","${cells[1]}"\r`)
+    expect((await bulk(csv, ['--dry-run'])).code).toBe(0)
+    const plan = csv.replace(/\.csv$/, '.dry-run.csv')
+    // The same text, a ' first where a spreadsheet would run it, quoted so a reader ends no row at its CR.
+    expect(readFileSync(plan, 'utf8')).toContain(`,"'${cells[0]}","${cells[1]}",`)
+    const row = rowsOf(plan)[0]!
+    expect([row.note, row.memo]).toEqual([`'${cells[0]}`, cells[1]])
+    const xlsx = csv.replace(/\.csv$/, '.plan.xlsx')
+    expect((await bulk(csv, ['--dry-run', '--out', xlsx])).code).toBe(0)
+    // Read by exceljs, which decodes a workbook's escapes as Excel does.
+    const [sheet] = await readWorkbook(xlsx)
+    const columns = sheet!.rows[0]!.map((c) => c.value)
+    const textOf = (value: unknown) =>
+      (value as {richText?: {text: string}[]}).richText?.map((run) => run.text).join('') ?? value
+    expect(['note', 'memo'].map((name) => textOf(sheet!.rows[1]![columns.indexOf(name)]!.value))).toEqual(cells)
+    // In LibreOffice, both are text, not the formula's 2 (its CSV import reads a CR as a new line; a workbook's CR stays).
+    for (const path of [plan, xlsx]) {
+      const saved = savedByLibreOffice(path, false)
+      if (!saved) return
+      const note = saved[1]![saved[0]!.indexOf('note')]
+      expect(note).toBe(path === plan ? "'\n=1+1" : cells[0])
+    }
   })
 
   it("an .xlsx report: status right after the order number, the input's numbers and dates typed, amounts as numbers, times with their offset, columns sized to content", async () => {

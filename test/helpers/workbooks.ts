@@ -89,17 +89,29 @@ const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships'
 const DOC = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships'
 
 /** A workbook of one sheet whose header cell is a shared string of `mib` MiB: a ZIP bomb. */
-export function writeWorkbookBomb(path: string, mib: number): Promise<string> {
+export const writeWorkbookBomb = (path: string, mib: number) =>
+  writeRawWorkbook(
+    path,
+    {
+      repeatMiB: mib,
+      before: `<?xml version="1.0"?><sst xmlns="${MAIN}" count="1" uniqueCount="1"><si><t>`,
+      after: '</t></si></sst>',
+    },
+    '<row r="1"><c r="A1" t="s"><v>0</v></c></row>',
+  )
+
+/** A workbook of one sheet, its XML as a producer wrote it: the shared strings part (as writeZip takes it) and the sheet's rows. */
+export function writeRawWorkbook(
+  path: string,
+  sharedStrings: Parameters<typeof writeZip>[1][string],
+  rows: string,
+): Promise<string> {
   return writeZip(path, {
     '[Content_Types].xml': `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>`,
     '_rels/.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
     'xl/workbook.xml': `<?xml version="1.0"?><workbook xmlns="${MAIN}" xmlns:r="${DOC}"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`,
     'xl/_rels/workbook.xml.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${DOC}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
-    'xl/sharedStrings.xml': {
-      repeatMiB: mib,
-      before: `<?xml version="1.0"?><sst xmlns="${MAIN}" count="1" uniqueCount="1"><si><t>`,
-      after: '</t></si></sst>',
-    },
-    'xl/worksheets/sheet1.xml': `<?xml version="1.0"?><worksheet xmlns="${MAIN}"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>`,
+    'xl/sharedStrings.xml': sharedStrings,
+    'xl/worksheets/sheet1.xml': `<?xml version="1.0"?><worksheet xmlns="${MAIN}"><sheetData>${rows}</sheetData></worksheet>`,
   })
 }

@@ -10,7 +10,8 @@ import {formatNumber} from './number-format.js'
 /**
  * Text in a workbook's XML as ECMA-376 escapes it (`_xHHHH_` for a character XML cannot keep,
  * `_x005F_` for a `_` that starts such a sequence), as Excel reads and writes it. XML reads a raw
- * CR as a new line, so a CR is written `_x000D_`: a cell's text comes back exactly.
+ * CR as a new line, so a CR is written `_x000D_`: a cell's text comes back exactly. (Upper-case
+ * hexadecimal, as Excel writes it and as exceljs reads it.)
  */
 export const toWorkbookText = (text: string) =>
   text.replace(/_(?=x[0-9a-fA-F]{4}_)/g, '_x005F_').replace(/\r/g, '_x000D_')

@@ -8,7 +8,7 @@
  */
 import type {Writable} from 'node:stream'
 
-import type {Row, Workbook, Worksheet} from 'exceljs'
+import type {CellRichTextValue, Row, Workbook, Worksheet} from 'exceljs'
 
 import {exponentOf} from '../gateway/protocol/index.js'
 import {xmlSafe} from '../untrusted.js'
@@ -18,6 +18,19 @@ import {toWorkbookText} from './workbook-cells.js'
 const numberFormat = (currency: string) => {
   const decimals = exponentOf(currency) ?? 0
   return decimals ? `#,##0.${'0'.repeat(decimals)}` : '#,##0'
+}
+
+/** Text holding a CR, or something a reader would take for an escape (`_x000D_`). */
+const NEEDS_ESCAPES = /\r|_x[0-9a-fA-F]{4}_/
+
+/**
+ * A text cell, kept exactly. Text with a CR (which XML reads as a new line) or with what reads as
+ * an escape is an inline string with ECMA-376's escapes, which Excel, LibreOffice and exceljs
+ * read (LibreOffice does not in a plain string cell, exceljs's usual form); other text as it is.
+ */
+function textCell(text: string): string | CellRichTextValue {
+  const safe = xmlSafe(text)
+  return NEEDS_ESCAPES.test(safe) ? {richText: [{text: toWorkbookText(safe)}]} : safe
 }
 
 /** Rows measured for the columns' widths before the first is written. */
@@ -34,7 +47,7 @@ function addRow(sheet: Worksheet, cells: readonly Cell[], bold = false): void {
   const row: Row = sheet.addRow(
     cells.map((cell) => {
       if (cell === undefined) return null
-      if (typeof cell === 'string') return toWorkbookText(xmlSafe(cell))
+      if (typeof cell === 'string') return textCell(cell)
       if (typeof cell === 'number') return cell
       if ('typed' in cell) return cell.typed
       return cell.minor / 10 ** (exponentOf(cell.currency) ?? 0)

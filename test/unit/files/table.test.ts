@@ -4,7 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {type ReadOptions, openTable} from '../../../src/lib/files/table.js'
 import {tempDir, tempFile} from '../../helpers/shared.js'
-import {writeWorkbook, writeZip} from '../../helpers/workbooks.js'
+import {writeRawWorkbook, writeWorkbook, writeZip} from '../../helpers/workbooks.js'
 
 const FIELDS = ['mch_order_no', 'amount', 'status']
 
@@ -194,5 +194,21 @@ describe('workbook tables', () => {
     await expect(read(join(dir, 'other.zip'))).rejects.toThrow(
       'is not a CSV or .xlsx file: it is a ZIP archive without a worksheet',
     )
+  })
+
+  it("read a cell's text as Excel writes it: a CR as _x000D_ (shared or inline), an escaped _ as _x005F_", async () => {
+    const strings = `<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>mch_order_no</t></si><si><t>note</t></si><si><t xml:space="preserve">_x000D_=1+1</t></si><si><t>a_x005F_x000D_b</t></si></sst>`
+    const s = (ref: string, i: number) => `<c r="${ref}" t="s"><v>${i}</v></c>`
+    const rows =
+      `<row r="1">${s('A1', 0)}${s('B1', 1)}</row><row r="2"><c r="A2" t="inlineStr"><is><t>INV-1</t></is></c>${s('B2', 2)}</row>` +
+      `<row r="3"><c r="A3" t="inlineStr"><is><r><t>INV_x000D_2</t></r></is></c>${s('B3', 3)}</row>`
+    const path = await writeRawWorkbook(join(tempDir(), 'excel.xlsx'), strings, rows)
+    const table = await openTable(path, {fields: ['mch_order_no', 'note']})
+    const values = []
+    for await (const row of table.rows) values.push(row.values)
+    expect(values).toEqual([
+      ['INV-1', '\r=1+1'],
+      ['INV\r2', 'a_x000D_b'],
+    ])
   })
 })
