@@ -9,7 +9,7 @@
 import {createReadStream} from 'node:fs'
 import {pipeline} from 'node:stream'
 
-import {CsvError, parse} from 'csv-parse'
+import {CsvError, type Options, parse} from 'csv-parse'
 
 import {usageError} from '../errors.js'
 import {shown} from '../untrusted.js'
@@ -71,28 +71,55 @@ interface CsvOptions {
  */
 const RECORD_DELIMITERS = ['\r\n', '\r', '\n']
 
-/** The CRs and LFs in a record's fields: csv-parse counts each as a line, a CRLF inside quotes as two. */
-const breaksIn = (record: string[], pattern: RegExp) =>
-  record.reduce((n, field) => n + (field.match(pattern)?.length ?? 0), 0)
+/**
+ * The line ends csv-parse counts in a record's fields (each CR and each LF), and how many of
+ * them are the second half of a CRLF, which the file shows as one line end.
+ */
+function lineEndsIn(record: string[]): {counted: number; doubled: number} {
+  let counted = 0
+  let doubled = 0
+  for (const field of record) {
+    if (!field.includes('\n') && !field.includes('\r')) continue
+    for (let i = 0; i < field.length; i++) {
+      const c = field.charCodeAt(i)
+      if (c === 10) counted++
+      else if (c === 13) {
+        counted++
+        if (field.charCodeAt(i + 1) === 10) doubled++
+      }
+    }
+  }
+  return {counted, doubled}
+}
 
-export async function* csvRecords(path: string, options: CsvOptions): AsyncGenerator<{record: string[]; line: number}> {
-  const parser = parse({
+/** A record of the file and the line it starts on. */
+interface CsvRecord {
+  record: string[]
+  line: number
+}
+
+export async function* csvRecords(path: string, options: CsvOptions): AsyncGenerator<CsvRecord> {
+  /** Lines csv-parse has counted twice so far (a CRLF inside quotes), which the file shows as one. */
+  let doubled = 0
+  const csvOptions: Options<CsvRecord, string[]> = {
     delimiter: options.delimiter,
     skip_empty_lines: true,
-    info: true,
     relax_column_count: true,
     record_delimiter: RECORD_DELIMITERS,
     max_record_size: MAX_RECORD,
-  })
+    // Each record's line is told as csv-parse reads it, so an error later in the same chunk is told right too.
+    on_record: (record: string[], {lines}) => {
+      const ends = lineEndsIn(record)
+      const line = lines - ends.counted - doubled
+      doubled += ends.doubled
+      return {record: record.map(unguarded), line}
+    },
+  }
+  // csv-parse's types allow on_record another type only beside `columns`, which gw does not use.
+  const parser = parse(csvOptions as unknown as Options)
   pipeline(createReadStream(path), new StrictText(path, options.encoding, options.head), parser, () => {})
-  /** Lines csv-parse has counted twice so far (a CRLF inside quotes), which the file shows as one. */
-  let doubled = 0
   try {
-    for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
-      const line = info.lines - breaksIn(record, /[\r\n]/g) - doubled
-      doubled += breaksIn(record, /\r\n/g)
-      yield {record: record.map(unguarded), line}
-    }
+    yield* parser as AsyncIterable<CsvRecord>
   } catch (error) {
     if (error instanceof CsvError) {
       const problem = CSV_PROBLEMS[error.code] ?? shown(error.message.replace(/ at line \d+.*$/s, ''), 120)

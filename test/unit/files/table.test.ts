@@ -100,6 +100,10 @@ describe('CSV tables', () => {
     await expect(read(tempFile('t.csv', 'a,b\n"x,1\n'))).rejects.toThrow(
       /line 2: not valid CSV \(a quoted field is not closed\)/,
     )
+    // A CRLF inside quotes on an earlier row is one line of the file, as an editor shows it.
+    await expect(read(tempFile('t.csv', 'a,b\r\n1,"x\r\ny"\r\n2,"z"q\r\n'))).rejects.toThrow(
+      /line 4: not valid CSV \(text right after the closing quote of a field\)/,
+    )
     await expect(read(tempFile('t.csv', 'a\n1\n'), {sheet: 'Orders'})).rejects.toThrow('--sheet is for .xlsx workbooks')
   })
 })
