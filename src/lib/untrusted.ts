@@ -76,6 +76,14 @@ export function terminalSafe(message: string): string {
   return withoutKeys(message).replace(UNSAFE, (c) => (c === '\n' ? c : visible(c)))
 }
 
+/**
+ * Text a spreadsheet may run as a formula when a CSV is opened: text starting with =, +, -, @, a
+ * tab or a carriage return (OWASP's rule for CSV injection), a line feed, spaces before one of
+ * = + - @ (importers that trim leading whitespace, or a CR read as a new line, leave the formula
+ * first), or their full-width forms (＝＋－＠, which Apple Numbers reads as them).
+ */
+export const RUNS_AS_FORMULA = /^(?:[\t\r\n]|\s*[=+\-@\uff1d\uff0b\uff0d\uff20])/
+
 /** Characters XML 1.0 cannot hold (most C0 controls, lone surrogates, U+FFFE/U+FFFF). */
 const NOT_XML =
   // eslint-disable-next-line no-control-regex -- matching control characters is the point

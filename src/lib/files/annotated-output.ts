@@ -15,17 +15,10 @@ import {pipeline} from 'node:stream/promises'
 
 import {stringify} from 'csv-stringify'
 
-import {
-  type Cell,
-  RUNS_AS_FORMULA,
-  type RowSink,
-  type SummarySheet,
-  type TypedCells,
-  cellText,
-  summaryLines,
-} from './cells.js'
+import {type Cell, type RowSink, type SummarySheet, type TypedCells, cellText, summaryLines} from './cells.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {temporaryBeside} from '../io/private-file.js'
+import {RUNS_AS_FORMULA} from '../untrusted.js'
 import {checkTableName} from './output-paths.js'
 import type {FileKind} from './decoding.js'
 import type {TableHeader} from './table.js'

@@ -50,14 +50,6 @@ export function cellText(value: Cell): string {
   return toDecimal(value.minor, value.currency)
 }
 
-/**
- * Text a spreadsheet may run as a formula when a CSV is opened: text starting with =, +, -, @, a
- * tab or a carriage return (OWASP's rule for CSV injection), a line feed, spaces before one of
- * = + - @ (importers that trim leading whitespace, or a CR read as a new line, leave the formula
- * first), or their full-width forms (＝＋－＠, which Apple Numbers reads as them).
- */
-export const RUNS_AS_FORMULA = /^(?:[\t\r\n]|\s*[=+\-@\uff1d\uff0b\uff0d\uff20])/
-
 /** Where the cells of each row go: a CSV stringifier, or a workbook. */
 export interface RowSink {
   write(cells: Cell[]): Promise<void>
