@@ -45,15 +45,15 @@ export function* jsonPieces(value: unknown, indent = ''): Generator<string> {
   yield first ? (list ? ']' : '}') : `\n${indent}${list ? ']' : '}'}`
 }
 
-/** Writes the document and a new line with `write`, in pieces of about 64 KiB. */
-export function writeJson(value: unknown, write: (text: string) => void): void {
+/** The document and a new line in chunks of about 64 KiB, for a stream to take as it drains. */
+export function* jsonChunks(value: unknown): Generator<string> {
   let buffered = ''
   for (const piece of jsonPieces(value)) {
     buffered += piece
     if (buffered.length >= 65_536) {
-      write(buffered)
+      yield buffered
       buffered = ''
     }
   }
-  write(`${buffered}\n`)
+  yield `${buffered}\n`
 }
