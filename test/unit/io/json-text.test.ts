@@ -52,6 +52,15 @@ describe('jsonPieces', () => {
     expect(text([holes, 'x'])).toBe(JSON.stringify([[undefined, 1], 'x'], null, 2))
   })
 
+  it('writes a generator as the list it makes, and maps, sets and typed arrays as JSON.stringify does', () => {
+    function* made() {
+      yield {a: 1}
+      yield {b: [2]}
+    }
+    const others = {map: new Map([['k', 1]]), set: new Set([1]), typed: Uint8Array.of(7), date: new Date(0)}
+    expect(text({rows: made(), ...others})).toBe(JSON.stringify({rows: [{a: 1}, {b: [2]}], ...others}, null, 2))
+  })
+
   it('makes the items of a lazy list one at a time: a million rows never exist at once', () => {
     const {list, made} = lazyRows(10_000)
     let written = 0
