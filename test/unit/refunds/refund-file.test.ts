@@ -146,7 +146,7 @@ describe('the rows of a good file', () => {
       cellsRead.push([row.line, row.request?.ref, row.request?.amount, cells.values[2]])
     expect(cellsRead).toEqual([
       [2, {mch_order_no: 'A'}, {decimal: '10.00'}, 'Khun "VIP"'],
-      [3, {mch_order_no: 'B'}, {decimal: '0.5'}, 'ชา\nเขียว'],
+      [3, {mch_order_no: 'B'}, {decimal: '0.5'}, 'ชา\r\nเขียว'],
       [5, {mch_order_no: 'C'}, {decimal: '100'}, 'x'],
     ])
   })
