@@ -107,7 +107,7 @@ describe('a batch', () => {
     const lines = report(csv)
     expect(lines.map((l) => [l[' MCH_Order_No '], l['Customer Note'], l.status, l.refund_fee])).toEqual([
       [orders[0], 'Khun Somchai, "VIP"', 'refunded', '1000'],
-      [orders[1], 'ชาเขียว\nสองแก้ว', 'refunded', '50'],
+      [orders[1], 'ชาเขียว\r\nสองแก้ว', 'refunded', '50'],
       [orders[2], 'full', 'refunded', '10000'],
     ])
     await expectExactlyOnce(csv, [
