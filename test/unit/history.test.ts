@@ -97,6 +97,25 @@ describe('the history database', () => {
     expect(history.findRefund('B2', 'R1')).toBeUndefined()
   })
 
+  it('lists past a page of rows, ties in time in the order recorded, and takes writes while a list is read', () => {
+    const dir = folder()
+    // 2,500 orders, five to each millisecond: pages of 1,000 end inside a run of ties.
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 5)).toISOString()
+    writeFileSync(join(dir, 'history.jsonl'), Array.from({length: 2500}, (_, i) => order(`P${i}`, at(i))).join('\n'))
+    const history = new OrderHistory(dir)
+    const expected = Array.from({length: 2500}, (_, i) => i)
+      .sort((a, b) => Math.floor(b / 5) - Math.floor(a / 5) || a - b)
+      .map((i) => `P${i}`)
+    const listed: string[] = []
+    for (const o of history.orders('A1')) {
+      listed.push(o.mch_order_no)
+      // What --refresh does for each order listed: its new state noted in the history.
+      history.noteOrderState('A1', o.mch_order_no, 'SUCCESS')
+    }
+    expect(listed).toEqual(expected)
+    expect([...history.orders('A1')].every((o) => o.state === 'SUCCESS')).toBe(true)
+    expect([...history.orders('A1', {since: new Date(at(2000)), until: new Date(at(2100))})]).toHaveLength(100)
+  })
   it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
     const dir = folder()
     const history = new OrderHistory(dir)

@@ -79,15 +79,23 @@ export interface OrderClaim {
 function recordOf<T>(type: 'order' | 'refund', row: Record<string, unknown> | undefined): T | undefined {
   if (!row) return undefined
   const record: Record<string, unknown> = {type}
-  for (const [key, value] of Object.entries(row)) if (value !== null && key !== 'at_ms') record[key] = value
+  for (const [key, value] of Object.entries(row))
+    if (value !== null && key !== 'at_ms' && key !== 'row_id') record[key] = value
   return record as T
 }
 
-/** The records of an appid in [since, until), of one channel or all, newest first (ties in the order first recorded). */
+/** How many rows a list reads at a time. */
+const PAGE = 1000
+
+/**
+ * A page of the records of an appid in [since, until), of one channel or all, newest first
+ * (ties in the order first recorded), after the row (@last_ms, @last_row) read last.
+ */
 const madeBetween = (db: LocalDatabase, table: 'orders' | 'refunds') =>
   db.prepare(
-    `SELECT * FROM ${table} WHERE appid = @appid AND at_ms >= @since AND at_ms < @until
-       AND (@channel IS NULL OR channel = @channel) ORDER BY at_ms DESC, rowid`,
+    `SELECT rowid AS row_id, * FROM ${table} WHERE appid = @appid AND at_ms >= @since AND at_ms < @until
+       AND at_ms <= @last_ms AND NOT (at_ms = @last_ms AND rowid <= @last_row)
+       AND (@channel IS NULL OR channel = @channel) ORDER BY at_ms DESC, rowid LIMIT ${PAGE}`,
   )
 
 class HistoryQueries {
@@ -313,28 +321,41 @@ export class OrderHistory {
     this.recordOrder({...order, state})
   }
 
-  /** The orders made on this machine for an appid, newest first, as their latest record says; a query read as it goes. */
+  /** The orders made on this machine for an appid, newest first, as their latest record says, read a page at a time. */
   *orders(appid: string, range: {since?: Date; until?: Date; channel?: string} = {}): IterableIterator<OrderEntry> {
-    const rows = this.#q.ordersMadeBetween.iterate(this.#range(appid, range)) as IterableIterator<
-      Record<string, unknown>
-    >
-    for (const row of rows) yield recordOf<OrderEntry>('order', row)!
+    for (const row of this.#pages('ordersMadeBetween', appid, range)) yield recordOf<OrderEntry>('order', row)!
   }
 
-  /** The refunds made on this machine for an appid, newest first (by their latest record), read as it goes. */
+  /** The refunds made on this machine for an appid, newest first (by their latest record), read a page at a time. */
   *refunds(appid: string, range: {since?: Date; until?: Date; channel?: string} = {}): IterableIterator<RefundEntry> {
-    const rows = this.#q.refundsMadeBetween.iterate(this.#range(appid, range)) as IterableIterator<
-      Record<string, unknown>
-    >
-    for (const row of rows) yield recordOf<RefundEntry>('refund', row)!
+    for (const row of this.#pages('refundsMadeBetween', appid, range)) yield recordOf<RefundEntry>('refund', row)!
   }
 
-  #range(appid: string, range: {since?: Date; until?: Date; channel?: string}) {
-    return {
+  /**
+   * The rows of a ranged query, a page at a time: no query stays open between pages, so whoever
+   * reads them may write to the history meanwhile (--refresh notes each order's new state), and
+   * a year of history is never in memory at once.
+   */
+  *#pages(
+    query: 'ordersMadeBetween' | 'refundsMadeBetween',
+    appid: string,
+    range: {since?: Date; until?: Date; channel?: string},
+  ): Generator<Record<string, unknown>> {
+    const params = {
       appid,
       since: range.since?.getTime() ?? Number.MIN_SAFE_INTEGER,
       until: range.until?.getTime() ?? Number.MAX_SAFE_INTEGER,
       channel: range.channel ?? null,
+      last_ms: Number.MAX_SAFE_INTEGER,
+      last_row: 0,
+    }
+    for (;;) {
+      const rows = this.#q[query].all(params) as Record<string, unknown>[]
+      yield* rows
+      if (rows.length < PAGE) return
+      const last = rows.at(-1)!
+      params.last_ms = last.at_ms as number
+      params.last_row = last.row_id as number
     }
   }
 
