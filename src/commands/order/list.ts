@@ -30,7 +30,7 @@ export default class OrderList extends GwCommand<typeof OrderList> {
         file: {columns: ORDER_LIST_COLUMNS, row: orderListRow, sheet: 'orders'},
         view: (shown, total, inFile) => orderListView(shown, appid, total, inFile),
       },
-      (emit, signal) => listOrders(history, orders, {...filter, pace: {...filter.pace, signal}}, emit),
+      (emit, {signal, first}) => listOrders(history, orders, {...filter, first, pace: {...filter.pace, signal}}, emit),
     )
   }
 }

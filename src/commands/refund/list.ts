@@ -30,7 +30,7 @@ export default class RefundList extends GwCommand<typeof RefundList> {
         file: {columns: REFUND_LIST_COLUMNS, row: refundListRow, sheet: 'refunds'},
         view: (shown, total, inFile) => refundListView(shown, appid, total, inFile),
       },
-      (emit, signal) => listRefunds(refunds, {...filter, pace: {...filter.pace, signal}}, emit),
+      (emit, {signal, first}) => listRefunds(refunds, {...filter, first, pace: {...filter.pace, signal}}, emit),
     )
   }
 }

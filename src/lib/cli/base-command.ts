@@ -203,9 +203,12 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
    * the list where it is: --json's document still closes (with `stopped_by`), no half file is put in place.
    */
   protected async showList<T extends RefreshMarks, C extends string>(
-    flags: {out?: string; bom?: boolean},
+    flags: {out?: string; bom?: boolean; refresh: boolean},
     shape: ListShape<T, C>,
-    list: (emit: (item: T) => Promise<void>, signal: AbortSignal) => Promise<{stopped: boolean}>,
+    list: (
+      emit: (item: T) => Promise<void>,
+      options: {signal: AbortSignal; first?: number},
+    ) => Promise<{stopped: boolean; total: number}>,
   ): Promise<void> {
     const [{JsonListWriter, RefreshTally}, {onInterrupt}, {openTable}] = await Promise.all([
       import('./list-output.js'),
@@ -219,14 +222,18 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     const shown: T[] = []
     const tally = new RefreshTally()
     const interrupt = onInterrupt(() => this.note(`Stopping: the list ends with the ${shape.what} read so far.`))
+    // Only a table on stdout needs no more than its first rows: the others are counted, not read.
+    const first = json || file || flags.refresh ? undefined : limit
     let stopped: boolean
+    let total: number
     try {
-      ;({stopped} = await list(async (item) => {
+      const emit = async (item: T) => {
         tally.add(item)
         if (!json && shown.length < limit) shown.push(item)
         await json?.add(item)
         await file?.write(row(item))
-      }, interrupt.signal))
+      }
+      ;({stopped, total} = await list(emit, {signal: interrupt.signal, first}))
     } catch (error) {
       await file?.abort()
       throw error
@@ -242,7 +249,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     if (json) {
       this.#jsonList = undefined
       await json.end(signal ? {stopped_by: signal} : {})
-    } else this.present({text: shape.view(shown, tally.listed, Boolean(file && !signal))})
+    } else this.present({text: shape.view(shown, total, Boolean(file && !signal))})
     this.refreshFailures(tally, shape.what)
     if (signal) {
       if (file) this.note(`Nothing was written to ${fileShown(flags.out!)}: the list was stopped.`)

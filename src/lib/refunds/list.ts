@@ -7,7 +7,7 @@
 import {GwError} from '../errors.js'
 import {type RefundOrder, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
 import type {OrderHistory} from '../orders/history.js'
-import {type ListFilter, emitList} from '../orders/list.js'
+import {type ListFilter, emitList, selectionOf} from '../orders/list.js'
 import type {RefundService} from './service.js'
 
 export interface ListedRefund {
@@ -54,9 +54,8 @@ const GATEWAY_STATUS: Record<string, string> = {SUCCESS: 'refunded', PROCESSING:
 
 /** The refunds of the list as the history knows them, newest first, read from the query as they are used. */
 function* listedRefunds(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedRefund> {
-  for (const r of history.refunds(appid, filter)) {
+  for (const r of history.refunds(appid, selectionOf(filter))) {
     const status = r.status ?? 'refunded'
-    if (filter.state && !filter.refresh && status !== filter.state) continue
     yield {
       at: isoTime(new Date(r.at)),
       mch_refund_no: r.mch_refund_no,
@@ -86,7 +85,7 @@ export function listRefunds(
   refunds: RefundService,
   filter: ListFilter,
   emit: (refund: ListedRefund) => Promise<void>,
-): Promise<{stopped: boolean}> {
+): Promise<{stopped: boolean; total: number}> {
   const asked = new Map<string, Promise<OrderRefunds>>()
   const refundsOf = async (refund: ListedRefund): Promise<OrderRefunds> => {
     try {
@@ -116,10 +115,7 @@ export function listRefunds(
       refund.gw_refund_no = there?.gw_refund_no ?? refund.gw_refund_no
     }
   }
-  return emitList(
-    listedRefunds(refunds.history, refunds.appid, filter),
-    filter,
-    {refresh, state: (r) => r.status},
-    emit,
-  )
+  const count = () => refunds.history.count('refunds', refunds.appid, selectionOf(filter))
+  const listed = listedRefunds(refunds.history, refunds.appid, filter)
+  return emitList(listed, filter, {refresh, state: (r) => r.status, count}, emit)
 }
