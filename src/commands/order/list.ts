@@ -1,5 +1,5 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {listFilterOf, listFlags, networkFlags} from '../../lib/cli/flags.js'
+import {listFlags, networkFlags} from '../../lib/cli/flags.js'
 import {ORDER_STATES} from '../../lib/gateway/protocol/index.js'
 
 export default class OrderList extends GwCommand<typeof OrderList> {
@@ -20,17 +20,14 @@ export default class OrderList extends GwCommand<typeof OrderList> {
       import('../../lib/render/orders.js'),
       this.services({signs: Boolean(this.flags.refresh)}),
     ])
-    const filter = listFilterOf(this.flags)
     const appid = this.profile.appid
     await this.showList(
-      this.flags,
       {
-        key: 'orders',
         what: 'orders',
         file: {columns: ORDER_LIST_COLUMNS, row: orderListRow, sheet: 'orders'},
         view: (shown, total, inFile) => orderListView(shown, appid, total, inFile),
       },
-      (emit, {signal, first}) => listOrders(history, orders, {...filter, first, pace: {...filter.pace, signal}}, emit),
+      (emit, filter) => listOrders(history, orders, filter, emit),
     )
   }
 }

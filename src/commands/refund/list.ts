@@ -1,5 +1,5 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {listFilterOf, listFlags, networkFlags} from '../../lib/cli/flags.js'
+import {listFlags, networkFlags} from '../../lib/cli/flags.js'
 import {REFUND_LIST_STATES} from '../../lib/refunds/list.js'
 
 export default class RefundList extends GwCommand<typeof RefundList> {
@@ -20,17 +20,14 @@ export default class RefundList extends GwCommand<typeof RefundList> {
       import('../../lib/render/refunds.js'),
       this.services({signs: Boolean(this.flags.refresh)}),
     ])
-    const filter = listFilterOf(this.flags)
     const appid = this.profile.appid
     await this.showList(
-      this.flags,
       {
-        key: 'refunds',
         what: 'refunds',
         file: {columns: REFUND_LIST_COLUMNS, row: refundListRow, sheet: 'refunds'},
         view: (shown, total, inFile) => refundListView(shown, appid, total, inFile),
       },
-      (emit, {signal, first}) => listRefunds(refunds, {...filter, first, pace: {...filter.pace, signal}}, emit),
+      (emit, filter) => listRefunds(refunds, filter, emit),
     )
   }
 }

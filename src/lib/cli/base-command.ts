@@ -15,12 +15,13 @@ import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
 import {fileShown, shown, terminalSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
-import {canonicalChoices} from './flags.js'
+import {canonicalChoices, listFilterOf} from './flags.js'
 import type {Work} from './progress.js'
 import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices} from './services.js'
 import type {Cell} from '../files/cells.js'
 import type {JsonListWriter, RefreshTally} from './list-output.js'
+import type {ListFilter} from '../orders/list.js'
 
 /**
  * How many rows of a list stdout shows: a table of hundreds of thousands of rows helps no one
@@ -34,9 +35,8 @@ const LIST_SHOWN_WITH_FILE = 200
 /** An item of a list, marked when --refresh could not ask the gateway about it. */
 type RefreshMarks = {refresh_failed?: string; refresh_skipped?: string}
 
-/** How a list is written: its --json key, what its items are called, its file's columns, its text view. */
+/** How a list is written: what its items are called (its --json key too), its file's columns, its text view. */
 interface ListShape<T, C extends string> {
-  key: string
   what: string
   file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string}
   /** The table of the first items shown, with how many there are (`inFile`: all of them are in --out's file). */
@@ -203,19 +203,17 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
    * the list where it is: --json's document still closes (with `stopped_by`), no half file is put in place.
    */
   protected async showList<T extends RefreshMarks, C extends string>(
-    flags: {out?: string; bom?: boolean; refresh: boolean},
     shape: ListShape<T, C>,
-    list: (
-      emit: (item: T) => Promise<void>,
-      options: {signal: AbortSignal; first?: number},
-    ) => Promise<{stopped: boolean; total: number}>,
+    list: (emit: (item: T) => Promise<void>, filter: ListFilter) => Promise<{stopped: boolean; total: number}>,
   ): Promise<void> {
+    const flags = this.flags as Parameters<typeof listFilterOf>[0] & {bom?: boolean}
+    const filter = listFilterOf(flags)
     const [{JsonListWriter, RefreshTally}, {onInterrupt}, {openTable}] = await Promise.all([
       import('./list-output.js'),
       import('./interrupt.js'),
       import('../files/annotated-output.js'),
     ])
-    const json = this.jsonEnabled() ? (this.#jsonList = new JsonListWriter(shape.key)) : undefined
+    const json = this.jsonEnabled() ? (this.#jsonList = new JsonListWriter(shape.what)) : undefined
     const {columns, row, sheet} = shape.file
     const file = flags.out ? await openTable(flags.out, columns, {sheet, bom: flags.bom}) : undefined
     const limit = file ? LIST_SHOWN_WITH_FILE : LIST_SHOWN
@@ -233,7 +231,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
         await json?.add(item)
         await file?.write(row(item))
       }
-      ;({stopped, total} = await list(emit, {signal: interrupt.signal, first}))
+      const pace = {...filter.pace, signal: interrupt.signal}
+      ;({stopped, total} = await list(emit, {...filter, first, pace}))
     } catch (error) {
       await file?.abort()
       throw error
