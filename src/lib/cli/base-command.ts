@@ -8,6 +8,7 @@ import {closest, distance} from 'fastest-levenshtein'
 
 import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
+import {writeJson} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
 import {keyPassphrase, passphraseFromFile, unlockKey} from '../profiles/passphrase.js'
 import {resolveProfile} from '../profiles/resolve.js'
@@ -286,16 +287,16 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     process.exitCode = code
   }
 
-  /** A note for people, on stderr, also under --json (stdout stays one JSON document). */
   /**
-   * The --json document on stdout, as JSON.stringify(json, null, 2) writes it. oclif's own
-   * tokenises the whole document to colour it (with no colours set): a 100,000-row dry run
-   * took 420 MiB more.
+   * The --json document on stdout, as JSON.stringify(json, null, 2) writes it, in pieces (its
+   * lazy lists item by item: a million rows are never one string). oclif's own tokenises the
+   * whole document to colour it (with no colours set): a 100,000-row dry run took 420 MiB more.
    */
   override logJson(json: unknown): void {
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+    writeJson(json, (text) => process.stdout.write(text))
   }
 
+  /** A note for people, on stderr, also under --json (stdout stays one JSON document). */
   protected note(message: string): void {
     process.stderr.write(`${terminalSafe(message)}\n`)
   }

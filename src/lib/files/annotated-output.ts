@@ -8,7 +8,7 @@
  * and moved into place on close: readers never see half a file.
  */
 import {once} from 'node:events'
-import {createWriteStream, existsSync, lstatSync, renameSync, rmSync} from 'node:fs'
+import {createWriteStream, existsSync, lstatSync, openSync, renameSync, rmSync} from 'node:fs'
 import {basename, dirname, extname, join, resolve} from 'node:path'
 import type {Writable} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
@@ -120,11 +120,14 @@ function csvSink(stream: Writable, columns: string[], options: OutputOptions): R
   const {bom = true, delimiter = ',', header = true} = options
   const stringifier = stringify({bom, delimiter, record_delimiter: 'unix'})
   const done = pipeline(stringifier, stream)
+  // Said when the sink ends (or is destroyed); until then a failed write must not end gw as unhandled.
+  done.catch(() => {})
   // The header is the input's own text too: neutralised like every other cell.
   if (header) stringifier.write(columns.map(spreadsheetSafe))
   return {
     async write(cells) {
-      if (!stringifier.write(cells.map(spreadsheetSafe))) await once(stringifier, 'drain')
+      // A write that failed while gw was between rows (a full disk) is said here, not waited on.
+      if (!stringifier.write(cells.map(spreadsheetSafe))) await Promise.race([once(stringifier, 'drain'), done])
     },
     async end() {
       stringifier.end()
@@ -213,7 +216,8 @@ export class AnnotatedWriter<C extends string> {
     const columns = [...header.names, ...added]
     const order = isWorkbook(path) ? workbookOrder(header, placement, options.lead ?? [], columns.length) : undefined
     const temporary = temporaryBeside(path)
-    const stream = createWriteStream(temporary, {flags: 'wx', mode: 0o600})
+    // Opened here, so a folder that is gone or not writable is this call's error, not a stream's later.
+    const stream = createWriteStream(temporary, {fd: openSync(temporary, 'wx', 0o600)})
     const sink = isWorkbook(path)
       ? await (await import('./workbook-output.js')).workbookSink(stream, reorder(columns, order), options.sheet)
       : csvSink(stream, columns, options)
@@ -245,7 +249,7 @@ export class AnnotatedWriter<C extends string> {
     let summaryTemporary: string | undefined
     if (summary && !isWorkbook(this.path)) {
       summaryTemporary = temporaryBeside(summaryPathOf(this.path))
-      const stream = createWriteStream(summaryTemporary, {flags: 'wx', mode: 0o600})
+      const stream = createWriteStream(summaryTemporary, {fd: openSync(summaryTemporary, 'wx', 0o600)})
       const sink = csvSink(stream, [], {...this.options, header: false})
       for (const line of summaryLines(summary)) await sink.write(line)
       await sink.end()

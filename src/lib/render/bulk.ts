@@ -9,9 +9,22 @@ import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from './words.js'
 
-function lines<T>(items: readonly T[], line: (item: T) => string, limit = 200): string {
-  const shown = items.slice(0, limit).map((item) => `  ${line(item)}`)
-  if (items.length > limit) shown.push(`  ... and ${items.length - limit} more (all are in --json and the report)`)
+/** The first `limit` items that `keep` takes, and how many it takes in all: a million rows are read once, none held. */
+function sample<T>(items: Iterable<T>, limit: number, keep: (item: T) => boolean = () => true) {
+  const first: T[] = []
+  let count = 0
+  for (const item of items) {
+    if (!keep(item)) continue
+    count++
+    if (first.length < limit) first.push(item)
+  }
+  return {first, count}
+}
+
+function lines<T>(items: Iterable<T>, line: (item: T) => string, limit = 200): string {
+  const {first, count} = sample(items, limit)
+  const shown = first.map((item) => `  ${line(item)}`)
+  if (count > limit) shown.push(`  ... and ${count - limit} more (all are in --json and the report)`)
   return shown.join('\n')
 }
 
@@ -59,16 +72,22 @@ function toSendText(totals: readonly ToSendTotal[]): string {
 }
 
 /** Rows whose refund number the gateway already holds: with the refund and the time they match. */
-function alreadyRefunded(rows: readonly BulkRowView[]): string[] {
-  const already = rows.filter((r) => r.status === 'already_refunded')
-  if (!already.length) return []
+function alreadyRefunded(result: BulkResult): string[] {
+  if (!rowsWith(result, 'already_refunded')) return []
+  const {first, count} = sample(result.rows, 20, (r) => r.status === 'already_refunded')
   const line = (r: BulkRowView) =>
     `line ${r.line}: ${r.mch_refund_no} (${formatAmount(r.refund_fee, r.fee_type)}) was refunded${r.refund_time ? ` at ${r.refund_time}` : ''}${r.gw_refund_no ? ` as ${r.gw_refund_no}` : ''}${r.made_by ? ` (by ${r.made_by})` : ''}`
+  const more = count > first.length ? [`  ... and ${count - first.length} more (all are in --json and the report)`] : []
   return [
-    `${plural(already.length, 'row')} already refunded, not sent again (use --batch-id for an intentional second round):`,
-    lines(already, line, 20),
+    `${plural(count, 'row')} already refunded, not sent again (use --batch-id for an intentional second round):`,
+    ...first.map((r) => `  ${line(r)}`),
+    ...more,
   ]
 }
+
+/** How many rows of the run have the status (all of them when none is given), from its summary. */
+const rowsWith = (result: BulkResult, status?: RowStatus | 'would_refund') =>
+  result.summary.filter((l) => status === undefined || l.status === status).reduce((n, l) => n + l.rows, 0)
 
 /** The question before sending: what goes out, and what does not because it was made before. */
 export function confirmText(toSend: readonly ToSendTotal[], plan: BulkPlan, csv: string): string {
@@ -77,13 +96,19 @@ export function confirmText(toSend: readonly ToSendTotal[], plan: BulkPlan, csv:
 }
 
 /** The rows of a plan, as a table: the first `limit`, then how many more. */
-function planTable(rows: readonly BulkRowView[], limit = 20): string {
-  const first = rows
-    .slice(0, limit)
-    .map((r) => [r.line, shown(r.order, 32), r.mch_refund_no, formatAmount(r.refund_fee, r.fee_type), r.status])
-  const more =
-    rows.length > limit ? [`... and ${rows.length - limit} more (every row is in the plan file and in --json)`] : []
-  return [table(['line', 'order', 'refund number', 'amount', 'status'], first), ...more].join('\n')
+function planTable(result: BulkResult, limit = 20): string {
+  const count = rowsWith(result)
+  const first: BulkRowView[] = []
+  for (const row of result.rows) if (first.push(row) >= limit) break
+  const cells = first.map((r) => [
+    r.line,
+    shown(r.order, 32),
+    r.mch_refund_no,
+    formatAmount(r.refund_fee, r.fee_type),
+    r.status,
+  ])
+  const more = count > limit ? [`... and ${count - limit} more (every row is in the plan file and in --json)`] : []
+  return [table(['line', 'order', 'refund number', 'amount', 'status'], cells), ...more].join('\n')
 }
 
 /** "INV-7: lines 4, 9, 12 send 150.00 THB of 200.00 THB left". */
@@ -108,15 +133,15 @@ export function bulkResultView(
   result: BulkResult,
   profile: {name: string; appid: string; live: boolean},
 ): {text: string; notes: string[]} {
-  const count = (status: RowStatus) => result.rows.filter((r) => r.status === status).length
+  const count = (status: RowStatus) => rowsWith(result, status)
   if (result.dry_run) {
     const blocked = result.problems.length > 0 && result.exit_code !== 0
     const text = [
       `Plan for ${fileShown(result.csv)} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`,
-      `  ${plural(result.rows.length, 'row')}, ${plural(result.orders, 'order')}; to send: ${toSendText(result.to_send)}`,
-      result.rows.length ? planTable(result.rows) : '',
+      `  ${plural(rowsWith(result), 'row')}, ${plural(result.orders, 'order')}; to send: ${toSendText(result.to_send)}`,
+      rowsWith(result) ? planTable(result) : '',
       ...orderLines(result.orders_with_several_rows),
-      ...alreadyRefunded(result.rows),
+      ...alreadyRefunded(result),
       result.summary.length ? summaryTable(result.summary) : '',
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
@@ -144,5 +169,5 @@ export function bulkResultView(
     )
   const kept = result.earlier_report ? ` (the earlier report was kept as ${fileShown(result.earlier_report)})` : ''
   const report = result.report ? `\nreport: ${fileShown(result.report)}${kept}` : ''
-  return {text: [...alreadyRefunded(result.rows), summaryTable(result.summary)].join('\n') + report, notes}
+  return {text: [...alreadyRefunded(result), summaryTable(result.summary)].join('\n') + report, notes}
 }

@@ -1,6 +1,9 @@
+import {writeFileSync} from 'node:fs'
+
 import {describe, expect, it} from 'vitest'
 
-import {readRefundFile} from '../../../src/lib/refunds/bulk/refund-file.js'
+import {fileSha256} from '../../../src/lib/files/table.js'
+import {readRefundFile, rowsWithCells} from '../../../src/lib/refunds/bulk/refund-file.js'
 import {tempFile} from '../../helpers/shared.js'
 
 const read = (content: string | Buffer) => readRefundFile(tempFile('refunds.csv', content))
@@ -138,11 +141,28 @@ describe('the rows of a good file', () => {
     ])
     const file = await read(content)
     expect(file.problems).toEqual([])
-    expect(file.rows.map((r) => [r.line, r.request?.ref, r.request?.amount, r.values[2]])).toEqual([
+    const cellsRead = []
+    for await (const {row, cells} of rowsWithCells(file, await fileSha256(file.path)))
+      cellsRead.push([row.line, row.request?.ref, row.request?.amount, cells.values[2]])
+    expect(cellsRead).toEqual([
       [2, {mch_order_no: 'A'}, {decimal: '10.00'}, 'Khun "VIP"'],
       [3, {mch_order_no: 'B'}, {decimal: '0.5'}, 'ชา\nเขียว'],
       [5, {mch_order_no: 'C'}, {decimal: '100'}, 'x'],
     ])
+  })
+
+  it('reads the cells again for the report only from the file planned: one changed since is refused, never paired with the plan', async () => {
+    const path = tempFile('refunds.csv', 'mch_order_no,refund_fee,note\nA,100,first\nB,200,second\n')
+    const file = await readRefundFile(path)
+    const planned = await fileSha256(path)
+    const again = async () => {
+      const notes = []
+      for await (const {cells} of rowsWithCells(file, planned)) notes.push(cells.values[2])
+      return notes
+    }
+    expect(await again()).toEqual(['first', 'second'])
+    writeFileSync(path, 'mch_order_no,refund_fee,note\nA,100,first\nB,999,second\n')
+    await expect(again()).rejects.toThrow(/refunds\.csv changed while gw was running/)
   })
 
   it('keep a given refund number; others get theirs once the order is known', async () => {

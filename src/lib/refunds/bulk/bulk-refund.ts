@@ -17,7 +17,7 @@ import {isoTime} from '../../gateway/protocol/index.js'
 import {type ReadOptions, fileSha256} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
-import {type BulkResult, type ToSendTotal, exitCodeOf, rowView, toSendTotals} from './bulk-result.js'
+import {type BulkResult, type ToSendTotal, exitCodeOf, rowViews, toSendTotals} from './bulk-result.js'
 import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {readRefundFile} from './refund-file.js'
@@ -117,7 +117,7 @@ export async function runBulkRefund(
       problems: [...plan.problems],
       to_send: toSend,
       summary: summarize(file, states, options.dry_run),
-      rows: file.rows.map((row, i) => rowView(row, states[i]!, options.dry_run)),
+      rows: rowViews(file.rows, states, options.dry_run),
       write_failure: ended.writeFailure ?? null,
       report_failure: ended.reportFailure ?? null,
       exit_code: options.dry_run
@@ -132,7 +132,8 @@ export async function runBulkRefund(
     const report = async (states: readonly RowState[]) => {
       if (!file.rows.length) return undefined
       trail.finished = isoTime()
-      return writeReport(reportPath, file, states, {bom: options.bom, dryRun: options.dry_run, trail}).then(
+      const sha256 = identity.csv_sha256
+      return writeReport(reportPath, file, states, {bom: options.bom, dryRun: options.dry_run, trail, sha256}).then(
         (kept) => void (earlierReport = kept),
         (error: Error) => error.message,
       )

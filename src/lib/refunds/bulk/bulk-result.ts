@@ -60,7 +60,8 @@ export interface BulkResult {
   problems: {line: number; message: string}[]
   to_send: ToSendTotal[]
   summary: SummaryLine[]
-  rows: BulkRowView[]
+  /** Every row, in the file's order, each made as it is read (--json writes them one by one). */
+  rows: Iterable<BulkRowView>
   /** A journal write failed (a full disk): sending stopped before the next refund; run again to settle. */
   write_failure: string | null
   /** The report could not be written; the journal holds every outcome. */
@@ -102,6 +103,13 @@ function rowsExitCode(
   if (any('processing', 'unknown', 'not_confirmable')) return ExitCode.Unknown
   return ExitCode.Done
 }
+
+/** The rows' views, each made when its turn comes: a million rows are never a million views at once. */
+export const rowViews = (rows: readonly RefundRow[], states: readonly RowState[], dryRun: boolean) => ({
+  *[Symbol.iterator](): Iterator<BulkRowView> {
+    for (const [i, row] of rows.entries()) yield rowView(row, states[i]!, dryRun)
+  },
+})
 
 export function rowView(row: RefundRow, state: RowState, dryRun: boolean): BulkRowView {
   const facts = state.outcome as Partial<

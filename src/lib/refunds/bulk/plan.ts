@@ -10,7 +10,7 @@ import {runBatch} from '../../batch.js'
 import type {Work} from '../../cli/progress.js'
 import {stoppedError} from '../../errors.js'
 import {formatAmount, isoTime} from '../../gateway/protocol/index.js'
-import {describeReference, disagreement} from '../../orders/reference.js'
+import {describeReference, disagreement, orderKey} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../../render/refunds.js'
 import {balanceProblem} from '../balance.js'
@@ -28,6 +28,7 @@ import {
   isFinal,
   isOpen,
   isToSend,
+  NOT_SENT,
   numberOf,
   settleByLookup,
   stateFromJournal,
@@ -84,6 +85,24 @@ interface PlanInput {
 
 type Usable = RefundRow & {request: RowRequest}
 
+/** The index of a line's row: a search of the rows (in the file's order), not a map of a million lines. */
+type LineIndex = (line: number) => number | undefined
+
+function lineIndex(rows: readonly RefundRow[]): LineIndex {
+  return (line) => {
+    let low = 0
+    let high = rows.length - 1
+    while (low <= high) {
+      const middle = (low + high) >>> 1
+      const at = rows[middle]!.line
+      if (at === line) return middle
+      if (at < line) low = middle + 1
+      else high = middle - 1
+    }
+    return undefined
+  }
+}
+
 export async function planBulkRefund(input: PlanInput, refunds: RefundService): Promise<BulkPlan> {
   const {file, skip_invalid: skipInvalid} = input
   const problems = [...file.problems]
@@ -93,12 +112,12 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
       .map((p) => p.message)
       .join('; ')
   const states: RowState[] = file.rows.map((row) =>
-    row.request ? {outcome: {status: 'pending'}} : {outcome: {status: 'skipped_invalid', err_msg: problemOf(row.line)}},
+    row.request ? NOT_SENT : {outcome: {status: 'skipped_invalid', err_msg: problemOf(row.line)}},
   )
   const headerBlocked = problems.some((p) => p.line === 1) || Boolean(file.truncated)
   // A dry run checks the usable rows even when others have problems: the plan shows them all.
   if (headerBlocked || (problems.length && !skipInvalid && !input.dry_run)) {
-    const distinct_orders = new Set(file.rows.map((r) => r.request?.orderKey).filter(Boolean)).size
+    const distinct_orders = new Set(file.rows.flatMap((r) => (r.request ? [orderKey(r.request.ref)] : []))).size
     return {
       file,
       problems,
@@ -121,14 +140,13 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
     toGo: states.filter((s) => s.outcome.status === 'pending').length,
   }
 
-  const indexOf = new Map(file.rows.map((row, i) => [row.line, i]))
-  const open = file.rows.filter((row, i): row is Usable => Boolean(row.request) && isOpen(states[i]!))
-  const groups = groupByOrder(open)
-  const checked = await checkRows({input, states, problems, groups, uncertain, indexOf, open}, refunds)
+  const indexOf = lineIndex(file.rows)
+  const groups = groupByOrder(file.rows.filter((row, i): row is Usable => Boolean(row.request) && isOpen(states[i]!)))
+  const checked = await checkRows({input, states, problems, groups, uncertain, indexOf}, refunds)
   problems.sort((a, b) => a.line - b.line)
   // Rows with a problem are skipped; a row that may have been sent stays to be settled.
   for (const problem of problems) {
-    const at = indexOf.get(problem.line)
+    const at = indexOf(problem.line)
     if (at !== undefined && states[at]!.outcome.status === 'pending') {
       states[at] = {...states[at]!, outcome: {status: 'skipped_invalid', err_msg: problem.message}}
     }
@@ -145,8 +163,7 @@ interface Checking {
   problems: Problem[]
   groups: Map<string, OrderGroup>
   uncertain: number[]
-  indexOf: Map<number, number>
-  open: Usable[]
+  indexOf: LineIndex
 }
 
 /** Runs one phase of the checks with its progress; Ctrl-C stops the plan, and nothing was sent. */
@@ -181,27 +198,31 @@ async function checkRows(
   checking: Checking,
   refunds: RefundService,
 ): Promise<Pick<BulkPlan, 'settled' | 'orders' | 'distinct_orders'>> {
-  const {input, states, problems, groups, uncertain, indexOf, open} = checking
+  const {input, states, problems, groups, uncertain, indexOf} = checking
   const preflighted = await phase(input, 'checking orders', groups.size, (pace) =>
     preflight(groups, refunds.orders, pace),
   )
   // One by one: a spread of a hundred thousand problems would overflow the stack.
   for (const problem of preflighted.problems) problems.push(problem)
-  for (const row of open) {
-    const order = preflighted.found.get(row.request.orderKey)
+  for (const [key, group] of groups) {
+    const order = preflighted.found.get(key)
     if (!order) continue
-    const at = indexOf.get(row.line)!
-    const twoOrders = disagreement(row.request.numbers, order.record)
-    if (twoOrders) {
-      problems.push({line: row.line, message: twoOrders})
-      continue
-    }
-    const planned = refunds.plan(row.request, order, undefined)
-    if ('kind' in planned) {
-      const message = describeRefundProblem(planned, describeReference(row.request.ref), COLUMN_NAMES)
-      problems.push({line: row.line, message})
-    } else {
-      states[at] = {...states[at]!, planned}
+    for (const row of group.rows) {
+      const request = row.request
+      const twoOrders = disagreement(request.numbers, order.record)
+      if (twoOrders) {
+        problems.push({line: row.line, message: twoOrders})
+        continue
+      }
+      // The order's reference, one object for all its rows.
+      const planned = refunds.plan({...request, ref: group.request.ref}, order, undefined)
+      if ('kind' in planned) {
+        const message = describeRefundProblem(planned, describeReference(request.ref), COLUMN_NAMES)
+        problems.push({line: row.line, message})
+      } else {
+        const at = indexOf(row.line)!
+        states[at] = {...states[at]!, planned}
+      }
     }
   }
   for (const problem of numberRows(input.file, states, input, refunds)) problems.push(problem)
@@ -223,7 +244,7 @@ async function checkRows(
     await runBatch(
       byOrder.values(),
       async (group) => {
-        const order = preflighted.found.get(group.request.orderKey)
+        const order = preflighted.found.get(orderKey(group.request.ref))
         const checked = order ? await checkOrderBalance(group, order, states, indexOf, refunds) : undefined
         for (const problem of checked?.problems ?? []) problems.push(problem)
         if (checked?.line && group.rows.length > 1) orders.push(checked.line)
@@ -236,8 +257,9 @@ async function checkRows(
   orders.sort((a, b) => a.lines[0]! - b.lines[0]!)
   const usable = input.file.rows.filter((row) => row.request)
   const identity = (row: RefundRow) => {
-    const order = preflighted.found.get(row.request!.orderKey)
-    return order ? orderIdentity(order) : row.request!.orderKey
+    const key = orderKey(row.request!.ref)
+    const order = preflighted.found.get(key)
+    return order ? orderIdentity(order) : key
   }
   return {settled, orders, distinct_orders: new Set(usable.map(identity)).size}
 }
@@ -270,42 +292,51 @@ function sameOrders(groups: Map<string, OrderGroup>, found: Map<string, FoundOrd
 function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refunds: RefundService): Problem[] {
   const {appid} = refunds
   const problems: Problem[] = []
-  const first = new Map<string, number>()
-  const occurrences = new Map<string, number>()
-  const taken = new Set(states.map((s) => s.sent?.mch_refund_no).filter((n): n is string => Boolean(n)))
-  file.rows.forEach((row, i) => {
+  // Numbers derived here differ by their order, amount and occurrence; only those sent before are to avoid.
+  const taken = new Set(states.flatMap((s) => (s.sent ? [s.sent.mch_refund_no] : [])))
+  const refundOf = (i: number) => states[i]!.planned ?? states[i]!.sent
+  const orderOf = (i: number) => refundOf(i)!.gw_order_no ?? `mch:${states[i]!.planned?.mch_order_no ?? ''}`
+  const samePair = (a: number, b: number) =>
+    orderOf(a) === orderOf(b) && refundOf(a)!.refund_fee === refundOf(b)!.refund_fee
+  // The rows with a refund by order and amount, each pair's rows in the file's order: an array of
+  // indexes, where a map of every pair held a string and an object per row of a million.
+  const indexes = Uint32Array.from(states.keys()).filter((i) => refundOf(i) !== undefined)
+  indexes.sort((a, b) => {
+    const [x, y] = [orderOf(a), orderOf(b)]
+    return x < y ? -1 : x > y ? 1 : refundOf(a)!.refund_fee - refundOf(b)!.refund_fee || a - b
+  })
+  let first = 0
+  let occurrence = 0
+  for (const [k, i] of indexes.entries()) {
+    const row = file.rows[i]!
     const state = states[i]!
-    const refund = state.planned ?? state.sent
-    if (!refund) return
-    const gwOrderNo = refund.gw_order_no ?? `mch:${state.planned?.mch_order_no ?? ''}`
-    const pair = JSON.stringify([gwOrderNo, refund.refund_fee])
-    const earlier = first.get(pair)
-    if (earlier === undefined) first.set(pair, row.line)
-    else if (!input.allow_repeats && state.planned) {
+    const refund = refundOf(i)!
+    if (k === 0 || !samePair(indexes[k - 1]!, i)) {
+      first = i
+      occurrence = 0
+    } else if (!input.allow_repeats && state.planned) {
       const amount = formatAmount(refund.refund_fee, refund.fee_type)
-      const message = `repeats the refund of line ${earlier} (the same order, ${amount}); add --allow-repeats if both are meant`
+      const message = `repeats the refund of line ${file.rows[first]!.line} (the same order, ${amount}); add --allow-repeats if both are meant`
       problems.push({line: row.line, message})
     }
-    if (!state.planned) return
+    if (!state.planned) continue
     let number = row.mchRefundNo || state.sent?.mch_refund_no
     if (!number) {
-      let occurrence = occurrences.get(pair) ?? 0
+      const gwOrderNo = orderOf(i)
       do {
         occurrence++
         number = deriveRefundNumber({appid, gwOrderNo, refundFee: refund.refund_fee, occurrence, batch: input.batch_id})
       } while (taken.has(number))
-      occurrences.set(pair, occurrence)
-      taken.add(number)
     }
     const {mch_order_no} = state.planned
     const reused = row.mchRefundNo && !state.sent && refunds.numberReused(mch_order_no, number, refund.refund_fee)
     if (reused) {
       problems.push({line: row.line, message: describeRefundProblem(reused, mch_order_no, COLUMN_NAMES)})
-      return
+      continue
     }
     const number_given = Boolean(row.mchRefundNo) && !state.sent && !refunds.sentHere(mch_order_no, number)
     states[i] = {...state, planned: {...state.planned, mch_refund_no: number, number_given}}
-  })
+  }
   return problems
 }
 
@@ -323,10 +354,10 @@ async function checkOrderBalance(
   group: OrderGroup,
   order: FoundOrder,
   states: RowState[],
-  indexOf: Map<number, number>,
+  indexOf: LineIndex,
   refunds: RefundService,
 ): Promise<{problems: Problem[]; line?: OrderLine}> {
-  const at = (row: RefundRow) => indexOf.get(row.line)!
+  const at = (row: RefundRow) => indexOf(row.line)!
   const numbers = group.rows.map((r) => numberOf(r, states[at(r)]!)).filter(Boolean)
   const knownHere = refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '').length > 0
   const paidInFull = order.record.result === 'SUCCESS' && !knownHere

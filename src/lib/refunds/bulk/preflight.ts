@@ -5,7 +5,7 @@
  */
 import {runBatch} from '../../batch.js'
 import {GwError} from '../../errors.js'
-import {describeReference} from '../../orders/reference.js'
+import {describeReference, orderKey} from '../../orders/reference.js'
 import type {FoundOrder, OrderService} from '../../orders/service.js'
 import {type RetryPolicy, linearBackoff, tries} from '../../retry.js'
 import type {Problem, RefundRow, RowRequest} from './rows.js'
@@ -22,9 +22,10 @@ export interface OrderGroup {
 export function groupByOrder(rows: (RefundRow & {request: RowRequest})[]): Map<string, OrderGroup> {
   const groups = new Map<string, OrderGroup>()
   for (const row of rows) {
-    const group = groups.get(row.request.orderKey)
+    const key = orderKey(row.request.ref)
+    const group = groups.get(key)
     if (group) group.rows.push(row)
-    else groups.set(row.request.orderKey, {request: row.request, rows: [row]})
+    else groups.set(key, {request: row.request, rows: [row]})
   }
   return groups
 }

@@ -22,15 +22,16 @@ import {
   type TableHeader,
   type TableRow,
   type TableSource,
+  fileSha256,
   missingOrderColumn,
   openTable,
   orderColumnOf,
   orderNumbersOf,
   rowProblems,
 } from '../../files/table.js'
-import {orderKey} from '../../orders/reference.js'
-import {quoted} from '../../untrusted.js'
-import type {Problem, RefundRow} from './rows.js'
+import {fileShown, quoted} from '../../untrusted.js'
+import type {OrderNumberField, OrderReference} from '../../orders/reference.js'
+import type {Problem, RefundRow, RowRequest} from './rows.js'
 
 /** The fields a refund file gives. */
 const FIELDS = [
@@ -45,6 +46,9 @@ const FIELDS = [
 ]
 
 export interface RefundFile {
+  /** The file, and how it was read: the report reads its rows' cells again (rows are not held with them). */
+  path: string
+  read: ReadOptions
   source: TableSource
   header: TableHeader
   /** Ignored columns that look like a field, with the --column that would read them. */
@@ -112,6 +116,9 @@ function rowAmount(row: TableRow, feeType: string | undefined): {amount: Amount;
   return {amount: {decimal: read.decimal}, currency: read.currency}
 }
 
+/** The constant of `known` that `text` is (else `text` itself); undefined when empty. */
+const interned = (known: readonly string[], text: string) => known.find((k) => k === text) ?? (text || undefined)
+
 /** Reads one row; its refund number is the one given, or is derived once its order is known (plan). */
 function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
   const problems: string[] = rowProblems(row)
@@ -122,14 +129,15 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
     const max = fieldMax('order_refund', name)
     if (length > max) problems.push(`${name} is ${length} characters; at most ${max} are allowed`)
   }
-  const feeType = row.get('fee_type').toUpperCase() || undefined
+  // The currency and channel as gw's own constants: one string for every row that names them.
+  const feeType = interned(CURRENCIES, row.get('fee_type').toUpperCase())
   if (feeType && !isCurrency(feeType)) {
     problems.push(
       `fee_type ${quoted(row.get('fee_type'))} is not a currency the gateway takes (${CURRENCIES.join(', ')})`,
     )
   }
-  const channel = row.get('channel').toLowerCase() || undefined
   const refundChannels = CHANNELS_BY_OPERATION.order_refund
+  const channel = interned(refundChannels, row.get('channel').toLowerCase())
   if (channel && !refundChannels.includes(channel)) {
     problems.push(
       `channel ${quoted(channel)} cannot be refunded through the API; refunds take ${refundChannels.join(', ')}`,
@@ -147,41 +155,90 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
   if (typeof read === 'string') problems.push(read)
   const given = row.get('mch_refund_no')
   if (problems.length || !column || typeof read === 'string') {
-    return {
-      row: {
-        line: row.line,
-        values: row.values,
-        typed: row.typed,
-        order: column ? row.get(column) : '',
-        mchRefundNo: given,
-      },
-      problems,
-    }
+    return {row: new FileRow(row.line, column ? row.get(column) : '', given), problems}
   }
-  const ref = {[column]: row.get(column)}
+  const numbers = orderNumbersOf(row)
   const request = {
-    ref,
-    numbers: orderNumbersOf(row),
-    orderKey: orderKey(ref),
-    amount: read.amount,
+    column,
+    // Only when the row names its order more than once (the others must be the same order's).
+    numbers: Object.keys(numbers).length > 1 ? numbers : undefined,
+    amount: 'minor' in read.amount ? read.amount.minor : read.amount.decimal,
     feeType: feeType ?? read.currency,
     totalFee,
     channel,
     attach: row.get('attach') || undefined,
   }
-  const {line, values, typed} = row
-  return {row: {line, values, typed, order: ref[column]!, mchRefundNo: given, request}, problems}
+  return {row: new FileRow(row.line, row.get(column), given, request), problems}
+}
+
+/** What a usable row asks for, held flat (its RowRequest is made when asked). */
+interface FlatRequest {
+  column: OrderNumberField
+  numbers?: OrderReference
+  /** Minor units, or the decimal as written. */
+  amount: number | string
+  feeType?: string
+  totalFee?: number
+  channel?: string
+  attach?: string
+}
+
+/**
+ * A row as read: one small object per row, its request made each time it is asked for. A
+ * million rows held as nested objects (the row, its request, its order reference, its amount)
+ * took four times the memory.
+ */
+class FileRow implements RefundRow {
+  readonly #column?: OrderNumberField
+  readonly #numbers?: OrderReference
+  readonly #amount?: number | string
+  readonly #feeType?: string
+  readonly #totalFee?: number
+  readonly #channel?: string
+  readonly #attach?: string
+
+  constructor(
+    readonly line: number,
+    readonly order: string,
+    readonly mchRefundNo: string,
+    request?: FlatRequest,
+  ) {
+    this.#column = request?.column
+    this.#numbers = request?.numbers
+    this.#amount = request?.amount
+    this.#feeType = request?.feeType
+    this.#totalFee = request?.totalFee
+    this.#channel = request?.channel
+    this.#attach = request?.attach
+  }
+
+  get request(): RowRequest | undefined {
+    if (!this.#column) return undefined
+    const ref = {[this.#column]: this.order}
+    const amount = typeof this.#amount === 'number' ? {minor: this.#amount} : {decimal: this.#amount!}
+    return {
+      ref,
+      numbers: this.#numbers ?? ref,
+      amount,
+      feeType: this.#feeType,
+      totalFee: this.#totalFee,
+      channel: this.#channel,
+      attach: this.#attach,
+    }
+  }
 }
 
 /** Reads and checks the whole file. Nothing is sent here. */
 export async function readRefundFile(path: string, options: Omit<ReadOptions, 'fields'> = {}): Promise<RefundFile> {
-  const required = [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]
-  const {source, header, rows: records} = await openTable(path, {...options, fields: FIELDS, required})
+  const read = {...options, fields: FIELDS, required: [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]}
+  const {source, header, rows: records} = await openTable(path, read)
   const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['refund_fee', 'refund_amount']])
   const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
   const file = (truncated?: boolean): RefundFile => ({
+    path,
+    read,
     source,
     header,
     hints,
@@ -214,4 +271,28 @@ export async function readRefundFile(path: string, options: Omit<ReadOptions, 'f
     }
   }
   return file()
+}
+
+/**
+ * The cells of the file's rows, read again in its order for the report, each with the row it
+ * belongs to. The file must be the one planned: its SHA-256 is checked first, and each row
+ * must be found again on its line.
+ */
+export async function* rowsWithCells(
+  file: RefundFile,
+  sha256: string,
+): AsyncGenerator<{row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}> {
+  const changed = `${fileShown(file.path)} changed while gw was running`
+  if ((await fileSha256(file.path)) !== sha256) throw new Error(changed)
+  const {rows: records} = await openTable(file.path, file.read)
+  try {
+    let next = await records.next()
+    for (const [index, row] of file.rows.entries()) {
+      while (!next.done && next.value.line < row.line) next = await records.next()
+      if (next.done || next.value.line !== row.line) throw new Error(`${changed} (line ${row.line} is not there)`)
+      yield {row, index, cells: next.value}
+    }
+  } finally {
+    await records.return(undefined)
+  }
 }

@@ -22,5 +22,6 @@ interface DerivedRefund {
 export function deriveRefundNumber(refund: DerivedRefund): string {
   const parts = [refund.appid, refund.gwOrderNo, String(refund.refundFee), String(refund.occurrence)]
   if (refund.batch) parts.push(refund.batch)
-  return `RF${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 30).toUpperCase()}`
+  // Upper-cased whole: one flat string, not "RF" joined to the digits (a million rows hold a million of them).
+  return `rf${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 30)}`.toUpperCase()
 }

@@ -6,7 +6,7 @@ import {AnnotatedWriter} from '../../files/annotated-output.js'
 import {type AuditTrail, summarySheet} from '../../files/audit.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
-import type {RefundFile} from './refund-file.js'
+import {type RefundFile, rowsWithCells} from './refund-file.js'
 import {type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
 import {type RowState, amountOf} from './rows.js'
 
@@ -40,7 +40,7 @@ export async function writeReport(
   path: string,
   file: RefundFile,
   states: readonly RowState[],
-  options: {bom?: boolean; dryRun: boolean; trail: AuditTrail},
+  options: {bom?: boolean; dryRun: boolean; trail: AuditTrail; sha256: string},
 ): Promise<string | undefined> {
   const sheet = options.dryRun ? 'plan' : 'report'
   const writer = await AnnotatedWriter.open(path, file.header, REPORT_COLUMNS, {
@@ -51,11 +51,11 @@ export async function writeReport(
     lead: ['status'],
   })
   try {
-    for (const [i, row] of file.rows.entries()) {
-      const view = rowView(row, states[i]!, options.dryRun)
-      const advice = (states[i]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
+    for await (const {row, index, cells} of rowsWithCells(file, options.sha256)) {
+      const view = rowView(row, states[index]!, options.dryRun)
+      const advice = (states[index]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
       const earlier = view.made_by ? `refunded earlier by ${view.made_by}` : undefined
-      await writer.write(row, {
+      await writer.write(cells, {
         ...view,
         refund_amount: money(view.refund_fee, view.fee_type),
         advice: advice ?? earlier,

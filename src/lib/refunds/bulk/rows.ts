@@ -3,7 +3,6 @@
  * one test of "still to send", and how the journal and the gateway's answers move a row
  * from one status to another.
  */
-import type {TypedCells} from '../../files/cells.js'
 import {type Amount, isoTime} from '../../gateway/protocol/index.js'
 import type {OrderReference} from '../../orders/reference.js'
 import type {Lookup} from '../lookup.js'
@@ -20,8 +19,6 @@ export interface RowRequest {
   readonly ref: OrderReference
   /** Every order number the row gives (the first is `ref`); the others must be the same order's. */
   readonly numbers: OrderReference
-  /** Identifies the order within the file (the column and the number). */
-  readonly orderKey: string
   readonly amount: Amount
   readonly feeType?: string
   readonly totalFee?: number
@@ -32,9 +29,6 @@ export interface RowRequest {
 /** A row of the file as read; `request` is undefined when the row itself is unusable. */
 export interface RefundRow {
   readonly line: number
-  readonly values: readonly string[]
-  /** A workbook's number and date cells as typed (written back so in a workbook report). */
-  readonly typed?: TypedCells
   /** The refund number the row gives; '' when it is to be derived once the order is known. */
   readonly mchRefundNo: string
   /** The order number as the row gives it (in whichever column), '' when none. */
@@ -127,6 +121,9 @@ export interface RowState {
   readonly sent?: SentRefund
 }
 
+/** A row not sent yet, of which nothing else is known: one object for all of them (states are replaced, never changed). */
+export const NOT_SENT: RowState = Object.freeze({outcome: Object.freeze({status: 'pending'} as const)})
+
 /** Not sent, or sent without a known outcome: the gateway is still to be asked (by sending, or by looking up). */
 export const isOpen = (state: RowState) => state.outcome.status === 'pending' || state.outcome.status === 'unknown'
 
@@ -184,7 +181,7 @@ export function settleByLookup(state: RowState, lookup: Lookup): RowState {
  */
 export function stateFromJournal(entry: RowHistory | undefined): RowState {
   const intent = entry?.intent
-  if (!intent) return {outcome: entry?.outcome ? {status: 'unknown'} : {status: 'pending'}}
+  if (!intent) return entry?.outcome ? {outcome: {status: 'unknown'}} : NOT_SENT
   const {mch_refund_no, gw_order_no, refund_fee, fee_type, at} = intent
   const sent = {mch_refund_no, gw_order_no, refund_fee, fee_type, at}
   const outcome = entry.outcome
