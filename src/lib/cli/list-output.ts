@@ -5,12 +5,16 @@
  */
 import {once} from 'node:events'
 
+import {jsonPieces} from '../io/json-text.js'
+
 /** How much of the document is gathered before it is written (fewer, larger writes). */
 const CHUNK = 64 * 1024
 
 /**
  * The --json document `{"KEY": [items...]}` exactly as JSON.stringify(document, null, 2) writes
- * it, written an item at a time; a slow reader of stdout slows the list (its writes are awaited).
+ * it (io/json-text's pieces), written an item at a time as the items come, each awaited: a list
+ * whose items are asked about first (--refresh) cannot be a lazy list of writeJson, and a slow
+ * reader of stdout slows the list.
  */
 export class JsonListWriter {
   #pending: string
@@ -51,8 +55,8 @@ export class JsonListWriter {
   }
 }
 
-/** A value as JSON.stringify(value, null, 2) writes it nested at `indent` (strings hold no raw new line). */
-const indented = (value: unknown, indent: string) => JSON.stringify(value, null, 2).replaceAll('\n', `\n${indent}`)
+/** A value as JSON.stringify(value, null, 2) writes it nested at `indent`. */
+const indented = (value: unknown, indent: string) => [...jsonPieces(value, indent)].join('')
 
 /** What --refresh could not ask about, counted over the listed items as they go by. */
 export class RefreshTally {
