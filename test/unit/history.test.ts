@@ -114,7 +114,19 @@ describe('the history database', () => {
     }
     expect(listed).toEqual(expected)
     expect([...history.orders('A1')].every((o) => o.state === 'SUCCESS')).toBe(true)
-    expect([...history.orders('A1', {since: new Date(at(2000)), until: new Date(at(2100))})]).toHaveLength(100)
+    const range = {since: new Date(at(2000)), until: new Date(at(2100))}
+    expect([...history.orders('A1', range)]).toHaveLength(100)
+    // Counted with the same selection as listed: time, state, channel.
+    expect(history.count('orders', 'A1', range)).toBe(100)
+    expect(history.count('orders', 'A1', {state: 'SUCCESS'})).toBe(2500)
+    expect(history.count('orders', 'A1', {state: 'NOTPAY'})).toBe(0)
+    expect(history.count('orders', 'A1', {channel: 'alipay'})).toBe(0)
+    // A refund of an earlier version, without a status, is one made: refunded.
+    history.recordRefund({appid: 'A1', mch_order_no: 'P1', mch_refund_no: 'R1', refund_fee: 1})
+    history.recordRefund({appid: 'A1', mch_order_no: 'P2', mch_refund_no: 'R2', refund_fee: 1, status: 'unknown'})
+    expect(history.count('refunds', 'A1', {state: 'refunded'})).toBe(1)
+    expect([...history.refunds('A1', {state: 'refunded'})].map((r) => r.mch_refund_no)).toEqual(['R1'])
+    expect(history.count('refunds', 'A1')).toBe(2)
   })
   it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
     const dir = folder()
