@@ -238,7 +238,14 @@ describe('delayed refunds', () => {
       expect(first.code).toBe(5)
       expect(first.stderr).toContain('run the same command again later')
       expect(report(csv).map((l) => l.status)).toEqual(['processing', 'processing', 'processing'])
-      await new Promise((r) => setTimeout(r, 1500))
+      // The channel settles them (20 minutes of its time): wait until the sandbox's ledger shows it.
+      const refundStates = async () => {
+        const {body} = await fast.sandbox.control<{orders: {refunds: {state: string}[]}[]}>('GET', '/sandbox/orders')
+        return body.orders.flatMap((o) => o.refunds.map((r) => r.state))
+      }
+      const deadline = Date.now() + 30_000
+      while ((await refundStates()).some((state) => state !== 'SUCCESS') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50))
       const later = await fast.run(['refund', 'create', '--from-csv', csv, '--yes'])
       expect(later.code).toBe(0)
       expect(later.stderr).toMatch(/resuming: 0 done, 3 uncertain, 0 to go/)

@@ -412,6 +412,38 @@ describe('the smaller ones', () => {
     for (const order of orders) expect((await refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
   })
 
+  it('a file changed while the run sends gets no report paired with the plan: exit 5, every refund made once and in the journal', async () => {
+    const orders = await world.paidOrders(3, 10_000, 'PRV-CHANGED')
+    const csv = csvFile(`mch_order_no,refund_amount,note\n${orders.map((o) => `${o},1.00,as planned`).join('\n')}\n`)
+    await world.faults('latency=600-600ms@order_refund')
+    let result
+    try {
+      const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
+      const deadline = Date.now() + 20_000
+      while (!(await refundsOf(orders[0]!)).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      // Finance saves the sheet again, another amount on a row, while the refunds go out.
+      writeFileSync(csv, `mch_order_no,refund_amount,note\n${orders.map((o) => `${o},9.00,edited`).join('\n')}\n`)
+      result = await running.result
+    } finally {
+      await world.faults('')
+    }
+    expect(result.code, result.stderr).toBe(5)
+    expect(result.stderr).toMatch(/The report could not be written \(.*changed while gw was running\)/)
+    expect(
+      readdirSync(join(world.configDir)).filter((f) =>
+        f.startsWith(
+          csv
+            .split('/')
+            .pop()!
+            .replace(/\.csv$/, '.report'),
+        ),
+      ),
+    ).toEqual([])
+    for (const order of orders) expect((await refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
+    const journal = readFileSync(`${csv}.journal.jsonl`, 'utf8')
+    expect(journal.match(/"type":"outcome"/g)).toHaveLength(3)
+  })
+
   it('a bulk run stopped by SIGTERM ends 143, by its own signal', async () => {
     const orders = await world.paidOrders(3, 10_000, 'PRV-BTERM')
     const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)

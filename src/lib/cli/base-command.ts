@@ -8,7 +8,7 @@ import {closest, distance} from 'fastest-levenshtein'
 
 import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
-import {writeJson} from '../io/json-text.js'
+import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
 import {keyPassphrase, passphraseFromFile, unlockKey} from '../profiles/passphrase.js'
 import {resolveProfile} from '../profiles/resolve.js'
@@ -288,12 +288,22 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * The --json document on stdout, as JSON.stringify(json, null, 2) writes it, in pieces (its
-   * lazy lists item by item: a million rows are never one string). oclif's own tokenises the
-   * whole document to colour it (with no colours set): a 100,000-row dry run took 420 MiB more.
+   * The --json document on stdout, as JSON.stringify(json, null, 2) writes it, in chunks (its
+   * lazy lists item by item: a million rows are never one string), each written when stdout has
+   * taken the last: a pipe read slowly does not make gw hold the document. oclif's own tokenises
+   * the whole document to colour it (with no colours set): a 100,000-row dry run took 420 MiB more.
    */
   override logJson(json: unknown): void {
-    writeJson(json, (text) => process.stdout.write(text))
+    const chunks = jsonChunks(json)
+    const pump = (): void => {
+      for (let next = chunks.next(); !next.done; next = chunks.next()) {
+        if (!process.stdout.write(next.value)) {
+          process.stdout.once('drain', pump)
+          return
+        }
+      }
+    }
+    pump()
   }
 
   /** A note for people, on stderr, also under --json (stdout stays one JSON document). */

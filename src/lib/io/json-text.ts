@@ -5,12 +5,15 @@
  * string at about 512 MiB) and its items never all exist at once.
  */
 
-/** A list made as it is iterated: written item by item, each item made when its turn comes. */
-const isLazyList = (value: unknown): value is Iterable<unknown> =>
-  typeof value === 'object' &&
-  value !== null &&
-  !Array.isArray(value) &&
-  typeof (value as Partial<Iterable<unknown>>)[Symbol.iterator] === 'function'
+/**
+ * A list made as it is iterated: a generator, or a plain object with an iterator (as
+ * `rowViews` makes). Maps, sets and typed arrays are not: JSON.stringify writes them its way.
+ */
+function isLazyList(value: unknown): value is Iterable<unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  if (typeof (value as Partial<Iterable<unknown>>)[Symbol.iterator] !== 'function') return false
+  return Object.getPrototypeOf(value) === Object.prototype || String(value) === '[object Generator]'
+}
 
 /** Whether a value holds a lazy list at its top level (then it is written piece by piece). */
 const holdsLazyList = (value: unknown): boolean =>
@@ -45,15 +48,15 @@ export function* jsonPieces(value: unknown, indent = ''): Generator<string> {
   yield first ? (list ? ']' : '}') : `\n${indent}${list ? ']' : '}'}`
 }
 
-/** Writes the document and a new line with `write`, in pieces of about 64 KiB. */
-export function writeJson(value: unknown, write: (text: string) => void): void {
+/** The document and a new line in chunks of about 64 KiB, for a stream to take as it drains. */
+export function* jsonChunks(value: unknown): Generator<string> {
   let buffered = ''
   for (const piece of jsonPieces(value)) {
     buffered += piece
     if (buffered.length >= 65_536) {
-      write(buffered)
+      yield buffered
       buffered = ''
     }
   }
-  write(`${buffered}\n`)
+  yield `${buffered}\n`
 }

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {jsonPieces, writeJson} from '../../../src/lib/io/json-text.js'
+import {jsonChunks, jsonPieces} from '../../../src/lib/io/json-text.js'
 
 /** A list made as it is iterated, counting how many of its items exist at once. */
 function lazyRows(count: number) {
@@ -52,20 +52,26 @@ describe('jsonPieces', () => {
     expect(text([holes, 'x'])).toBe(JSON.stringify([[undefined, 1], 'x'], null, 2))
   })
 
+  it('writes a generator as the list it makes, and maps, sets and typed arrays as JSON.stringify does', () => {
+    function* made() {
+      yield {a: 1}
+      yield {b: [2]}
+    }
+    const others = {map: new Map([['k', 1]]), set: new Set([1]), typed: Uint8Array.of(7), date: new Date(0)}
+    expect(text({rows: made(), ...others})).toBe(JSON.stringify({rows: [{a: 1}, {b: [2]}], ...others}, null, 2))
+  })
+
   it('makes the items of a lazy list one at a time: a million rows never exist at once', () => {
     const {list, made} = lazyRows(10_000)
     let written = 0
-    writeJson({rows: list}, (piece) => {
-      written += piece.length
-    })
+    for (const chunk of jsonChunks({rows: list})) written += chunk.length
     expect(made.most).toBe(1)
     expect(written).toBe(JSON.stringify({rows: [...list]}, null, 2).length + 1)
   })
 
-  it('hands the writer pieces of bounded size, the last ending with a new line', () => {
+  it('comes in chunks of bounded size, the last ending with a new line', () => {
     const {list} = lazyRows(5000)
-    const pieces: string[] = []
-    writeJson({rows: list}, (piece) => pieces.push(piece))
+    const pieces = [...jsonChunks({rows: list})]
     expect(pieces.length).toBeGreaterThan(5)
     expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(70_000)
     expect(pieces.at(-1)!.endsWith('}\n')).toBe(true)
