@@ -28,8 +28,7 @@ export function median(values) {
  * `gw sandbox start` in a process of its own (so that neither gw nor the bare loop shares a
  * core with it), and the environment that makes gw use it (a profile written nowhere).
  */
-export async function benchSandbox() {
-  const dataDir = tempDir('gw-bench-sandbox-')
+export async function benchSandbox(dataDir = tempDir('gw-bench-sandbox-')) {
   const configDir = tempDir('gw-bench-config-')
   const {info, stop} = await spawnSandbox(['--data-dir', dataDir, '--no-profile', '--quiet'], {
     GW_CONFIG_DIR: configDir,
@@ -57,6 +56,8 @@ export async function benchSandbox() {
       })
       if (response.status !== 200) throw new Error(`faults ${spec}: HTTP ${response.status}`)
     },
+    /** Stops the sandbox, keeping its data dir (to start another on it). */
+    stop,
     async close() {
       await stop()
       rmSync(dataDir, {recursive: true, force: true})
@@ -191,11 +192,14 @@ export function runGw(args, env = {}) {
     })
     let stderr = ''
     let rss = ''
-    child.stdout.resume()
+    let stdoutBytes = 0
+    child.stdout.on('data', (c) => (stdoutBytes += c.length))
     child.stderr.on('data', (c) => (stderr += c))
     child.stdio[3].on('data', (c) => (rss += c))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ms: performance.now() - started, code, stderr, maxRssMiB: Number(rss) / 1024}))
+    child.on('close', (code) =>
+      resolve({ms: performance.now() - started, code, stderr, stdoutBytes, maxRssMiB: Number(rss) / 1024}),
+    )
   })
 }
 

@@ -4,15 +4,28 @@
 // signed requests in a bare loop, over the faster of undici and node:http), on loopback and with
 // network-like latency; memory at two sizes and for a 100,000-row dry run. See bench/README.md.
 import {generateKeyPairSync, sign, verify} from 'node:crypto'
-import {createWriteStream, existsSync, writeFileSync} from 'node:fs'
+import {createWriteStream, existsSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {once} from 'node:events'
 import {cpus, totalmem} from 'node:os'
 import {join} from 'node:path'
 
-import {BIN, ROOT, benchSandbox, floorLoop, median, runGw, seedPaidOrders, tempDir, timeCommand} from './lib.mjs'
+import Database from 'better-sqlite3'
+
+import {
+  BIN,
+  ROOT,
+  benchSandbox,
+  floorLoop,
+  median,
+  rawLoop,
+  runGw,
+  seedPaidOrders,
+  tempDir,
+  timeCommand,
+} from './lib.mjs'
 
 const quick = process.argv.includes('--quick')
-/** `--only history`: only the history figures (the full run takes long). */
+/** `--only history` or `--only ledger`: only those figures (the full run takes long). */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined
 const SIZES = quick
   ? {
@@ -24,6 +37,7 @@ const SIZES = quick
       memoryLarge: 40_000,
       dryRun: 20_000,
       historyOrders: 50_000,
+      ledgerOrders: 100_000,
     }
   : {
       startupRuns: 15,
@@ -34,6 +48,7 @@ const SIZES = quick
       memoryLarge: 200_000,
       dryRun: 100_000,
       historyOrders: 500_000,
+      ledgerOrders: 1_000_000,
     }
 const CONCURRENCY = 8
 const BINARY = join(ROOT, 'build', process.platform === 'win32' ? 'gw.exe' : 'gw')
@@ -319,16 +334,161 @@ async function history(bench, known) {
       pass(x <= target),
     )
   }
-  const out = join(big, 'all.csv')
-  const listed = await runGw(['order', 'list', '--out', out], inBig)
-  if (listed.code !== 0) throw new Error(`order list exited ${listed.code}: ${listed.stderr.slice(-500)}`)
-  record(
-    'history',
-    `gw order list --out all.csv of ${count + 1} orders`,
-    `${fmt(listed.ms / 1000, 1)} s, ${fmt(listed.maxRssMiB)} MiB peak`,
-    '<= 10 s, <= 200 MiB',
-    pass(listed.ms <= 10_000 && listed.maxRssMiB <= 200),
+  // The whole list in each form: to a file, as --json on stdout, as text on stdout (a pipe).
+  const forms = [
+    ['--out all.csv', ['--out', join(big, 'all.csv')]],
+    ['--json', ['--json']],
+    ['(text)', []],
+  ]
+  for (const [name, flags] of forms) {
+    const listed = await runGw(['order', 'list', ...flags], inBig)
+    if (listed.code !== 0) throw new Error(`order list ${name} exited ${listed.code}: ${listed.stderr.slice(-500)}`)
+    record(
+      'history',
+      `gw order list ${name} of ${count + 1} orders`,
+      `${fmt(listed.ms / 1000, 1)} s, ${fmt(listed.maxRssMiB)} MiB peak, ${fmt(listed.stdoutBytes / 2 ** 20)} MiB on stdout`,
+      '<= 10 s, <= 200 MiB',
+      pass(listed.ms <= 10_000 && listed.maxRssMiB <= 200),
+    )
+  }
+  rmSync(big, {recursive: true, force: true})
+  rmSync(empty, {recursive: true, force: true})
+}
+
+/**
+ * A ledger of `count` orders in `dataDir`'s ledger.db: the order `template` (one the sandbox
+ * made and saved) copied with numbers of its own, written straight into the sandbox's table
+ * with SQLite (as fast as the disk takes it; making a million through the API would take hours).
+ */
+function fillLedger(dataDir, count, template) {
+  const db = new Database(join(dataDir, 'ledger.db'))
+  const insert = db.prepare(
+    `INSERT INTO orders (appid, mch_order_no, gw_order_no, channel_order_no, notify, order_json)
+     VALUES (?, ?, ?, ?, ?, ?)`,
   )
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const order = {
+        ...template,
+        mch_order_no: `L${i}`,
+        gw_order_no: `800${String(i).padStart(20, '0')}`,
+        channel_order_no: `LC${i}`,
+        created_at: template.created_at - (count - i) * 30_000,
+      }
+      insert.run(
+        order.appid,
+        order.mch_order_no,
+        order.gw_order_no,
+        order.channel_order_no,
+        order.notify,
+        JSON.stringify(order),
+      )
+    }
+  })()
+  db.close()
+}
+
+/**
+ * The sandbox's ledger: a sandbox on a ledger.db of SIZES.ledgerOrders orders against one of
+ * 10,000 (both made the same way): from spawning `gw sandbox start` to its first order_query
+ * answered (medians of 5 alternating starts); then, both running and warmed up, an order_query's
+ * time one at a time over orders not read since the sandbox started (an order read once is kept
+ * in memory, so a tiny or empty ledger would measure a Map), 10 alternating rounds of 200.
+ */
+async function ledger() {
+  const small = tempDir('gw-bench-ledger-small-')
+  const full = tempDir('gw-bench-ledger-full-')
+  // First starts: keys made, one order made and paid in each, its saved form the template.
+  for (const dir of [small, full]) {
+    const sandbox = await benchSandbox(dir)
+    await seedPaidOrders(sandbox, 'T', 1)
+    await sandbox.stop()
+  }
+  const db = new Database(join(full, 'ledger.db'), {readonly: true})
+  const template = JSON.parse(db.prepare('SELECT order_json FROM orders').pluck().get())
+  db.close()
+  const sizes = {small: 10_000, full: SIZES.ledgerOrders}
+  fillLedger(small, sizes.small, template)
+  const filling = performance.now()
+  fillLedger(full, sizes.full, template)
+  const fillSeconds = (performance.now() - filling) / 1000
+  const bytes = (file) => statSync(join(full, file), {throwIfNoEntry: false})?.size ?? 0
+  const size = (bytes('ledger.db') + bytes('ledger.db-wal')) / 2 ** 20
+  const dirs = {small, full}
+  const starts = {small: [], full: []}
+  for (let run = 0; run < 5; run++) {
+    for (const which of ['small', 'full']) {
+      const started = performance.now()
+      const sandbox = await benchSandbox(dirs[which])
+      try {
+        const first = await rawLoop({
+          ...sandbox,
+          operation: 'order_query',
+          count: 1,
+          concurrency: 1,
+          paramsFor: () => ({channel: 'wechat', mch_order_no: 'T0'}),
+        })
+        if (first.failures) throw new Error('the first order_query failed')
+        starts[which].push(performance.now() - started)
+      } finally {
+        await sandbox.stop()
+      }
+    }
+  }
+  const running = {small: await benchSandbox(small), full: await benchSandbox(full)}
+  const queries = {small: [], full: []}
+  try {
+    // Distinct orders spread over the whole ledger (7919 * 127 is prime to both sizes).
+    let next = 0
+    const round = async (which, count) => {
+      const from = next
+      next += count
+      const loop = await rawLoop({
+        ...running[which],
+        operation: 'order_query',
+        count,
+        concurrency: 1,
+        paramsFor: (i) => ({channel: 'wechat', mch_order_no: `L${((from + i) * 7919 * 127) % sizes[which]}`}),
+      })
+      if (loop.failures) throw new Error(`${loop.failures} order_query failed`)
+      return (loop.seconds * 1000) / count
+    }
+    for (const which of ['small', 'full']) await round(which, 500)
+    for (let run = 0; run < 10; run++)
+      for (const which of ['small', 'full']) queries[which].push(await round(which, 200))
+  } finally {
+    await running.small.stop()
+    await running.full.stop()
+  }
+  const orders = sizes.full.toLocaleString('en')
+  record(
+    'sandbox',
+    `ledger of ${orders} orders made (SQLite inserts, see bench/README.md)`,
+    `${fmt(fillSeconds, 1)} s, ${fmt(size, 0)} MiB`,
+  )
+  const startX = median(starts.full) / median(starts.small)
+  record(
+    'sandbox',
+    `gw sandbox start to its first order_query answered, ${orders} orders / 10,000 (medians of 5)`,
+    `${fmt(median(starts.full), 0)} ms / ${fmt(median(starts.small), 0)} ms = ${fmt(startX, 2)}x`,
+    '<= 1.2x',
+    pass(startX <= 1.2),
+  )
+  const queryX = median(queries.full) / median(queries.small)
+  record(
+    'sandbox',
+    `order_query, one at a time, orders not read before, ${orders} orders / 10,000 (medians of 10 rounds of 200)`,
+    `${fmt(median(queries.full), 2)} ms / ${fmt(median(queries.small), 2)} ms = ${fmt(queryX, 2)}x`,
+    '<= 1.2x',
+    pass(queryX <= 1.2),
+  )
+  rmSync(small, {recursive: true, force: true})
+  rmSync(full, {recursive: true, force: true})
+}
+
+if (only === 'ledger') {
+  await ledger()
+  process.exit(0)
 }
 
 const bench = await benchSandbox()
@@ -361,6 +521,7 @@ try {
     }
     await memory(bench, orders)
     await history(bench, orders[0])
+    await ledger()
   }
 } finally {
   await bench.close()

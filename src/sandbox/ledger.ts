@@ -108,8 +108,11 @@ export class Ledger {
     )
     this.#toNotify = db.prepare("SELECT order_json FROM orders WHERE notify = 'pending' ORDER BY rowid")
     this.#importEarlier(dataDir)
-    const count = (sql: string) => db.guard(() => (db.prepare(sql).pluck().get() as number) ?? 0)
-    this.#sequence = count('SELECT count(*) FROM orders') + count('SELECT count(*) FROM refund_numbers')
+    // Past every number handed out: the largest rowid is read from the end of the table (count(*)
+    // would read every row: 60 ms more at start with a million orders); rows are never deleted.
+    const last = (table: string) =>
+      db.guard(() => (db.prepare(`SELECT max(rowid) FROM ${table}`).pluck().get() as number | null) ?? 0)
+    this.#sequence = last('orders') + last('refund_numbers')
   }
 
   /** `ledger.json` and `ledger.log` of earlier versions, folded in once (the log's last line of an order wins). */

@@ -150,3 +150,188 @@ describe('the database', () => {
     expect(listed.stderr).toContain('Move it aside')
   })
 })
+
+describe('lists, streamed from the history', () => {
+  const appid = () => world.sandbox.info.merchants[0]!.appid
+  /** Minute `i` of 2026-01-01 (UTC), as gw writes times with TZ=UTC. */
+  const minute = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()
+  const shownAt = (i: number) => minute(i).replace('.000Z', '+00:00')
+  const orderLine = (mch: string, i: number, channel = 'wechat', state?: string) =>
+    JSON.stringify({
+      type: 'order',
+      appid: appid(),
+      mch_order_no: mch,
+      channel,
+      total_fee: 1000,
+      fee_type: 'THB',
+      at: minute(i),
+      ...(state ? {state, state_at: minute(i)} : {}),
+    })
+
+  it('of 2,400 orders: the text shows the first 1,000 and how many match; --json is the same document as before; untrusted text made visible', async () => {
+    // Odd ones alipay; all but every fourth with a state (the others of an earlier version, without).
+    const channel = (i: number) => (i % 2 ? 'alipay' : 'wechat')
+    const state = (i: number) => (i % 4 ? 'SUCCESS' : undefined)
+    const {env} = withEarlierHistory([
+      ...Array.from({length: 2400}, (_, i) => orderLine(`LONG-${i}`, i, channel(i), state(i))),
+      `{"type":"refund","appid":"${appid()}","mch_order_no":"LONG-0","mch_refund_no":"RF-ESC","refund_fee":100,"fee_type":"THB","status":"refunded","source":"\\u001b[2J\\u001b[31mrefunds.csv","at":"${minute(3000)}"}`,
+    ])
+    const utc = {...env, TZ: 'UTC'}
+    const text = await world.run(['order', 'list'], {env: utc})
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toContain(
+      'the first 1000 of 2400 orders shown (all of them with --out FILE.csv or FILE.xlsx, or --json)',
+    )
+    expect(text.stdout).toContain('LONG-2399 ')
+    expect(text.stdout).toContain('LONG-1400 ')
+    expect(text.stdout).not.toContain('LONG-1399 ')
+    // How many match, counted by the history: by state, by channel.
+    for (const [flags, count] of [
+      [['--state', 'SUCCESS'], 1800],
+      [['--channel', 'alipay'], 1200],
+    ] as const) {
+      const matching = await world.run(['order', 'list', ...flags], {env: utc})
+      expect(matching.stdout).toContain(`the first 1000 of ${count} orders shown`)
+    }
+
+    const json = await world.run(['order', 'list', '--json'], {env: utc})
+    expect(json.code, json.stderr).toBe(0)
+    // Byte for byte the document gw wrote when it held the whole list: JSON.stringify(document, null, 2).
+    const orders = Array.from({length: 2400}, (_, k) => {
+      const i = 2399 - k
+      return {
+        made_at: shownAt(i),
+        mch_order_no: `LONG-${i}`,
+        channel: channel(i),
+        total_fee: 1000,
+        fee_type: 'THB',
+        ...(state(i) ? {state: state(i), state_at: shownAt(i)} : {}),
+      }
+    })
+    expect(json.stdout).toBe(`${JSON.stringify({orders}, null, 2)}\n`)
+
+    const refunds = await world.run(['refund', 'list'], {env: utc})
+    expect(refunds.code, refunds.stderr).toBe(0)
+    expect(refunds.stdout).toContain('\\x1B[2J\\x1B[31mrefunds.csv')
+    expect(refunds.stdout).not.toContain('\u001b')
+    expect(refunds.stdout).toContain('1 refund')
+  })
+
+  it('--refresh asks about each order as it is listed, keeps the list order, filters --state after; a failure is said, the document whole', async () => {
+    const paid = await world.paidOrders(300, 1000, 'STREAM')
+    // The history knows them NOTPAY (as made), and three orders on a channel without an order query.
+    const {env} = withEarlierHistory([
+      ...paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')),
+      ...[0, 1, 2].map((i) => orderLine(`SCB-${i}`, 400 + i, 'scb_qrcard', 'NOTPAY')),
+    ])
+    type Listed = {mch_order_no: string; state: string; refresh_skipped?: string; refresh_failed?: string}
+    const numbers = (result: {json: <T>() => T}) => result.json<{orders: Listed[]}>().orders.map((o) => o.mch_order_no)
+    const known = await world.run(['order', 'list', '--json'], {env})
+    const newestFirst = ['SCB-2', 'SCB-1', 'SCB-0', ...[...paid].reverse()]
+    expect(numbers(known)).toEqual(newestFirst)
+
+    const before = await world.requests()
+    const refreshed = await world.run(['order', 'list', '--refresh', '--json'], {env})
+    expect(refreshed.code, refreshed.stderr).toBe(0)
+    const listed = refreshed.json<{orders: Listed[]}>().orders
+    expect(listed.map((o) => o.mch_order_no)).toEqual(newestFirst)
+    expect(listed.slice(3).every((o) => o.state === 'SUCCESS' && !o.refresh_failed)).toBe(true)
+    expect(listed.slice(0, 3)).toEqual(
+      [2, 1, 0].map((i) =>
+        expect.objectContaining({
+          mch_order_no: `SCB-${i}`,
+          state: 'NOTPAY',
+          refresh_skipped: 'scb_qrcard has no order query',
+        }),
+      ),
+    )
+    expect(refreshed.stderr).toContain('3 of 303 orders keep the state gw knew')
+    expect((await world.requests()).order_query! - (before.order_query ?? 0)).toBe(300)
+    // The new states are kept: a list without --refresh shows them.
+    expect(numbers(await world.run(['order', 'list', '--state', 'SUCCESS', '--json'], {env}))).toHaveLength(300)
+
+    const notPaid = await world.run(['order', 'list', '--state', 'NOTPAY', '--refresh'], {env})
+    expect(notPaid.code, notPaid.stderr).toBe(0)
+    expect(notPaid.stdout).toContain('NOTPAY (as known: scb_qrcard has no order query)')
+    expect(notPaid.stdout).toContain('3 orders')
+    expect(notPaid.stdout).not.toContain('STREAM-')
+
+    // With the gateway down (twenty of them: each is tried again before it counts as failed).
+    const few = withEarlierHistory(paid.slice(0, 20).map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    const down = {...few.env, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}
+    const failed = await world.run(['order', 'list', '--refresh', '--json', '--timeout', '1'], {env: down})
+    expect(failed.code, failed.stderr).toBe(3)
+    const unrefreshed = failed.json<{orders: Listed[]}>().orders
+    expect(unrefreshed.map((o) => o.mch_order_no)).toEqual(paid.slice(0, 20).reverse())
+    expect(unrefreshed.every((o) => o.state === 'NOTPAY' && o.refresh_failed?.includes('nothing is listening'))).toBe(
+      true,
+    )
+    expect(failed.stderr).toMatch(/warning: 20 of 20 orders could not be refreshed \(nothing is listening/)
+  }, 60_000)
+
+  it('Ctrl-C during --refresh --json ends the list where it is: one document, the orders listed so far, exit 130', async () => {
+    const paid = await world.paidOrders(40, 1000, 'STOPPED')
+    const {env} = withEarlierHistory(paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    await world.faults('latency=300-300ms@order_query')
+    let result
+    try {
+      const before = (await world.requests()).order_query ?? 0
+      const running = world.spawn(['order', 'list', '--refresh', '--json', '--concurrency', '2'], {env})
+      const deadline = Date.now() + 20_000
+      while (((await world.requests()).order_query ?? 0) - before < 4 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      running.child.kill('SIGINT')
+      result = await running.result
+    } finally {
+      await world.faults('')
+    }
+    expect(result.code, result.stderr).toBe(130)
+    const document = result.json<{orders: {mch_order_no: string; state: string}[]; stopped_by: string}>()
+    expect(document.stopped_by).toBe('SIGINT')
+    const listed = document.orders.map((o) => o.mch_order_no)
+    expect(listed.length).toBeGreaterThan(0)
+    expect(listed.length).toBeLessThan(40)
+    expect(listed).toEqual([...paid].reverse().slice(0, listed.length))
+    expect(document.orders.every((o) => o.state === 'SUCCESS')).toBe(true)
+    expect(result.stderr).toContain('Stopping: the list ends with the orders read so far.')
+  }, 60_000)
+
+  it('refund list --refresh asks once per order for the refunds listed near each other, in list order; --state after', async () => {
+    const [first, second] = await world.paidOrders(2, 10_000, 'RSTREAM')
+    // A refund the gateway never saw, recorded on the first order: absent once asked.
+    const {env} = withEarlierHistory([
+      orderLine(first!, 0, 'wechat', 'SUCCESS'),
+      orderLine(second!, 1, 'wechat', 'SUCCESS'),
+      `{"type":"refund","appid":"${appid()}","mch_order_no":"${first}","channel":"wechat","mch_refund_no":"RF-NEVER","refund_fee":100,"fee_type":"THB","status":"refunded","at":"${minute(2)}"}`,
+    ])
+    for (const [order, amount] of [
+      [first, '1.00'],
+      [second, '2.00'],
+      [first, '3.00'],
+    ] as const) {
+      const made = await world.run(['refund', 'create', order!, '--amount', amount, '--yes'], {env})
+      expect(made.code, made.stderr).toBe(0)
+    }
+    type Listed = {mch_refund_no: string; mch_order_no: string; status: string; gw_refund_no?: string}
+    const known = (await world.run(['refund', 'list', '--json'], {env})).json<{refunds: Listed[]}>().refunds
+    expect(known.map((r) => [r.mch_order_no, r.status])).toEqual([
+      [first, 'refunded'],
+      [second, 'refunded'],
+      [first, 'refunded'],
+      [first, 'refunded'],
+    ])
+    const before = await world.requests()
+    const refreshed = await world.run(['refund', 'list', '--refresh', '--json'], {env})
+    expect(refreshed.code, refreshed.stderr).toBe(0)
+    const listed = refreshed.json<{refunds: Listed[]}>().refunds
+    expect(listed.map((r) => r.mch_refund_no)).toEqual(known.map((r) => r.mch_refund_no))
+    expect(listed.map((r) => r.status)).toEqual(['refunded', 'refunded', 'refunded', 'absent'])
+    expect(listed.slice(0, 3).every((r) => r.gw_refund_no)).toBe(true)
+    const after = await world.requests()
+    expect(after.order_query! - (before.order_query ?? 0)).toBe(2)
+    expect(after.refund_query! - (before.refund_query ?? 0)).toBe(2)
+
+    const absent = await world.run(['refund', 'list', '--refresh', '--state', 'absent', '--json'], {env})
+    expect(absent.json<{refunds: Listed[]}>().refunds.map((r) => r.mch_refund_no)).toEqual(['RF-NEVER'])
+  })
+})

@@ -428,7 +428,9 @@ describe('the smaller ones', () => {
       await world.faults('')
     }
     expect(result.code, result.stderr).toBe(5)
-    expect(result.stderr).toMatch(/The report could not be written \(.*changed while gw was running\)/)
+    expect(result.stderr).toMatch(
+      /The report could not be written \(.*changed while gw was running: .*put the file back as it was planned \(SHA-256 [0-9a-f]{64}\) and run the same command/s,
+    )
     expect(
       readdirSync(join(world.configDir)).filter((f) =>
         f.startsWith(

@@ -97,6 +97,37 @@ describe('the history database', () => {
     expect(history.findRefund('B2', 'R1')).toBeUndefined()
   })
 
+  it('lists past a page of rows, ties in time in the order recorded, and takes writes while a list is read', () => {
+    const dir = folder()
+    // 2,500 orders, five to each millisecond: pages of 1,000 end inside a run of ties.
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 5)).toISOString()
+    writeFileSync(join(dir, 'history.jsonl'), Array.from({length: 2500}, (_, i) => order(`P${i}`, at(i))).join('\n'))
+    const history = new OrderHistory(dir)
+    const expected = Array.from({length: 2500}, (_, i) => i)
+      .sort((a, b) => Math.floor(b / 5) - Math.floor(a / 5) || a - b)
+      .map((i) => `P${i}`)
+    const listed: string[] = []
+    for (const o of history.orders('A1')) {
+      listed.push(o.mch_order_no)
+      // What --refresh does for each order listed: its new state noted in the history.
+      history.noteOrderState('A1', o.mch_order_no, 'SUCCESS')
+    }
+    expect(listed).toEqual(expected)
+    expect([...history.orders('A1')].every((o) => o.state === 'SUCCESS')).toBe(true)
+    const range = {since: new Date(at(2000)), until: new Date(at(2100))}
+    expect([...history.orders('A1', range)]).toHaveLength(100)
+    // Counted with the same selection as listed: time, state, channel.
+    expect(history.count('orders', 'A1', range)).toBe(100)
+    expect(history.count('orders', 'A1', {state: 'SUCCESS'})).toBe(2500)
+    expect(history.count('orders', 'A1', {state: 'NOTPAY'})).toBe(0)
+    expect(history.count('orders', 'A1', {channel: 'alipay'})).toBe(0)
+    // A refund of an earlier version, without a status, is one made: refunded.
+    history.recordRefund({appid: 'A1', mch_order_no: 'P1', mch_refund_no: 'R1', refund_fee: 1})
+    history.recordRefund({appid: 'A1', mch_order_no: 'P2', mch_refund_no: 'R2', refund_fee: 1, status: 'unknown'})
+    expect(history.count('refunds', 'A1', {state: 'refunded'})).toBe(1)
+    expect([...history.refunds('A1', {state: 'refunded'})].map((r) => r.mch_refund_no)).toEqual(['R1'])
+    expect(history.count('refunds', 'A1')).toBe(2)
+  })
   it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
     const dir = folder()
     const history = new OrderHistory(dir)

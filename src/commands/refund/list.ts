@@ -1,11 +1,11 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {listFilterOf, listFlags, networkFlags} from '../../lib/cli/flags.js'
-import {type ListedRefund, REFUND_LIST_STATES} from '../../lib/refunds/list.js'
+import {listFlags, networkFlags} from '../../lib/cli/flags.js'
+import {REFUND_LIST_STATES} from '../../lib/refunds/list.js'
 
 export default class RefundList extends GwCommand<typeof RefundList> {
   static override summary = 'list the refunds made on this machine, newest first'
   static override description =
-    "Lists the refunds gw made for the profile's appid (one at a time or from files), from its local history, with their status as gw last knew it: refunded, processing, failed, unknown (sent, outcome not known yet), intent (about to be sent when gw stopped), absent (the gateway has no such refund). --refresh asks the gateway for each order's refunds first. Settling an unknown refund is refund create's work: run it again for that order."
+    "Lists the refunds gw made for the profile's appid (one at a time or from files), from its local history, with their status as gw last knew it: refunded, processing, failed, unknown (sent, outcome not known yet), intent (about to be sent when gw stopped), absent (the gateway has no such refund). --refresh asks the gateway for each order's refunds first. Settling an unknown refund is refund create's work: run it again for that order. A long list shows its first 1000 on stdout with how many there are: --out FILE or --json gives all of them."
   static override examples = [
     '<%= config.bin %> refund list --since today',
     '<%= config.bin %> refund list --since 7d --state processing --refresh',
@@ -14,23 +14,20 @@ export default class RefundList extends GwCommand<typeof RefundList> {
 
   static override flags = {...listFlags(REFUND_LIST_STATES), ...networkFlags}
 
-  async run(): Promise<{refunds: ListedRefund[]}> {
-    const [{listRefunds, listedRefunds, refundListRow, REFUND_LIST_COLUMNS}, {refundListView}, {refunds: service}] =
-      await Promise.all([
-        import('../../lib/refunds/list.js'),
-        import('../../lib/render/refunds.js'),
-        this.services({signs: Boolean(this.flags.refresh)}),
-      ])
-    const filter = listFilterOf(this.flags)
-    const file = {columns: REFUND_LIST_COLUMNS, row: refundListRow, sheet: 'refunds'}
+  async run(): Promise<void> {
+    const [{listRefunds, refundListRow, REFUND_LIST_COLUMNS}, {refundListView}, {refunds}] = await Promise.all([
+      import('../../lib/refunds/list.js'),
+      import('../../lib/render/refunds.js'),
+      this.services({signs: Boolean(this.flags.refresh)}),
+    ])
     const appid = this.profile.appid
-    const view = (shown: ListedRefund[], total: number) => refundListView(shown, appid, total)
-    if (await this.streamList(this.flags, listedRefunds(service.history, appid, filter), file, view))
-      return {refunds: []}
-    const refunds = await listRefunds(service, filter)
-    this.log(refundListView(refunds, appid))
-    await this.writeList(this.flags, REFUND_LIST_COLUMNS, refunds.map(refundListRow), 'refunds')
-    this.refreshFailures(refunds, 'refunds')
-    return {refunds}
+    await this.showList(
+      {
+        what: 'refunds',
+        file: {columns: REFUND_LIST_COLUMNS, row: refundListRow, sheet: 'refunds'},
+        view: (shown, total, inFile) => refundListView(shown, appid, total, inFile),
+      },
+      (emit, filter) => listRefunds(refunds, filter, emit),
+    )
   }
 }

@@ -6,7 +6,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {closest, distance} from 'fastest-levenshtein'
 
-import {ExitCode, GwError} from '../errors.js'
+import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
 import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
@@ -16,14 +16,33 @@ import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
 import {fileShown, shown, terminalSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
-import {canonicalChoices} from './flags.js'
+import {canonicalChoices, listFilterOf} from './flags.js'
 import type {Work} from './progress.js'
 import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices} from './services.js'
 import type {Cell} from '../files/cells.js'
+import type {JsonListWriter, RefreshTally} from './list-output.js'
+import type {ListFilter} from '../orders/list.js'
 
-/** How many rows of a list written to --out are also shown on stdout. */
-const LIST_SHOWN = 200
+/**
+ * How many rows of a list stdout shows: a table of hundreds of thousands of rows helps no one
+ * at a terminal (and cli-table3 lays out every row before printing any), so beyond this the
+ * first ones and how many, and where all of them are: --out FILE or --json.
+ */
+const LIST_SHOWN = 1000
+/** With --out, the file holds them all: stdout shows the first few. */
+const LIST_SHOWN_WITH_FILE = 200
+
+/** An item of a list, marked when --refresh could not ask the gateway about it. */
+type RefreshMarks = {refresh_failed?: string; refresh_skipped?: string}
+
+/** How a list is written: what its items are called (its --json key too), its file's columns, its text view. */
+interface ListShape<T, C extends string> {
+  what: string
+  file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string}
+  /** The table of the first items shown, with how many there are (`inFile`: all of them are in --out's file). */
+  view: (shown: T[], total: number, inFile: boolean) => string
+}
 
 type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -93,6 +112,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   }
 
   #services?: Promise<GatewayServices>
+  /** A list's --json document being written: an error ends it rather than starting another. */
+  #jsonList?: JsonListWriter
 
   /**
    * The client and services for the profile in use, loaded and built on first use; `--timeout`
@@ -175,43 +196,65 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     await super.finally(error)
   }
 
-  /** With --out: the rows of a list also written to that file (CSV, or a workbook for .xlsx), and said on stderr. */
-  protected async writeList<C extends string>(
-    flags: {out?: string; bom?: boolean},
-    columns: readonly C[],
-    rows: Iterable<Partial<Record<C, Cell>>>,
-    sheet: string,
-  ): Promise<void> {
-    if (!flags.out) return
-    const {writeTable} = await import('../files/annotated-output.js')
-    await writeTable(flags.out, columns, rows, {sheet, bom: flags.bom})
-    this.note(`written to ${fileShown(flags.out)}`)
-  }
-
   /**
-   * A list to --out without --refresh or --json: its rows go from the history's query to the
-   * file as they are read (a year of history never sits whole in memory), and stdout shows the
-   * first LIST_SHOWN with how many there are. False (nothing done) when the list must be held whole.
+   * A list from the history's query, each item to every output as it comes (a year of history
+   * never sits whole in memory): --json's document written an item at a time, --out's file a
+   * row at a time, and on stdout a table of the first rows with how many there are (all of them
+   * are in the file or --json). After a --refresh, what could not be asked is said. Ctrl-C ends
+   * the list where it is: --json's document still closes (with `stopped_by`), no half file is put in place.
    */
-  protected async streamList<T, C extends string>(
-    flags: {out?: string; bom?: boolean; refresh: boolean},
-    listed: Iterable<T>,
-    file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string},
-    view: (shown: T[], total: number) => string,
-  ): Promise<boolean> {
-    if (!flags.out || flags.refresh || this.jsonEnabled()) return false
+  protected async showList<T extends RefreshMarks, C extends string>(
+    shape: ListShape<T, C>,
+    list: (emit: (item: T) => Promise<void>, filter: ListFilter) => Promise<{stopped: boolean; total: number}>,
+  ): Promise<void> {
+    const flags = this.flags as Parameters<typeof listFilterOf>[0] & {bom?: boolean}
+    const filter = listFilterOf(flags)
+    const [{JsonListWriter, RefreshTally}, {onInterrupt}, {openTable}] = await Promise.all([
+      import('./list-output.js'),
+      import('./interrupt.js'),
+      import('../files/annotated-output.js'),
+    ])
+    const json = this.jsonEnabled() ? (this.#jsonList = new JsonListWriter(shape.what)) : undefined
+    const {columns, row, sheet} = shape.file
+    const file = flags.out ? await openTable(flags.out, columns, {sheet, bom: flags.bom}) : undefined
+    const limit = file ? LIST_SHOWN_WITH_FILE : LIST_SHOWN
     const shown: T[] = []
-    let total = 0
-    function* rows() {
-      for (const item of listed) {
-        total += 1
-        if (shown.length < LIST_SHOWN) shown.push(item)
-        yield file.row(item)
+    const tally = new RefreshTally()
+    const interrupt = onInterrupt(() => this.note(`Stopping: the list ends with the ${shape.what} read so far.`))
+    // Only a table on stdout needs no more than its first rows: the others are counted, not read.
+    const first = json || file || flags.refresh ? undefined : limit
+    let stopped: boolean
+    let total: number
+    try {
+      const emit = async (item: T) => {
+        tally.add(item)
+        if (!json && shown.length < limit) shown.push(item)
+        await json?.add(item)
+        await file?.write(row(item))
       }
+      const pace = {...filter.pace, signal: interrupt.signal}
+      ;({stopped, total} = await list(emit, {...filter, first, pace}))
+    } catch (error) {
+      await file?.abort()
+      throw error
+    } finally {
+      interrupt.dispose()
     }
-    await this.writeList(flags, file.columns, rows(), file.sheet)
-    this.log(view(shown, total))
-    return true
+    const signal = stopped ? String(interrupt.signal.reason) : undefined
+    if (file && signal) await file.abort()
+    else if (file) {
+      await file.close()
+      this.note(`written to ${fileShown(flags.out!)}`)
+    }
+    if (json) {
+      this.#jsonList = undefined
+      await json.end(signal ? {stopped_by: signal} : {})
+    } else this.present({text: shape.view(shown, total, Boolean(file && !signal))})
+    this.refreshFailures(tally, shape.what)
+    if (signal) {
+      if (file) this.note(`Nothing was written to ${fileShown(flags.out!)}: the list was stopped.`)
+      this.setExitCode(exitCodeOfSignal(signal as NodeJS.Signals))
+    }
   }
 
   /**
@@ -219,19 +262,14 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
    * one known before), and the run ends 3, so a script does not take old states for new ones.
    * Those on a channel without the query are said too, without failing: asking cannot help.
    */
-  protected refreshFailures(
-    listed: readonly {refresh_failed?: string; refresh_skipped?: string}[],
-    what: string,
-  ): void {
-    const skipped = listed.filter((item) => item.refresh_skipped !== undefined)
-    if (skipped.length)
+  protected refreshFailures(tally: RefreshTally, what: string): void {
+    if (tally.skipped)
       this.note(
-        `${skipped.length} of ${listed.length} ${what} keep the state gw knew, marked "as known": ${[...new Set(skipped.map((item) => item.refresh_skipped))].join('; ')}, so the gateway cannot be asked.`,
+        `${tally.skipped} of ${tally.listed} ${what} keep the state gw knew, marked "as known": ${[...tally.skippedWhy].join('; ')}, so the gateway cannot be asked.`,
       )
-    const failed = listed.filter((item) => item.refresh_failed !== undefined)
-    if (!failed.length) return
+    if (!tally.failed) return
     this.warning(
-      `${failed.length} of ${listed.length} ${what} could not be refreshed (${shown(failed[0]!.refresh_failed?.replace(/\.$/, ''))}): their state is the one gw knew before, marked "not refreshed".`,
+      `${tally.failed} of ${tally.listed} ${what} could not be refreshed (${shown(tally.firstFailure?.replace(/\.$/, ''))}): their state is the one gw knew before, marked "not refreshed".`,
     )
     this.setExitCode(ExitCode.Transport)
   }
@@ -281,17 +319,16 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     const flags = {...(this.ctor as typeof GwCommand).baseFlags, ...this.ctor.flags}
     const gwError = toGwError(error, [...Object.keys(flags), 'json', 'help'])
     process.exitCode = gwError.exitCode
-    if (this.jsonEnabled()) {
-      this.logJson({
-        error: {
-          kind: gwError.kind,
-          exit_code: gwError.exitCode,
-          message: withoutKeys(gwError.message),
-          ...(gwError.advice ? {advice: withoutKeys(gwError.advice)} : {}),
-          ...gwError.details,
-        },
-      })
+    const described = {
+      kind: gwError.kind,
+      exit_code: gwError.exitCode,
+      message: withoutKeys(gwError.message),
+      ...(gwError.advice ? {advice: withoutKeys(gwError.advice)} : {}),
+      ...gwError.details,
     }
+    // A list's document already begun on stdout ends with the error, so stdout stays one document.
+    if (this.#jsonList?.started) await this.#jsonList.end({error: described})
+    else if (this.jsonEnabled()) this.logJson({error: described})
     const advice = gwError.advice ? `\n${gwError.advice}` : ''
     process.stderr.write(`${red('Error', process.stderr)}: ${terminalSafe(`${gwError.message}${advice}`)}\n`)
     if (process.env.DEBUG && error.stack) process.stderr.write(`${terminalSafe(error.stack)}\n`)

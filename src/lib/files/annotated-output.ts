@@ -169,14 +169,24 @@ export async function writeTable<C extends string>(
   rows: Iterable<Partial<Record<C, Cell>>>,
   options: OutputOptions,
 ): Promise<void> {
+  const table = await openTable(path, columns, options)
+  try {
+    for (const row of rows) await table.write(row)
+    await table.close()
+  } catch (error) {
+    await table.abort()
+    throw error
+  }
+}
+
+/** A table of gw's own columns only, written a row at a time as rows come (a list streamed from the history). */
+export async function openTable<C extends string>(path: string, columns: readonly C[], options: OutputOptions) {
   const none = {names: [], keys: [], index: new Map<string, number>(), ignored: [], mapped: new Map<string, string>()}
   const writer = await AnnotatedWriter.open(path, none, columns, options)
-  try {
-    for (const row of rows) await writer.write({values: []}, row)
-    await writer.close()
-  } catch (error) {
-    await writer.abort()
-    throw error
+  return {
+    write: (row: Partial<Record<C, Cell>>) => writer.write({values: []}, row),
+    close: () => writer.close(),
+    abort: () => writer.abort(),
   }
 }
 

@@ -5,7 +5,7 @@
  * line (the sheet's row) it starts on, so problems can name their line.
  */
 import {createHash} from 'node:crypto'
-import {createReadStream} from 'node:fs'
+import {createReadStream, statSync} from 'node:fs'
 import {open} from 'node:fs/promises'
 import {pipeline} from 'node:stream/promises'
 
@@ -273,6 +273,19 @@ async function* boundedRecords(path: string, records: AsyncGenerator<SourceRecor
     if (long !== -1) throw fieldTooLong(path, item.line, long + 1, item.record[long]!.length)
     if (item.record.every((field) => field.trim() === '')) continue
     yield item
+  }
+}
+
+/**
+ * What the system says of a file's version: its device, inode, size and times (in nanoseconds;
+ * any write changes them, a copy or a move over it too); undefined when it cannot be read.
+ */
+export function fileStamp(path: string): string | undefined {
+  try {
+    const {dev, ino, size, mtimeNs, ctimeNs} = statSync(path, {bigint: true})
+    return [dev, ino, size, mtimeNs, ctimeNs].join(':')
+  } catch {
+    return undefined
   }
 }
 

@@ -79,16 +79,40 @@ export interface OrderClaim {
 function recordOf<T>(type: 'order' | 'refund', row: Record<string, unknown> | undefined): T | undefined {
   if (!row) return undefined
   const record: Record<string, unknown> = {type}
-  for (const [key, value] of Object.entries(row)) if (value !== null && key !== 'at_ms') record[key] = value
+  for (const [key, value] of Object.entries(row))
+    if (value !== null && key !== 'at_ms' && key !== 'row_id') record[key] = value
   return record as T
 }
 
-/** The records of an appid in [since, until), of one channel or all, newest first (ties in the order first recorded). */
+/** How many rows a list reads at a time. */
+const PAGE = 1000
+
+/**
+ * The records of a list: an appid's made in [since, upto], of one channel or all, in one state
+ * or all (a refund recorded without a status, by an earlier version, is one made: refunded).
+ */
+const listed = (table: 'orders' | 'refunds') =>
+  `appid = @appid AND at_ms >= @since AND at_ms <= @upto AND (@channel IS NULL OR channel = @channel)
+     AND (@state IS NULL OR ${table === 'orders' ? 'state' : "coalesce(status, 'refunded')"} = @state)`
+
+/**
+ * A page of a list, newest first (ties in the order first recorded), after the row (@upto,
+ * @last_row) read last. One upper bound, so that the index's range starts at the page: two
+ * would leave one a filter, and each page would read again every row of the pages before it.
+ */
 const madeBetween = (db: LocalDatabase, table: 'orders' | 'refunds') =>
   db.prepare(
-    `SELECT * FROM ${table} WHERE appid = @appid AND at_ms >= @since AND at_ms < @until
-       AND (@channel IS NULL OR channel = @channel) ORDER BY at_ms DESC, rowid`,
+    `SELECT rowid AS row_id, * FROM ${table} WHERE ${listed(table)} AND NOT (at_ms = @upto AND rowid <= @last_row)
+       ORDER BY at_ms DESC, rowid LIMIT ${PAGE}`,
   )
+
+/** What a list selects. */
+export interface Selection {
+  since?: Date
+  until?: Date
+  channel?: string
+  state?: string
+}
 
 class HistoryQueries {
   readonly saveOrder: Statement
@@ -99,6 +123,8 @@ class HistoryQueries {
   readonly refundsOfOrder: Statement
   readonly refundByNumber: Statement
   readonly refundsMadeBetween: Statement
+  readonly ordersCounted: Statement
+  readonly refundsCounted: Statement
   readonly claimOf: Statement
   readonly claim: Statement
   readonly unclaim: Statement
@@ -136,6 +162,8 @@ class HistoryQueries {
       'SELECT * FROM refunds WHERE appid = ? AND mch_refund_no = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1',
     )
     this.refundsMadeBetween = madeBetween(db, 'refunds')
+    this.ordersCounted = db.prepare(`SELECT count(*) FROM orders WHERE ${listed('orders')}`).pluck()
+    this.refundsCounted = db.prepare(`SELECT count(*) FROM refunds WHERE ${listed('refunds')}`).pluck()
     this.claimOf = db.prepare('SELECT pid, host, since FROM refund_claims WHERE appid = ? AND mch_order_no = ?')
     this.claim = db.prepare(
       'INSERT OR REPLACE INTO refund_claims (appid, mch_order_no, pid, host, since) VALUES (?, ?, ?, ?, ?)',
@@ -179,6 +207,17 @@ function columnsOf(entry: Entry): unknown[] {
     atMs,
   ]
 }
+
+/** A list's parameters, from its first row. */
+const paramsOf = (appid: string, selection: Selection) => ({
+  appid,
+  since: selection.since?.getTime() ?? Number.MIN_SAFE_INTEGER,
+  // Times are whole milliseconds: before `until` is at most until - 1.
+  upto: selection.until ? selection.until.getTime() - 1 : Number.MAX_SAFE_INTEGER,
+  channel: selection.channel ?? null,
+  state: selection.state ?? null,
+  last_row: 0,
+})
 
 interface HistoryPorts {
   /** Told, once, of lines of an imported file that are not a record. */
@@ -313,28 +352,41 @@ export class OrderHistory {
     this.recordOrder({...order, state})
   }
 
-  /** The orders made on this machine for an appid, newest first, as their latest record says; a query read as it goes. */
-  *orders(appid: string, range: {since?: Date; until?: Date; channel?: string} = {}): IterableIterator<OrderEntry> {
-    const rows = this.#q.ordersMadeBetween.iterate(this.#range(appid, range)) as IterableIterator<
-      Record<string, unknown>
-    >
-    for (const row of rows) yield recordOf<OrderEntry>('order', row)!
+  /** The orders made on this machine for an appid, newest first, as their latest record says, read a page at a time. */
+  *orders(appid: string, selection: Selection = {}): IterableIterator<OrderEntry> {
+    for (const row of this.#pages('ordersMadeBetween', appid, selection)) yield recordOf<OrderEntry>('order', row)!
   }
 
-  /** The refunds made on this machine for an appid, newest first (by their latest record), read as it goes. */
-  *refunds(appid: string, range: {since?: Date; until?: Date; channel?: string} = {}): IterableIterator<RefundEntry> {
-    const rows = this.#q.refundsMadeBetween.iterate(this.#range(appid, range)) as IterableIterator<
-      Record<string, unknown>
-    >
-    for (const row of rows) yield recordOf<RefundEntry>('refund', row)!
+  /** The refunds made on this machine for an appid, newest first (by their latest record), read a page at a time. */
+  *refunds(appid: string, selection: Selection = {}): IterableIterator<RefundEntry> {
+    for (const row of this.#pages('refundsMadeBetween', appid, selection)) yield recordOf<RefundEntry>('refund', row)!
   }
 
-  #range(appid: string, range: {since?: Date; until?: Date; channel?: string}) {
-    return {
-      appid,
-      since: range.since?.getTime() ?? Number.MIN_SAFE_INTEGER,
-      until: range.until?.getTime() ?? Number.MAX_SAFE_INTEGER,
-      channel: range.channel ?? null,
+  /** How many orders or refunds a list selects, counted by the index without reading them. */
+  count(what: 'orders' | 'refunds', appid: string, selection: Selection = {}): number {
+    const query = what === 'orders' ? this.#q.ordersCounted : this.#q.refundsCounted
+    const {last_row: _lastRow, ...params} = paramsOf(appid, selection)
+    return query.get(params) as number
+  }
+
+  /**
+   * The rows of a list, a page at a time: no query stays open between pages, so whoever reads
+   * them may write to the history meanwhile (--refresh notes each order's new state), and a
+   * year of history is never in memory at once.
+   */
+  *#pages(
+    query: 'ordersMadeBetween' | 'refundsMadeBetween',
+    appid: string,
+    selection: Selection,
+  ): Generator<Record<string, unknown>> {
+    const params = paramsOf(appid, selection)
+    for (;;) {
+      const rows = this.#q[query].all(params) as Record<string, unknown>[]
+      yield* rows
+      if (rows.length < PAGE) return
+      const last = rows.at(-1)!
+      params.upto = last.at_ms as number
+      params.last_row = last.row_id as number
     }
   }
 

@@ -3,11 +3,13 @@
  * list API), newest first, filtered by time, channel and the state gw last learned; with
  * `refresh`, each listed order is queried first (its new state kept in the history).
  */
-import {runBatch} from '../batch.js'
+import {setImmediate} from 'node:timers/promises'
+
 import type {BatchOptions} from '../batch.js'
 import {GwError} from '../errors.js'
+import {mapInOrder} from '../reconcile/ordered-window.js'
 import {CHANNELS_BY_OPERATION, isoTime} from '../gateway/protocol/index.js'
-import type {OrderHistory} from './history.js'
+import type {OrderHistory, Selection} from './history.js'
 import type {OrderService} from './service.js'
 
 export interface ListedOrder {
@@ -48,14 +50,23 @@ export interface ListFilter {
   state?: string
   refresh: boolean
   pace: BatchOptions
+  /** Only the first so many are read (those after are counted, not read); all of them with refresh. */
+  first?: number
 }
+
+/** What the history selects for a list: with refresh, the state is the gateway's, filtered after asking. */
+export const selectionOf = (filter: ListFilter): Selection => ({
+  since: filter.since,
+  until: filter.until,
+  channel: filter.channel,
+  state: filter.refresh ? undefined : filter.state,
+})
 
 const local = (at: string | undefined) => (at ? isoTime(new Date(at)) : undefined)
 
 /** The orders of the list as the history knows them, newest first, read from the query as they are used. */
-export function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedOrder> {
-  for (const o of history.orders(appid, filter)) {
-    if (filter.state && !filter.refresh && o.state !== filter.state) continue
+function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedOrder> {
+  for (const o of history.orders(appid, selectionOf(filter))) {
     yield {
       made_at: local(o.at)!,
       mch_order_no: o.mch_order_no,
@@ -69,31 +80,70 @@ export function* listedOrders(history: OrderHistory, appid: string, filter: List
   }
 }
 
-export async function listOrders(
+/** Lets the process hear a signal (Ctrl-C) every so many items of a list read without waiting on anything. */
+const YIELD_EVERY = 1000
+
+/**
+ * The items of a list handed to `emit` in list order, as they come, never held whole: as read,
+ * or (with refresh) each through `refresh` first, within the pace, in a bounded window, then
+ * filtered by `--state` (the state after the refresh). `emit` is awaited: a slow output slows
+ * the reading. Stops taking new items when the pace's signal aborts. `total`: how many the list
+ * has (past `first`, counted by `count`).
+ */
+export async function emitList<T>(
+  listed: Iterable<T>,
+  filter: ListFilter,
+  each: {refresh: (item: T) => Promise<void>; state: (item: T) => string | undefined; count: () => number},
+  emit: (item: T) => Promise<void>,
+): Promise<{stopped: boolean; total: number}> {
+  const {signal} = filter.pace
+  let total = 0
+  if (!filter.refresh) {
+    for (const item of listed) {
+      if (total === filter.first) return {stopped: false, total: each.count()}
+      if (++total % YIELD_EVERY === 0) await setImmediate()
+      if (signal?.aborted) break
+      await emit(item)
+    }
+    return {stopped: Boolean(signal?.aborted), total}
+  }
+  const outcome = await mapInOrder(
+    listed,
+    async (item) => {
+      await each.refresh(item)
+      return item
+    },
+    async (item) => {
+      if (filter.state && each.state(item) !== filter.state) return
+      total += 1
+      await emit(item)
+    },
+    {...filter.pace, window: Math.max(256, filter.pace.concurrency * 32)},
+  )
+  return {...outcome, total}
+}
+
+/** `gw order list`: each order to `emit` as it comes (with refresh: its state asked first and kept in the history). */
+export function listOrders(
   history: OrderHistory,
   orders: OrderService,
   filter: ListFilter,
-): Promise<ListedOrder[]> {
-  const listed = [...listedOrders(history, orders.appid, filter)]
-  if (filter.refresh) {
-    await runBatch(
-      listed,
-      async (order) => {
-        if (!CHANNELS_BY_OPERATION.order_query.includes(order.channel)) {
-          order.refresh_skipped = `${order.channel} has no order query`
-          return
-        }
-        try {
-          const found = await orders.find({mch_order_no: order.mch_order_no}, order.channel)
-          order.state = found.record.result
-          order.state_at = isoTime()
-        } catch (error) {
-          if (!(error instanceof GwError)) throw error
-          order.refresh_failed = error.message
-        }
-      },
-      filter.pace,
-    )
+  emit: (order: ListedOrder) => Promise<void>,
+): Promise<{stopped: boolean; total: number}> {
+  const refresh = async (order: ListedOrder) => {
+    if (!CHANNELS_BY_OPERATION.order_query.includes(order.channel)) {
+      order.refresh_skipped = `${order.channel} has no order query`
+      return
+    }
+    try {
+      const found = await orders.find({mch_order_no: order.mch_order_no}, order.channel)
+      order.state = found.record.result
+      order.state_at = isoTime()
+    } catch (error) {
+      if (!(error instanceof GwError)) throw error
+      order.refresh_failed = error.message
+    }
   }
-  return filter.state ? listed.filter((o) => o.state === filter.state) : listed
+  const count = () => history.count('orders', orders.appid, selectionOf(filter))
+  return emitList(listedOrders(history, orders.appid, filter), filter, {refresh, state: (o) => o.state, count}, emit)
 }

@@ -7,7 +7,7 @@
 import {type BatchOptions, runBatch} from '../batch.js'
 
 export async function mapInOrder<T, R>(
-  items: AsyncIterable<T>,
+  items: AsyncIterable<T> | Iterable<T>,
   work: (item: T) => Promise<R>,
   emit: (result: R) => Promise<void>,
   options: BatchOptions & {window: number},

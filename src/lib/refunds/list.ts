@@ -4,11 +4,10 @@
  * refunds (one order query and one refund query per order) and each refund shows the state it
  * has there now. The history is not changed by a list: settling refunds is refund create's work.
  */
-import {runBatch} from '../batch.js'
 import {GwError} from '../errors.js'
-import {isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
+import {type RefundOrder, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
 import type {OrderHistory} from '../orders/history.js'
-import type {ListFilter} from '../orders/list.js'
+import {type ListFilter, emitList, selectionOf} from '../orders/list.js'
 import type {RefundService} from './service.js'
 
 export interface ListedRefund {
@@ -54,10 +53,9 @@ export const REFUND_LIST_STATES = ['refunded', 'processing', 'failed', 'unknown'
 const GATEWAY_STATUS: Record<string, string> = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'}
 
 /** The refunds of the list as the history knows them, newest first, read from the query as they are used. */
-export function* listedRefunds(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedRefund> {
-  for (const r of history.refunds(appid, filter)) {
+function* listedRefunds(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedRefund> {
+  for (const r of history.refunds(appid, selectionOf(filter))) {
     const status = r.status ?? 'refunded'
-    if (filter.state && !filter.refresh && status !== filter.state) continue
     yield {
       at: isoTime(new Date(r.at)),
       mch_refund_no: r.mch_refund_no,
@@ -72,36 +70,52 @@ export function* listedRefunds(history: OrderHistory, appid: string, filter: Lis
   }
 }
 
-export async function listRefunds(refunds: RefundService, filter: ListFilter): Promise<ListedRefund[]> {
-  const listed = [...listedRefunds(refunds.history, refunds.appid, filter)]
-  if (filter.refresh) {
-    const byOrder = new Map<string, ListedRefund[]>()
-    for (const refund of listed) byOrder.set(refund.mch_order_no, [...(byOrder.get(refund.mch_order_no) ?? []), refund])
-    await runBatch(
-      byOrder.entries(),
-      async ([mchOrderNo, ofOrder]) => {
-        try {
-          const found = await refunds.orders.find({mch_order_no: mchOrderNo}, ofOrder[0]!.channel)
-          const numbers = ofOrder.map((r) => r.mch_refund_no)
-          const known = await refunds.queries.refundsOf(found, numbers)
-          if (!known) {
-            for (const refund of ofOrder) refund.refresh_skipped = `${found.channel} has no refund query`
-            return
-          }
-          for (const refund of ofOrder) {
-            const there = known.find((k) => k.mch_refund_no === refund.mch_refund_no)
-            refund.status = there
-              ? (GATEWAY_STATUS[normalizeRefundState(there.refund_state)] ?? there.refund_state)
-              : 'absent'
-            refund.gw_refund_no = there?.gw_refund_no ?? refund.gw_refund_no
-          }
-        } catch (error) {
-          if (!(error instanceof GwError)) throw error
-          for (const refund of ofOrder) refund.refresh_failed = error.message
-        }
-      },
-      filter.pace,
-    )
+/** What the gateway said of an order's refunds, for each of its listed refunds. */
+type OrderRefunds = {there: RefundOrder[]} | {skipped: string} | {failed: string}
+
+/** How many orders' answers are kept for their other refunds in the list: a bound, not a cache of the history. */
+const ORDERS_KEPT = 1024
+
+/**
+ * `gw refund list`: each refund to `emit` as it comes; with refresh, the gateway is asked for
+ * its order's refunds first (one order query and one refund query per order: the answer serves
+ * every refund of that order listed near it, so an order's refunds made together are asked once).
+ */
+export function listRefunds(
+  refunds: RefundService,
+  filter: ListFilter,
+  emit: (refund: ListedRefund) => Promise<void>,
+): Promise<{stopped: boolean; total: number}> {
+  const asked = new Map<string, Promise<OrderRefunds>>()
+  const refundsOf = async (refund: ListedRefund): Promise<OrderRefunds> => {
+    try {
+      const found = await refunds.orders.find({mch_order_no: refund.mch_order_no}, refund.channel)
+      const there = await refunds.queries.refundsOf(found, [refund.mch_refund_no])
+      return there ? {there} : {skipped: `${found.channel} has no refund query`}
+    } catch (error) {
+      if (!(error instanceof GwError)) throw error
+      return {failed: error.message}
+    }
   }
-  return filter.state ? listed.filter((r) => r.status === filter.state) : listed
+  const refresh = async (refund: ListedRefund) => {
+    let answer = asked.get(refund.mch_order_no)
+    if (!answer) {
+      answer = refundsOf(refund)
+      asked.set(refund.mch_order_no, answer)
+      if (asked.size > ORDERS_KEPT) asked.delete(asked.keys().next().value!)
+    }
+    const said = await answer
+    if ('failed' in said) refund.refresh_failed = said.failed
+    else if ('skipped' in said) refund.refresh_skipped = said.skipped
+    else {
+      const there = said.there.find((k) => k.mch_refund_no === refund.mch_refund_no)
+      refund.status = there
+        ? (GATEWAY_STATUS[normalizeRefundState(there.refund_state)] ?? there.refund_state)
+        : 'absent'
+      refund.gw_refund_no = there?.gw_refund_no ?? refund.gw_refund_no
+    }
+  }
+  const count = () => refunds.history.count('refunds', refunds.appid, selectionOf(filter))
+  const listed = listedRefunds(refunds.history, refunds.appid, filter)
+  return emitList(listed, filter, {refresh, state: (r) => r.status, count}, emit)
 }

@@ -97,7 +97,12 @@ export function waitOutcome(
 }
 
 /** `gw order list`: a table of the orders, newest first, and how many. */
-export function orderListView(orders: readonly ListedOrder[], appid: string, total = orders.length): string {
+export function orderListView(
+  orders: readonly ListedOrder[],
+  appid: string,
+  total = orders.length,
+  inFile = false,
+): string {
   if (!orders.length)
     return `No orders made on this machine for ${appid} match. (gw lists the orders it made: the gateway has no list of its own.)`
   const rows = orders.map((o) => [
@@ -108,5 +113,5 @@ export function orderListView(orders: readonly ListedOrder[], appid: string, tot
     listedState(o.state ?? '?', o),
     o.gw_order_no ?? '',
   ])
-  return `${table(['made', 'order', 'amount', 'channel', 'state', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order')}`
+  return `${table(['made', 'order', 'amount', 'channel', 'state', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order', inFile)}`
 }

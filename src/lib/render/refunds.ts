@@ -178,7 +178,12 @@ export function refundOutcome(
 }
 
 /** `gw refund list`: a table of the refunds, newest first, and how many. */
-export function refundListView(refunds: readonly ListedRefund[], appid: string, total = refunds.length): string {
+export function refundListView(
+  refunds: readonly ListedRefund[],
+  appid: string,
+  total = refunds.length,
+  inFile = false,
+): string {
   if (!refunds.length) return `No refunds made on this machine for ${appid} match.`
   const rows = refunds.map((r) => [
     r.at,
@@ -189,5 +194,5 @@ export function refundListView(refunds: readonly ListedRefund[], appid: string, 
     r.gw_refund_no ?? '',
     r.source ?? '',
   ])
-  return `${table(['time', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund')}`
+  return `${table(['time', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund', inFile)}`
 }

@@ -8,6 +8,11 @@ export function listedState(state: string, item: {refresh_failed?: string; refre
   return state
 }
 
-/** The count under a list: "3 orders", or "the first 1000 of 500000 orders shown (all in the file)". */
-export const listCount = (shown: number, total: number, word: string) =>
-  shown === total ? plural(total, word) : `the first ${shown} of ${plural(total, word)} shown (all in the file)`
+/**
+ * The count under a list: "3 orders", or "the first 200 of 500000 orders shown (all in the
+ * file)", or without a file where all of them are.
+ */
+export const listCount = (shown: number, total: number, word: string, inFile = false) =>
+  shown === total
+    ? plural(total, word)
+    : `the first ${shown} of ${plural(total, word)} shown (${inFile ? 'all in the file' : 'all of them with --out FILE.csv or FILE.xlsx, or --json'})`

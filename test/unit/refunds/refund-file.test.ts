@@ -1,4 +1,4 @@
-import {writeFileSync} from 'node:fs'
+import {utimesSync, writeFileSync} from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
 
@@ -142,7 +142,7 @@ describe('the rows of a good file', () => {
     const file = await read(content)
     expect(file.problems).toEqual([])
     const cellsRead = []
-    for await (const {row, cells} of rowsWithCells(file, await fileSha256(file.path)))
+    for await (const {row, cells} of rowsWithCells(file))
       cellsRead.push([row.line, row.request?.ref, row.request?.amount, cells.values[2]])
     expect(cellsRead).toEqual([
       [2, {mch_order_no: 'A'}, {decimal: '10.00'}, 'Khun "VIP"'],
@@ -154,15 +154,31 @@ describe('the rows of a good file', () => {
   it('reads the cells again for the report only from the file planned: one changed since is refused, never paired with the plan', async () => {
     const path = tempFile('refunds.csv', 'mch_order_no,refund_fee,note\nA,100,first\nB,200,second\n')
     const file = await readRefundFile(path)
-    const planned = await fileSha256(path)
+    expect(file.sha256).toBe(await fileSha256(path))
     const again = async () => {
       const notes = []
-      for await (const {cells} of rowsWithCells(file, planned)) notes.push(cells.values[2])
+      for await (const {cells} of rowsWithCells(file)) notes.push(cells.values[2])
       return notes
     }
     expect(await again()).toEqual(['first', 'second'])
     writeFileSync(path, 'mch_order_no,refund_fee,note\nA,100,first\nB,999,second\n')
-    await expect(again()).rejects.toThrow(/refunds\.csv changed while gw was running/)
+    await expect(again()).rejects.toThrow(/refunds\.csv changed while gw was running.*SHA-256 [0-9a-f]{64}/)
+  })
+
+  it('refuses a report whose file was written over in place while its cells were being read, though every line is found', async () => {
+    const path = tempFile('refunds.csv', 'mch_order_no,refund_fee,note\nA,100,first\nB,200,second\n')
+    // Saved a while ago, as a user's file is (the system's clock ticks in milliseconds).
+    utimesSync(path, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000))
+    const file = await readRefundFile(path)
+    const read = rowsWithCells(file)
+    expect((await read.next()).value?.cells.values[2]).toBe('first')
+    // The same size, other bytes: what `dd conv=notrunc` or an editor saving in place does.
+    writeFileSync(path, 'mch_order_no,refund_fee,note\nA,900,first\nB,200,second\n')
+    await expect(
+      (async () => {
+        for (let next = await read.next(); !next.done; next = await read.next());
+      })(),
+    ).rejects.toThrow(/changed while gw was running/)
   })
 
   it('keep a given refund number; others get theirs once the order is known', async () => {

@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import {isoTime} from '../../../src/lib/gateway/protocol/index.js'
 import type {OutcomeRecord, RowHistory} from '../../../src/lib/refunds/bulk/journal.js'
+import {exitCodeOf} from '../../../src/lib/refunds/bulk/bulk-result.js'
 import {isToSend, settleByLookup, stateFromJournal} from '../../../src/lib/refunds/bulk/rows.js'
 import type {PlannedRefund} from '../../../src/lib/refunds/service.js'
 
@@ -77,5 +78,22 @@ describe("a row settled by the gateway's record of its refund number", () => {
     expect(isToSend({outcome: {status: 'pending'}, planned})).toBe(true)
     expect(isToSend({outcome: {status: 'refunded'}, planned})).toBe(false)
     expect(isToSend({outcome: {status: 'skipped_invalid', err_msg: 'x'}, planned})).toBe(false)
+  })
+})
+
+describe("a bulk run's exit code", () => {
+  const failed = {outcome: {status: 'failed', err_code: 'X'}} as const
+  const done = {outcome: {status: 'refunded'}} as const
+  const ended = {stopped: false}
+
+  it('is 5 when the report could not be written, over failed rows too: a rerun writes it', () => {
+    expect(exitCodeOf([done], ended)).toBe(0)
+    expect(exitCodeOf([done], {...ended, reportFailure: 'disk full'})).toBe(5)
+    expect(exitCodeOf([done, failed], ended)).toBe(1)
+    expect(exitCodeOf([done, failed], {...ended, reportFailure: 'the file changed'})).toBe(5)
+  })
+
+  it('says an interrupt over a report that could not be written', () => {
+    expect(exitCodeOf([done], {stopped: true, stoppedBy: 'SIGTERM', reportFailure: 'x'})).toBe(143)
   })
 })

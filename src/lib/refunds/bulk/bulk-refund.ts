@@ -14,7 +14,7 @@ import {besideInput, outputFor} from '../../files/annotated-output.js'
 import {startTrail} from '../../files/audit.js'
 import {checkOutputs} from '../../files/output-paths.js'
 import {isoTime} from '../../gateway/protocol/index.js'
-import {type ReadOptions, fileSha256} from '../../files/table.js'
+import type {ReadOptions} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
 import {type BulkResult, type ToSendTotal, exitCodeOf, rowViews, toSendTotals} from './bulk-result.js'
@@ -89,7 +89,7 @@ export async function runBulkRefund(
   try {
     const identity = {
       csv_file: basename(csv),
-      csv_sha256: await fileSha256(csv),
+      csv_sha256: file.sha256,
       appid: refunds.appid,
       batch_id: options.batch_id,
     }
@@ -132,8 +132,7 @@ export async function runBulkRefund(
     const report = async (states: readonly RowState[]) => {
       if (!file.rows.length) return undefined
       trail.finished = isoTime()
-      const sha256 = identity.csv_sha256
-      return writeReport(reportPath, file, states, {bom: options.bom, dryRun: options.dry_run, trail, sha256}).then(
+      return writeReport(reportPath, file, states, {bom: options.bom, dryRun: options.dry_run, trail}).then(
         (kept) => void (earlierReport = kept),
         (error: Error) => error.message,
       )

@@ -81,14 +81,16 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
 
 /**
  * The run's exit code. A report that could not be written is not a success: the refunds are in
- * the journal, and the same command run again writes the report (exit 5 when nothing else is).
+ * the journal, and the same command run again writes the report (exit 5, also over failed rows;
+ * an interrupt or a failed verification says more).
  */
 export function exitCodeOf(
   states: readonly RowState[],
   ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
 ): ExitCode {
   const code = rowsExitCode(states, ended)
-  return code === ExitCode.Done && ended.reportFailure ? ExitCode.Unknown : code
+  // Failed rows are in the journal and on screen; the report a rerun writes is what is missing.
+  return ended.reportFailure && (code === ExitCode.Done || code === ExitCode.Refused) ? ExitCode.Unknown : code
 }
 
 function rowsExitCode(

@@ -23,12 +23,14 @@ import {
   type TableRow,
   type TableSource,
   fileSha256,
+  fileStamp,
   missingOrderColumn,
   openTable,
   orderColumnOf,
   orderNumbersOf,
   rowProblems,
 } from '../../files/table.js'
+import {usageError} from '../../errors.js'
 import {fileShown, quoted} from '../../untrusted.js'
 import type {OrderNumberField, OrderReference} from '../../orders/reference.js'
 import type {Problem, RefundRow, RowRequest} from './rows.js'
@@ -49,6 +51,9 @@ export interface RefundFile {
   /** The file, and how it was read: the report reads its rows' cells again (rows are not held with them). */
   path: string
   read: ReadOptions
+  /** The version read: its SHA-256, and its stamp (files/table's fileStamp). */
+  sha256: string
+  stamp: string
   source: TableSource
   header: TableHeader
   /** Ignored columns that look like a field, with the --column that would read them. */
@@ -228,15 +233,34 @@ class FileRow implements RefundRow {
   }
 }
 
-/** Reads and checks the whole file. Nothing is sent here. */
+/**
+ * Reads and checks the whole file, and the version read: its SHA-256 (the journal's and the
+ * report's identity of it) and its stamp, the same before the reading and after the hashing,
+ * so the hash is of the bytes read. A file changed meanwhile is refused. Nothing is sent here.
+ */
 export async function readRefundFile(path: string, options: Omit<ReadOptions, 'fields'> = {}): Promise<RefundFile> {
+  const stamp = fileStamp(path)
+  const file = await readRows(path, options)
+  const sha256 = await fileSha256(path)
+  if (stamp === undefined || fileStamp(path) !== stamp)
+    throw usageError(
+      `${fileShown(path)} changed while gw was reading it; nothing was sent.`,
+      'Save and close it, then run the same command again.',
+    )
+  return {...file, sha256, stamp}
+}
+
+async function readRows(
+  path: string,
+  options: Omit<ReadOptions, 'fields'>,
+): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
   const read = {...options, fields: FIELDS, required: [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]}
   const {source, header, rows: records} = await openTable(path, read)
   const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['refund_fee', 'refund_amount']])
   const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
-  const file = (truncated?: boolean): RefundFile => ({
+  const file = (truncated?: boolean) => ({
     path,
     read,
     source,
@@ -275,24 +299,29 @@ export async function readRefundFile(path: string, options: Omit<ReadOptions, 'f
 
 /**
  * The cells of the file's rows, read again in its order for the report, each with the row it
- * belongs to. The file must be the one planned: its SHA-256 is checked first, and each row
- * must be found again on its line.
+ * belongs to. The file must be the version planned: the same SHA-256 and stamp before the
+ * reading, the same stamp after it (checked before the report is put in place), and each row
+ * found again on its line.
  */
 export async function* rowsWithCells(
   file: RefundFile,
-  sha256: string,
 ): AsyncGenerator<{row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}> {
-  const changed = `${fileShown(file.path)} changed while gw was running`
-  if ((await fileSha256(file.path)) !== sha256) throw new Error(changed)
+  const changed = (why = '') =>
+    new Error(
+      `${fileShown(file.path)} changed while gw was running${why}: the report would not be the file planned. Every refund is in the journal: put the file back as it was planned (SHA-256 ${file.sha256}) and run the same command to write the report`,
+    )
+  const unchanged = () => fileStamp(file.path) === file.stamp
+  if (!unchanged() || (await fileSha256(file.path)) !== file.sha256) throw changed()
   const {rows: records} = await openTable(file.path, file.read)
   try {
     let next = await records.next()
     for (const [index, row] of file.rows.entries()) {
       while (!next.done && next.value.line < row.line) next = await records.next()
-      if (next.done || next.value.line !== row.line) throw new Error(`${changed} (line ${row.line} is not there)`)
+      if (next.done || next.value.line !== row.line) throw changed(` (line ${row.line} is not there)`)
       yield {row, index, cells: next.value}
     }
   } finally {
     await records.return(undefined)
   }
+  if (!unchanged()) throw changed()
 }

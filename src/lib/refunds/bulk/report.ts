@@ -40,7 +40,7 @@ export async function writeReport(
   path: string,
   file: RefundFile,
   states: readonly RowState[],
-  options: {bom?: boolean; dryRun: boolean; trail: AuditTrail; sha256: string},
+  options: {bom?: boolean; dryRun: boolean; trail: AuditTrail},
 ): Promise<string | undefined> {
   const sheet = options.dryRun ? 'plan' : 'report'
   const writer = await AnnotatedWriter.open(path, file.header, REPORT_COLUMNS, {
@@ -51,7 +51,7 @@ export async function writeReport(
     lead: ['status'],
   })
   try {
-    for await (const {row, index, cells} of rowsWithCells(file, options.sha256)) {
+    for await (const {row, index, cells} of rowsWithCells(file)) {
       const view = rowView(row, states[index]!, options.dryRun)
       const advice = (states[index]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
       const earlier = view.made_by ? `refunded earlier by ${view.made_by}` : undefined
