@@ -25,7 +25,7 @@ import {
 } from './lib.mjs'
 
 const quick = process.argv.includes('--quick')
-/** `--only history` or `--only ledger`: only those figures (the full run takes long). */
+/** `--only history`, `--only ledger` or `--only batches`: only those figures (the full run takes long). */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined
 const SIZES = quick
   ? {
@@ -151,9 +151,9 @@ async function reconcile(bench, orders, count, label) {
  * usually is), against the floor of the requests it must make: one order query and one refund
  * per row, on other orders of the same shape.
  */
-async function refunds(bench, count, label) {
-  const gwOrders = await seedPaidOrders(bench, `BRF${label ? 'L' : ''}`, count)
-  const floorOrders = await seedPaidOrders(bench, `BRR${label ? 'L' : ''}`, count)
+async function refunds(bench, count, label, round = '') {
+  const gwOrders = await seedPaidOrders(bench, `BRF${label ? 'L' : ''}${round}`, count)
+  const floorOrders = await seedPaidOrders(bench, `BRR${label ? 'L' : ''}${round}`, count)
   const queries = await floorLoop({
     ...bench,
     operation: 'order_query',
@@ -494,7 +494,14 @@ if (only === 'ledger') {
 const bench = await benchSandbox()
 try {
   if (only === 'history') await history(bench, (await seedPaidOrders(bench, 'BQ', 1))[0])
-  else {
+  else if (only === 'batches') {
+    // The loopback batches alone, each twice (what a change to a batch's path is checked with).
+    const orders = await seedPaidOrders(bench, 'BQ', 2000)
+    for (const round of [1, 2]) {
+      await reconcile(bench, orders, SIZES.reconcileRows, '')
+      await refunds(bench, SIZES.refundRows, '', `R${round}`)
+    }
+  } else {
     record('machine', 'signing (RSA-2048 MD5 sign + verify, one core)', `${fmt(signingRate(), 0)} /s`)
     const orders = await seedPaidOrders(bench, 'BQ', 2000)
     const capacity = await floorLoop({

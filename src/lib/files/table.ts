@@ -4,10 +4,7 @@
  * from its column (columns: gw's names or the user's mapping). Rows stream, each with the
  * line (the sheet's row) it starts on, so problems can name their line.
  */
-import {createHash} from 'node:crypto'
-import {createReadStream, statSync} from 'node:fs'
 import {open} from 'node:fs/promises'
-import {pipeline} from 'node:stream/promises'
 
 import {usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
@@ -274,24 +271,4 @@ async function* boundedRecords(path: string, records: AsyncGenerator<SourceRecor
     if (item.record.every((field) => field.trim() === '')) continue
     yield item
   }
-}
-
-/**
- * What the system says of a file's version: its device, inode, size and times (in nanoseconds;
- * any write changes them, a copy or a move over it too); undefined when it cannot be read.
- */
-export function fileStamp(path: string): string | undefined {
-  try {
-    const {dev, ino, size, mtimeNs, ctimeNs} = statSync(path, {bigint: true})
-    return [dev, ino, size, mtimeNs, ctimeNs].join(':')
-  } catch {
-    return undefined
-  }
-}
-
-/** Hex SHA-256 of a file's bytes, streamed. */
-export async function fileSha256(path: string): Promise<string> {
-  const hash = createHash('sha256')
-  await pipeline(createReadStream(path), hash)
-  return hash.digest('hex')
 }

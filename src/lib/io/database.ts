@@ -52,6 +52,8 @@ const UNREADABLE = /^SQLITE_(CANTOPEN|READONLY|PERM|IOERR|AUTH)/
 export class LocalDatabase {
   readonly #db: BetterSqlite3.Database
   readonly #holderFile: string
+  /** This process has written the holder file. */
+  #noted = false
   #durable = false
 
   /** `migrations[i]` takes the schema from version i to i + 1; each runs once, in one transaction. */
@@ -122,7 +124,14 @@ export class LocalDatabase {
     if (this.#db.open) this.#db.close()
   }
 
+  /**
+   * Says this process writes, once for a run of its writes: the file is written again only when
+   * another process has written it since (reading it is a tenth of writing it). Inside the
+   * transaction no other writer can. A bulk run commits a write per refund: writing the file
+   * each time was 12% of its time.
+   */
   #noteHolder(): void {
+    if (this.#noted && this.#readHolder()?.pid === process.pid) return
     const holder: Holder = {
       pid: process.pid,
       host: hostname(),
@@ -130,15 +139,23 @@ export class LocalDatabase {
       command: process.argv.slice(2, 4).join(' '),
     }
     writeFileSync(this.#holderFile, JSON.stringify(holder), {mode: 0o600})
+    this.#noted = true
   }
 
-  #holder(): Holder | undefined {
+  /** The process the holder file names; undefined when it cannot be read. */
+  #readHolder(): Holder | undefined {
     try {
       const holder = JSON.parse(readFileSync(this.#holderFile, 'utf8')) as Holder
-      return typeof holder.pid === 'number' && holder.pid !== process.pid ? holder : undefined
+      return typeof holder.pid === 'number' ? holder : undefined
     } catch {
       return undefined
     }
+  }
+
+  /** The process the holder file names, when it is another one. */
+  #holder(): Holder | undefined {
+    const holder = this.#readHolder()
+    return holder?.pid === process.pid ? undefined : holder
   }
 
   #described(error: unknown): unknown {

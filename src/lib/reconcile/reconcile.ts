@@ -17,10 +17,10 @@ import {
   type Table,
   type TableHeader,
   type TableRow,
-  fileSha256,
   missingOrderColumn,
   openTable,
 } from '../files/table.js'
+import {fileSha256} from '../io/file-version.js'
 import {GwError, usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS, isCurrency, isoTime} from '../gateway/protocol/index.js'
 import {type TotalsRow, TotalsRows} from '../files/totals.js'

@@ -2,7 +2,7 @@ import {utimesSync, writeFileSync} from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
 
-import {fileSha256} from '../../../src/lib/files/table.js'
+import {fileSha256} from '../../../src/lib/io/file-version.js'
 import {readRefundFile, rowsWithCells} from '../../../src/lib/refunds/bulk/refund-file.js'
 import {tempFile} from '../../helpers/shared.js'
 

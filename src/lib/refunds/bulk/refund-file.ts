@@ -22,14 +22,13 @@ import {
   type TableHeader,
   type TableRow,
   type TableSource,
-  fileSha256,
-  fileStamp,
   missingOrderColumn,
   openTable,
   orderColumnOf,
   orderNumbersOf,
   rowProblems,
 } from '../../files/table.js'
+import {fileSha256, fileStamp} from '../../io/file-version.js'
 import {usageError} from '../../errors.js'
 import {fileShown, quoted} from '../../untrusted.js'
 import type {OrderNumberField, OrderReference} from '../../orders/reference.js'
