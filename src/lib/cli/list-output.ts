@@ -5,10 +5,7 @@
  */
 import {once} from 'node:events'
 
-import {jsonPieces} from '../io/json-text.js'
-
-/** How much of the document is gathered before it is written (fewer, larger writes). */
-const CHUNK = 64 * 1024
+import {JSON_CHUNK, jsonPieces} from '../io/json-text.js'
 
 /**
  * The --json document `{"KEY": [items...]}` exactly as JSON.stringify(document, null, 2) writes
@@ -35,7 +32,7 @@ export class JsonListWriter {
 
   async add(item: unknown): Promise<void> {
     this.#pending += `${this.#items++ ? ',' : ''}\n    ${indented(item, '    ')}`
-    if (this.#pending.length >= CHUNK) await this.#write()
+    if (this.#pending.length >= JSON_CHUNK) await this.#write()
   }
 
   /** Ends the array and the document; `more` (an error met after items were written) as its last members. */

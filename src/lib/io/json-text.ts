@@ -48,12 +48,15 @@ export function* jsonPieces(value: unknown, indent = ''): Generator<string> {
   yield first ? (list ? ']' : '}') : `\n${indent}${list ? ']' : '}'}`
 }
 
-/** The document and a new line in chunks of about 64 KiB, for a stream to take as it drains. */
+/** How much of a document is gathered before it is written (fewer, larger writes). */
+export const JSON_CHUNK = 64 * 1024
+
+/** The document and a new line in chunks of about JSON_CHUNK, for a stream to take as it drains. */
 export function* jsonChunks(value: unknown): Generator<string> {
   let buffered = ''
   for (const piece of jsonPieces(value)) {
     buffered += piece
-    if (buffered.length >= 65_536) {
+    if (buffered.length >= JSON_CHUNK) {
       yield buffered
       buffered = ''
     }

@@ -9,21 +9,14 @@ import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from './words.js'
 
-/** The first `limit` items that `keep` takes, and how many it takes in all: a million rows are read once, none held. */
-function sample<T>(items: Iterable<T>, limit: number, keep: (item: T) => boolean = () => true) {
-  const first: T[] = []
+/** The first `limit` items that `keep` takes, one to a line, then how many more: a million rows are read once, none held. */
+function lines<T>(items: Iterable<T>, line: (item: T) => string, limit = 200, keep: (item: T) => boolean = () => true) {
+  const shown: string[] = []
   let count = 0
   for (const item of items) {
     if (!keep(item)) continue
-    count++
-    if (first.length < limit) first.push(item)
+    if (++count <= limit) shown.push(`  ${line(item)}`)
   }
-  return {first, count}
-}
-
-function lines<T>(items: Iterable<T>, line: (item: T) => string, limit = 200): string {
-  const {first, count} = sample(items, limit)
-  const shown = first.map((item) => `  ${line(item)}`)
   if (count > limit) shown.push(`  ... and ${count - limit} more (all are in --json and the report)`)
   return shown.join('\n')
 }
@@ -73,15 +66,13 @@ function toSendText(totals: readonly ToSendTotal[]): string {
 
 /** Rows whose refund number the gateway already holds: with the refund and the time they match. */
 function alreadyRefunded(result: BulkResult): string[] {
-  if (!rowsWith(result, 'already_refunded')) return []
-  const {first, count} = sample(result.rows, 20, (r) => r.status === 'already_refunded')
+  const count = rowsWith(result, 'already_refunded')
+  if (!count) return []
   const line = (r: BulkRowView) =>
     `line ${r.line}: ${r.mch_refund_no} (${formatAmount(r.refund_fee, r.fee_type)}) was refunded${r.refund_time ? ` at ${r.refund_time}` : ''}${r.gw_refund_no ? ` as ${r.gw_refund_no}` : ''}${r.made_by ? ` (by ${r.made_by})` : ''}`
-  const more = count > first.length ? [`  ... and ${count - first.length} more (all are in --json and the report)`] : []
   return [
     `${plural(count, 'row')} already refunded, not sent again (use --batch-id for an intentional second round):`,
-    ...first.map((r) => `  ${line(r)}`),
-    ...more,
+    lines(result.rows, line, 20, (r) => r.status === 'already_refunded'),
   ]
 }
 
