@@ -128,6 +128,47 @@ describe('the history database', () => {
     expect([...history.refunds('A1', {state: 'refunded'})].map((r) => r.mch_refund_no)).toEqual(['R1'])
     expect(history.count('refunds', 'A1')).toBe(2)
   })
+  it("commits a bulk run's records together: a tenth of a second's, 512, or before a question; a single refund's at once", async () => {
+    const dir = folder()
+    const history = new OrderHistory(dir)
+    history.findOrder('A1', {mch_order_no: 'none'})
+    const committed = () => new Database(join(dir, 'history.db'), {readonly: true})
+    const refundsSeen = () => {
+      const db = committed()
+      try {
+        return db.prepare('SELECT count(*) FROM refunds').pluck().get() as number
+      } finally {
+        db.close()
+      }
+    }
+    const bulk = (i: number) => ({
+      appid: 'A1',
+      mch_order_no: `B${i}`,
+      mch_refund_no: `B${i}-R`,
+      refund_fee: 1,
+      source: 'f.csv',
+    })
+    vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']})
+    try {
+      for (let i = 0; i < 5; i++) history.recordRefund({...bulk(i), status: 'refunded'})
+      await new Promise((resolve) => setImmediate(resolve))
+      for (let i = 5; i < 10; i++) history.recordRefund({...bulk(i), status: 'refunded'})
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(refundsSeen()).toBe(0)
+      vi.advanceTimersByTime(100)
+      expect(refundsSeen()).toBe(10)
+    } finally {
+      vi.useRealTimers()
+    }
+    for (let i = 10; i < 522; i++) history.recordRefund({...bulk(i), status: 'refunded'})
+    expect(refundsSeen()).toBe(522)
+    history.recordRefund({...bulk(522), status: 'refunded'})
+    expect(history.findRefund('A1', 'B522-R')?.status).toBe('refunded')
+    expect(refundsSeen()).toBe(523)
+    history.recordRefund({...bulk(523), status: 'intent'}, {sync: true})
+    expect(refundsSeen()).toBe(524)
+  })
+
   it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
     const dir = folder()
     const history = new OrderHistory(dir)

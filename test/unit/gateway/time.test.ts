@@ -1,0 +1,53 @@
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {
+  compactTimestamp,
+  displayTime,
+  gatewayTimeIso,
+  isoTime,
+  isoWithOffset,
+} from '../../../src/lib/gateway/protocol/time.js'
+
+const zone = process.env.TZ
+
+/** Node reads TZ again when it is set: each case runs in the zone named. */
+function inZone(tz: string) {
+  process.env.TZ = tz
+}
+
+describe('the times gw writes and reads, in local time with the offset', () => {
+  afterEach(() => {
+    if (zone === undefined) delete process.env.TZ
+    else process.env.TZ = zone
+  })
+
+  it.each([
+    ['UTC', '2026-11-21T09:31:02+00:00', '2026-11-21T09:31:02.007+00:00'],
+    ['Asia/Bangkok', '2026-11-21T09:31:02+07:00', '2026-11-21T09:31:02.007+07:00'],
+    ['America/St_Johns', '2026-11-21T09:31:02-03:30', '2026-11-21T09:31:02.007-03:30'],
+    ['Asia/Kathmandu', '2026-11-21T09:31:02+05:45', '2026-11-21T09:31:02.007+05:45'],
+  ])('in %s', (tz, seconds, milliseconds) => {
+    inZone(tz)
+    const date = new Date(2026, 10, 21, 9, 31, 2, 7)
+    expect(isoTime(date)).toBe(seconds)
+    expect(isoWithOffset(date)).toBe(milliseconds)
+    expect(displayTime(date)).toBe('2026-11-21 09:31:02')
+    expect(compactTimestamp(date)).toBe('20261121093102')
+    expect(gatewayTimeIso('2026-11-21 09:31:02')).toBe(seconds)
+    expect(gatewayTimeIso('20261121093102')).toBe(seconds)
+  })
+
+  it('the offset is the one of the time itself, across a change of summer time', () => {
+    inZone('Europe/Berlin')
+    expect(isoTime(new Date(2026, 0, 5, 12, 0, 0))).toBe('2026-01-05T12:00:00+01:00')
+    expect(isoTime(new Date(2026, 6, 5, 12, 0, 0))).toBe('2026-07-05T12:00:00+02:00')
+  })
+
+  it('a gateway time in another form, or of no real day or hour, comes back as it is; none is none', () => {
+    expect(gatewayTimeIso('yesterday')).toBe('yesterday')
+    for (const unreal of ['2026-13-01 10:00:00', '2026-02-30 10:00:00', '2026-11-21 24:00:00', '20261121096002'])
+      expect(gatewayTimeIso(unreal)).toBe(unreal)
+    expect(gatewayTimeIso('')).toBeUndefined()
+    expect(gatewayTimeIso(undefined)).toBeUndefined()
+  })
+})
