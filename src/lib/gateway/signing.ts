@@ -43,7 +43,7 @@ function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep)
   if (value && typeof value === 'object') {
     const sorted: Record<string, unknown> = {}
-    for (const key of Object.keys(value).sort(byteOrder))
+    for (const key of inByteOrder(Object.keys(value)))
       sorted[key] = sortKeysDeep((value as Record<string, unknown>)[key])
     return sorted
   }
@@ -56,14 +56,15 @@ function escapeNonAscii(json: string): string {
 
 const OUTSIDE_PRINTABLE_ASCII = /[^ -~]/
 
+const codeUnitOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+
 /**
- * Byte order of the UTF-8 keys. For printable ASCII keys (all of the API's) that is plain
- * code-unit order, compared without allocating; any other key is compared as UTF-8 bytes.
+ * Keys in byte order of their UTF-8. For printable ASCII keys (all of the API's) that is plain
+ * code-unit order, compared without allocating; keys of any other text are compared as UTF-8 bytes.
  */
-function byteOrder(a: string, b: string): number {
-  if (OUTSIDE_PRINTABLE_ASCII.test(a) || OUTSIDE_PRINTABLE_ASCII.test(b))
-    return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
-  return a < b ? -1 : a > b ? 1 : 0
+function inByteOrder(keys: string[]): string[] {
+  return keys.sort(keys.some((key) => OUTSIDE_PRINTABLE_ASCII.test(key)) ? utf8Order : codeUnitOrder)
 }
 
 function encodeValue(value: unknown, asciiEscaped: boolean): string {
@@ -78,9 +79,9 @@ function encodeValue(value: unknown, asciiEscaped: boolean): string {
 
 /** The string that is signed. `asciiEscaped` writes non-ASCII inside nested values as \uXXXX. */
 export function canonicalString(params: Params, asciiEscaped = false): string {
-  return Object.keys(params)
-    .filter((key) => key !== 'sign' && params[key] !== undefined && params[key] !== null)
-    .sort(byteOrder)
+  return inByteOrder(
+    Object.keys(params).filter((key) => key !== 'sign' && params[key] !== undefined && params[key] !== null),
+  )
     .map((key) => `${key}=${encodeValue(params[key], asciiEscaped)}`)
     .join('')
 }
@@ -277,8 +278,7 @@ function likelyMistakes(params: Params): [string, string][] {
       'values were form-encoded before signing; sign them as sent, decoded',
     ],
     [
-      [...keys]
-        .sort(byteOrder)
+      inByteOrder([...keys])
         .map((k) => `${k}=${encodeValue(params[k], false)}`)
         .join('&'),
       'the pairs were joined with &; join them with nothing',
