@@ -316,6 +316,8 @@ export class OrderHistory {
       this.#db!.write(() => this.#save(entry), {durable: true})
       return
     }
+    // Opened now: the records waiting are committed when the process ends, which is heard from then on.
+    this.#open()
     this.#pending.push(entry)
     if (this.#pending.length >= GROUP_RECORDS) this.#flush()
     else
