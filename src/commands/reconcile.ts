@@ -4,18 +4,10 @@ import {GwCommand} from '../lib/cli/base-command.js'
 import {batchFlags, fileFlags, networkFlags} from '../lib/cli/flags.js'
 import {ExitCode, exitCodeOfSignal} from '../lib/errors.js'
 import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
-import type {ReconcileOutcome, ReconciledRow} from '../lib/reconcile/reconcile.js'
-
-interface ReconcileResult extends ReconcileOutcome {
-  file: string
-  out: string
-  mismatches: number
-  results: Omit<ReconciledRow, 'values' | 'typed'>[]
-}
 
 export default class Reconcile extends GwCommand<typeof Reconcile> {
   static override summary = 'check your order records against the gateway, row by row'
-  static override description = `Reads a CSV or .xlsx file with an order number column (mch_order_no, gw_order_no or channel_order_no) and, to compare, an amount (total_fee in minor units or amount as a decimal), a currency (fee_type) and a state (status: paid, unpaid, refunded, refunded_partly, closed, or a gateway state), and a refund number (mch_refund_no) for orders refunded elsewhere, so a partly refunded order can be told from a fully refunded one. Columns named otherwise are mapped with --column FIELD=HEADER. It says what it compares and from which columns, queries every order, and classifies each row: match, amount_mismatch, currency_mismatch, status_mismatch, missing_at_gateway, query_failed or invalid_row. A file that lets it compare nothing beyond existence is refused unless --existence-only. The output (CSV, or .xlsx when named so) is every row with the gateway's state, amounts, channel, time paid, the classification and the detail. The file streams: memory does not grow with its size (except under --json, which holds the rows it prints). Exit 0 when every row matches, 1 when any does not, 2 for an unusable file.`
+  static override description = `Reads a CSV or .xlsx file with an order number column (mch_order_no, gw_order_no or channel_order_no) and, to compare, an amount (total_fee in minor units or amount as a decimal), a currency (fee_type) and a state (status: paid, unpaid, refunded, refunded_partly, closed, or a gateway state), and a refund number (mch_refund_no) for orders refunded elsewhere, so a partly refunded order can be told from a fully refunded one. Columns named otherwise are mapped with --column FIELD=HEADER. It says what it compares and from which columns, queries every order, and classifies each row: match, amount_mismatch, currency_mismatch, status_mismatch, missing_at_gateway, query_failed or invalid_row. A file that lets it compare nothing beyond existence is refused unless --existence-only. The output (CSV, or .xlsx when named so) is every row with the gateway's state, amounts, channel, time paid, the classification and the detail. The file streams: memory does not grow with its size, --json included (its results are written as they come). Exit 0 when every row matches, 1 when any does not, 2 for an unusable file.`
 
   static override examples = [
     '<%= config.bin %> reconcile orders-2026-11-20.csv',
@@ -41,7 +33,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     ...networkFlags,
   }
 
-  async run(): Promise<ReconcileResult> {
+  async run(): Promise<void> {
     const {flags, args} = this
     const [{Reconciler, openForReconcile}, {reconcileView, readingNotes, outcomeNotes}] = await Promise.all([
       import('../lib/reconcile/reconcile.js'),
@@ -51,7 +43,8 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     const {out} = input
     readingNotes(input).forEach((note) => this.note(note))
     const {orders, refunds} = await this.services()
-    const results: ReconcileResult['results'] = []
+    // --json: the rows' results as they come, then the outcome (a file of any size, never held).
+    const json = this.jsonEnabled() ? await this.startJsonList('results') : undefined
     const work = await this.longWork('reconcile', undefined, 'stopping: finishing the rows in flight', 'to look at')
     let outcome
     try {
@@ -61,9 +54,9 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
         gw_version: this.config.version,
         onlyMismatches: flags['only-mismatches'],
         signal: work.signal,
-        onRow: ({values: _values, typed: _typed, ...row}, written) => {
+        onRow: async ({values: _values, typed: _typed, ...row}, written) => {
           work.progress.tick(row.classification !== 'match')
-          if (written && this.jsonEnabled()) results.push(row)
+          if (written) await json?.add(row)
         },
       })
     } finally {
@@ -71,9 +64,9 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     }
     outcomeNotes(outcome).forEach((note) => this.note(note))
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
-    this.log(reconcileView(outcome, mismatches, out))
+    if (json) await this.endJsonList({...outcome, file: args.file, out, mismatches})
+    else this.log(reconcileView(outcome, mismatches, out))
     const stoppedCode = exitCodeOfSignal(work.signal.reason)
     this.setExitCode(outcome.stopped ? stoppedCode : mismatches > 0 ? ExitCode.Refused : ExitCode.Done)
-    return {...outcome, file: args.file, out, mismatches, results}
   }
 }

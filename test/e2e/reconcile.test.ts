@@ -199,6 +199,34 @@ describe('gw reconcile', () => {
     expect(json.results.map((r) => r.mch_order_no)).toEqual(['REC-7'])
   })
 
+  it('--json writes the results as they come: Ctrl-C ends one document with the rows judged so far, stopped', async () => {
+    const csv = file(
+      'long.csv',
+      `mch_order_no,total_fee\n${Array.from({length: 60}, () => 'REC-1,10000').join('\n')}\n`,
+    )
+    await world.faults('latency=300-300ms@order_query')
+    let result
+    try {
+      const before = (await world.requests()).order_query ?? 0
+      const running = world.spawn(['reconcile', csv, '--channel', 'wechat', '--concurrency', '2', '--json'])
+      const deadline = Date.now() + 20_000
+      while (((await world.requests()).order_query ?? 0) - before < 4 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      running.child.kill('SIGINT')
+      result = await running.result
+    } finally {
+      await world.faults('')
+    }
+    expect(result.code, result.stderr).toBe(130)
+    const json = result.json<{results: {line: number; classification: string}[]; rows: number; stopped: boolean}>()
+    expect(json.stopped).toBe(true)
+    expect(json.results.length).toBe(json.rows)
+    expect(json.results.length).toBeGreaterThan(0)
+    expect(json.results.length).toBeLessThan(60)
+    expect(json.results.map((r) => r.line)).toEqual(json.results.map((_, i) => i + 2))
+    expect(json.results.every((r) => r.classification === 'match')).toBe(true)
+  })
+
   it('finds the channel of each row by itself when none is given', async () => {
     const csv = file('nochannel.csv', 'mch_order_no,status\nREC-1,paid\n')
     const result = await world.run(['reconcile', csv, '--json'])

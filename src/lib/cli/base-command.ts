@@ -209,12 +209,12 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   ): Promise<void> {
     const flags = this.flags as Parameters<typeof listFilterOf>[0] & {bom?: boolean}
     const filter = listFilterOf(flags)
-    const [{JsonListWriter, RefreshTally}, {onInterrupt}, {openTable}] = await Promise.all([
+    const [{RefreshTally}, {onInterrupt}, {openTable}] = await Promise.all([
       import('./list-output.js'),
       import('./interrupt.js'),
       import('../files/annotated-output.js'),
     ])
-    const json = this.jsonEnabled() ? (this.#jsonList = new JsonListWriter(shape.what)) : undefined
+    const json = this.jsonEnabled() ? await this.startJsonList(shape.what) : undefined
     const {columns, row, sheet} = shape.file
     const file = flags.out ? await openTable(flags.out, columns, {sheet, bom: flags.bom}) : undefined
     const limit = file ? LIST_SHOWN_WITH_FILE : LIST_SHOWN
@@ -246,10 +246,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
       await file.close()
       this.note(`written to ${fileShown(flags.out!)}`)
     }
-    if (json) {
-      this.#jsonList = undefined
-      await json.end(signal ? {stopped_by: signal} : {})
-    } else this.present({text: shape.view(shown, total, Boolean(file && !signal))})
+    if (json) await this.endJsonList(signal ? {stopped_by: signal} : {})
+    else this.present({text: shape.view(shown, total, Boolean(file && !signal))})
     this.refreshFailures(tally, shape.what)
     if (signal) {
       if (file) this.note(`Nothing was written to ${fileShown(flags.out!)}: the list was stopped.`)
@@ -280,6 +278,24 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     if (view.text) this.log(terminalSafe(view.text))
     for (const note of view.notes ?? []) if (note) this.note(note)
     if (view.exitCode !== undefined) this.setExitCode(view.exitCode)
+  }
+
+  /**
+   * --json's document as one list written an item at a time (`key`: its name), never held
+   * whole; the members after the list are given at its end. An error met after it began ends it
+   * instead of starting another document.
+   */
+  protected async startJsonList(key: string): Promise<JsonListWriter> {
+    const {JsonListWriter} = await import('./list-output.js')
+    this.#jsonList = new JsonListWriter(key)
+    return this.#jsonList
+  }
+
+  /** Ends the list begun by startJsonList with the document's other members. */
+  protected async endJsonList(more: Record<string, unknown>): Promise<void> {
+    const json = this.#jsonList!
+    this.#jsonList = undefined
+    await json.end(more)
   }
 
   /** The exit code to end with when the command finishes without an error. */

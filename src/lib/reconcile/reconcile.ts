@@ -53,7 +53,7 @@ const OUTPUT_COLUMNS = [
   'detail',
 ] as const
 
-export type ReconciledRow = Verdict & {line: number; values: string[]; typed?: TypedCells}
+type ReconciledRow = Verdict & {line: number; values: string[]; typed?: TypedCells}
 
 /** One thing reconcile checks of every row, and the columns (as the file names them) it is read from. */
 export interface Comparison {
@@ -83,8 +83,8 @@ interface ReconcileOptions {
   /** gw's version, for the audit trail. */
   gw_version: string
   signal?: AbortSignal
-  /** Called with every row in the file's order; `written` when it went to the output (for --json and progress). */
-  onRow(row: ReconciledRow, written: boolean): void
+  /** Called with every row in the file's order; `written` when it went to the output (for --json and progress). Awaited: a slow reader slows the run. */
+  onRow(row: ReconciledRow, written: boolean): void | Promise<void>
 }
 
 /** The amounts a summary line sums: the gateway's and the merchant's (the file's), each named as the README names amounts. */
@@ -242,7 +242,7 @@ export class Reconciler {
             merchant_total_fee: row.merchant_total_fee,
           })
           const kept = !options.onlyMismatches || row.classification !== 'match'
-          options.onRow(row, kept)
+          await options.onRow(row, kept)
           if (!kept) return
           const currency = row.gateway_fee_type
           await writer.write(row, {
