@@ -336,6 +336,27 @@ describe('lists, streamed from the history', () => {
   })
 })
 
+describe('records committed together', () => {
+  it('gw order create, which asks the history nothing, leaves its order in the next order list', async () => {
+    const {env} = withEarlierHistory([])
+    const args = [
+      '--channel',
+      'wechat',
+      '--amount',
+      '1.00',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      'FIRST-1',
+      '--no-qr',
+    ]
+    const made = await world.run(['order', 'create', ...args], {env})
+    expect(made.code, made.stderr).toBe(0)
+    const listed = await world.run(['order', 'list', '--json'], {env})
+    expect(listed.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual(['FIRST-1'])
+  })
+})
+
 describe("a bulk run's refunds in the history", () => {
   it('killed with SIGKILL mid-run and resumed: refund list shows every row refunded once, as the ledger does', async () => {
     const {dir, env} = withEarlierHistory([])

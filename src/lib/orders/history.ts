@@ -316,6 +316,8 @@ export class OrderHistory {
       this.#db!.write(() => this.#save(entry), {durable: true})
       return
     }
+    // Opened now: its commit at the process's end is hooked there, and an earlier history is imported first.
+    this.#open()
     this.#pending.push(entry)
     if (this.#pending.length >= GROUP_RECORDS) this.#flush()
     else
