@@ -14,8 +14,14 @@ import {spawnSandbox} from '../scripts/sandbox-process.js'
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const BIN = join(ROOT, 'bin', 'run.js')
 
+/** The folders the benchmarks made: removed when the process exits, a failed run included. */
+const made = []
+process.once('exit', () => made.forEach((dir) => rmSync(dir, {recursive: true, force: true})))
+
 export function tempDir(prefix) {
-  return mkdtempSync(join(tmpdir(), prefix))
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  made.push(dir)
+  return dir
 }
 
 export function median(values) {

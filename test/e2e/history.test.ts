@@ -256,16 +256,23 @@ describe('lists, streamed from the history', () => {
     expect(notPaid.stdout).toContain('3 orders')
     expect(notPaid.stdout).not.toContain('STREAM-')
 
-    // With the gateway down (twenty of them: each is tried again before it counts as failed).
+    // With the gateway down: the two asked first are tried again before they count as failed; the
+    // eighteen after are not asked (the gateway could not be reached), each saying so.
     const few = withEarlierHistory(paid.slice(0, 20).map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
     const down = {...few.env, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}
-    const failed = await world.run(['order', 'list', '--refresh', '--json', '--timeout', '1'], {env: down})
+    const failed = await world.run(['order', 'list', '--refresh', '--json', '--timeout', '1', '--concurrency', '2'], {
+      env: down,
+    })
     expect(failed.code, failed.stderr).toBe(3)
     const unrefreshed = failed.json<{orders: Listed[]}>().orders
     expect(unrefreshed.map((o) => o.mch_order_no)).toEqual(paid.slice(0, 20).reverse())
     expect(unrefreshed.every((o) => o.state === 'NOTPAY' && o.refresh_failed?.includes('nothing is listening'))).toBe(
       true,
     )
+    const notAsked = unrefreshed.filter((o) =>
+      o.refresh_failed?.startsWith('not asked: the gateway could not be reached'),
+    )
+    expect(notAsked).toHaveLength(18)
     expect(failed.stderr).toMatch(/warning: 20 of 20 orders could not be refreshed \(nothing is listening/)
   }, 60_000)
 
@@ -333,6 +340,19 @@ describe('lists, streamed from the history', () => {
 
     const absent = await world.run(['refund', 'list', '--refresh', '--state', 'absent', '--json'], {env})
     expect(absent.json<{refunds: Listed[]}>().refunds.map((r) => r.mch_refund_no)).toEqual(['RF-NEVER'])
+
+    // The gateway down: the first order asked is tried again; the other order's refunds are not asked.
+    const down = {...env, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}
+    const failed = await world.run(['refund', 'list', '--refresh', '--json', '--timeout', '1', '--concurrency', '1'], {
+      env: down,
+    })
+    expect(failed.code, failed.stderr).toBe(3)
+    const unrefreshed = failed.json<{refunds: (Listed & {refresh_failed?: string})[]}>().refunds
+    expect(unrefreshed.map((r) => [r.mch_order_no, r.status])).toEqual(known.map((r) => [r.mch_order_no, r.status]))
+    expect(unrefreshed.map((r) => r.refresh_failed?.startsWith('not asked: the gateway could not be reached'))).toEqual(
+      [false, true, false, false],
+    )
+    expect(failed.stderr).toMatch(/warning: 4 of 4 refunds could not be refreshed \(nothing is listening/)
   })
 })
 

@@ -165,12 +165,13 @@ export class StrictText extends Transform {
   }
 }
 
-/** The line (1-based) and text of the line of `text` holding `index`. */
+/** The line (1-based) and text of the line of `text` holding `index`; lines end as CSV records do: CRLF, CR or LF. */
 function lineAt(text: string, index: number): {line: number; text: string} {
-  const start = text.lastIndexOf('\n', index - 1) + 1
-  const end = text.indexOf('\n', index)
-  const line = (text.slice(0, start).match(/\n/g)?.length ?? 0) + 1
-  return {line, text: text.slice(start, end === -1 ? undefined : end).replace(/\r$/, '')}
+  const before = text.slice(0, index)
+  const line = (before.match(/\r\n|\r|\n/g)?.length ?? 0) + 1
+  const start = Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r')) + 1
+  const end = text.slice(start).search(/[\r\n]/)
+  return {line, text: text.slice(start, end === -1 ? undefined : start + end)}
 }
 
 /**
@@ -219,6 +220,6 @@ export function unusualLine(head: Uint8Array, encoding: TextEncoding): {line: nu
     }, -1),
   )
   if (found === -1) return undefined
-  const line = lineAt(text, text[found] === '\n' ? found + 1 : found)
+  const line = lineAt(text, text[found] === '\n' || text[found] === '\r' ? found + 1 : found)
   return {line: line.line, text: line.text}
 }

@@ -316,7 +316,7 @@ export class OrderHistory {
       this.#db!.write(() => this.#save(entry), {durable: true})
       return
     }
-    // Opened now: its commit at the process's end is hooked there, and an earlier history is imported first.
+    // Opened now: the records waiting are committed when the process ends, which is heard from then on.
     this.#open()
     this.#pending.push(entry)
     if (this.#pending.length >= GROUP_RECORDS) this.#flush()

@@ -80,6 +80,26 @@ function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter)
   }
 }
 
+/**
+ * The gateway's answers for a refresh, each by `ask`: a GwError is the item's failure. Once the
+ * gateway could not be reached (the client has already tried that request again), the items
+ * after are not asked: each fails at once, saying so, instead of waiting through the same tries.
+ */
+export function refreshAsker(): <T>(ask: () => Promise<T>) => Promise<T | {failed: string}> {
+  let unreachable: string | undefined
+  return async (ask) => {
+    if (unreachable) return {failed: `not asked: ${unreachable}`}
+    try {
+      return await ask()
+    } catch (error) {
+      if (!(error instanceof GwError)) throw error
+      if (error.kind === 'transport')
+        unreachable ??= `the gateway could not be reached for an earlier one (${error.message.replace(/\.$/, '')})`
+      return {failed: error.message}
+    }
+  }
+}
+
 /** Lets the process hear a signal (Ctrl-C) every so many items of a list read without waiting on anything. */
 const YIELD_EVERY = 1000
 
@@ -130,18 +150,17 @@ export function listOrders(
   filter: ListFilter,
   emit: (order: ListedOrder) => Promise<void>,
 ): Promise<{stopped: boolean; total: number}> {
+  const asked = refreshAsker()
   const refresh = async (order: ListedOrder) => {
     if (!CHANNELS_BY_OPERATION.order_query.includes(order.channel)) {
       order.refresh_skipped = `${order.channel} has no order query`
       return
     }
-    try {
-      const found = await orders.find({mch_order_no: order.mch_order_no}, order.channel)
+    const found = await asked(() => orders.find({mch_order_no: order.mch_order_no}, order.channel))
+    if ('failed' in found) order.refresh_failed = found.failed
+    else {
       order.state = found.record.result
       order.state_at = isoTime()
-    } catch (error) {
-      if (!(error instanceof GwError)) throw error
-      order.refresh_failed = error.message
     }
   }
   const count = () => history.count('orders', orders.appid, selectionOf(filter))

@@ -4,10 +4,9 @@
  * refunds (one order query and one refund query per order) and each refund shows the state it
  * has there now. The history is not changed by a list: settling refunds is refund create's work.
  */
-import {GwError} from '../errors.js'
 import {type RefundOrder, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
 import type {OrderHistory} from '../orders/history.js'
-import {type ListFilter, emitList, selectionOf} from '../orders/list.js'
+import {type ListFilter, emitList, refreshAsker, selectionOf} from '../orders/list.js'
 import type {RefundService} from './service.js'
 
 export interface ListedRefund {
@@ -87,16 +86,13 @@ export function listRefunds(
   emit: (refund: ListedRefund) => Promise<void>,
 ): Promise<{stopped: boolean; total: number}> {
   const asked = new Map<string, Promise<OrderRefunds>>()
-  const refundsOf = async (refund: ListedRefund): Promise<OrderRefunds> => {
-    try {
+  const ask = refreshAsker()
+  const refundsOf = (refund: ListedRefund): Promise<OrderRefunds> =>
+    ask(async () => {
       const found = await refunds.orders.find({mch_order_no: refund.mch_order_no}, refund.channel)
       const there = await refunds.queries.refundsOf(found, [refund.mch_refund_no])
       return there ? {there} : {skipped: `${found.channel} has no refund query`}
-    } catch (error) {
-      if (!(error instanceof GwError)) throw error
-      return {failed: error.message}
-    }
-  }
+    })
   const refresh = async (refund: ListedRefund) => {
     let answer = asked.get(refund.mch_order_no)
     if (!answer) {

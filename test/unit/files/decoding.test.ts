@@ -122,4 +122,15 @@ describe('an encoding told, not guessed silently', () => {
       text: 'b\u0081',
     })
   })
+
+  it('names the line in files whose lines end in CR (old Mac) or CRLF, as their records are numbered', () => {
+    for (const eol of ['\r', '\r\n']) {
+      const latin = Buffer.from(['name,amount', 'INV-1,100', 'José Müller,100', ''].join(eol), 'latin1')
+      expect(unusualLine(latin, given('windows-874'))).toEqual({line: 3, text: expect.stringMatching(/^Jos.*,100$/)})
+      const head = new TextEncoder().encode(['order,amount', 'INV-1,100', 'INV-2,50,สมชาย', ''].join(eol))
+      expect(() => checkNotUtf8('f.csv', head, given('windows-874'))).toThrow(
+        /f\.csv line 3: .* as UTF-8 it reads "INV-2,50,สมชาย"; as windows-874, "INV-2,50,[^"\r\n]*"\./,
+      )
+    }
+  })
 })
