@@ -355,3 +355,59 @@ describe('lists, streamed from the history', () => {
     expect(failed.stderr).toMatch(/warning: 4 of 4 refunds could not be refreshed \(nothing is listening/)
   })
 })
+
+describe('records committed together', () => {
+  it('gw order create, which asks the history nothing, leaves its order in the next order list', async () => {
+    const {env} = withEarlierHistory([])
+    const args = [
+      '--channel',
+      'wechat',
+      '--amount',
+      '1.00',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      'FIRST-1',
+      '--no-qr',
+    ]
+    const made = await world.run(['order', 'create', ...args], {env})
+    expect(made.code, made.stderr).toBe(0)
+    const listed = await world.run(['order', 'list', '--json'], {env})
+    expect(listed.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual(['FIRST-1'])
+  })
+})
+
+describe("a bulk run's refunds in the history", () => {
+  it('killed with SIGKILL mid-run and resumed: refund list shows every row refunded once, as the ledger does', async () => {
+    const {dir, env} = withEarlierHistory([])
+    const orders = await world.paidOrders(240, 10_000, 'HKILL')
+    const csv = join(dir, 'kill.csv')
+    writeFileSync(csv, `mch_order_no,refund_fee\n${orders.map((order) => `${order},1000`).join('\n')}\n`)
+    const refundsMade = async () =>
+      (await Promise.all(orders.map((order) => world.ledger(order)))).flatMap((o) => o!.refunds)
+    const bulk = ['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '8']
+    const sentBefore = (await world.requests()).order_refund ?? 0
+    const {child, result} = world.spawn(bulk, {env})
+    let ended = false
+    void result.then(() => (ended = true))
+    // Killed mid-run: the journal holds what was sent; the history's last records were still to commit.
+    while (!ended && ((await world.requests()).order_refund ?? 0) < sentBefore + 120)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    child.kill('SIGKILL')
+    expect((await result).signal).toBe('SIGKILL')
+    const resumed = await world.run(bulk, {env})
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(resumed.stderr).toMatch(/resuming: \d+ done/)
+
+    const ledger = await refundsMade()
+    expect(ledger).toHaveLength(orders.length)
+    const listed = await world.run(['refund', 'list', '--json'], {env})
+    expect(listed.code, listed.stderr).toBe(0)
+    const refunds = listed.json<{
+      refunds: {mch_order_no: string; mch_refund_no: string; refund_fee: number; status: string}[]
+    }>().refunds
+    expect(refunds.map((r) => r.mch_order_no).sort()).toEqual([...orders].sort())
+    expect(new Set(refunds.map((r) => r.mch_refund_no))).toEqual(new Set(ledger.map((r) => r.mch_refund_no)))
+    expect(refunds.every((r) => r.status === 'refunded' && r.refund_fee === 1000)).toBe(true)
+  }, 120_000)
+})

@@ -88,7 +88,8 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     // The plan holds every row of the file. V8 grows its heap up to four times what is live
     // before collecting: asked to grow it by 30% at a time, Excel's largest sheet (1,048,576
     // rows) is planned in 0.9 GiB instead of 1.7 (bench/large-files.mjs), for about 10% more CPU.
-    // A file under 1 MiB (some 30,000 rows) is planned in a few MiB: it keeps V8's own growth.
+    // A file under 1 MiB keeps V8's own growth: some 45,000 rows of CSV, or 71,000 of .xlsx (it is
+    // compressed), whose dry run peaks at 218 MiB (budget: 300 for 100,000 rows).
     if (sizeOf(csv) >= LARGE_FILE_BYTES) setFlagsFromString('--heap-growing-percent=30')
     const {runBulkRefund} = await import('../../lib/refunds/bulk/bulk-refund.js')
     const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes} = await import('../../lib/render/bulk.js')

@@ -400,9 +400,12 @@ export class OrderHistory {
     }
   }
 
-  /** `sync`: committed with a synced write before this returns (an intent, before its refund is sent). */
-  recordRefund(entry: Omit<RefundEntry, 'type' | 'at'>, options: {sync?: boolean} = {}): void {
-    this.#append({type: 'refund', ...entry, at: new Date().toISOString()}, Boolean(options.sync))
+  /**
+   * `sync`: committed with a synced write before this returns (an intent, before its refund is
+   * sent). `at`: when it was made, when that was earlier than now (a journal's intent).
+   */
+  recordRefund(entry: Omit<RefundEntry, 'type' | 'at'> & {at?: string}, options: {sync?: boolean} = {}): void {
+    this.#append({type: 'refund', ...entry, at: entry.at ?? new Date().toISOString()}, Boolean(options.sync))
   }
 
   findOrder(appid: string, ref: OrderReference): OrderEntry | undefined {

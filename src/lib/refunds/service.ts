@@ -42,6 +42,12 @@ export interface PlannedRefund {
   number_given?: boolean
 }
 
+/** What the history records of a refund. */
+type HistoryFacts = Pick<
+  PlannedRefund,
+  'mch_order_no' | 'gw_order_no' | 'channel' | 'mch_refund_no' | 'refund_fee' | 'fee_type'
+>
+
 /**
  * `not_confirmable`: sent, and the gateway holds its number, but the channel gives no way to
  * learn the refund's amount and state (alipay: no refund query). Never said to be refunded.
@@ -172,8 +178,15 @@ export class RefundService {
     return result
   }
 
-  /** Records a refund in the local history; an intent is written whole and synced before it returns. */
-  record(planned: PlannedRefund, status: RefundEntryStatus, extra: {source: string; gw_refund_no?: string}): void {
+  /**
+   * Records a refund in the local history; an intent is written whole and synced before it
+   * returns. A refund known from a bulk journal may lack its channel, and carries when it was sent.
+   */
+  record(
+    planned: Omit<HistoryFacts, 'channel'> & {channel?: string},
+    status: RefundEntryStatus,
+    extra: {source: string; gw_refund_no?: string; at?: string},
+  ): void {
     const {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type} = planned
     const entry = {
       appid: this.appid,

@@ -43,9 +43,27 @@ describe('the times gw writes and reads, in local time with the offset', () => {
     expect(isoTime(new Date(2026, 6, 5, 12, 0, 0))).toBe('2026-07-05T12:00:00+02:00')
   })
 
+  it('a local time that a change to summer time skips (by an hour, or half of one) comes back as it is', () => {
+    inZone('Europe/Berlin')
+    expect(gatewayTimeIso('2026-03-29 02:30:00')).toBe('2026-03-29 02:30:00')
+    expect(gatewayTimeIso('2026-03-29 03:30:00')).toBe('2026-03-29T03:30:00+02:00')
+    // Clocks go back: the first of the two 02:30s.
+    expect(gatewayTimeIso('2026-10-25 02:30:00')).toBe('2026-10-25T02:30:00+02:00')
+    inZone('Australia/Lord_Howe')
+    expect(gatewayTimeIso('20261004021500')).toBe('20261004021500')
+    expect(gatewayTimeIso('20261004023000')).toBe('2026-10-04T02:30:00+11:00')
+  })
+
   it('a gateway time in another form, or of no real day or hour, comes back as it is; none is none', () => {
     expect(gatewayTimeIso('yesterday')).toBe('yesterday')
-    for (const unreal of ['2026-13-01 10:00:00', '2026-02-30 10:00:00', '2026-11-21 24:00:00', '20261121096002'])
+    for (const unreal of [
+      '2026-13-01 10:00:00',
+      '2026-02-30 10:00:00',
+      '2026-11-21 24:00:00',
+      '20261121096002',
+      '0099-01-01 00:00:00',
+      '2026-11-21 10:00:60',
+    ])
       expect(gatewayTimeIso(unreal)).toBe(unreal)
     expect(gatewayTimeIso('')).toBeUndefined()
     expect(gatewayTimeIso(undefined)).toBeUndefined()

@@ -28,7 +28,7 @@ describe('a row as the journal of earlier runs leaves it', () => {
     const entry: RowHistory = {intent, outcome: outcome('refunded')}
     expect(stateFromJournal(entry)).toEqual({
       outcome: {status: 'refunded_earlier', gw_refund_no: 'G1', earlier_run_at: isoTime(new Date(intent.at))},
-      sent: {mch_refund_no: 'RF1', refund_fee: 100, fee_type: 'THB', at: intent.at},
+      sent: {mch_refund_no: 'RF1', mch_order_no: intent.mch_order_no, refund_fee: 100, fee_type: 'THB', at: intent.at},
     })
     expect(stateFromJournal({intent, outcome: outcome('already_refunded')}).outcome.status).toBe('already_refunded')
   })
@@ -54,7 +54,7 @@ describe('a row as the journal of earlier runs leaves it', () => {
 })
 
 describe("a row settled by the gateway's record of its refund number", () => {
-  const sent = {outcome: {status: 'unknown'}, planned, sent: {...planned, at: intent.at}} as const
+  const sent = {outcome: {status: 'unknown'}, planned, sent: {...planned, mch_order_no: 'O1', at: intent.at}} as const
   it('SUCCESS, PROCESSING and FAIL are final or processing; absent goes back to be sent', () => {
     expect(settleByLookup(sent, {state: 'SUCCESS', gw_refund_no: 'G'}).outcome).toEqual({
       status: 'refunded_earlier',

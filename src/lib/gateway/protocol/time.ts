@@ -46,9 +46,12 @@ export function gatewayTimeIso(text: string | undefined): string | undefined {
     number,
   ]
   const date = new Date(year, month - 1, day, hour, minute, second)
-  // Date rolls a 13th month or a 32nd day over into the next: such text is not a time.
-  const real = date.getMonth() === month - 1 && date.getDate() === day && date.getMinutes() === minute
-  return real && hour < 24 && second < 60 ? isoTime(date) : text
+  // Date rolls a 13th month, a 32nd day or a 25th hour over into the next, and moves a local time
+  // that a change to summer time skips (02:30 where clocks go from 02:00 to 03:00, or to 02:30)
+  // to one that exists: such text names no time here, and is kept as it is.
+  const named = [date.getFullYear(), date.getMonth() + 1, date.getDate(), date.getHours(), date.getMinutes()]
+  const real = [year, month, day, hour, minute].every((part, i) => named[i] === part) && date.getSeconds() === second
+  return real ? isoTime(date) : text
 }
 
 /** ISO 8601 with the local offset, as the envelope's time_stamp: 2026-11-21T09:31:02.123+07:00. */

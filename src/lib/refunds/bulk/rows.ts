@@ -99,6 +99,7 @@ export const isFinal = (outcome: RowOutcome) =>
 /** The refund as an earlier run sent it (the journal's intent). */
 export interface SentRefund {
   mch_refund_no: string
+  mch_order_no: string
   gw_order_no?: string
   refund_fee: number
   fee_type: string
@@ -182,8 +183,8 @@ export function settleByLookup(state: RowState, lookup: Lookup): RowState {
 export function stateFromJournal(entry: RowHistory | undefined): RowState {
   const intent = entry?.intent
   if (!intent) return entry?.outcome ? {outcome: {status: 'unknown'}} : NOT_SENT
-  const {mch_refund_no, gw_order_no, refund_fee, fee_type, at} = intent
-  const sent = {mch_refund_no, gw_order_no, refund_fee, fee_type, at}
+  const {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type, at} = intent
+  const sent = {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type, at}
   const outcome = entry.outcome
   if (!outcome || outcome.mch_refund_no !== mch_refund_no || !isFinal(outcome))
     return {outcome: {status: 'unknown'}, sent}

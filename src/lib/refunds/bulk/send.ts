@@ -7,6 +7,7 @@
  */
 import {runBatch} from '../../batch.js'
 import {GwError} from '../../errors.js'
+import type {RefundEntryStatus} from '../../orders/history.js'
 import type {PlannedRefund, RefundResult, RefundService} from '../service.js'
 import {Journal, type OutcomeRecord} from './journal.js'
 import type {BulkPlan} from './plan.js'
@@ -88,6 +89,38 @@ async function sendOrRefuse(refunds: RefundService, planned: PlannedRefund, sour
   }
 }
 
+/**
+ * The history's status of a refund an earlier run of this file made, by the row's outcome: one
+ * that took (or is taking) money. None for a refund made elsewhere, or a failed one (it may
+ * never have been sent: gw refused it itself).
+ */
+const HISTORY_STATUS: Partial<Record<RowOutcome['status'], RefundEntryStatus>> = {
+  refunded_earlier: 'refunded',
+  processing: 'processing',
+  not_confirmable: 'not_confirmable',
+}
+
+/**
+ * Refunds an earlier run of this file sent, as its journal and this plan's lookups know them,
+ * recorded in the history where it lacks them: a run killed (SIGKILL, a power cut) before its
+ * last records reached the history, or while a refund was in flight, left them in the journal only.
+ */
+function recordInHistory(states: RowState[], refunds: RefundService, source: string): void {
+  // Asked first, recorded after: a question commits the records waiting, and these go in together.
+  const missing = states.filter(
+    ({sent, outcome}) =>
+      sent && HISTORY_STATUS[outcome.status] && !refunds.sentHere(sent.mch_order_no, sent.mch_refund_no),
+  )
+  for (const {sent, outcome, planned} of missing) {
+    const {gw_refund_no} = outcome as {gw_refund_no?: string}
+    refunds.record({...sent!, channel: planned?.channel}, HISTORY_STATUS[outcome.status]!, {
+      source,
+      gw_refund_no,
+      at: sent!.at,
+    })
+  }
+}
+
 export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: SendOptions): Promise<Sent> {
   const states = [...plan.states]
   const {journal: found, file} = plan
@@ -108,6 +141,7 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
         outcomes.push(journal.append(outcomeRecord(row.line, numberOf(row, state), state.outcome)).catch(failed))
       }
     }
+    recordInHistory(states, refunds, options.source)
     // Outcomes are queued, not awaited row by row: the journal keeps their order and its close
     // waits for them. A write that fails stops the batch before the next refund.
     const toSend = states.map((state, i) => ({state, i})).filter(({state}) => isToSend(state))
@@ -136,7 +170,8 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
         const sent = await sendOrRefuse(refunds, planned, options.source)
         const ours = state.sent?.mch_refund_no === mch_refund_no ? state : {...state, sent: undefined}
         const outcome = outcomeOf(sent, ours)
-        states[i] = {...state, outcome, sent: {mch_refund_no, gw_order_no, refund_fee, fee_type, at: intent.at}}
+        const {at} = intent
+        states[i] = {...state, outcome, sent: {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type, at}}
         outcomes.push(journal.append(outcomeRecord(row.line, mch_refund_no, outcome)).catch(failed))
         options.onSent(outcome.status !== 'refunded' && outcome.status !== 'already_refunded')
       },
