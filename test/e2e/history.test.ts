@@ -279,19 +279,11 @@ describe('lists, streamed from the history', () => {
   it('Ctrl-C during --refresh --json ends the list where it is: one document, the orders listed so far, exit 130', async () => {
     const paid = await world.paidOrders(40, 1000, 'STOPPED')
     const {env} = withEarlierHistory(paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
-    await world.faults('latency=300-300ms@order_query')
-    let result
-    try {
-      const before = (await world.requests()).order_query ?? 0
-      const running = world.spawn(['order', 'list', '--refresh', '--json', '--concurrency', '2'], {env})
-      const deadline = Date.now() + 20_000
-      while (((await world.requests()).order_query ?? 0) - before < 4 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      running.child.kill('SIGINT')
-      result = await running.result
-    } finally {
-      await world.faults('')
-    }
+    const result = await world.interrupted(
+      ['order', 'list', '--refresh', '--json', '--concurrency', '2'],
+      {operation: 'order_query', count: 4},
+      {env},
+    )
     expect(result.code, result.stderr).toBe(130)
     const document = result.json<{orders: {mch_order_no: string; state: string}[]; stopped_by: string}>()
     expect(document.stopped_by).toBe('SIGINT')

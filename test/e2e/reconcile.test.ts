@@ -204,19 +204,10 @@ describe('gw reconcile', () => {
       'long.csv',
       `mch_order_no,total_fee\n${Array.from({length: 60}, () => 'REC-1,10000').join('\n')}\n`,
     )
-    await world.faults('latency=300-300ms@order_query')
-    let result
-    try {
-      const before = (await world.requests()).order_query ?? 0
-      const running = world.spawn(['reconcile', csv, '--channel', 'wechat', '--concurrency', '2', '--json'])
-      const deadline = Date.now() + 20_000
-      while (((await world.requests()).order_query ?? 0) - before < 4 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      running.child.kill('SIGINT')
-      result = await running.result
-    } finally {
-      await world.faults('')
-    }
+    const result = await world.interrupted(['reconcile', csv, '--channel', 'wechat', '--concurrency', '2', '--json'], {
+      operation: 'order_query',
+      count: 4,
+    })
     expect(result.code, result.stderr).toBe(130)
     const json = result.json<{results: {line: number; classification: string}[]; rows: number; stopped: boolean}>()
     expect(json.stopped).toBe(true)

@@ -18,6 +18,11 @@ export interface GwWorld {
   paidOrders(count: number, totalFee: number, prefix: string, channel?: string): Promise<string[]>
   requests(): Promise<Record<string, number>>
   faults(spec: string): Promise<void>
+  /**
+   * Runs gw with `operation` answered 300 ms late and Ctrl-C (SIGINT) once the sandbox has seen
+   * `count` of it from this run: its result (the sandbox's faults cleared after).
+   */
+  interrupted(args: string[], stopAt: {operation: string; count: number}, options?: CliOptions): Promise<CliResult>
   ledger(
     mchOrderNo: string,
   ): Promise<
@@ -97,6 +102,21 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
     },
     requests: () => sandbox.controls.requests(),
     faults: async (spec) => void (await sandbox.controls.faults(spec)),
+    async interrupted(args, {operation, count}, runOptions) {
+      await world.faults(`latency=300-300ms@${operation}`)
+      try {
+        const seen = async () => (await world.requests())[operation] ?? 0
+        const before = await seen()
+        const running = world.spawn(args, runOptions)
+        const deadline = Date.now() + 20_000
+        while ((await seen()) - before < count && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        running.child.kill('SIGINT')
+        return await running.result
+      } finally {
+        await world.faults('')
+      }
+    },
     async ledger(mchOrderNo) {
       return (await sandbox.controls.orders(mchOrderNo))[0]
     },
