@@ -128,6 +128,8 @@ class HistoryQueries {
   readonly saveRefund: Statement
   readonly orderByMerchantNumber: Statement
   readonly orderByGatewayNumber: Statement
+  readonly orderStateOf: Statement
+  readonly anyRefundOf: Statement
   readonly ordersMadeBetween: Statement
   readonly refundsOfOrder: Statement
   readonly refundByNumber: Statement
@@ -165,6 +167,8 @@ class HistoryQueries {
     this.orderByGatewayNumber = db.prepare(
       'SELECT * FROM orders WHERE appid = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
     )
+    this.orderStateOf = db.prepare('SELECT state FROM orders WHERE appid = ? AND mch_order_no = ?').pluck()
+    this.anyRefundOf = db.prepare('SELECT 1 FROM refunds WHERE appid = ? AND mch_order_no = ? LIMIT 1').pluck()
     this.ordersMadeBetween = madeBetween(db, 'orders')
     this.refundsOfOrder = db.prepare('SELECT * FROM refunds WHERE appid = ? AND mch_order_no = ? ORDER BY rowid')
     this.refundByNumber = db.prepare(
@@ -356,8 +360,10 @@ export class OrderHistory {
 
   /** What a query showed of an order made here, when its state changed since gw last knew it. */
   noteOrderState(appid: string, mchOrderNo: string, state: string): void {
-    const known = this.findOrder(appid, {mch_order_no: mchOrderNo})
-    if (!known || known.state === state) return
+    // Most orders a batch queries were not made here, or are as gw knew them: asked without reading the record.
+    const was = this.#q.orderStateOf.get(appid, mchOrderNo) as string | null | undefined
+    if (was === undefined || was === state) return
+    const known = this.findOrder(appid, {mch_order_no: mchOrderNo})!
     const {type: _type, at: _at, state_at: _stateAt, ...order} = known
     this.recordOrder({...order, state})
   }
@@ -422,6 +428,11 @@ export class OrderHistory {
   refundsOf(appid: string, mchOrderNo: string): RefundEntry[] {
     const rows = this.#q.refundsOfOrder.all(appid, mchOrderNo) as Record<string, unknown>[]
     return rows.map((row) => recordOf<RefundEntry>('refund', row)!)
+  }
+
+  /** Whether this machine's history holds any refund of an order. */
+  hasRefunds(appid: string, mchOrderNo: string): boolean {
+    return this.#q.anyRefundOf.get(appid, mchOrderNo) !== undefined
   }
 
   /** The latest record of a refund number, on any order. */

@@ -359,7 +359,7 @@ async function checkOrderBalance(
 ): Promise<{problems: Problem[]; line?: OrderLine}> {
   const at = (row: RefundRow) => indexOf(row.line)!
   const numbers = group.rows.map((r) => numberOf(r, states[at(r)]!)).filter(Boolean)
-  const knownHere = refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '').length > 0
+  const knownHere = refunds.history.hasRefunds(refunds.appid, order.record.mch_order_no ?? '')
   const paidInFull = order.record.result === 'SUCCESS' && !knownHere
   const existing = paidInFull ? [] : await refunds.queries.refundsOf(order, numbers.slice(0, 2))
   const pendingRow = (number: string) =>
