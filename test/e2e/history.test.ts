@@ -1,6 +1,8 @@
 // The local history in its database: an earlier history.jsonl imported once, gw history, long
 // lists streamed to a file, and a database held by another process or damaged.
 import {spawn} from 'node:child_process'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
@@ -274,6 +276,47 @@ describe('lists, streamed from the history', () => {
     )
     expect(notAsked).toHaveLength(18)
     expect(failed.stderr).toMatch(/warning: 20 of 20 orders could not be refreshed \(nothing is listening/)
+  }, 60_000)
+
+  it("--refresh: one order the gateway fails (HTTP 503 after every try) is that order's failure; the orders after it are still asked", async () => {
+    const paid = await world.paidOrders(6, 1000, 'ONE503')
+    const {env} = withEarlierHistory(paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    const sick = paid[4]!
+    // In front of the sandbox: every query about `sick` answered HTTP 503, the rest passed on.
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks)
+        if (new URLSearchParams(body.toString()).get('mch_order_no') === sick) return void res.writeHead(503).end()
+        const answer = await fetch(`${world.sandbox.info.base_url}${req.url!.replace(/^\/Gateway/, '')}`, {
+          method: 'POST',
+          headers: {'content-type': req.headers['content-type'] ?? ''},
+          body,
+        })
+        res.writeHead(answer.status, {'content-type': 'application/json'}).end(await answer.text())
+      })
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    try {
+      const via = {...env, GW_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/Gateway`}
+      const listed = await world.run(['order', 'list', '--refresh', '--json', '--concurrency', '1'], {env: via})
+      expect(listed.code, listed.stderr).toBe(3)
+      const orders = listed.json<{orders: {mch_order_no: string; state: string; refresh_failed?: string}[]}>().orders
+      expect(orders.map((o) => o.mch_order_no)).toEqual([...paid].reverse())
+      expect(orders.map((o) => [o.state, o.refresh_failed?.replace(/ \(.*/, '')])).toEqual([
+        ['SUCCESS', undefined],
+        ['NOTPAY', 'the gateway answered HTTP 503'],
+        ['SUCCESS', undefined],
+        ['SUCCESS', undefined],
+        ['SUCCESS', undefined],
+        ['SUCCESS', undefined],
+      ])
+      expect(listed.stderr).toMatch(/warning: 1 of 6 orders could not be refreshed \(the gateway answered HTTP 503/)
+    } finally {
+      proxy.closeAllConnections()
+      await new Promise((resolve) => proxy.close(resolve))
+    }
   }, 60_000)
 
   it('Ctrl-C during --refresh --json ends the list where it is: one document, the orders listed so far, exit 130', async () => {

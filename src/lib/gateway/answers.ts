@@ -58,6 +58,8 @@ export interface AttemptFailure {
   final?: boolean
   /** A signed answer about another request than this one (a replay, a proxy's mix-up). */
   mismatch?: boolean
+  /** No connection to the gateway could be made (refused, unknown host, untrusted certificate...): nothing was sent. */
+  unreached?: boolean
 }
 
 /** A verified envelope: `code` 0 with its data, or another code (the call was not processed). */
@@ -202,11 +204,13 @@ const CERTIFICATE_ERRORS = [
 /** A network error in words, and whether the request may have reached the gateway. */
 export function describeNetworkError(error: unknown, url: string): AttemptFailure {
   const code = (error as {code?: string}).code ?? ''
+  // Every network error but a lost answer (a timeout, a connection cut) is one of a connection never made.
   const failure = (message: string, mayHaveArrived: boolean, final?: boolean): AttemptFailure => ({
     kind: 'transport',
     message,
     mayHaveArrived,
     final,
+    unreached: !mayHaveArrived,
   })
   const host = new URL(url).host
   if (TIMED_OUT.includes(code)) return failure(`no answer from ${url} in time`, true)

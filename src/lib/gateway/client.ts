@@ -85,6 +85,13 @@ function agentFor(origin: string, connections: number): HttpAgent {
   return agent
 }
 
+/**
+ * A call that ended because no connection to the gateway could be made, after the client's own
+ * tries: unlike a lost answer, an HTTP 5xx or a code the gateway answered, it says nothing of the
+ * request itself, so the next request cannot fare better (`refreshAsker` stops asking).
+ */
+export class GatewayUnreachable extends GwError {}
+
 /** Set once the command has ended: a request still running (after Ctrl-C) starts no new attempt. */
 let closed = false
 
@@ -215,7 +222,7 @@ export class GatewayClient {
       })
     }
     const attempts = last.final ? '' : ` (${plural(this.#retry.tries, 'attempt')})`
-    throw new GwError('transport', `${last.message}${attempts}.`, {
+    throw new (last.unreached ? GatewayUnreachable : GwError)('transport', `${last.message}${attempts}.`, {
       advice: `Check the base URL of profile "${this.profile.name}" (${this.profile.baseUrl}) and the network, then run gw doctor.`,
     })
   }

@@ -8,6 +8,7 @@ import {setImmediate} from 'node:timers/promises'
 import type {BatchOptions} from '../batch.js'
 import {GwError} from '../errors.js'
 import {mapInOrder} from '../reconcile/ordered-window.js'
+import {GatewayUnreachable} from '../gateway/client.js'
 import {CHANNELS_BY_OPERATION, isoTime} from '../gateway/protocol/index.js'
 import type {OrderHistory, Selection} from './history.js'
 import type {OrderService} from './service.js'
@@ -82,8 +83,10 @@ function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter)
 
 /**
  * The gateway's answers for a refresh, each by `ask`: a GwError is the item's failure. Once the
- * gateway could not be reached (the client has already tried that request again), the items
- * after are not asked: each fails at once, saying so, instead of waiting through the same tries.
+ * gateway could not be reached at all (no connection made, after the client's own tries), the
+ * items after are not asked: each fails at once, saying so, instead of waiting through the same
+ * tries. A failure about one item (no answer in time, an HTTP 5xx, a code the gateway answered, a
+ * bad signature) is that item's own: the next may be answered, so it is asked.
  */
 export function refreshAsker(): <T>(ask: () => Promise<T>) => Promise<T | {failed: string}> {
   let unreachable: string | undefined
@@ -93,7 +96,7 @@ export function refreshAsker(): <T>(ask: () => Promise<T>) => Promise<T | {faile
       return await ask()
     } catch (error) {
       if (!(error instanceof GwError)) throw error
-      if (error.kind === 'transport')
+      if (error instanceof GatewayUnreachable)
         unreachable ??= `the gateway could not be reached for an earlier one (${error.message.replace(/\.$/, '')})`
       return {failed: error.message}
     }
