@@ -218,6 +218,21 @@ describe('gw reconcile', () => {
     expect(json.results.every((r) => r.classification === 'match')).toBe(true)
   })
 
+  it('--json read by a reader that goes away (| head -c 100): the run goes on to its end, the output whole, exit as judged', async () => {
+    const csv = file(
+      'piped.csv',
+      `mch_order_no,total_fee\n${Array.from({length: 2000}, () => 'REC-1,10000').join('\n')}\n`,
+    )
+    const out = join(world.configDir, 'piped.reconciled.csv')
+    const running = world.spawn(['reconcile', csv, '--channel', 'wechat', '--out', out, '--json'])
+    // The reader takes the first piece of the document and closes its end: gw's next writes meet EPIPE.
+    running.child.stdout!.once('data', () => running.child.stdout!.destroy())
+    const result = await running.result
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).not.toMatch(/EPIPE|Error/)
+    expect(output(out)).toHaveLength(2000)
+  })
+
   it('finds the channel of each row by itself when none is given', async () => {
     const csv = file('nochannel.csv', 'mch_order_no,status\nREC-1,paid\n')
     const result = await world.run(['reconcile', csv, '--json'])

@@ -3,7 +3,7 @@
  * query, so a year of history is never in memory: --json's one document written an item at a
  * time, and what --refresh could not ask counted on the way.
  */
-import {once} from 'node:events'
+import type {Writable} from 'node:stream'
 
 import {JSON_CHUNK, jsonPieces} from '../io/json-text.js'
 
@@ -48,8 +48,21 @@ export class JsonListWriter {
     const chunk = this.#pending
     this.#pending = ''
     this.#written = true
-    if (!this.out.write(chunk)) await once(this.out, 'drain')
+    // A reader gone (| head: EPIPE) is no failure of the work, as oclif takes it: the rest is not written.
+    if ((this.out as Writable).destroyed) return
+    if (!this.out.write(chunk)) await drainedOrGone(this.out)
   }
+}
+
+/** Resolves once `out` has taken what it was given, or cannot take more (its reader went away). */
+function drainedOrGone(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'close', 'error']) out.off(event, done)
+      resolve()
+    }
+    for (const event of ['drain', 'close', 'error']) out.on(event, done)
+  })
 }
 
 /** A value as JSON.stringify(value, null, 2) writes it nested at `indent`. */
