@@ -109,8 +109,15 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
         const before = await seen()
         const running = world.spawn(args, runOptions)
         const deadline = Date.now() + 20_000
-        while ((await seen()) - before < count && Date.now() < deadline)
+        const alive = () => running.child.exitCode === null && running.child.signalCode === null
+        while ((await seen()) - before < count && alive() && Date.now() < deadline)
           await new Promise((resolve) => setTimeout(resolve, 50))
+        // A run that ended first is returned as it ended; one that never got that far is no interrupted run.
+        if (alive() && (await seen()) - before < count) {
+          running.child.kill('SIGKILL')
+          await running.result
+          throw new Error(`gw sent ${(await seen()) - before} ${operation} of the ${count} awaited in 20 s`)
+        }
         running.child.kill('SIGINT')
         return await running.result
       } finally {
