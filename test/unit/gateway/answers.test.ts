@@ -144,6 +144,20 @@ describe('network errors', () => {
       message: expect.stringContaining('does not speak HTTPS'),
     })
   })
+
+  it('say whether no connection was made at all (--refresh then asks no more): never for a lost answer', () => {
+    for (const code of [
+      'ECONNREFUSED',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+      'EHOSTUNREACH',
+      'GW_CONNECT_TIMEOUT',
+      'CERT_HAS_EXPIRED',
+    ])
+      expect(describeNetworkError({code}, url), code).toMatchObject({unreached: true})
+    for (const code of ['GW_ANSWER_TIMEOUT', 'ECONNRESET', 'EPIPE'])
+      expect(describeNetworkError({code}, url), code).toMatchObject({unreached: false})
+  })
 })
 
 describe('an answer bound to its request', () => {
