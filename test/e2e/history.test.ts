@@ -1,6 +1,7 @@
 // The local history in its database: an earlier history.jsonl imported once, gw history, long
 // lists streamed to a file, and a database held by another process or damaged.
 import {spawn} from 'node:child_process'
+import {generateKeyPairSync} from 'node:crypto'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
@@ -388,6 +389,23 @@ describe('lists, streamed from the history', () => {
       [false, true, false, false],
     )
     expect(failed.stderr).toMatch(/warning: 4 of 4 refunds could not be refreshed \(nothing is listening/)
+
+    // Answers signed by another key than the gateway's: nothing in them is trusted, exit 4 (not 3).
+    const stranger = generateKeyPairSync('rsa', {modulusLength: 2048}).publicKey.export({type: 'spki', format: 'pem'})
+    const strangerFile = join(tempDir('gw-stranger-'), 'gateway.pem')
+    writeFileSync(strangerFile, stranger)
+    for (const what of ['refund', 'order']) {
+      const untrusted = await world.run([what, 'list', '--refresh', '--json'], {
+        env: {...env, GW_GATEWAY_PUBLIC_KEY: strangerFile},
+      })
+      expect(untrusted.code, untrusted.stderr).toBe(4)
+      const items = untrusted.json<Record<string, {refresh_failed?: string}[]>>()[`${what}s`]!
+      expect(items.length).toBeGreaterThan(1)
+      expect(items.every((i) => /signature/i.test(i.refresh_failed ?? ''))).toBe(true)
+      expect(untrusted.stderr).toMatch(
+        new RegExp(`warning: ${items.length} of ${items.length} ${what}s could not be refreshed`),
+      )
+    }
   })
 })
 

@@ -34,7 +34,7 @@ const LIST_SHOWN = 1000
 const LIST_SHOWN_WITH_FILE = 200
 
 /** An item of a list, marked when --refresh could not ask the gateway about it. */
-type RefreshMarks = {refresh_failed?: string; refresh_skipped?: string}
+type RefreshMarks = Parameters<RefreshTally['add']>[0]
 
 /** How a list is written: what its items are called (its --json key too), its file's columns, its text view. */
 interface ListShape<T, C extends string> {
@@ -257,7 +257,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /**
    * After a --refresh: those the gateway could not be asked about are said (their state is the
-   * one known before), and the run ends 3, so a script does not take old states for new ones.
+   * one known before), and the run ends with the exit code of their failures (3 for transport, 4
+   * when an answer failed verification: the highest), so a script does not take old states for new ones.
    * Those on a channel without the query are said too, without failing: asking cannot help.
    */
   protected refreshFailures(tally: RefreshTally, what: string): void {
@@ -269,7 +270,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     this.warning(
       `${tally.failed} of ${tally.listed} ${what} could not be refreshed (${shown(tally.firstFailure?.replace(/\.$/, ''))}): their state is the one gw knew before, marked "not refreshed".`,
     )
-    this.setExitCode(ExitCode.Transport)
+    this.setExitCode(tally.exitCode!)
   }
 
   /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */

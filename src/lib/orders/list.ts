@@ -6,12 +6,25 @@
 import {setImmediate} from 'node:timers/promises'
 
 import type {BatchOptions} from '../batch.js'
-import {GwError} from '../errors.js'
+import {type ExitCode, GwError} from '../errors.js'
 import {mapInOrder} from '../reconcile/ordered-window.js'
 import {GatewayUnreachable} from '../gateway/client.js'
 import {CHANNELS_BY_OPERATION, isoTime} from '../gateway/protocol/index.js'
 import type {OrderHistory, Selection} from './history.js'
 import type {OrderService} from './service.js'
+
+/**
+ * The exit code a listed item's refresh failure stands for (4 when its answer failed
+ * verification, 3 when the gateway could not be reached...): kept beside the item, never
+ * written (a symbol is in neither --json nor a file).
+ */
+export const REFRESH_EXIT: unique symbol = Symbol('exit code of a refresh failure')
+
+/** What a failed refresh leaves on an item: why, and the exit code it stands for. */
+export interface RefreshFailure {
+  failed: string
+  exitCode: ExitCode
+}
 
 export interface ListedOrder {
   made_at: string
@@ -25,6 +38,7 @@ export interface ListedOrder {
   state_at?: string
   /** Why the refresh of this order failed (its state is the one known before). */
   refresh_failed?: string
+  [REFRESH_EXIT]?: ExitCode
   /** Why --refresh did not ask the gateway (its channel has no order query): the state is the one gw knew. */
   refresh_skipped?: string
 }
@@ -88,19 +102,28 @@ function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter)
  * tries. A failure about one item (no answer in time, an HTTP 5xx, a code the gateway answered, a
  * bad signature) is that item's own: the next may be answered, so it is asked.
  */
-export function refreshAsker(): <T>(ask: () => Promise<T>) => Promise<T | {failed: string}> {
-  let unreachable: string | undefined
+export function refreshAsker(): <T>(ask: () => Promise<T>) => Promise<T | RefreshFailure> {
+  let unreachable: RefreshFailure | undefined
   return async (ask) => {
-    if (unreachable) return {failed: `not asked: ${unreachable}`}
+    if (unreachable) return unreachable
     try {
       return await ask()
     } catch (error) {
       if (!(error instanceof GwError)) throw error
       if (error instanceof GatewayUnreachable)
-        unreachable ??= `the gateway could not be reached for an earlier one (${error.message.replace(/\.$/, '')})`
-      return {failed: error.message}
+        unreachable ??= {
+          failed: `not asked: the gateway could not be reached for an earlier one (${error.message.replace(/\.$/, '')})`,
+          exitCode: error.exitCode,
+        }
+      return {failed: error.message, exitCode: error.exitCode}
     }
   }
+}
+
+/** Marks an item whose refresh failed: why (shown), and the exit code it stands for (kept aside). */
+export function markFailed(item: {refresh_failed?: string; [REFRESH_EXIT]?: ExitCode}, failure: RefreshFailure): void {
+  item.refresh_failed = failure.failed
+  item[REFRESH_EXIT] = failure.exitCode
 }
 
 /** Lets the process hear a signal (Ctrl-C) every so many items of a list read without waiting on anything. */
@@ -160,7 +183,7 @@ export function listOrders(
       return
     }
     const found = await asked(() => orders.find({mch_order_no: order.mch_order_no}, order.channel))
-    if ('failed' in found) order.refresh_failed = found.failed
+    if ('failed' in found) markFailed(order, found)
     else {
       order.state = found.record.result
       order.state_at = isoTime()

@@ -4,9 +4,18 @@
  * refunds (one order query and one refund query per order) and each refund shows the state it
  * has there now. The history is not changed by a list: settling refunds is refund create's work.
  */
+import type {ExitCode} from '../errors.js'
 import {type RefundOrder, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
 import type {OrderHistory} from '../orders/history.js'
-import {type ListFilter, emitList, refreshAsker, selectionOf} from '../orders/list.js'
+import {
+  type ListFilter,
+  REFRESH_EXIT,
+  type RefreshFailure,
+  emitList,
+  markFailed,
+  refreshAsker,
+  selectionOf,
+} from '../orders/list.js'
 import type {RefundService} from './service.js'
 
 export interface ListedRefund {
@@ -22,6 +31,7 @@ export interface ListedRefund {
   /** Where it was made: refund create, or a bulk file's name. */
   source?: string
   refresh_failed?: string
+  [REFRESH_EXIT]?: ExitCode
   /** Why --refresh did not ask the gateway (its channel has no refund query): the status is the one gw knew. */
   refresh_skipped?: string
 }
@@ -70,7 +80,7 @@ function* listedRefunds(history: OrderHistory, appid: string, filter: ListFilter
 }
 
 /** What the gateway said of an order's refunds, for each of its listed refunds. */
-type OrderRefunds = {there: RefundOrder[]} | {skipped: string} | {failed: string}
+type OrderRefunds = {there: RefundOrder[]} | {skipped: string} | RefreshFailure
 
 /** How many orders' answers are kept for their other refunds in the list: a bound, not a cache of the history. */
 const ORDERS_KEPT = 1024
@@ -101,7 +111,7 @@ export function listRefunds(
       if (asked.size > ORDERS_KEPT) asked.delete(asked.keys().next().value!)
     }
     const said = await answer
-    if ('failed' in said) refund.refresh_failed = said.failed
+    if ('failed' in said) markFailed(refund, said)
     else if ('skipped' in said) refund.refresh_skipped = said.skipped
     else {
       const there = said.there.find((k) => k.mch_refund_no === refund.mch_refund_no)
