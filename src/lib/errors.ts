@@ -59,3 +59,39 @@ export class GwError extends Error {
 
 export const usageError = (message: string, advice?: string, details?: Record<string, unknown>) =>
   new GwError('usage', message, {advice, details})
+
+/** What the system's codes for a failed write of this machine's own files mean, in words. */
+const LOCAL_WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission was denied',
+  EPERM: 'the operation was not permitted',
+  ENOENT: 'its folder is gone',
+  EIO: 'the disk reported an input/output error',
+}
+
+/** The system calls that write (or put in place) a file. */
+const WRITING = new Set(['write', 'writev', 'fsync', 'fdatasync', 'close', 'rename', 'ftruncate', 'mkdir', 'copyfile'])
+
+/**
+ * A write of gw's own output or state that the machine refused (a full disk, an output folder
+ * removed during the run): said as that, exit 5 as DESIGN.md has a batch stopped by a local
+ * write failure, with what to do. Undefined for any other error. `writing`: the caller knows the
+ * call wrote (an open for writing), which the error alone does not say; `file`: the file to name
+ * (the output asked for, not the temporary file written first).
+ */
+export function localWriteFailure(error: unknown, known: {writing?: boolean; file?: string} = {}): GwError | undefined {
+  const {code, path, dest, syscall} = (error ?? {}) as NodeJS.ErrnoException & {dest?: string}
+  const meaning = code ? LOCAL_WRITE_FAILURES[code] : undefined
+  if (!meaning || !syscall || !(known.writing || WRITING.has(syscall))) return undefined
+  const where = known.file ?? dest ?? path
+  return new GwError(
+    'unknown',
+    `${where ? `${where} could not be written` : 'A file could not be written'}: ${meaning} (${code}).`,
+    {
+      advice: 'Make room (or put the folder back), then run the same command again.',
+      cause: error,
+    },
+  )
+}

@@ -1,4 +1,4 @@
-import {readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {parse} from 'csv-parse/sync'
@@ -231,6 +231,26 @@ describe('gw reconcile', () => {
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).not.toMatch(/EPIPE|Error/)
     expect(output(out)).toHaveLength(2000)
+  })
+
+  it('an output whose folder is removed during the run is said as that, exit 5, not as an unexpected failure', async () => {
+    const csv = file(
+      'gone.csv',
+      `mch_order_no,total_fee\n${Array.from({length: 40}, () => 'REC-1,10000').join('\n')}\n`,
+    )
+    const folder = join(world.configDir, 'reports-gone')
+    mkdirSync(folder)
+    const result = await world.during(
+      ['reconcile', csv, '--channel', 'wechat', '--concurrency', '2', '--out', join(folder, 'out.csv')],
+      {operation: 'order_query', count: 4},
+      () => rmSync(folder, {recursive: true}),
+    )
+    expect(result.code, result.stderr).toBe(5)
+    expect(result.stderr).toContain(
+      `${join(folder, 'out.summary.csv')} could not be written: its folder is gone (ENOENT).`,
+    )
+    expect(result.stderr).toContain('run the same command again')
+    expect(result.stderr).not.toContain('unexpected failure')
   })
 
   it('finds the channel of each row by itself when none is given', async () => {

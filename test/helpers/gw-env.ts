@@ -1,3 +1,5 @@
+import type {ChildProcess} from 'node:child_process'
+
 import {type CliOptions, type CliResult, gw, spawnGw} from './cli.js'
 import {type TestSandbox, startTestSandbox} from './sandbox.js'
 import {removeDir, tempDir} from './shared.js'
@@ -23,6 +25,16 @@ export interface GwWorld {
    * `count` of it from this run: its result (the sandbox's faults cleared after).
    */
   interrupted(args: string[], stopAt: {operation: string; count: number}, options?: CliOptions): Promise<CliResult>
+  /**
+   * Runs gw with `operation` answered 300 ms late, does `act` once the sandbox has seen `count`
+   * of it from this run, and resolves with gw's result (the sandbox's faults cleared after).
+   */
+  during(
+    args: string[],
+    at: {operation: string; count: number},
+    act: (child: ChildProcess) => void,
+    options?: CliOptions,
+  ): Promise<CliResult>
   ledger(
     mchOrderNo: string,
   ): Promise<
@@ -102,7 +114,8 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
     },
     requests: () => sandbox.controls.requests(),
     faults: async (spec) => void (await sandbox.controls.faults(spec)),
-    async interrupted(args, {operation, count}, runOptions) {
+    interrupted: (args, stopAt, runOptions) => world.during(args, stopAt, (child) => child.kill('SIGINT'), runOptions),
+    async during(args, {operation, count}, act, runOptions) {
       await world.faults(`latency=300-300ms@${operation}`)
       try {
         const seen = async () => (await world.requests())[operation] ?? 0
@@ -118,7 +131,7 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
           await running.result
           throw new Error(`gw sent ${(await seen()) - before} ${operation} of the ${count} awaited in 20 s`)
         }
-        running.child.kill('SIGINT')
+        act(running.child)
         return await running.result
       } finally {
         await world.faults('')

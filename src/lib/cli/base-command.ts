@@ -6,7 +6,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {closest, distance} from 'fastest-levenshtein'
 
-import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
+import {ExitCode, GwError, exitCodeOfSignal, localWriteFailure} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
 import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
@@ -395,6 +395,8 @@ function toGwError(error: Error, flagNames: readonly string[]): GwError {
       advice: `${suggestion ? `${suggestion} ` : ''}See the command and its examples with --help.`,
     })
   }
+  const local = localWriteFailure(error)
+  if (local) return local
   return new GwError('transport', `unexpected failure: ${error.message}`, {
     advice: 'Run again with DEBUG=1 for details, and report it if it persists.',
   })
