@@ -62,4 +62,31 @@ describe('the journal', () => {
       .map((l) => JSON.parse(l).type)
     expect(types).toEqual(['header', 'intent', 'outcome', 'intent', 'outcome'])
   })
+
+  // Written on the main thread while syncs are fast, in the thread pool once one was slow:
+  // the same file either way, and a write the disk refuses is refused to the caller.
+  for (const [mode, inlineSyncMs, inline] of [
+    ['on the main thread', Infinity, true],
+    ['in the thread pool', 0, false],
+    ['in the thread pool once syncs were slow', Number.MIN_VALUE, false],
+  ] as const) {
+    it(`writes every record whole and in order ${mode}`, async () => {
+      const path = join(tempDir(), 'j.jsonl')
+      const journal = await Journal.open(path, identity, false, inlineSyncMs)
+      await Promise.all([journal.append(intent(2) as never), journal.append(outcome(2) as never)])
+      await Promise.all([journal.append(intent(3) as never), journal.append(outcome(3) as never)])
+      expect(journal.inline).toBe(inline)
+      await journal.close()
+      expect(readFileSync(path, 'utf8')).toBe(
+        line({...header, created_at: JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!).created_at}) +
+          [intent(2), outcome(2), intent(3), outcome(3)].map(line).join(''),
+      )
+    })
+
+    it(`refuses the records of a group the disk refuses ${mode}`, async () => {
+      const journal = await Journal.open('/dev/full', identity, true, inlineSyncMs)
+      await expect(journal.append(intent(2) as never)).rejects.toThrow(/ENOSPC/)
+      await journal.close()
+    })
+  }
 })

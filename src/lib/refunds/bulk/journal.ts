@@ -7,8 +7,25 @@
  * is looked up on resume. A write that fails (a full disk) rejects every record of its group:
  * the caller stops sending. A last line cut short by a crash is cut off when the journal is
  * opened again, so the next record does not run into it.
+ *
+ * A group is written and synced on the main thread while the disk syncs fast: there, the
+ * thread pool's hand-offs (a write, a sync, and waking the main thread for each) cost more
+ * than the sync itself (a 1,500-row run on this machine: 8% faster, 4% less CPU, alternating).
+ * Once syncs take `inlineSyncMs` on average (a spinning disk, macOS's full sync), the rest
+ * of the run goes to the thread pool, where the wait lets more records join the next group.
+ * An average, as one sync in ten takes several times the usual under load (and a new file's first).
  */
-import {closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, ftruncateSync} from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from 'node:fs'
 import {type FileHandle, open} from 'node:fs/promises'
 
 import {usageError} from '../../errors.js'
@@ -68,14 +85,24 @@ interface JournalReading {
   torn: boolean
 }
 
+/** Syncs taking this long on average (ms) move the journal's writes to the thread pool. */
+const INLINE_SYNC_MS = 2
+
 export class Journal {
   #queue: {record: JournalRecord; resolve: () => void; reject: (error: Error) => void}[] = []
   #flushing?: Promise<void>
+  /** Groups are still written on the main thread: syncs have been fast (0: never). */
+  #inline: boolean
+  /** The main thread's syncs so far: their running mean, in ms, from 0 (each new one weighs 1/8). */
+  #syncMs = 0
 
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
-  ) {}
+    private readonly inlineSyncMs: number,
+  ) {
+    this.#inline = inlineSyncMs > 0
+  }
 
   /**
    * What earlier runs recorded for each line of this CSV. A journal of another file or
@@ -154,9 +181,10 @@ export class Journal {
     path: string,
     header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>,
     resumed: boolean,
+    inlineSyncMs = INLINE_SYNC_MS,
   ): Promise<Journal> {
     cutTornLine(path)
-    const journal = new Journal(path, await open(path, 'a', 0o600))
+    const journal = new Journal(path, await open(path, 'a', 0o600), inlineSyncMs)
     if (!resumed) await journal.append({type: 'header', version: 1, ...header, created_at: new Date().toISOString()})
     return journal
   }
@@ -177,16 +205,37 @@ export class Journal {
       this.#queue = []
       try {
         const bytes = Buffer.from(group.map((g) => `${JSON.stringify(g.record)}\n`).join(''))
-        for (let at = 0; at < bytes.length;) at += (await this.handle.write(bytes, at, bytes.length - at)).bytesWritten
         // An intent must be on disk before its refund is sent. An outcome need not: if it is
         // lost, the resume looks the refund up. It is synced with the next intent anyway.
-        if (group.some((g) => g.record.type !== 'outcome')) await this.handle.datasync()
+        const sync = group.some((g) => g.record.type !== 'outcome')
+        if (this.#inline) this.#writeInline(bytes, sync)
+        else {
+          for (let at = 0; at < bytes.length;)
+            at += (await this.handle.write(bytes, at, bytes.length - at)).bytesWritten
+          if (sync) await this.handle.datasync()
+        }
         for (const g of group) g.resolve()
       } catch (error) {
         for (const g of group) g.reject(error as Error)
       }
     }
     this.#flushing = undefined
+  }
+
+  /** Writes (and syncs) a group on the main thread; syncs slow on average end this for the run. */
+  #writeInline(bytes: Buffer, sync: boolean): void {
+    const started = performance.now()
+    for (let at = 0; at < bytes.length;) at += writeSync(this.handle.fd, bytes, at, bytes.length - at)
+    if (!sync) return
+    fdatasyncSync(this.handle.fd)
+    const took = performance.now() - started
+    this.#syncMs += (took - this.#syncMs) / 8
+    if (this.#syncMs >= this.inlineSyncMs) this.#inline = false
+  }
+
+  /** Whether groups are still written on the main thread (syncs have been fast on average). */
+  get inline(): boolean {
+    return this.#inline
   }
 
   async close(): Promise<void> {
