@@ -32,13 +32,16 @@ export function median(values) {
 
 /**
  * `gw sandbox start` in a process of its own (so that neither gw nor the bare loop shares a
- * core with it), and the environment that makes gw use it (a profile written nowhere).
+ * core with it), and the environment that makes gw use it (a profile written nowhere). `bin`:
+ * the gw whose sandbox it is (this checkout's, or an earlier build's for `--against`).
  */
-export async function benchSandbox(dataDir = tempDir('gw-bench-sandbox-')) {
+export async function benchSandbox(dataDir = tempDir('gw-bench-sandbox-'), bin = BIN) {
   const configDir = tempDir('gw-bench-config-')
-  const {info, stop} = await spawnSandbox(['--data-dir', dataDir, '--no-profile', '--quiet'], {
-    GW_CONFIG_DIR: configDir,
-  })
+  const {info, stop} = await spawnSandbox(
+    ['--data-dir', dataDir, '--no-profile', '--quiet'],
+    {GW_CONFIG_DIR: configDir},
+    [process.execPath, bin],
+  )
   const sandbox = {info}
   const merchant = info.merchants[0]
   return {
@@ -185,27 +188,29 @@ export async function seedPaidOrders(bench, prefix, count, totalFee = 100_000) {
 }
 
 /**
- * Runs gw as a child process; resolves with wall time, exit code and peak memory (maxRSS of
- * the gw process, in MiB, reported by a tiny preloaded hook).
+ * Runs gw (this checkout's, or the build at `bin`) as a child process; resolves with wall
+ * time, exit code, peak memory (maxRSS of the gw process, in MiB) and the CPU it used (user and
+ * system, ms), both reported by a tiny preloaded hook.
  */
-export function runGw(args, env = {}) {
+export function runGw(args, env = {}, bin = BIN) {
   const hook = join(ROOT, 'bench', 'maxrss-hook.mjs')
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', hook, BIN, ...args], {
+    const child = spawn(process.execPath, ['--import', hook, bin, ...args], {
       env: {...process.env, ...env, NO_COLOR: '1'},
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     })
     let stderr = ''
-    let rss = ''
+    let usage = ''
     let stdoutBytes = 0
     child.stdout.on('data', (c) => (stdoutBytes += c.length))
     child.stderr.on('data', (c) => (stderr += c))
-    child.stdio[3].on('data', (c) => (rss += c))
+    child.stdio[3].on('data', (c) => (usage += c))
     child.on('error', reject)
-    child.on('close', (code) =>
-      resolve({ms: performance.now() - started, code, stderr, stdoutBytes, maxRssMiB: Number(rss) / 1024}),
-    )
+    child.on('close', (code) => {
+      const [maxRss, cpu] = usage.split(' ').map(Number)
+      resolve({ms: performance.now() - started, code, stderr, stdoutBytes, maxRssMiB: maxRss / 1024, cpuMs: cpu / 1000})
+    })
   })
 }
 

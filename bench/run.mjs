@@ -3,11 +3,12 @@
 // Start-up against Node's own; reconcile and bulk refunds against the true floor (the same
 // signed requests in a bare loop, over the faster of undici and node:http), on loopback and with
 // network-like latency; memory at two sizes and for a 100,000-row dry run. See bench/README.md.
+import {execFileSync} from 'node:child_process'
 import {generateKeyPairSync, sign, verify} from 'node:crypto'
 import {createWriteStream, existsSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {once} from 'node:events'
 import {cpus, totalmem} from 'node:os'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 
 import Database from 'better-sqlite3'
 
@@ -25,8 +26,11 @@ import {
 } from './lib.mjs'
 
 const quick = process.argv.includes('--quick')
+const option = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
 /** `--only history`, `--only ledger` or `--only batches`: only those figures (the full run takes long). */
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined
+const only = option('--only')
+/** `--against DIR [--rounds N]`: the loopback batches of an earlier build (a built checkout) and of this one. */
+const against = option('--against')
 const SIZES = quick
   ? {
       startupRuns: 7,
@@ -59,7 +63,11 @@ const record = (area, figure, value, target = '', verdict = '') => {
 }
 const fmt = (n, digits = 1) => n.toFixed(digits)
 const pass = (ok) => (ok ? 'met' : 'NOT met')
-const ratio = (area, figure, gwRate, floor, target) =>
+/**
+ * Records gw's rate against the floor's; returns both, and gw's CPU per row (ms) when given:
+ * what `--against` compares.
+ */
+const ratio = (area, figure, gwRate, floor, target, cpuMsPerRow) => {
   record(
     area,
     figure,
@@ -67,6 +75,8 @@ const ratio = (area, figure, gwRate, floor, target) =>
     `>= ${target}x`,
     pass(gwRate >= target * floor.rate),
   )
+  return {figure, rate: gwRate, floor: floor.rate, cpuMsPerRow}
+}
 
 function signingRate() {
   const {privateKey, publicKey} = generateKeyPairSync('rsa', {modulusLength: 2048})
@@ -119,8 +129,8 @@ async function startup(bench, order) {
   }
 }
 
-/** gw reconcile of `count` rows against the floor of the same order queries. */
-async function reconcile(bench, orders, count, label) {
+/** gw reconcile of `count` rows against the floor of the same order queries; `bin`: which gw. */
+async function reconcile(bench, orders, count, label, bin = BIN) {
   const csv = join(tempDir('gw-bench-rec-'), 'orders.csv')
   const line = (i) => `${orders[i % orders.length]},100000,THB,paid`
   writeFileSync(
@@ -134,15 +144,20 @@ async function reconcile(bench, orders, count, label) {
     concurrency: CONCURRENCY,
     paramsFor: (i) => ({channel: 'wechat', mch_order_no: orders[i % orders.length]}),
   })
-  const run = await runGw(['reconcile', csv, '--channel', 'wechat', '--concurrency', String(CONCURRENCY)], bench.env)
+  const run = await runGw(
+    ['reconcile', csv, '--channel', 'wechat', '--concurrency', String(CONCURRENCY)],
+    bench.env,
+    bin,
+  )
   if (run.code !== 0) throw new Error(`reconcile exited ${run.code}: ${run.stderr.slice(-500)}`)
   const target = label ? 0.95 : 0.85
-  ratio(
+  return ratio(
     'batch',
     `gw reconcile ${count} rows, concurrency ${CONCURRENCY}, start included${label}`,
     count / (run.ms / 1000),
     floor,
     target,
+    run.cpuMs / count,
   )
 }
 
@@ -151,7 +166,7 @@ async function reconcile(bench, orders, count, label) {
  * usually is), against the floor of the requests it must make: one order query and one refund
  * per row, on other orders of the same shape.
  */
-async function refunds(bench, count, label, round = '') {
+async function refunds(bench, count, label, round = '', bin = BIN) {
   const gwOrders = await seedPaidOrders(bench, `BRF${label ? 'L' : ''}${round}`, count)
   const floorOrders = await seedPaidOrders(bench, `BRR${label ? 'L' : ''}${round}`, count)
   const queries = await floorLoop({
@@ -184,15 +199,17 @@ async function refunds(bench, count, label, round = '') {
   const run = await runGw(
     ['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', String(CONCURRENCY)],
     bench.env,
+    bin,
   )
   if (run.code !== 0) throw new Error(`bulk refund exited ${run.code}: ${run.stderr.slice(-500)}`)
   const target = label ? 0.95 : 0.85
-  ratio(
+  return ratio(
     'batch',
     `gw refund create --from-csv ${count} rows on ${count} orders, concurrency ${CONCURRENCY}, journal on, start included${label}`,
     count / (run.ms / 1000),
     floor,
     target,
+    run.cpuMs / count,
   )
 }
 
@@ -484,6 +501,70 @@ async function ledger() {
   )
   rmSync(small, {recursive: true, force: true})
   rmSync(full, {recursive: true, force: true})
+}
+
+/**
+ * The loopback batches of an earlier build (a built checkout in `dir`: its gw and its
+ * sandbox) and of this one, each against its own sandbox and the floor measured on it,
+ * alternating round by round: "no lower than before" measured in one session, not across
+ * days (a day moves the ratios by more than a change does). Prints the medians and each round.
+ */
+async function compare(dir) {
+  const rounds = Number(option('--rounds') ?? 6)
+  const commitOf = (at) => {
+    try {
+      return execFileSync('git', ['-C', at, 'rev-parse', '--short', 'HEAD'], {encoding: 'utf8'}).trim()
+    } catch {
+      return 'not a git checkout'
+    }
+  }
+  const builds = [
+    {name: `earlier (${commitOf(dir)})`, bin: join(resolve(dir), 'bin', 'run.js'), runs: {}},
+    {name: `this build (${commitOf(ROOT)})`, bin: BIN, runs: {}},
+  ]
+  const keep = (build, measured) => (build.runs[measured.figure] ??= []).push(measured)
+  for (let round = 1; round <= rounds; round++) {
+    for (const build of round % 2 ? builds : [...builds].reverse()) {
+      process.stderr.write(`round ${round} of ${rounds}: ${build.name}\n`)
+      const bench = await benchSandbox(undefined, build.bin)
+      try {
+        const orders = await seedPaidOrders(bench, 'BQ', 2000)
+        keep(build, await reconcile(bench, orders, SIZES.reconcileRows, '', build.bin))
+        keep(build, await refunds(bench, SIZES.refundRows, '', `R${round}`, build.bin))
+      } finally {
+        await bench.close()
+      }
+    }
+  }
+  const summary = (runs) => {
+    const x = median(runs.map((r) => r.rate / r.floor))
+    const cpu = median(runs.map((r) => r.cpuMsPerRow))
+    return {
+      x,
+      cpu,
+      text: `${fmt(x, 3)}x (${fmt(median(runs.map((r) => r.rate)), 0)} rows/s, floor ${fmt(median(runs.map((r) => r.floor)), 0)}); gw's CPU ${fmt(cpu, 3)} ms a row`,
+    }
+  }
+  const change = (after, before) => `${after >= before ? '+' : ''}${fmt((after / before - 1) * 100)}%`
+  const [earlier, now] = builds
+  const lines = [
+    `Batches on loopback, ${rounds} rounds alternating, each build against its own sandbox (medians; ${cpus().length} x ${cpus()[0]?.model}, Node ${process.version}):`,
+    '',
+    `| figure | ${earlier.name} | ${now.name} | change of the ratio | change of gw's CPU a row |`,
+    '|---|---|---|---|---|',
+  ]
+  for (const figure of Object.keys(now.runs)) {
+    const [a, b] = [summary(earlier.runs[figure]), summary(now.runs[figure])]
+    lines.push(`| ${figure} | ${a.text} | ${b.text} | ${change(b.x, a.x)} | ${change(b.cpu, a.cpu)} |`)
+    const each = (build) => build.runs[figure].map((r) => fmt(r.rate / r.floor, 3)).join(' ')
+    lines.push(`| each round | ${each(earlier)} | ${each(now)} | | |`)
+  }
+  process.stdout.write(`${lines.join('\n')}\n`)
+}
+
+if (against) {
+  await compare(against)
+  process.exit(0)
 }
 
 if (only === 'ledger') {
