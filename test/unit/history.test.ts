@@ -169,6 +169,47 @@ describe('the history database', () => {
     expect(refundsSeen()).toBe(524)
   })
 
+  it('records the states queries showed with the records waiting: of orders made here whose state changed', async () => {
+    const dir = folder()
+    writeFileSync(join(dir, 'history.jsonl'), [order('M1', '2026-01-01T00:00:00.000Z', {state: 'NOTPAY'})].join('\n'))
+    const history = new OrderHistory(dir)
+    history.findOrder('A1', {mch_order_no: 'M1'})
+    const stateOnDisk = () => {
+      const db = new Database(join(dir, 'history.db'), {readonly: true})
+      try {
+        return db.prepare("SELECT state, state_at FROM orders WHERE mch_order_no = 'M1'").get() as {
+          state: string
+          state_at: string | null
+        }
+      } finally {
+        db.close()
+      }
+    }
+    vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']})
+    try {
+      history.noteOrderState('A1', 'M1', 'USERPAYING')
+      history.noteOrderState('A1', 'M1', 'SUCCESS')
+      // Orders not made here (another appid's, or unknown) are not recorded.
+      history.noteOrderState('A1', 'ELSEWHERE', 'SUCCESS')
+      history.noteOrderState('B2', 'M1', 'SUCCESS')
+      expect(stateOnDisk().state).toBe('NOTPAY')
+      // A question about refunds does not wait for them; one about the order does.
+      expect(history.hasRefunds('A1', 'M1')).toBe(false)
+      expect(stateOnDisk().state).toBe('NOTPAY')
+      vi.advanceTimersByTime(100)
+      expect(stateOnDisk()).toMatchObject({state: 'SUCCESS', state_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/)})
+      history.noteOrderState('A1', 'M1', 'REFUND')
+      expect(history.findOrder('A1', {mch_order_no: 'M1'})).toMatchObject({
+        state: 'REFUND',
+        at: '2026-01-01T00:00:00.000Z',
+      })
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(history.count('orders', 'A1')).toBe(1)
+    expect(history.count('orders', 'B2')).toBe(0)
+  })
+
   it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
     const dir = folder()
     const history = new OrderHistory(dir)

@@ -99,6 +99,21 @@ export class LocalDatabase {
     }
   }
 
+  /**
+   * `work`'s reads in one transaction: one snapshot, and SQLite's read lock taken once for all
+   * of them (a statement on its own takes it each time: about five times the cost of a lookup).
+   */
+  read<T>(work: () => T): T {
+    return this.guard(() => {
+      this.#db.exec('BEGIN')
+      try {
+        return work()
+      } finally {
+        this.#db.exec('COMMIT')
+      }
+    })
+  }
+
   /** `work` in one IMMEDIATE transaction; `durable`: committed with a synced write before this returns. */
   write<T>(work: () => T, options: {durable?: boolean} = {}): T {
     return this.guard(() => {

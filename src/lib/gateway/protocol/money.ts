@@ -115,6 +115,8 @@ export interface TypedAmount {
   currency?: Currency
 }
 
+const PLAIN_DECIMAL = /^\d+(\.\d+)?$/
+
 /** What the amount rule accepts, for messages. */
 const AMOUNT_FORMS =
   'digits with a point for decimals and optional commas between thousands (1,267.11), the currency symbol or code before or after (฿ THB RM MYR ¥ JPY AED د.إ)'
@@ -128,6 +130,8 @@ const AMOUNT_FORMS =
  * row's), two signs, spaces inside the number.
  */
 export function readAmountText(text: string, currency?: string): TypedAmount {
+  // Most cells are plain digits (what exports write): they read as they are.
+  if (PLAIN_DECIMAL.test(text)) return {decimal: text, negative: false}
   const refuse = (why: string) => new AmountError(`${quoted(text)} ${why}; write ${AMOUNT_FORMS}`)
   let rest = text.replace(/[\u00a0\u2000-\u200b\u202f\u2212]/g, (c) => (c === '\u2212' ? '-' : ' ')).trim()
   let signs = 0
@@ -159,7 +163,7 @@ export function readAmountText(text: string, currency?: string): TypedAmount {
   const wanted = currency?.toUpperCase()
   if (named && wanted && isCurrency(wanted) && named !== wanted)
     throw refuse(`is written in ${named} but the row is ${wanted}`)
-  if (/^\d+(\.\d+)?$/.test(rest) || /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(rest))
+  if (PLAIN_DECIMAL.test(rest) || /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(rest))
     return {decimal: rest.replace(/,/g, ''), negative: signs === 1, ...(named ? {currency: named} : {})}
   if (/^[\d.,]+$/.test(rest) && /,\d{1,2}$|\.\d{3},|\.\d{3}\./.test(rest))
     throw refuse('is ambiguous: a comma as the decimal mark is not read')
