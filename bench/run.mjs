@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick]: every figure of bench/RESULTS.md, measured here and written there.
+// npm run bench [-- --quick] [-- --against DIR]: every figure of bench/RESULTS.md, measured here and written there.
 // Start-up against Node's own; reconcile and bulk refunds against the true floor (the same
 // signed requests in a bare loop, over the faster of undici and node:http), on loopback and with
-// network-like latency; memory at two sizes and for a 100,000-row dry run. See bench/README.md.
+// network-like latency; memory at two sizes and for a 100,000-row dry run; with `--against DIR`,
+// the loopback batches against an earlier build's, alternating. See bench/README.md.
 import {execFileSync} from 'node:child_process'
 import {generateKeyPairSync, sign, verify} from 'node:crypto'
-import {createWriteStream, existsSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {createWriteStream, existsSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {once} from 'node:events'
 import {cpus, totalmem} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -27,10 +28,18 @@ import {
 
 const quick = process.argv.includes('--quick')
 const option = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
-/** `--only history`, `--only ledger` or `--only batches`: only those figures (the full run takes long). */
+/**
+ * `--only history`, `--only ledger`, `--only batches` or `--only compare`: only those figures
+ * (the full run takes long).
+ */
 const only = option('--only')
-/** `--against DIR [--rounds N]`: the loopback batches of an earlier build (a built checkout) and of this one. */
+/**
+ * `--against DIR [--rounds N]`: the loopback batches of an earlier build (a built checkout) and
+ * of this one, alternating; added to the full run's table, or alone with `--only compare`.
+ */
 const against = option('--against')
+if (only === 'compare' && !against) throw new Error('--only compare needs --against DIR (an earlier build, built)')
+const ROUNDS = Number(option('--rounds') ?? 10)
 const SIZES = quick
   ? {
       startupRuns: 7,
@@ -62,6 +71,8 @@ const record = (area, figure, value, target = '', verdict = '') => {
   process.stderr.write(`${area} | ${figure} | ${value} | ${target} ${verdict}\n`)
 }
 const fmt = (n, digits = 1) => n.toFixed(digits)
+/** A change (0.05) as a signed percentage (+5.0%). */
+const percent = (change) => `${change >= 0 ? '+' : ''}${fmt(change * 100)}%`
 const pass = (ok) => (ok ? 'met' : 'NOT met')
 /**
  * Records gw's rate against the floor's; returns both, and gw's CPU per row (ms) when given:
@@ -129,8 +140,11 @@ async function startup(bench, order) {
   }
 }
 
-/** gw reconcile of `count` rows against the floor of the same order queries; `bin`: which gw. */
-async function reconcile(bench, orders, count, label, bin = BIN) {
+/**
+ * gw reconcile of `count` rows against the floor of the same order queries. `bins`: which gw
+ * (this checkout's, or earlier builds' too, each run against the same floor, in this order).
+ */
+async function reconcile(bench, orders, count, label, bins = [BIN]) {
   const csv = join(tempDir('gw-bench-rec-'), 'orders.csv')
   const line = (i) => `${orders[i % orders.length]},100000,THB,paid`
   writeFileSync(
@@ -144,21 +158,26 @@ async function reconcile(bench, orders, count, label, bin = BIN) {
     concurrency: CONCURRENCY,
     paramsFor: (i) => ({channel: 'wechat', mch_order_no: orders[i % orders.length]}),
   })
-  const run = await runGw(
-    ['reconcile', csv, '--channel', 'wechat', '--concurrency', String(CONCURRENCY)],
-    bench.env,
-    bin,
-  )
-  if (run.code !== 0) throw new Error(`reconcile exited ${run.code}: ${run.stderr.slice(-500)}`)
-  const target = label ? 0.95 : 0.85
-  return ratio(
-    'batch',
-    `gw reconcile ${count} rows, concurrency ${CONCURRENCY}, start included${label}`,
-    count / (run.ms / 1000),
-    floor,
-    target,
-    run.cpuMs / count,
-  )
+  const measured = []
+  for (const bin of bins) {
+    const run = await runGw(
+      ['reconcile', csv, '--channel', 'wechat', '--concurrency', String(CONCURRENCY)],
+      bench.env,
+      bin,
+    )
+    if (run.code !== 0) throw new Error(`reconcile exited ${run.code}: ${run.stderr.slice(-500)}`)
+    measured.push(
+      ratio(
+        'batch',
+        `gw reconcile ${count} rows, concurrency ${CONCURRENCY}, start included${label}`,
+        count / (run.ms / 1000),
+        floor,
+        label ? 0.95 : 0.85,
+        run.cpuMs / count,
+      ),
+    )
+  }
+  return measured
 }
 
 /**
@@ -166,8 +185,7 @@ async function reconcile(bench, orders, count, label, bin = BIN) {
  * usually is), against the floor of the requests it must make: one order query and one refund
  * per row, on other orders of the same shape.
  */
-async function refunds(bench, count, label, round = '', bin = BIN) {
-  const gwOrders = await seedPaidOrders(bench, `BRF${label ? 'L' : ''}${round}`, count)
+async function refunds(bench, count, label, round = '', bins = [BIN]) {
   const floorOrders = await seedPaidOrders(bench, `BRR${label ? 'L' : ''}${round}`, count)
   const queries = await floorLoop({
     ...bench,
@@ -194,23 +212,29 @@ async function refunds(bench, count, label, round = '', bin = BIN) {
     rate: count / (queries.seconds + refunded.seconds),
     transport: `${queries.transport}/${refunded.transport}`,
   }
-  const csv = join(tempDir('gw-bench-refund-'), 'refunds.csv')
-  writeFileSync(csv, `mch_order_no,refund_fee,channel\n${gwOrders.map((o) => `${o},1000,wechat`).join('\n')}\n`)
-  const run = await runGw(
-    ['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', String(CONCURRENCY)],
-    bench.env,
-    bin,
-  )
-  if (run.code !== 0) throw new Error(`bulk refund exited ${run.code}: ${run.stderr.slice(-500)}`)
-  const target = label ? 0.95 : 0.85
-  return ratio(
-    'batch',
-    `gw refund create --from-csv ${count} rows on ${count} orders, concurrency ${CONCURRENCY}, journal on, start included${label}`,
-    count / (run.ms / 1000),
-    floor,
-    target,
-    run.cpuMs / count,
-  )
+  const measured = []
+  for (const [b, bin] of bins.entries()) {
+    const gwOrders = await seedPaidOrders(bench, `BRF${label ? 'L' : ''}${round}B${b}`, count)
+    const csv = join(tempDir('gw-bench-refund-'), 'refunds.csv')
+    writeFileSync(csv, `mch_order_no,refund_fee,channel\n${gwOrders.map((o) => `${o},1000,wechat`).join('\n')}\n`)
+    const run = await runGw(
+      ['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', String(CONCURRENCY)],
+      bench.env,
+      bin,
+    )
+    if (run.code !== 0) throw new Error(`bulk refund exited ${run.code}: ${run.stderr.slice(-500)}`)
+    measured.push(
+      ratio(
+        'batch',
+        `gw refund create --from-csv ${count} rows on ${count} orders, concurrency ${CONCURRENCY}, journal on, start included${label}`,
+        count / (run.ms / 1000),
+        floor,
+        label ? 0.95 : 0.85,
+        run.cpuMs / count,
+      ),
+    )
+  }
+  return measured
 }
 
 async function memory(bench, orders) {
@@ -504,13 +528,14 @@ async function ledger() {
 }
 
 /**
- * The loopback batches of an earlier build (a built checkout in `dir`: its gw and its
- * sandbox) and of this one, each against its own sandbox and the floor measured on it,
- * alternating round by round: "no lower than before" measured in one session, not across
- * days (a day moves the ratios by more than a change does). Prints the medians and each round.
+ * The loopback batches of an earlier build (a built checkout in `dir`) and of this one: in each
+ * round both run against one sandbox (this build's) and one floor measured on it, in alternating
+ * order. "No lower than before" is then gw's own: measured in one session, not across days (a day
+ * moves the ratios by more than a change does), and not moved by a sandbox of another speed (a
+ * faster sandbox raises the floor more than gw, which is bound by its own CPU). Prints the medians
+ * and each round; returns each figure's medians and the median of the rounds' changes.
  */
 async function compare(dir) {
-  const rounds = Number(option('--rounds') ?? 6)
   const commitOf = (at) => {
     try {
       return execFileSync('git', ['-C', at, 'rev-parse', '--short', 'HEAD'], {encoding: 'utf8'}).trim()
@@ -522,47 +547,54 @@ async function compare(dir) {
     {name: `earlier (${commitOf(dir)})`, bin: join(resolve(dir), 'bin', 'run.js'), runs: {}},
     {name: `this build (${commitOf(ROOT)})`, bin: BIN, runs: {}},
   ]
-  const keep = (build, measured) => (build.runs[measured.figure] ??= []).push(measured)
-  for (let round = 1; round <= rounds; round++) {
-    for (const build of round % 2 ? builds : [...builds].reverse()) {
-      process.stderr.write(`round ${round} of ${rounds}: ${build.name}\n`)
-      const bench = await benchSandbox(undefined, build.bin)
-      try {
-        const orders = await seedPaidOrders(bench, 'BQ', 2000)
-        keep(build, await reconcile(bench, orders, SIZES.reconcileRows, '', build.bin))
-        keep(build, await refunds(bench, SIZES.refundRows, '', `R${round}`, build.bin))
-      } finally {
-        await bench.close()
-      }
+  // Each round's own figures are not the table's: only the comparison is.
+  const tableRows = rows.length
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = round % 2 ? builds : [...builds].reverse()
+    process.stderr.write(`round ${round} of ${ROUNDS}: ${order.map((b) => b.name).join(', then ')}\n`)
+    const bench = await benchSandbox()
+    try {
+      const orders = await seedPaidOrders(bench, 'BQ', 2000)
+      const bins = order.map((b) => b.bin)
+      const measured = [
+        ...(await reconcile(bench, orders, SIZES.reconcileRows, '', bins)),
+        ...(await refunds(bench, SIZES.refundRows, '', `R${round}`, bins)),
+      ]
+      measured.forEach((m, i) => (order[i % 2].runs[m.figure] ??= []).push(m))
+    } finally {
+      await bench.close()
     }
   }
-  const summary = (runs) => {
-    const x = median(runs.map((r) => r.rate / r.floor))
-    const cpu = median(runs.map((r) => r.cpuMsPerRow))
-    return {
-      x,
-      cpu,
-      text: `${fmt(x, 3)}x (${fmt(median(runs.map((r) => r.rate)), 0)} rows/s, floor ${fmt(median(runs.map((r) => r.floor)), 0)}); gw's CPU ${fmt(cpu, 3)} ms a row`,
-    }
-  }
-  const change = (after, before) => `${after >= before ? '+' : ''}${fmt((after / before - 1) * 100)}%`
+  rows.length = tableRows
   const [earlier, now] = builds
+  const compared = []
+  const summary = (runs) =>
+    `${fmt(median(runs.map((r) => r.rate / r.floor)), 3)}x (${fmt(median(runs.map((r) => r.rate)), 0)} rows/s); gw's CPU ${fmt(median(runs.map((r) => r.cpuMsPerRow)), 3)} ms a row`
   const lines = [
-    `Batches on loopback, ${rounds} rounds alternating, each build against its own sandbox (medians; ${cpus().length} x ${cpus()[0]?.model}, Node ${process.version}):`,
+    `Batches on loopback, ${ROUNDS} rounds, both builds against one sandbox and floor a round, alternating (medians; ${cpus().length} x ${cpus()[0]?.model}, Node ${process.version}):`,
     '',
-    `| figure | ${earlier.name} | ${now.name} | change of the ratio | change of gw's CPU a row |`,
+    `| figure | ${earlier.name} | ${now.name} | change of the rate (median of the rounds') | change of gw's CPU a row |`,
     '|---|---|---|---|---|',
   ]
   for (const figure of Object.keys(now.runs)) {
-    const [a, b] = [summary(earlier.runs[figure]), summary(now.runs[figure])]
-    lines.push(`| ${figure} | ${a.text} | ${b.text} | ${change(b.x, a.x)} | ${change(b.cpu, a.cpu)} |`)
-    const each = (build) => build.runs[figure].map((r) => fmt(r.rate / r.floor, 3)).join(' ')
-    lines.push(`| each round | ${each(earlier)} | ${each(now)} | | |`)
+    const [a, b] = [earlier.runs[figure], now.runs[figure]]
+    const change = median(b.map((r, i) => r.rate / a[i].rate - 1))
+    const cpuChange = median(b.map((r, i) => r.cpuMsPerRow / a[i].cpuMsPerRow - 1))
+    lines.push(`| ${figure} | ${summary(a)} | ${summary(b)} | ${percent(change)} | ${percent(cpuChange)} |`)
+    const each = (runs) => runs.map((r) => fmt(r.rate / r.floor, 3)).join(' ')
+    lines.push(`| each round (x of the floor) | ${each(a)} | ${each(b)} | | |`)
+    compared.push({
+      figure,
+      x: {earlier: median(a.map((r) => r.rate / r.floor)), now: median(b.map((r) => r.rate / r.floor))},
+      change,
+      cpuChange,
+    })
   }
   process.stdout.write(`${lines.join('\n')}\n`)
+  return {earlier: earlier.name, compared}
 }
 
-if (against) {
+if (only === 'compare') {
   await compare(against)
   process.exit(0)
 }
@@ -614,6 +646,19 @@ try {
 } finally {
   await bench.close()
 }
+if (against && !only) {
+  // "No lower than before": this build's ratio against an earlier build's, measured alternately in one session.
+  const {earlier, compared} = await compare(against)
+  for (const {figure, x, change, cpuChange} of compared) {
+    record(
+      'batch',
+      `${figure}: this build against ${earlier}, ${ROUNDS} rounds, one sandbox and floor a round, alternating`,
+      `${fmt(x.now, 3)}x against ${fmt(x.earlier, 3)}x of the floor (medians); the rounds' change of the rate ${percent(change)}, of gw's CPU a row ${percent(cpuChange)} (medians)`,
+      'rate no lower than before',
+      pass(change >= 0),
+    )
+  }
+}
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU'
 const lines = [
@@ -640,5 +685,12 @@ const notes = [
   'See bench/README.md for what each figure measures and what bounds it.',
   '',
 ]
-if (!quick && !only) writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${lines.join('\n')}\n${notes.join('\n')}`)
+// What follows this line in RESULTS.md was written by hand (runs by hand, before and after) and is kept.
+const BY_HAND = '<!-- Written by hand from here on: npm run bench rewrites what is above and keeps this. -->'
+const resultsFile = join(ROOT, 'bench', 'RESULTS.md')
+if (!quick && !only) {
+  const earlier = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : ''
+  const byHand = earlier.includes(BY_HAND) ? `\n${earlier.slice(earlier.indexOf(BY_HAND))}` : ''
+  writeFileSync(resultsFile, `${lines.join('\n')}\n${notes.join('\n')}${byHand}`)
+}
 process.stdout.write(`${lines.join('\n')}\n${notes.join('\n')}`)
