@@ -8,7 +8,7 @@
  * and moved into place on close: readers never see half a file.
  */
 import {once} from 'node:events'
-import {createWriteStream, existsSync, lstatSync, openSync, renameSync, rmSync} from 'node:fs'
+import {createWriteStream, existsSync, lstatSync, renameSync, rmSync} from 'node:fs'
 import {basename, dirname, extname, join, resolve} from 'node:path'
 import type {Writable} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
@@ -16,7 +16,6 @@ import {pipeline} from 'node:stream/promises'
 import {stringify} from 'csv-stringify'
 
 import {type Cell, type RowSink, type SummarySheet, type TypedCells, cellText, summaryLines} from './cells.js'
-import {localWriteFailure} from '../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {temporaryBeside} from '../io/private-file.js'
 import {RUNS_AS_FORMULA} from '../untrusted.js'
@@ -180,15 +179,6 @@ export async function writeTable<C extends string>(
   }
 }
 
-/** A new file of ours, 0600, opened to be written as `file`; a folder gone or a disk full is said as that (exit 5). */
-function openForWriting(path: string, file: string): number {
-  try {
-    return openSync(path, 'wx', 0o600)
-  } catch (error) {
-    throw localWriteFailure(error, {writing: true, file}) ?? error
-  }
-}
-
 /** A table of gw's own columns only, written a row at a time as rows come (a list streamed from the history). */
 export async function openTable<C extends string>(path: string, columns: readonly C[], options: OutputOptions) {
   const none = {names: [], keys: [], index: new Map<string, number>(), ignored: [], mapped: new Map<string, string>()}
@@ -229,9 +219,9 @@ export class AnnotatedWriter<C extends string> {
     const {placement, added} = placementOf(header, ours)
     const columns = [...header.names, ...added]
     const order = isWorkbook(path) ? workbookOrder(header, placement, options.lead ?? [], columns.length) : undefined
-    const temporary = temporaryBeside(path)
     // Opened here, so a folder that is gone or not writable is this call's error, not a stream's later.
-    const stream = createWriteStream(temporary, {fd: openForWriting(temporary, path)})
+    const {temporary, fd} = temporaryBeside(path)
+    const stream = createWriteStream(temporary, {fd})
     const sink = isWorkbook(path)
       ? await (await import('./workbook-output.js')).workbookSink(stream, reorder(columns, order), options.sheet)
       : csvSink(stream, columns, options)
@@ -262,10 +252,9 @@ export class AnnotatedWriter<C extends string> {
     await this.sink.end(summary)
     let summaryTemporary: string | undefined
     if (summary && !isWorkbook(this.path)) {
-      summaryTemporary = temporaryBeside(summaryPathOf(this.path))
-      const stream = createWriteStream(summaryTemporary, {
-        fd: openForWriting(summaryTemporary, summaryPathOf(this.path)),
-      })
+      const opened = temporaryBeside(summaryPathOf(this.path))
+      summaryTemporary = opened.temporary
+      const stream = createWriteStream(summaryTemporary, {fd: opened.fd})
       const sink = csvSink(stream, [], {...this.options, header: false})
       for (const line of summaryLines(summary)) await sink.write(line)
       await sink.end()

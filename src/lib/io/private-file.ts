@@ -8,9 +8,19 @@ import {randomBytes} from 'node:crypto'
 import {chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
-/** A name beside `path` for a temporary file, hidden and unpredictable; open it with the 'wx' flag. */
-export function temporaryBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${randomBytes(8).toString('hex')}.tmp`)
+import {localWriteFailure} from '../errors.js'
+
+/**
+ * A new temporary file beside `path`, to be renamed into its place: hidden, unpredictable, 0600
+ * and created exclusively. A folder gone or a disk full is said as that (exit 5), naming `path`.
+ */
+export function temporaryBeside(path: string): {temporary: string; fd: number} {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(8).toString('hex')}.tmp`)
+  try {
+    return {temporary, fd: openSync(temporary, 'wx', 0o600)}
+  } catch (error) {
+    throw localWriteFailure(error, {writing: true, file: path}) ?? error
+  }
 }
 
 /** Writes every byte (a write may take only part of them) or throws, as on a full disk. */
@@ -29,8 +39,7 @@ export function ensurePrivateDir(path: string): string {
 /** Writes a file only its owner can read (0600), atomically: readers see the old or the new file. */
 export function writePrivateFile(path: string, content: string): void {
   ensurePrivateDir(dirname(path))
-  const temporary = temporaryBeside(path)
-  const fd = openSync(temporary, 'wx', 0o600)
+  const {temporary, fd} = temporaryBeside(path)
   try {
     writeFully(fd, content)
     fsyncSync(fd)
