@@ -10,12 +10,13 @@ export const ExitCode = {
   Transport: 3,
   Signature: 4,
   Unknown: 5,
+  HungUp: 129,
   Interrupted: 130,
   Terminated: 143,
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
-type ErrorKind = 'refused' | 'usage' | 'transport' | 'signature' | 'unknown' | 'interrupted' | 'terminated'
+type ErrorKind = 'refused' | 'usage' | 'transport' | 'signature' | 'unknown' | 'hung_up' | 'interrupted' | 'terminated'
 
 const EXIT_BY_KIND: Record<ErrorKind, ExitCode> = {
   refused: ExitCode.Refused,
@@ -23,16 +24,26 @@ const EXIT_BY_KIND: Record<ErrorKind, ExitCode> = {
   transport: ExitCode.Transport,
   signature: ExitCode.Signature,
   unknown: ExitCode.Unknown,
+  hung_up: ExitCode.HungUp,
   interrupted: ExitCode.Interrupted,
   terminated: ExitCode.Terminated,
 }
 
-/** The exit code of a run stopped by a signal: 130 for SIGINT (Ctrl-C), 143 for SIGTERM. */
-export const exitCodeOfSignal = (signal: unknown) => (signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted)
+/** The signals that stop gw's work, and what each is: Ctrl-C, a stop asked for, its terminal closed. */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+export type StopSignal = (typeof STOP_SIGNALS)[number]
+const KIND_OF_SIGNAL = {SIGINT: 'interrupted', SIGTERM: 'terminated', SIGHUP: 'hung_up'} as const
 
-/** The error of work stopped by a signal before anything was sent: its kind gives 130 or 143. */
+/** Which of them stopped the work (an AbortSignal's reason): Ctrl-C unless it says otherwise. */
+export const stopSignalOf = (reason: unknown): StopSignal =>
+  STOP_SIGNALS.includes(reason as StopSignal) ? (reason as StopSignal) : 'SIGINT'
+
+/** The exit code of a run stopped by a signal: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, 129 for SIGHUP. */
+export const exitCodeOfSignal = (signal: unknown) => EXIT_BY_KIND[KIND_OF_SIGNAL[stopSignalOf(signal)]]
+
+/** The error of work stopped by a signal before anything was sent: its kind gives 130, 143 or 129. */
 export const stoppedError = (signal: unknown, message: string, advice: string) =>
-  new GwError(signal === 'SIGTERM' ? 'terminated' : 'interrupted', message, {advice})
+  new GwError(KIND_OF_SIGNAL[stopSignalOf(signal)], message, {advice})
 
 export class GwError extends Error {
   readonly kind: ErrorKind

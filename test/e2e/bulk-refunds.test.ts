@@ -6,6 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {untab} from '../helpers/shared.js'
+import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 
 let world: GwWorld
 let fileNo = 0
@@ -340,4 +341,42 @@ describe('crash safety and faults', () => {
     expect(resumed.stderr).toMatch(/resuming: \d+ done, 0 uncertain, \d+ to go/)
     await expectExactlyOnce(csv, rows)
   }, 120_000)
+
+  it.skipIf(!HAS_TMUX)(
+    'a closed terminal (SIGHUP) stops it as Ctrl-C does: in flight recorded, report and history written, 129',
+    async () => {
+      const {rows, csv} = await batchOf('HUP')
+      const orders = [...new Set(rows.map((r) => r.order))]
+      const exitFile = join(world.configDir, 'hup-exit.json')
+      const args = ['refund', 'create', '--from-csv', csv, '--yes', '--rate', '40']
+      const terminal = new Terminal(args, {GW_CONFIG_DIR: world.configDir}, exitFile)
+      try {
+        const ended = (async () => {
+          while (!existsSync(exitFile)) await new Promise((r) => setTimeout(r, 50))
+        })()
+        expect(await refundsReach(orders, 20, ended)).toBe(true)
+        // Its progress bar was on the terminal: writing there now fails, and the run goes on to its
+        // end, then ends by the hang-up (a shell says 129), not by Node's abort on its way out.
+        expect(await terminal.hangUp()).toEqual({code: null, signal: 'SIGHUP'})
+      } finally {
+        terminal.close()
+      }
+      const partial = report(csv)
+      expect(partial.filter((l) => l.status === 'pending').length).toBeGreaterThan(0)
+      const refunded = partial
+        .filter((l) => l.status === 'refunded')
+        .map((l) => l.mch_refund_no)
+        .sort()
+      const made = [...(await ledgerRefunds(orders)).keys()].sort()
+      expect(refunded).toEqual(made)
+      // The history holds them all (what waited to be committed was, before gw ended).
+      const listed = (await world.run(['refund', 'list', '--json'])).json<{refunds: {mch_refund_no: string}[]}>()
+      const known = new Set(listed.refunds.map((r) => r.mch_refund_no))
+      expect(made.filter((number) => !known.has(number))).toEqual([])
+      const resumed = await bulk(csv)
+      expect(resumed.code, resumed.stderr).toBe(0)
+      await expectExactlyOnce(csv, rows)
+    },
+    120_000,
+  )
 })

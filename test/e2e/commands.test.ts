@@ -302,6 +302,22 @@ describe('gw order create', () => {
     expect(timeout.code).toBe(5)
     expect(timeout.stderr).toContain('Not paid before the wait ended')
   })
+
+  it('--wait stopped by SIGTERM or Ctrl-C ends 143 or 130 (not killed outright), the order kept in the history', async () => {
+    for (const [signal, code] of [
+      ['SIGTERM', 143],
+      ['SIGINT', 130],
+    ] as const) {
+      const mch = orderNo()
+      const args = ['order', 'create', '--channel', 'wechat', '--amount', '5', '--fee-type', 'THB', '--wait']
+      const {child, result} = world.spawn([...args, '--mch-order-no', mch])
+      await waitFor(() => world.ledger(mch), 20_000)
+      child.kill(signal)
+      expect(await result).toMatchObject({code, signal: null})
+      const listed = (await world.run(['order', 'list', '--json'])).json<{orders: {mch_order_no: string}[]}>()
+      expect(listed.orders.map((o) => o.mch_order_no)).toContain(mch)
+    }
+  })
 })
 
 describe('gw order query and close', () => {

@@ -1,4 +1,5 @@
 import {execFileSync, spawnSync} from 'node:child_process'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {REPO_ROOT} from './shared.js'
@@ -8,13 +9,32 @@ export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0
 /** A command in a real terminal (tmux), typed at as a person would. */
 export class Terminal {
   readonly session = `gw-test-${process.pid}-${Date.now()}`
+  /** Where the exit recorder writes how gw ended, when the terminal is to be closed under it. */
+  readonly #exitFile?: string
 
-  constructor(args: string[], env: Record<string, string>) {
+  /** `exitFile`: gw runs as a shell's job whose end is written there, so that the terminal can be closed under it. */
+  constructor(args: string[], env: Record<string, string>, exitFile?: string) {
     const exports = Object.entries({...env, NO_COLOR: '1'})
       .map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`)
       .join(' ')
-    const command = `env ${exports} ${process.execPath} ${join(REPO_ROOT, 'bin', 'run.js')} ${args.map((a) => `'${a}'`).join(' ')}; echo "EXIT=$?"; sleep 60`
+    const gw = `${process.execPath} ${join(REPO_ROOT, 'bin', 'run.js')} ${args.map((a) => `'${a}'`).join(' ')}`
+    const command = exitFile
+      ? `env ${exports} ${process.execPath} ${join(REPO_ROOT, 'test', 'helpers', 'exit-recorder.mjs')} '${exitFile}' ${gw}`
+      : `env ${exports} ${gw}; echo "EXIT=$?"; sleep 60`
+    this.#exitFile = exitFile
     execFileSync('tmux', ['new-session', '-d', '-s', this.session, '-x', '200', '-y', '50', command])
+  }
+
+  /** Closes the terminal under gw (SIGHUP, its writes to the terminal failing) and resolves with how gw ended. */
+  async hangUp(timeoutMs = 30_000): Promise<{code: number | null; signal: string | null}> {
+    if (!this.#exitFile) throw new Error('hangUp() needs the terminal made with an exit file')
+    this.close()
+    const deadline = Date.now() + timeoutMs
+    while (!existsSync(this.#exitFile)) {
+      if (Date.now() > deadline) throw new Error(`gw did not end within ${timeoutMs} ms of its terminal closing`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    return JSON.parse(readFileSync(this.#exitFile, 'utf8')) as {code: number | null; signal: string | null}
   }
 
   type(text: string): void {

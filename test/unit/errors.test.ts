@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {ExitCode, localWriteFailure} from '../../src/lib/errors.js'
+import {ExitCode, exitCodeOfSignal, localWriteFailure, stopSignalOf, stoppedError} from '../../src/lib/errors.js'
 import {removeDir, tempDir} from '../helpers/shared.js'
 
 const dir = tempDir('gw-errors-unit-')
@@ -43,5 +43,19 @@ describe('a write the machine refuses', () => {
     expect(localWriteFailure(thrownBy(() => openSync(join(dir, 'missing.csv'), 'r')))).toBeUndefined()
     expect(localWriteFailure(new Error('boom'))).toBeUndefined()
     expect(localWriteFailure(undefined)).toBeUndefined()
+  })
+})
+
+describe('a signal that stops the work', () => {
+  it('ends with the exit code of its kind: 130 for Ctrl-C, 143 for SIGTERM, 129 for a closed terminal', () => {
+    expect(['SIGINT', 'SIGTERM', 'SIGHUP'].map(exitCodeOfSignal)).toEqual([130, 143, 129])
+    expect(['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => stoppedError(s, 'stopped', 'again').exitCode)).toEqual([
+      130, 143, 129,
+    ])
+  })
+
+  it('is taken for Ctrl-C when an abort names no stop signal', () => {
+    expect([undefined, 'SIGKILL', new Error('x')].map(stopSignalOf)).toEqual(['SIGINT', 'SIGINT', 'SIGINT'])
+    expect(stopSignalOf('SIGHUP')).toBe('SIGHUP')
   })
 })

@@ -5,6 +5,7 @@ import {Args} from '@oclif/core'
 
 import {amountOf} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
+import {onInterrupt} from '../../lib/cli/interrupt.js'
 import * as shared from '../../lib/cli/flags.js'
 import {usageError} from '../../lib/errors.js'
 import {describeReference} from '../../lib/orders/reference.js'
@@ -57,11 +58,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
     const amount = amountOf(flags.amount, flags['refund-fee'], names)
-    const [{refunds}, {SingleRefunds}, {onInterrupt}] = await Promise.all([
-      this.services(),
-      import('../../lib/refunds/single.js'),
-      import('../../lib/cli/interrupt.js'),
-    ])
+    const [{refunds}, {SingleRefunds}] = await Promise.all([this.services(), import('../../lib/refunds/single.js')])
     const {channel, 'mch-refund-no': mchRefundNo, 'fee-type': feeType, 'total-fee': totalFee} = flags
     const interrupt = onInterrupt()
     const result = await new SingleRefunds(refunds)

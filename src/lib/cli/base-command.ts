@@ -16,6 +16,7 @@ import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
 import {fileShown, shown, terminalSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
+import {endOnSignals, onInterrupt} from './interrupt.js'
 import {canonicalChoices, listFilterOf} from './flags.js'
 import type {Work} from './progress.js'
 import type {WireEvent} from '../gateway/client.js'
@@ -68,6 +69,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   override async init(): Promise<void> {
     await super.init()
+    endOnSignals()
     const baseFlags = (this.ctor as typeof GwCommand).baseFlags
     const argv = canonicalChoices(this.argv, {...baseFlags, ...this.ctor.flags} as never)
     const {args, flags} = await this.parse(
@@ -172,7 +174,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     stopping: string,
     failedWord?: string,
   ): Promise<Work> {
-    const [{startProgress}, {onInterrupt}] = await Promise.all([import('./progress.js'), import('./interrupt.js')])
+    const {startProgress} = await import('./progress.js')
     const enabled = total !== 0 && (Boolean(process.stderr.isTTY) || !this.jsonEnabled())
     const progress = await startProgress(label, total, enabled, failedWord)
     // The bar ends before the note, so the two never share a line.
@@ -209,9 +211,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   ): Promise<void> {
     const flags = this.flags as Parameters<typeof listFilterOf>[0] & {bom?: boolean}
     const filter = listFilterOf(flags)
-    const [{RefreshTally}, {onInterrupt}, {openTable}] = await Promise.all([
+    const [{RefreshTally}, {openTable}] = await Promise.all([
       import('./list-output.js'),
-      import('./interrupt.js'),
       import('../files/annotated-output.js'),
     ])
     const json = this.jsonEnabled() ? await this.startJsonList(shape.what) : undefined

@@ -1,9 +1,17 @@
 /**
- * Ctrl-C and SIGTERM as an AbortSignal, for work that stops gracefully (a bulk refund, the
- * listener, the sandbox): the first signal aborts, so the work finishes what is in flight
- * and records it; a second one quits at once with exit 130.
+ * Ctrl-C, SIGTERM and SIGHUP (the terminal gw runs in was closed: a lost SSH session, a closed
+ * window) as an AbortSignal, for work that stops gracefully (a bulk refund, a list, reconcile,
+ * the listener, the sandbox): the first signal aborts, so the work finishes what is in flight and
+ * records it; a second one quits at once with 130, 143 or 129.
+ *
+ * Outside such work a signal ends gw at once, as it always did, but through its exit handlers:
+ * what waits to be committed to the history is. After SIGHUP the terminal is gone and writing
+ * to it fails (EIO): what gw would say there is dropped, its files are written as ever, and gw
+ * ends by the hang-up itself once its exit handlers have run (which shells report as 129): Node
+ * 20 aborts on its way out of a process whose terminal is gone, as resetting the terminal's mode
+ * fails (nodejs/node#51519, fixed in later versions), and a signal's end skips that reset.
  */
-import {exitCodeOfSignal} from '../errors.js'
+import {STOP_SIGNALS, type StopSignal, exitCodeOfSignal} from '../errors.js'
 
 interface Interrupt {
   signal: AbortSignal
@@ -11,21 +19,65 @@ interface Interrupt {
   dispose(): void
 }
 
-/** The signal aborts with the name of the signal received (`SIGINT`, `SIGTERM`) as its reason. */
+/** How many pieces of work are listening for the signals now: while any is, none ends gw at once. */
+let listening = 0
+
+/** The signal aborts with the name of the signal received (`SIGINT`, `SIGTERM`, `SIGHUP`) as its reason. */
 export function onInterrupt(onFirst?: () => void): Interrupt {
   const controller = new AbortController()
-  const handler = (received: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(exitCodeOfSignal(received))
+  const handler = (received: StopSignal) => {
+    if (controller.signal.aborted) endNow(received)
     onFirst?.()
     controller.abort(received)
   }
-  process.on('SIGINT', handler)
-  process.on('SIGTERM', handler)
+  listening += 1
+  for (const name of STOP_SIGNALS) process.on(name, handler)
   return {
     signal: controller.signal,
     dispose() {
-      process.off('SIGINT', handler)
-      process.off('SIGTERM', handler)
+      listening -= 1
+      for (const name of STOP_SIGNALS) process.off(name, handler)
     },
   }
+}
+
+let ending = false
+
+/** From a command's start: a signal ends gw through its exit handlers, unless its work listens for it. */
+export function endOnSignals(): void {
+  if (ending) return
+  ending = true
+  for (const name of STOP_SIGNALS) {
+    process.on(name, (received: StopSignal) => {
+      if (received === 'SIGHUP') terminalGone()
+      if (!listening) endNow(received)
+    })
+  }
+}
+
+let hungUp = false
+
+/**
+ * The terminal is gone. Writes to it (or to a pipe whose reader it took along) fail as errors of
+ * the stream, which would end gw mid-work (oclif throws any but EPIPE): they are dropped, as what
+ * they said has no reader left. When the work ends, gw ends by the hang-up.
+ */
+function terminalGone(): void {
+  if (hungUp) return
+  hungUp = true
+  for (const stream of [process.stdout, process.stderr]) stream.removeAllListeners('error').on('error', () => undefined)
+  process.once('beforeExit', endHungUp)
+}
+
+/** Ends gw at once with the exit code of `received` (after a hang-up, by the hang-up). */
+function endNow(received: StopSignal): void {
+  if (hungUp) endHungUp()
+  else process.exit(exitCodeOfSignal(received))
+}
+
+/** Runs gw's exit handlers, then ends it by SIGHUP, its default action restored (no reset of the terminal's mode). */
+function endHungUp(): void {
+  process.emit('exit', process.exitCode === undefined ? exitCodeOfSignal('SIGHUP') : Number(process.exitCode))
+  process.removeAllListeners('SIGHUP')
+  process.kill(process.pid, 'SIGHUP')
 }

@@ -6,7 +6,7 @@
  * unsettled, settling it completes the command. An identical refund made recently needs a
  * confirmation (--again). The intent is synced before sending; the outcome recorded after.
  */
-import {GwError, stoppedError} from '../errors.js'
+import {GwError, type StopSignal, stopSignalOf, stoppedError} from '../errors.js'
 import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
 import {type OrderClaim, type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import type {FoundOrder} from '../orders/service.js'
@@ -42,7 +42,7 @@ export type OneRefund = RefundResult & {
   /** The refund an earlier run left unsettled, settled now: nothing new was sent. */
   completed_earlier?: boolean
   /** A signal stopped the command while the refund was in flight: sent, outcome unknown. */
-  interrupted?: NodeJS.Signals
+  interrupted?: StopSignal
 }
 
 function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
@@ -261,7 +261,7 @@ async function interruptible<T>(
   let stop!: () => void
   const stopped = new Promise<OneRefund>((resolve, reject) => {
     stop = () => {
-      const received: NodeJS.Signals = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT'
+      const received = stopSignalOf(signal.reason)
       const planned = inFlight()
       if (!planned) {
         reject(
