@@ -393,7 +393,7 @@ export class OrderHistory {
 
   /**
    * What a query showed of an order: recorded, when it was made here and its state changed since
-   * gw last knew it, with the records waiting (and before any question).
+   * gw last knew it, with the records waiting (and before any question about orders).
    */
   noteOrderState(appid: string, mchOrderNo: string, state: string): void {
     this.#seen.set(`${appid}\n${mchOrderNo}`, {appid, mchOrderNo, state, at: new Date().toISOString()})
