@@ -347,6 +347,19 @@ describe('crash safety and faults', () => {
     async () => {
       const {rows, csv} = await batchOf('HUP')
       const orders = [...new Set(rows.map((r) => r.order))]
+      // Closed while it asks whether to send: nothing sent, and gw ends by the hang-up (it crashed reading the closed terminal).
+      const asking = new Terminal(
+        ['refund', 'create', '--from-csv', csv],
+        {GW_CONFIG_DIR: world.configDir},
+        join(world.configDir, 'hup-ask.json'),
+      )
+      try {
+        await asking.waitFor(/send .* of refunds from /)
+        expect(await asking.hangUp()).toEqual({code: null, signal: 'SIGHUP'})
+      } finally {
+        asking.close()
+      }
+      expect(await ledgerRefunds(orders)).toEqual(new Map())
       const exitFile = join(world.configDir, 'hup-exit.json')
       const args = ['refund', 'create', '--from-csv', csv, '--yes', '--rate', '40']
       const terminal = new Terminal(args, {GW_CONFIG_DIR: world.configDir}, exitFile)

@@ -11,6 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {REPO_ROOT, removeDir, tempDir, untab} from '../helpers/shared.js'
+import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -69,6 +70,67 @@ describe('a single refund', () => {
     expect(deliberate.code, deliberate.stderr).toBe(0)
     expect(await refundsOf(order!)).toHaveLength(2)
   })
+
+  it.skipIf(!HAS_TMUX)(
+    'asked "again?" on a terminal and stopped there (SIGTERM, a closed terminal): nothing sent, no intent left, gw ends',
+    async () => {
+      for (const [stop, ended] of [
+        ['SIGTERM', {code: 143, signal: null}],
+        ['hang-up', {code: null, signal: 'SIGHUP'}],
+      ] as const) {
+        const [order] = await world.paidOrders(1, 10_000, `ONCE-ASK-${stop}`)
+        const refund = ['refund', 'create', order!, '--amount', '20.00']
+        expect((await world.run(refund)).code).toBe(0)
+        const exitFile = join(world.configDir, `ask-${stop}.json`)
+        const terminal = new Terminal(refund, {GW_CONFIG_DIR: world.configDir}, exitFile)
+        try {
+          await terminal.waitFor(/again: refund RF\w+ of 20\.00 THB was made/)
+          if (stop === 'SIGTERM') {
+            terminal.kill('SIGTERM')
+            expect(await terminal.ended()).toEqual(ended)
+          } else expect(await terminal.hangUp()).toEqual(ended)
+        } finally {
+          terminal.close()
+        }
+        const listed = (await world.run(['refund', 'list', '--json'])).json<{
+          refunds: {mch_order_no: string; status: string}[]
+        }>()
+        expect(listed.refunds.filter((r) => r.mch_order_no === order).map((r) => r.status)).toEqual(['refunded'])
+        expect(await refundsOf(order!)).toHaveLength(1)
+        const next = await world.run([...refund, '--again'])
+        expect(next.code, next.stderr).toBe(0)
+        expect(next.stderr).not.toContain('settled')
+        expect(await refundsOf(order!)).toHaveLength(2)
+      }
+    },
+    60_000,
+  )
+
+  it.skipIf(!HAS_TMUX)(
+    'asks "again?" with the earlier refund\'s file name made visible, never run by the terminal',
+    async () => {
+      const [order] = await world.paidOrders(1, 10_000, 'ONCE-ESC')
+      const csv = join(world.configDir, 'evil\u001b]2;PWNED\u0007.csv')
+      writeFileSync(csv, `mch_order_no,refund_fee\n${order},500\n`)
+      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      const terminal = new Terminal(['refund', 'create', order!, '--amount', '5.00'], {GW_CONFIG_DIR: world.configDir})
+      try {
+        const screen = await terminal.waitFor(/again: refund RF\w+ of 5\.00 THB was made/)
+        expect(screen).toContain('evil\\x1B]2;PWNED\\x07')
+        const title = execFileSync('tmux', [
+          'display-message',
+          '-p',
+          '-t',
+          terminal.session,
+          '#{pane_title}',
+        ]).toString()
+        expect(title).not.toContain('PWNED')
+      } finally {
+        terminal.close()
+      }
+      expect(await refundsOf(order!)).toHaveLength(1)
+    },
+  )
 
   it('on alipay (no refund query) is settled by sending the same number again: sent, not confirmable, never refunded on that word', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-ALI', 'alipay')

@@ -1,11 +1,17 @@
 // Runs a command on the terminal it is started in, as a shell runs a job, and writes how it ended
-// ({code, signal}) to a file. When the terminal is closed it passes the hang-up (SIGHUP) on to the
-// command, as an interactive shell does to its jobs, and outlives it: what a test of a hang-up reads.
+// ({code, signal}) to FILE (its pid to FILE.pid as it starts). When the terminal is closed it
+// passes the hang-up on as an interactive shell and the kernel do: SIGHUP from the shell to its
+// jobs, then the kernel's own once the shell is gone; and it outlives the command, so that a
+// test of a hang-up can read how the command ended.
 // Usage: node exit-recorder.mjs FILE COMMAND [ARGS...]
 import {spawn} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 
 const [file, command, ...args] = process.argv.slice(2)
 const child = spawn(command, args, {stdio: 'inherit'})
-process.on('SIGHUP', () => child.kill('SIGHUP'))
+writeFileSync(`${file}.pid`, String(child.pid))
+process.on('SIGHUP', () => {
+  child.kill('SIGHUP')
+  setTimeout(() => child.kill('SIGHUP'), 100)
+})
 child.on('exit', (code, signal) => writeFileSync(file, JSON.stringify({code, signal})))

@@ -40,7 +40,9 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     '<%= config.bin %> refund create --from-csv refunds.csv --yes --concurrency 8 --rate 20',
   ]
 
-  static override args = {mch_order_no: Args.string({description: 'merchant order number of the paid order'})}
+  static override args = {
+    mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number of the paid order'}),
+  }
   static override flags = {
     ...shared.refundFlags,
     ...shared.bulkRefundFlags,
@@ -65,9 +67,12 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       .refund(
         {ref, amount, mchRefundNo, channel, feeType, totalFee},
         {
-          identical: (made, planned) => this.confirm(...identicalQuestion(made, planned)),
+          identical: (made, planned) => {
+            const [action, options] = identicalQuestion(made, planned)
+            return this.confirm(action, {...options, signal: interrupt.signal})
+          },
           sending: async (planned) => {
-            await this.confirm(refundAction(planned))
+            await this.confirm(refundAction(planned), {signal: interrupt.signal})
             this.note(`refund number ${planned.mch_refund_no}`)
           },
         },

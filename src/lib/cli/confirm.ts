@@ -2,7 +2,9 @@
  * Asking before money moves. On a --live profile every money-moving command asks; a bulk
  * refund always asks. A terminal gets a question; without one, --yes is required.
  */
-import {usageError} from '../errors.js'
+import {stopSignalOf, stoppedError, usageError} from '../errors.js'
+import {terminalSafe} from '../untrusted.js'
+import {terminalClosed} from './interrupt.js'
 
 export interface ConfirmOptions {
   profile: {name: string; appid: string; live: boolean}
@@ -14,6 +16,8 @@ export interface ConfirmOptions {
   always?: boolean
   /** Said after "Add --yes to confirm" when there is no terminal, e.g. another way to look first. */
   otherwise?: string
+  /** The command's stop (Ctrl-C, SIGTERM, SIGHUP): it takes the question away, and nothing is sent. */
+  signal?: AbortSignal
 }
 
 export async function confirm(action: string, options: ConfirmOptions): Promise<void> {
@@ -27,7 +31,32 @@ export async function confirm(action: string, options: ConfirmOptions): Promise<
     throw usageError(what, `Add ${options.flag ?? '--yes'} to confirm (no terminal to ask on)${otherwise}.`)
   }
   const {confirm: ask} = await import('@inquirer/prompts')
-  const message = `${profile.live ? 'LIVE: ' : ''}${action} (profile "${profile.name}", ${profile.appid})?`
-  const ok = await ask({message, default: false}, {output: process.stderr})
+  // The question names files and numbers that came from files and the history: made visible, never run by the terminal.
+  const message = terminalSafe(
+    `${profile.live ? 'LIVE: ' : ''}${action} (profile "${profile.name}", ${profile.appid})?`,
+  )
+  const stopped = (signal: unknown) =>
+    stoppedError(signal, 'Stopped before the question was answered: nothing was sent.', 'Run the same command again.')
+  // A terminal closed under the question fails its reads, then the question's clean-up (EIO on
+  // stdin, which readline throws again as its own error before the hang-up's signal is heard):
+  // that is the hang-up, never a crash. The listeners stay once it happened.
+  let closed!: () => void
+  const hungUp = new Promise<never>((_, reject) => (closed = () => reject(stopped('SIGHUP'))))
+  const onError = (error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'EIO') throw error
+    terminalClosed()
+    closed()
+  }
+  process.stdin.on('error', onError)
+  process.on('uncaughtException', onError)
+  let ok: boolean
+  try {
+    ok = await Promise.race([ask({message, default: false}, {output: process.stderr, signal: options.signal}), hungUp])
+  } catch (error) {
+    if ((error as Error).name === 'AbortPromptError') throw stopped(stopSignalOf(options.signal?.reason))
+    throw error
+  }
+  process.stdin.off('error', onError)
+  process.off('uncaughtException', onError)
   if (!ok) throw usageError('Cancelled; nothing was sent.')
 }

@@ -2,7 +2,8 @@
  * Ctrl-C, SIGTERM and SIGHUP (the terminal gw runs in was closed: a lost SSH session, a closed
  * window) as an AbortSignal, for work that stops gracefully (a bulk refund, a list, reconcile,
  * the listener, the sandbox): the first signal aborts, so the work finishes what is in flight and
- * records it; a second one quits at once with 130, 143 or 129.
+ * records it; a second Ctrl-C or SIGTERM quits at once with 130 or 143 (a second SIGHUP is the
+ * same hang-up: the shell passes it on, then the kernel sends its own).
  *
  * Outside such work a signal ends gw at once, as it always did, but through its exit handlers:
  * what waits to be committed to the history is. After SIGHUP the terminal is gone and writing
@@ -21,12 +22,19 @@ interface Interrupt {
 
 /** How many pieces of work are listening for the signals now: while any is, none ends gw at once. */
 let listening = 0
+/** The terminal has been closed (a SIGHUP, or a question's read of it failing). */
+let hungUp = false
 
 /** The signal aborts with the name of the signal received (`SIGINT`, `SIGTERM`, `SIGHUP`) as its reason. */
 export function onInterrupt(onFirst?: () => void): Interrupt {
   const controller = new AbortController()
   const handler = (received: StopSignal) => {
-    if (controller.signal.aborted) endNow(received)
+    // A hang-up comes twice (the shell passes it on, then the kernel sends its own): only Ctrl-C
+    // or SIGTERM again quits at once.
+    if (controller.signal.aborted) {
+      if (received !== 'SIGHUP') endNow(received)
+      return
+    }
     onFirst?.()
     controller.abort(received)
   }
@@ -49,23 +57,27 @@ export function endOnSignals(): void {
   ending = true
   for (const name of STOP_SIGNALS) {
     process.on(name, (received: StopSignal) => {
-      if (received === 'SIGHUP') terminalGone()
+      if (received === 'SIGHUP') {
+        // Heard once: the shell's and the kernel's are one hang-up, and the work ends as it was ending.
+        if (hungUp) return
+        terminalClosed()
+      }
       if (!listening) endNow(received)
     })
   }
 }
-
-let hungUp = false
 
 /**
  * The terminal is gone. Writes to it (or to a pipe whose reader it took along) fail as errors of
  * the stream, which would end gw mid-work (oclif throws any but EPIPE): they are dropped, as what
  * they said has no reader left. When the work ends, gw ends by the hang-up.
  */
-function terminalGone(): void {
+export function terminalClosed(): void {
   if (hungUp) return
   hungUp = true
   for (const stream of [process.stdout, process.stderr]) stream.removeAllListeners('error').on('error', () => undefined)
+  // A question being asked reads the terminal, and fails the same way (setRawMode EIO).
+  if (process.stdin.isTTY) process.stdin.on('error', () => undefined)
   process.once('beforeExit', endHungUp)
 }
 

@@ -199,7 +199,7 @@ export class SingleRefunds {
     )) as FoundOrder
     const claim = this.#claimOrder(found)
     try {
-      const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned))
+      const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned), signal)
       return await interruptible(work, signal, () => inFlight)
     } finally {
       claim.release()
@@ -211,6 +211,7 @@ export class SingleRefunds {
     found: FoundOrder,
     hooks: OneRefundHooks,
     sent: (planned: PlannedRefund) => void,
+    signal?: AbortSignal,
   ): Promise<OneRefund | RefundProblem> {
     const settled = await this.settle(found, sent)
     // The refund asked for may be the one an earlier run left unsettled: then it is done.
@@ -230,6 +231,9 @@ export class SingleRefunds {
     const made = this.identical(planned, gatewayRefunds ?? [])
     if (made) await hooks.identical(made, planned)
     await hooks.sending(planned)
+    // Stopped while asked (the command has said "nothing was sent"): no intent, nothing sent.
+    if (signal?.aborted)
+      throw stoppedError(signal.reason, 'Stopped before the refund was sent.', 'Run the same command again to refund.')
     // In flight from here: a stop after this says "sent, outcome unknown", never "nothing was sent".
     sent(planned)
     this.refunds.record(planned, 'intent', {source: 'refund create'})
