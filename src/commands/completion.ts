@@ -12,7 +12,7 @@ export default class Completion extends GwCommand<typeof Completion> {
     "echo 'source <(<%= config.bin %> completion zsh)' >> ~/.zshrc",
   ]
 
-  static override args = {shell: Args.string({description: 'bash or zsh'})}
+  static override args = {shell: Args.string({ignoreStdin: true, description: 'bash or zsh'})}
   static override flags = {words: Flags.boolean({hidden: true, description: 'answer a completion: the words after gw'})}
   static override strict = false
 

@@ -9,7 +9,7 @@ import GwHelp from '../lib/cli/help.js'
 export default class Help extends Command {
   static override summary = 'show the help of gw, a topic or a command'
   static override examples = ['<%= config.bin %> help refund create', '<%= config.bin %> help order']
-  static override args = {command: Args.string({description: 'a topic or command', required: false})}
+  static override args = {command: Args.string({ignoreStdin: true, description: 'a topic or command', required: false})}
   static override flags = {
     'nested-commands': Flags.boolean({char: 'n', description: 'list the commands of every topic'}),
   }

@@ -16,7 +16,9 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     '<%= config.bin %> reconcile export.csv --concurrency 16 --rate 50 --with-refunds --json',
   ]
 
-  static override args = {file: Args.string({description: 'CSV or .xlsx file of orders', required: true})}
+  static override args = {
+    file: Args.string({ignoreStdin: true, description: 'CSV or .xlsx file of orders', required: true}),
+  }
   static override flags = {
     out: Flags.string({description: 'output, .csv or .xlsx (default: beside the input, NAME.reconciled.csv or .xlsx)'}),
     'only-mismatches': Flags.boolean({description: 'leave matching rows out of the output'}),

@@ -598,6 +598,14 @@ describe('exit codes', () => {
     expect(noProfile.stderr).toContain('No profile is set up')
     expect((await world.run(['refund', 'create', 'X'])).code).toBe(2)
   })
+
+  it('2 for a missing order number, never taken from a pipe on standard input; nothing asked of the gateway', async () => {
+    const mch = await createPaid()
+    const before = await world.requests()
+    const piped = await world.run(['refund', 'create', '--amount', '1.00', '--yes'], {input: `${mch}\n`})
+    expect(piped.code, piped.stderr).toBe(2)
+    expect(await world.requests()).toEqual(before)
+  })
 })
 
 describe('a --live profile', () => {

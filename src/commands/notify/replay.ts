@@ -15,7 +15,9 @@ export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
     '<%= config.bin %> notify replay notifications.jsonl --to http://localhost:3000/hooks/pay --only INV-1001 --json',
   ]
 
-  static override args = {log: Args.string({description: 'a log of gw notify listen --log', required: true})}
+  static override args = {
+    log: Args.string({ignoreStdin: true, description: 'a log of gw notify listen --log', required: true}),
+  }
   static override flags = {
     to: Flags.url({description: 'the endpoint to send them to', required: true}),
     only: Flags.string({description: 'only the notifications of this order (merchant or gateway order number)'}),

@@ -22,7 +22,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
     '<%= config.bin %> profile add test --appid mch20001 --base-url http://127.0.0.1:8787/Gateway --private-key ./key.pem --gateway-public-key ./gw.pem --default',
   ]
 
-  static override args = {name: Args.string({description: 'profile name'})}
+  static override args = {name: Args.string({ignoreStdin: true, description: 'profile name'})}
   static override flags = {
     appid: Flags.string({description: 'merchant number, like mch20001'}),
     ...profileFlags,

@@ -21,7 +21,7 @@ export default class ProfileSet extends GwCommand<typeof ProfileSet> {
     '<%= config.bin %> profile set shop --no-live',
   ]
 
-  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override args = {name: Args.string({ignoreStdin: true, description: 'profile name', required: true})}
   static override flags = profileFlags
 
   async run(): Promise<ProfileView & {doctor?: DoctorReport}> {

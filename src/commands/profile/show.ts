@@ -8,7 +8,9 @@ import {fields} from '../../lib/render/fields.js'
 export default class ProfileShow extends GwCommand<typeof ProfileShow> {
   static override summary = 'show a profile: appid, base URL, key sizes and fingerprints (never the keys)'
   static override examples = ['<%= config.bin %> profile show', '<%= config.bin %> profile show shop --json']
-  static override args = {name: Args.string({description: 'profile name (default: the profile in use)'})}
+  static override args = {
+    name: Args.string({ignoreStdin: true, description: 'profile name (default: the profile in use)'}),
+  }
 
   async run(): Promise<ProfileView> {
     const profile = await this.unlockedProfile(resolveProfile(this.args.name ?? this.flags.profile, this.store))

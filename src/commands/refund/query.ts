@@ -25,7 +25,7 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
     '<%= config.bin %> refund query INV-1001',
     '<%= config.bin %> refund query INV-1001 --mch-refund-no INV-1001-R1 --json',
   ]
-  static override args = {mch_order_no: Args.string({description: 'merchant order number'})}
+  static override args = {mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number'})}
   static override flags = {
     'mch-refund-no': Flags.string({description: 'a refund number of the order'}),
     ...orderFlags,

@@ -17,7 +17,9 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
     '<%= config.bin %> sandbox notify INV-1001',
     '<%= config.bin %> sandbox notify INV-1001 --wait 0',
   ]
-  static override args = {mch_order_no: Args.string({description: 'merchant order number', required: true})}
+  static override args = {
+    mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number', required: true}),
+  }
   static override flags = {
     wait: Flags.integer({
       description: 'seconds to wait for the endpoint to answer (0: do not wait)',

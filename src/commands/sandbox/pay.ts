@@ -9,7 +9,9 @@ import type {SandboxOrder} from '../../sandbox/ledger.js'
 export default class SandboxPay extends GwCommand<typeof SandboxPay> {
   static override summary = 'act as the payer: pay (or decline) a sandbox order'
   static override examples = ['<%= config.bin %> sandbox pay INV-1001', '<%= config.bin %> sandbox pay INV-1002 --fail']
-  static override args = {mch_order_no: Args.string({description: 'merchant order number', required: true})}
+  static override args = {
+    mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number', required: true}),
+  }
   static override flags = {fail: Flags.boolean({description: 'decline the payment (the order becomes PAYERROR)'})}
 
   async run(): Promise<{order: SandboxOrder}> {

@@ -19,7 +19,11 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
   ]
 
   static override args = {
-    file: Args.string({description: 'JSON or JSON-lines file, or - for standard input', required: true}),
+    file: Args.string({
+      ignoreStdin: true,
+      description: 'JSON or JSON-lines file, or - for standard input',
+      required: true,
+    }),
   }
   static override flags = {
     'public-key': Flags.string({description: "PEM file of the public key to use instead of the profile's gateway key"}),

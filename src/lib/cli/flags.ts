@@ -128,9 +128,14 @@ export const liveFlags = {
   yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation on a --live profile'}),
 }
 
-/** The three ways to name an order, shared by every command that looks one up. */
+/**
+ * The three ways to name an order, shared by every command that looks one up. Every positional
+ * argument of gw is `ignoreStdin`: given on the command line only, never read by oclif from a
+ * standard input that is not a terminal (a pipe's text would become an order number, and nohup's
+ * unreadable stdin ended gw with EBADF).
+ */
 export const orderArgs = {
-  mch_order_no: Args.string({description: 'merchant order number'}),
+  mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number'}),
 }
 
 export const orderFlags = {
