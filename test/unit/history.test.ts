@@ -210,6 +210,30 @@ describe('the history database', () => {
     expect(history.count('orders', 'B2')).toBe(0)
   })
 
+  it('never records a state a query showed over one another gw learned later', () => {
+    const dir = folder()
+    writeFileSync(join(dir, 'history.jsonl'), order('M1', '2026-01-01T00:00:00.000Z', {state: 'SUCCESS'}))
+    const [one, other] = [new OrderHistory(dir), new OrderHistory(dir)]
+    one.findOrder('A1', {mch_order_no: 'M1'})
+    vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout', 'Date']})
+    try {
+      vi.setSystemTime(new Date('2026-02-01T10:00:00.000Z'))
+      // This one's query answered first (SUCCESS, as known) and waits to be committed...
+      one.noteOrderState('A1', 'M1', 'SUCCESS')
+      // ...while another gw learns later that the order was refunded, and commits it.
+      vi.setSystemTime(new Date('2026-02-01T10:00:01.000Z'))
+      other.noteOrderState('A1', 'M1', 'REFUND')
+      expect(other.findOrder('A1', {mch_order_no: 'M1'})?.state).toBe('REFUND')
+      vi.setSystemTime(new Date('2026-02-01T10:00:02.000Z'))
+      expect(one.findOrder('A1', {mch_order_no: 'M1'})).toMatchObject({
+        state: 'REFUND',
+        state_at: '2026-02-01T10:00:01.000Z',
+      })
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
     const dir = folder()
     const history = new OrderHistory(dir)

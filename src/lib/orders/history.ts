@@ -168,7 +168,7 @@ class HistoryQueries {
     this.orderByGatewayNumber = db.prepare(
       'SELECT * FROM orders WHERE appid = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
     )
-    this.orderStateOf = db.prepare('SELECT state FROM orders WHERE appid = ? AND mch_order_no = ?').pluck()
+    this.orderStateOf = db.prepare('SELECT state, state_at FROM orders WHERE appid = ? AND mch_order_no = ?')
     this.anyRefundOf = db.prepare('SELECT 1 FROM refunds WHERE appid = ? AND mch_order_no = ? LIMIT 1').pluck()
     this.ordersMadeBetween = madeBetween(db, 'orders')
     this.refundsOfOrder = db.prepare('SELECT * FROM refunds WHERE appid = ? AND mch_order_no = ? ORDER BY rowid')
@@ -359,8 +359,9 @@ export class OrderHistory {
     const q = this.#queries!
     const changed = this.#db!.read(() =>
       [...this.#seen.values()].flatMap(({appid, mchOrderNo, state, at}): Entry[] => {
-        const was = q.orderStateOf.get(appid, mchOrderNo) as string | null | undefined
-        if (was === undefined || was === state) return []
+        const was = q.orderStateOf.get(appid, mchOrderNo) as {state: string | null; state_at: string | null} | undefined
+        // Not made here, as gw knew it, or learned later than this query answered (by another gw).
+        if (!was || was.state === state || Date.parse(was.state_at ?? '') > Date.parse(at)) return []
         const row = q.orderByMerchantNumber.get(appid, mchOrderNo) as Record<string, unknown>
         const {type: _type, at: _at, state_at: _stateAt, ...order} = recordOf<OrderEntry>('order', row)!
         return [{type: 'order', ...order, state, at, state_at: at}]
