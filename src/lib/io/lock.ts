@@ -3,7 +3,7 @@
  * holder, removed on release. A lock left by a process of this host that no longer runs
  * (killed, crashed) is taken over; a live one is refused, or waited for up to `waitMs`.
  */
-import {closeSync, openSync, readFileSync, unlinkSync} from 'node:fs'
+import {closeSync, openSync, readFileSync, statSync, unlinkSync} from 'node:fs'
 import {hostname} from 'node:os'
 
 import {GwError} from '../errors.js'
@@ -73,15 +73,21 @@ export function acquireLock(path: string, options: {waitMs?: number} = {}): Lock
       const fd = openSync(path, 'wx', 0o600)
       try {
         writeFully(fd, JSON.stringify(mine))
-      } finally {
+      } catch (error) {
+        // Not left behind empty (a full disk), where every later taker would read it as held.
         closeSync(fd)
+        unlinkSync(path)
+        throw error
       }
+      closeSync(fd)
       return {tookOver, release: () => release(path, mine)}
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     const holder = readHolder(path)
     if (holder === 'gone') continue
+    // Unreadable for longer than its writing takes: left by a process killed between creating and writing it.
+    if (holder === undefined && leftUnwritten(path)) continue
     if (holder && holder.host === mine.host && !isRunning(holder.pid)) {
       // Left by a process that no longer runs: take it over, unless another taker was first.
       const again = readHolder(path)
@@ -110,6 +116,21 @@ export function lockOrRefuse(path: string, held: string, advice: string): Lock {
       advice,
       details: {lock: error.path, holder: error.holder},
     })
+  }
+}
+
+/** How long a lock file may stay without a holder written in it before it counts as left behind. */
+const UNWRITTEN_MS = 5000
+
+/** Removes a lock file with no holder in it that is older than its writing could take; whether it did. */
+function leftUnwritten(path: string): boolean {
+  try {
+    if (Date.now() - statSync(path).mtimeMs < UNWRITTEN_MS || readHolder(path) !== undefined) return false
+    unlinkSync(path)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true
+    throw error
   }
 }
 

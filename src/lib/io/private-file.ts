@@ -5,7 +5,7 @@
  * through. Shared by everything that keeps keys or state and by the reports gw writes.
  */
 import {randomBytes} from 'node:crypto'
-import {chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync} from 'node:fs'
+import {chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
 import {localWriteFailure} from '../errors.js'
@@ -41,10 +41,16 @@ export function writePrivateFile(path: string, content: string): void {
   ensurePrivateDir(dirname(path))
   const {temporary, fd} = temporaryBeside(path)
   try {
-    writeFully(fd, content)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
+    try {
+      writeFully(fd, content)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temporary, path)
+  } catch (error) {
+    // Nothing half-written is left beside it (a full disk fails the write, not the open).
+    rmSync(temporary, {force: true})
+    throw localWriteFailure(error, {file: path}) ?? error
   }
-  renameSync(temporary, path)
 }
