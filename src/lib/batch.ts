@@ -1,9 +1,25 @@
 /**
  * Runs work over many items with a bound on concurrency and, optionally, on the rate of
  * starts per second. Pulls items lazily (a stream stays a stream) and stops taking new ones
- * when the signal aborts, letting those in flight finish.
+ * when the signal aborts, letting those in flight finish. Also the port such long work is given
+ * by the command that runs it: its progress and its stop signal.
  */
 import {setTimeout as sleep} from 'node:timers/promises'
+
+/** How long work shows how far it is: the command draws it, the work ticks it. */
+export interface Progress {
+  tick(failed: boolean): void
+  /** Ends the display (once; later ticks are still counted, not shown), so other lines never share its line. */
+  stop(): void
+}
+
+/** Long work under way: its progress, and the signal that asks it to stop gracefully (Ctrl-C). */
+export interface Work {
+  progress: Progress
+  signal: AbortSignal
+  /** Stops the progress display and the signal handling. */
+  done(): void
+}
 
 export interface BatchOptions {
   concurrency: number

@@ -7,7 +7,7 @@ import {checkEndpoint} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {checkHost, isItself, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
-import {plural} from '../../lib/render/words.js'
+import {plural} from '../../lib/plural.js'
 
 export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   static override summary = 'receive, verify and answer payment notifications'

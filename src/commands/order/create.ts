@@ -67,10 +67,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     this.log(createdView(created))
     // Asked for (--qr), it is drawn wherever output goes; by default only on a terminal, and said when not.
     const draw = flags.qr ?? (Boolean(process.stdout.isTTY) && !this.jsonEnabled())
-    const [{showQr}, {terminalStyle}] = await Promise.all([
-      import('../../lib/orders/qr.js'),
-      import('../../lib/render/qr.js'),
-    ])
+    const {showQr, terminalStyle} = await import('../../lib/render/qr.js')
     const style = (flags['qr-style'] as QrStyle | undefined) ?? terminalStyle()
     const qr = await showQr(created, {draw, style, file: flags['qr-out']})
     if (qr.drawn && this.jsonEnabled()) this.note(qr.drawn)

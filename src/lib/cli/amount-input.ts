@@ -1,12 +1,6 @@
 /** Amounts as people give them on the command line: a decimal (`--amount 150.50`) or minor units (`--total-fee 15050`). */
 import {usageError} from '../errors.js'
-import {type Amount, AmountError, minorUnitsOf} from '../gateway/protocol/index.js'
-
-/** The names of the two forms where they came from, for messages: flags or CSV columns. */
-export interface AmountNames {
-  decimal: string
-  minor: string
-}
+import {type Amount, AmountError, type AmountNames, minorUnitsOf} from '../gateway/protocol/index.js'
 
 /** Exactly one of the two forms. */
 export function amountOf(decimal: string | undefined, minor: number | undefined, names: AmountNames): Amount {

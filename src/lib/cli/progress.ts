@@ -4,19 +4,7 @@
  */
 import type {SingleBar} from 'cli-progress'
 
-export interface Progress {
-  tick(failed: boolean): void
-  /** Ends the display (once; later ticks are still counted, not shown), so other lines never share its line. */
-  stop(): void
-}
-
-/** Long work under way: its progress, and the signal that asks it to stop gracefully (Ctrl-C). */
-export interface Work {
-  progress: Progress
-  signal: AbortSignal
-  /** Stops the progress display and the signal handling. */
-  done(): void
-}
+import type {Progress} from '../batch.js'
 
 const PLAIN_EVERY_MS = 5000
 

@@ -23,7 +23,7 @@ import {
   readEnvelope,
 } from './answers.js'
 import {send} from '../io/http.js'
-import {plural} from '../render/words.js'
+import {plural} from '../plural.js'
 import {type Operation, checkRequest} from './protocol/index.js'
 import {compactTimestamp} from './protocol/time.js'
 import {

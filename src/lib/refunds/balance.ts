@@ -2,15 +2,20 @@
  * The one rule a refund is checked by before it is sent, single or bulk: the order took
  * money, its currency and total are what the caller says, the amount converts exactly to
  * minor units and is above zero, and it fits in what is left of the order. A problem is a
- * typed fact; the views word it ("Nothing was sent" belongs to them).
+ * typed fact, with its words here (a single refund's view and a bulk plan's problem list both
+ * say it); "Nothing was sent" belongs to the views.
  */
 import {
   type Amount,
   AmountError,
+  type AmountNames,
   CHANNELS_BY_OPERATION,
   PAID_ORDER_STATES,
+  describeOrderState,
+  formatAmount,
   minorUnitsOf,
 } from '../gateway/protocol/index.js'
+import {shown} from '../untrusted.js'
 
 /** What the check needs of the order (from an order query). */
 interface OrderFacts {
@@ -80,4 +85,28 @@ export function checkRefund(order: OrderFacts, ask: RefundAsk, refunded: number 
   const refundFee = amountInMinorUnits(ask.amount, order.currency)
   if (typeof refundFee !== 'number') return refundFee
   return balanceProblem(order, refundFee, refunded) ?? refundFee
+}
+
+/** `order` names the order as the user did; `names` the two amount forms as the user wrote them. */
+export function describeRefundProblem(problem: RefundProblem, order: string, names: AmountNames): string {
+  switch (problem.kind) {
+    case 'channel_not_refundable':
+      return `Order ${order} is a ${problem.channel} order; ${problem.channel} orders cannot be refunded through the API (refunds take ${problem.channels.join(', ')}). Refund it on the merchant platform.`
+    case 'currency_mismatch':
+      return `Order ${order} is in ${problem.currency}, not ${problem.given}.`
+    case 'total_mismatch':
+      return `Order ${order} totals ${formatAmount(problem.total, problem.currency)}, not ${formatAmount(problem.given, problem.currency)}.`
+    case 'not_paid':
+      return `Order ${order} is ${problem.state} (${describeOrderState(problem.state)}); only paid orders can be refunded.`
+    case 'bad_amount':
+      return `${problem.form === 'decimal' ? names.decimal : names.minor}: ${problem.reason}.`
+    case 'above_total':
+      return `${formatAmount(problem.refundFee, problem.currency)} is more than the order total ${formatAmount(problem.total, problem.currency)}.`
+    case 'above_balance': {
+      const amount = (minor: number) => formatAmount(minor, problem.currency)
+      return `${amount(problem.refundFee)} is more than the balance of order ${order}: ${amount(problem.balance)} (total ${amount(problem.total)}, refunded ${amount(problem.total - problem.balance)}).`
+    }
+    case 'number_reused':
+      return `Refund number ${shown(problem.mchRefundNo, 40)} was sent from this machine at ${problem.at} for ${formatAmount(problem.refundFee, problem.currency)} of order ${shown(problem.order, 40)}; a refund number is never sent again for another order or amount. Give another refund number, or none (gw makes one).`
+  }
 }

@@ -7,7 +7,7 @@ import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
 import {ignoredNote, sourceNotes, totalsNotes} from './files.js'
 import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
-import {plural} from './words.js'
+import {plural} from '../plural.js'
 
 /** The first `limit` items that `keep` takes, one to a line, then how many more: a million rows are read once, none held. */
 function lines<T>(items: Iterable<T>, line: (item: T) => string, limit = 200, keep: (item: T) => boolean = () => true) {

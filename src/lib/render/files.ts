@@ -1,7 +1,7 @@
 /** What gw says of a file it reads: how it was read when that is not the plain default, and the columns it ignores. */
 import type {TableSource} from '../files/table.js'
 import type {TotalsRow} from '../files/totals.js'
-import {plural} from './words.js'
+import {plural} from '../plural.js'
 import {quoted} from '../untrusted.js'
 
 const SEPARATORS: Record<string, string> = {';': 'semicolons', '\t': 'tabs', '|': 'bars'}

@@ -1,6 +1,6 @@
 import type {HistoryReport} from '../orders/history.js'
 import {table} from './table.js'
-import {plural} from './words.js'
+import {plural} from '../plural.js'
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 

@@ -7,6 +7,10 @@
  */
 import QRCode from 'qrcode'
 
+import {saveQrImage} from '../orders/qr.js'
+import type {CreatedOrder} from '../orders/service.js'
+import {qrNote} from './orders.js'
+
 export const QR_STYLES = ['dark-on-light', 'light-on-dark'] as const
 export type QrStyle = (typeof QR_STYLES)[number]
 
@@ -41,4 +45,23 @@ export function drawQr(text: string, style: QrStyle): string {
     lines.push(line)
   }
   return lines.join('\n')
+}
+
+/**
+ * The QR of a created order for people: drawn when `draw` (and there is one to draw), saved
+ * to `file` when given, with a note when no QR can be shown.
+ */
+export async function showQr(
+  created: CreatedOrder,
+  options: {draw: boolean; style: QrStyle; file?: string},
+): Promise<{drawn?: string; notes: string[]; qr_file?: string}> {
+  const notes: string[] = []
+  const why = qrNote(created, Boolean(options.file))
+  if (why) notes.push(why)
+  const codeUrl = created.order.code_url
+  const drawn = !why && options.draw && codeUrl ? drawQr(codeUrl, options.style) : undefined
+  if (!options.file || created.qr_lost) return {drawn, notes}
+  const type = await saveQrImage(created, options.file)
+  notes.push(`QR image (${type}) saved to ${options.file}`)
+  return {drawn, notes, qr_file: options.file}
 }

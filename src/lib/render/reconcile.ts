@@ -3,7 +3,7 @@ import {formatAmount} from '../gateway/protocol/index.js'
 import {AMOUNT_COLUMNS, type Comparison, type ReconcileInput, type ReconcileOutcome} from '../reconcile/reconcile.js'
 import {ignoredNote, sourceNotes, totalsNotes} from './files.js'
 import {table} from './table.js'
-import {plural} from './words.js'
+import {plural} from '../plural.js'
 import {fileShown} from '../untrusted.js'
 
 /** "order found (Invoice No); amount (Total); state (Status)". */

@@ -1,19 +1,18 @@
 /**
- * Refunds for people: a refund's outcome, an order's refunds, and the words for a refund
- * that is refused before sending (single or bulk; the caller adds "Nothing was sent").
+ * Refunds for people: a refund's outcome, an order's refunds, and a refund refused before
+ * sending, said with "Nothing was sent" (its words are the problem's own: refunds/balance).
  */
-import type {AmountNames} from '../cli/amount-input.js'
 import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
 import {
+  type AmountNames,
   type RefundRecord,
-  describeOrderState,
   describeRefundState,
   formatAmount,
   isoTime,
 } from '../gateway/protocol/index.js'
 import type {RefundEntry} from '../orders/history.js'
 import {shown} from '../untrusted.js'
-import type {RefundProblem} from '../refunds/balance.js'
+import {type RefundProblem, describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listCount, listedState} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
@@ -22,30 +21,6 @@ import type {MadeRefund, OneRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
-
-/** `order` names the order as the user did; `names` the two amount forms as the user wrote them. */
-export function describeRefundProblem(problem: RefundProblem, order: string, names: AmountNames): string {
-  switch (problem.kind) {
-    case 'channel_not_refundable':
-      return `Order ${order} is a ${problem.channel} order; ${problem.channel} orders cannot be refunded through the API (refunds take ${problem.channels.join(', ')}). Refund it on the merchant platform.`
-    case 'currency_mismatch':
-      return `Order ${order} is in ${problem.currency}, not ${problem.given}.`
-    case 'total_mismatch':
-      return `Order ${order} totals ${formatAmount(problem.total, problem.currency)}, not ${formatAmount(problem.given, problem.currency)}.`
-    case 'not_paid':
-      return `Order ${order} is ${problem.state} (${describeOrderState(problem.state)}); only paid orders can be refunded.`
-    case 'bad_amount':
-      return `${problem.form === 'decimal' ? names.decimal : names.minor}: ${problem.reason}.`
-    case 'above_total':
-      return `${formatAmount(problem.refundFee, problem.currency)} is more than the order total ${formatAmount(problem.total, problem.currency)}.`
-    case 'above_balance': {
-      const amount = (minor: number) => formatAmount(minor, problem.currency)
-      return `${amount(problem.refundFee)} is more than the balance of order ${order}: ${amount(problem.balance)} (total ${amount(problem.total)}, refunded ${amount(problem.total - problem.balance)}).`
-    }
-    case 'number_reused':
-      return `Refund number ${shown(problem.mchRefundNo, 40)} was sent from this machine at ${problem.at} for ${formatAmount(problem.refundFee, problem.currency)} of order ${shown(problem.order, 40)}; a refund number is never sent again for another order or amount. Give another refund number, or none (gw makes one).`
-  }
-}
 
 function refundResultView(result: OneRefund): string {
   const p = result.planned

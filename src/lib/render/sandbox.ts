@@ -5,7 +5,7 @@ import {shown} from '../untrusted.js'
 import {fields} from './fields.js'
 import {green, red, yellow} from './style.js'
 import type {SeedResult} from '../seed.js'
-import {plural} from './words.js'
+import {plural} from '../plural.js'
 
 interface SandboxSummary extends SandboxInfo {
   data_dir: string

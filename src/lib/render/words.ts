@@ -1,5 +1,5 @@
-/** Words for counts: "1 row", "2 rows". */
-export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`
+/** Words of the lists: a state as listed after --refresh, and the count under a list. */
+import {plural} from '../plural.js'
 
 /** A listed order's or refund's state after --refresh: marked when it is the one gw knew before. */
 export function listedState(state: string, item: {refresh_failed?: string; refresh_skipped?: string}): string {

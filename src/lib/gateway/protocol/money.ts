@@ -62,6 +62,12 @@ export function toMinorUnits(decimal: string, currency: string): number {
 /** An amount as a person gives it: a decimal in the currency's units, or minor units. */
 export type Amount = {decimal: string} | {minor: number}
 
+/** The names of the two forms where they came from, for messages: flags or CSV columns. */
+export interface AmountNames {
+  decimal: string
+  minor: string
+}
+
 /** The amount in minor units of `currency`, converted exactly; zero and below are AmountErrors too. */
 export function minorUnitsOf(amount: Amount, currency: string): number {
   const minor = 'decimal' in amount ? toMinorUnits(amount.decimal, currency) : amount.minor

@@ -8,7 +8,7 @@
 import {existsSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 
-import type {Work} from '../../cli/progress.js'
+import type {Work} from '../../batch.js'
 import {ExitCode, GwError} from '../../errors.js'
 import {besideInput, outputFor} from '../../files/annotated-output.js'
 import {startTrail} from '../../files/audit.js'

@@ -4,7 +4,6 @@ import type {AuditTrail} from '../../files/audit.js'
 import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {OrderLine} from './plan.js'
-import type {SummaryLine} from './report.js'
 import {ROW_STATUSES, type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
 
 /** A row's status as shown: a dry run's row that would be sent is `would_refund`. */
@@ -17,6 +16,9 @@ export const viewStatus = (state: RowState, dryRun: boolean): ViewStatus =>
 
 /** Rows about to be sent in one currency: `refund_fee` in minor units, `refund_amount` the same as a decimal. */
 export type ToSendTotal = Omit<TallyLine<'to_send', 'refund_fee'>, 'group'>
+
+/** Rows per status and currency; `refund_fee` undefined when no row of the line has an amount (rows skipped before it was known). */
+export type SummaryLine = Omit<TallyLine<ViewStatus, 'refund_fee'>, 'group'> & {status: ViewStatus}
 
 export interface BulkRowView {
   line: number

@@ -7,13 +7,12 @@
  * Problems are collected, not thrown; the result is an immutable plan. Nothing is sent here.
  */
 import {runBatch} from '../../batch.js'
-import type {Work} from '../../cli/progress.js'
+import type {Work} from '../../batch.js'
 import {stoppedError} from '../../errors.js'
 import {formatAmount, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference, disagreement, orderKey} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
-import {describeRefundProblem} from '../../render/refunds.js'
-import {balanceProblem} from '../balance.js'
+import {balanceProblem, describeRefundProblem} from '../balance.js'
 import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
 import type {RefundService} from '../service.js'
 import {type JournalHeader, Journal} from './journal.js'

@@ -7,7 +7,7 @@ import {type AuditTrail, summarySheet} from '../../files/audit.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import {type RefundFile, rowsWithCells} from './refund-file.js'
-import {type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
+import {type SummaryLine, type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
 import {type RowState, amountOf} from './rows.js'
 
 const REPORT_COLUMNS = [
@@ -24,9 +24,6 @@ const REPORT_COLUMNS = [
   'err_msg',
   'advice',
 ] as const
-
-/** Rows per status and currency; `refund_fee` undefined when no row of the line has an amount (rows skipped before it was known). */
-export type SummaryLine = Omit<TallyLine<ViewStatus, 'refund_fee'>, 'group'> & {status: ViewStatus}
 
 const money = (minor: number | undefined, currency: string | undefined) =>
   minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
