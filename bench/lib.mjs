@@ -32,16 +32,13 @@ export function median(values) {
 
 /**
  * `gw sandbox start` in a process of its own (so that neither gw nor the bare loop shares a
- * core with it), and the environment that makes gw use it (a profile written nowhere). `bin`:
- * the gw whose sandbox it is (this checkout's, or an earlier build's for `--against`).
+ * core with it), and the environment that makes gw use it (a profile written nowhere).
  */
-export async function benchSandbox(dataDir = tempDir('gw-bench-sandbox-'), bin = BIN) {
+export async function benchSandbox(dataDir = tempDir('gw-bench-sandbox-')) {
   const configDir = tempDir('gw-bench-config-')
-  const {info, stop} = await spawnSandbox(
-    ['--data-dir', dataDir, '--no-profile', '--quiet'],
-    {GW_CONFIG_DIR: configDir},
-    [process.execPath, bin],
-  )
+  const {info, stop} = await spawnSandbox(['--data-dir', dataDir, '--no-profile', '--quiet'], {
+    GW_CONFIG_DIR: configDir,
+  })
   const sandbox = {info}
   const merchant = info.merchants[0]
   return {

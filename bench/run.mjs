@@ -546,7 +546,7 @@ async function ledger() {
  * order. "No lower than before" is then gw's own: measured in one session, not across days (a day
  * moves the ratios by more than a change does), and not moved by a sandbox of another speed (a
  * faster sandbox raises the floor more than gw, which is bound by its own CPU). Prints the medians
- * and each round; returns each figure's medians and the rounds' changes (mean, margin, median).
+ * and each round; returns each figure's medians and the rounds' changes (geometric mean, 95% interval).
  */
 async function compare(dir) {
   const commitOf = (at) => {

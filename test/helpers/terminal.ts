@@ -25,26 +25,30 @@ export class Terminal {
     execFileSync('tmux', ['new-session', '-d', '-s', this.session, '-x', '200', '-y', '50', command])
   }
 
+  /** The exit file: kill(), ended() and hangUp() need a terminal made with one. */
+  get #exit(): string {
+    if (!this.#exitFile) throw new Error('this needs the terminal made with an exit file')
+    return this.#exitFile
+  }
+
   /** Sends gw a signal from outside (a terminal made with an exit file), as `kill` would. */
   kill(signal: NodeJS.Signals): void {
-    if (!this.#exitFile) throw new Error('kill() needs the terminal made with an exit file')
-    process.kill(Number(readFileSync(`${this.#exitFile}.pid`, 'utf8')), signal)
+    process.kill(Number(readFileSync(`${this.#exit}.pid`, 'utf8')), signal)
   }
 
   /** How gw ended, once it has (a terminal made with an exit file). */
   async ended(timeoutMs = 30_000): Promise<{code: number | null; signal: string | null}> {
-    if (!this.#exitFile) throw new Error('ended() needs the terminal made with an exit file')
+    const file = this.#exit
     const deadline = Date.now() + timeoutMs
-    while (!existsSync(this.#exitFile)) {
+    while (!existsSync(file)) {
       if (Date.now() > deadline) throw new Error(`gw did not end within ${timeoutMs} ms`)
       await new Promise((r) => setTimeout(r, 100))
     }
-    return JSON.parse(readFileSync(this.#exitFile, 'utf8')) as {code: number | null; signal: string | null}
+    return JSON.parse(readFileSync(file, 'utf8')) as {code: number | null; signal: string | null}
   }
 
   /** Closes the terminal under gw (SIGHUP, its writes to the terminal failing) and resolves with how gw ended. */
   async hangUp(timeoutMs = 30_000): Promise<{code: number | null; signal: string | null}> {
-    if (!this.#exitFile) throw new Error('hangUp() needs the terminal made with an exit file')
     this.close()
     return this.ended(timeoutMs)
   }

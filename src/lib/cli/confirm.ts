@@ -39,7 +39,8 @@ export async function confirm(action: string, options: ConfirmOptions): Promise<
     stoppedError(signal, 'Stopped before the question was answered: nothing was sent.', 'Run the same command again.')
   // A terminal closed under the question fails its reads, then the question's clean-up (EIO on
   // stdin, which readline throws again as its own error before the hang-up's signal is heard):
-  // that is the hang-up, never a crash. The listeners stay once it happened.
+  // that is the hang-up, never a crash. The listeners go once the question is answered; after a
+  // stop or a hang-up gw is ending, and the closed terminal's last errors may still come.
   let closed!: () => void
   const hungUp = new Promise<never>((_, reject) => (closed = () => reject(stopped('SIGHUP'))))
   const onError = (error: unknown) => {

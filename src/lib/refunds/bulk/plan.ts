@@ -6,8 +6,7 @@
  * repeats of the same refund found, and the rows of each order checked against its balance.
  * Problems are collected, not thrown; the result is an immutable plan. Nothing is sent here.
  */
-import {runBatch} from '../../batch.js'
-import type {Work} from '../../batch.js'
+import {type Work, runBatch} from '../../batch.js'
 import {stoppedError} from '../../errors.js'
 import {formatAmount, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference, disagreement, orderKey} from '../../orders/reference.js'
