@@ -2,8 +2,7 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
-
-import Database from 'better-sqlite3'
+import {DatabaseSync} from 'node:sqlite'
 
 import {afterAll, describe, expect, it, vi} from 'vitest'
 
@@ -132,11 +131,11 @@ describe('the history database', () => {
     const dir = folder()
     const history = new OrderHistory(dir)
     history.findOrder('A1', {mch_order_no: 'none'})
-    const committed = () => new Database(join(dir, 'history.db'), {readonly: true})
+    const committed = () => new DatabaseSync(join(dir, 'history.db'), {readOnly: true})
     const refundsSeen = () => {
       const db = committed()
       try {
-        return db.prepare('SELECT count(*) FROM refunds').pluck().get() as number
+        return (db.prepare('SELECT count(*) AS n FROM refunds').get() as {n: number}).n
       } finally {
         db.close()
       }
@@ -175,7 +174,7 @@ describe('the history database', () => {
     const history = new OrderHistory(dir)
     history.findOrder('A1', {mch_order_no: 'M1'})
     const stateOnDisk = () => {
-      const db = new Database(join(dir, 'history.db'), {readonly: true})
+      const db = new DatabaseSync(join(dir, 'history.db'), {readOnly: true})
       try {
         return db.prepare("SELECT state, state_at FROM orders WHERE mch_order_no = 'M1'").get() as {
           state: string
@@ -246,7 +245,7 @@ describe('the history database', () => {
 
     // Left by a process killed while it held the claim.
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!
-    const db = new Database(join(dir, 'history.db'))
+    const db = new DatabaseSync(join(dir, 'history.db'))
     db.prepare('INSERT INTO refund_claims VALUES (?, ?, ?, ?, ?)').run('A1', 'O1', dead, hostname(), 'then')
     db.close()
     const taken = history.claimOrder('A1', 'O1')

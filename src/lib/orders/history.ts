@@ -14,6 +14,8 @@ import {existsSync, renameSync, statSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
 
+import type {SQLInputValue} from 'node:sqlite'
+
 import {LocalDatabase, type Statement} from '../io/database.js'
 import {isRunning} from '../io/lock.js'
 import {GwError} from '../errors.js'
@@ -169,15 +171,15 @@ class HistoryQueries {
       'SELECT * FROM orders WHERE appid = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
     )
     this.orderStateOf = db.prepare('SELECT state, state_at FROM orders WHERE appid = ? AND mch_order_no = ?')
-    this.anyRefundOf = db.prepare('SELECT 1 FROM refunds WHERE appid = ? AND mch_order_no = ? LIMIT 1').pluck()
+    this.anyRefundOf = db.prepare('SELECT 1 AS found FROM refunds WHERE appid = ? AND mch_order_no = ? LIMIT 1')
     this.ordersMadeBetween = madeBetween(db, 'orders')
     this.refundsOfOrder = db.prepare('SELECT * FROM refunds WHERE appid = ? AND mch_order_no = ? ORDER BY rowid')
     this.refundByNumber = db.prepare(
       'SELECT * FROM refunds WHERE appid = ? AND mch_refund_no = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1',
     )
     this.refundsMadeBetween = madeBetween(db, 'refunds')
-    this.ordersCounted = db.prepare(`SELECT count(*) FROM orders WHERE ${listed('orders')}`).pluck()
-    this.refundsCounted = db.prepare(`SELECT count(*) FROM refunds WHERE ${listed('refunds')}`).pluck()
+    this.ordersCounted = db.prepare(`SELECT count(*) AS n FROM orders WHERE ${listed('orders')}`)
+    this.refundsCounted = db.prepare(`SELECT count(*) AS n FROM refunds WHERE ${listed('refunds')}`)
     this.claimOf = db.prepare('SELECT pid, host, since FROM refund_claims WHERE appid = ? AND mch_order_no = ?')
     this.claim = db.prepare(
       'INSERT OR REPLACE INTO refund_claims (appid, mch_order_no, pid, host, since) VALUES (?, ?, ?, ?, ?)',
@@ -198,7 +200,7 @@ class HistoryQueries {
 }
 
 /** A record's columns, in the order of the INSERTs above: what it does not say is NULL. */
-function columnsOf(entry: Entry): unknown[] {
+function columnsOf(entry: Entry): SQLInputValue[] {
   const atMs = Date.parse(entry.at)
   const {appid, mch_order_no, gw_order_no = null, channel = null, at} = entry
   if (entry.type === 'order') {
@@ -415,7 +417,7 @@ export class OrderHistory {
   count(what: 'orders' | 'refunds', appid: string, selection: Selection = {}): number {
     const query = what === 'orders' ? this.#orderQ.ordersCounted : this.#q.refundsCounted
     const {last_row: _lastRow, ...params} = paramsOf(appid, selection)
-    return query.get(params) as number
+    return (query.get(params) as {n: number}).n
   }
 
   /**

@@ -7,6 +7,7 @@
  * confirmation (--again). The intent is synced before sending; the outcome recorded after.
  */
 import {GwError, type StopSignal, stopSignalOf, stoppedError} from '../errors.js'
+import {LocalStateError} from '../io/database.js'
 import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
 import {type OrderClaim, type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import type {FoundOrder} from '../orders/service.js'
@@ -191,18 +192,24 @@ export class SingleRefunds {
     signal?: AbortSignal,
   ): Promise<OneRefund | RefundProblem> {
     let inFlight: PlannedRefund | undefined
-    // Nothing is in flight yet: a stop here is "nothing was sent".
-    const found = (await interruptible(
-      this.refunds.orders.find(request.ref, request.channel),
-      signal,
-      () => inFlight,
-    )) as FoundOrder
-    const claim = this.#claimOrder(found)
     try {
-      const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned), signal)
-      return await interruptible(work, signal, () => inFlight)
-    } finally {
-      claim.release()
+      // Nothing is in flight yet: a stop here is "nothing was sent".
+      const found = (await interruptible(
+        this.refunds.orders.find(request.ref, request.channel),
+        signal,
+        () => inFlight,
+      )) as FoundOrder
+      const claim = this.#claimOrder(found)
+      try {
+        const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned), signal)
+        return await interruptible(work, signal, () => inFlight)
+      } finally {
+        claim.release()
+      }
+    } catch (error) {
+      // The local database stopped the refund before it left (held by another program, damaged).
+      if (error instanceof LocalStateError && !inFlight) throw error.nothingSent()
+      throw error
     }
   }
 
