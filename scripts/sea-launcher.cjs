@@ -1,6 +1,7 @@
 // The launcher inside the single executable (npm run build:binary). The executable carries
 // gw's bundle as an asset; on first run it is written, once, to a cache folder named by its
-// build, then every run loads it from there: oclif and the workbook worker need real files.
+// build (the system's own place for caches), then every run loads it from there: oclif and the
+// workbook worker need real files.
 const {existsSync, mkdirSync, renameSync, rmSync, writeFileSync} = require('node:fs')
 const {homedir} = require('node:os')
 const {dirname, join} = require('node:path')
@@ -8,7 +9,13 @@ const {pathToFileURL} = require('node:url')
 const sea = require('node:sea')
 
 const BUILD = '__GW_BUILD__'
-const base = process.env.GW_BINARY_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'gw')
+function systemCache() {
+  if (process.platform === 'win32')
+    return join(process.env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'gw', 'Cache')
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches', 'gw')
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'gw')
+}
+const base = process.env.GW_BINARY_CACHE || systemCache()
 const root = join(base, BUILD)
 
 function unpack() {
@@ -34,7 +41,7 @@ if (!existsSync(join(root, '.complete'))) {
   } catch (error) {
     process.stderr.write(
       `gw: cannot unpack itself into ${root} (${error.code ?? error.message}). ` +
-        'Set GW_BINARY_CACHE to a folder you can write, e.g. GW_BINARY_CACHE=$HOME/gw-cache.\n',
+        'Set GW_BINARY_CACHE to a folder you can write (e.g. a gw-cache folder in your home folder).\n',
     )
     process.exit(1)
   }
