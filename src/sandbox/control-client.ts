@@ -1,7 +1,10 @@
 /**
  * A client of the sandbox's control API (control.ts): what `gw sandbox pay` and the tests
- * use to act as the payer, set faults and read the ledger. Plain fetch: no signing, no keys.
+ * use to act as the payer, set faults and read the ledger. No signing, no keys; gw's own
+ * node:http request (not fetch: Windows' Node under wine, where Windows is tested, cannot
+ * connect with it).
  */
+import {send} from '../lib/io/http.js'
 import {HEALTH} from './control.js'
 import type {SandboxOrder} from './ledger.js'
 
@@ -11,32 +14,34 @@ interface ControlAnswer<T> {
 }
 
 const CONTROL_TIMEOUT_MS = 15_000
+/** Far beyond the ledger of any test or practice run, listed whole. */
+const CONTROL_ANSWER_LIMIT = 256 * 1024 * 1024
 
 export class SandboxControl {
   constructor(readonly origin: string) {}
 
-  /** One control request; the body is sent as JSON. Network failures reject as fetch does. */
+  /** One control request; the body is sent as JSON. Network failures reject with the system's error. */
   async call<T = Record<string, unknown>>(
     method: 'GET' | 'POST',
     path: string,
     body?: unknown,
   ): Promise<ControlAnswer<T>> {
     // Never redirected (a server that sends the health check elsewhere is not the sandbox), never waited on for long.
-    const response = await fetch(`${this.origin}${path}`, {
+    const answer = await send(new URL(`${this.origin}${path}`), {
       method,
       headers: body === undefined ? {} : {'content-type': 'application/json'},
       body: body === undefined ? undefined : JSON.stringify(body),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS),
+      timeoutMs: CONTROL_TIMEOUT_MS,
+      connectTimeoutMs: CONTROL_TIMEOUT_MS,
+      limit: CONTROL_ANSWER_LIMIT,
     })
-    const text = await response.text()
     let parsed: unknown
     try {
-      parsed = JSON.parse(text)
+      parsed = JSON.parse(answer.body.toString('utf8'))
     } catch {
       parsed = {}
     }
-    return {status: response.status, body: parsed as T}
+    return {status: answer.status, body: parsed as T}
   }
 
   /** Whether this origin is gw's sandbox: its health answer, and nothing else, says so. */

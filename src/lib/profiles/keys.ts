@@ -75,9 +75,16 @@ export function replaceKey(
   return `gw profile set ${profile.name} ${key === 'private' ? '--private-key' : '--gateway-public-key'} FILE`
 }
 
+/**
+ * Whether a file's mode says who may read it. Not on Windows: there its access list does (a
+ * user's own folders are theirs alone), and Node makes the mode up from the read-only flag
+ * (0666 for every file gw writes), so every key and store file would be called readable by others.
+ */
+const MODE_SAYS_WHO_READS = process.platform !== 'win32'
+
 /** A warning when a key file can be read by others than its owner (ssh refuses such keys), else undefined. */
 export function looseKeyFile(value: string, what: string): string | undefined {
-  if (value.includes('-----BEGIN') || !existsSync(value)) return undefined
+  if (!MODE_SAYS_WHO_READS || value.includes('-----BEGIN') || !existsSync(value)) return undefined
   const mode = statSync(value).mode & 0o777
   if ((mode & 0o077) === 0) return undefined
   return `${what} ${value} can be read by others than you (mode ${mode.toString(8).padStart(4, '0')}); the copy in the profile store is 0600, but protect the original too: chmod 600 ${value}`
@@ -86,7 +93,7 @@ export function looseKeyFile(value: string, what: string): string | undefined {
 /** The files of a profile store that are not private (0700 folders, 0600 files), with their mode. */
 export function loosePrivateFiles(paths: string[]): {path: string; mode: string}[] {
   return paths.flatMap((path) => {
-    if (!existsSync(path)) return []
+    if (!MODE_SAYS_WHO_READS || !existsSync(path)) return []
     const stat = statSync(path)
     const mode = stat.mode & 0o777
     return mode === (stat.isDirectory() ? 0o700 : 0o600) ? [] : [{path, mode: mode.toString(8).padStart(4, '0')}]
