@@ -107,22 +107,24 @@ mkdirSync(out, {recursive: true})
 writeFileSync(join(work, 'files.json'), payload)
 const launcher = readFileSync(join(root, 'scripts', 'sea-launcher.cjs'), 'utf8').replace('__GW_BUILD__', build)
 writeFileSync(join(work, 'launcher.cjs'), launcher)
+// Paths relative to the work folder, which Node is run in: the blob keeps main's path as given, and
+// a temporary folder's name in it would make every build's blob differ.
 const config = {
-  main: join(work, 'launcher.cjs'),
-  output: join(work, 'gw.blob'),
+  main: 'launcher.cjs',
+  output: 'gw.blob',
   disableExperimentalSEAWarning: true,
   // No code cache (nor snapshot): the blob is then the same for every platform, and the launcher keeps import().
-  assets: {'files.json': join(work, 'files.json')},
+  assets: {'files.json': 'files.json'},
 }
 writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2))
 // Node talks on success: its words are shown only when it fails.
 try {
-  execFileSync(process.execPath, ['--experimental-sea-config', join(work, 'sea-config.json')], {stdio: 'pipe'})
+  execFileSync(process.execPath, ['--experimental-sea-config', 'sea-config.json'], {cwd: work, stdio: 'pipe'})
 } catch (error) {
   process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`)
   throw error
 }
-const blob = readFileSync(config.output)
+const blob = readFileSync(join(work, config.output))
 
 /** Injects the blob into a copy of `node` at `binary`. */
 async function inject(node, binary) {
