@@ -8,10 +8,11 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {gwShellLine} from '../helpers/gw-under-test.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {drawQr} from '../../src/lib/render/qr.js'
 import {readDrawnQr} from '../helpers/qr-screen.js'
-import {REPO_ROOT, tempDir} from '../helpers/shared.js'
+import {tempDir} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {readWorkbook} from '../helpers/workbooks.js'
 
@@ -281,10 +282,7 @@ describe('shell completion', () => {
   it('bash completes commands, flag values and the stored profile names, asking gw itself', async () => {
     const shims = tempDir('gw-shim-')
     const {writeFileSync, chmodSync} = await import('node:fs')
-    writeFileSync(
-      join(shims, 'gw'),
-      `#!/bin/sh\nexec "${process.execPath}" "${join(REPO_ROOT, 'bin', 'run.js')}" "$@"\n`,
-    )
+    writeFileSync(join(shims, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
     chmodSync(join(shims, 'gw'), 0o755)
     const script = (await world.run(['completion', 'bash'])).stdout
     const {spawnSync} = await import('node:child_process')

@@ -1,6 +1,6 @@
 import {type ChildProcess, spawn} from 'node:child_process'
-import {join} from 'node:path'
 
+import {GW_COMMAND, GW_ENV} from './gw-under-test.js'
 import {REPO_ROOT} from './shared.js'
 
 export interface CliResult {
@@ -18,16 +18,14 @@ export interface CliOptions {
   cwd?: string
 }
 
-const BIN = join(REPO_ROOT, 'bin', 'run.js')
-
-/** Runs the built `gw` as a child process, as a user would. */
+/** Runs the `gw` under test (gw-under-test.ts) as a child process, as a user would. */
 export function gw(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return spawnGw(args, options).result
 }
 
 /** The same, with the child at hand (to send it signals). */
 export function spawnGw(args: string[], options: CliOptions = {}): {child: ChildProcess; result: Promise<CliResult>} {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(GW_COMMAND[0]!, [...GW_COMMAND.slice(1), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     // As a user runs it: not under the test runner's NODE_ENV (oclif warns more in 'test').
     env: {
@@ -36,6 +34,7 @@ export function spawnGw(args: string[], options: CliOptions = {}): {child: Child
       NO_COLOR: '1',
       GW_PROFILE: undefined,
       GW_APPID: undefined,
+      ...GW_ENV,
       ...options.env,
     },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -48,6 +48,21 @@ export interface GwWorld {
   close(): Promise<void>
 }
 
+/** `gw order create` of one THB order, no QR drawn: its arguments. */
+export const orderCreate = (mchOrderNo: string, channel = 'wechat', amount = '150.50') => [
+  'order',
+  'create',
+  '--channel',
+  channel,
+  '--amount',
+  amount,
+  '--fee-type',
+  'THB',
+  '--mch-order-no',
+  mchOrderNo,
+  '--no-qr',
+]
+
 export async function startWorld(options: Parameters<typeof startTestSandbox>[0] = {}): Promise<GwWorld> {
   const sandbox = await startTestSandbox(options)
   const configDir = tempDir('gw-config-')
@@ -78,20 +93,7 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       })
       return {...spawned, url}
     },
-    createOrder: (mchOrderNo, channel = 'wechat', amount = '150.50') =>
-      world.run([
-        'order',
-        'create',
-        '--channel',
-        channel,
-        '--amount',
-        amount,
-        '--fee-type',
-        'THB',
-        '--mch-order-no',
-        mchOrderNo,
-        '--no-qr',
-      ]),
+    createOrder: (mchOrderNo, channel, amount) => world.run(orderCreate(mchOrderNo, channel, amount)),
     async paidOrders(count, totalFee, prefix, channel = 'wechat') {
       const wire = sandbox.wire()
       const numbers = Array.from({length: count}, (_, i) => `${prefix}-${i + 1}`)

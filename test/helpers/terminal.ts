@@ -2,6 +2,7 @@ import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {gwShellLine} from './gw-under-test.js'
 import {REPO_ROOT} from './shared.js'
 
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0
@@ -17,7 +18,7 @@ export class Terminal {
     const exports = Object.entries({...env, NO_COLOR: '1'})
       .map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`)
       .join(' ')
-    const gw = `${process.execPath} ${join(REPO_ROOT, 'bin', 'run.js')} ${args.map((a) => `'${a}'`).join(' ')}`
+    const gw = gwShellLine(args)
     const command = exitFile
       ? `env ${exports} ${process.execPath} ${join(REPO_ROOT, 'test', 'helpers', 'exit-recorder.mjs')} '${exitFile}' ${gw}`
       : `env ${exports} ${gw}; echo "EXIT=$?"; sleep 60`

