@@ -238,7 +238,9 @@ describe('a single refund', () => {
       child.kill('SIGKILL')
       const killed = await result
       expect(killed.signal).toBe('SIGKILL')
-      expect(killed.stderr).toContain('line 1 is not a record of an order or refund (cut short, or edited)')
+      expect(killed.stderr).toContain(
+        'line 1 is not a record of an order or refund (cut short, edited, or longer than 64 KiB)',
+      )
       await world.faults('')
       while ((await refundsOf(order!)).length === 0) await sleep(50)
 

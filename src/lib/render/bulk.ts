@@ -158,6 +158,10 @@ export function bulkResultView(
     notes.push(
       `The report could not be written (${result.report_failure}); the journal ${journal} records every refund sent.`,
     )
+  if (result.history_failure)
+    notes.push(
+      `${result.history_failure} The journal ${journal} records every refund sent; run the same command again to settle this machine's record: ${resume}`,
+    )
   const kept = result.earlier_report ? ` (the earlier report was kept as ${fileShown(result.earlier_report)})` : ''
   const report = result.report ? `\nreport: ${fileShown(result.report)}${kept}` : ''
   return {text: [...alreadyRefunded(result), summaryTable(result.summary)].join('\n') + report, notes}

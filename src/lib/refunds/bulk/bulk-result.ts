@@ -68,6 +68,8 @@ export interface BulkResult {
   write_failure: string | null
   /** The report could not be written; the journal holds every outcome. */
   report_failure: string | null
+  /** The history could not take the run's records (held by another program, a full disk): where they went. */
+  history_failure: string | null
   /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 130 interrupted. */
   exit_code: ExitCode
 }
@@ -82,17 +84,25 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
 }
 
 /**
- * The run's exit code. A report that could not be written is not a success: the refunds are in
- * the journal, and the same command run again writes the report (exit 5, also over failed rows;
- * an interrupt or a failed verification says more).
+ * The run's exit code. A report, or the history's records, that could not be written is not a
+ * success: the refunds are in the journal, and the same command run again writes the report
+ * (exit 5, also over failed rows; an interrupt or a failed verification says more).
  */
 export function exitCodeOf(
   states: readonly RowState[],
-  ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
+  ended: {
+    stopped: boolean
+    stoppedBy?: unknown
+    writeFailure?: string
+    reportFailure?: string
+    historyFailure?: string
+  },
 ): ExitCode {
   const code = rowsExitCode(states, ended)
-  // Failed rows are in the journal and on screen; the report a rerun writes is what is missing.
-  return ended.reportFailure && (code === ExitCode.Done || code === ExitCode.Refused) ? ExitCode.Unknown : code
+  // Failed rows are in the journal and on screen; the report a rerun writes, or this machine's
+  // record of the refunds (the history behind the money), is what is missing.
+  const behind = ended.reportFailure || ended.historyFailure
+  return behind && (code === ExitCode.Done || code === ExitCode.Refused) ? ExitCode.Unknown : code
 }
 
 function rowsExitCode(
