@@ -14,8 +14,9 @@ import {REPO_ROOT} from '../helpers/shared.js'
 
 let world: GwWorld
 const FIXTURES = join(REPO_ROOT, 'test/fixtures/finance')
-/** The fixtures' orders, as the sales sheet gives them. */
+/** The fixtures' orders, as the sales sheet gives them; November's orders (november.py), 2,000.00 THB each. */
 const ORDERS = {'FIN-1': 126_711, 'FIN-2': 128_133, 'FIN-3': 129_555, 'FIN-4': 2050}
+const NOVEMBER = ['GN-1', 'GN-2', 'GN-3', 'GN-4']
 const WORKBOOKS = ['finance.openpyxl.xlsx', 'finance.libreoffice.xlsx', 'finance.ods']
 const copy = (name: string) => {
   const path = join(world.configDir, name)
@@ -26,7 +27,7 @@ const copy = (name: string) => {
 beforeAll(async () => {
   world = await startWorld()
   const wire = world.sandbox.wire()
-  for (const [mch, fee] of Object.entries(ORDERS)) {
+  for (const [mch, fee] of [...Object.entries(ORDERS), ...NOVEMBER.map((mch) => [mch, 200_000] as const)]) {
     const created = await wire.call('native_pay', {
       channel: 'wechat',
       mch_order_no: mch,
@@ -167,6 +168,66 @@ describe('refund sheets', () => {
     }
     const after = await plan('refunds.libreoffice.csv', '--column', 'refund_amount=Refund')
     expect(after.json<Plan>().rows.map((r) => r.status)).toEqual(Array(4).fill('already_refunded'))
+  })
+})
+
+describe("November's refunds as Gnumeric, LibreOffice and openpyxl wrote them: amounts by value, the computed total too", () => {
+  const NOVEMBER_FILES = [
+    'november.gnumeric.xlsx',
+    'november.gnumeric.ods',
+    'november.gnumeric.csv',
+    'november.libreoffice.xlsx',
+  ]
+  const mapping = ['--column', 'refund_amount=Refund (THB)']
+  interface Plan {
+    rows: {line: number; mch_order_no: string; refund_fee?: number; status: string}[]
+  }
+
+  it.each(NOVEMBER_FILES)(
+    '%s plans the four refunds as shown (12.34, not 12.3400000000000000001); its total agrees',
+    async (name) => {
+      const result = await plan(name, ...mapping)
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.json<Plan>().rows.map((r) => [r.line, r.mch_order_no, r.refund_fee, r.status])).toEqual(
+        [126_711, 1234, 128_133, 28_636].map((fee, i) => [3 + i, NOVEMBER[i], fee, 'would_refund']),
+      )
+      expect(result.stderr).toContain(
+        'line 7: a totals row ("Total") of "2847.14", not acted on; it agrees with the rows above it (2847.14)',
+      )
+    },
+  )
+
+  it.each(['november.gnumeric.xlsx', 'november.gnumeric.ods'])(
+    '%s: a real third decimal (12.345) is still refused; nothing is sent',
+    async (name) => {
+      const before = await world.requests()
+      const result = await plan(name, ...mapping, '--sheet', 'Decimals')
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('line 2: refund_amount: THB has 2 decimal places; "12.345" has more.')
+      expect((await world.requests()).order_refund ?? 0).toBe(before.order_refund ?? 0)
+    },
+  )
+
+  it("a real run from Gnumeric's workbook refunds exactly the four amounts (the ledger); its CSV and .ods are then already refunded", async () => {
+    const sent = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      at('november.gnumeric.xlsx'),
+      '--column',
+      'mch_order_no=Invoice No',
+      ...mapping,
+      '--yes',
+    ])
+    expect(sent.code, sent.stderr).toBe(0)
+    for (const [i, mch] of NOVEMBER.entries())
+      expect((await world.ledger(mch))!.refunds.map((r) => [r.refund_fee, r.state])).toEqual([
+        [[126_711, 1234, 128_133, 28_636][i], 'SUCCESS'],
+      ])
+    for (const name of ['november.gnumeric.csv', 'november.gnumeric.ods']) {
+      const after = await plan(name, ...mapping)
+      expect(after.json<Plan>().rows.map((r) => r.status)).toEqual(Array(4).fill('already_refunded'))
+    }
   })
 })
 

@@ -34,7 +34,7 @@ export function sourceNotes(source: TableSource): string[] {
 export function totalsNotes(totals: readonly TotalsRow[]): string[] {
   return totals.map((t) => {
     const said = `line ${t.line}: a totals row${t.label ? ` (${quoted(t.label, 40)})` : ''} of ${quoted(t.amount, 30)}, not acted on`
-    if (t.agrees === undefined) return `${said}; not checked (an amount above it could not be read)`
+    if (t.unchecked) return `${said}; not checked (${t.unchecked})`
     return t.agrees
       ? `${said}; it agrees with the rows above it (${t.sum})`
       : `warning: ${said}; it does NOT agree with the sum of the rows above it (${t.sum}): check the file for missing or extra rows`

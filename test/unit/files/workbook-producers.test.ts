@@ -54,3 +54,16 @@ it('a formula openpyxl stored without its result is marked with its address; Lib
     value: '10',
   })
 })
+
+describe("November's refunds as Gnumeric and LibreOffice saved them (november.py)", () => {
+  it.each(['november.gnumeric.xlsx', 'november.gnumeric.ods', 'november.libreoffice.xlsx'])(
+    '%s: each amount is the number shown, its computed total too (Gnumeric stores 12.34 as 12.3400000000000000001)',
+    async (name) => {
+      const book = await read(name)
+      expect(book.rows.slice(2).map((r) => r.notes?.[1])).toEqual(
+        ['1267.11', '12.34', '1281.33', '286.36', '2847.14'].map((value) => ({kind: 'number', value})),
+      )
+      expect((await read(name, 'Decimals')).rows[1]!.notes?.[1]).toEqual({kind: 'number', value: '12.345'})
+    },
+  )
+})

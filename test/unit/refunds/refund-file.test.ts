@@ -201,6 +201,30 @@ describe('totals rows', () => {
     expect(file.problems).toEqual([])
   })
 
+  it("a total printed with a sum's float noise (Gnumeric's CSV) is read as the spreadsheet held it", async () => {
+    const file = await read(
+      'mch_order_no,refund_amount\nGN-1,1267.11\nGN-2,12.34\nGN-3,1281.33\nGN-4,286.36\nTotal,2847.1399999999999999\n',
+    )
+    expect(file.totals).toEqual([{line: 6, label: 'Total', amount: '2847.14', sum: '2847.14', agrees: true}])
+  })
+
+  it('says why a total could not be checked: its own amount, or one above it', async () => {
+    const own = await read('mch_order_no,refund_amount\nA,1.00\nTotal,1.00.0\n')
+    expect(own.totals).toEqual([
+      {
+        line: 3,
+        label: 'Total',
+        amount: '1.00.0',
+        sum: '1',
+        unchecked: expect.stringMatching(/^its own amount could not be read: /),
+      },
+    ])
+    const above = await read('mch_order_no,refund_amount\nA,1.00.0\nTotal,1.00\n')
+    expect(above.totals).toEqual([
+      {line: 3, label: 'Total', amount: '1.00', unchecked: 'an amount above it could not be read'},
+    ])
+  })
+
   it('a row without an order number that is not the sum of the rows above stays a problem of its line', async () => {
     const file = await read('mch_order_no,refund_amount\nA,10.00\n,7.00\n')
     expect(file.totals).toEqual([])
