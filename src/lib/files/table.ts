@@ -14,7 +14,7 @@ import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, checkNotUtf8, encodingOf, kindOf, looksBinary, notTextError, unusualLine} from './decoding.js'
 import type {TypedCells} from './cells.js'
-import type {CellNote} from './workbook-cells.js'
+import {type CellNote, formulasWithoutResult} from './workbook-cells.js'
 import type {WorkbookRecord} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
 
@@ -32,6 +32,8 @@ export interface TableRow {
   inexact(field: string): boolean
   /** What a workbook cell holds when it is not text (its number, a percentage, a date, a formula without result). */
   note(field: string): CellNote | undefined
+  /** The fields read from formulas without a stored result, with their cells. */
+  formulas(): {field: string; address: string}[]
   /** A workbook's number and date cells as typed, by column (for a workbook report). */
   typed?: TypedCells
 }
@@ -112,6 +114,17 @@ export const orderColumnOf = (row: TableRow) => ORDER_NUMBER_FIELDS.find((c) => 
 /** Every order number a row gives: the first names the order, the others must agree with it. */
 export const orderNumbersOf = (row: TableRow): Partial<Record<(typeof ORDER_NUMBER_FIELDS)[number], string>> =>
   Object.fromEntries(ORDER_NUMBER_FIELDS.filter((c) => row.get(c)).map((c) => [c, row.get(c)]))
+
+/**
+ * A row whose fields are read from formulas without a stored result cannot be judged at all
+ * (its order number may be one of them): the one thing to say of it, naming the cells.
+ */
+export function unresolvedFormulas(row: TableRow): string | undefined {
+  const formulas = row.formulas()
+  return formulas.length
+    ? formulasWithoutResult(formulas.map(({field, address}) => `${address} (${field})`))
+    : undefined
+}
 
 /** What is wrong with a row whatever the command: fields past its header, an order number Excel holds inexactly. */
 export function rowProblems(row: TableRow): string[] {
@@ -235,6 +248,11 @@ async function* rowsOf(
     line,
     values,
     typed,
+    formulas: () =>
+      [...index].flatMap(([field, at]) => {
+        const note = notes?.[at]
+        return note?.kind === 'formula' ? [{field, address: note.address}] : []
+      }),
     extra: values.slice(width).filter((v) => v.trim() !== '').length,
     get: (field) => {
       const at = index.get(field)
@@ -268,7 +286,8 @@ async function* boundedRecords(path: string, records: AsyncGenerator<SourceRecor
   for await (const item of records) {
     const long = item.record.findIndex((field) => field.length > MAX_FIELD)
     if (long !== -1) throw fieldTooLong(path, item.line, long + 1, item.record[long]!.length)
-    if (item.record.every((field) => field.trim() === '')) continue
+    // A formula without a stored result reads as empty text: its row is not an empty one.
+    if (!item.notes && item.record.every((field) => field.trim() === '')) continue
     yield item
   }
 }

@@ -79,7 +79,9 @@ export class TotalsRows {
         ? row.get(column)
         : undefined
       : row.values.find((v) => TOTAL_WORDS.test(v.trim()))
-    if (amount === undefined || (column && !label)) {
+    // A row without an order number but with formulas without a result may have one: a row, and a problem.
+    const unresolved = !column && !label && row.formulas().length > 0
+    if (amount === undefined || (column && !label) || unresolved) {
       if (amount && 'unreadable' in amount) this.#sum = undefined
       else if (amount && this.#sum !== undefined) {
         const value = scaled(amount.decimal, amount.negative)

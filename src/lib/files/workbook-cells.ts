@@ -30,6 +30,13 @@ export type CellNote =
   | {kind: 'date'}
   | {kind: 'formula'; address: string}
 
+/**
+ * Cells holding formulas without a stored result (written by a program that does not calculate:
+ * xlsxwriter, openpyxl, SheetJS), in words: never read as 0 or empty.
+ */
+export const formulasWithoutResult = (cells: readonly string[]) =>
+  `formula without a stored result in ${cells.length === 1 ? 'cell' : 'cells'} ${cells.join(', ')}: open and save the workbook in your spreadsheet first (the program that wrote it does not calculate)`
+
 /** Whole numbers Excel cannot hold exactly (it keeps 15 significant digits). */
 const EXACT_LIMIT = 1e15
 

@@ -211,10 +211,14 @@ async function openXlsx(path: string, zip: ZipParts) {
   const rels = await relationships(zip, workbookPart)
   const sheets: SheetEntry[] = []
   let date1904 = false
+  // Marked to be calculated when opened (xlsxwriter and openpyxl, which do not calculate): a
+  // formula's stored value (xlsxwriter writes 0) is a placeholder, not its result.
+  let uncalculated = false
   await parseAll(zip, workbookPart, {
     open(tag) {
       const name = local(tag)
       if (name === 'workbookPr') date1904 = ['1', 'true'].includes(attr(tag, 'date1904') ?? '')
+      if (name === 'calcPr') uncalculated = ['1', 'true'].includes(attr(tag, 'fullCalcOnLoad') ?? '')
       if (name !== 'sheet') return
       const id = Object.entries(tag.attributes).find(([key]) => local(key) === 'id')?.[1]
       const part = id === undefined ? undefined : rels.byId.get(id)
@@ -238,7 +242,7 @@ async function openXlsx(path: string, zip: ZipParts) {
       if (!row) return
       const {type, value, text} = cell
       let read: ReadCell
-      if (cell.formula && (!cell.hasValue || (value === '' && type !== 'str')))
+      if (cell.formula && (uncalculated || !cell.hasValue || (value === '' && type !== 'str')))
         read = {text: '', note: {kind: 'formula', address: cell.ref || `${row.line}:${column + 1}`}}
       else if (type === 's') read = {text: strings[Number(value)] ?? ''}
       else if (type === 'inlineStr') read = {text: fromWorkbookText(text)}

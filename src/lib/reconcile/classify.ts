@@ -19,7 +19,7 @@ import {
   toMinorUnits,
 } from '../gateway/protocol/index.js'
 import {amountOfField} from '../files/amount-cell.js'
-import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems} from '../files/table.js'
+import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems, unresolvedFormulas} from '../files/table.js'
 import {type OrderReference, WRONG_CHANNEL, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
 import {quoted} from '../untrusted.js'
@@ -103,6 +103,8 @@ const COMPARED: readonly (readonly string[])[] = [['total_fee', 'amount'], ['fee
 
 /** What the row says, or why it cannot be used. */
 export function readMerchantRow(row: TableRow, defaultChannel: string | undefined): MerchantView | string {
+  const unresolved = unresolvedFormulas(row)
+  if (unresolved) return unresolved
   const column = orderColumnOf(row)
   if (!column) return 'no order number'
   const [shape] = rowProblems(row)

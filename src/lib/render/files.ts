@@ -33,7 +33,7 @@ export function sourceNotes(source: TableSource): string[] {
 /** Each totals row: never sent or queried, and whether it agrees with the rows above it. */
 export function totalsNotes(totals: readonly TotalsRow[]): string[] {
   return totals.map((t) => {
-    const said = `line ${t.line}: a totals row${t.label ? ` (${quoted(t.label, 40)})` : ''} of ${quoted(t.amount, 30)}, not acted on`
+    const said = `line ${t.line}: a totals row${t.label ? ` (${quoted(t.label, 40)})` : ''}${t.amount ? ` of ${quoted(t.amount, 30)}` : ''}, not acted on`
     if (t.unchecked) return `${said}; not checked (${t.unchecked})`
     return t.agrees
       ? `${said}; it agrees with the rows above it (${t.sum})`

@@ -44,6 +44,16 @@ describe.each(WORKBOOKS)('%s', (name) => {
   })
 })
 
+it('formulas xlsxwriter stored with a placeholder 0 in a workbook to be calculated when opened are marked with their addresses, never read as 0', async () => {
+  const {rows} = await read('formulas.xlsxwriter.xlsx')
+  expect(rows[1]!.notes?.[1]).toEqual({kind: 'number', value: '10.5'})
+  expect(rows[2]!.record).toEqual(['', '', ''])
+  expect([0, 1, 2].map((at) => rows[2]!.notes?.[at])).toEqual(
+    ['A3', 'B3', 'C3'].map((address) => ({kind: 'formula', address})),
+  )
+  expect(rows[3]!.notes?.[1]).toEqual({kind: 'formula', address: 'B4'})
+})
+
 it('a formula openpyxl stored without its result is marked with its address; LibreOffice stored the result', async () => {
   expect((await read('finance.openpyxl.xlsx', 'Formulas')).rows[1]!.notes?.[1]).toEqual({
     kind: 'formula',

@@ -27,6 +27,7 @@ import {
   orderColumnOf,
   orderNumbersOf,
   rowProblems,
+  unresolvedFormulas,
 } from '../../files/table.js'
 import {fileSha256, fileStamp} from '../../io/file-version.js'
 import {usageError} from '../../errors.js'
@@ -125,6 +126,8 @@ const interned = (known: readonly string[], text: string) => known.find((k) => k
 
 /** Reads one row; its refund number is the one given, or is derived once its order is known (plan). */
 function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
+  const unresolved = unresolvedFormulas(row)
+  if (unresolved) return {row: new FileRow(row.line, '', ''), problems: [unresolved]}
   const problems: string[] = rowProblems(row)
   const column = orderColumnOf(row)
   if (!column) problems.push(`no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}`)
