@@ -203,6 +203,12 @@ class RowBuilder {
 async function openXlsx(path: string, zip: ZipParts) {
   const root = await relationships(zip, '')
   const workbookPart = root.byType.get('officeDocument') ?? 'xl/workbook.xml'
+  // Excel's binary workbook is the same package with binary parts (xl/workbook.bin, MS-XLSB).
+  if (workbookPart.toLowerCase().endsWith('.bin'))
+    throw usageError(
+      `${path} is not a CSV or .xlsx file: it is an Excel Binary Workbook (.xlsb), which gw does not read.`,
+      'Open it in Excel and save it as Excel Workbook (.xlsx), or export the sheet as CSV UTF-8.',
+    )
   if (!zip.has(workbookPart))
     throw usageError(
       `${path} is not a CSV or .xlsx file: it is a ZIP archive without a worksheet.`,
