@@ -236,6 +236,33 @@ describe("November's refunds as Gnumeric, LibreOffice and openpyxl wrote them: a
   })
 })
 
+describe('a title row above the header', () => {
+  it("does not hide the header's --column hints (LibreOffice's sheet): both commands name the header's columns, exit 2, nothing asked", async () => {
+    const before = await world.requests()
+    for (const extra of [[], ['--skip-invalid']]) {
+      const refund = await world.run([
+        'refund',
+        'create',
+        '--from-csv',
+        at('november.libreoffice.xlsx'),
+        '--dry-run',
+        ...extra,
+      ])
+      expect(refund.code, refund.stderr).toBe(2)
+      expect(refund.stderr).toContain('skipped 1 title row above the header: line 1 ("Refunds November 2026")')
+      expect(refund.stderr).toContain(
+        'line 2: no order number column (sheet "Refunds"; the workbook also has "Decimals": --sheet NAME reads another): the header needs one of mch_order_no, gw_order_no, channel_order_no (it has "Invoice No", "Refund (THB)", "Reason"); name yours with --column mch_order_no="Invoice No"',
+      )
+      expect(refund.stderr).toContain('name yours with --column refund_amount="Refund (THB)"')
+    }
+    const reconciled = await world.run(['reconcile', at('november.libreoffice.xlsx')])
+    expect(reconciled.code).toBe(2)
+    expect(reconciled.stderr).toContain('line 2: no order number column')
+    expect(reconciled.stderr).toContain('name yours with --column mch_order_no="Invoice No"')
+    expect(await world.requests()).toEqual(before)
+  })
+})
+
 describe("formulas without a stored result (xlsxwriter's default: a placeholder 0, calculated when opened) are never read as 0", () => {
   it('a bulk refund names the cells of the row and of its total; nothing is sent, no order "0" is asked for', async () => {
     const before = await world.requests()

@@ -115,15 +115,18 @@ function shellWord(text: string): string {
 export const columnFlag = (field: string, header: string) =>
   `--column ${field}=${shellWord(shown(cleanHeader(header), 60))}`
 
-/**
- * For each ignored column that looks like a field the command reads and the file lacks:
- * `"Total" looks like amounts: --column amount=Total`. `anyOf`: fields of which one is enough
- * (the three order numbers).
- */
-export function columnHints(columns: Columns, fields: readonly string[], anyOf: readonly string[][] = []): string[] {
+/** An ignored column that looks like a field the command reads and the file lacks, and that field. */
+interface Hint {
+  name: string
+  what: string
+  field: string
+}
+
+/** The hints of `columnHints`, as facts. */
+function hintsOf(columns: Columns, fields: readonly string[], anyOf: readonly string[][]): Hint[] {
   const has = (field: string) =>
     columns.index.has(field) || anyOf.some((group) => group.includes(field) && group.some((f) => columns.index.has(f)))
-  const hints: string[] = []
+  const hints: Hint[] = []
   // Counted once: a header of thousands of ignored columns is read in linear time.
   const counts = new Map<string, number>()
   for (const name of columns.ignored) counts.set(normalizeHeader(name), (counts.get(normalizeHeader(name)) ?? 0) + 1)
@@ -134,7 +137,34 @@ export function columnHints(columns: Columns, fields: readonly string[], anyOf: 
     const key = normalizeHeader(name)
     const guess = LOOKS_LIKE.find((g) => g.pattern.test(key))
     const field = guess?.fields.find((f) => fields.includes(f) && !has(f))
-    if (guess && field) hints.push(`${quoted(name)} looks like ${guess.what}: ${columnFlag(field, name)}`)
+    if (guess && field) hints.push({name, what: guess.what, field})
   }
   return hints
+}
+
+/**
+ * For each ignored column that looks like a field the command reads and the file lacks:
+ * `"Total" looks like amounts: --column amount=Total`. `anyOf`: fields of which one is enough
+ * (the three order numbers).
+ */
+export const columnHints = (columns: Columns, fields: readonly string[], anyOf: readonly string[][] = []): string[] =>
+  hintsOf(columns, fields, anyOf).map((h) => `${quoted(h.name)} looks like ${h.what}: ${columnFlag(h.field, h.name)}`)
+
+/**
+ * How many of `groups` (fields of which one is needed) a header gives, by name or by a column
+ * that looks like one (a hint): a title row above the header gives none.
+ */
+export function groupsNamed(
+  columns: Columns,
+  fields: readonly string[],
+  groups: readonly (readonly string[])[],
+): number {
+  const hinted = new Set(
+    hintsOf(
+      columns,
+      fields,
+      groups.map((g) => [...g]),
+    ).map((h) => h.field),
+  )
+  return groups.filter((group) => group.some((field) => columns.index.has(field) || hinted.has(field))).length
 }

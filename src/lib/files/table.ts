@@ -9,7 +9,7 @@ import {open} from 'node:fs/promises'
 import {usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {quoted, shown} from '../untrusted.js'
-import {type Columns, columnFlag, columnHints, normalizeHeader, resolveColumns} from './columns.js'
+import {type Columns, columnFlag, columnHints, groupsNamed, normalizeHeader, resolveColumns} from './columns.js'
 import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, checkNotUtf8, encodingOf, kindOf, looksBinary, notTextError, unusualLine} from './decoding.js'
@@ -97,6 +97,29 @@ function headerOf(record: SourceRecord, options: ReadOptions): TableHeader | und
   }
   if (!(options.required ?? []).every((group) => group.some((field) => columns.index.has(field)))) return undefined
   return {line: record.line, names, keys: names.map(normalizeHeader), ...columns}
+}
+
+/**
+ * Of rows none of which holds the required columns, the one most like a header: the first that
+ * names most of them, by name or by a column that looks like one ("Invoice No"), then the one of
+ * more cells (a title is one), so that what is missing is said of it, with the --column that
+ * would read it. The first row when none names any.
+ */
+function likeliestHeader(seen: readonly SourceRecord[], options: ReadOptions): number {
+  const named = (names: string[]) => {
+    try {
+      return groupsNamed(resolveColumns(names, options.fields), options.fields, options.required ?? [])
+    } catch {
+      return 0
+    }
+  }
+  const scores = seen.map(({record}) => [named(record), record.filter((v) => v.trim()).length] as const)
+  let best = 0
+  scores.forEach(([count, cells], at) => {
+    const [bestCount, bestCells] = scores[best]!
+    if (count > bestCount || (count === bestCount && count > 0 && cells > bestCells)) best = at
+  })
+  return best
 }
 
 /** Why a header cannot name orders (with the --column that would fix it when a column looks right), or undefined. */
@@ -204,8 +227,9 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
       if (given === undefined && seen.length >= HEADER_SEARCH) break
     }
     if (!seen.length) throw usageError(`${path} is empty${sheetNote(source)}: it needs a header row and rows.`)
-    // The header: the line given, else the first row that holds the required columns, else the first row (whose columns are then said to be missing).
-    let at = header ? seen.length - 1 : 0
+    // The header: the line given, else the first row that holds the required columns, else the
+    // row most like a header (whose missing columns are then said).
+    let at = header ? seen.length - 1 : likeliestHeader(seen, options)
     if (given !== undefined) {
       at = seen.findIndex((r) => r.line === given)
       if (at === -1)

@@ -200,6 +200,21 @@ describe('workbook tables', () => {
     )
   })
 
+  it('a header none of whose columns is named as gw names them is found below a title row, by the columns that look like fields', async () => {
+    const read = {fields: ['mch_order_no', 'refund_amount'], required: [['mch_order_no'], ['refund_amount']]}
+    const titled = await openTable(
+      tempFile('t.csv', 'Refunds November 2026\nInvoice No,Refund (THB),Reason\nGN-1,1.00,late\n'),
+      read,
+    )
+    expect(titled.header).toMatchObject({line: 2, names: ['Invoice No', 'Refund (THB)', 'Reason']})
+    expect(titled.source.titles).toEqual([{line: 1, text: 'Refunds November 2026'}])
+    // A title that looks like one field loses to the header that has more columns.
+    const tie = await openTable(tempFile('u.csv', 'Order refunds\nInvoice No,Refund,Reason\nGN-1,1.00,late\n'), read)
+    expect(tie.header.line).toBe(2)
+    // Nothing looks like a header: the first row is said to be it, as before.
+    expect((await openTable(tempFile('v.csv', 'a,b\nc,d\n'), read)).header.line).toBe(1)
+  })
+
   it('an Excel Binary Workbook (.xlsb: the package with binary parts) is refused by its name, with the way out', async () => {
     const ctype = (part: string, type: string) =>
       `<Override PartName="/xl/${part}" ContentType="application/vnd.ms-excel.${type}"/>`
