@@ -265,6 +265,31 @@ describe('reports open in a spreadsheet as written', () => {
   })
 })
 
+describe('rows that could not be used, in the summaries', () => {
+  it('are counted under the currency they name, with no amount: an empty cell (a spreadsheet shows no stray apostrophe)', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-SKIP')
+    const csv = csvFile(
+      `mch_order_no,refund_amount,fee_type\n${order},1.00,THB\n${order},-5.00,THB\nREP-SKIP-X,฿2.00,\n`,
+    )
+    const run = await bulk(csv, ['--skip-invalid'])
+    expect(run.code, run.stderr).toBe(1)
+    expect(run.stdout).toMatch(/skipped_invalid\s*│\s*THB\s*│\s*2\s*│\s*-/)
+    expect(summaryOf(csv)).toContainEqual(['skipped_invalid', 'THB', '2', ''])
+    const summary = csv.replace(/\.csv$/, '.report.summary.csv')
+    expect(readFileSync(summary, 'utf8')).not.toContain("'-")
+    const saved = savedByLibreOffice(summary)
+    if (saved) expect(saved).toContainEqual(['skipped_invalid', 'THB', '2', ''])
+    const orders = csvFile(`mch_order_no,amount,fee_type\n${order},100.00,THB\n${order},-1.00,THB\n`)
+    const reconciled = await world.run(['reconcile', orders, '--json'])
+    expect(reconciled.code).toBe(1)
+    const lines = reconciled.json<{summary: {classification: string; currency: string; rows: number}[]}>().summary
+    expect(lines.map((l) => [l.classification, l.currency, l.rows])).toEqual([
+      ['match', 'THB', 1],
+      ['invalid_row', 'THB', 1],
+    ])
+  })
+})
+
 describe('what gw made where the gateway has no refund query', () => {
   it("reconcile --with-refunds matches a partly refunded alipay order from this machine's history, and refund query lists it", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-ALI-REC', 'alipay')

@@ -163,6 +163,17 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
   }
 }
 
+/** The currency a row names (its fee_type, or its amount's symbol), for the summary of a row that cannot be used. */
+export function currencyOfRow(row: TableRow): string | undefined {
+  const feeType = row.get('fee_type').toUpperCase()
+  if (isCurrency(feeType)) return feeType
+  try {
+    return row.get('amount') ? amountOfField(row, 'amount').currency : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The merchant's amount in minor units, when the row gives one and its currency is known. */
 function merchantMinor(view: MerchantView, currency = view.feeType): number | undefined {
   if (view.totalFee !== undefined) return view.totalFee
@@ -215,7 +226,8 @@ export function classifyFailure(view: MerchantView, error: GwError): Verdict {
   try {
     merchantTotal = merchantMinor(view)
   } catch (amountError) {
-    return {classification: 'invalid_row', detail: `amount: ${(amountError as AmountError).message}`}
+    const detail = `amount: ${(amountError as AmountError).message}`
+    return {classification: 'invalid_row', detail, currency: view.feeType}
   }
   const side = {mch_order_no: view.ref.mch_order_no, merchant_total_fee: merchantTotal, currency: view.feeType}
   const code = error.details?.err_code as string | undefined
@@ -231,7 +243,13 @@ export function compare(view: MerchantView, found: FoundOrder, refunded?: Refund
   const refundedTotal = refunded?.minor
   const record = found.record
   const twoOrders = view.numbers && disagreement(view.numbers, record)
-  if (twoOrders) return {mch_order_no: record.mch_order_no, classification: 'invalid_row', detail: twoOrders}
+  if (twoOrders)
+    return {
+      mch_order_no: record.mch_order_no,
+      classification: 'invalid_row',
+      detail: twoOrders,
+      currency: record.fee_type,
+    }
   const result: Verdict = {
     mch_order_no: record.mch_order_no ?? view.ref.mch_order_no,
     classification: 'match',

@@ -36,6 +36,7 @@ import {
   type Verdict,
   classifyFailure,
   compare,
+  currencyOfRow,
   readMerchantRow,
 } from './classify.js'
 import {mapInOrder} from './ordered-window.js'
@@ -186,7 +187,8 @@ export class Reconciler {
   async #judge(row: TableRow, options: ReconcileOptions): Promise<ReconciledRow> {
     const base = {line: row.line, values: row.values, typed: row.typed}
     const view = readMerchantRow(row, options.channel)
-    if (typeof view === 'string') return {...base, classification: 'invalid_row', detail: view}
+    if (typeof view === 'string')
+      return {...base, classification: 'invalid_row', detail: view, currency: currencyOfRow(row)}
     let found
     try {
       found = await this.orders.find(view.ref, view.channel)

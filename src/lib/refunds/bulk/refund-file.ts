@@ -161,8 +161,10 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
   const read = rowAmount(row, feeType)
   if (typeof read === 'string') problems.push(read)
   const given = row.get('mch_refund_no')
+  // The currency the row names, said in the summary even when the row cannot be sent.
+  const currency = [feeType, typeof read === 'string' ? undefined : read.currency].find((c) => c && isCurrency(c))
   if (problems.length || !column || typeof read === 'string') {
-    return {row: new FileRow(row.line, column ? row.get(column) : '', given), problems}
+    return {row: new FileRow(row.line, column ? row.get(column) : '', given, currency), problems}
   }
   const numbers = orderNumbersOf(row)
   const request = {
@@ -170,21 +172,19 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
     // Only when the row names its order more than once (the others must be the same order's).
     numbers: Object.keys(numbers).length > 1 ? numbers : undefined,
     amount: 'minor' in read.amount ? read.amount.minor : read.amount.decimal,
-    feeType: feeType ?? read.currency,
     totalFee,
     channel,
     attach: row.get('attach') || undefined,
   }
-  return {row: new FileRow(row.line, row.get(column), given, request), problems}
+  return {row: new FileRow(row.line, row.get(column), given, feeType ?? read.currency, request), problems}
 }
 
-/** What a usable row asks for, held flat (its RowRequest is made when asked). */
+/** What a usable row asks for beside its currency, held flat (its RowRequest is made when asked). */
 interface FlatRequest {
   column: OrderNumberField
   numbers?: OrderReference
   /** Minor units, or the decimal as written. */
   amount: number | string
-  feeType?: string
   totalFee?: number
   channel?: string
   attach?: string
@@ -199,7 +199,6 @@ class FileRow implements RefundRow {
   readonly #column?: OrderNumberField
   readonly #numbers?: OrderReference
   readonly #amount?: number | string
-  readonly #feeType?: string
   readonly #totalFee?: number
   readonly #channel?: string
   readonly #attach?: string
@@ -208,12 +207,12 @@ class FileRow implements RefundRow {
     readonly line: number,
     readonly order: string,
     readonly mchRefundNo: string,
+    readonly feeType?: string,
     request?: FlatRequest,
   ) {
     this.#column = request?.column
     this.#numbers = request?.numbers
     this.#amount = request?.amount
-    this.#feeType = request?.feeType
     this.#totalFee = request?.totalFee
     this.#channel = request?.channel
     this.#attach = request?.attach
@@ -227,7 +226,7 @@ class FileRow implements RefundRow {
       ref,
       numbers: this.#numbers ?? ref,
       amount,
-      feeType: this.#feeType,
+      feeType: this.feeType,
       totalFee: this.#totalFee,
       channel: this.#channel,
       attach: this.#attach,
