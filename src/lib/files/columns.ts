@@ -93,6 +93,34 @@ export function resolveColumns(
   return {index, ignored, mapped: mapping}
 }
 
+/**
+ * The columns of gw's own earlier output that a file fed back in holds (a report, a reconcile
+ * output, a list export): `outputs` are the column sets of the outputs the command knows, and a
+ * file holding every column of one (by its name, or as `gw_NAME` where that output renamed it
+ * beside a column of the file's own) is that output. Its columns not read as fields are gw's
+ * words about an earlier run (a status, advice, the gateway's answers), not the file's data:
+ * their positions. Where both `status` and `gw_status` are there, gw's is the renamed one.
+ */
+export function gwColumnsOf(
+  keys: readonly string[],
+  read: ReadonlySet<number>,
+  outputs: readonly (readonly string[])[],
+): number[] {
+  const found = new Set<number>()
+  for (const output of outputs) {
+    const positions = output.map((column) => {
+      const named = new RegExp(`^(gw_)*${column}$`)
+      let best: number | undefined
+      keys.forEach((key, at) => {
+        if (named.test(key) && (best === undefined || key.length > keys[best]!.length)) best = at
+      })
+      return best
+    })
+    if (positions.every((at) => at !== undefined)) for (const at of positions) if (!read.has(at!)) found.add(at!)
+  }
+  return [...found].sort((a, b) => a - b)
+}
+
 /** What a column's name suggests it holds, and the fields that would read it. */
 const LOOKS_LIKE: readonly {pattern: RegExp; what: string; fields: readonly string[]}[] = [
   {pattern: /order|invoice|\binv\b|bill|receipt|เลขที่|คำสั่งซื้อ|ใบสั่ง/, what: 'order numbers', fields: ['mch_order_no']},

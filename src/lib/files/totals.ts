@@ -33,6 +33,14 @@ const scaled = (decimal: string, negative: boolean) => {
   const value = BigInt(`${whole}${fraction.padEnd(PLACES, '0')}`)
   return negative ? -value : value
 }
+/** What the check of a totals row found, in words: on the terminal and in a report's line for it. */
+export function totalsVerdict(t: TotalsRow): string {
+  if (t.unchecked) return `not checked (${t.unchecked})`
+  return t.agrees
+    ? `it agrees with the rows above it (${t.sum})`
+    : `it does NOT agree with the sum of the rows above it (${t.sum}): check the file for missing or extra rows`
+}
+
 /**
  * A total as the spreadsheet that wrote it holds it. A sum's float noise printed in full
  * (Gnumeric's CSV writes `2847.1399999999999999` for a SUM of two-decimal amounts) has more than
@@ -43,10 +51,11 @@ function asHeld(amount: TypedAmount): TypedAmount {
   return {...amount, decimal: formatNumber(Number(amount.decimal))}
 }
 
-const decimalOf = (value: bigint) => {
+/** A sum as a decimal, with at least `places` decimals (a total's own: 15.00 beside 15.00). */
+const decimalOf = (value: bigint, places: number) => {
   const digits = (value < 0n ? -value : value).toString().padStart(PLACES + 1, '0')
-  const text = `${digits.slice(0, -PLACES)}.${digits.slice(-PLACES)}`.replace(/\.?0+$/, '')
-  return `${value < 0n ? '-' : ''}${text}`
+  const fraction = digits.slice(-PLACES).replace(/0+$/, '').padEnd(places, '0')
+  return `${value < 0n ? '-' : ''}${digits.slice(0, -PLACES)}${fraction ? `.${fraction}` : ''}`
 }
 
 export class TotalsRows {
@@ -93,7 +102,8 @@ export class TotalsRows {
     const total = read && scaled(read.decimal, read.negative)
     // Without a word such as Total, a row without an order number is a totals row only when it is the sum of the rows above.
     if (!label && (total === undefined || total !== this.#sum)) return false
-    const sum = this.#sum === undefined ? undefined : decimalOf(this.#sum)
+    const places = Math.min(PLACES, read?.decimal.split('.')[1]?.length ?? 0)
+    const sum = this.#sum === undefined ? undefined : decimalOf(this.#sum, places)
     const unchecked =
       sum === undefined
         ? 'an amount above it could not be read'

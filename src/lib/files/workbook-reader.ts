@@ -31,6 +31,8 @@ import {PartTooLarge, type ZipParts, openZip} from './zip-parts.js'
 export interface WorkbookRecord {
   record: string[]
   line: number
+  /** The last line of a CSV record with line ends inside its quotes (a workbook's row is one line). */
+  end?: number
   inexact?: number[]
   /** Cells that are not text, by column: amounts are read from these. */
   notes?: Record<number, CellNote>

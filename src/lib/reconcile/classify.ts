@@ -176,9 +176,13 @@ export function currencyOfRow(row: TableRow): string | undefined {
 
 /** The merchant's amount in minor units, when the row gives one and its currency is known. */
 function merchantMinor(view: MerchantView, currency = view.feeType): number | undefined {
-  if (view.totalFee !== undefined) return view.totalFee
-  if (view.amount === undefined || !currency) return undefined
-  return toMinorUnits(view.amount, currency)
+  const fromAmount = view.amount === undefined || !currency ? undefined : toMinorUnits(view.amount, currency)
+  // Both forms (gw's own order list gives both) are one amount when they agree.
+  if (view.totalFee !== undefined && fromAmount !== undefined && fromAmount !== view.totalFee)
+    throw new AmountError(
+      `total_fee ${view.totalFee} and amount ${quoted(view.amount)} disagree: ${formatAmount(fromAmount, currency)} is ${fromAmount} in minor units`,
+    )
+  return view.totalFee ?? fromAmount
 }
 
 /**

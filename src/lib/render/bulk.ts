@@ -4,7 +4,7 @@ import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan, OrderLine} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
-import {ignoredNote, sourceNotes, totalsNotes} from './files.js'
+import {earlierOutputNote, ignoredNote, sourceNotes, totalsNotes} from './files.js'
 import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
@@ -29,8 +29,8 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): s
   const notes: string[] = []
   const {found, settled, problems} = plan
   notes.push(...sourceNotes(plan.file.source), ...totalsNotes(plan.file.totals))
-  const ignored = ignoredNote(plan.file.header.ignored, plan.file.hints)
-  if (ignored) notes.push(ignored)
+  for (const note of [earlierOutputNote(plan.file.header), ignoredNote(plan.file.header.ignored, plan.file.hints)])
+    if (note) notes.push(note)
   if (tookOver)
     notes.push(`took over the lock left by process ${tookOver.pid} (started ${tookOver.started_at}; no longer running)`)
   if (plan.journal?.torn)

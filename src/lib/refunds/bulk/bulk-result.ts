@@ -3,8 +3,25 @@ import {ExitCode, exitCodeOfSignal} from '../../errors.js'
 import type {AuditTrail} from '../../files/audit.js'
 import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
+import type {TotalsRow} from '../../files/totals.js'
 import type {OrderLine} from './plan.js'
 import {ROW_STATUSES, type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
+
+/** The columns a report adds to the input's: what became of each row. */
+export const REPORT_COLUMNS = [
+  'status',
+  'mch_refund_no',
+  'gw_refund_no',
+  'refund_fee',
+  'refund_amount',
+  'fee_type',
+  'refund_time',
+  'earlier_run_at',
+  'settled_by',
+  'err_code',
+  'err_msg',
+  'advice',
+] as const
 
 /** A row's status as shown: a dry run's row that would be sent is `would_refund`. */
 export type ViewStatus = RowStatus | 'would_refund'
@@ -59,6 +76,10 @@ export interface BulkResult {
   orders_with_several_rows: OrderLine[]
   /** Columns of the file gw does not read. */
   ignored_columns: string[]
+  /** Columns of gw's own earlier report or list in a file fed back in (its status, advice): not read. */
+  earlier_output_columns: string[]
+  /** Totals rows: never sent, each checked against the rows above it. */
+  totals: TotalsRow[]
   problems: {line: number; message: string}[]
   to_send: ToSendTotal[]
   summary: SummaryLine[]
