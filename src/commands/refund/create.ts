@@ -13,7 +13,7 @@ import type {BulkResult} from '../../lib/refunds/bulk/bulk-result.js'
 import type {OneRefund} from '../../lib/refunds/single.js'
 import {identicalQuestion, refundAction, refundOutcome} from '../../lib/render/refunds.js'
 
-type BulkRun = BulkResult & {profile: string; appid: string; live: boolean}
+type BulkRun = BulkResult & {profile: string; appid: string; live: boolean; resume_command: string | null}
 const confirmBulk = {always: true, otherwise: 'or --dry-run to see the plan'}
 /** Files from this size on are planned with V8's heap kept close to what is live. */
 const LARGE_FILE_BYTES = 1024 * 1024
@@ -94,7 +94,8 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     // compressed), whose dry run peaks at 218 MiB (budget: 300 for 100,000 rows).
     if (sizeOf(csv) >= LARGE_FILE_BYTES) setFlagsFromString('--heap-growing-percent=30')
     const {runBulkRefund} = await import('../../lib/refunds/bulk/bulk-refund.js')
-    const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes} = await import('../../lib/render/bulk.js')
+    const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes, resumeCommand} =
+      await import('../../lib/render/bulk.js')
     const {refunds} = await this.services()
     const named = shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'batch-id'])
     const options = {...flags, ...named, csv, gw_version: this.config.version}
@@ -105,7 +106,10 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
       sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
     })
-    this.present({...bulkResultView(result, profile), exitCode: result.exit_code})
-    return {...result, profile: profile.name, appid: profile.appid, live: profile.live}
+    // The command as typed: resuming it repeats every flag that shaped the run.
+    const command = ['gw', ...this.id!.split(':'), ...this.argv]
+    this.present({...bulkResultView(result, profile, command), exitCode: result.exit_code})
+    const resume_command = resumeCommand(result, command) ?? null
+    return {...result, profile: profile.name, appid: profile.appid, live: profile.live, resume_command}
   }
 }

@@ -134,9 +134,9 @@ const LOOKS_LIKE: readonly {pattern: RegExp; what: string; fields: readonly stri
   {pattern: /channel|wallet|ช่องทาง/, what: 'channels', fields: ['channel']},
 ]
 
-/** The header as a shell word, to paste after --column FIELD=. */
-function shellWord(text: string): string {
-  return /^[\w.-]+$/.test(text) ? text : `"${text.replace(/["\\$`]/g, '\\$&')}"`
+/** Text as one word of a shell command to paste (POSIX shells, zsh): as it is when plain, else in double quotes. */
+export function shellWord(text: string): string {
+  return /^[\w./=,:@%+-]+$/.test(text) ? text : `"${text.replace(/["\\$`]/g, '\\$&')}"`
 }
 
 /** The flag that maps `field` to `header`, ready to paste. */

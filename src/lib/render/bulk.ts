@@ -1,4 +1,6 @@
 /** What `gw refund create --from-csv` shows: the plan's notes, problems by line, the plan or the outcome, the summary. */
+import {ExitCode} from '../errors.js'
+import {shellWord} from '../files/columns.js'
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
@@ -119,10 +121,24 @@ function summaryTable(summary: BulkResult['summary']): string {
   )
 }
 
-/** The run for people: text for stdout, and notes for stderr. */
+/**
+ * The command that resumes a run that did not end (stopped, a journal write failed, rows still
+ * unknown, no report), as typed: every flag that shaped it (--column, --sheet, --skip-invalid,
+ * --rate, --profile...), with --yes, ready to paste. Undefined when there is nothing to resume.
+ * `command`: the words it was run with, from `gw`.
+ */
+export function resumeCommand(result: BulkResult, command: readonly string[]): string | undefined {
+  const open = result.exit_code === ExitCode.Unknown || result.interrupted || result.write_failure
+  if (result.dry_run || !open) return undefined
+  const yes = command.some((word) => /^(--yes|-y)$/.test(word)) ? [] : ['--yes']
+  return [...command, ...yes].map(shellWord).join(' ')
+}
+
+/** The run for people: text for stdout, and notes for stderr. `command`: the words it was run with, from `gw`. */
 export function bulkResultView(
   result: BulkResult,
   profile: {name: string; appid: string; live: boolean},
+  command: readonly string[],
 ): {text: string; notes: string[]} {
   const count = (status: RowStatus) => rowsWith(result, status)
   if (result.dry_run) {
@@ -144,15 +160,17 @@ export function bulkResultView(
   }
   const notes: string[] = []
   const journal = fileShown(result.journal)
-  const resume = `gw refund create --from-csv ${fileShown(result.csv)} --journal ${journal}${result.batch_id ? ` --batch-id ${result.batch_id}` : ''} --yes`
+  const resume = resumeCommand(result, command)
   if (result.write_failure) {
     notes.push(
       `The journal ${journal} could not be written (${result.write_failure}): sending stopped before the next refund; ${plural(count('pending'), 'row')} not sent. Free some space, then run the same command again: ${resume}`,
     )
   } else if (result.interrupted) {
     notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${resume}`)
-  } else if (result.exit_code === 5) {
-    notes.push('Some refunds are still processing or unknown: run the same command again later to settle them.')
+  } else if (result.exit_code === ExitCode.Unknown) {
+    notes.push(
+      `Some refunds are still processing or unknown: run the same command again later to settle them: ${resume}`,
+    )
   }
   if (result.report_failure)
     notes.push(
