@@ -30,7 +30,7 @@ export default class RefundCreate extends GwCommand<typeof RefundCreate> {
   static override summary = 'refund a paid order, fully or in part, or every row of a CSV'
   static override description = `One refund: the order's total, currency and channel come from an order query when not given, and a refund above the order's balance is refused before anything is sent. The refund number is generated when not given and printed: keep it. If an answer is lost, gw looks the refund number up instead of sending again, so a refund is never made twice. A delayed refund (TRADE_STATE_ERROR) ends as processing, exit 5.
 
-With --from-csv: the whole file is checked first (every problem with its line), every order is queried once, a journal beside the file records each refund before it is sent, and running the same command again resumes a run that was stopped or killed. A report lists every row. Exit 0 when every row is refunded, 1 when any failed or was skipped, 5 when any is still processing.`
+With --from-csv: the whole file is checked first (every problem with its line), every order is queried once, a journal beside the file records each refund before it is sent, and running the same command again resumes a run that was stopped or killed. A report lists every row. Exit 0 when every row is refunded, 1 when any failed or was skipped, 5 when any is still processing or unknown (run the command it prints again later), 6 when refunds were sent but the channel cannot confirm them (alipay): confirm them on the merchant platform by the refund numbers it lists.`
 
   static override examples = [
     '<%= config.bin %> refund create INV-1001 --amount 50.00',

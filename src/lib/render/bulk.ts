@@ -78,6 +78,21 @@ function alreadyRefunded(result: BulkResult): string[] {
   ]
 }
 
+/**
+ * Rows sent whose channel cannot show their outcome: each refund number to confirm on the
+ * merchant platform, where a rerun cannot (it never sends that number again).
+ */
+function notConfirmable(result: BulkResult): string[] {
+  const count = rowsWith(result, 'not_confirmable')
+  if (!count) return []
+  const line = (r: BulkRowView) =>
+    `line ${r.line}: ${r.mch_refund_no} (${formatAmount(r.refund_fee, r.fee_type)}) of order ${shown(r.order, 32)}`
+  return [
+    `${plural(count, 'row')} sent, not confirmable: the gateway holds these refund numbers but the channel has no refund query to show their amount or state; confirm these on the merchant platform; running again will not change them:`,
+    lines(result.rows, line, 200, (r) => r.status === 'not_confirmable'),
+  ]
+}
+
 /** How many rows of the run have the status (all of them when none is given), from its summary. */
 const rowsWith = (result: BulkResult, status?: RowStatus | 'would_refund') =>
   result.summary.filter((l) => status === undefined || l.status === status).reduce((n, l) => n + l.rows, 0)
@@ -149,6 +164,7 @@ export function bulkResultView(
       rowsWith(result) ? planTable(result) : '',
       ...orderLines(result.orders_with_several_rows),
       ...alreadyRefunded(result),
+      ...notConfirmable(result),
       result.summary.length ? summaryTable(result.summary) : '',
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
@@ -171,6 +187,10 @@ export function bulkResultView(
     notes.push(
       `Some refunds are still processing or unknown: run the same command again later to settle them: ${resume}`,
     )
+  } else if (result.exit_code === ExitCode.NotConfirmable) {
+    notes.push(
+      `${plural(count('not_confirmable'), 'refund')} sent, not confirmable (listed above): confirm them on the merchant platform by their refund numbers; running again will not change them.`,
+    )
   }
   if (result.report_failure)
     notes.push(
@@ -178,5 +198,6 @@ export function bulkResultView(
     )
   const kept = result.earlier_report ? ` (the earlier report was kept as ${fileShown(result.earlier_report)})` : ''
   const report = result.report ? `\nreport: ${fileShown(result.report)}${kept}` : ''
-  return {text: [...alreadyRefunded(result), summaryTable(result.summary)].join('\n') + report, notes}
+  const text = [...alreadyRefunded(result), ...notConfirmable(result), summaryTable(result.summary)]
+  return {text: text.join('\n') + report, notes}
 }

@@ -89,7 +89,7 @@ export interface BulkResult {
   write_failure: string | null
   /** The report could not be written; the journal holds every outcome. */
   report_failure: string | null
-  /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 130 interrupted. */
+  /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 6 sent but not confirmable (to confirm on the merchant platform), 130 interrupted. */
   exit_code: ExitCode
 }
 
@@ -113,7 +113,8 @@ export function exitCodeOf(
 ): ExitCode {
   const code = rowsExitCode(states, ended)
   // Failed rows are in the journal and on screen; the report a rerun writes is what is missing.
-  return ended.reportFailure && (code === ExitCode.Done || code === ExitCode.Refused) ? ExitCode.Unknown : code
+  const settled: ExitCode[] = [ExitCode.Done, ExitCode.Refused, ExitCode.NotConfirmable]
+  return ended.reportFailure && settled.includes(code) ? ExitCode.Unknown : code
 }
 
 function rowsExitCode(
@@ -125,7 +126,9 @@ function rowsExitCode(
   if (ended.writeFailure) return ExitCode.Unknown
   if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return ExitCode.Signature
   if (any('failed', 'skipped_invalid')) return ExitCode.Refused
-  if (any('processing', 'unknown', 'not_confirmable')) return ExitCode.Unknown
+  if (any('processing', 'unknown')) return ExitCode.Unknown
+  // Not the "run again later" code: a rerun cannot tell more of these; the merchant platform can.
+  if (any('not_confirmable')) return ExitCode.NotConfirmable
   return ExitCode.Done
 }
 
