@@ -10,6 +10,8 @@ export const ExitCode = {
   Transport: 3,
   Signature: 4,
   Unknown: 5,
+  /** Sent, and the gateway holds the refund numbers, but the channel cannot show their outcome: confirm them on the merchant platform (a rerun cannot). */
+  NotConfirmable: 6,
   HungUp: 129,
   Interrupted: 130,
   Terminated: 143,

@@ -1,7 +1,8 @@
 import {type ChildProcess, spawn} from 'node:child_process'
+import {chmodSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {REPO_ROOT} from './shared.js'
+import {REPO_ROOT, tempDir} from './shared.js'
 
 export interface CliResult {
   code: number | null
@@ -25,9 +26,34 @@ export function gw(args: string[], options: CliOptions = {}): Promise<CliResult>
   return spawnGw(args, options).result
 }
 
+/** A folder holding a `gw` that runs the built one, for a shell's PATH. */
+let gwOnPath: string | undefined
+function pathWithGw(): string {
+  if (!gwOnPath) {
+    gwOnPath = tempDir('gw-path-')
+    const script = join(gwOnPath, 'gw')
+    writeFileSync(script, `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`)
+    chmodSync(script, 0o755)
+  }
+  return `${gwOnPath}:${process.env.PATH ?? ''}`
+}
+
+/** Runs a command line gw printed (`gw refund create ...`) as a user pasting it runs it: by a shell, `gw` on its PATH. */
+export function gwShell(line: string, options: CliOptions = {}): Promise<CliResult> {
+  return spawnProcess('sh', ['-c', line], {...options, env: {PATH: pathWithGw(), ...options.env}}).result
+}
+
 /** The same, with the child at hand (to send it signals). */
 export function spawnGw(args: string[], options: CliOptions = {}): {child: ChildProcess; result: Promise<CliResult>} {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  return spawnProcess(process.execPath, [BIN, ...args], options)
+}
+
+function spawnProcess(
+  file: string,
+  args: string[],
+  options: CliOptions,
+): {child: ChildProcess; result: Promise<CliResult>} {
+  const child = spawn(file, args, {
     cwd: options.cwd ?? REPO_ROOT,
     // As a user runs it: not under the test runner's NODE_ENV (oclif warns more in 'test').
     env: {

@@ -120,6 +120,8 @@ export async function runBulkRefund(
       orders: plan.distinct_orders,
       orders_with_several_rows: [...plan.orders],
       ignored_columns: file.header.ignored,
+      earlier_output_columns: file.header.gwColumns.map((at) => file.header.names[at]!),
+      totals: file.totals,
       problems: [...plan.problems],
       to_send: toSend,
       summary: summarize(file, states, options.dry_run),

@@ -3,8 +3,25 @@ import {ExitCode, exitCodeOfSignal} from '../../errors.js'
 import type {AuditTrail} from '../../files/audit.js'
 import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
+import type {TotalsRow} from '../../files/totals.js'
 import type {OrderLine} from './plan.js'
 import {ROW_STATUSES, type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
+
+/** The columns a report adds to the input's: what became of each row. */
+export const REPORT_COLUMNS = [
+  'status',
+  'mch_refund_no',
+  'gw_refund_no',
+  'refund_fee',
+  'refund_amount',
+  'fee_type',
+  'refund_time',
+  'earlier_run_at',
+  'settled_by',
+  'err_code',
+  'err_msg',
+  'advice',
+] as const
 
 /** A row's status as shown: a dry run's row that would be sent is `would_refund`. */
 export type ViewStatus = RowStatus | 'would_refund'
@@ -59,6 +76,10 @@ export interface BulkResult {
   orders_with_several_rows: OrderLine[]
   /** Columns of the file gw does not read. */
   ignored_columns: string[]
+  /** Columns of gw's own earlier report or list in a file fed back in (its status, advice): not read. */
+  earlier_output_columns: string[]
+  /** Totals rows: never sent, each checked against the rows above it. */
+  totals: TotalsRow[]
   problems: {line: number; message: string}[]
   to_send: ToSendTotal[]
   summary: SummaryLine[]
@@ -70,7 +91,7 @@ export interface BulkResult {
   report_failure: string | null
   /** The history could not take the run's records (held by another program, a full disk): where they went. */
   history_failure: string | null
-  /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 130 interrupted. */
+  /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 6 sent but not confirmable (to confirm on the merchant platform), 130 interrupted. */
   exit_code: ExitCode
 }
 
@@ -101,8 +122,9 @@ export function exitCodeOf(
   const code = rowsExitCode(states, ended)
   // Failed rows are in the journal and on screen; the report a rerun writes, or this machine's
   // record of the refunds (the history behind the money), is what is missing.
+  const settled: ExitCode[] = [ExitCode.Done, ExitCode.Refused, ExitCode.NotConfirmable]
   const behind = ended.reportFailure || ended.historyFailure
-  return behind && (code === ExitCode.Done || code === ExitCode.Refused) ? ExitCode.Unknown : code
+  return behind && settled.includes(code) ? ExitCode.Unknown : code
 }
 
 function rowsExitCode(
@@ -114,7 +136,9 @@ function rowsExitCode(
   if (ended.writeFailure) return ExitCode.Unknown
   if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return ExitCode.Signature
   if (any('failed', 'skipped_invalid')) return ExitCode.Refused
-  if (any('processing', 'unknown', 'not_confirmable')) return ExitCode.Unknown
+  if (any('processing', 'unknown')) return ExitCode.Unknown
+  // Not the "run again later" code: a rerun cannot tell more of these; the merchant platform can.
+  if (any('not_confirmable')) return ExitCode.NotConfirmable
   return ExitCode.Done
 }
 

@@ -34,6 +34,8 @@ export interface RefundRow {
   readonly mchRefundNo: string
   /** The order number as the row gives it (in whichever column), '' when none. */
   readonly order: string
+  /** The currency the row names (its fee_type, or its amount's symbol), usable or not. */
+  readonly feeType?: string
   readonly request?: RowRequest
 }
 
@@ -152,7 +154,7 @@ export function amountOf(row: RefundRow, state: RowState): {refund_fee?: number;
   if (state.planned) return {refund_fee: state.planned.refund_fee, fee_type: state.planned.fee_type}
   if (state.sent) return state.sent
   const amount = row.request?.amount
-  return {refund_fee: amount && 'minor' in amount ? amount.minor : undefined, fee_type: row.request?.feeType}
+  return {refund_fee: amount && 'minor' in amount ? amount.minor : undefined, fee_type: row.feeType}
 }
 
 /**
