@@ -106,3 +106,26 @@ export function localWriteFailure(error: unknown, known: {writing?: boolean; fil
     },
   )
 }
+
+/** The profile a suggested command is for: named with --profile or not. */
+export interface SuggestedFor {
+  name: string
+  named?: boolean
+}
+
+/** A word a POSIX shell reads as itself; any other is quoted. */
+const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/
+
+/**
+ * A gw command line to suggest, that runs as printed when pasted into a shell: each word quoted
+ * where a shell would read it otherwise (a file name with a space, a number with a `$`), and the
+ * profile named when the command's own was given with --profile (GW_PROFILE and the default
+ * carry over by themselves). Put at the end of a sentence, with nothing after it to paste along.
+ */
+export function gwCommand(profile: SuggestedFor | undefined, ...words: (string | number)[]): string {
+  const named = profile?.named ? ['--profile', profile.name] : []
+  return ['gw', ...words, ...named]
+    .map(String)
+    .map((word) => (PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`))
+    .join(' ')
+}

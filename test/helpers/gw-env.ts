@@ -152,6 +152,8 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       merchant.private_key_file,
       '--gateway-public-key',
       sandbox.info.gateway_public_key_file,
+      '--gateway-zone',
+      sandbox.info.gateway_zone,
       ...extra,
     ],
     environmentProfile: (changes = {}) => ({
@@ -159,6 +161,7 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       GW_PRIVATE_KEY: merchant.private_key_file,
       GW_GATEWAY_PUBLIC_KEY: sandbox.info.gateway_public_key_file,
       GW_BASE_URL: sandbox.info.base_url,
+      GW_GATEWAY_ZONE: sandbox.info.gateway_zone,
       ...changes,
     }),
     async pay(mchOrderNo, fail = false) {

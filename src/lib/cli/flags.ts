@@ -7,7 +7,7 @@ import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
 import {parseTimeRange} from './time-range.js'
 import {checkOutputs} from '../files/output-paths.js'
-import {ALL_CHANNELS, CURRENCIES} from '../gateway/protocol/index.js'
+import {ALL_CHANNELS, CURRENCIES, DEFAULT_GATEWAY_ZONE} from '../gateway/protocol/index.js'
 
 type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
 
@@ -57,6 +57,9 @@ export const profileFlags = {
   live: Flags.boolean({
     description: 'a production account: money moves, and commands that move it ask first (--no-live: a test account)',
     allowNo: true,
+  }),
+  'gateway-zone': Flags.string({
+    description: `the time zone the gateway writes its times in (time_end, refund_time), an IANA name (default: ${DEFAULT_GATEWAY_ZONE})`,
   }),
 }
 

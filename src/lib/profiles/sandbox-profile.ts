@@ -14,5 +14,6 @@ export function adoptSandbox(store: ProfileStore, info: SandboxInfo): void {
     privateKeyPem: readFileSync(merchant.private_key_file, 'utf8'),
     gatewayPublicKeyPem: readFileSync(info.gateway_public_key_file, 'utf8'),
     signScheme: merchant.sign_scheme,
+    gatewayZone: info.gateway_zone,
   })
 }
