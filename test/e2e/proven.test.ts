@@ -282,22 +282,8 @@ describe('a single refund interrupted while in flight', () => {
     it(`by ${received}: says it was sent with its outcome unknown, writes its --json document, releases its lock, exits ${code}`, async () => {
       const [order] = await world.paidOrders(1, 10_000, `PRV-INT-${received}`)
       const refund = ['refund', 'create', order!, '--amount', '7.00', '--json']
-      await world.faults('latency=4000-4000ms@order_refund')
-      let result
-      try {
-        const running = world.spawn(refund)
-        let stderr = ''
-        await new Promise<void>((resolve) =>
-          running.child.stderr!.on('data', (chunk: Buffer) => {
-            stderr += chunk.toString()
-            if (stderr.includes('refund number')) resolve()
-          }),
-        )
-        running.child.kill(received)
-        result = await running.result
-      } finally {
-        await world.faults('')
-      }
+      // Stopped once the sandbox has the refund, before it answers.
+      const result = await world.during(refund, {operation: 'order_refund', count: 1}, (child) => child.kill(received))
       expect(result.code, result.stderr).toBe(code)
       expect(result.json()).toMatchObject({status: 'unknown', interrupted: received})
       expect(result.json<{explanation: string}>().explanation).toContain('Run the same command again to settle it')

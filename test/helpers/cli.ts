@@ -1,7 +1,8 @@
 import {type ChildProcess, spawn} from 'node:child_process'
+import {chmodSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {REPO_ROOT} from './shared.js'
+import {REPO_ROOT, tempDir} from './shared.js'
 
 export interface CliResult {
   code: number | null
@@ -27,7 +28,32 @@ export function gw(args: string[], options: CliOptions = {}): Promise<CliResult>
 
 /** The same, with the child at hand (to send it signals). */
 export function spawnGw(args: string[], options: CliOptions = {}): {child: ChildProcess; result: Promise<CliResult>} {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  return start(process.execPath, [BIN, ...args], options)
+}
+
+let onPath: string | undefined
+
+/**
+ * A command gw printed (advice, a resume line), run as a person pastes it into a shell: by
+ * /bin/sh, with `gw` on the PATH being this build. A command that only looks right fails here.
+ */
+export function asPrinted(line: string, options: CliOptions = {}): Promise<CliResult> {
+  if (!line.startsWith('gw ')) throw new Error(`not a gw command: ${line}`)
+  if (!onPath) {
+    onPath = tempDir('gw-on-path-')
+    writeFileSync(join(onPath, 'gw'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`)
+    chmodSync(join(onPath, 'gw'), 0o755)
+  }
+  return start('/bin/sh', ['-c', line], {...options, env: {PATH: `${onPath}:${process.env.PATH}`, ...options.env}})
+    .result
+}
+
+function start(
+  command: string,
+  args: string[],
+  options: CliOptions,
+): {child: ChildProcess; result: Promise<CliResult>} {
+  const child = spawn(command, args, {
     cwd: options.cwd ?? REPO_ROOT,
     // As a user runs it: not under the test runner's NODE_ENV (oclif warns more in 'test').
     env: {

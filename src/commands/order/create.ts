@@ -80,7 +80,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))
     const found = await orders.waitForPayment(created, flags['wait-timeout'], onPoll)
     status.end()
-    this.present(waitOutcome(created, found))
+    this.present(waitOutcome(created, found, this.profile))
     return {...created, qr_file: qr.qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
   }
 }

@@ -10,8 +10,7 @@ import * as shared from '../../lib/cli/flags.js'
 import {usageError} from '../../lib/errors.js'
 import {describeReference} from '../../lib/orders/reference.js'
 import type {BulkResult} from '../../lib/refunds/bulk/bulk-result.js'
-import type {OneRefund} from '../../lib/refunds/single.js'
-import {identicalQuestion, refundAction, refundOutcome} from '../../lib/render/refunds.js'
+import {type RefundDocument, identicalQuestion, refundAction, refundOutcome} from '../../lib/render/refunds.js'
 
 type BulkRun = BulkResult & {profile: string; appid: string; live: boolean}
 const confirmBulk = {always: true, otherwise: 'or --dry-run to see the plan'}
@@ -51,7 +50,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     ...shared.networkFlags,
   }
 
-  async run(): Promise<OneRefund | BulkRun> {
+  async run(): Promise<RefundDocument | BulkRun> {
     const {flags} = this
     if (flags['from-csv']) {
       if (this.args.mch_order_no) throw usageError('Give an order number or --from-csv, not both.')
@@ -68,18 +67,15 @@ With --from-csv: the whole file is checked first (every problem with its line), 
         {ref, amount, mchRefundNo, channel, feeType, totalFee},
         {
           identical: (made, planned) => {
-            const [action, options] = identicalQuestion(made, planned)
+            const [action, options] = identicalQuestion(made, planned, this.profile)
             return this.confirm(action, {...options, signal: interrupt.signal})
           },
-          sending: async (planned) => {
-            await this.confirm(refundAction(planned), {signal: interrupt.signal})
-            this.note(`refund number ${planned.mch_refund_no}`)
-          },
+          sending: (planned) => this.confirm(refundAction(planned), {signal: interrupt.signal}),
         },
         interrupt.signal,
       )
       .finally(() => interrupt.dispose())
-    const outcome = refundOutcome(result, describeReference(ref), names)
+    const outcome = refundOutcome(result, describeReference(ref), names, this.profile)
     if ('error' in outcome) throw outcome.error
     this.present(outcome)
     return outcome.refund
@@ -105,7 +101,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
       sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
     })
-    this.present({...bulkResultView(result, profile), exitCode: result.exit_code})
+    this.present({...bulkResultView(result, profile, this.sameCommand('--yes')), exitCode: result.exit_code})
     return {...result, profile: profile.name, appid: profile.appid, live: profile.live}
   }
 }

@@ -6,7 +6,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {closest, distance} from 'fastest-levenshtein'
 
-import {ExitCode, GwError, exitCodeOfSignal, localWriteFailure} from '../errors.js'
+import {ExitCode, GwError, exitCodeOfSignal, gwCommand, localWriteFailure} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
 import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
@@ -111,6 +111,15 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     await unlockKey(profile.privateKeyPem, `the ${labels.privateKey}`, profile.privateKeyFile)
     checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem, labels)
     return profile
+  }
+
+  /**
+   * This command as it was given, with `extra` words it lacks (--yes), to suggest running again:
+   * it runs as printed, every flag kept (a file's --column mappings too).
+   */
+  protected sameCommand(...extra: string[]): string {
+    const given = this.argv
+    return gwCommand(undefined, ...this.id!.split(':'), ...given, ...extra.filter((word) => !given.includes(word)))
   }
 
   #services?: Promise<GatewayServices>

@@ -119,10 +119,11 @@ function summaryTable(summary: BulkResult['summary']): string {
   )
 }
 
-/** The run for people: text for stdout, and notes for stderr. */
+/** The run for people: text for stdout, and notes for stderr. `again`: the command that resumes it, as given. */
 export function bulkResultView(
   result: BulkResult,
   profile: {name: string; appid: string; live: boolean},
+  again: string,
 ): {text: string; notes: string[]} {
   const count = (status: RowStatus) => rowsWith(result, status)
   if (result.dry_run) {
@@ -144,13 +145,12 @@ export function bulkResultView(
   }
   const notes: string[] = []
   const journal = fileShown(result.journal)
-  const resume = `gw refund create --from-csv ${fileShown(result.csv)} --journal ${journal}${result.batch_id ? ` --batch-id ${result.batch_id}` : ''} --yes`
   if (result.write_failure) {
     notes.push(
-      `The journal ${journal} could not be written (${result.write_failure}): sending stopped before the next refund; ${plural(count('pending'), 'row')} not sent. Free some space, then run the same command again: ${resume}`,
+      `The journal ${journal} could not be written (${result.write_failure}): sending stopped before the next refund; ${plural(count('pending'), 'row')} not sent. Free some space, then run the same command again: ${again}`,
     )
   } else if (result.interrupted) {
-    notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${resume}`)
+    notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${again}`)
   } else if (result.exit_code === 5) {
     notes.push('Some refunds are still processing or unknown: run the same command again later to settle them.')
   }

@@ -2,10 +2,11 @@
  * Refunds for people: a refund's outcome, an order's refunds, and a refund refused before
  * sending, said with "Nothing was sent" (its words are the problem's own: refunds/balance).
  */
-import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
+import {ExitCode, GwError, type SuggestedFor, exitCodeOfSignal, gwCommand} from '../errors.js'
 import {
   type AmountNames,
   type RefundRecord,
+  decimalOf,
   describeRefundState,
   formatAmount,
   isoTime,
@@ -21,6 +22,73 @@ import type {MadeRefund, OneRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
+
+/**
+ * A refund as --json gives it: the refund's own facts, each `_fee` beside its `_amount`, and the
+ * order's balance left after it (`balance_fee`) when this run refunded it, as the text's
+ * "balance left" says.
+ */
+export interface RefundDocument {
+  status: OneRefund['status']
+  mch_refund_no: string
+  mch_order_no: string
+  gw_order_no?: string
+  channel: string
+  fee_type: string
+  refund_fee: number
+  refund_amount?: string
+  total_fee: number
+  total_amount?: string
+  balance_fee?: number
+  balance_amount?: string
+  gw_refund_no?: string
+  refund_time?: string
+  resolved_by: OneRefund['resolved_by']
+  already_existed?: boolean
+  completed_earlier?: boolean
+  interrupted?: string
+  unverified?: boolean
+  explanation?: string
+  err_code?: string
+  err_msg?: string
+}
+
+/** What is left of the order once this refund is made: only for a refund this run made (else the gateway's balance is not known to follow). */
+function balanceLeft(result: OneRefund): number | undefined {
+  const p = result.planned
+  if (p.balance_fee === undefined || result.status !== 'refunded' || result.already_existed) return undefined
+  return p.balance_fee - p.refund_fee
+}
+
+function refundDocument(result: OneRefund): RefundDocument {
+  const {planned: p, gw_refund_no, refund_time, resolved_by, explanation, err_code, err_msg} = result
+  const amount = (fee: number | undefined) => decimalOf(fee, p.fee_type)
+  const balance = balanceLeft(result)
+  return {
+    status: result.status,
+    mch_refund_no: p.mch_refund_no,
+    mch_order_no: p.mch_order_no,
+    gw_order_no: p.gw_order_no,
+    channel: p.channel,
+    fee_type: p.fee_type,
+    refund_fee: p.refund_fee,
+    refund_amount: amount(p.refund_fee),
+    total_fee: p.total_fee,
+    total_amount: amount(p.total_fee),
+    balance_fee: balance,
+    balance_amount: amount(balance),
+    gw_refund_no,
+    refund_time,
+    resolved_by,
+    already_existed: result.already_existed,
+    completed_earlier: result.completed_earlier,
+    interrupted: result.interrupted,
+    unverified: result.unverified,
+    explanation,
+    err_code,
+    err_msg,
+  }
+}
 
 function refundResultView(result: OneRefund): string {
   const p = result.planned
@@ -42,12 +110,7 @@ function refundResultView(result: OneRefund): string {
       ['order', p.mch_order_no],
       ['amount', formatAmount(p.refund_fee, p.fee_type)],
       ['order total', formatAmount(p.total_fee, p.fee_type)],
-      [
-        'balance left',
-        p.balance_fee !== undefined && result.status === 'refunded' && !result.already_existed
-          ? formatAmount(p.balance_fee - p.refund_fee, p.fee_type)
-          : undefined,
-      ],
+      ['balance left', balanceLeft(result) === undefined ? undefined : formatAmount(balanceLeft(result), p.fee_type)],
       ['gateway refund', result.gw_refund_no],
       ['refund time', result.refund_time],
       ['detail', result.explanation],
@@ -98,16 +161,19 @@ export function madeHereView(mchOrderNo: string, channel: string, made: readonly
 export const refundAction = (p: PlannedRefund) =>
   `refund ${formatAmount(p.refund_fee, p.fee_type)} of order ${p.mch_order_no}`
 
-/** How to check a refund later: a refund query where the gateway has one, else the order's state. */
-function howToCheck(p: {mch_order_no: string; mch_refund_no: string; channel: string}): string {
+/**
+ * How to check a refund later, as a command that runs as printed: a refund query where the
+ * gateway has one, else the order's state (said before the command, which ends the sentence).
+ */
+function howToCheck(p: {mch_order_no: string; mch_refund_no: string; channel: string}, profile: SuggestedFor): string {
   return hasRefundQuery(p.channel)
-    ? `gw refund query ${p.mch_order_no} --mch-refund-no ${p.mch_refund_no}`
-    : `gw order query ${p.mch_order_no} (the gateway has no refund query for ${p.channel}; the order shows REFUND once a refund succeeds)`
+    ? gwCommand(profile, 'refund', 'query', p.mch_order_no, '--mch-refund-no', p.mch_refund_no)
+    : `the gateway has no refund query for ${p.channel}; the order shows REFUND once a refund succeeds: ${gwCommand(profile, 'order', 'query', p.mch_order_no)}`
 }
 
-/** "refund RF1 of 30.00 THB was made at 2026-11-21T09:30:00.000Z (by refunds.csv)" */
+/** "refund RF1 of 30.00 THB was made at 2026-11-21T16:30:00+07:00 (by refunds.csv)" */
 function describeMade(made: MadeRefund): string {
-  const when = made.at ? ` at ${made.at}` : ''
+  const when = made.at ? ` at ${isoTime(new Date(made.at))}` : ''
   const where = made.source && made.source !== 'refund create' ? ` (by ${made.source})` : ''
   const what = made.refused
     ? 'was refused, which the gateway cannot confirm without a refund query (check the merchant platform),'
@@ -115,9 +181,14 @@ function describeMade(made: MadeRefund): string {
   return `refund ${made.mch_refund_no} of ${formatAmount(made.refund_fee, made.fee_type)} ${what}${when}${where}`
 }
 
-/** The question asked before a refund identical to one made recently: the action, and what --again and looking first mean. */
-export function identicalQuestion(made: MadeRefund, planned: PlannedRefund) {
-  const options = {always: true, flag: 'again' as const, otherwise: `or look first: ${howToCheck(planned)}`}
+/**
+ * The question asked before a refund identical to one made recently: the action, and what
+ * --again and looking first mean. Looking first looks at the refund that was made, never at the
+ * number drawn for this attempt, which the gateway does not know.
+ */
+export function identicalQuestion(made: MadeRefund, planned: PlannedRefund, profile: SuggestedFor) {
+  const look = howToCheck({...planned, mch_refund_no: made.mch_refund_no}, profile)
+  const options = {always: true, flag: 'again' as const, otherwise: `or look at the refund made first: ${look}`}
   return [`${refundAction(planned)} again: ${describeMade(made)}`, options] as const
 }
 
@@ -129,7 +200,8 @@ export function refundOutcome(
   result: OneRefund | RefundProblem,
   order: string,
   names: AmountNames,
-): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: OneRefund} {
+  profile: SuggestedFor,
+): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: RefundDocument} {
   if ('kind' in result)
     return {error: new GwError('usage', `${describeRefundProblem(result, order, names)} Nothing was sent.`)}
   const p = result.planned
@@ -141,7 +213,7 @@ export function refundOutcome(
   const earlier = result.completed_earlier
     ? `Refund ${p.mch_refund_no} was sent by an earlier run whose outcome was not known; it is settled now (${result.status}). Nothing new was sent.`
     : undefined
-  const later = result.status === 'processing' ? `Check it later: ${howToCheck(p)}` : undefined
+  const later = result.status === 'processing' ? `Check it later: ${howToCheck(p, profile)}` : undefined
   const exitCode = result.interrupted
     ? exitCodeOfSignal(result.interrupted)
     : result.status === 'refunded'
@@ -149,7 +221,7 @@ export function refundOutcome(
       : result.unverified
         ? ExitCode.Signature
         : ExitCode.Unknown
-  return {text: refundResultView(result), notes: [earlier, later], exitCode, refund: result}
+  return {text: refundResultView(result), notes: [earlier, later], exitCode, refund: refundDocument(result)}
 }
 
 /** `gw refund list`: a table of the refunds, newest first, and how many. */

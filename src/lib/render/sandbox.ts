@@ -1,6 +1,7 @@
 /** What `gw sandbox start` shows once it listens, and of each request it answers. */
 import type {RequestRecord} from '../../sandbox/request-log.js'
 import type {SandboxInfo} from '../../sandbox/server.js'
+import {type SuggestedFor, gwCommand} from '../errors.js'
 import {shown} from '../untrusted.js'
 import {fields} from './fields.js'
 import {green, red, yellow} from './style.js'
@@ -82,16 +83,16 @@ export function sandboxView(summary: SandboxSummary, faults: string | undefined)
 }
 
 /** What `gw sandbox seed` made and wrote, and the commands that use it. */
-export function seedView(result: SeedResult, profile: string): string {
+export function seedView(result: SeedResult, profile: SuggestedFor): string {
   const planted = result.planted.map((p) => `    line ${p.line}: ${p.mch_order_no} (${p.difference})`)
   return [
-    `${plural(result.orders, 'order')} made in the sandbox of profile "${profile}": ${result.paid} paid, ${result.refunded} of them partly refunded.`,
+    `${plural(result.orders, 'order')} made in the sandbox of profile "${profile.name}": ${result.paid} paid, ${result.refunded} of them partly refunded.`,
     `Wrote ${result.export_file}, a merchant export with ${plural(result.planted.length, 'planted difference')}:`,
     ...planted,
     `and ${result.refunds_file}, refunds still to make.`,
     'Next:',
-    `  gw reconcile ${result.export_file}`,
-    `  gw refund create --from-csv ${result.refunds_file} --dry-run`,
-    '  gw order list --since today',
+    `  ${gwCommand(profile, 'reconcile', result.export_file)}`,
+    `  ${gwCommand(profile, 'refund', 'create', '--from-csv', result.refunds_file, '--dry-run')}`,
+    `  ${gwCommand(profile, 'order', 'list', '--since', 'today')}`,
   ].join('\n')
 }
