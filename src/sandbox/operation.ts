@@ -33,6 +33,7 @@ const CODE_FOR_PROBLEM: Record<RequestProblemKind, string> = {
   too_long: 'GW_PARAM_OVERLENGTH',
   invalid: 'GW_INVALID_PARAM',
   channel_not_taken: 'NOAUTH',
+  currency_not_taken: 'GW_FEETYPE_NOT_MATCH',
 }
 const NONCE_MEMORY = 200_000
 

@@ -1,6 +1,7 @@
 /**
  * Advice that works (issue 32): every command gw suggests names what exists, and runs as printed,
- * so each is run here as a person pastes it into a shell.
+ * so each is run here as a person pastes it into a shell. And what gw can refuse before sending,
+ * it refuses.
  */
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -8,6 +9,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {startReceiver, waitFor} from '../helpers/receiver.js'
 
 let world: GwWorld
 
@@ -157,5 +159,56 @@ describe('a bulk run stopped part way', () => {
         (await world.ledger(order))!.refunds.map((r) => r.refund_fee),
         order,
       ).toEqual([300])
+  })
+})
+
+describe('refused before sending', () => {
+  it('a currency the channel does not take: promptpay and the other Thai channels take THB only', async () => {
+    const before = await world.requests()
+    for (const [channel, currency] of [
+      ['promptpay', 'JPY'],
+      ['truemoney', 'MYR'],
+    ]) {
+      const create = ['order', 'create', '--channel', channel!, '--amount', '10', '--fee-type', currency!, '--no-qr']
+      const refused = await world.run(create)
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain(
+        `Not sent: channel ${channel} takes THB only (the document: Thailand only), not ${currency}.`,
+      )
+      expect(refused.stderr).not.toContain('not registered')
+    }
+    expect((await world.requests()).native_pay ?? 0).toBe(before.native_pay ?? 0)
+  })
+
+  it('a --notify-url that is not an http(s):// address', async () => {
+    const before = await world.requests()
+    for (const url of ['localhost:3000/hook', 'ftp://shop.example/hook', 'not a url']) {
+      const create = ['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB']
+      const refused = await world.run([...create, '--notify-url', url, '--no-qr'])
+      expect(refused.code, url).toBe(2)
+      expect(refused.stderr, url).toMatch(/--notify-url ".*" is not (an http:\/\/ or https:\/\/ address|an address)/)
+    }
+    expect((await world.requests()).native_pay ?? 0).toBe(before.native_pay ?? 0)
+  })
+})
+
+describe('what the payer paid', () => {
+  it("a PromptPay payment's notification says THB at no exchange; a wallet's rate is a number in --json", async () => {
+    const app = await startReceiver(() => ({status: 200, body: '{"result":"SUCCESS","msg":"OK"}'}))
+    try {
+      const create = ['order', 'create', '--channel', 'promptpay', '--amount', '10', '--fee-type', 'THB', '--no-qr']
+      const made = await world.run([...create, '--notify-url', app.url, '--mch-order-no', 'ADV-PP-1'])
+      expect(made.code, made.stderr).toBe(0)
+      await world.pay('ADV-PP-1')
+      await waitFor(() => (app.received.length ? true : undefined))
+      const {data} = JSON.parse(app.received[0]!.body) as {data: Record<string, unknown>}
+      expect(data).toMatchObject({cash_fee_type: 'THB', cash_fee: 1000, total_fee: 1000, rate: 1})
+    } finally {
+      await app.close()
+    }
+    const [wechat] = await world.paidOrders(1, 10_000, 'ADV-RATE')
+    const record = (await world.run(['order', 'query', wechat!, '--json'])).json<{record: Record<string, unknown>}>()
+      .record
+    expect(record).toMatchObject({rate: 0.2101, cash_fee_type: 'CNY'})
   })
 })

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {amountOf, minorUnitsOrUsage} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {statusLine} from '../../lib/cli/progress.js'
-import {fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
+import {endpointOf, fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
 import type {CreatedOrder, FoundOrder} from '../../lib/orders/service.js'
 import {CURRENCIES, ORDER_CHANNELS, formatAmount} from '../../lib/gateway/protocol/index.js'
 import {createdView, waitOutcome, waitingLine} from '../../lib/render/orders.js'
@@ -57,6 +57,8 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
 
   async run(): Promise<Result> {
     const {flags} = this
+    // The gateway would take any text and fail every delivery to it: refused before the order is made.
+    if (flags['notify-url'] !== undefined) endpointOf('--notify-url', flags['notify-url'])
     const names = {decimal: '--amount', minor: '--total-fee'}
     const total_fee = minorUnitsOrUsage(amountOf(flags.amount, flags['total-fee'], names), flags['fee-type'], names)
     await this.confirm(`create an order of ${formatAmount(total_fee, flags['fee-type'])} on ${flags.channel}`)

@@ -81,13 +81,31 @@ export const listFlags = (states: readonly string[]) => ({
 /** An address gw POSTs to (--to, --forward-to): http or https, a real port, no user name or password. */
 export function checkEndpoint(flag: string, url: URL): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw usageError(`${flag} ${quoted(url.href)} is not an http:// or https:// address.`)
+    throw usageError(
+      `${flag} ${quoted(url.href)} is not an http:// or https:// address.`,
+      'Give it with its scheme, like https://shop.example/hooks/pay or http://127.0.0.1:8788/notify.',
+    )
   if (url.username || url.password)
     throw usageError(
       `${flag} must not carry a user name or password (user:password@host).`,
       'Give the address without them.',
     )
   if (url.port === '0') throw usageError(`${flag} ${quoted(url.href)}: port 0 is not a port to send to.`)
+}
+
+/** An address given as text (--notify-url), checked as checkEndpoint checks one: `localhost:3000/hook` (no scheme) is refused. */
+export function endpointOf(flag: string, text: string): URL {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw usageError(
+      `${flag} ${quoted(text)} is not an address.`,
+      'Give it whole, like https://shop.example/hooks/pay.',
+    )
+  }
+  checkEndpoint(flag, url)
+  return url
 }
 
 /** What the list flags ask for, checked before the history is read or the gateway asked (--out included). */
