@@ -11,6 +11,8 @@ import {plural} from '../plural.js'
 interface SandboxSummary extends SandboxInfo {
   data_dir: string
   profile: string | null
+  /** The "sandbox" profile is another sandbox's, kept: this one has a profile of its own. */
+  other_sandbox: {appid: string; base_url: string} | null
   default_profile: string | null
   strict: boolean
 }
@@ -60,16 +62,27 @@ export function requestLines(record: RequestRecord, stream: NodeJS.WriteStream):
 
 export function sandboxView(summary: SandboxSummary, faults: string | undefined): string {
   const merchant = summary.merchants[0]!
-  const isDefault = summary.default_profile === 'sandbox'
-  const profile = summary.profile
-    ? `"sandbox"${isDefault ? ' (default)' : ' (not the default; use --profile sandbox or gw profile use sandbox)'}`
+  const name = summary.profile
+  const isDefault = summary.default_profile === name
+  const use = name && `--profile ${name} or ${gwCommand(undefined, 'profile', 'use', name)}`
+  const profile = name
+    ? `"${name}"${isDefault ? ' (default)' : ` (not the default; use ${use})`}`
     : 'none (--no-profile)'
+  const other = summary.other_sandbox
+  const kept = other
+    ? `profile "sandbox" is another sandbox's (${other.appid} at ${other.base_url}), kept as it is; --replace-profile takes it`
+    : undefined
+  const tryIt = gwCommand(
+    name ? {name, named: !isDefault} : undefined,
+    ...'order create --channel wechat --amount 10.00 --fee-type THB'.split(' '),
+  )
   return [
     fields([
       ['sandbox', `listening at ${summary.base_url}`],
       ['merchant', `${merchant.appid} (all channels; THB MYR JPY AED)`],
       ['data dir', summary.data_dir],
       ['profile', profile],
+      ['note', kept],
       ['faults', faults ?? 'none (change them with gw sandbox faults --set)'],
       [
         'checks',
@@ -78,7 +91,7 @@ export function sandboxView(summary: SandboxSummary, faults: string | undefined)
           : 'as the gateway: what its published SDKs send is accepted, each departure from the API document shown as a warning (--strict refuses them)',
       ],
     ]),
-    'Try: gw order create --channel wechat --amount 10.00 --fee-type THB   (Ctrl-C stops the sandbox)',
+    `Try: ${tryIt}   (Ctrl-C stops the sandbox)`,
   ].join('\n')
 }
 
