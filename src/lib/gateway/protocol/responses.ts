@@ -236,11 +236,12 @@ export type ResponseData<O extends Operation> = z.infer<(typeof RESPONSE_SCHEMAS
 export const NOTIFICATION_ACK = '{"result":"SUCCESS","msg":"OK"}'
 
 /**
- * Whether an endpoint's answer ends delivery: section 6 asks for a JSON object whose result is
- * SUCCESS and whose msg is OK; spacing, key order and other keys are free
- * (`{"result": "SUCCESS", "msg": "OK"}` from Python's json.dumps is one).
+ * Whether an endpoint's answer ends delivery: an HTTP success whose body is what section 6 asks
+ * for, a JSON object whose result is SUCCESS and whose msg is OK; spacing, key order and other
+ * keys are free (`{"result": "SUCCESS", "msg": "OK"}` from Python's json.dumps is one).
  */
-export function isAcknowledgement(body: string): boolean {
+export function isAcknowledgement(status: number | null | undefined, body: string): boolean {
+  if (!status || status < 200 || status >= 300) return false
   try {
     const parsed: unknown = JSON.parse(body)
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false
