@@ -68,7 +68,7 @@ describe('a repeated refund without a terminal', () => {
 })
 
 describe('a refund still processing', () => {
-  it('says how to check it later, and that check shows it', async () => {
+  it('says how to check it later, and that check shows it, its state a word, what processing means said once', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ADV-SLOW')
     await world.faults('refund-processing=1')
     let made
@@ -81,8 +81,11 @@ describe('a refund still processing', () => {
     const check = suggested(made.stderr, 'Check it later: ')
     expect(check).toMatch(new RegExp(`^gw refund query ${order} --mch-refund-no RF\\w+$`))
     const checked = await world.asPrinted(check)
-    expect(checked.stdout).toContain(check.split(' ').at(-1))
-    expect(checked.stdout).toContain('PROCESSING')
+    expect(checked.stdout).toMatch(/│ PROCESSING: processing │/)
+    expect(checked.stdout).toContain(
+      'PROCESSING: the channel answers later: about 20 minutes for a balance payment, 3 working days for a card',
+    )
+    for (const line of checked.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(140)
   })
 })
 

@@ -74,9 +74,9 @@ describe.each([
       expect((await run(['refund', 'query', order])).stdout).toContain(`│ ${refundedAt} │`)
 
       // refund list gives the time this machine recorded the refund: the same moment, in the same form.
-      const listed = (await run(['refund', 'list', '--json'])).json<{refunds: {at: string}[]}>().refunds[0]!
-      expect(Math.abs(Date.parse(listed.at) - Date.parse(refundedAt))).toBeLessThan(3000)
-      expect(listed.at.slice(-6)).toBe(refundedAt.slice(-6))
+      const listed = (await run(['refund', 'list', '--json'])).json<{refunds: {made_at: string}[]}>().refunds[0]!
+      expect(Math.abs(Date.parse(listed.made_at) - Date.parse(refundedAt))).toBeLessThan(3000)
+      expect(listed.made_at.slice(-6)).toBe(refundedAt.slice(-6))
 
       // A bulk run's report, and reconcile's output.
       const refundsFile = join(home, 'refunds.csv')

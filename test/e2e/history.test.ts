@@ -55,6 +55,7 @@ describe('an earlier history.jsonl', () => {
         gw_order_no: 'G-NEW-1',
         channel: 'alipay',
         total_fee: 9900,
+        total_amount: '99.00',
         fee_type: 'THB',
         state: 'SUCCESS',
         state_at: '2026-03-04T10:00:00+00:00',
@@ -64,6 +65,7 @@ describe('an earlier history.jsonl', () => {
         mch_order_no: 'OLD-1',
         channel: 'wechat',
         total_fee: 5000,
+        total_amount: '50.00',
         fee_type: 'THB',
       },
     ])
@@ -213,6 +215,7 @@ describe('lists, streamed from the history', () => {
         mch_order_no: `LONG-${i}`,
         channel: channel(i),
         total_fee: 1000,
+        total_amount: '10.00',
         fee_type: 'THB',
         ...(state(i) ? {state: state(i), state_at: shownAt(i)} : {}),
       }

@@ -324,7 +324,7 @@ describe('one order, whatever number names it', () => {
     const csv = csvFile(`mch_order_no,refund_amount,channel\n${order},1.00,wechat\n`)
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(dry.code).toBe(2)
-    expect(dry.stderr).toContain('Order PRV-CHAN-1 is not a wechat order: the gateway knows it on alipay')
+    expect(dry.stderr).toContain('Order PRV-CHAN-1 is not on channel wechat: the gateway knows it on alipay')
     const recon = csvFile(`mch_order_no,amount,channel\n${order},100.00,wechat\n`)
     const reconciled = await world.run(['reconcile', recon, '--json'])
     expect(reconciled.json<{results: {classification: string; detail: string}[]}>().results).toEqual([

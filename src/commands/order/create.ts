@@ -21,6 +21,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     '<%= config.bin %> order create --channel alipay --amount 25 --fee-type MYR --notify-url https://shop.example/hooks/pay --wait',
   ]
 
+  static override usage = '<%= command.id %> --channel C --amount D --fee-type CURRENCY [FLAGS]'
   static override flags = {
     channel: Flags.string({description: 'wallet channel', required: true, options: [...ORDER_CHANNELS]}),
     amount: Flags.string({description: 'amount as a decimal in the currency, e.g. 150.50', exclusive: ['total-fee']}),

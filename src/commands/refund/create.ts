@@ -1,7 +1,7 @@
 import {statSync} from 'node:fs'
 import {setFlagsFromString} from 'node:v8'
 
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 
 import {amountOf} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
@@ -39,6 +39,10 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     '<%= config.bin %> refund create --from-csv refunds.csv --yes --concurrency 8 --rate 20',
   ]
 
+  static override usage = [
+    ...shared.usage.order(' (--amount D | --refund-fee N)'),
+    '<%= command.id %> --from-csv FILE [--dry-run] [--yes] [FLAGS]',
+  ]
   static override args = {
     mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number of the paid order'}),
   }
@@ -46,7 +50,12 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     ...shared.refundFlags,
     ...shared.bulkRefundFlags,
     ...shared.orderFlags,
-    ...shared.liveFlags,
+    // A bulk run asks on any profile (a single refund on a --live one): --yes answers both, and a script needs it.
+    yes: Flags.boolean({
+      char: 'y',
+      description:
+        'do not ask for confirmation: before a bulk run sends (asked on any profile; needed without a terminal), and on a --live profile',
+    }),
     ...shared.networkFlags,
   }
 

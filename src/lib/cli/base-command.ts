@@ -14,7 +14,7 @@ import {keyPassphrase, passphraseFromFile, unlockKey} from '../profiles/passphra
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
-import {fileShown, shown, terminalSafe, withoutKeys} from '../untrusted.js'
+import {fileShown, shown, terminalSafe, viewSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
 import {endOnSignals, onInterrupt} from './interrupt.js'
 import {canonicalChoices, listFilterOf} from './flags.js'
@@ -285,8 +285,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */
   protected present(view: {text?: string; notes?: (string | undefined)[]; exitCode?: ExitCode}): void {
-    // The last line of defence: a view's text never carries an escape sequence to the terminal.
-    if (view.text) this.log(terminalSafe(view.text))
+    // The last line of defence: a view's text carries no escape sequence to the terminal but gw's own colours.
+    if (view.text) this.log(viewSafe(view.text))
     for (const note of view.notes ?? []) if (note) this.note(note)
     if (view.exitCode !== undefined) this.setExitCode(view.exitCode)
   }

@@ -150,6 +150,20 @@ export const liveFlags = {
 }
 
 /**
+ * Usage lines written by hand: oclif's own list every choice of every flag inline (fourteen
+ * channels) and tangle exclusive flags (refund create's read `[--dry-run [--from-csv <value> |
+ * … |  | …]]`). The forms a person types, the rest as [FLAGS], each described below them.
+ */
+export const usage = {
+  /** A command on one order, by its merchant or gateway number (--channel-order-no is among the flags): lines that do not wrap. */
+  order: (more = '') => [
+    `<%= command.id %> MCH_ORDER_NO${more} [FLAGS]`,
+    `<%= command.id %> --gw-order-no N${more} [FLAGS]`,
+  ],
+  list: '<%= command.id %> [--since T] [--until T] [--state S] [--refresh] [FLAGS]',
+}
+
+/**
  * The three ways to name an order, shared by every command that looks one up. Every positional
  * argument of gw is `ignoreStdin`: given on the command line only, never read by oclif from a
  * standard input that is not a terminal (a pipe's text would become an order number, and nohup's

@@ -195,7 +195,7 @@ export class OrderService {
       const answer = await this.#query(ref, other)
       if (answer.status !== 'success') continue
       throw usageError(
-        `Order ${describeReference(ref)} is not a ${given} order: the gateway knows it on ${other}.`,
+        `Order ${describeReference(ref)} is not on channel ${given}: the gateway knows it on ${other}.`,
         `Give its channel as ${other} (--channel ${other}, or the row's channel column).`,
         {err_code: WRONG_CHANNEL, channel: other},
       )

@@ -92,7 +92,7 @@ export function checkRefund(order: OrderFacts, ask: RefundAsk, refunded: number 
 export function describeRefundProblem(problem: RefundProblem, order: string, names: AmountNames): string {
   switch (problem.kind) {
     case 'channel_not_refundable':
-      return `Order ${order} is a ${problem.channel} order; ${problem.channel} orders cannot be refunded through the API (refunds take ${problem.channels.join(', ')}). Refund it on the merchant platform.`
+      return `Order ${order} is on channel ${problem.channel}; ${problem.channel} orders cannot be refunded through the API (refunds take ${problem.channels.join(', ')}). Refund it on the merchant platform.`
     case 'currency_mismatch':
       return `Order ${order} is in ${problem.currency}, not ${problem.given}.`
     case 'total_mismatch':

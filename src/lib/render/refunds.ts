@@ -10,6 +10,8 @@ import {
   describeRefundState,
   formatAmount,
   isoTime,
+  normalizeRefundState,
+  PROCESSING_WAIT,
 } from '../gateway/protocol/index.js'
 import type {RefundEntry} from '../orders/history.js'
 import {shown} from '../untrusted.js'
@@ -137,7 +139,9 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
     r.refund_time ?? '',
     r.gw_refund_no ?? '',
   ])
-  return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}`
+  const processing = refund.refund_orders.some((r) => normalizeRefundState(r.refund_state) === 'PROCESSING')
+  const wait = processing ? `\nPROCESSING: ${PROCESSING_WAIT}; query again then.` : ''
+  return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}${wait}`
 }
 
 /** The refunds this machine made of an order whose channel has no refund query, said to be from gw's own history. */
@@ -233,7 +237,7 @@ export function refundListView(
 ): string {
   if (!refunds.length) return `No refunds made on this machine for ${appid} match.`
   const rows = refunds.map((r) => [
-    r.at,
+    r.made_at,
     r.mch_refund_no,
     r.mch_order_no,
     formatAmount(r.refund_fee, r.fee_type),
@@ -241,5 +245,5 @@ export function refundListView(
     r.gw_refund_no ?? '',
     r.source ?? '',
   ])
-  return `${table(['time', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund', inFile)}`
+  return `${table(['made', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund', inFile)}`
 }
