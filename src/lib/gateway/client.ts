@@ -194,11 +194,8 @@ export class GatewayClient {
         if (result.final) break
         continue
       }
-      const answer = classify(operation, result, attempt, mayHaveArrived, {
-        ...known,
-        ...business,
-        appid: this.profile.appid,
-      })
+      const asked = {...known, ...business, appid: this.profile.appid}
+      const answer = classify(operation, result, attempt, mayHaveArrived, asked, this.profile.gatewayZone)
       if (answer && 'kind' in answer) {
         failure = answer
         mayHaveArrived = true

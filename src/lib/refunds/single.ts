@@ -8,7 +8,7 @@
  */
 import {GwError, type StopSignal, stopSignalOf, stoppedError} from '../errors.js'
 import {LocalStateError} from '../io/database.js'
-import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
+import {type RefundOrder, formatAmount, isoTime, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
 import {type OrderClaim, type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
@@ -169,7 +169,7 @@ export class SingleRefunds {
     const planned = plannedFrom(entry, found)
     const explanation =
       entry.status === 'not_confirmable'
-        ? `Sent from this machine at ${entry.at}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
+        ? `Sent from this machine at ${isoTime(new Date(entry.at))}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
         : undefined
     return {
       status: entry.status,

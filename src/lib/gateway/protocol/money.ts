@@ -101,6 +101,10 @@ export function toDecimal(minor: number, currency: string): string {
 }
 
 /** 15050 THB -> `150.50 THB`; an unknown currency shows minor units as they are. */
+/** Minor units as the decimal `_amount` beside a `_fee`, when the currency is one gw knows. */
+export const decimalOf = (minor: number | undefined, currency: string | undefined) =>
+  minor !== undefined && currency && isCurrency(currency) ? toDecimal(minor, currency) : undefined
+
 export function formatAmount(minor: number | undefined, currency: string | undefined): string {
   if (minor === undefined || Number.isNaN(minor)) return '-'
   if (!currency || exponentOf(currency) === undefined) return `${minor}${currency ? ` ${currency}` : ''}`

@@ -1,7 +1,7 @@
 /** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
 import {ExitCode, exitCodeOfSignal} from '../../errors.js'
 import type {AuditTrail} from '../../files/audit.js'
-import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
+import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {TotalsRow} from '../../files/totals.js'
 import type {OrderLine} from './plan.js'
@@ -169,7 +169,7 @@ export function rowView(row: RefundRow, state: RowState, dryRun: boolean): BulkR
     gw_refund_no: facts.gw_refund_no,
     refund_amount:
       refund_fee !== undefined && fee_type && isCurrency(fee_type) ? toDecimal(refund_fee, fee_type) : undefined,
-    refund_time: gatewayTimeIso(facts.refund_time),
+    refund_time: facts.refund_time,
     settled_by: facts.settled_by,
     made_by: facts.made_by,
     earlier_run_at: facts.earlier_run_at,
