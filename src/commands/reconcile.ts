@@ -16,6 +16,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     '<%= config.bin %> reconcile export.csv --concurrency 16 --rate 50 --with-refunds --json',
   ]
 
+  static override usage = '<%= command.id %> FILE [--out FILE] [--only-mismatches] [--column FIELD=HEADER]... [FLAGS]'
   static override args = {
     file: Args.string({ignoreStdin: true, description: 'CSV or .xlsx file of orders', required: true}),
   }

@@ -55,6 +55,7 @@ describe('an earlier history.jsonl', () => {
         gw_order_no: 'G-NEW-1',
         channel: 'alipay',
         total_fee: 9900,
+        total_amount: '99.00',
         fee_type: 'THB',
         state: 'SUCCESS',
         state_at: '2026-03-04T10:00:00+00:00',
@@ -64,6 +65,7 @@ describe('an earlier history.jsonl', () => {
         mch_order_no: 'OLD-1',
         channel: 'wechat',
         total_fee: 5000,
+        total_amount: '50.00',
         fee_type: 'THB',
       },
     ])
@@ -76,16 +78,26 @@ describe('an earlier history.jsonl', () => {
     expect(existsSync(join(dir, 'history.jsonl'))).toBe(false)
     expect(readFileSync(join(dir, 'history.jsonl.imported'), 'utf8')).toContain('RF-OLD')
 
-    const shown = await world.run(['history', '--json'], {env})
+    // Times as every other view gives them: to the second, with this machine's offset.
+    const shown = await world.run(['history', '--json'], {env: {...env, TZ: 'Asia/Bangkok'}})
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.json()).toMatchObject({
       database: join(dir, 'history.db'),
-      imported: {file: join(dir, 'history.jsonl.imported'), lines: 8, skipped_lines: [7, 8]},
-      appids: [{appid, orders: 2, refunds: 2, oldest: '2026-03-01T03:00:00.000Z', newest: '2026-03-05T10:00:01.000Z'}],
+      imported: {
+        file: join(dir, 'history.jsonl.imported'),
+        lines: 8,
+        skipped_lines: [7, 8],
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+07:00$/),
+      },
+      appids: [
+        {appid, orders: 2, refunds: 2, oldest: '2026-03-01T10:00:00+07:00', newest: '2026-03-05T17:00:01+07:00'},
+      ],
     })
-    const text = await world.run(['history'], {env})
+    const text = await world.run(['history'], {env: {...env, TZ: 'Asia/Bangkok'}})
     expect(text.stdout).toContain(`${join(dir, 'history.db')} (`)
-    expect(text.stdout).toMatch(new RegExp(`${appid} +│ 2 +│ 2 `))
+    expect(text.stdout).toMatch(
+      new RegExp(`${appid} +│ 2 +│ 2 +│ 2026-03-01T10:00:00\\+07:00 │ 2026-03-05T17:00:01\\+07:00`),
+    )
   })
 
   it('of 250 orders lists them all to --out as read, showing the first 200 on stdout', async () => {
@@ -203,6 +215,7 @@ describe('lists, streamed from the history', () => {
         mch_order_no: `LONG-${i}`,
         channel: channel(i),
         total_fee: 1000,
+        total_amount: '10.00',
         fee_type: 'THB',
         ...(state(i) ? {state: state(i), state_at: shownAt(i)} : {}),
       }

@@ -1,7 +1,9 @@
 import {type ChildProcess, spawn} from 'node:child_process'
+import {chmodSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 
-import {GW_COMMAND, GW_ENV} from './gw-under-test.js'
-import {REPO_ROOT} from './shared.js'
+import {GW_COMMAND, GW_ENV, gwShellLine} from './gw-under-test.js'
+import {REPO_ROOT, tempDir} from './shared.js'
 
 export interface CliResult {
   code: number | null
@@ -25,7 +27,32 @@ export function gw(args: string[], options: CliOptions = {}): Promise<CliResult>
 
 /** The same, with the child at hand (to send it signals). */
 export function spawnGw(args: string[], options: CliOptions = {}): {child: ChildProcess; result: Promise<CliResult>} {
-  const child = spawn(GW_COMMAND[0]!, [...GW_COMMAND.slice(1), ...args], {
+  return start(GW_COMMAND[0]!, [...GW_COMMAND.slice(1), ...args], options)
+}
+
+let onPath: string | undefined
+
+/**
+ * A command gw printed (advice, a resume line), run as a person pastes it into a shell: by
+ * /bin/sh, with `gw` on the PATH being the gw under test. A command that only looks right fails here.
+ */
+export function asPrinted(line: string, options: CliOptions = {}): Promise<CliResult> {
+  if (!line.startsWith('gw ')) throw new Error(`not a gw command: ${line}`)
+  if (!onPath) {
+    onPath = tempDir('gw-on-path-')
+    writeFileSync(join(onPath, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
+    chmodSync(join(onPath, 'gw'), 0o755)
+  }
+  return start('/bin/sh', ['-c', line], {...options, env: {PATH: `${onPath}:${process.env.PATH}`, ...options.env}})
+    .result
+}
+
+function start(
+  command: string,
+  args: string[],
+  options: CliOptions,
+): {child: ChildProcess; result: Promise<CliResult>} {
+  const child = spawn(command, args, {
     cwd: options.cwd ?? REPO_ROOT,
     // As a user runs it: not under the test runner's NODE_ENV (oclif warns more in 'test').
     env: {
