@@ -6,6 +6,7 @@
  */
 import {join} from 'node:path'
 
+import {shellWord} from '../../src/lib/errors.js'
 import {REPO_ROOT} from './shared.js'
 
 export const GW_COMMAND: string[] = process.env.GW_TEST_COMMAND
@@ -15,10 +16,8 @@ export const GW_COMMAND: string[] = process.env.GW_TEST_COMMAND
 /** What gw's environment takes over the tests' own. */
 export const GW_ENV: Record<string, string> = process.env.GW_TEST_PATH ? {PATH: process.env.GW_TEST_PATH} : {}
 
-const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
-
 /** gw with `args` as a POSIX shell line, for the tests that run it from a shell or a terminal. */
 export function gwShellLine(args: string[]): string {
-  const words = [...GW_COMMAND, ...args].map(quote).join(' ')
-  return GW_ENV.PATH === undefined ? words : `env PATH=${quote(GW_ENV.PATH)} ${words}`
+  const words = [...GW_COMMAND, ...args].map(shellWord).join(' ')
+  return GW_ENV.PATH === undefined ? words : `env PATH=${shellWord(GW_ENV.PATH)} ${words}`
 }
