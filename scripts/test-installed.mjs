@@ -117,7 +117,8 @@ const TARGETS = {
   }),
   'win-package': (name) => {
     const wine = newWindows(name)
-    return {files: SMOKE, gw: installedOnWindows(wine), env: wine}
+    // GW_TEST_PRELOADS: gw is Node, which takes NODE_OPTIONS' --import (the smoke's closed console).
+    return {files: SMOKE, gw: installedOnWindows(wine), env: {...wine, GW_TEST_PRELOADS: '1'}}
   },
   // Unpacked where a Windows user's would be (%LOCALAPPDATA%), not in the run's cache.
   'win-x64': (name) => ({

@@ -23,7 +23,10 @@ const {version} = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8
 let runs = 0
 
 /** gw started as a user starts it, from the scratch folder, with nothing of this machine's gw set-up. */
-function start(args: string[]): {child: ChildProcess; stdout: string; stderr: string} {
+function start(
+  args: string[],
+  env: Record<string, string> = {},
+): {child: ChildProcess; stdout: string; stderr: string} {
   const stdout = join(scratch, `${++runs}.out`)
   const stderr = join(scratch, `${runs}.err`)
   const [out, err] = [openSync(stdout, 'w'), openSync(stderr, 'w')]
@@ -40,6 +43,7 @@ function start(args: string[]): {child: ChildProcess; stdout: string; stderr: st
       NODE_ENV: undefined,
       NO_COLOR: '1',
       ...GW_ENV,
+      ...env,
     },
     stdio: ['ignore', out, err],
   })
@@ -48,14 +52,16 @@ function start(args: string[]): {child: ChildProcess; stdout: string; stderr: st
   return {child, stdout, stderr}
 }
 
-async function gw(...args: string[]): Promise<{code: number | null; stdout: string; stderr: string}> {
-  const run = start(args)
+/** How a started gw ended, and what it wrote. */
+async function ended(run: ReturnType<typeof start>): Promise<{code: number | null; stdout: string; stderr: string}> {
   const code = await new Promise<number | null>((resolve, reject) => {
     run.child.once('error', reject)
     run.child.once('exit', resolve)
   })
   return {code, stdout: readFileSync(run.stdout, 'utf8'), stderr: readFileSync(run.stderr, 'utf8')}
 }
+
+const gw = (...args: string[]) => ended(start(args))
 
 let windows = false
 /** A path of this machine as gw on the system under test names it: wine shows / as drive Z:. */
@@ -193,4 +199,20 @@ describe('an installed gw, as its user meets it', () => {
     expect(refunds.code, refunds.stderr).toBe(0)
     expect(refunds.stdout).toMatch(/refunds\.csv/)
   })
+
+  // Node gives a closed console on Windows as SIGHUP; wine has no console to close, so a module
+  // preloaded in gw (NODE_OPTIONS) emits it as Node does. Run where gw is Node with its options
+  // (the package): an executable takes no --import.
+  it.runIf(process.env.GW_TEST_PRELOADS === '1')(
+    'a closed console (SIGHUP) ends a listener as a hang-up does: 129, no stack trace',
+    async () => {
+      const hangUp = join(scratch, 'hang-up.mjs')
+      writeFileSync(hangUp, "setTimeout(() => process.emit('SIGHUP', 'SIGHUP'), 3000)\n")
+      const url = windows ? `file:///${theirs(hangUp).replaceAll('\\', '/')}` : `file://${hangUp}`
+      const listener = await ended(start(['notify', 'listen', '--port', '0'], {NODE_OPTIONS: `--import=${url}`}))
+      expect(listener.stderr).toMatch(/listening for notifications at http:\/\/127\.0\.0\.1:\d+/)
+      expect(listener.code, listener.stderr).toBe(129)
+      expect(listener.stderr).not.toMatch(/ENOSYS|\n +at /)
+    },
+  )
 })

@@ -89,6 +89,9 @@ function endNow(received: StopSignal): void {
 
 /** Runs gw's exit handlers, then ends it by SIGHUP, its default action restored (no reset of the terminal's mode). */
 function endHungUp(): void {
+  // Windows (its console closed) has no signal to end by: process.kill throws ENOSYS there. Its
+  // exit code says the same, after the exit handlers.
+  if (process.platform === 'win32') process.exit(exitCodeOfSignal('SIGHUP'))
   process.emit('exit', process.exitCode === undefined ? exitCodeOfSignal('SIGHUP') : Number(process.exitCode))
   process.removeAllListeners('SIGHUP')
   process.kill(process.pid, 'SIGHUP')
