@@ -117,13 +117,7 @@ describe('a single refund', () => {
       try {
         const screen = await terminal.waitFor(/again: refund RF\w+ of 5\.00 THB was made/)
         expect(screen).toContain('evil\\x1B]2;PWNED\\x07')
-        const title = execFileSync('tmux', [
-          'display-message',
-          '-p',
-          '-t',
-          terminal.session,
-          '#{pane_title}',
-        ]).toString()
+        const title = terminal.tmux('display-message', '-p', '-t', terminal.session, '#{pane_title}')
         expect(title).not.toContain('PWNED')
       } finally {
         terminal.close()

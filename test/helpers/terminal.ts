@@ -1,5 +1,5 @@
 import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {gwShellLine} from './gw-under-test.js'
@@ -26,7 +26,16 @@ export class Terminal {
       ? `env ${exports} ${process.execPath} ${join(REPO_ROOT, 'test', 'helpers', 'exit-recorder.mjs')} '${exitFile}' ${gw}`
       : `env ${exports} ${gw}; echo "EXIT=$?"; sleep 60`
     this.#exitFile = exitFile
-    execFileSync('tmux', ['new-session', '-d', '-s', this.session, '-x', '200', '-y', '50', command])
+    this.tmux('new-session', '-d', '-s', this.session, '-x', '200', '-y', '50', command)
+  }
+
+  /**
+   * A tmux command to this terminal's own tmux server (-L): one server shared by every test, and by
+   * other checkouts' tests on the machine, could be exiting with its last session just as another
+   * terminal is made ("server exited unexpectedly").
+   */
+  tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.session, ...args]).toString()
   }
 
   /** The exit file: kill(), ended() and hangUp() need a terminal made with one. */
@@ -58,23 +67,23 @@ export class Terminal {
   }
 
   type(text: string): void {
-    execFileSync('tmux', ['send-keys', '-t', this.session, '-l', text])
-    execFileSync('tmux', ['send-keys', '-t', this.session, 'Enter'])
+    this.tmux('send-keys', '-t', this.session, '-l', text)
+    this.tmux('send-keys', '-t', this.session, 'Enter')
   }
 
   /** A key as tmux names it: C-c, Escape, Up. */
   press(key: string): void {
-    execFileSync('tmux', ['send-keys', '-t', this.session, key])
+    this.tmux('send-keys', '-t', this.session, key)
   }
 
   erase(count: number): void {
-    for (let i = 0; i < count; i++) execFileSync('tmux', ['send-keys', '-t', this.session, 'BSpace'])
+    for (let i = 0; i < count; i++) this.tmux('send-keys', '-t', this.session, 'BSpace')
   }
 
   /** What the terminal shows; `styled`: with the escape sequences of its colours and bold, as tmux keeps them. */
   screen(styled = false): string {
     const styles = styled ? ['-e'] : []
-    return execFileSync('tmux', ['capture-pane', '-t', this.session, '-p', ...styles, '-S', '-200']).toString()
+    return this.tmux('capture-pane', '-t', this.session, '-p', ...styles, '-S', '-200')
   }
 
   async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
@@ -88,6 +97,8 @@ export class Terminal {
   }
 
   close(): void {
-    spawnSync('tmux', ['kill-session', '-t', this.session])
+    spawnSync('tmux', ['-L', this.session, 'kill-session', '-t', this.session])
+    // Its server has ended with its one session; tmux leaves the server's socket behind.
+    rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid!()}`, this.session), {force: true})
   }
 }
