@@ -12,14 +12,16 @@
 //                           executable, under wine: the smoke cases
 // Name targets to run only those: npm run test:installed -- node24 win-package
 import {spawnSync} from 'node:child_process'
-import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {registryNode} from './registry-node.mjs'
 
+if (!process.env.npm_execpath) throw new Error('Run it as npm run test:installed.')
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 /** The end-to-end files whose cases are a user's: every command a user has, each file a part of the day. */
 const USER_LEVEL = [
   'test/e2e/profiles.test.ts',
@@ -49,7 +51,6 @@ function run(command, args, options = {}) {
   if (ran.status !== 0) throw new Error(`${command} ${args.join(' ')} ended ${ran.status ?? ran.signal}`)
 }
 const npm = (args, options) => run(process.execPath, [process.env.npm_execpath, ...args], options)
-if (!process.env.npm_execpath) throw new Error('Run it as npm run test:installed.')
 
 /** What several targets need, made once, when first needed. */
 const once = (make) => {
@@ -58,10 +59,11 @@ const once = (make) => {
 }
 const installed = once(() => {
   npm(['pack', '--pack-destination', scratch, '--silent'])
+  const tarball = join(scratch, `gw-${version}.tgz`)
   const prefix = join(scratch, 'prefix')
   // --offline: the package needs nothing from the registry, everything is in its bundle.
-  npm(['install', '-g', '--offline', '--prefix', prefix, '--no-audit', '--no-fund', join(scratch, 'gw-0.1.0.tgz')])
-  return {tarball: join(scratch, 'gw-0.1.0.tgz'), gw: join(prefix, 'bin', 'gw')}
+  npm(['install', '-g', '--offline', '--prefix', prefix, '--no-audit', '--no-fund', tarball])
+  return {tarball, gw: join(prefix, 'bin', 'gw')}
 })
 const executables = once(() => {
   npm(['run', 'build:binary', '--silent', '--', join(scratch, 'build')])
