@@ -61,6 +61,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     // What the listener sees goes into this machine's history: the orders' stories and their states.
     const {history} = await this.services({signs: false})
     let url = ''
+    let historyFailed = false
     // A payment is notified once and may be delivered many times (the gateway retries until acknowledged).
     const tally = new ListenTally(Boolean(forwardTo))
     const enough = new AbortController()
@@ -77,7 +78,13 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
         ),
       onEvent: (event) => {
         tally.add(event)
-        recordDelivery(history, profile, event, url)
+        // The listener answers the gateway whatever the history's trouble (held, damaged): said once.
+        try {
+          recordDelivery(history, profile, event, url)
+        } catch (error) {
+          if (!historyFailed) this.warning(`the history could not record this delivery (${(error as Error).message}).`)
+          historyFailed = true
+        }
         if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(event)}\n`)
         else this.log(eventLine(event))
         if (event.verdict === 'REJECTED') this.warning(rejectedWarning(event, profile.name))

@@ -141,9 +141,13 @@ export function forEachLine(
  * lines of two processes never interleave. Throws what the system says (a full disk).
  */
 export function appendEntries(path: string, entries: readonly Entry[]): void {
-  const fd = openSync(path, 'a', 0o600)
+  const fd = openSync(path, 'a+', 0o600)
   try {
-    writeFully(fd, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''))
+    // After a write cut short (a full disk), the next record starts on a line of its own.
+    const {size} = fstatSync(fd)
+    const last = Buffer.alloc(1)
+    const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a
+    writeFully(fd, `${torn ? '\n' : ''}${entries.map((entry) => `${JSON.stringify(entry)}\n`).join('')}`)
     fsyncSync(fd)
   } finally {
     closeSync(fd)

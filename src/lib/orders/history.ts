@@ -17,7 +17,7 @@
  * (intent, unknown, processing, then failed, absent or not confirmable, then refunded), an
  * order's state only to a later one, and a refund stays credited to the run that made it.
  */
-import {existsSync, readdirSync, renameSync, statSync} from 'node:fs'
+import {existsSync, lstatSync, readdirSync, renameSync, statSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {basename, dirname, join} from 'node:path'
 
@@ -192,6 +192,7 @@ class HistoryQueries {
   readonly claim: Statement
   readonly unclaim: Statement
   readonly importOf: Statement
+  readonly lastImport: Statement
   readonly noteImport: Statement
   readonly summaries: Statement
 
@@ -248,6 +249,7 @@ class HistoryQueries {
       'DELETE FROM refund_claims WHERE appid = ? AND mch_order_no = ? AND pid = ? AND host = ? AND since = ?',
     )
     this.importOf = db.prepare('SELECT * FROM imports WHERE file = ? ORDER BY rowid DESC LIMIT 1')
+    this.lastImport = db.prepare('SELECT * FROM imports ORDER BY rowid DESC LIMIT 1')
     this.noteImport = db.prepare('INSERT INTO imports (file, lines, skipped, at) VALUES (?, ?, ?, ?)')
     this.summaries = db.prepare(
       `SELECT appid, sum(orders) AS orders, sum(refunds) AS refunds, min(oldest) AS oldest, max(newest) AS newest FROM (
@@ -388,16 +390,29 @@ export class OrderHistory {
     return this.#queries
   }
 
-  /** The queries, after the records waiting are committed: every answer includes them. */
+  /**
+   * The queries, after the records waiting are committed, so that answers include them. Never
+   * waited for: while another program holds the database, a question is answered from what is
+   * committed (readers never wait in WAL mode), and the records wait for the next commit. A
+   * bulk run asking a question a row must not stop every answer in flight for seconds.
+   */
   get #q(): HistoryQueries {
-    if (this.#pending.length) this.#commit()
+    if (this.#pending.length) this.#commitIfFree(() => this.#commit(0))
     return this.#open()
   }
 
-  /** The queries, for a question about orders: the states queries showed are recorded first. */
+  /** The queries, for a question about orders: the states queries showed are recorded first (see #q). */
   get #orderQ(): HistoryQueries {
-    this.#flush()
+    this.#commitIfFree(() => this.#flush(0))
     return this.#open()
+  }
+
+  #commitIfFree(commit: () => void): void {
+    try {
+      commit()
+    } catch (error) {
+      if (!(error instanceof LocalStateError) || error.problem !== 'busy') throw error
+    }
   }
 
   /**
@@ -407,48 +422,71 @@ export class OrderHistory {
    * (its file still taken aside) is finished first.
    */
   #merge(): void {
-    const dir = dirname(this.jsonl)
-    const taken = readdirSync(dir)
-      .filter((name) => name.startsWith(`${basename(this.jsonl)}.`) && name.endsWith('.merging'))
-      .map((name) => join(dir, name))
-    if (!taken.length && !existsSync(this.jsonl)) return
-    const db = this.#db!
+    if (!this.#toMerge().length && !lstatSync(this.jsonl, {throwIfNoEntry: false})) return
+    const done: string[] = []
     try {
-      db.write(() => {
-        if (existsSync(this.jsonl)) {
-          const mine = `${this.jsonl}.${process.pid}-${Date.now()}.merging`
-          renameSync(this.jsonl, mine)
-          taken.push(mine)
+      this.#db!.write(() => {
+        // Listed under the lock: another gw merging at the same time has finished, or not begun.
+        const jsonl = lstatSync(this.jsonl, {throwIfNoEntry: false})
+        if (jsonl && !jsonl.isFile()) {
+          this.#ports.warn?.(
+            `${this.jsonl} is not a file gw wrote (a link, a pipe or a folder): it is not merged. Move it aside.`,
+          )
+        } else if (jsonl) renameSync(this.jsonl, `${this.jsonl}.${process.pid}-${Date.now()}.merging`)
+        for (const file of this.#toMerge()) {
+          // Merged by another gw that has not renamed it yet: merging it twice would tell its story twice.
+          if (!this.#queries!.importOf.get(file) && !this.#mergeFile(file)) continue
+          done.push(file)
         }
-        for (const file of taken) this.#mergeFile(file)
       })
     } catch (error) {
       if (!(error instanceof LocalStateError)) throw error
       this.#ports.warn?.(`${this.jsonl} is not merged into the history yet: ${error.message} It is merged next time.`)
       return
     }
-    for (const file of taken) {
-      const kept = `${this.jsonl}.imported`
-      renameSync(file, existsSync(kept) ? `${kept}.${Date.now()}` : kept)
+    const kept = `${this.jsonl}.imported`
+    for (const file of done) {
+      try {
+        renameSync(file, existsSync(kept) ? `${kept}.${Date.now()}` : kept)
+      } catch (error) {
+        // Renamed by another gw that merged with this one.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
     }
   }
 
-  #mergeFile(file: string): void {
+  /** The history.jsonl files taken aside to be merged (regular files only: a folder or a link of that name is not gw's). */
+  #toMerge(): string[] {
+    const dir = dirname(this.jsonl)
+    return readdirSync(dir)
+      .filter((name) => name.startsWith(`${basename(this.jsonl)}.`) && name.endsWith('.merging'))
+      .map((name) => join(dir, name))
+      .filter((file) => lstatSync(file, {throwIfNoEntry: false})?.isFile())
+  }
+
+  /** Merges one file's records; false when it is gone (another gw merged it meanwhile). */
+  #mergeFile(file: string): boolean {
     const skipped: number[] = []
     let lines = 0
-    forEachLine(
-      file,
-      (line, number) => {
-        lines = number
-        if (line === '') return
-        const entry = line === undefined ? undefined : entryOf(line)
-        if (entry) this.#save(entry)
-        else skipped.push(number)
-      },
-      this.#ports.importing,
-    )
-    this.#queries!.noteImport.run(this.jsonl, lines, skipped.join(','), new Date().toISOString())
+    try {
+      forEachLine(
+        file,
+        (line, number) => {
+          lines = number
+          if (line === '') return
+          const entry = line === undefined ? undefined : entryOf(line)
+          if (entry) this.#save(entry)
+          else skipped.push(number)
+        },
+        this.#ports.importing,
+      )
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+      throw error
+    }
+    this.#queries!.noteImport.run(file, lines, skipped.join(','), new Date().toISOString())
     if (skipped.length) this.#ports.warn?.(unreadableLines(this.jsonl, skipped))
+    return true
   }
 
   #save(entry: Entry, credit = true): void {
@@ -474,10 +512,11 @@ export class OrderHistory {
     try {
       this.#flush(0)
     } catch (error) {
-      if (!(error instanceof LocalStateError)) throw error
-      if (!this.#warned) this.#ports.warn?.(`${error.message} The records of this run wait until it is free.`)
+      // Any refusal (held, full, a database changed under gw): this runs after refunds were sent, and never throws.
+      const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+      if (!this.#warned) this.#ports.warn?.(`${why} The records of this run wait until it is free.`)
       this.#warned = true
-      if (this.#pending.length >= SPILL_RECORDS) this.#keepForLater(error.message)
+      if (this.#pending.length >= SPILL_RECORDS) this.#keepForLater(why)
       else this.#flushTimer ??= setTimeout(() => this.#flushNow(), GROUP_MS * 10).unref()
     }
   }
@@ -556,9 +595,9 @@ export class OrderHistory {
       try {
         this.#flush()
       } catch (error) {
-        if (!(error instanceof LocalStateError)) throw error
         this.#seen.clear()
-        if (this.#pending.length) this.#keepForLater(error.message)
+        const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+        if (this.#pending.length) this.#keepForLater(why)
       }
     }
     this.#said = {...this.#kept}
@@ -669,8 +708,8 @@ export class OrderHistory {
       this.#pending.push(record)
       try {
         this.#waiting()
-      } catch (error) {
-        if (!(error instanceof LocalStateError)) throw error
+      } catch {
+        // Kept waiting: committed, or put in history.jsonl, when the run settles (see #flushNow).
       }
       return {where: 'history'}
     }
@@ -679,16 +718,14 @@ export class OrderHistory {
       this.#db!.write(() => this.#save(record, options.credit ?? true), {durable: true})
       return {where: 'history'}
     } catch (error) {
-      if (!(error instanceof LocalStateError)) throw error
+      // Whatever the database's trouble (held, full, not gw's any more): the record is kept beside it.
+      const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
       try {
         appendEntries(this.jsonl, [record])
-        return {where: 'later', why: error.message, file: this.jsonl}
+        return {where: 'later', why, file: this.jsonl}
       } catch (failed) {
-        return {
-          where: 'lost',
-          why: `${error.message} ${this.jsonl} could not be written either (${(failed as Error).message}).`,
-          file: this.jsonl,
-        }
+        const more = `${this.jsonl} could not be written either (${(failed as Error).message}).`
+        return {where: 'lost', why: `${why} ${more}`, file: this.jsonl}
       }
     }
   }
@@ -758,14 +795,13 @@ export class OrderHistory {
   describe(): HistoryReport {
     const q = this.#q
     const rows = q.summaries.all() as {appid: string; orders: number; refunds: number; oldest: number; newest: number}[]
-    const imported = q.importOf.get(this.jsonl) as
-      {file: string; lines: number; skipped: string; at: string} | undefined
+    const imported = q.lastImport.get() as {lines: number; skipped: string; at: string} | undefined
     const wal = existsSync(`${this.file}-wal`) ? statSync(`${this.file}-wal`).size : 0
     return {
       database: this.file,
       bytes: statSync(this.file).size + wal,
       imported: imported && {
-        file: `${imported.file}.imported`,
+        file: `${this.jsonl}.imported`,
         lines: imported.lines,
         skipped_lines: imported.skipped ? imported.skipped.split(',').map(Number) : [],
         at: imported.at,
