@@ -10,6 +10,8 @@ export const ExitCode = {
   Transport: 3,
   Signature: 4,
   Unknown: 5,
+  /** Sent, and the gateway holds the refund numbers, but the channel cannot show their outcome: confirm them on the merchant platform (a rerun cannot). */
+  NotConfirmable: 6,
   HungUp: 129,
   Interrupted: 130,
   Terminated: 143,
@@ -113,8 +115,13 @@ export interface SuggestedFor {
   named?: boolean
 }
 
-/** A word a POSIX shell reads as itself; any other is quoted. */
-const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/
+/**
+ * Text as one word of a command to paste into a shell (POSIX shells, zsh): as it is when plain,
+ * else in double quotes with what a shell expands inside them escaped.
+ */
+export function shellWord(text: string): string {
+  return /^[\w./=,:@%+-]+$/.test(text) ? text : `"${text.replace(/["\\$`]/g, '\\$&')}"`
+}
 
 /**
  * A gw command line to suggest, that runs as printed when pasted into a shell: each word quoted
@@ -124,8 +131,5 @@ const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/
  */
 export function gwCommand(profile: SuggestedFor | undefined, ...words: (string | number)[]): string {
   const named = profile?.named ? ['--profile', profile.name] : []
-  return ['gw', ...words, ...named]
-    .map(String)
-    .map((word) => (PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`))
-    .join(' ')
+  return ['gw', ...words, ...named].map((word) => shellWord(String(word))).join(' ')
 }

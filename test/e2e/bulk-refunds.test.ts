@@ -4,9 +4,11 @@ import {join} from 'node:path'
 import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {asPrinted} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {untab} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
+import {writeWorkbook} from '../helpers/workbooks.js'
 
 let world: GwWorld
 let fileNo = 0
@@ -341,6 +343,43 @@ describe('crash safety and faults', () => {
     expect(resumed.stderr).toMatch(/resuming: \d+ done, 0 uncertain, \d+ to go/)
     await expectExactlyOnce(csv, rows)
   }, 120_000)
+
+  it('the resume line repeats every flag that shaped the run (sheet, columns, --skip-invalid, --rate) and, pasted as printed, finishes it', async () => {
+    const orders = await world.paidOrders(6, 10_000, 'RESUME')
+    const xlsx = await writeWorkbook(join(world.configDir, 'Refunds Nov.xlsx'), [
+      {name: 'Notes', rows: [['nothing to refund here']]},
+      {
+        name: 'Refunds',
+        rows: [
+          ['Refunds November 2026'],
+          ['Invoice No', 'Refund (THB)'],
+          ...orders.map((o) => [o, 1.5]),
+          ['RESUME-X', 0],
+        ],
+      },
+    ])
+    const flags = [
+      '--sheet',
+      'Refunds',
+      '--column',
+      'mch_order_no=Invoice No',
+      '--column',
+      'refund_amount=Refund (THB)',
+    ]
+    const args = ['refund', 'create', '--from-csv', xlsx, ...flags, '--skip-invalid', '--rate', '5']
+    const stopped = await world.interrupted([...args, '--yes'], {operation: 'order_refund', count: 1})
+    expect(stopped.code, stopped.stderr).toBe(130)
+    const line = /Resume with the same command: (.+)$/m.exec(stopped.stderr)?.[1]
+    expect(line).toBe(
+      `gw refund create --from-csv "${xlsx}" --sheet Refunds --column "mch_order_no=Invoice No" --column "refund_amount=Refund (THB)" --skip-invalid --rate 5 --yes`,
+    )
+    const resumed = await asPrinted(line!, {env: {GW_CONFIG_DIR: world.configDir}})
+    // The zero row is skipped as it was: exit 1, every other row refunded once.
+    expect(resumed.code, resumed.stderr).toBe(1)
+    expect(resumed.stderr).toMatch(/resuming: \d+ done, \d+ uncertain, \d+ to go/)
+    for (const order of orders)
+      expect((await world.ledger(order))!.refunds.map((r) => [r.refund_fee, r.state])).toEqual([[150, 'SUCCESS']])
+  }, 60_000)
 
   it.skipIf(!HAS_TMUX)(
     'a closed terminal (SIGHUP) stops it as Ctrl-C does: in flight recorded, report and history written, 129',

@@ -238,7 +238,9 @@ describe('a single refund', () => {
       child.kill('SIGKILL')
       const killed = await result
       expect(killed.signal).toBe('SIGKILL')
-      expect(killed.stderr).toContain('line 1 is not a record of an order or refund (cut short, or edited)')
+      expect(killed.stderr).toContain(
+        'line 1 is not a record of an order or refund (cut short, edited, or longer than 64 KiB)',
+      )
       await world.faults('')
       while ((await refundsOf(order!)).length === 0) await sleep(50)
 
@@ -310,11 +312,23 @@ describe('bulk refunds', () => {
     expect(reportOf(csv).map((r) => r.status)).toEqual(['unknown', 'unknown', 'unknown'])
     expect(readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8')).not.toContain('gw refund query')
     const rerun = await bulk(csv)
-    expect(rerun.code, rerun.stderr).toBe(5)
+    // Not 5, "run again later": nothing a rerun does settles these; the merchant platform does.
+    expect(rerun.code, rerun.stderr).toBe(6)
     expect(reportOf(csv).map((r) => [r.status, r.settled_by])).toEqual(Array(3).fill(['not_confirmable', 'resend']))
-    // A third run sends nothing: the channel cannot tell more.
+    // A third run sends nothing: the channel cannot tell more. It names each refund to confirm, by its number.
+    const before = (await world.requests()).order_refund ?? 0
     const third = await bulk(csv)
-    expect(third.code, third.stderr).toBe(5)
+    expect(third.code, third.stderr).toBe(6)
+    expect((await world.requests()).order_refund ?? 0).toBe(before)
+    expect(third.stdout).toContain(
+      '3 rows sent, not confirmable: the gateway holds these refund numbers but the channel has no refund query to show their amount or state; confirm these on the merchant platform; running again will not change them:',
+    )
+    for (const [i, row] of reportOf(csv).entries())
+      expect(third.stdout).toContain(`line ${i + 2}: ${row.mch_refund_no} (5.00 THB) of order ${orders[i]}`)
+    expect(third.stderr).toContain(
+      'confirm them on the merchant platform by their refund numbers; running again will not change them',
+    )
+    expect(third.stderr).not.toContain('run the same command again later')
     for (const order of orders)
       expect(await refundsOf(order)).toEqual([expect.objectContaining({refund_fee: 500, state: 'SUCCESS'})])
   })

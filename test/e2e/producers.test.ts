@@ -14,8 +14,10 @@ import {REPO_ROOT} from '../helpers/shared.js'
 
 let world: GwWorld
 const FIXTURES = join(REPO_ROOT, 'test/fixtures/finance')
-/** The fixtures' orders, as the sales sheet gives them. */
+/** The fixtures' orders, as the sales sheet gives them; November's orders (november.py), 2,000.00 THB each. */
 const ORDERS = {'FIN-1': 126_711, 'FIN-2': 128_133, 'FIN-3': 129_555, 'FIN-4': 2050}
+const NOVEMBER = ['GN-1', 'GN-2', 'GN-3', 'GN-4']
+const XLSXWRITER = ['XW-1', 'XW-2']
 const WORKBOOKS = ['finance.openpyxl.xlsx', 'finance.libreoffice.xlsx', 'finance.ods']
 const copy = (name: string) => {
   const path = join(world.configDir, name)
@@ -26,7 +28,11 @@ const copy = (name: string) => {
 beforeAll(async () => {
   world = await startWorld()
   const wire = world.sandbox.wire()
-  for (const [mch, fee] of Object.entries(ORDERS)) {
+  for (const [mch, fee] of [
+    ...Object.entries(ORDERS),
+    ...NOVEMBER.map((mch) => [mch, 200_000] as const),
+    ...XLSXWRITER.map((mch) => [mch, 10_000] as const),
+  ]) {
     const created = await wire.call('native_pay', {
       channel: 'wechat',
       mch_order_no: mch,
@@ -133,7 +139,7 @@ describe('refund sheets', () => {
     expect(percent.stderr).toContain('line 2: refund_amount: the cell is a percentage')
     const formula = await plan('finance.openpyxl.xlsx', '--column', 'refund_amount=Refund', '--sheet', 'Formulas')
     expect(formula.code).toBe(2)
-    expect(formula.stderr).toContain('the formula in cell B2 has no stored result')
+    expect(formula.stderr).toContain('line 2: formula without a stored result in cell B2 (refund_amount)')
   })
 
   it('--header-row says where the header is; a line without the columns is refused naming them', async () => {
@@ -167,6 +173,145 @@ describe('refund sheets', () => {
     }
     const after = await plan('refunds.libreoffice.csv', '--column', 'refund_amount=Refund')
     expect(after.json<Plan>().rows.map((r) => r.status)).toEqual(Array(4).fill('already_refunded'))
+  })
+})
+
+describe("November's refunds as Gnumeric, LibreOffice and openpyxl wrote them: amounts by value, the computed total too", () => {
+  const NOVEMBER_FILES = [
+    'november.gnumeric.xlsx',
+    'november.gnumeric.ods',
+    'november.gnumeric.csv',
+    'november.libreoffice.xlsx',
+  ]
+  const mapping = ['--column', 'refund_amount=Refund (THB)']
+  interface Plan {
+    rows: {line: number; mch_order_no: string; refund_fee?: number; status: string}[]
+  }
+
+  it.each(NOVEMBER_FILES)(
+    '%s plans the four refunds as shown (12.34, not 12.3400000000000000001); its total agrees',
+    async (name) => {
+      const result = await plan(name, ...mapping)
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.json<Plan>().rows.map((r) => [r.line, r.mch_order_no, r.refund_fee, r.status])).toEqual(
+        [126_711, 1234, 128_133, 28_636].map((fee, i) => [3 + i, NOVEMBER[i], fee, 'would_refund']),
+      )
+      expect(result.stderr).toContain(
+        'line 7: a totals row ("Total") of "2847.14", not acted on; it agrees with the rows above it (2847.14)',
+      )
+    },
+  )
+
+  it.each(['november.gnumeric.xlsx', 'november.gnumeric.ods'])(
+    '%s: a real third decimal (12.345) is still refused; nothing is sent',
+    async (name) => {
+      const before = await world.requests()
+      const result = await plan(name, ...mapping, '--sheet', 'Decimals')
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('line 2: refund_amount: THB has 2 decimal places; "12.345" has more.')
+      expect((await world.requests()).order_refund ?? 0).toBe(before.order_refund ?? 0)
+    },
+  )
+
+  it("a real run from Gnumeric's workbook refunds exactly the four amounts (the ledger); its CSV and .ods are then already refunded", async () => {
+    const sent = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      at('november.gnumeric.xlsx'),
+      '--column',
+      'mch_order_no=Invoice No',
+      ...mapping,
+      '--yes',
+    ])
+    expect(sent.code, sent.stderr).toBe(0)
+    for (const [i, mch] of NOVEMBER.entries())
+      expect((await world.ledger(mch))!.refunds.map((r) => [r.refund_fee, r.state])).toEqual([
+        [[126_711, 1234, 128_133, 28_636][i], 'SUCCESS'],
+      ])
+    for (const name of ['november.gnumeric.csv', 'november.gnumeric.ods']) {
+      const after = await plan(name, ...mapping)
+      expect(after.json<Plan>().rows.map((r) => r.status)).toEqual(Array(4).fill('already_refunded'))
+    }
+  })
+})
+
+describe('a title row above the header', () => {
+  it("does not hide the header's --column hints (LibreOffice's sheet): both commands name the header's columns, exit 2, nothing asked", async () => {
+    const before = await world.requests()
+    for (const extra of [[], ['--skip-invalid']]) {
+      const refund = await world.run([
+        'refund',
+        'create',
+        '--from-csv',
+        at('november.libreoffice.xlsx'),
+        '--dry-run',
+        ...extra,
+      ])
+      expect(refund.code, refund.stderr).toBe(2)
+      expect(refund.stderr).toContain('skipped 1 title row above the header: line 1 ("Refunds November 2026")')
+      expect(refund.stderr).toContain(
+        'line 2: no order number column (sheet "Refunds"; the workbook also has "Decimals": --sheet NAME reads another): the header needs one of mch_order_no, gw_order_no, channel_order_no (it has "Invoice No", "Refund (THB)", "Reason"); name yours with --column mch_order_no="Invoice No"',
+      )
+      expect(refund.stderr).toContain('name yours with --column refund_amount="Refund (THB)"')
+    }
+    const reconciled = await world.run(['reconcile', at('november.libreoffice.xlsx')])
+    expect(reconciled.code).toBe(2)
+    expect(reconciled.stderr).toContain('line 2: no order number column')
+    expect(reconciled.stderr).toContain('name yours with --column mch_order_no="Invoice No"')
+    expect(await world.requests()).toEqual(before)
+  })
+})
+
+describe("formulas without a stored result (xlsxwriter's default: a placeholder 0, calculated when opened) are never read as 0", () => {
+  it('a bulk refund names the cells of the row and of its total; nothing is sent, no order "0" is asked for', async () => {
+    const before = await world.requests()
+    const dry = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      at('formulas.xlsxwriter.xlsx'),
+      '--column',
+      'mch_order_no=Invoice No',
+      '--column',
+      'refund_amount=Refund (THB)',
+      '--dry-run',
+    ])
+    expect(dry.code).toBe(2)
+    expect(dry.stderr).toContain(
+      'line 3: formula without a stored result in cells A3 (mch_order_no), B3 (refund_amount), C3 (fee_type): open and save the workbook in your spreadsheet first',
+    )
+    expect(dry.stderr).toContain(
+      'line 4: a totals row ("Total"), not acted on; not checked (an amount above it could not be read)',
+    )
+    expect(dry.stderr).not.toMatch(/zero|order 0|"0"/)
+    const after = await world.requests()
+    // The one readable row's order, once; nothing refunded.
+    expect((after.order_query ?? 0) - (before.order_query ?? 0)).toBe(1)
+    expect(after.order_refund ?? 0).toBe(before.order_refund ?? 0)
+  })
+
+  it('reconcile makes such a row an invalid_row naming its cells, and asks nothing about it', async () => {
+    const before = await world.requests()
+    const result = await reconcile(
+      'formulas.xlsxwriter.xlsx',
+      '--sheet',
+      'Orders',
+      '--column',
+      'amount=Amount',
+      '--column',
+      'status=Status',
+    )
+    expect(result.code).toBe(1)
+    expect(result.doc.results.map((r) => [r.line, r.classification])).toEqual([
+      [2, 'match'],
+      [3, 'invalid_row'],
+    ])
+    const detail = (result.doc.results[1] as unknown as {detail: string}).detail
+    expect(detail).toBe(
+      'formula without a stored result in cells A3 (mch_order_no), C3 (status): open and save the workbook in your spreadsheet first (the program that wrote it does not calculate)',
+    )
+    expect(((await world.requests()).order_query ?? 0) - (before.order_query ?? 0)).toBe(1)
   })
 })
 

@@ -265,6 +265,198 @@ describe('reports open in a spreadsheet as written', () => {
   })
 })
 
+/** A CSV as lines of cells, the header among them, as a spreadsheet shows them. */
+const linesOf = (path: string) =>
+  (parse(readFileSync(path), {bom: true, relax_column_count: true, cast: untab}) as string[][]).map((cells) =>
+    cells.every((c) => c === '') ? [] : cells,
+  )
+
+describe('a report lines up with its input, line for line', () => {
+  it('a title, a blank line and a totals row are written where they were: not_a_row, totals with its check', async () => {
+    const [a, b] = await world.paidOrders(2, 10_000, 'REP-LINES')
+    const csv = csvFile(
+      `Refunds November 2026,,\n\nmch_order_no,refund_amount,note\n${a},10.00,"two\nlines"\n,,\n${b},5.00,x\nTotal,15.00,\n`,
+    )
+    expect((await bulk(csv)).code).toBe(0)
+    const input = readFileSync(csv, 'utf8').split('\n')
+    const report = readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8')
+      .replace(/^\uFEFF/, '')
+      .split('\n')
+    expect(report).toHaveLength(input.length)
+    const lines = linesOf(csv.replace(/\.csv$/, '.report.csv'))
+    const status = lines[2]!.indexOf('status')
+    const advice = lines[2]!.indexOf('advice')
+    expect(lines.map((cells) => [cells[0], cells[status]])).toEqual([
+      ['Refunds November 2026', 'not_a_row'],
+      ['', 'not_a_row'],
+      ['mch_order_no', 'status'],
+      [a, 'refunded'],
+      ['', 'not_a_row'],
+      [b, 'refunded'],
+      ['Total', 'totals'],
+    ])
+    expect(lines[6]![advice]).toBe('it agrees with the rows above it (15.00)')
+    // Not rows: none is counted in the summary.
+    expect(summaryOf(csv).slice(-1)).toEqual([['refunded', 'THB', '2', '15.00']])
+  })
+
+  it('a workbook report keeps each row on its row: the title, an empty row and the totals row too', async () => {
+    const [a, b] = await world.paidOrders(2, 10_000, 'REP-LINES-X')
+    const xlsx = await writeWorkbook(join(world.configDir, 'lines.xlsx'), [
+      {
+        name: 'refunds',
+        rows: [['Refunds November 2026'], ['mch_order_no', 'refund_amount'], [a, 10], [], [b, 5], ['Total', 15]],
+      },
+    ])
+    expect((await bulk(xlsx)).code).toBe(0)
+    const [report] = await readWorkbook(join(world.configDir, 'lines.report.xlsx'))
+    expect(report!.frozenRows).toBe(2)
+    expect(report!.rows.map((cells) => [cells[0]?.value ?? null, cells[1]?.value ?? null])).toEqual([
+      ['Refunds November 2026', 'not_a_row'],
+      ['mch_order_no', 'status'],
+      [a, 'refunded'],
+      [null, 'not_a_row'],
+      [b, 'refunded'],
+      ['Total', 'totals'],
+    ])
+  })
+})
+
+describe("gw's own outputs are inputs", () => {
+  interface Plan {
+    rows: {line: number; status: string}[]
+    earlier_output_columns: string[]
+  }
+  const dry = (path: string) => world.run(['refund', 'create', '--from-csv', path, '--dry-run', '--json'])
+
+  it("a finished batch's report, CSV or workbook, read back: every row already refunded, nothing sent, gw's columns said once", async () => {
+    const [a, b] = await world.paidOrders(2, 10_000, 'REP-AGAIN')
+    const [ali] = await world.paidOrders(1, 10_000, 'REP-AGAIN-ALI', 'alipay')
+    const csv = csvFile(
+      `Refunds,,\nmch_order_no,refund_amount,note\n${a},10.00,x\n\n${b},5.00,y\n${ali},2.50,z\nTotal,17.50,\n`,
+    )
+    expect((await bulk(csv)).code).toBe(0)
+    expect((await bulk(csv, ['--out', csv.replace(/\.csv$/, '.report.xlsx')])).code).toBe(0)
+    const before = await world.requests()
+    for (const report of ['.report.csv', '.report.xlsx']) {
+      const again = join(world.configDir, `again-${basename(csv, '.csv')}${extname(report)}`)
+      writeFileSync(again, readFileSync(csv.replace(/\.csv$/, report)))
+      const planned = await dry(again)
+      expect(planned.code, planned.stderr).toBe(0)
+      expect(planned.json<Plan>().rows.map((r) => [r.line, r.status])).toEqual([
+        [3, 'already_refunded'],
+        [5, 'already_refunded'],
+        [6, 'already_refunded'],
+      ])
+      expect(planned.stderr).toContain(
+        `gw's own columns of an earlier report or list, not read: "status", "gw_refund_no", "refund_time", "earlier_run_at", "settled_by", "err_code", "err_msg", "advice"; every row is checked again`,
+      )
+      expect(planned.stderr).not.toContain('both refund_fee and refund_amount')
+      expect(planned.stderr).toContain('a totals row ("Total") of "17.50", not acted on; it agrees')
+      const run = await bulk(again)
+      expect(run.code, run.stderr).toBe(0)
+    }
+    expect((await world.requests()).order_refund ?? 0).toBe(before.order_refund ?? 0)
+    for (const order of [a, b, ali]) expect((await world.ledger(order!))!.refunds).toHaveLength(1)
+    // The report of the report: gw's status column written over in its place, the file's own columns as they were.
+    const rereport = linesOf(join(world.configDir, `again-${basename(csv, '.csv')}.report.csv`))
+    expect(rereport[1]).toEqual(linesOf(csv.replace(/\.csv$/, '.report.csv'))[1])
+    expect(rereport.map((cells) => cells[3] ?? '')).toEqual([
+      'not_a_row',
+      'status',
+      'already_refunded',
+      'not_a_row',
+      'already_refunded',
+      'already_refunded',
+      'totals',
+    ])
+  })
+
+  it('a refund list export read back is already refunded; both amount forms that disagree are a problem, nothing sent', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-LIST')
+    expect((await world.run(['refund', 'create', order!, '--amount', '3.00'])).code).toBe(0)
+    const list = join(world.configDir, 'refund-list.csv')
+    expect((await world.run(['refund', 'list', '--out', list])).code).toBe(0)
+    const mine = csvFile(
+      [
+        readFileSync(list, 'utf8').split('\n')[0],
+        ...readFileSync(list, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes(order!)),
+      ].join('\n'),
+    )
+    const planned = await dry(mine)
+    expect(planned.code, planned.stderr).toBe(0)
+    expect(planned.json<Plan>().rows.map((r) => r.status)).toEqual(['already_refunded'])
+    expect(planned.json<Plan>().earlier_output_columns).toContain('status')
+    const before = await world.requests()
+    const wrong = csvFile(`mch_order_no,refund_fee,refund_amount,fee_type\n${order},300,4.00,THB\n`)
+    const refused = await bulk(wrong)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(
+      'line 2: both refund_fee ("300") and refund_amount ("4.00") are filled and disagree: 4.00 THB is 400 in minor units; give one',
+    )
+    expect((await world.requests()).order_refund ?? 0).toBe(before.order_refund ?? 0)
+  })
+
+  it("reconcile reads its own output and gw's order list back: the gateway's columns said once, every row checked again", async () => {
+    const [a, b] = await world.paidOrders(2, 10_000, 'REP-REC')
+    const csv = csvFile(`Orders,,\nmch_order_no,amount,status\n${a},100.00,paid\n\n${b},100.00,paid\nTotal,200.00,\n`)
+    const first = await world.run(['reconcile', csv, '--channel', 'wechat'])
+    expect(first.code, first.stderr).toBe(0)
+    const output = csv.replace(/\.csv$/, '.reconciled.csv')
+    const lines = linesOf(output)
+    const classification = lines[1]!.indexOf('classification')
+    expect(lines.map((cells) => cells[classification] ?? '')).toEqual([
+      'not_a_row',
+      'classification',
+      'match',
+      'not_a_row',
+      'match',
+      'totals',
+    ])
+    const again = csvFile(readFileSync(output, 'utf8'))
+    const second = await world.run(['reconcile', again, '--json'])
+    expect(second.code, second.stderr).toBe(0)
+    expect(second.stderr).toContain(`gw's own columns of an earlier report or list, not read: "gateway_state"`)
+    expect(second.json<{results: {classification: string}[]}>().results.map((r) => r.classification)).toEqual([
+      'match',
+      'match',
+    ])
+    await world.createOrder('REP-REC-LIST')
+    const list = join(world.configDir, 'order-list.csv')
+    expect((await world.run(['order', 'list', '--out', list])).code).toBe(0)
+    const listed = await world.run(['reconcile', list, '--json'])
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stderr).toContain(`gw's own columns of an earlier report or list, not read: "made_at"`)
+  })
+})
+
+describe('rows that could not be used, in the summaries', () => {
+  it('are counted under the currency they name, with no amount: an empty cell (a spreadsheet shows no stray apostrophe)', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-SKIP')
+    const csv = csvFile(
+      `mch_order_no,refund_amount,fee_type\n${order},1.00,THB\n${order},-5.00,THB\nREP-SKIP-X,฿2.00,\n`,
+    )
+    const run = await bulk(csv, ['--skip-invalid'])
+    expect(run.code, run.stderr).toBe(1)
+    expect(run.stdout).toMatch(/skipped_invalid\s*│\s*THB\s*│\s*2\s*│\s*-/)
+    expect(summaryOf(csv)).toContainEqual(['skipped_invalid', 'THB', '2', ''])
+    const summary = csv.replace(/\.csv$/, '.report.summary.csv')
+    expect(readFileSync(summary, 'utf8')).not.toContain("'-")
+    const saved = savedByLibreOffice(summary)
+    if (saved) expect(saved).toContainEqual(['skipped_invalid', 'THB', '2', ''])
+    const orders = csvFile(`mch_order_no,amount,fee_type\n${order},100.00,THB\n${order},-1.00,THB\n`)
+    const reconciled = await world.run(['reconcile', orders, '--json'])
+    expect(reconciled.code).toBe(1)
+    const lines = reconciled.json<{summary: {classification: string; currency: string; rows: number}[]}>().summary
+    expect(lines.map((l) => [l.classification, l.currency, l.rows])).toEqual([
+      ['match', 'THB', 1],
+      ['invalid_row', 'THB', 1],
+    ])
+  })
+})
+
 describe('what gw made where the gateway has no refund query', () => {
   it("reconcile --with-refunds matches a partly refunded alipay order from this machine's history, and refund query lists it", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-ALI-REC', 'alipay')

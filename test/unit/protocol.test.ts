@@ -42,13 +42,16 @@ describe('amounts', () => {
     expect(toMinorUnits('0.01', 'MYR')).toBe(1)
     expect(toMinorUnits('1500', 'JPY')).toBe(1500)
     expect(toMinorUnits('1500.', 'JPY')).toBe(1500)
-    expect(toMinorUnits('1500.00', 'JPY')).toBe(1500)
+    expect(toMinorUnits('150.0', 'THB')).toBe(15000)
     expect(toMinorUnits('0.29', 'AED')).toBe(29) // 0.29 * 100 is 28.999999999999996 in floating point
   })
 
   it('refuses more decimals than the currency has, signs, separators and unknown currencies', () => {
     expect(() => toMinorUnits('150.505', 'THB')).toThrow('THB has 2 decimal places')
     expect(() => toMinorUnits('150.5', 'JPY')).toThrow('JPY has no minor unit')
+    // Places as written: zeros beyond the currency's are not dropped (1.500 is not 1.50).
+    expect(() => toMinorUnits('1500.00', 'JPY')).toThrow('JPY has no minor unit; "1500.00" must be a whole number')
+    expect(() => toMinorUnits('1.500', 'THB')).toThrow('THB has 2 decimal places; "1.500" has more')
     for (const bad of ['-1', '+1', '1,000.00', '1e3', '', ' . ', 'abc'])
       expect(() => toMinorUnits(bad, 'THB')).toThrow()
     expect(() => toMinorUnits('1', 'USD')).toThrow('unknown currency "USD"')

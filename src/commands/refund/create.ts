@@ -12,7 +12,7 @@ import {describeReference} from '../../lib/orders/reference.js'
 import type {BulkResult} from '../../lib/refunds/bulk/bulk-result.js'
 import {type RefundDocument, identicalQuestion, refundAction, refundOutcome} from '../../lib/render/refunds.js'
 
-type BulkRun = BulkResult & {profile: string; appid: string; live: boolean}
+type BulkRun = BulkResult & {profile: string; appid: string; live: boolean; resume_command: string | null}
 const confirmBulk = {always: true, otherwise: 'or --dry-run to see the plan'}
 /** Files from this size on are planned with V8's heap kept close to what is live. */
 const LARGE_FILE_BYTES = 1024 * 1024
@@ -29,7 +29,7 @@ export default class RefundCreate extends GwCommand<typeof RefundCreate> {
   static override summary = 'refund a paid order, fully or in part, or every row of a CSV'
   static override description = `One refund: the order's total, currency and channel come from an order query when not given, and a refund above the order's balance is refused before anything is sent. The refund number is generated when not given and printed: keep it. If an answer is lost, gw looks the refund number up instead of sending again, so a refund is never made twice. A delayed refund (TRADE_STATE_ERROR) ends as processing, exit 5.
 
-With --from-csv: the whole file is checked first (every problem with its line), every order is queried once, a journal beside the file records each refund before it is sent, and running the same command again resumes a run that was stopped or killed. A report lists every row. Exit 0 when every row is refunded, 1 when any failed or was skipped, 5 when any is still processing.`
+With --from-csv: the whole file is checked first (every problem with its line), every order is queried once, a journal beside the file records each refund before it is sent, and running the same command again resumes a run that was stopped or killed. A report lists every row. Exit 0 when every row is refunded, 1 when any failed or was skipped, 5 when any is still processing or unknown (run the command it prints again later), 6 when refunds were sent but the channel cannot confirm them (alipay): confirm them on the merchant platform by the refund numbers it lists.`
 
   static override examples = [
     '<%= config.bin %> refund create INV-1001 --amount 50.00',
@@ -99,7 +99,8 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     // compressed), whose dry run peaks at 218 MiB (budget: 300 for 100,000 rows).
     if (sizeOf(csv) >= LARGE_FILE_BYTES) setFlagsFromString('--heap-growing-percent=30')
     const {runBulkRefund} = await import('../../lib/refunds/bulk/bulk-refund.js')
-    const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes} = await import('../../lib/render/bulk.js')
+    const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes, resumeCommand} =
+      await import('../../lib/render/bulk.js')
     const {refunds} = await this.services()
     const named = shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'batch-id'])
     const options = {...flags, ...named, csv, gw_version: this.config.version}
@@ -110,7 +111,10 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
       sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
     })
-    this.present({...bulkResultView(result, profile, this.sameCommand('--yes')), exitCode: result.exit_code})
-    return {...result, profile: profile.name, appid: profile.appid, live: profile.live}
+    // The command as given, every flag kept: resuming it repeats every flag that shaped the run.
+    const again = this.sameCommand('--yes')
+    this.present({...bulkResultView(result, profile, again), exitCode: result.exit_code})
+    const resume_command = resumeCommand(result, again) ?? null
+    return {...result, profile: profile.name, appid: profile.appid, live: profile.live, resume_command}
   }
 }

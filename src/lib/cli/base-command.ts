@@ -119,7 +119,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
    */
   protected sameCommand(...extra: string[]): string {
     const given = this.argv
-    return gwCommand(undefined, ...this.id!.split(':'), ...given, ...extra.filter((word) => !given.includes(word)))
+    const lacks = (word: string) => !given.includes(word) && !(word === '--yes' && given.includes('-y'))
+    return gwCommand(undefined, ...this.id!.split(':'), ...given, ...extra.filter(lacks))
   }
 
   #services?: Promise<GatewayServices>

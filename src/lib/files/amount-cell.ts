@@ -7,6 +7,7 @@
 import {AmountError, type TypedAmount, readAmountText} from '../gateway/protocol/index.js'
 import {quoted} from '../untrusted.js'
 import type {TableRow} from './table.js'
+import {formulasWithoutResult} from './workbook-cells.js'
 
 /** The amount in `field` of `row`, for a row in `currency` when known; throws AmountError saying what is wrong. */
 export function amountOfField(row: TableRow, field: string, currency?: string): TypedAmount {
@@ -19,9 +20,7 @@ export function amountOfField(row: TableRow, field: string, currency?: string): 
     case 'date':
       throw new AmountError(`the cell is a date (${row.get(field)}), not an amount`)
     case 'formula':
-      throw new AmountError(
-        `the formula in cell ${note.address} has no stored result (written by a program that does not calculate, such as openpyxl); open and save the file in a spreadsheet program, or type the amount`,
-      )
+      throw new AmountError(formulasWithoutResult([note.address]))
     default:
       return readAmountText(row.get(field), currency)
   }

@@ -1,8 +1,11 @@
 /**
  * Annotated output: every input row with its own columns, plus ours (a bulk refund's status,
- * reconcile's classification). The input's values are never changed: one of ours that is the
- * column gw read as that field fills only its empty cells (a refund number derived where the
- * file left it blank); one named like another column of the input is written as `gw_NAME`.
+ * reconcile's classification), line for line with the input: lines that are not rows (titles
+ * above the header, blank lines, totals) are written where they were. The input's values are
+ * never changed: one of ours that is the column gw read as that field fills only its empty cells
+ * (a refund number derived where the file left it blank); one named like another column of the
+ * input is written as `gw_NAME`; one that is gw's own column of an earlier output fed back in
+ * (its status) is written over, in its place.
  * A CSV (UTF-8 with a BOM unless asked not to, so a spreadsheet reads Thai right) or, for a
  * name ending in .xlsx, a workbook (workbook-output). Written row by row to a temporary file
  * and moved into place on close: readers never see half a file.
@@ -93,8 +96,6 @@ interface OutputOptions {
   bom?: boolean
   /** A CSV's separator: the input's, so a spreadsheet set for `;` opens it as it opened the input. */
   delimiter?: string
-  /** A CSV starts with its columns' header unless false. */
-  header?: boolean
   /** A report: an earlier file at its path is kept (moved aside under its time), never overwritten. */
   keep?: boolean
   /** Ours that a workbook shows first, right after the input's order number column (a row's status). */
@@ -105,30 +106,24 @@ interface OutputOptions {
  * A workbook's column order: the input's columns up to its order number, then the `lead` ones
  * of ours, then the rest as they are. Undefined when nothing moves.
  */
-function workbookOrder(
-  header: TableHeader,
-  placement: {column: string; at: number; inPlace: boolean}[],
-  lead: readonly string[],
-  width: number,
-) {
+function workbookOrder(header: TableHeader, placement: Placement<string>[], lead: readonly string[], width: number) {
   const key = Math.min(...ORDER_NUMBER_FIELDS.map((f) => header.index.get(f) ?? Infinity))
-  const leading = placement.filter((p) => !p.inPlace && lead.includes(p.column)).map((p) => p.at)
+  const leading = placement.filter((p) => p.mode === 'new' && lead.includes(p.column)).map((p) => p.at)
   if (!Number.isFinite(key) || !leading.length) return undefined
   const rest = Array.from({length: width}, (_, i) => i).filter((i) => !leading.includes(i))
   return [...rest.slice(0, key + 1), ...leading, ...rest.slice(key + 1)]
 }
 
-function csvSink(stream: Writable, columns: string[], options: OutputOptions): RowSink {
-  const {bom = true, delimiter = ',', header = true} = options
+function csvSink(stream: Writable, options: OutputOptions): RowSink {
+  const {bom = true, delimiter = ','} = options
   // A field holding a lone CR is quoted too (csv-stringify quotes only its own record delimiter
   // when one is given): unquoted, every CSV reader would end the row there.
   const stringifier = stringify({bom, delimiter, record_delimiter: 'unix', quote_record_delimiter: true})
   const done = pipeline(stringifier, stream)
   // Said when the sink ends (or is destroyed); until then a failed write must not end gw as unhandled.
   done.catch(() => {})
-  // The header is the input's own text too: neutralised like every other cell.
-  if (header) stringifier.write(columns.map(spreadsheetSafe))
   return {
+    // The header is the input's own text too: neutralised like every other cell.
     async write(cells) {
       // A write that failed while gw was between rows (a full disk) is said here, not waited on.
       if (!stringifier.write(cells.map(spreadsheetSafe))) await Promise.race([once(stringifier, 'drain'), done])
@@ -146,18 +141,29 @@ function csvSink(stream: Writable, columns: string[], options: OutputOptions): R
 
 const reorder = <T>(items: T[], order: number[] | undefined): T[] => (order ? order.map((i) => items[i]!) : items)
 
-/** Where each of our columns goes: in place (the input's column for that field), or a new column and its name. */
+/**
+ * Where one of our columns goes: `fill`, the input's column for that field (its empty cells);
+ * `replace`, gw's own column of an earlier output fed back in; `new`, a column of its own.
+ */
+interface Placement<C extends string> {
+  column: C
+  at: number
+  mode: 'fill' | 'replace' | 'new'
+}
+
 function placementOf<C extends string>(header: TableHeader, ours: readonly C[]) {
   const taken = new Set(header.keys)
   const added: string[] = []
-  const placement = ours.map((column) => {
+  const placement = ours.map((column): Placement<C> => {
     const at = header.keys.indexOf(column)
-    if (at !== -1 && header.index.get(column) === at) return {column, at, inPlace: true}
+    if (at !== -1 && header.index.get(column) === at) return {column, at, mode: 'fill'}
+    const earlier = header.gwColumns.find((i) => new RegExp(`^(gw_)*${column}$`).test(header.keys[i]!))
+    if (earlier !== undefined) return {column, at: earlier, mode: 'replace'}
     let name: string = column
     while (taken.has(name)) name = `gw_${name}`
     taken.add(name)
     added.push(name)
-    return {column, at: header.names.length + added.length - 1, inPlace: false}
+    return {column, at: header.names.length + added.length - 1, mode: 'new'}
   })
   return {placement, added}
 }
@@ -181,7 +187,14 @@ export async function writeTable<C extends string>(
 
 /** A table of gw's own columns only, written a row at a time as rows come (a list streamed from the history). */
 export async function openTable<C extends string>(path: string, columns: readonly C[], options: OutputOptions) {
-  const none = {names: [], keys: [], index: new Map<string, number>(), ignored: [], mapped: new Map<string, string>()}
+  const none = {
+    names: [],
+    keys: [],
+    index: new Map<string, number>(),
+    ignored: [],
+    mapped: new Map<string, string>(),
+    gwColumns: [],
+  }
   const writer = await AnnotatedWriter.open(path, none, columns, options)
   return {
     write: (row: Partial<Record<C, Cell>>) => writer.write({values: []}, row),
@@ -192,7 +205,9 @@ export async function openTable<C extends string>(path: string, columns: readonl
 
 export class AnnotatedWriter<C extends string> {
   readonly #width: number
-  readonly #placement: {column: C; at: number; inPlace: boolean}[]
+  readonly #placement: Placement<C>[]
+  /** The header row, written before the first row (after the lines above it). */
+  #header: string[] | undefined
   /** Where each written column comes from, when a workbook shows ours first. */
   readonly #order?: number[]
 
@@ -201,11 +216,13 @@ export class AnnotatedWriter<C extends string> {
     readonly temporary: string,
     readonly sink: RowSink,
     header: TableHeader,
-    placement: {column: C; at: number; inPlace: boolean}[],
+    columns: string[],
+    placement: Placement<C>[],
     readonly options: OutputOptions,
     order: number[] | undefined,
   ) {
     this.#width = header.names.length
+    this.#header = columns
     this.#placement = placement
     this.#order = order
   }
@@ -223,39 +240,57 @@ export class AnnotatedWriter<C extends string> {
     const {temporary, fd} = temporaryBeside(path)
     const stream = createWriteStream(temporary, {fd})
     const sink = isWorkbook(path)
-      ? await (await import('./workbook-output.js')).workbookSink(stream, reorder(columns, order), options.sheet)
-      : csvSink(stream, columns, options)
-    return new AnnotatedWriter(path, temporary, sink, header, placement, options, order)
+      ? await (await import('./workbook-output.js')).workbookSink(stream, options.sheet)
+      : csvSink(stream, options)
+    return new AnnotatedWriter(path, temporary, sink, header, columns, placement, options, order)
+  }
+
+  /** The input's line with ours, as a row of cells (in a workbook, its number and date cells as typed). */
+  #cells({values, typed}: {values: readonly string[]; typed?: TypedCells}, annotations: Partial<Record<C, Cell>>) {
+    const cells: Cell[] = Array.from({length: this.#width}, (_, i) => values[i] ?? '')
+    if (typed && isWorkbook(this.path)) for (const cell of typed) if (cell.at < this.#width) cells[cell.at] = cell
+    for (const {column, at, mode} of this.#placement) {
+      const given = (values[at] ?? '').trim()
+      const ours = annotations[column]
+      // In the field's column, ours fills an empty cell, or stands for the same value (typed: a number in a workbook).
+      if (mode !== 'fill' || given === '' || given === cellText(ours)) cells[at] = ours
+    }
+    return reorder(cells, this.#order)
+  }
+
+  /** A line above the header (a title of the input), with ours; before any row. */
+  async writeAbove(line: {values: readonly string[]; typed?: TypedCells}, annotations: Partial<Record<C, Cell>>) {
+    if (!this.#header) throw new Error('a line above the header is written before the rows')
+    await this.sink.write(this.#cells(line, annotations))
+  }
+
+  async #writeHeader() {
+    if (!this.#header) return
+    const header = reorder(this.#header, this.#order)
+    this.#header = undefined
+    await this.sink.write(header, true)
   }
 
   /**
    * Writes the input's row (its values, and in a workbook its number and date cells as typed)
-   * with ours. Resolves when the row is buffered; waits when the disk is slower than the rows.
+   * with ours, after the header. Resolves when the row is buffered; waits when the disk is
+   * slower than the rows.
    */
-  async write(
-    {values, typed}: {values: readonly string[]; typed?: TypedCells},
-    annotations: Partial<Record<C, Cell>>,
-  ): Promise<void> {
-    const cells: Cell[] = Array.from({length: this.#width}, (_, i) => values[i] ?? '')
-    if (typed && isWorkbook(this.path)) for (const cell of typed) if (cell.at < this.#width) cells[cell.at] = cell
-    for (const {column, at, inPlace} of this.#placement) {
-      const given = (values[at] ?? '').trim()
-      const ours = annotations[column]
-      // In place, ours fills an empty cell, or stands for the same value (typed: a number in a workbook).
-      if (!inPlace || given === '' || given === cellText(ours)) cells[at] = ours
-    }
-    await this.sink.write(reorder(cells, this.#order))
+  async write(line: {values: readonly string[]; typed?: TypedCells}, annotations: Partial<Record<C, Cell>>) {
+    await this.#writeHeader()
+    await this.sink.write(this.#cells(line, annotations))
   }
 
   /** Puts the output (and a CSV's summary beside it) in place; resolves to where an earlier one at its path was kept. */
   async close(summary?: SummarySheet): Promise<string | undefined> {
+    await this.#writeHeader()
     await this.sink.end(summary)
     let summaryTemporary: string | undefined
     if (summary && !isWorkbook(this.path)) {
       const opened = temporaryBeside(summaryPathOf(this.path))
       summaryTemporary = opened.temporary
       const stream = createWriteStream(summaryTemporary, {fd: opened.fd})
-      const sink = csvSink(stream, [], {...this.options, header: false})
+      const sink = csvSink(stream, this.options)
       for (const line of summaryLines(summary)) await sink.write(line)
       await sink.end()
     }

@@ -75,7 +75,8 @@ export function summarySheet<G extends string, F extends `${string}_fee`>(
         l.group,
         l.currency,
         l.rows,
-        ...fields.map((field) => money(l[field] as number | undefined, l.currency) ?? '-'),
+        // No amount (rows skipped before theirs was known): an empty cell, never a sum of 0.
+        ...fields.map((field) => money(l[field] as number | undefined, l.currency)),
       ]),
       ...notes,
     ],

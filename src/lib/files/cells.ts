@@ -52,7 +52,8 @@ export function cellText(value: Cell): string {
 
 /** Where the cells of each row go: a CSV stringifier, or a workbook. */
 export interface RowSink {
-  write(cells: Cell[]): Promise<void>
+  /** `header`: the columns' header row (a workbook shows it bold and keeps it in view). */
+  write(cells: Cell[], header?: boolean): Promise<void>
   end(summary?: SummarySheet): Promise<void>
   destroy(): Promise<void>
 }

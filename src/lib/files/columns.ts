@@ -4,7 +4,7 @@
  * other columns are ignored, and said to be; one that looks like a field gw could use gets a
  * hint with the flag that would use it.
  */
-import {usageError} from '../errors.js'
+import {shellWord, usageError} from '../errors.js'
 import {quoted, shown} from '../untrusted.js'
 
 export interface Columns {
@@ -93,6 +93,34 @@ export function resolveColumns(
   return {index, ignored, mapped: mapping}
 }
 
+/**
+ * The columns of gw's own earlier output that a file fed back in holds (a report, a reconcile
+ * output, a list export): `outputs` are the column sets of the outputs the command knows, and a
+ * file holding every column of one (by its name, or as `gw_NAME` where that output renamed it
+ * beside a column of the file's own) is that output. Its columns not read as fields are gw's
+ * words about an earlier run (a status, advice, the gateway's answers), not the file's data:
+ * their positions. Where both `status` and `gw_status` are there, gw's is the renamed one.
+ */
+export function gwColumnsOf(
+  keys: readonly string[],
+  read: ReadonlySet<number>,
+  outputs: readonly (readonly string[])[],
+): number[] {
+  const found = new Set<number>()
+  for (const output of outputs) {
+    const positions = output.map((column) => {
+      const named = new RegExp(`^(gw_)*${column}$`)
+      let best: number | undefined
+      keys.forEach((key, at) => {
+        if (named.test(key) && (best === undefined || key.length > keys[best]!.length)) best = at
+      })
+      return best
+    })
+    if (positions.every((at) => at !== undefined)) for (const at of positions) if (!read.has(at!)) found.add(at!)
+  }
+  return [...found].sort((a, b) => a - b)
+}
+
 /** What a column's name suggests it holds, and the fields that would read it. */
 const LOOKS_LIKE: readonly {pattern: RegExp; what: string; fields: readonly string[]}[] = [
   {pattern: /order|invoice|\binv\b|bill|receipt|เลขที่|คำสั่งซื้อ|ใบสั่ง/, what: 'order numbers', fields: ['mch_order_no']},
@@ -106,24 +134,22 @@ const LOOKS_LIKE: readonly {pattern: RegExp; what: string; fields: readonly stri
   {pattern: /channel|wallet|ช่องทาง/, what: 'channels', fields: ['channel']},
 ]
 
-/** The header as a shell word, to paste after --column FIELD=. */
-function shellWord(text: string): string {
-  return /^[\w.-]+$/.test(text) ? text : `"${text.replace(/["\\$`]/g, '\\$&')}"`
-}
-
 /** The flag that maps `field` to `header`, ready to paste. */
 export const columnFlag = (field: string, header: string) =>
   `--column ${field}=${shellWord(shown(cleanHeader(header), 60))}`
 
-/**
- * For each ignored column that looks like a field the command reads and the file lacks:
- * `"Total" looks like amounts: --column amount=Total`. `anyOf`: fields of which one is enough
- * (the three order numbers).
- */
-export function columnHints(columns: Columns, fields: readonly string[], anyOf: readonly string[][] = []): string[] {
+/** An ignored column that looks like a field the command reads and the file lacks, and that field. */
+interface Hint {
+  name: string
+  what: string
+  field: string
+}
+
+/** The hints of `columnHints`, as facts. */
+function hintsOf(columns: Columns, fields: readonly string[], anyOf: readonly string[][]): Hint[] {
   const has = (field: string) =>
     columns.index.has(field) || anyOf.some((group) => group.includes(field) && group.some((f) => columns.index.has(f)))
-  const hints: string[] = []
+  const hints: Hint[] = []
   // Counted once: a header of thousands of ignored columns is read in linear time.
   const counts = new Map<string, number>()
   for (const name of columns.ignored) counts.set(normalizeHeader(name), (counts.get(normalizeHeader(name)) ?? 0) + 1)
@@ -134,7 +160,34 @@ export function columnHints(columns: Columns, fields: readonly string[], anyOf: 
     const key = normalizeHeader(name)
     const guess = LOOKS_LIKE.find((g) => g.pattern.test(key))
     const field = guess?.fields.find((f) => fields.includes(f) && !has(f))
-    if (guess && field) hints.push(`${quoted(name)} looks like ${guess.what}: ${columnFlag(field, name)}`)
+    if (guess && field) hints.push({name, what: guess.what, field})
   }
   return hints
+}
+
+/**
+ * For each ignored column that looks like a field the command reads and the file lacks:
+ * `"Total" looks like amounts: --column amount=Total`. `anyOf`: fields of which one is enough
+ * (the three order numbers).
+ */
+export const columnHints = (columns: Columns, fields: readonly string[], anyOf: readonly string[][] = []): string[] =>
+  hintsOf(columns, fields, anyOf).map((h) => `${quoted(h.name)} looks like ${h.what}: ${columnFlag(h.field, h.name)}`)
+
+/**
+ * How many of `groups` (fields of which one is needed) a header gives, by name or by a column
+ * that looks like one (a hint): a title row above the header gives none.
+ */
+export function groupsNamed(
+  columns: Columns,
+  fields: readonly string[],
+  groups: readonly (readonly string[])[],
+): number {
+  const hinted = new Set(
+    hintsOf(
+      columns,
+      fields,
+      groups.map((g) => [...g]),
+    ).map((h) => h.field),
+  )
+  return groups.filter((group) => group.some((field) => columns.index.has(field) || hinted.has(field))).length
 }

@@ -124,7 +124,10 @@ async function lineOfError(path: string, options: CsvOptions): Promise<number | 
   return undefined
 }
 
-export async function* csvRecords(path: string, options: CsvOptions): AsyncGenerator<{record: string[]; line: number}> {
+export async function* csvRecords(
+  path: string,
+  options: CsvOptions,
+): AsyncGenerator<{record: string[]; line: number; end?: number}> {
   /** Lines csv-parse has counted twice so far (a CRLF inside quotes), which the file shows as one. */
   let doubled = 0
   try {
@@ -133,7 +136,9 @@ export async function* csvRecords(path: string, options: CsvOptions): AsyncGener
       const ends = lineEndsIn(record)
       const line = info.lines - ends.counted - doubled
       doubled += ends.doubled
-      yield {record: record.map(unguarded), line}
+      // A record with line ends inside its quotes takes lines up to `end`: no blank line between.
+      const end = ends.counted ? {end: line + ends.counted - ends.doubled} : {}
+      yield {record: record.map(unguarded), line, ...end}
     }
   } catch (error) {
     if (error instanceof CsvError) {

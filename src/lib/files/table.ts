@@ -2,25 +2,36 @@
  * Tabular input as finance and support export it: a CSV file (csv-records) or an .xlsx
  * workbook (workbook-records), told apart by content, not by name. Each field gw reads comes
  * from its column (columns: gw's names or the user's mapping). Rows stream, each with the
- * line (the sheet's row) it starts on, so problems can name their line.
+ * line (the sheet's row) it starts on, so problems can name their line; every line of the file
+ * (titles, blank lines, rows) can be walked again in order, for a report that lines up with it.
  */
 import {open} from 'node:fs/promises'
 
 import {usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {quoted, shown} from '../untrusted.js'
-import {type Columns, columnFlag, columnHints, normalizeHeader, resolveColumns} from './columns.js'
+import {
+  type Columns,
+  columnFlag,
+  columnHints,
+  groupsNamed,
+  gwColumnsOf,
+  normalizeHeader,
+  resolveColumns,
+} from './columns.js'
 import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, checkNotUtf8, encodingOf, kindOf, looksBinary, notTextError, unusualLine} from './decoding.js'
 import type {TypedCells} from './cells.js'
-import type {CellNote} from './workbook-cells.js'
+import {type CellNote, formulasWithoutResult} from './workbook-cells.js'
 import type {WorkbookRecord} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
 
 export interface TableRow {
   /** The line the record starts on (the header is line 1); in a workbook, the sheet's row number. */
   line: number
+  /** The line it ends on (a CSV field may hold line ends); `line` for most. */
+  end: number
   values: string[]
   /** Fields past the header's columns that hold something: a row that does not fit its header. */
   extra: number
@@ -32,6 +43,8 @@ export interface TableRow {
   inexact(field: string): boolean
   /** What a workbook cell holds when it is not text (its number, a percentage, a date, a formula without result). */
   note(field: string): CellNote | undefined
+  /** The fields read from formulas without a stored result, with their cells. */
+  formulas(): {field: string; address: string}[]
   /** A workbook's number and date cells as typed, by column (for a workbook report). */
   typed?: TypedCells
 }
@@ -43,6 +56,8 @@ export interface TableHeader extends Columns {
   names: string[]
   /** Lower case, trimmed. */
   keys: string[]
+  /** Columns of gw's own earlier output in a file fed back in (its status, advice): not the file's data, not read. */
+  gwColumns: number[]
 }
 
 /** How the file was read, for notes and --json. */
@@ -60,10 +75,19 @@ export interface TableSource {
   unusual?: {line: number; text: string}
 }
 
-/** A table: how it was read, its header, then its rows, streamed. */
+/** A line of the file that is not a row: above the header (a title), or blank. */
+export interface TableLine {
+  line: number
+  values: string[]
+  typed?: TypedCells
+}
+
+/** A table: how it was read, its header, the lines above it, then its rows, streamed. */
 export interface Table {
   source: TableSource
   header: TableHeader
+  /** The lines above the header that hold something (titles), in order. */
+  above: TableLine[]
   rows: AsyncGenerator<TableRow>
 }
 
@@ -79,6 +103,8 @@ export interface ReadOptions {
   'header-row'?: number
   /** Groups of fields the header must hold one of each (the order numbers; the amounts), to be found. */
   required?: readonly (readonly string[])[]
+  /** The column sets of gw's own outputs the command may be given back (gwColumnsOf). */
+  outputs?: readonly (readonly string[])[]
 }
 
 /** How many rows the header is looked for among. */
@@ -94,11 +120,47 @@ function headerOf(record: SourceRecord, options: ReadOptions): TableHeader | und
     return undefined
   }
   if (!(options.required ?? []).every((group) => group.some((field) => columns.index.has(field)))) return undefined
-  return {line: record.line, names, keys: names.map(normalizeHeader), ...columns}
+  return headerWith(record.line, names, columns, options)
+}
+
+/** The header of `names` read as `columns`, gw's own columns of an earlier output told apart from the file's. */
+function headerWith(line: number, names: string[], columns: Columns, options: ReadOptions): TableHeader {
+  const keys = names.map(normalizeHeader)
+  const gwColumns = gwColumnsOf(keys, new Set(columns.index.values()), options.outputs ?? [])
+  const ignored = gwColumns.length
+    ? names.filter((n, i) => keys[i] !== '' && columns.ignored.includes(n) && !gwColumns.includes(i))
+    : columns.ignored
+  return {line, names, keys, ...columns, ignored, gwColumns}
+}
+
+/**
+ * Of rows none of which holds the required columns, the one most like a header: the first that
+ * names most of them, by name or by a column that looks like one ("Invoice No"), then the one of
+ * more cells (a title is one), so that what is missing is said of it, with the --column that
+ * would read it. The first row when none names any.
+ */
+function likeliestHeader(seen: readonly SourceRecord[], options: ReadOptions): number {
+  const named = (names: string[]) => {
+    try {
+      return groupsNamed(resolveColumns(names, options.fields), options.fields, options.required ?? [])
+    } catch {
+      return 0
+    }
+  }
+  const scores = seen.map(({record}) => [named(record), record.filter((v) => v.trim()).length] as const)
+  let best = 0
+  scores.forEach(([count, cells], at) => {
+    const [bestCount, bestCells] = scores[best]!
+    if (count > bestCount || (count === bestCount && count > 0 && cells > bestCells)) best = at
+  })
+  return best
 }
 
 /** Why a header cannot name orders (with the --column that would fix it when a column looks right), or undefined. */
-export function missingOrderColumn(table: Omit<Table, 'rows'>, fields: readonly string[]): string | undefined {
+export function missingOrderColumn(
+  table: Pick<Table, 'header' | 'source'>,
+  fields: readonly string[],
+): string | undefined {
   const {header, source} = table
   if (ORDER_NUMBER_FIELDS.some((c) => header.index.has(c))) return undefined
   const hint = columnHints(header, fields, [[...ORDER_NUMBER_FIELDS]]).find((h) => h.includes('mch_order_no'))
@@ -112,6 +174,17 @@ export const orderColumnOf = (row: TableRow) => ORDER_NUMBER_FIELDS.find((c) => 
 /** Every order number a row gives: the first names the order, the others must agree with it. */
 export const orderNumbersOf = (row: TableRow): Partial<Record<(typeof ORDER_NUMBER_FIELDS)[number], string>> =>
   Object.fromEntries(ORDER_NUMBER_FIELDS.filter((c) => row.get(c)).map((c) => [c, row.get(c)]))
+
+/**
+ * A row whose fields are read from formulas without a stored result cannot be judged at all
+ * (its order number may be one of them): the one thing to say of it, naming the cells.
+ */
+export function unresolvedFormulas(row: TableRow): string | undefined {
+  const formulas = row.formulas()
+  return formulas.length
+    ? formulasWithoutResult(formulas.map(({field, address}) => `${address} (${field})`))
+    : undefined
+}
 
 /** What is wrong with a row whatever the command: fields past its header, an order number Excel holds inexactly. */
 export function rowProblems(row: TableRow): string[] {
@@ -191,8 +264,9 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
       if (given === undefined && seen.length >= HEADER_SEARCH) break
     }
     if (!seen.length) throw usageError(`${path} is empty${sheetNote(source)}: it needs a header row and rows.`)
-    // The header: the line given, else the first row that holds the required columns, else the first row (whose columns are then said to be missing).
-    let at = header ? seen.length - 1 : 0
+    // The header: the line given, else the first row that holds the required columns, else the
+    // row most like a header (whose missing columns are then said).
+    let at = header ? seen.length - 1 : likeliestHeader(seen, options)
     if (given !== undefined) {
       at = seen.findIndex((r) => r.line === given)
       if (at === -1)
@@ -206,17 +280,20 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
         `${path}: with --delimiter ${shown(options.delimiter, 5)} the header is one column, ${quoted(names[0])}.`,
         'Leave --delimiter out: gw tells the separator from the header line.',
       )
-    header ??= {
-      line: seen[at]!.line,
-      names,
-      keys: names.map(normalizeHeader),
-      ...resolveColumns(names, options.fields, options.column),
-    }
-    const titles = seen.slice(0, at).map((r) => ({line: r.line, text: r.record.filter((v) => v.trim()).join(' ')}))
+    header ??= headerWith(seen[at]!.line, names, resolveColumns(names, options.fields, options.column), options)
+    // A title's text, without what gw wrote beside it in an earlier report (its status): a line of
+    // nothing else is a blank one.
+    const gw = new Set(header.gwColumns)
+    const text = (values: string[]) => values.filter((v, i) => v.trim() && !gw.has(i)).join(' ')
+    const above = seen
+      .slice(0, at)
+      .filter(({record}) => text(record))
+      .map(({line, record: values, typed}) => ({line, values, ...(typed ? {typed} : {})}))
+    const titles = above.map(({line, values}) => ({line, text: text(values)}))
     const rest = seen.slice(at + 1)
     const second = rest.length ? {done: false, value: rest.shift()!} : await bounded.next()
     if (second.done) throw usageError(`${path} has a header but no rows${sheetNote(source)}.`)
-    const table = {source: titles.length ? {...source, titles} : source, header}
+    const table = {source: titles.length ? {...source, titles} : source, header, above}
     return {...table, rows: rowsOf(header, second.value, prepended(rest, bounded))}
   } catch (error) {
     await bounded.return(undefined)
@@ -231,10 +308,20 @@ async function* rowsOf(
 ): AsyncGenerator<TableRow> {
   const {index, names} = header
   const width = names.length
-  const row = ({record: values, line, inexact, notes, typed}: SourceRecord): TableRow => ({
+  const gw = new Set(header.gwColumns)
+  // A line of an earlier report that only gw wrote in (its not_a_row beside a blank line) is blank.
+  const blank = ({record, notes}: SourceRecord) =>
+    gw.size > 0 && !notes && record.every((v, i) => gw.has(i) || v.trim() === '')
+  const row = ({record: values, line, end, inexact, notes, typed}: SourceRecord): TableRow => ({
     line,
+    end: end ?? line,
     values,
     typed,
+    formulas: () =>
+      [...index].flatMap(([field, at]) => {
+        const note = notes?.[at]
+        return note?.kind === 'formula' ? [{field, address: note.address}] : []
+      }),
     extra: values.slice(width).filter((v) => v.trim() !== '').length,
     get: (field) => {
       const at = index.get(field)
@@ -250,8 +337,36 @@ async function* rowsOf(
       return at === undefined ? undefined : notes?.[at]
     },
   })
-  yield row(first)
-  for await (const record of rest) yield row(record)
+  if (!blank(first)) yield row(first)
+  for await (const record of rest) if (!blank(record)) yield row(record)
+}
+
+/** A line of the file as a report writes it back: one of the table's rows, or a line that is not a row. */
+type FileLine = {row: TableRow} | {above: TableLine} | {blank: TableLine}
+
+/**
+ * Every line of the table from its first, in order: the lines above the header (titles and blank
+ * lines), then the rows and the blank lines between them (the gaps in their line numbers: empty
+ * rows, `,,,`), so that a report writing one line for each lines up with the file. Blank lines
+ * after the last row are not walked.
+ */
+export async function* linesOf(table: Table): AsyncGenerator<FileLine> {
+  let next = 1
+  const blanks = function* (until: number) {
+    for (; next < until; next++) yield {line: next, values: []}
+  }
+  for (const line of table.above) {
+    for (const gap of blanks(line.line)) yield {above: gap}
+    yield {above: line}
+    next = line.line + 1
+  }
+  for (const gap of blanks(table.header.line ?? 1)) yield {above: gap}
+  next = (table.header.line ?? 1) + 1
+  for await (const row of table.rows) {
+    for (const gap of blanks(row.line)) yield {blank: gap}
+    yield {row}
+    next = row.end + 1
+  }
 }
 
 /** `first`, then the rest of `records`. */
@@ -268,7 +383,8 @@ async function* boundedRecords(path: string, records: AsyncGenerator<SourceRecor
   for await (const item of records) {
     const long = item.record.findIndex((field) => field.length > MAX_FIELD)
     if (long !== -1) throw fieldTooLong(path, item.line, long + 1, item.record[long]!.length)
-    if (item.record.every((field) => field.trim() === '')) continue
+    // A formula without a stored result reads as empty text: its row is not an empty one.
+    if (!item.notes && item.record.every((field) => field.trim() === '')) continue
     yield item
   }
 }

@@ -6,7 +6,9 @@
  * sum of the rows above it (since the last totals row) when every one of their amounts could be
  * read.
  */
+import {AmountError, type TypedAmount} from '../gateway/protocol/index.js'
 import {amountOfField} from './amount-cell.js'
+import {formatNumber} from './number-format.js'
 import {type TableRow, orderColumnOf} from './table.js'
 
 /** A totals row found: its line, the amount it gives, and the sum of the rows above when known. */
@@ -16,7 +18,9 @@ export interface TotalsRow {
   amount: string
   /** The sum of the rows above (since the previous totals row); undefined when one of them could not be read. */
   sum?: string
+  /** Whether it is that sum; undefined when it could not be checked, and `unchecked` says why. */
   agrees?: boolean
+  unchecked?: string
 }
 
 const TOTAL_WORDS = /^(grand\s*|sub-?\s*)?totals?\b\D*$|^(ยอด)?รวม/i
@@ -29,10 +33,29 @@ const scaled = (decimal: string, negative: boolean) => {
   const value = BigInt(`${whole}${fraction.padEnd(PLACES, '0')}`)
   return negative ? -value : value
 }
-const decimalOf = (value: bigint) => {
+/** What the check of a totals row found, in words: on the terminal and in a report's line for it. */
+export function totalsVerdict(t: TotalsRow): string {
+  if (t.unchecked) return `not checked (${t.unchecked})`
+  return t.agrees
+    ? `it agrees with the rows above it (${t.sum})`
+    : `it does NOT agree with the sum of the rows above it (${t.sum}): check the file for missing or extra rows`
+}
+
+/**
+ * A total as the spreadsheet that wrote it holds it. A sum's float noise printed in full
+ * (Gnumeric's CSV writes `2847.1399999999999999` for a SUM of two-decimal amounts) has more than
+ * the 15 significant digits a spreadsheet keeps: it is read to those, as it was shown.
+ */
+function asHeld(amount: TypedAmount): TypedAmount {
+  if (amount.decimal.replace('.', '').replace(/^0+/, '').length <= 15) return amount
+  return {...amount, decimal: formatNumber(Number(amount.decimal))}
+}
+
+/** A sum as a decimal, with at least `places` decimals (a total's own: 15.00 beside 15.00). */
+const decimalOf = (value: bigint, places: number) => {
   const digits = (value < 0n ? -value : value).toString().padStart(PLACES + 1, '0')
-  const text = `${digits.slice(0, -PLACES)}.${digits.slice(-PLACES)}`.replace(/\.?0+$/, '')
-  return `${value < 0n ? '-' : ''}${text}`
+  const fraction = digits.slice(-PLACES).replace(/0+$/, '').padEnd(places, '0')
+  return `${value < 0n ? '-' : ''}${digits.slice(0, -PLACES)}${fraction ? `.${fraction}` : ''}`
 }
 
 export class TotalsRows {
@@ -42,13 +65,15 @@ export class TotalsRows {
   /** `fields`: the amount fields, in the order read. */
   constructor(readonly fields: readonly string[]) {}
 
-  #amountOf(row: TableRow) {
+  /** The row's amount: undefined when it has none, else what it reads as or why it cannot be read. */
+  #amountOf(row: TableRow): TypedAmount | {unreadable: string} | undefined {
     const field = this.fields.find((f) => row.get(f) !== '' || row.note(f))
     if (!field) return undefined
     try {
       return amountOfField(row, field)
-    } catch {
-      return null
+    } catch (error) {
+      if (error instanceof AmountError) return {unreadable: error.message}
+      throw error
     }
   }
 
@@ -63,23 +88,34 @@ export class TotalsRows {
         ? row.get(column)
         : undefined
       : row.values.find((v) => TOTAL_WORDS.test(v.trim()))
-    if (amount === undefined || (column && !label)) {
-      if (amount === null) this.#sum = undefined
+    // A row without an order number but with formulas without a result may have one: a row, and a problem.
+    const unresolved = !column && !label && row.formulas().length > 0
+    if (amount === undefined || (column && !label) || unresolved) {
+      if (amount && 'unreadable' in amount) this.#sum = undefined
       else if (amount && this.#sum !== undefined) {
         const value = scaled(amount.decimal, amount.negative)
         this.#sum = value === undefined ? undefined : this.#sum + value
       }
       return false
     }
-    const total = amount && scaled(amount.decimal, amount.negative)
+    const read = 'unreadable' in amount ? undefined : asHeld(amount)
+    const total = read && scaled(read.decimal, read.negative)
     // Without a word such as Total, a row without an order number is a totals row only when it is the sum of the rows above.
-    if (!label && (total === null || total === undefined || total !== this.#sum)) return false
-    const sum = this.#sum === undefined ? undefined : decimalOf(this.#sum)
+    if (!label && (total === undefined || total !== this.#sum)) return false
+    const places = Math.min(PLACES, read?.decimal.split('.')[1]?.length ?? 0)
+    const sum = this.#sum === undefined ? undefined : decimalOf(this.#sum, places)
+    const unchecked =
+      sum === undefined
+        ? 'an amount above it could not be read'
+        : total === undefined
+          ? `its own amount could not be read: ${'unreadable' in amount ? amount.unreadable : 'too many decimal places'}`
+          : undefined
     this.found.push({
       line: row.line,
       label: label?.trim() ?? '',
-      amount: amount ? `${amount.negative ? '-' : ''}${amount.decimal}` : row.get(this.fields[0]!),
-      ...(sum !== undefined && total !== undefined && total !== null ? {sum, agrees: total === this.#sum} : {}),
+      amount: read ? `${read.negative ? '-' : ''}${read.decimal}` : row.get(this.fields.find((f) => row.has(f))!),
+      ...(sum !== undefined ? {sum} : {}),
+      ...(unchecked ? {unchecked} : {agrees: total === this.#sum}),
     })
     this.#sum = 0n
     return true

@@ -1,9 +1,10 @@
 /**
- * A workbook cell by its value: a number cell is the number the file stores (exactly, from the
- * stored digits, never the text its format shows: a red or parenthesised negative is negative,
- * `[$฿-41E]#,##0.00` is a number), a percentage is marked as one, a date cell is an ISO date,
- * and a formula without a stored result is marked with its address. The text a person sees
- * (number-format) is kept beside the value, for order numbers and for writing the row back.
+ * A workbook cell by its value: a number cell is the number the file stores (a double, read to
+ * the digits a spreadsheet shows of it, never the text its format shows: a red or parenthesised
+ * negative is negative, `[$฿-41E]#,##0.00` is a number), a percentage is marked as one, a date
+ * cell is an ISO date, and a formula without a stored result is marked with its address. The
+ * text a person sees (number-format) is kept beside the value, for order numbers and for writing
+ * the row back.
  */
 import {formatNumber} from './number-format.js'
 
@@ -29,28 +30,18 @@ export type CellNote =
   | {kind: 'date'}
   | {kind: 'formula'; address: string}
 
+/**
+ * Cells holding formulas without a stored result (written by a program that does not calculate:
+ * xlsxwriter, openpyxl, SheetJS), in words: never read as 0 or empty.
+ */
+export const formulasWithoutResult = (cells: readonly string[]) =>
+  `formula without a stored result in ${cells.length === 1 ? 'cell' : 'cells'} ${cells.join(', ')}: open and save the workbook in your spreadsheet first (the program that wrote it does not calculate)`
+
 /** Whole numbers Excel cannot hold exactly (it keeps 15 significant digits). */
 const EXACT_LIMIT = 1e15
 
-/** A stored number (`-1281.33`, `1.5E-2`, `1E+22`) as a plain decimal, exactly (string arithmetic). */
-export function exactDecimal(raw: string): string | undefined {
-  const match = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/.exec(raw)
-  if (!match || (!match[2] && !match[3])) return undefined
-  const [, sign, whole = '', fraction = '', exponentText] = match
-  const exponent = Number(exponentText ?? 0)
-  if (Math.abs(exponent) > 400) return undefined
-  let digits = `${whole}${fraction}`
-  let point = whole.length + exponent
-  if (point < 0) {
-    digits = `${'0'.repeat(-point)}${digits}`
-    point = 0
-  }
-  digits = digits.padEnd(point, '0')
-  const int = digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0'
-  const frac = digits.slice(point).replace(/0+$/, '')
-  const text = frac ? `${int}.${frac}` : int
-  return sign === '-' && /[1-9]/.test(text) ? `-${text}` : text
-}
+/** A number as the XML of a workbook stores it: `-1281.33`, `1.5E-2`, Gnumeric's `12.3400000000000000001`. */
+const STORED_NUMBER = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/
 
 /** Excel's built-in number formats gw tells apart: dates and percentages (ECMA-376 18.8.30). */
 const BUILT_IN_DATES = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 30, 36, 45, 46, 47, 50, 57])
@@ -111,12 +102,19 @@ export interface ReadCell {
   typed?: {typed: number | Date; numFmt?: string}
 }
 
-/** A number cell: the stored digits `raw`, its style, the workbook's date system. */
+/**
+ * A number cell: the stored digits `raw`, its style, the workbook's date system. Its value is the
+ * double the digits stand for, to the 15 significant digits a spreadsheet shows and keeps of a
+ * typed number (its shortest round-trip form whenever that has 15 digits or fewer): Gnumeric's
+ * `12.3400000000000000001` is 12.34, as every spreadsheet shows it, and a sum's float noise
+ * (`0.30000000000000004`) is 0.3, while a real third decimal (12.345) stays, to be refused as
+ * an amount.
+ */
 export function numberCell(raw: string, style: NumberStyle | undefined, date1904 = false): ReadCell {
-  const value = exactDecimal(raw)
-  if (value === undefined) return {text: raw}
-  const number = Number(value)
-  const inexact = Math.abs(number) >= EXACT_LIMIT && !value.includes('.')
+  const number = STORED_NUMBER.test(raw) ? Number(raw) : NaN
+  if (!Number.isFinite(number)) return {text: raw}
+  const value = formatNumber(number)
+  const inexact = Math.abs(number) >= EXACT_LIMIT && Number.isInteger(number)
   const numFmt = style?.code ? {numFmt: style.code} : {}
   if (style?.kind === 'date') {
     const date = serialDate(number, date1904)

@@ -62,45 +62,45 @@ function addRow(sheet: Worksheet, cells: readonly Cell[], bold = false): void {
   row.commit()
 }
 
-/** A sheet whose columns are sized to `measured` (rows of cells), its first row bold (and frozen when `frozen`). */
-function addSheet(
-  workbook: Workbook,
-  name: string,
-  measured: readonly (readonly Cell[])[],
-  frozen: boolean,
-): Worksheet {
-  const sheet = workbook.addWorksheet(name, {views: [frozen ? {state: 'frozen', ySplit: 1} : {state: 'normal'}]})
+/** A sheet whose columns are sized to `measured` (rows of cells), its rows down to `frozen` kept in view. */
+function addSheet(workbook: Workbook, name: string, measured: readonly (readonly Cell[])[], frozen: number): Worksheet {
+  const sheet = workbook.addWorksheet(name, {views: [frozen ? {state: 'frozen', ySplit: frozen} : {state: 'normal'}]})
   const width = Math.max(0, ...measured.map((row) => row.length))
   sheet.columns = Array.from({length: width}, (_, i) => ({width: widthOf(measured.map((row) => row[i]))}))
   return sheet
 }
 
-export async function workbookSink(stream: Writable, columns: string[], sheetName: string): Promise<RowSink> {
+export async function workbookSink(stream: Writable, sheetName: string): Promise<RowSink> {
   const {default: ExcelJS} = await import('exceljs')
   // exceljs's writer calls Buffer() (Node's DEP0005 warning): noise on a user's terminal they cannot act on.
   process.noDeprecation = true
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({stream, useStyles: true, useSharedStrings: false})
-  let held: Cell[][] | undefined = []
+  let held: {cells: Cell[]; header: boolean}[] | undefined = []
   let sheet: Worksheet | undefined
-  /** The rows held to measure the columns go out, and the rest follow as they come. */
+  /** The rows held to measure the columns go out (the header bold, and in view down to it), and the rest follow as they come. */
   const open = (): Worksheet => {
     if (sheet) return sheet
-    sheet = addSheet(workbook, sheetName, [columns, ...held!], true)
-    addRow(sheet, columns, true)
-    for (const row of held!) addRow(sheet, row)
+    const frozen = held!.findIndex((row) => row.header) + 1
+    sheet = addSheet(
+      workbook,
+      sheetName,
+      held!.map((row) => row.cells),
+      frozen,
+    )
+    for (const row of held!) addRow(sheet, row.cells, row.header)
     held = undefined
     return sheet
   }
   return {
-    async write(cells) {
-      if (held && held.length < MEASURED_ROWS) held.push(cells)
-      else addRow(open(), cells)
+    async write(cells, header = false) {
+      if (held && held.length < MEASURED_ROWS) held.push({cells, header})
+      else addRow(open(), cells, header)
     },
     async end(summary?: SummarySheet) {
       open().commit()
       if (summary) {
         const lines = summaryLines(summary)
-        const sheet = addSheet(workbook, 'summary', lines, false)
+        const sheet = addSheet(workbook, 'summary', lines, 0)
         for (const line of lines) addRow(sheet, line, line === summary.header)
         sheet.commit()
       }

@@ -31,6 +31,8 @@ import {PartTooLarge, type ZipParts, openZip} from './zip-parts.js'
 export interface WorkbookRecord {
   record: string[]
   line: number
+  /** The last line of a CSV record with line ends inside its quotes (a workbook's row is one line). */
+  end?: number
   inexact?: number[]
   /** Cells that are not text, by column: amounts are read from these. */
   notes?: Record<number, CellNote>
@@ -203,6 +205,12 @@ class RowBuilder {
 async function openXlsx(path: string, zip: ZipParts) {
   const root = await relationships(zip, '')
   const workbookPart = root.byType.get('officeDocument') ?? 'xl/workbook.xml'
+  // Excel's binary workbook is the same package with binary parts (xl/workbook.bin, MS-XLSB).
+  if (workbookPart.toLowerCase().endsWith('.bin'))
+    throw usageError(
+      `${path} is not a CSV or .xlsx file: it is an Excel Binary Workbook (.xlsb), which gw does not read.`,
+      'Open it in Excel and save it as Excel Workbook (.xlsx), or export the sheet as CSV UTF-8.',
+    )
   if (!zip.has(workbookPart))
     throw usageError(
       `${path} is not a CSV or .xlsx file: it is a ZIP archive without a worksheet.`,
@@ -211,10 +219,14 @@ async function openXlsx(path: string, zip: ZipParts) {
   const rels = await relationships(zip, workbookPart)
   const sheets: SheetEntry[] = []
   let date1904 = false
+  // Marked to be calculated when opened (xlsxwriter and openpyxl, which do not calculate): a
+  // formula's stored value (xlsxwriter writes 0) is a placeholder, not its result.
+  let uncalculated = false
   await parseAll(zip, workbookPart, {
     open(tag) {
       const name = local(tag)
       if (name === 'workbookPr') date1904 = ['1', 'true'].includes(attr(tag, 'date1904') ?? '')
+      if (name === 'calcPr') uncalculated = ['1', 'true'].includes(attr(tag, 'fullCalcOnLoad') ?? '')
       if (name !== 'sheet') return
       const id = Object.entries(tag.attributes).find(([key]) => local(key) === 'id')?.[1]
       const part = id === undefined ? undefined : rels.byId.get(id)
@@ -238,7 +250,7 @@ async function openXlsx(path: string, zip: ZipParts) {
       if (!row) return
       const {type, value, text} = cell
       let read: ReadCell
-      if (cell.formula && (!cell.hasValue || (value === '' && type !== 'str')))
+      if (cell.formula && (uncalculated || !cell.hasValue || (value === '' && type !== 'str')))
         read = {text: '', note: {kind: 'formula', address: cell.ref || `${row.line}:${column + 1}`}}
       else if (type === 's') read = {text: strings[Number(value)] ?? ''}
       else if (type === 'inlineStr') read = {text: fromWorkbookText(text)}

@@ -32,7 +32,7 @@ import {ensurePrivateDir} from './private-file.js'
 export type Statement = StatementSync
 
 /** How long a write waits for another program's transaction, unless told otherwise. */
-const BUSY_WAIT_MS = 5000
+export const BUSY_WAIT_MS = 5000
 
 interface Holder {
   pid: number

@@ -19,7 +19,7 @@ import {
   toMinorUnits,
 } from '../gateway/protocol/index.js'
 import {amountOfField} from '../files/amount-cell.js'
-import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems} from '../files/table.js'
+import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems, unresolvedFormulas} from '../files/table.js'
 import {type OrderReference, WRONG_CHANNEL, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
 import {quoted} from '../untrusted.js'
@@ -103,6 +103,8 @@ const COMPARED: readonly (readonly string[])[] = [['total_fee', 'amount'], ['fee
 
 /** What the row says, or why it cannot be used. */
 export function readMerchantRow(row: TableRow, defaultChannel: string | undefined): MerchantView | string {
+  const unresolved = unresolvedFormulas(row)
+  if (unresolved) return unresolved
   const column = orderColumnOf(row)
   if (!column) return 'no order number'
   const [shape] = rowProblems(row)
@@ -161,11 +163,26 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
   }
 }
 
+/** The currency a row names (its fee_type, or its amount's symbol), for the summary of a row that cannot be used. */
+export function currencyOfRow(row: TableRow): string | undefined {
+  const feeType = row.get('fee_type').toUpperCase()
+  if (isCurrency(feeType)) return feeType
+  try {
+    return row.get('amount') ? amountOfField(row, 'amount').currency : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The merchant's amount in minor units, when the row gives one and its currency is known. */
 function merchantMinor(view: MerchantView, currency = view.feeType): number | undefined {
-  if (view.totalFee !== undefined) return view.totalFee
-  if (view.amount === undefined || !currency) return undefined
-  return toMinorUnits(view.amount, currency)
+  const fromAmount = view.amount === undefined || !currency ? undefined : toMinorUnits(view.amount, currency)
+  // Both forms (gw's own order list gives both) are one amount when they agree.
+  if (view.totalFee !== undefined && fromAmount !== undefined && fromAmount !== view.totalFee)
+    throw new AmountError(
+      `total_fee ${view.totalFee} and amount ${quoted(view.amount)} disagree: ${formatAmount(fromAmount, currency)} is ${fromAmount} in minor units`,
+    )
+  return view.totalFee ?? fromAmount
 }
 
 /**
@@ -213,7 +230,8 @@ export function classifyFailure(view: MerchantView, error: GwError): Verdict {
   try {
     merchantTotal = merchantMinor(view)
   } catch (amountError) {
-    return {classification: 'invalid_row', detail: `amount: ${(amountError as AmountError).message}`}
+    const detail = `amount: ${(amountError as AmountError).message}`
+    return {classification: 'invalid_row', detail, currency: view.feeType}
   }
   const side = {mch_order_no: view.ref.mch_order_no, merchant_total_fee: merchantTotal, currency: view.feeType}
   const code = error.details?.err_code as string | undefined
@@ -229,7 +247,13 @@ export function compare(view: MerchantView, found: FoundOrder, refunded?: Refund
   const refundedTotal = refunded?.minor
   const record = found.record
   const twoOrders = view.numbers && disagreement(view.numbers, record)
-  if (twoOrders) return {mch_order_no: record.mch_order_no, classification: 'invalid_row', detail: twoOrders}
+  if (twoOrders)
+    return {
+      mch_order_no: record.mch_order_no,
+      classification: 'invalid_row',
+      detail: twoOrders,
+      currency: record.fee_type,
+    }
   const result: Verdict = {
     mch_order_no: record.mch_order_no ?? view.ref.mch_order_no,
     classification: 'match',

@@ -16,14 +16,17 @@ import {
   type ReadOptions,
   type Table,
   type TableHeader,
+  type TableLine,
   type TableRow,
+  linesOf,
   missingOrderColumn,
   openTable,
 } from '../files/table.js'
 import {fileSha256} from '../io/file-version.js'
 import {GwError, usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS, isCurrency, isoTime} from '../gateway/protocol/index.js'
-import {type TotalsRow, TotalsRows} from '../files/totals.js'
+import {type TotalsRow, TotalsRows, totalsVerdict} from '../files/totals.js'
+import {ORDER_LIST_COLUMNS} from '../orders/list.js'
 import type {OrderService} from '../orders/service.js'
 import {hasRefundQuery, refundedTotal} from '../refunds/lookup.js'
 import type {RefundService} from '../refunds/service.js'
@@ -36,6 +39,7 @@ import {
   type Verdict,
   classifyFailure,
   compare,
+  currencyOfRow,
   readMerchantRow,
 } from './classify.js'
 import {mapInOrder} from './ordered-window.js'
@@ -133,7 +137,9 @@ export async function openForReconcile(
   file: string,
   options: Omit<ReadOptions, 'fields'> & {existenceOnly: boolean; out?: string},
 ): Promise<ReconcileInput> {
-  const table = await openTable(file, {...options, fields: RECONCILE_FIELDS, required: [ORDER_NUMBER_FIELDS]})
+  // gw's own reconcile output and order list are files it reads back: the gateway's columns are not read.
+  const outputs = [OUTPUT_COLUMNS, ORDER_LIST_COLUMNS]
+  const table = await openTable(file, {...options, fields: RECONCILE_FIELDS, required: [ORDER_NUMBER_FIELDS], outputs})
   const {header} = table
   const noOrderColumn = missingOrderColumn(table, RECONCILE_FIELDS)
   if (noOrderColumn) throw usageError(`${file} line ${header.line ?? 1}: ${noOrderColumn}.`)
@@ -186,7 +192,8 @@ export class Reconciler {
   async #judge(row: TableRow, options: ReconcileOptions): Promise<ReconciledRow> {
     const base = {line: row.line, values: row.values, typed: row.typed}
     const view = readMerchantRow(row, options.channel)
-    if (typeof view === 'string') return {...base, classification: 'invalid_row', detail: view}
+    if (typeof view === 'string')
+      return {...base, classification: 'invalid_row', detail: view, currency: currencyOfRow(row)}
     let found
     try {
       found = await this.orders.find(view.ref, view.channel)
@@ -230,12 +237,21 @@ export class Reconciler {
     let rows = 0
     let written = 0
     const totals = new TotalsRows(['amount', 'total_fee'])
+    /** A line that is not a row, written where it was (under --only-mismatches, only a totals row that does not agree). */
+    const writeLine = async (line: NotRow) => {
+      if ('blank' in line) {
+        if (!options.onlyMismatches) await writer.write(line.blank, {classification: 'not_a_row'})
+      } else if (!options.onlyMismatches || line.totals.agrees === false)
+        await writer.write(line.cells, {classification: 'totals', detail: totalsVerdict(line.totals)})
+    }
+    const lines = rowsBetweenLines(table, totals, (above) => writer.writeAbove(above, {classification: 'not_a_row'}))
     try {
       const window = Math.max(256, options.concurrency * 32)
       const judged = await mapInOrder(
-        withoutTotals(table.rows, totals),
-        (row) => this.#judge(row, options),
-        async (row) => {
+        lines.rows,
+        async ({row, before}) => ({row: await this.#judge(row, options), before}),
+        async ({row, before}) => {
+          for (const line of before) await writeLine(line)
           rows++
           tally.add(row.classification, row.currency, {
             gateway_total_fee: row.gateway_total_fee,
@@ -254,6 +270,7 @@ export class Reconciler {
         },
         {concurrency: options.concurrency, rate: options.rate, signal: options.signal, window},
       )
+      if (!judged.stopped) for (const line of lines.after) await writeLine(line)
       const summary = tally.lines(CLASSES).map(({group, ...line}) => ({classification: group, ...line}))
       const {comparisons, ignored_columns} = input
       const audit = {...trail, finished: isoTime()}
@@ -276,9 +293,28 @@ export class Reconciler {
   }
 }
 
-/** The rows without the totals rows, which `totals` records. */
-async function* withoutTotals(rows: AsyncIterable<TableRow>, totals: TotalsRows): AsyncGenerator<TableRow> {
-  for await (const row of rows) if (!totals.take(row)) yield row
+/** A line of the file that is not a row to reconcile: blank, or a totals row (which `totals` records and checks). */
+type NotRow = {blank: TableLine} | {totals: TotalsRow; cells: TableRow}
+
+const NO_LINES: readonly NotRow[] = Object.freeze([])
+
+/**
+ * The rows to reconcile, each with the lines that are not rows before it, so that the output
+ * lines up with the file while only rows take the batch's places and rate; `above`: each line
+ * above the header, as it comes (before any row); `after`: the lines after the last row, once
+ * the rows are read.
+ */
+function rowsBetweenLines(table: Table, totals: TotalsRows, above: (line: TableLine) => Promise<void>) {
+  const after: NotRow[] = []
+  async function* rows(): AsyncGenerator<{row: TableRow; before: readonly NotRow[]}> {
+    for await (const line of linesOf(table)) {
+      if ('above' in line) await above(line.above)
+      else if ('blank' in line) after.push(line)
+      else if (totals.take(line.row)) after.push({totals: totals.found.at(-1)!, cells: line.row})
+      else yield {row: line.row, before: after.length ? after.splice(0) : NO_LINES}
+    }
+  }
+  return {rows: rows(), after}
 }
 
 /** The summary's two amount columns, labelled by whose they are. */

@@ -84,7 +84,7 @@ export class SingleRefunds {
           refund_time: looked.refund_time,
           resolved_by: 'refund_query',
         }
-        this.refunds.record(planned, status, {
+        this.refunds.recordOutcome(planned, status, {
           source: entry.source ?? 'refund create',
           gw_refund_no: looked.gw_refund_no,
         })
@@ -92,7 +92,7 @@ export class SingleRefunds {
         const other = formatAmount(looked.refund_fee, planned.fee_type)
         const explanation = `The gateway holds refund number ${planned.mch_refund_no} with another amount (${other}): it is not the refund this machine sent.`
         result = {status: 'failed', planned, explanation, resolved_by: 'refund_query'}
-        this.refunds.record(planned, 'failed', {source: entry.source ?? 'refund create'})
+        this.refunds.recordOutcome(planned, 'failed', {source: entry.source ?? 'refund create'})
       } else if (looked.state === 'unknown' && hasRefundQuery(planned.channel)) {
         result = {status: 'unknown', planned, explanation: looked.why, resolved_by: 'refund_query'}
       } else {
@@ -241,10 +241,11 @@ export class SingleRefunds {
     // Stopped while asked (the command has said "nothing was sent"): no intent, nothing sent.
     if (signal?.aborted)
       throw stoppedError(signal.reason, 'Stopped before the refund was sent.', 'Run the same command again to refund.')
+    // The intent is on disk before the refund leaves; the history refusing it stops the refund here.
+    this.refunds.recordIntent(planned, 'refund create')
     // In flight from here: a stop after this says "sent, outcome unknown", never "nothing was sent".
     sent(planned)
-    this.refunds.record(planned, 'intent', {source: 'refund create'})
-    return this.refunds.send(planned)
+    return this.refunds.send(planned, 'refund create', signal)
   }
 }
 

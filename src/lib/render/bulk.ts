@@ -1,10 +1,11 @@
 /** What `gw refund create --from-csv` shows: the plan's notes, problems by line, the plan or the outcome, the summary. */
+import {ExitCode} from '../errors.js'
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan, OrderLine} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
-import {ignoredNote, sourceNotes, totalsNotes} from './files.js'
+import {earlierOutputNote, ignoredNote, sourceNotes, totalsNotes} from './files.js'
 import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
@@ -29,8 +30,8 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): s
   const notes: string[] = []
   const {found, settled, problems} = plan
   notes.push(...sourceNotes(plan.file.source), ...totalsNotes(plan.file.totals))
-  const ignored = ignoredNote(plan.file.header.ignored, plan.file.hints)
-  if (ignored) notes.push(ignored)
+  for (const note of [earlierOutputNote(plan.file.header), ignoredNote(plan.file.header.ignored, plan.file.hints)])
+    if (note) notes.push(note)
   if (tookOver)
     notes.push(`took over the lock left by process ${tookOver.pid} (started ${tookOver.started_at}; no longer running)`)
   if (plan.journal?.torn)
@@ -73,6 +74,21 @@ function alreadyRefunded(result: BulkResult): string[] {
   return [
     `${plural(count, 'row')} already refunded, not sent again (use --batch-id for an intentional second round):`,
     lines(result.rows, line, 20, (r) => r.status === 'already_refunded'),
+  ]
+}
+
+/**
+ * Rows sent whose channel cannot show their outcome: each refund number to confirm on the
+ * merchant platform, where a rerun cannot (it never sends that number again).
+ */
+function notConfirmable(result: BulkResult): string[] {
+  const count = rowsWith(result, 'not_confirmable')
+  if (!count) return []
+  const line = (r: BulkRowView) =>
+    `line ${r.line}: ${r.mch_refund_no} (${formatAmount(r.refund_fee, r.fee_type)}) of order ${shown(r.order, 32)}`
+  return [
+    `${plural(count, 'row')} sent, not confirmable: the gateway holds these refund numbers but the channel has no refund query to show their amount or state; confirm these on the merchant platform; running again will not change them:`,
+    lines(result.rows, line, 200, (r) => r.status === 'not_confirmable'),
   ]
 }
 
@@ -119,6 +135,17 @@ function summaryTable(summary: BulkResult['summary']): string {
   )
 }
 
+/**
+ * The command that resumes a run that did not end (stopped, a journal write failed, rows still
+ * unknown, no report): `again`, the command as it was given with every flag that shaped it
+ * (--column, --sheet, --skip-invalid, --rate, --profile...) and --yes, ready to paste. Undefined
+ * when there is nothing to resume.
+ */
+export function resumeCommand(result: BulkResult, again: string): string | undefined {
+  const open = result.exit_code === ExitCode.Unknown || result.interrupted || result.write_failure
+  return result.dry_run || !open ? undefined : again
+}
+
 /** The run for people: text for stdout, and notes for stderr. `again`: the command that resumes it, as given. */
 export function bulkResultView(
   result: BulkResult,
@@ -134,6 +161,7 @@ export function bulkResultView(
       rowsWith(result) ? planTable(result) : '',
       ...orderLines(result.orders_with_several_rows),
       ...alreadyRefunded(result),
+      ...notConfirmable(result),
       result.summary.length ? summaryTable(result.summary) : '',
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
@@ -151,14 +179,25 @@ export function bulkResultView(
     )
   } else if (result.interrupted) {
     notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${again}`)
-  } else if (result.exit_code === 5) {
-    notes.push('Some refunds are still processing or unknown: run the same command again later to settle them.')
+  } else if (count('processing') + count('unknown') > 0) {
+    notes.push(
+      `Some refunds are still processing or unknown: run the same command again later to settle them: ${again}`,
+    )
+  } else if (result.exit_code === ExitCode.NotConfirmable) {
+    notes.push(
+      `${plural(count('not_confirmable'), 'refund')} sent, not confirmable (listed above): confirm them on the merchant platform by their refund numbers; running again will not change them.`,
+    )
   }
   if (result.report_failure)
     notes.push(
       `The report could not be written (${result.report_failure}); the journal ${journal} records every refund sent.`,
     )
+  if (result.history_failure)
+    notes.push(
+      `${result.history_failure} The journal ${journal} records every refund sent; run the same command again to settle this machine's record: ${again}`,
+    )
   const kept = result.earlier_report ? ` (the earlier report was kept as ${fileShown(result.earlier_report)})` : ''
   const report = result.report ? `\nreport: ${fileShown(result.report)}${kept}` : ''
-  return {text: [...alreadyRefunded(result), summaryTable(result.summary)].join('\n') + report, notes}
+  const text = [...alreadyRefunded(result), ...notConfirmable(result), summaryTable(result.summary)]
+  return {text: text.join('\n') + report, notes}
 }

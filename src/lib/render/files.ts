@@ -1,6 +1,6 @@
 /** What gw says of a file it reads: how it was read when that is not the plain default, and the columns it ignores. */
-import type {TableSource} from '../files/table.js'
-import type {TotalsRow} from '../files/totals.js'
+import type {TableHeader, TableSource} from '../files/table.js'
+import {type TotalsRow, totalsVerdict} from '../files/totals.js'
 import {plural} from '../plural.js'
 import {quoted} from '../untrusted.js'
 
@@ -33,12 +33,16 @@ export function sourceNotes(source: TableSource): string[] {
 /** Each totals row: never sent or queried, and whether it agrees with the rows above it. */
 export function totalsNotes(totals: readonly TotalsRow[]): string[] {
   return totals.map((t) => {
-    const said = `line ${t.line}: a totals row${t.label ? ` (${quoted(t.label, 40)})` : ''} of ${quoted(t.amount, 30)}, not acted on`
-    if (t.agrees === undefined) return `${said}; not checked (an amount above it could not be read)`
-    return t.agrees
-      ? `${said}; it agrees with the rows above it (${t.sum})`
-      : `warning: ${said}; it does NOT agree with the sum of the rows above it (${t.sum}): check the file for missing or extra rows`
+    const said = `line ${t.line}: a totals row${t.label ? ` (${quoted(t.label, 40)})` : ''}${t.amount ? ` of ${quoted(t.amount, 30)}` : ''}, not acted on; ${totalsVerdict(t)}`
+    return t.agrees === false ? `warning: ${said}` : said
   })
+}
+
+/** The columns of gw's own earlier output in a file fed back in (a report's status, advice, the gateway's answers), said once. */
+export function earlierOutputNote(header: TableHeader): string | undefined {
+  if (!header.gwColumns.length) return undefined
+  const names = header.gwColumns.map((at) => quoted(header.names[at]))
+  return `gw's own columns of an earlier report or list, not read: ${names.join(', ')}; every row is checked again`
 }
 
 /** "ignored columns: Customer, Total", then a hint per column that looks like a field gw could read. */

@@ -1,7 +1,7 @@
 /** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
 import {AMOUNT_COLUMNS, type Comparison, type ReconcileInput, type ReconcileOutcome} from '../reconcile/reconcile.js'
-import {ignoredNote, sourceNotes, totalsNotes} from './files.js'
+import {earlierOutputNote, ignoredNote, sourceNotes, totalsNotes} from './files.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
 import {fileShown} from '../untrusted.js'
@@ -16,7 +16,8 @@ export function readingNotes(input: ReconcileInput): string[] {
   const missing = all.filter((check) => !input.comparisons.some((c) => c.check === check))
   const compared = `comparing: ${comparedText(input.comparisons)}${missing.length ? `; not compared: ${missing.join(', ')} (no column)` : ''}`
   const ignored = ignoredNote(input.ignored_columns, input.hints)
-  return [...sourceNotes(input.table.source), compared, ...(ignored ? [ignored] : [])]
+  const earlier = earlierOutputNote(input.table.header)
+  return [...sourceNotes(input.table.source), compared, ...[earlier, ignored].filter((n) => n !== undefined)]
 }
 
 /** What was read but not reconciled: the totals rows. */

@@ -14,12 +14,12 @@ import {
   PROCESSING_WAIT,
 } from '../gateway/protocol/index.js'
 import type {RefundEntry} from '../orders/history.js'
-import {shown} from '../untrusted.js'
+import {fileShown, shown} from '../untrusted.js'
 import {type RefundProblem, describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listCount, listedState} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
-import type {PlannedRefund} from '../refunds/service.js'
+import type {PlannedRefund, RefundResult} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
@@ -220,12 +220,27 @@ export function refundOutcome(
   const later = result.status === 'processing' ? `Check it later: ${howToCheck(p, profile)}` : undefined
   const exitCode = result.interrupted
     ? exitCodeOfSignal(result.interrupted)
-    : result.status === 'refunded'
+    : result.status === 'refunded' && !result.not_recorded
       ? ExitCode.Done
       : result.unverified
         ? ExitCode.Signature
         : ExitCode.Unknown
-  return {text: refundResultView(result), notes: [earlier, later], exitCode, refund: refundDocument(result)}
+  return {
+    text: refundResultView(result),
+    notes: [earlier, later, notRecorded(result, profile)],
+    exitCode,
+    refund: refundDocument(result),
+  }
+}
+
+/** What this machine could not record of a refund it sent (exit 5): where the record went, and what the next run does. */
+function notRecorded({not_recorded: behind, planned: p}: RefundResult, profile: SuggestedFor): string | undefined {
+  if (!behind) return undefined
+  const where =
+    behind.where === 'later'
+      ? `its outcome went to ${fileShown(behind.file)}, added to the history the next time gw opens it`
+      : `its outcome could not be kept anywhere on this machine; the next refund of the order looks it up first (${howToCheck(p, profile)})`
+  return `Refund ${p.mch_refund_no} is not in this machine's history yet: ${behind.why} So ${where}.`
 }
 
 /** `gw refund list`: a table of the refunds, newest first, and how many. */

@@ -16,6 +16,7 @@ const headerOf = (names: string[], read: string[] = []) => ({
   names,
   keys: names.map((n) => n.trim().toLowerCase()),
   ...resolveColumns(names, read),
+  gwColumns: [],
 })
 
 describe('annotated output', () => {

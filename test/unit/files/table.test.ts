@@ -200,6 +200,39 @@ describe('workbook tables', () => {
     )
   })
 
+  it('a header none of whose columns is named as gw names them is found below a title row, by the columns that look like fields', async () => {
+    const read = {fields: ['mch_order_no', 'refund_amount'], required: [['mch_order_no'], ['refund_amount']]}
+    const titled = await openTable(
+      tempFile('t.csv', 'Refunds November 2026\nInvoice No,Refund (THB),Reason\nGN-1,1.00,late\n'),
+      read,
+    )
+    expect(titled.header).toMatchObject({line: 2, names: ['Invoice No', 'Refund (THB)', 'Reason']})
+    expect(titled.source.titles).toEqual([{line: 1, text: 'Refunds November 2026'}])
+    // A title that looks like one field loses to the header that has more columns.
+    const tie = await openTable(tempFile('u.csv', 'Order refunds\nInvoice No,Refund,Reason\nGN-1,1.00,late\n'), read)
+    expect(tie.header.line).toBe(2)
+    // Nothing looks like a header: the first row is said to be it, as before.
+    expect((await openTable(tempFile('v.csv', 'a,b\nc,d\n'), read)).header.line).toBe(1)
+  })
+
+  it('an Excel Binary Workbook (.xlsb: the package with binary parts) is refused by its name, with the way out', async () => {
+    const ctype = (part: string, type: string) =>
+      `<Override PartName="/xl/${part}" ContentType="application/vnd.ms-excel.${type}"/>`
+    const path = await writeZip(join(tempDir(), 'Refunds.xlsb'), {
+      '[Content_Types].xml': `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="bin" ContentType="application/vnd.ms-excel.sheet.binary.macroEnabled.main"/>${ctype('worksheets/sheet1.bin', 'worksheet')}</Types>`,
+      '_rels/.rels': `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.bin"/></Relationships>`,
+      'xl/workbook.bin': '\u0083\u0001\u0000',
+      'xl/_rels/workbook.bin.rels':
+        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>',
+      'xl/worksheets/sheet1.bin': '\u0081\u0001\u0000',
+    })
+    await expect(read(path)).rejects.toMatchObject({
+      kind: 'usage',
+      message: expect.stringContaining('is not a CSV or .xlsx file: it is an Excel Binary Workbook (.xlsb)'),
+      advice: 'Open it in Excel and save it as Excel Workbook (.xlsx), or export the sheet as CSV UTF-8.',
+    })
+  })
+
   it("read a cell's text as Excel writes it: a CR as _x000D_ (shared or inline), an escaped _ as _x005F_", async () => {
     const strings = `<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>mch_order_no</t></si><si><t>note</t></si><si><t xml:space="preserve">_x000D_=1+1</t></si><si><t>a_x005F_x000D_b</t></si></sst>`
     const s = (ref: string, i: number) => `<c r="${ref}" t="s"><v>${i}</v></c>`

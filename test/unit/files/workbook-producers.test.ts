@@ -44,6 +44,16 @@ describe.each(WORKBOOKS)('%s', (name) => {
   })
 })
 
+it('formulas xlsxwriter stored with a placeholder 0 in a workbook to be calculated when opened are marked with their addresses, never read as 0', async () => {
+  const {rows} = await read('formulas.xlsxwriter.xlsx')
+  expect(rows[1]!.notes?.[1]).toEqual({kind: 'number', value: '10.5'})
+  expect(rows[2]!.record).toEqual(['', '', ''])
+  expect([0, 1, 2].map((at) => rows[2]!.notes?.[at])).toEqual(
+    ['A3', 'B3', 'C3'].map((address) => ({kind: 'formula', address})),
+  )
+  expect(rows[3]!.notes?.[1]).toEqual({kind: 'formula', address: 'B4'})
+})
+
 it('a formula openpyxl stored without its result is marked with its address; LibreOffice stored the result', async () => {
   expect((await read('finance.openpyxl.xlsx', 'Formulas')).rows[1]!.notes?.[1]).toEqual({
     kind: 'formula',
@@ -53,4 +63,17 @@ it('a formula openpyxl stored without its result is marked with its address; Lib
     kind: 'number',
     value: '10',
   })
+})
+
+describe("November's refunds as Gnumeric and LibreOffice saved them (november.py)", () => {
+  it.each(['november.gnumeric.xlsx', 'november.gnumeric.ods', 'november.libreoffice.xlsx'])(
+    '%s: each amount is the number shown, its computed total too (Gnumeric stores 12.34 as 12.3400000000000000001)',
+    async (name) => {
+      const book = await read(name)
+      expect(book.rows.slice(2).map((r) => r.notes?.[1])).toEqual(
+        ['1267.11', '12.34', '1281.33', '286.36', '2847.14'].map((value) => ({kind: 'number', value})),
+      )
+      expect((await read(name, 'Decimals')).rows[1]!.notes?.[1]).toEqual({kind: 'number', value: '12.345'})
+    },
+  )
 })

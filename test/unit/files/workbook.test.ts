@@ -2,7 +2,6 @@ import {describe, expect, it} from 'vitest'
 
 import {formatNumber} from '../../../src/lib/files/number-format.js'
 import {
-  exactDecimal,
   isDateFormat,
   isPercentFormat,
   numberCell,
@@ -48,13 +47,21 @@ describe('a workbook number as its format shows it', () => {
 })
 
 describe('a workbook cell by its value', () => {
-  it('stored digits as an exact decimal, whatever their notation', () => {
-    expect(exactDecimal('-1281.33')).toBe('-1281.33')
-    expect(exactDecimal('1.5E-2')).toBe('0.015')
-    expect(exactDecimal('1.2345678901234568E+22')).toBe('12345678901234568000000')
-    expect(exactDecimal('20.50')).toBe('20.5')
-    expect(exactDecimal('-0')).toBe('0')
-    expect(exactDecimal('abc')).toBeUndefined()
+  it('a number cell is the double it stores, to the 15 digits a spreadsheet shows, whatever its notation', () => {
+    const valueOf = (raw: string) => numberCell(raw, undefined).note
+    expect(valueOf('-1281.33')).toEqual({kind: 'number', value: '-1281.33'})
+    expect(valueOf('1.5E-2')).toEqual({kind: 'number', value: '0.015'})
+    expect(valueOf('20.50')).toEqual({kind: 'number', value: '20.5'})
+    expect(valueOf('-0')).toEqual({kind: 'number', value: '0'})
+    // Gnumeric writes every number in full: 12.34 is the double nearest 12.34, as spreadsheets show it.
+    expect(valueOf('12.3400000000000000001')).toEqual({kind: 'number', value: '12.34'})
+    expect(valueOf('286.359999999999999987')).toEqual({kind: 'number', value: '286.36'})
+    // A sum's float noise, as Excel stores it, is what every spreadsheet shows; a real third decimal stays.
+    expect(valueOf('0.30000000000000004')).toEqual({kind: 'number', value: '0.3'})
+    expect(valueOf('12.345')).toEqual({kind: 'number', value: '12.345'})
+    expect(valueOf('1.2345678901234568E+22')).toEqual({kind: 'number', value: '12345678901234600000000'})
+    expect(numberCell('abc', undefined)).toEqual({text: 'abc'})
+    expect(numberCell('1E+400', undefined)).toEqual({text: '1E+400'})
   })
 
   it('tells dates and percentages by their format, not by colours, currencies or literal text', () => {

@@ -3,10 +3,14 @@ import {utimesSync, writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 
 import {fileSha256} from '../../../src/lib/io/file-version.js'
-import {readRefundFile, rowsWithCells} from '../../../src/lib/refunds/bulk/refund-file.js'
+import {type ReportLine, readRefundFile, reportLines} from '../../../src/lib/refunds/bulk/refund-file.js'
 import {tempFile} from '../../helpers/shared.js'
 
 const read = (content: string | Buffer) => readRefundFile(tempFile('refunds.csv', content))
+/** The report's lines that are rows. */
+async function* rowsWithCells(file: Awaited<ReturnType<typeof read>>) {
+  for await (const line of reportLines(file)) if ('row' in line) yield line
+}
 const problemsOf = async (content: string | Buffer) => (await read(content)).problems
 
 describe('the refund file check: every problem named with its line', () => {
@@ -22,10 +26,16 @@ describe('the refund file check: every problem named with its line', () => {
     ['a negative in minor units', 'mch_order_no,refund_fee\nX,-500\n', 2, /^refund_fee "-500" is negative/],
     ['a decimal in minor units', 'mch_order_no,refund_fee\nX,10.5\n', 2, /^refund_fee: "10.5" is not a whole number/],
     [
-      'both amount forms',
+      'both amount forms, no currency to compare them in',
       'mch_order_no,refund_fee,refund_amount\nX,100,1.00\n',
       2,
-      /^both refund_fee and refund_amount/,
+      /^both refund_fee \("100"\) and refund_amount \("1.00"\) are filled, and no fee_type says their currency/,
+    ],
+    [
+      'both amount forms, disagreeing',
+      'mch_order_no,refund_fee,refund_amount,fee_type\nX,100,2.00,THB\n',
+      2,
+      /^both refund_fee \("100"\) and refund_amount \("2.00"\) are filled and disagree: 2.00 THB is 200 in minor units; give one/,
     ],
     [
       'no amount at all',
@@ -73,10 +83,15 @@ describe('the refund file check: every problem named with its line', () => {
   }
 
   it('too many decimals for the currency, per row', async () => {
-    const problems = await problemsOf('mch_order_no,refund_amount,fee_type\nX,10.505,THB\nY,10.5,JPY\nZ,10.5,THB\n')
+    const problems = await problemsOf(
+      'mch_order_no,refund_amount,fee_type\nX,10.5055,THB\nY,10.5,JPY\nZ,10.5,THB\nW,10.500,THB\nV,2.000,JPY\n',
+    )
     expect(problems.map((p) => [p.line, p.message])).toEqual([
       [2, expect.stringMatching(/^refund_amount: THB has 2 decimal places/)],
       [3, expect.stringMatching(/^refund_amount: JPY has no minor unit/)],
+      // Three places as written, whatever the zeros: 10.500 may be ten thousand five hundred.
+      [5, expect.stringMatching(/^refund_amount: "10.500" is ambiguous: 10500 .* or 10.5 with a decimal point/)],
+      [6, expect.stringMatching(/^refund_amount: "2.000" is ambiguous: 2000 .* or 2 with a decimal point/)],
     ])
   })
 
@@ -181,6 +196,44 @@ describe('the rows of a good file', () => {
     ).rejects.toThrow(/changed while gw was running/)
   })
 
+  it('walks every line again for the report: a title and a blank line above the header, blank lines between rows, totals; never the lines a quoted field spans', async () => {
+    const file = await read(
+      'Refunds November 2026\n\nmch_order_no,refund_amount,note\nA,1.00,"two\nlines"\n,,\nB,2.00,x\n\nTotal,3.00,\n',
+    )
+    const lines: [string, number, string][] = []
+    const kind = (line: ReportLine) => Object.keys(line)[0]!
+    for await (const line of reportLines(file)) {
+      const at =
+        'row' in line
+          ? line.row.line
+          : 'totals' in line
+            ? line.totals.line
+            : 'above' in line
+              ? line.above.line
+              : line.blank.line
+      const values = 'cells' in line ? line.cells.values : 'above' in line ? line.above.values : line.blank.values
+      lines.push([kind(line), at, values.join('|')])
+    }
+    expect(lines).toEqual([
+      ['above', 1, 'Refunds November 2026'],
+      ['above', 2, ''],
+      ['row', 4, 'A|1.00|two\nlines'],
+      ['blank', 6, ''],
+      ['row', 7, 'B|2.00|x'],
+      ['blank', 8, ''],
+      ['totals', 9, 'Total|3.00|'],
+    ])
+  })
+
+  it("both amount forms that agree (gw's own report read back, or a symbol naming the currency) are one amount", async () => {
+    const file = await read('mch_order_no,refund_fee,refund_amount,fee_type\nX,150,1.50,THB\nY,2000,฿20,\n')
+    expect(file.problems).toEqual([])
+    expect(file.rows.map((r) => [r.request?.amount, r.feeType])).toEqual([
+      [{minor: 150}, 'THB'],
+      [{minor: 2000}, 'THB'],
+    ])
+  })
+
   it('keep a given refund number; others get theirs once the order is known', async () => {
     const file = await read('mch_order_no,refund_fee,mch_refund_no\nA,100,MY-R1\nB,100,\n')
     expect(file.rows.map((r) => r.mchRefundNo)).toEqual(['MY-R1', ''])
@@ -194,11 +247,35 @@ describe('totals rows', () => {
     )
     expect(file.rows.map((r) => r.order)).toEqual(['A', 'B', 'C', 'D'])
     expect(file.totals).toEqual([
-      {line: 4, label: 'รวม (Total)', amount: '1003.00', sum: '1003', agrees: true},
-      {line: 6, label: '', amount: '5.00', sum: '5', agrees: true},
+      {line: 4, label: 'รวม (Total)', amount: '1003.00', sum: '1003.00', agrees: true},
+      {line: 6, label: '', amount: '5.00', sum: '5.00', agrees: true},
       {line: 8, label: 'Grand total', amount: '99', sum: '1', agrees: false},
     ])
     expect(file.problems).toEqual([])
+  })
+
+  it("a total printed with a sum's float noise (Gnumeric's CSV) is read as the spreadsheet held it", async () => {
+    const file = await read(
+      'mch_order_no,refund_amount\nGN-1,1267.11\nGN-2,12.34\nGN-3,1281.33\nGN-4,286.36\nTotal,2847.1399999999999999\n',
+    )
+    expect(file.totals).toEqual([{line: 6, label: 'Total', amount: '2847.14', sum: '2847.14', agrees: true}])
+  })
+
+  it('says why a total could not be checked: its own amount, or one above it', async () => {
+    const own = await read('mch_order_no,refund_amount\nA,1.00\nTotal,1.00.0\n')
+    expect(own.totals).toEqual([
+      {
+        line: 3,
+        label: 'Total',
+        amount: '1.00.0',
+        sum: '1',
+        unchecked: expect.stringMatching(/^its own amount could not be read: /),
+      },
+    ])
+    const above = await read('mch_order_no,refund_amount\nA,1.00.0\nTotal,1.00\n')
+    expect(above.totals).toEqual([
+      {line: 3, label: 'Total', amount: '1.00', unchecked: 'an amount above it could not be read'},
+    ])
   })
 
   it('a row without an order number that is not the sum of the rows above stays a problem of its line', async () => {

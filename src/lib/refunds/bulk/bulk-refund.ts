@@ -100,7 +100,13 @@ export async function runBulkRefund(
     const toSend = toSendTotals(plan.states)
     const result = (
       states: readonly RowState[],
-      ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
+      ended: {
+        stopped: boolean
+        stoppedBy?: unknown
+        writeFailure?: string
+        reportFailure?: string
+        historyFailure?: string
+      },
     ): BulkResult => ({
       csv,
       report: ended.reportFailure || !file.rows.length ? null : reportPath,
@@ -114,12 +120,15 @@ export async function runBulkRefund(
       orders: plan.distinct_orders,
       orders_with_several_rows: [...plan.orders],
       ignored_columns: file.header.ignored,
+      earlier_output_columns: file.header.gwColumns.map((at) => file.header.names[at]!),
+      totals: file.totals,
       problems: [...plan.problems],
       to_send: toSend,
       summary: summarize(file, states, options.dry_run),
       rows: rowViews(file.rows, states, options.dry_run),
       write_failure: ended.writeFailure ?? null,
       report_failure: ended.reportFailure ?? null,
+      history_failure: ended.historyFailure ?? null,
       exit_code: options.dry_run
         ? plan.blocked
           ? ExitCode.Usage

@@ -3,8 +3,25 @@ import {ExitCode, exitCodeOfSignal} from '../../errors.js'
 import type {AuditTrail} from '../../files/audit.js'
 import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
+import type {TotalsRow} from '../../files/totals.js'
 import type {OrderLine} from './plan.js'
 import {ROW_STATUSES, type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
+
+/** The columns a report adds to the input's: what became of each row. */
+export const REPORT_COLUMNS = [
+  'status',
+  'mch_refund_no',
+  'gw_refund_no',
+  'refund_fee',
+  'refund_amount',
+  'fee_type',
+  'refund_time',
+  'earlier_run_at',
+  'settled_by',
+  'err_code',
+  'err_msg',
+  'advice',
+] as const
 
 /** A row's status as shown: a dry run's row that would be sent is `would_refund`. */
 export type ViewStatus = RowStatus | 'would_refund'
@@ -59,6 +76,10 @@ export interface BulkResult {
   orders_with_several_rows: OrderLine[]
   /** Columns of the file gw does not read. */
   ignored_columns: string[]
+  /** Columns of gw's own earlier report or list in a file fed back in (its status, advice): not read. */
+  earlier_output_columns: string[]
+  /** Totals rows: never sent, each checked against the rows above it. */
+  totals: TotalsRow[]
   problems: {line: number; message: string}[]
   to_send: ToSendTotal[]
   summary: SummaryLine[]
@@ -68,7 +89,9 @@ export interface BulkResult {
   write_failure: string | null
   /** The report could not be written; the journal holds every outcome. */
   report_failure: string | null
-  /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 130 interrupted. */
+  /** The history could not take the run's records (held by another program, a full disk): where they went. */
+  history_failure: string | null
+  /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 6 sent but not confirmable (to confirm on the merchant platform), 130 interrupted. */
   exit_code: ExitCode
 }
 
@@ -82,17 +105,26 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
 }
 
 /**
- * The run's exit code. A report that could not be written is not a success: the refunds are in
- * the journal, and the same command run again writes the report (exit 5, also over failed rows;
- * an interrupt or a failed verification says more).
+ * The run's exit code. A report, or the history's records, that could not be written is not a
+ * success: the refunds are in the journal, and the same command run again writes the report
+ * (exit 5, also over failed rows; an interrupt or a failed verification says more).
  */
 export function exitCodeOf(
   states: readonly RowState[],
-  ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
+  ended: {
+    stopped: boolean
+    stoppedBy?: unknown
+    writeFailure?: string
+    reportFailure?: string
+    historyFailure?: string
+  },
 ): ExitCode {
   const code = rowsExitCode(states, ended)
-  // Failed rows are in the journal and on screen; the report a rerun writes is what is missing.
-  return ended.reportFailure && (code === ExitCode.Done || code === ExitCode.Refused) ? ExitCode.Unknown : code
+  // Failed rows are in the journal and on screen; the report a rerun writes, or this machine's
+  // record of the refunds (the history behind the money), is what is missing.
+  const settled: ExitCode[] = [ExitCode.Done, ExitCode.Refused, ExitCode.NotConfirmable]
+  const behind = ended.reportFailure || ended.historyFailure
+  return behind && settled.includes(code) ? ExitCode.Unknown : code
 }
 
 function rowsExitCode(
@@ -104,7 +136,9 @@ function rowsExitCode(
   if (ended.writeFailure) return ExitCode.Unknown
   if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return ExitCode.Signature
   if (any('failed', 'skipped_invalid')) return ExitCode.Refused
-  if (any('processing', 'unknown', 'not_confirmable')) return ExitCode.Unknown
+  if (any('processing', 'unknown')) return ExitCode.Unknown
+  // Not the "run again later" code: a rerun cannot tell more of these; the merchant platform can.
+  if (any('not_confirmable')) return ExitCode.NotConfirmable
   return ExitCode.Done
 }
 

@@ -10,6 +10,8 @@ import {
   ORDER_NUMBER_FIELDS,
   type Amount,
   fieldMax,
+  formatAmount,
+  minorUnitsOf,
   isCurrency,
   parseMinorUnits,
   toMinorUnits,
@@ -23,15 +25,20 @@ import {
   type TableRow,
   type TableSource,
   missingOrderColumn,
+  type TableLine,
+  linesOf,
   openTable,
   orderColumnOf,
   orderNumbersOf,
   rowProblems,
+  unresolvedFormulas,
 } from '../../files/table.js'
 import {fileSha256, fileStamp} from '../../io/file-version.js'
 import {usageError} from '../../errors.js'
 import {fileShown, quoted} from '../../untrusted.js'
 import type {OrderNumberField, OrderReference} from '../../orders/reference.js'
+import {REFUND_LIST_COLUMNS} from '../list.js'
+import {REPORT_COLUMNS} from './bulk-result.js'
 import type {Problem, RefundRow, RowRequest} from './rows.js'
 
 /** The fields a refund file gives. */
@@ -88,16 +95,17 @@ function headerProblems(header: TableHeader, source: TableSource, hints: string[
   return problems
 }
 
-/** The amount a row asks for (and the currency its text names), or the problem with it. A negative is never turned positive. */
-function rowAmount(row: TableRow, feeType: string | undefined): {amount: Amount; currency?: string} | string {
-  const hasFee = row.get('refund_fee') !== '' || row.note('refund_fee') !== undefined
-  const hasAmount = row.get('refund_amount') !== '' || row.note('refund_amount') !== undefined
-  if (hasFee && hasAmount) return 'both refund_fee and refund_amount are filled; give one'
-  const field = hasFee ? 'refund_fee' : 'refund_amount'
-  if (!hasFee && !hasAmount) return 'no amount: fill refund_fee or refund_amount'
+type RowAmount = {amount: Amount; currency?: string}
+
+/** The amount one field of a row asks for (and the currency its text names), or the problem with it. A negative is never turned positive. */
+function fieldAmount(
+  row: TableRow,
+  field: 'refund_fee' | 'refund_amount',
+  feeType: string | undefined,
+): RowAmount | string {
   let read
   try {
-    read = hasFee ? minorUnitsOfField(row, field) : amountOfField(row, field, feeType)
+    read = field === 'refund_fee' ? minorUnitsOfField(row, field) : amountOfField(row, field, feeType)
   } catch (error) {
     if (error instanceof AmountError) return `${field}: ${error.message}`
     throw error
@@ -105,7 +113,7 @@ function rowAmount(row: TableRow, feeType: string | undefined): {amount: Amount;
   const said = quoted(row.get(field))
   if (read.negative) return `${field} ${said} is negative; a refund must be above zero (it is never read as positive)`
   if (!/[1-9]/.test(read.decimal)) return `${field} is zero; a refund must be above zero`
-  if (hasFee) {
+  if (field === 'refund_fee') {
     const minor = Number(read.decimal)
     return Number.isSafeInteger(minor) ? {amount: {minor}} : `refund_fee: ${said} is too large`
   }
@@ -120,11 +128,35 @@ function rowAmount(row: TableRow, feeType: string | undefined): {amount: Amount;
   return {amount: {decimal: read.decimal}, currency: read.currency}
 }
 
+/**
+ * The amount a row asks for, or the problem with it. Both forms filled (gw's own report fed
+ * back in gives both) are one amount when they agree in the row's currency.
+ */
+function rowAmount(row: TableRow, feeType: string | undefined): RowAmount | string {
+  const filled = (field: string) => row.get(field) !== '' || row.note(field) !== undefined
+  if (!filled('refund_fee') && !filled('refund_amount')) return 'no amount: fill refund_fee or refund_amount'
+  if (!filled('refund_amount')) return fieldAmount(row, 'refund_fee', feeType)
+  const decimal = fieldAmount(row, 'refund_amount', feeType)
+  if (!filled('refund_fee') || typeof decimal === 'string') return decimal
+  const minor = fieldAmount(row, 'refund_fee', feeType)
+  if (typeof minor === 'string') return minor
+  const currency = feeType ?? decimal.currency
+  const both = `both refund_fee (${quoted(row.get('refund_fee'))}) and refund_amount (${quoted(row.get('refund_amount'))}) are filled`
+  if (!currency || !isCurrency(currency))
+    return `${both}, and no fee_type says their currency; give one, or fill fee_type`
+  const asMinor = minorUnitsOf(decimal.amount, currency)
+  if (asMinor !== minorUnitsOf(minor.amount, currency))
+    return `${both} and disagree: ${formatAmount(asMinor, currency)} is ${asMinor} in minor units; give one`
+  return {...minor, currency: decimal.currency}
+}
+
 /** The constant of `known` that `text` is (else `text` itself); undefined when empty. */
 const interned = (known: readonly string[], text: string) => known.find((k) => k === text) ?? (text || undefined)
 
 /** Reads one row; its refund number is the one given, or is derived once its order is known (plan). */
 function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
+  const unresolved = unresolvedFormulas(row)
+  if (unresolved) return {row: new FileRow(row.line, '', ''), problems: [unresolved]}
   const problems: string[] = rowProblems(row)
   const column = orderColumnOf(row)
   if (!column) problems.push(`no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}`)
@@ -158,8 +190,10 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
   const read = rowAmount(row, feeType)
   if (typeof read === 'string') problems.push(read)
   const given = row.get('mch_refund_no')
+  // The currency the row names, said in the summary even when the row cannot be sent.
+  const currency = [feeType, typeof read === 'string' ? undefined : read.currency].find((c) => c && isCurrency(c))
   if (problems.length || !column || typeof read === 'string') {
-    return {row: new FileRow(row.line, column ? row.get(column) : '', given), problems}
+    return {row: new FileRow(row.line, column ? row.get(column) : '', given, currency), problems}
   }
   const numbers = orderNumbersOf(row)
   const request = {
@@ -167,21 +201,19 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
     // Only when the row names its order more than once (the others must be the same order's).
     numbers: Object.keys(numbers).length > 1 ? numbers : undefined,
     amount: 'minor' in read.amount ? read.amount.minor : read.amount.decimal,
-    feeType: feeType ?? read.currency,
     totalFee,
     channel,
     attach: row.get('attach') || undefined,
   }
-  return {row: new FileRow(row.line, row.get(column), given, request), problems}
+  return {row: new FileRow(row.line, row.get(column), given, feeType ?? read.currency, request), problems}
 }
 
-/** What a usable row asks for, held flat (its RowRequest is made when asked). */
+/** What a usable row asks for beside its currency, held flat (its RowRequest is made when asked). */
 interface FlatRequest {
   column: OrderNumberField
   numbers?: OrderReference
   /** Minor units, or the decimal as written. */
   amount: number | string
-  feeType?: string
   totalFee?: number
   channel?: string
   attach?: string
@@ -196,7 +228,6 @@ class FileRow implements RefundRow {
   readonly #column?: OrderNumberField
   readonly #numbers?: OrderReference
   readonly #amount?: number | string
-  readonly #feeType?: string
   readonly #totalFee?: number
   readonly #channel?: string
   readonly #attach?: string
@@ -205,12 +236,12 @@ class FileRow implements RefundRow {
     readonly line: number,
     readonly order: string,
     readonly mchRefundNo: string,
+    readonly feeType?: string,
     request?: FlatRequest,
   ) {
     this.#column = request?.column
     this.#numbers = request?.numbers
     this.#amount = request?.amount
-    this.#feeType = request?.feeType
     this.#totalFee = request?.totalFee
     this.#channel = request?.channel
     this.#attach = request?.attach
@@ -224,7 +255,7 @@ class FileRow implements RefundRow {
       ref,
       numbers: this.#numbers ?? ref,
       amount,
-      feeType: this.#feeType,
+      feeType: this.feeType,
       totalFee: this.#totalFee,
       channel: this.#channel,
       attach: this.#attach,
@@ -253,7 +284,9 @@ async function readRows(
   path: string,
   options: Omit<ReadOptions, 'fields'>,
 ): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
-  const read = {...options, fields: FIELDS, required: [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]}
+  // gw's own report and refund list are files it reads back: their status and the gateway's columns are not read.
+  const outputs = [REPORT_COLUMNS, REFUND_LIST_COLUMNS]
+  const read = {...options, fields: FIELDS, required: [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS], outputs}
   const {source, header, rows: records} = await openTable(path, read)
   const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['refund_fee', 'refund_amount']])
   const problems = headerProblems(header, source, hints)
@@ -296,31 +329,50 @@ async function readRows(
   return file()
 }
 
+/** A line of the file as its report writes it: a row with what became of it, a totals row, or a line that is not a row. */
+export type ReportLine =
+  | {row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}
+  | {totals: TotalsRow; cells: Pick<TableRow, 'values' | 'typed'>}
+  | {above: TableLine}
+  | {blank: TableLine}
+
 /**
- * The cells of the file's rows, read again in its order for the report, each with the row it
- * belongs to. The file must be the version planned: the same SHA-256 and stamp before the
- * reading, the same stamp after it (checked before the report is put in place), and each row
- * found again on its line.
+ * Every line of the file, read again in its order for the report, each row with the row it
+ * belongs to and each totals row with its check. The file must be the version planned: the same
+ * SHA-256 and stamp before the reading, the same stamp after it (checked before the report is
+ * put in place), and each row found again on its line. A check stopped early (too many problems)
+ * ends where it stopped.
  */
-export async function* rowsWithCells(
-  file: RefundFile,
-): AsyncGenerator<{row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}> {
+export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine> {
   const changed = (why = '') =>
     new Error(
       `${fileShown(file.path)} changed while gw was running${why}: the report would not be the file planned. Every refund is in the journal: put the file back as it was planned (SHA-256 ${file.sha256}) and run the same command to write the report`,
     )
   const unchanged = () => fileStamp(file.path) === file.stamp
   if (!unchanged() || (await fileSha256(file.path)) !== file.sha256) throw changed()
-  const {rows: records} = await openTable(file.path, file.read)
+  const table = await openTable(file.path, file.read)
+  const totals = new Map(file.totals.map((t) => [t.line, t]))
+  const last = Math.max(file.rows.at(-1)?.line ?? 0, file.totals.at(-1)?.line ?? 0)
+  const lines = linesOf(table)
   try {
-    let next = await records.next()
-    for (const [index, row] of file.rows.entries()) {
-      while (!next.done && next.value.line < row.line) next = await records.next()
-      if (next.done || next.value.line !== row.line) throw changed(` (line ${row.line} is not there)`)
-      yield {row, index, cells: next.value}
+    let index = 0
+    for await (const line of lines) {
+      if (!('row' in line)) {
+        if ('above' in line || line.blank.line < last) yield line
+        continue
+      }
+      const {row: cells} = line
+      if (cells.line > last) break
+      const total = totals.get(cells.line)
+      const row = file.rows[index]
+      if (total) yield {totals: total, cells}
+      else if (row?.line === cells.line) yield {row, index: index++, cells}
+      else throw changed(` (line ${row?.line ?? cells.line} is not there)`)
     }
+    if (index < file.rows.length) throw changed(` (line ${file.rows[index]!.line} is not there)`)
   } finally {
-    await records.return(undefined)
+    await lines.return(undefined)
+    await table.rows.return(undefined)
   }
   if (!unchanged()) throw changed()
 }

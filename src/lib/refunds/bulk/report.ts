@@ -1,29 +1,16 @@
 /**
  * Step 5 of a bulk refund (and the dry run's plan file): every input row with its columns,
- * plus what became of it (or would); and the summary.
+ * plus what became of it (or would), line for line with the file (a title, blank or totals line
+ * is written where it was, `not_a_row` or `totals`); and the summary.
  */
 import {AnnotatedWriter} from '../../files/annotated-output.js'
 import {type AuditTrail, summarySheet} from '../../files/audit.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
+import {totalsVerdict} from '../../files/totals.js'
 import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
-import {type RefundFile, rowsWithCells} from './refund-file.js'
-import {type SummaryLine, type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
+import {type RefundFile, reportLines} from './refund-file.js'
+import {REPORT_COLUMNS, type SummaryLine, type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
 import {type RowState, amountOf} from './rows.js'
-
-const REPORT_COLUMNS = [
-  'status',
-  'mch_refund_no',
-  'gw_refund_no',
-  'refund_fee',
-  'refund_amount',
-  'fee_type',
-  'refund_time',
-  'earlier_run_at',
-  'settled_by',
-  'err_code',
-  'err_msg',
-  'advice',
-] as const
 
 const money = (minor: number | undefined, currency: string | undefined) =>
   minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
@@ -48,15 +35,22 @@ export async function writeReport(
     lead: ['status'],
   })
   try {
-    for await (const {row, index, cells} of rowsWithCells(file)) {
-      const view = rowView(row, states[index]!, options.dryRun)
-      const advice = (states[index]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
-      const earlier = view.made_by ? `refunded earlier by ${view.made_by}` : undefined
-      await writer.write(cells, {
-        ...view,
-        refund_amount: money(view.refund_fee, view.fee_type),
-        advice: advice ?? earlier,
-      })
+    for await (const line of reportLines(file)) {
+      // Lines that are not rows are written where they were: the report lines up with the file.
+      if ('above' in line) await writer.writeAbove(line.above, {status: 'not_a_row'})
+      else if ('blank' in line) await writer.write(line.blank, {status: 'not_a_row'})
+      else if ('totals' in line) await writer.write(line.cells, {status: 'totals', advice: totalsVerdict(line.totals)})
+      else {
+        const {row, index, cells} = line
+        const view = rowView(row, states[index]!, options.dryRun)
+        const advice = (states[index]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
+        const earlier = view.made_by ? `refunded earlier by ${view.made_by}` : undefined
+        await writer.write(cells, {
+          ...view,
+          refund_amount: money(view.refund_fee, view.fee_type),
+          advice: advice ?? earlier,
+        })
+      }
     }
     return await writer.close(
       summarySheet(options.trail, 'status', statusTally(file, states, options.dryRun), {refund_fee: 'amount'}, money),
