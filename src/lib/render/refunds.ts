@@ -26,12 +26,12 @@ import {fields} from './fields.js'
 import {table} from './table.js'
 
 /**
- * A refund as --json gives it: the refund's own facts, each `_fee` beside its `_amount`, and the
- * order's balance left after it (`balance_fee`) when this run refunded it, as the text's
- * "balance left" says.
+ * A refund as --json gives it: the refund's own facts, flat (its number, order, channel, each
+ * `_fee` beside its `_amount`), the order's balance left after it (`balance_fee`) when this run
+ * refunded it, as the text's "balance left" says, and whatever else the service tells of it
+ * (how it was settled, what was not recorded...). Not the plan, whose balance is before it.
  */
-export interface RefundDocument {
-  status: OneRefund['status']
+export type RefundDocument = Omit<OneRefund, 'planned'> & {
   mch_refund_no: string
   mch_order_no: string
   gw_order_no?: string
@@ -43,16 +43,6 @@ export interface RefundDocument {
   total_amount?: string
   balance_fee?: number
   balance_amount?: string
-  gw_refund_no?: string
-  refund_time?: string
-  resolved_by: OneRefund['resolved_by']
-  already_existed?: boolean
-  completed_earlier?: boolean
-  interrupted?: string
-  unverified?: boolean
-  explanation?: string
-  err_code?: string
-  err_msg?: string
 }
 
 /** What is left of the order once this refund is made: only for a refund this run made (else the gateway's balance is not known to follow). */
@@ -63,11 +53,11 @@ function balanceLeft(result: OneRefund): number | undefined {
 }
 
 function refundDocument(result: OneRefund): RefundDocument {
-  const {planned: p, gw_refund_no, refund_time, resolved_by, explanation, err_code, err_msg} = result
+  const {planned: p, status, ...said} = result
   const amount = (fee: number | undefined) => decimalOf(fee, p.fee_type)
   const balance = balanceLeft(result)
   return {
-    status: result.status,
+    status,
     mch_refund_no: p.mch_refund_no,
     mch_order_no: p.mch_order_no,
     gw_order_no: p.gw_order_no,
@@ -79,16 +69,7 @@ function refundDocument(result: OneRefund): RefundDocument {
     total_amount: amount(p.total_fee),
     balance_fee: balance,
     balance_amount: amount(balance),
-    gw_refund_no,
-    refund_time,
-    resolved_by,
-    already_existed: result.already_existed,
-    completed_earlier: result.completed_earlier,
-    interrupted: result.interrupted,
-    unverified: result.unverified,
-    explanation,
-    err_code,
-    err_msg,
+    ...said,
   }
 }
 
