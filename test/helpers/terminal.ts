@@ -25,7 +25,18 @@ export class Terminal {
       ? `env ${exports} ${process.execPath} ${join(REPO_ROOT, 'test', 'helpers', 'exit-recorder.mjs')} '${exitFile}' ${gw}`
       : `env ${exports} ${gw}; echo "EXIT=$?"; sleep 60`
     this.#exitFile = exitFile
-    execFileSync('tmux', ['new-session', '-d', '-s', this.session, '-x', '200', '-y', '50', command])
+    // Test files run side by side: one closing the last session ends tmux's server while another
+    // starts one, and tmux says "server exited unexpectedly". A new server is started on a retry.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        execFileSync('tmux', ['new-session', '-d', '-s', this.session, '-x', '200', '-y', '50', command], {
+          stdio: 'pipe',
+        })
+        return
+      } catch (error) {
+        if (attempt === 3 || !String((error as {stderr?: Buffer}).stderr).includes('server exited')) throw error
+      }
+    }
   }
 
   /** The exit file: kill(), ended() and hangUp() need a terminal made with one. */
