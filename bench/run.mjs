@@ -10,8 +10,7 @@ import {createWriteStream, existsSync, readFileSync, rmSync, statSync, writeFile
 import {once} from 'node:events'
 import {cpus, totalmem} from 'node:os'
 import {join, resolve} from 'node:path'
-
-import Database from 'better-sqlite3'
+import {DatabaseSync} from 'node:sqlite'
 
 import {
   BIN,
@@ -415,12 +414,13 @@ async function history(bench, known) {
  * with SQLite (as fast as the disk takes it; making a million through the API would take hours).
  */
 function fillLedger(dataDir, count, template) {
-  const db = new Database(join(dataDir, 'ledger.db'))
+  const db = new DatabaseSync(join(dataDir, 'ledger.db'))
   const insert = db.prepare(
     `INSERT INTO orders (appid, mch_order_no, gw_order_no, channel_order_no, notify, order_json)
      VALUES (?, ?, ?, ?, ?, ?)`,
   )
-  db.transaction(() => {
+  db.exec('BEGIN')
+  {
     for (let i = 0; i < count; i++) {
       const order = {
         ...template,
@@ -438,7 +438,8 @@ function fillLedger(dataDir, count, template) {
         JSON.stringify(order),
       )
     }
-  })()
+  }
+  db.exec('COMMIT')
   db.close()
 }
 
@@ -458,8 +459,8 @@ async function ledger() {
     await seedPaidOrders(sandbox, 'T', 1)
     await sandbox.stop()
   }
-  const db = new Database(join(full, 'ledger.db'), {readonly: true})
-  const template = JSON.parse(db.prepare('SELECT order_json FROM orders').pluck().get())
+  const db = new DatabaseSync(join(full, 'ledger.db'), {readOnly: true})
+  const template = JSON.parse(db.prepare('SELECT order_json FROM orders').get().order_json)
   db.close()
   const sizes = {small: 10_000, full: SIZES.ledgerOrders}
   fillLedger(small, sizes.small, template)

@@ -27,13 +27,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const out = resolve(process.argv[2] ?? join(root, 'build'))
 if (!existsSync(join(root, 'dist', 'main.js'))) throw new Error('Run npm run build first: dist/ is missing.')
 
-// What the executable carries: the bundle (without source maps) and SQLite's binding, the manifest, package.json.
+// What the executable carries: the bundle (without source maps), the manifest, package.json.
 const files = {}
-for (const file of readdirSync(join(root, 'dist'), {recursive: true})) {
+for (const file of readdirSync(join(root, 'dist'), {recursive: true}))
   if (file.endsWith('.js')) files[join('dist', file)] = readFileSync(join(root, 'dist', file), 'utf8')
-  // SQLite's compiled binding: bytes, carried as base64 and written back as bytes.
-  if (file.endsWith('.node')) files[join('dist', file)] = {base64: readFileSync(join(root, 'dist', file), 'base64')}
-}
 for (const file of ['package.json', 'oclif.manifest.json']) files[file] = readFileSync(join(root, file), 'utf8')
 const payload = JSON.stringify(files)
 const {version} = JSON.parse(files['package.json'])

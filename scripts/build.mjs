@@ -5,10 +5,37 @@
 // workbook. Source maps beside, used with DEBUG. Then oclif's manifest and the command reference.
 import {build} from 'esbuild'
 import {spawnSync} from 'node:child_process'
-import {copyFileSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import {dirname, join} from 'node:path'
+import {readFileSync, readdirSync, rmSync} from 'node:fs'
+import {builtinModules} from 'node:module'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+/** Packages the bundle may fail to load, each where its caller expects that (oclif, in a try: development only). */
+const OPTIONAL = new Set(['typescript', 'ts-node'])
+
+/**
+ * The installed gw (the npm package, the single executable) has no node_modules: the build fails
+ * when the bundle would load a module it does not contain, by an import esbuild left outside it, a
+ * require of a package name, or a require made at run time (createRequire beyond each chunk's
+ * banner), as the table library once was (every table crashed in the installed forms).
+ */
+function checkSelfContained(metafile) {
+  const builtin = (name) => name.startsWith('node:') || builtinModules.includes(name.split('/')[0])
+  const problems = []
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (!file.endsWith('.js')) continue
+    for (const {path, external} of output.imports)
+      if (external && !builtin(path) && !OPTIONAL.has(path)) problems.push(`${file} imports ${path}`)
+    const code = readFileSync(file, 'utf8')
+    for (const [, name] of code.matchAll(/\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g))
+      if (!builtin(name) && !OPTIONAL.has(name)) problems.push(`${file} requires ${name}`)
+    if ((code.match(/createRequire/g) ?? []).length > 1) problems.push(`${file} builds a require at run time`)
+  }
+  if (problems.length) {
+    process.stderr.write(`The bundle loads what it does not contain:\n  ${problems.join('\n  ')}\n`)
+    process.exit(1)
+  }
+}
 
 const commands = readdirSync('src/commands', {recursive: true})
   .filter((file) => file.endsWith('.ts'))
@@ -22,7 +49,7 @@ const entries = [
 ]
 
 rmSync('dist', {recursive: true, force: true})
-await build({
+const {metafile} = await build({
   entryPoints: entries,
   outbase: 'src',
   outdir: 'dist',
@@ -30,28 +57,19 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
+  metafile: true,
   // oclif reads tsconfig with TypeScript when it is installed (development only), in a try.
-  // better-sqlite3 finds its compiled part with `bindings` only when not given one: gw always gives it.
-  external: ['typescript', 'ts-node', 'bindings'],
+  external: [...OPTIONAL],
   // CommonJS packages in an ESM bundle still call require (node:fs and the like).
   banner: {
     js: "import {createRequire as __gwRequire} from 'node:module'; const require = __gwRequire(import.meta.url);",
   },
 })
-// SQLite's compiled binding, beside the bundle (src/lib/io/database.ts loads it from there): the
-// npm tarball and the single executable carry it; it is built for this platform by npm ci.
-mkdirSync('dist/native', {recursive: true})
-copyFileSync(
-  join(
-    dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
-    'build/Release/better_sqlite3.node',
-  ),
-  'dist/native/better_sqlite3.node',
-)
+checkSelfContained(metafile)
 
 // oclif's development tool checks npm for a newer version of itself and warns ("oclif update
 // available") on every build and so on every `npm run demo`: its own documented switch turns the

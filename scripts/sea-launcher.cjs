@@ -17,7 +17,7 @@ function unpack() {
   mkdirSync(base, {recursive: true, mode: 0o700})
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(staging, path)), {recursive: true})
-    writeFileSync(join(staging, path), typeof content === 'string' ? content : Buffer.from(content.base64, 'base64'))
+    writeFileSync(join(staging, path), content)
   }
   writeFileSync(join(staging, '.complete'), BUILD)
   try {

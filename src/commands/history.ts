@@ -1,4 +1,5 @@
 import {GwCommand} from '../lib/cli/base-command.js'
+import {isoTime} from '../lib/gateway/protocol/index.js'
 import type {HistoryReport} from '../lib/orders/history.js'
 
 export default class History extends GwCommand<typeof History> {
@@ -12,10 +13,17 @@ export default class History extends GwCommand<typeof History> {
       import('../lib/cli/services.js'),
       import('../lib/render/history.js'),
     ])
-    const report = openHistory(
+    const described = openHistory(
       (message) => this.warning(message),
       (message) => this.note(message),
     ).describe()
+    // The history keeps UTC instants; gw says times one way everywhere: ISO 8601 to the second with the offset.
+    const local = (at: string) => isoTime(new Date(at))
+    const report: HistoryReport = {
+      ...described,
+      imported: described.imported && {...described.imported, at: local(described.imported.at)},
+      appids: described.appids.map((a) => ({...a, oldest: local(a.oldest), newest: local(a.newest)})),
+    }
     this.log(historyView(report))
     return report
   }

@@ -17,6 +17,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     '<%= config.bin %> reconcile pos-export.csv --status-map "Settled=paid" --status-map "On hold=unpaid"',
   ]
 
+  static override usage = '<%= command.id %> FILE [--out FILE] [--only-mismatches] [--column FIELD=HEADER]... [FLAGS]'
   static override args = {
     file: Args.string({ignoreStdin: true, description: 'CSV or .xlsx file of orders', required: true}),
   }

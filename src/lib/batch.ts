@@ -1,7 +1,8 @@
 /**
  * Runs work over many items with a bound on concurrency and, optionally, on the rate of
  * starts per second. Pulls items lazily (a stream stays a stream) and stops taking new ones
- * when the signal aborts, letting those in flight finish. Also the port such long work is given
+ * when the signal aborts, letting those in flight finish: one pulled but waiting for its turn
+ * under the rate is dropped, never started after the stop. Also the port such long work is given
  * by the command that runs it: its progress and its stop signal.
  */
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -46,19 +47,23 @@ export async function runBatch<T>(
   }
   const interval = options.rate ? 1000 / options.rate : 0
   let nextStart = Date.now()
+  const {signal} = options
+  /** Waits for the item's turn under the rate; a stop ends the wait at once. */
   const slot = async () => {
     if (!interval) return
     const now = Date.now()
     const at = Math.max(now, nextStart)
     nextStart = at + interval
-    if (at > now) await sleep(at - now)
+    if (at > now) await sleep(at - now, undefined, {signal}).catch(() => undefined)
   }
   const worker = async () => {
     for (;;) {
-      if (options.signal?.aborted) return
+      if (signal?.aborted) return
       const {value, done} = await next()
       if (done) return
       await slot()
+      // An item waiting for its turn (a rate slot, a pull) is not in flight: after a stop it is not started.
+      if (signal?.aborted) return
       await work(value as T)
     }
   }

@@ -108,3 +108,28 @@ export function localWriteFailure(error: unknown, known: {writing?: boolean; fil
     },
   )
 }
+
+/** The profile a suggested command is for: named with --profile or not. */
+export interface SuggestedFor {
+  name: string
+  named?: boolean
+}
+
+/**
+ * Text as one word of a command to paste into a shell (POSIX shells, zsh): as it is when plain,
+ * else in double quotes with what a shell expands inside them escaped.
+ */
+export function shellWord(text: string): string {
+  return /^[\w./=,:@%+-]+$/.test(text) ? text : `"${text.replace(/["\\$`]/g, '\\$&')}"`
+}
+
+/**
+ * A gw command line to suggest, that runs as printed when pasted into a shell: each word quoted
+ * where a shell would read it otherwise (a file name with a space, a number with a `$`), and the
+ * profile named when the command's own was given with --profile (GW_PROFILE and the default
+ * carry over by themselves). Put at the end of a sentence, with nothing after it to paste along.
+ */
+export function gwCommand(profile: SuggestedFor | undefined, ...words: (string | number)[]): string {
+  const named = profile?.named ? ['--profile', profile.name] : []
+  return ['gw', ...words, ...named].map((word) => shellWord(String(word))).join(' ')
+}

@@ -68,12 +68,34 @@ export const fileShown = (path: string) => shown(path, 1000)
 export const quoted = (value: unknown, max = 60) => `"${shown(value, max)}"`
 
 /**
+ * gw's own styles (render/style: bold, dim, red, green, yellow, cyan, and their ends), which a
+ * view may carry: colours only, never a cursor move, an erase or a title.
+ */
+// eslint-disable-next-line no-control-regex -- matching the escape character is the point
+const OWN_STYLE = /(\u001B\[(?:1|2|22|31|32|33|36|39)m)/
+
+const controlsVisible = (text: string) => text.replace(UNSAFE, (c) => (c === '\n' ? c : visible(c)))
+
+/**
  * A whole message for a terminal (an error, a note): controls made visible but its own new
  * lines kept, no bound. The last line of defence; untrusted values are also `shown` where
  * they are put into a message.
  */
 export function terminalSafe(message: string): string {
-  return withoutKeys(message).replace(UNSAFE, (c) => (c === '\n' ? c : visible(c)))
+  return controlsVisible(withoutKeys(message))
+}
+
+/**
+ * A view's text for a terminal (a table, fields): as terminalSafe, but gw's own colours kept.
+ * A view is made of values each `shown` (table and fields show every cell), so an untrusted
+ * value's escapes never arrive here whole; a message, which may quote a file name as typed,
+ * goes through terminalSafe.
+ */
+export function viewSafe(view: string): string {
+  return withoutKeys(view)
+    .split(OWN_STYLE)
+    .map((part, i) => (i % 2 === 1 ? part : controlsVisible(part)))
+    .join('')
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The gateway's answer envelope (section 2.1): data, signed with the gateway's key over `data` alone. */
+import {errMsg} from '../lib/gateway/protocol/errors.js'
 import {isoWithOffset} from '../lib/gateway/protocol/time.js'
 import {type SignScheme, newNonce, sign} from '../lib/gateway/signing.js'
 import type {GatewayKeys} from './merchants.js'
@@ -26,5 +27,5 @@ export function envelope(
 
 /** The data of a refusal: result FAIL (or NOTSURE), the error code and message. */
 export function failureData(code: string, msg: string, result: 'FAIL' | 'NOTSURE' = 'FAIL'): Record<string, unknown> {
-  return {result, err_code: code, err_msg: msg, nonce_str: newNonce()}
+  return {result, err_code: code, err_msg: errMsg(msg), nonce_str: newNonce()}
 }

@@ -111,7 +111,7 @@ export class Ledger {
     // Past every number handed out: the largest rowid is read from the end of the table (count(*)
     // would read every row: 60 ms more at start with a million orders); rows are never deleted.
     const last = (table: string) =>
-      db.guard(() => (db.prepare(`SELECT max(rowid) FROM ${table}`).pluck().get() as number | null) ?? 0)
+      db.guard(() => (db.prepare(`SELECT max(rowid) AS last FROM ${table}`).get() as {last: number | null}).last ?? 0)
     this.#sequence = last('orders') + last('refund_numbers')
   }
 

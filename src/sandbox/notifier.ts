@@ -69,7 +69,7 @@ export class Notifier {
     const answer = await post(order.notify_url, this.options.body(order), 'text/plain;charset=utf-8', limits)
     const [status, reply, error] =
       'error' in answer ? [null, '', answer.error] : [answer.status, answer.body, undefined]
-    const delivered = status !== null && status >= 200 && status < 300 && isAcknowledgement(reply)
+    const delivered = isAcknowledgement(status, reply)
     order.notifications.push({
       attempt: number,
       at: new Date().toISOString(),

@@ -33,6 +33,7 @@ const CODE_FOR_PROBLEM: Record<RequestProblemKind, string> = {
   too_long: 'GW_PARAM_OVERLENGTH',
   invalid: 'GW_INVALID_PARAM',
   channel_not_taken: 'NOAUTH',
+  currency_not_taken: 'GW_FEETYPE_NOT_MATCH',
 }
 const NONCE_MEMORY = 200_000
 
@@ -233,11 +234,12 @@ export class Operations {
       .map((m) => ({name: m.appid, key: m.publicKey}))
     const explanation = explainSignature(params, signature, merchant.publicKey, scheme, others)
     if (explanation.otherKey)
-      explanation.cause = `${explanation.cause}: sign with ${merchant.appid}'s private key, or register your own public key (gw sandbox merchant add)`
+      explanation.cause = `${explanation.cause}; sign with ${merchant.appid}'s key, or register yours: gw sandbox merchant add`
     record.signature = {...explanation, appid: merchant.appid, scheme}
-    // err_msg is String(128): the cause in short, the whole explanation in the log.
-    const msg = `signature does not verify (${scheme}); see the sandbox log${explanation.cause ? `: ${explanation.cause}` : ''}`
-    return {code: 'GW_SIGN_ERROR', msg: msg.length > 128 ? `${msg.slice(0, 127)}…` : msg}
+    // The client gets the diagnosis itself (err_msg, String(128)), not a pointer to a log it cannot see;
+    // the log adds the canonical string and the key's fingerprint.
+    const cause = explanation.cause ?? 'none of the usual causes; compare the canonical string with the one signed'
+    return {code: 'GW_SIGN_ERROR', msg: `signature does not verify (${scheme}): ${cause}`}
   }
 
   #rememberNonce(key: string): void {

@@ -11,6 +11,7 @@ import {join} from 'node:path'
 import QRCode from 'qrcode'
 
 import type {SignScheme} from '../lib/gateway/signing.js'
+import {localZone} from '../lib/gateway/protocol/time.js'
 import {readBody, reply} from '../lib/io/http.js'
 import {ensurePrivateDir, writePrivateFile} from '../lib/io/private-file.js'
 import {control} from './control.js'
@@ -52,6 +53,8 @@ export interface SandboxInfo {
   merchants: {appid: string; private_key_file: string; public_key_file: string; sign_scheme: SignScheme}[]
   /** Merchants of your own (gw sandbox merchant add): the sandbox has only their public keys. */
   own_merchants: {appid: string; public_key_file: string; sign_scheme: SignScheme}[]
+  /** The zone the sandbox writes its times (time_end, refund_time) in: its own, as the gateway writes Thailand's. */
+  gateway_zone: string
 }
 
 export interface RunningSandbox {
@@ -242,6 +245,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     gateway_public_key_files: sandbox.gateway.publicKeyFiles,
     merchants: [],
     own_merchants: [],
+    gateway_zone: localZone(),
   }
   sandbox.onMerchants = () => {
     const all = [...sandbox.merchants.values()]

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {gwShell} from '../helpers/cli.js'
+import {asPrinted} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {untab} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
@@ -373,7 +373,7 @@ describe('crash safety and faults', () => {
     expect(line).toBe(
       `gw refund create --from-csv "${xlsx}" --sheet Refunds --column "mch_order_no=Invoice No" --column "refund_amount=Refund (THB)" --skip-invalid --rate 5 --yes`,
     )
-    const resumed = await gwShell(line!, {env: {GW_CONFIG_DIR: world.configDir}})
+    const resumed = await asPrinted(line!, {env: {GW_CONFIG_DIR: world.configDir}})
     // The zero row is skipped as it was: exit 1, every other row refunded once.
     expect(resumed.code, resumed.stderr).toBe(1)
     expect(resumed.stderr).toMatch(/resuming: \d+ done, \d+ uncertain, \d+ to go/)

@@ -402,18 +402,32 @@ describe('gw refund create and query', () => {
       expect.objectContaining({mch_refund_no: `${mch}-R1`, refund_fee: 5000, state: 'SUCCESS'}),
     ])
     const second = await world.run(['refund', 'create', mch, '--refund-fee', '1000', '--json'])
-    const json = second.json<{planned: {mch_refund_no: string}; status: string}>()
-    expect(json.status).toBe('refunded')
-    expect(json.planned.mch_refund_no).toMatch(/^RF\d{14}[0-9A-F]{6}$/)
+    // The balance is what is left after this refund, as the text's "balance left" says; each _fee beside its _amount.
+    expect(second.json()).toMatchObject({
+      status: 'refunded',
+      mch_refund_no: expect.stringMatching(/^RF\d{14}[0-9A-F]{6}$/),
+      refund_fee: 1000,
+      refund_amount: '10.00',
+      total_fee: 15050,
+      total_amount: '150.50',
+      balance_fee: 9050,
+      balance_amount: '90.50',
+    })
+    // The refund number is said once: in the view (or the --json document), not again on stderr.
+    expect(second.stderr).toBe('')
+    const third = await world.run(['refund', 'create', mch, '--amount', '0.50'])
+    expect(third.stdout).toMatch(/balance left: +90\.00 THB/)
+    expect(third.stdout.match(/RF\d{14}[0-9A-F]{6}/g)).toHaveLength(1)
+    expect(third.stderr).toBe('')
     const query = await world.run(['refund', 'query', mch])
     expect(query.code).toBe(0)
-    expect(query.stdout).toMatch(/refunded: +60\.00 THB/)
+    expect(query.stdout).toMatch(/refunded: +60\.50 THB/)
     expect(query.stdout).toContain(`${mch}-R1`)
     expect(query.stdout).toContain('SUCCESS: refunded')
     const queryJson = (await world.run(['refund', 'query', mch, '--mch-refund-no', `${mch}-R1`, '--json'])).json<{
       refund: {refund_count: number; refund_fee: number}
     }>()
-    expect(queryJson.refund).toMatchObject({refund_count: 2, refund_fee: 6000})
+    expect(queryJson.refund).toMatchObject({refund_count: 3, refund_fee: 6050})
   })
 
   it('refuses a refund above the balance before sending, exit 2', async () => {

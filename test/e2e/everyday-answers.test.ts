@@ -220,6 +220,29 @@ describe('encrypted private keys, as merchants have them', () => {
     )
   })
 
+  it('profile show asks for nothing: without the passphrase, appid, URL, mode and gateway key; with it, the key too', async () => {
+    const added = await world.run(addWith('shown', encrypted('pkcs8')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+    expect(added.code, added.stderr).toBe(0)
+    const text = await world.run(['profile', 'show', 'shown'])
+    expect(text.code, text.stderr).toBe(0)
+    const merchant = world.sandbox.info.merchants[0]!
+    expect(text.stdout).toMatch(new RegExp(`appid: +${merchant.appid}`))
+    expect(text.stdout).toMatch(new RegExp(`base URL: +${world.sandbox.info.base_url}`))
+    expect(text.stdout).toMatch(/mode: +test/)
+    expect(text.stdout).toMatch(/gateway key: +RSA 2048 bits, fingerprint ([0-9a-f]{2}:){15}[0-9a-f]{2}/)
+    expect(text.stdout).toMatch(
+      /private key: +encrypted \(its size and fingerprint with --passphrase-file or GW_KEY_PASSPHRASE\)/,
+    )
+    expect((await world.run(['profile', 'show', 'shown', '--json'])).json()).toMatchObject({
+      appid: merchant.appid,
+      private_key: {encrypted: true},
+      gateway_public_key: {bits: 2048},
+    })
+    const opened = await world.run(['profile', 'show', 'shown', '--passphrase-file', passphraseFile()])
+    expect(opened.stdout).toMatch(/private key: +RSA 2048 bits, fingerprint ([0-9a-f]{2}:){15}[0-9a-f]{2}, encrypted/)
+    neverShown(text.stdout, text.stderr, opened.stdout, opened.stderr)
+  })
+
   it.skipIf(!HAS_TMUX)('on a terminal, asks for the passphrase with hidden input', async () => {
     const added = await world.run(addWith('asked', encrypted('pkcs1')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
     expect(added.code, added.stderr).toBe(0)

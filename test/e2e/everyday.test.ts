@@ -103,7 +103,7 @@ describe('what did we do today: order list and refund list', () => {
     const [sheet] = await readWorkbook(join(world.configDir, 'today.xlsx'))
     const columns = sheet!.rows[0]!.map((c) => c.value)
     const row = sheet!.rows.find((r) => r[columns.indexOf('mch_order_no')]?.value === order)!
-    expect(row[columns.indexOf('amount')]).toEqual({value: 1.25, type: 2, numFmt: '#,##0.00'})
+    expect(row[columns.indexOf('refund_amount')]).toEqual({value: 1.25, type: 2, numFmt: '#,##0.00'})
     const refreshed = await world.run([
       'refund',
       'list',
@@ -117,7 +117,20 @@ describe('what did we do today: order list and refund list', () => {
     expect(refreshed.json<{refunds: {mch_order_no: string}[]}>().refunds.map((r) => r.mch_order_no)).toContain(order)
     const csv = join(world.configDir, 'today.csv')
     await world.run(['refund', 'list', '--since', 'today', '--out', csv])
-    expect(readFileSync(csv, 'utf8')).toMatch(/^\ufeffat,mch_refund_no,mch_order_no,/)
+    // Named as every --json names them: the time made_at, the order by both numbers, refund_fee beside refund_amount.
+    expect(readFileSync(csv, 'utf8')).toMatch(
+      /^\ufeffmade_at,mch_refund_no,mch_order_no,gw_order_no,channel,refund_fee,refund_amount,fee_type,/,
+    )
+    const json = await world.run(['refund', 'list', '--since', 'today', '--json'])
+    expect(json.json<{refunds: unknown[]}>().refunds).toContainEqual(
+      expect.objectContaining({
+        mch_order_no: order,
+        gw_order_no: expect.stringMatching(/^900\d+$/),
+        refund_fee: 125,
+        refund_amount: '1.25',
+        made_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/),
+      }),
+    )
     const other = world.environmentProfile({GW_APPID: 'mch99999'})
     expect((await world.run(['refund', 'list'], {env: other})).stdout).toContain(
       'No refunds made on this machine for mch99999',

@@ -238,7 +238,9 @@ describe('a single refund', () => {
       child.kill('SIGKILL')
       const killed = await result
       expect(killed.signal).toBe('SIGKILL')
-      expect(killed.stderr).toContain('line 1 is not a record of an order or refund (cut short, or edited)')
+      expect(killed.stderr).toContain(
+        'line 1 is not a record of an order or refund (cut short, edited, or longer than 64 KiB)',
+      )
       await world.faults('')
       while ((await refundsOf(order!)).length === 0) await sleep(50)
 
@@ -336,7 +338,7 @@ describe('bulk refunds', () => {
     const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(dry.code).toBe(2)
-    expect(dry.stderr).toMatch(/line 2: Order ONCE-BPP-1 is a promptpay order; promptpay orders cannot be refunded/)
+    expect(dry.stderr).toMatch(/line 2: Order ONCE-BPP-1 is on channel promptpay; promptpay orders cannot be refunded/)
     expect((await bulk(csv)).code).toBe(2)
     expect(await refundsOf(order!)).toEqual([])
   })

@@ -64,6 +64,26 @@ describe('help', () => {
     })
   }
 
+  it('usage lines read as a person types them: no list of choices, no tangled groups', async () => {
+    for (const [id] of ours) {
+      const help = await gw([...id.split(':'), '--help'])
+      const usage = /USAGE\n([\s\S]*?)\n\n/.exec(help.stdout)![1]!
+      expect(usage, id).not.toMatch(/(\w+\|){4}|\|\s+\||\s\]/)
+    }
+    // refund create's three ways, one line each, as written by hand.
+    const refund = await gw(['refund', 'create', '--help'])
+    expect(/USAGE\n([\s\S]*?)\n\n/.exec(refund.stdout)![1]).toBe(
+      [
+        '  $ gw refund create MCH_ORDER_NO (--amount D | --refund-fee N) [FLAGS]',
+        '  $ gw refund create --gw-order-no N (--amount D | --refund-fee N) [FLAGS]',
+        '  $ gw refund create --from-csv FILE [--dry-run] [--yes] [FLAGS]',
+      ].join('\n'),
+    )
+    expect(refund.stdout).toMatch(
+      /-y, --yes +do not ask for confirmation: before a bulk run\s+sends \(asked on any profile/,
+    )
+  })
+
   it('lists topics in the order a merchant meets them', async () => {
     const result = await gw(['--help'])
     const topics = [...result.stdout.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1])

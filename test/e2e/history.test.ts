@@ -1,6 +1,5 @@
 // The local history in its database: an earlier history.jsonl imported once, gw history, long
 // lists streamed to a file, and a database held by another process or damaged.
-import {spawn} from 'node:child_process'
 import {generateKeyPairSync} from 'node:crypto'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
@@ -11,7 +10,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+import {removeDir, tempDir} from '../helpers/shared.js'
+import {holdDatabase} from '../helpers/sqlite-holder.js'
 
 let world: GwWorld
 const dirs: string[] = []
@@ -55,6 +55,7 @@ describe('an earlier history.jsonl', () => {
         gw_order_no: 'G-NEW-1',
         channel: 'alipay',
         total_fee: 9900,
+        total_amount: '99.00',
         fee_type: 'THB',
         state: 'SUCCESS',
         state_at: '2026-03-04T10:00:00+00:00',
@@ -64,6 +65,7 @@ describe('an earlier history.jsonl', () => {
         mch_order_no: 'OLD-1',
         channel: 'wechat',
         total_fee: 5000,
+        total_amount: '50.00',
         fee_type: 'THB',
       },
     ])
@@ -76,16 +78,26 @@ describe('an earlier history.jsonl', () => {
     expect(existsSync(join(dir, 'history.jsonl'))).toBe(false)
     expect(readFileSync(join(dir, 'history.jsonl.imported'), 'utf8')).toContain('RF-OLD')
 
-    const shown = await world.run(['history', '--json'], {env})
+    // Times as every other view gives them: to the second, with this machine's offset.
+    const shown = await world.run(['history', '--json'], {env: {...env, TZ: 'Asia/Bangkok'}})
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.json()).toMatchObject({
       database: join(dir, 'history.db'),
-      imported: {file: join(dir, 'history.jsonl.imported'), lines: 8, skipped_lines: [7, 8]},
-      appids: [{appid, orders: 2, refunds: 2, oldest: '2026-03-01T03:00:00.000Z', newest: '2026-03-05T10:00:01.000Z'}],
+      imported: {
+        file: join(dir, 'history.jsonl.imported'),
+        lines: 8,
+        skipped_lines: [7, 8],
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+07:00$/),
+      },
+      appids: [
+        {appid, orders: 2, refunds: 2, oldest: '2026-03-01T10:00:00+07:00', newest: '2026-03-05T17:00:01+07:00'},
+      ],
     })
-    const text = await world.run(['history'], {env})
+    const text = await world.run(['history'], {env: {...env, TZ: 'Asia/Bangkok'}})
     expect(text.stdout).toContain(`${join(dir, 'history.db')} (`)
-    expect(text.stdout).toMatch(new RegExp(`${appid} +│ 2 +│ 2 `))
+    expect(text.stdout).toMatch(
+      new RegExp(`${appid} +│ 2 +│ 2 +│ 2026-03-01T10:00:00\\+07:00 │ 2026-03-05T17:00:01\\+07:00`),
+    )
   })
 
   it('of 250 orders lists them all to --out as read, showing the first 200 on stdout', async () => {
@@ -112,34 +124,30 @@ describe('an earlier history.jsonl', () => {
 })
 
 describe('the database', () => {
-  it('held by another process: a refund waits a bounded time, then names the holder; nothing is sent', async () => {
+  it('held by another program: a refund waits a bounded time, then names the program that holds it; nothing is sent', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'HELD')
     const {dir, env} = withEarlierHistory([])
     expect((await world.run(['history'], {env})).code).toBe(0)
     const database = join(dir, 'history.db')
-    // Another writer: holds the write lock, noting itself beside the database as gw's writers do.
-    const holder = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(database)});
-         db.exec('BEGIN IMMEDIATE');
-         require('fs').writeFileSync(${JSON.stringify(`${database}.writer`)}, JSON.stringify({pid: process.pid, host: ${JSON.stringify(hostname())}, since: 'now', command: 'refund create'}));
-         console.log('held'); setInterval(() => {}, 1000)`,
-      ],
-      {cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit']},
+    // A gw that wrote last and has ended since: never the one named.
+    writeFileSync(
+      `${database}.writer`,
+      JSON.stringify({pid: 999_999, host: hostname(), since: 'then', command: 'refund create'}),
     )
+    const holder = await holdDatabase(database)
     try {
-      await new Promise((resolve) => holder.stdout!.once('data', resolve))
       const before = (await world.requests()).order_refund ?? 0
       const refused = await world.run(['refund', 'create', order!, '--amount', '1.00', '--channel', 'wechat'], {env})
       expect(refused.code, refused.stderr).toBe(2)
-      expect(refused.stderr).toContain(`history.db is held by process ${holder.pid} on ${hostname()} (gw refund create`)
+      expect(refused.stderr).toContain(
+        `history.db is held by process ${holder.pid} (sqlite3 ${database}); gw waited 5 s`,
+      )
+      expect(refused.stderr).not.toContain('999999')
       expect(refused.stderr).toContain('Nothing was sent.')
       expect((await world.requests()).order_refund ?? 0).toBe(before)
       expect((await world.ledger(order!))!.refunds).toEqual([])
     } finally {
-      holder.kill()
+      await holder.release()
     }
   }, 30_000)
 
@@ -207,6 +215,7 @@ describe('lists, streamed from the history', () => {
         mch_order_no: `LONG-${i}`,
         channel: channel(i),
         total_fee: 1000,
+        total_amount: '10.00',
         fee_type: 'THB',
         ...(state(i) ? {state: state(i), state_at: shownAt(i)} : {}),
       }

@@ -66,7 +66,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.stdout).toMatch(versionLine)
 
-    const sandbox = await spawnSandbox(configDir, [], [installedGw])
+    const sandbox = await spawnSandbox(configDir, [], {gw: [installedGw]})
     try {
       const doctor = run(installedGw, ['doctor'], environment(configDir))
       expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0)
@@ -113,7 +113,7 @@ describe('npm run build:binary', () => {
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.stdout).toMatch(versionLine)
 
-    const sandbox = await spawnSandbox(configDir, [], [binary])
+    const sandbox = await spawnSandbox(configDir, [], {gw: [binary]})
     try {
       const created = run(
         binary,

@@ -104,11 +104,14 @@ describe('gw notify listen', () => {
       const result = await listener.result
       expect(result.code).toBe(0)
       const lines = result.stdout.trim().split('\n')
-      expect(lines[0]).toContain('forwarded: HTTP 500 "app down"')
+      // The endpoint's answer in words, its text as it came: no JSON quoted inside quotes.
+      expect(lines[0]).toMatch(/forwarded: not acknowledged \(HTTP 500: app down\)$/)
       expect(lines[1]).toContain('retry 1')
-      expect(lines[2]).toMatch(/retry 2 +forwarded: HTTP 200/)
-      // One payment, delivered three times: counted as what it is.
-      expect(result.stderr).toContain('1 payment notified (3 verified deliveries), 0 rejected.')
+      expect(lines[2]).toMatch(/retry 2 +forwarded: acknowledged \(HTTP 200\)$/)
+      // One payment, delivered three times: counted as what it is, and acknowledged in the end.
+      expect(result.stderr).toContain(
+        `1 payment notified (3 verified deliveries), 0 rejected. ${app.url} acknowledged 1 of 1 payment (2 forwards not acknowledged).`,
+      )
       expect(made.map((a) => a.delivered)).toEqual([false, false, true])
       expect(app.received).toHaveLength(3)
       expect(app.received[0]!.headers['content-type']).toBe('text/plain;charset=utf-8')
@@ -117,7 +120,7 @@ describe('gw notify listen', () => {
     }
   })
 
-  it('answers a failure when the forward target is unreachable', async () => {
+  it('answers a failure when the forward target is unreachable, and never ends saying all is well', async () => {
     const listener = await listen(['--forward-to', 'http://127.0.0.1:9/down', '--json'])
     try {
       const answer = await post(listener.url, notification(gatewayPem(), 'FWD-DOWN'))
@@ -127,11 +130,31 @@ describe('gw notify listen', () => {
       listener.child.kill('SIGINT')
     }
     const result = await listener.result
-    expect(result.code).toBe(0)
+    // Stopping is how a listener ends, but a payment the endpoint never got is not a success: 3, it could not be reached.
+    expect(result.code).toBe(3)
     expect(JSON.parse(result.stdout.trim())).toMatchObject({
       verdict: 'verified',
-      forwarded: {url: 'http://127.0.0.1:9/down', error: expect.any(String)},
+      forwarded: {url: 'http://127.0.0.1:9/down', error: expect.any(String), acknowledged: false},
     })
+    expect(result.stderr).toContain(
+      '1 payment notified (1 verified delivery), 0 rejected. http://127.0.0.1:9/down acknowledged 0 of 1 payment (1 forward not acknowledged).',
+    )
+  })
+
+  it('forwarding to a closed port, as the sandbox retries: the lines say not delivered, the summary 0 acknowledged, exit 3; --exit-after waits for an acknowledgement', async () => {
+    const listener = await listen(['--forward-to', 'http://127.0.0.1:9/hook', '--exit-after', '1', '--timeout', '30'])
+    const mch = await paidOrderNotifying(listener.url)
+    await waitFor(async () => ((await attempts(mch)).length >= 4 ? true : undefined))
+    listener.child.kill('SIGINT')
+    const result = await listener.result
+    expect(result.code).toBe(3)
+    const lines = result.stdout.trim().split('\n')
+    expect(lines.length).toBeGreaterThanOrEqual(4)
+    for (const line of lines) expect(line).toMatch(/forwarded: not delivered \(.*\)$/)
+    expect(result.stderr).toMatch(
+      /1 payment notified \(\d+ verified deliveries\), 0 rejected\. http:\/\/127\.0\.0\.1:9\/hook acknowledged 0 of 1 payment/,
+    )
+    expect(result.stderr).not.toContain('--timeout passed')
   })
 
   it('rejects a notification signed with another key, answering a failure and warning', async () => {
@@ -277,8 +300,8 @@ describe('gw notify replay and a log', () => {
       const first = JSON.parse(logged[0]!) as {body: string; headers: Record<string, string>}
       expect(fixed.received[0]!.body).toBe(first.body)
       expect(fixed.received[0]!.headers['content-type']).toBe(first.headers['content-type'])
-      expect(replayed.stdout).toContain(`${orders[0]}  acknowledged: HTTP 200`)
-      expect(replayed.stderr).toContain(`2 of 2 acknowledged by ${fixed.url}`)
+      expect(replayed.stdout).toContain(`${orders[0]}  acknowledged (HTTP 200)\n`)
+      expect(replayed.stderr).toContain(`2 of 2 logged notifications acknowledged by ${fixed.url}`)
       const only = await world.run(['notify', 'replay', log, '--to', fixed.url, '--only', orders[1]!, '--json'])
       expect(only.json<{replayed: {mch_order_no: string; acknowledged: boolean}[]}>().replayed).toEqual([
         expect.objectContaining({mch_order_no: orders[1], acknowledged: true}),
@@ -288,9 +311,38 @@ describe('gw notify replay and a log', () => {
     }
     const broken = await startReceiver(() => ({status: 200, body: 'ok'}))
     try {
-      expect((await world.run(['notify', 'replay', log, '--to', broken.url])).code).toBe(1)
+      const refused = await world.run(['notify', 'replay', log, '--to', broken.url])
+      expect(refused.code).toBe(1)
+      expect(refused.stdout).toContain(`${orders[0]}  not acknowledged (HTTP 200: ok)\n`)
+      expect(refused.stderr).toContain(`0 of 2 logged notifications acknowledged by ${broken.url}`)
     } finally {
       await broken.close()
+    }
+
+    // A log whose line was edited: never sent, never counted as acknowledged.
+    const edited = join(world.configDir, `edited-${++n}.jsonl`)
+    const tamper = (line: string) => line.replace(/\\"total_fee\\":15050/, '\\"total_fee\\":99999')
+    expect(tamper(logged[0]!)).not.toBe(logged[0])
+    const {writeFileSync} = await import('node:fs')
+    writeFileSync(edited, `${tamper(logged[0]!)}\n`)
+    const app = await startReceiver(() => ({status: 200, body: NOTIFICATION_ACK}))
+    try {
+      const alone = await world.run(['notify', 'replay', edited, '--to', app.url])
+      expect(alone.code).toBe(4)
+      expect(alone.stderr).toContain('line 1 not sent: signature does not verify')
+      expect(alone.stderr).toContain(
+        `0 of 1 logged notification acknowledged by ${app.url}; 1 line of the log not sent`,
+      )
+      // Its payment's other delivery is sent and acknowledged; the edited line still counts against the run.
+      writeFileSync(edited, `${tamper(logged[0]!)}\n${logged[1]}\n`)
+      const beside = await world.run(['notify', 'replay', edited, '--to', app.url])
+      expect(beside.code).toBe(4)
+      expect(beside.stderr).toContain(
+        `of 2 logged notifications acknowledged by ${app.url}; 1 line of the log not sent`,
+      )
+      expect(beside.stderr).not.toContain('1 of 1')
+    } finally {
+      await app.close()
     }
     expect((await world.run(['notify', 'replay', log, '--to', 'http://127.0.0.1:9/down'])).code).toBe(3)
 
@@ -344,7 +396,8 @@ describe('what a developer or an attacker may bring to the listener, replay and 
     const app = await startReceiver(() => ({status: 200, body: NOTIFICATION_ACK}))
     try {
       const replayed = await world.run(['notify', 'replay', log, '--to', app.url, '--json'])
-      expect(replayed.code, replayed.stderr).toBe(0)
+      // Lines not sent are the run's failure: exit 4, as for a notification that fails verification.
+      expect(replayed.code, replayed.stderr).toBe(4)
       expect(app.received.map((r) => JSON.parse(r.body).data.mch_order_no)).toEqual(['REAL-1'])
       expect(replayed.json()).toMatchObject({
         replayed: [{line: 1, mch_order_no: 'REAL-1', acknowledged: true}],
@@ -447,7 +500,8 @@ describe('what a developer or an attacker may bring to the listener, replay and 
       spawned.child.kill('SIGINT')
     }
     const ended = await spawned.result
-    expect(ended.code).toBe(0)
+    // Forwarded to itself, the notification was never acknowledged by an endpoint: 1, not all is well.
+    expect(ended.code).toBe(1)
     expect(ended.stderr).toContain('rejected a notification: forwarded back to this listener')
     expect(ended.stderr).not.toContain('check the gateway public key')
   })

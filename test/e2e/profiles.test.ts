@@ -108,7 +108,8 @@ describe('gw profile', () => {
       expect(output).not.toContain('PRIVATE KEY')
       expect(output).not.toContain(keys.merchant!.private_pkcs1!.split('\n')[1])
     }
-    expect(text.stdout).toMatch(/private key: RSA 2048 bits, fingerprint ([0-9a-f]{2}:){15}[0-9a-f]{2}/)
+    expect(text.stdout).toMatch(/private key: +RSA 2048 bits, fingerprint ([0-9a-f]{2}:){15}[0-9a-f]{2}/)
+    expect(text.stdout).toMatch(/gateway zone: +Asia\/Bangkok/)
   })
 
   it('warns about a key under 2048 bits but saves it', async () => {

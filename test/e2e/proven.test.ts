@@ -282,22 +282,8 @@ describe('a single refund interrupted while in flight', () => {
     it(`by ${received}: says it was sent with its outcome unknown, writes its --json document, releases its lock, exits ${code}`, async () => {
       const [order] = await world.paidOrders(1, 10_000, `PRV-INT-${received}`)
       const refund = ['refund', 'create', order!, '--amount', '7.00', '--json']
-      await world.faults('latency=4000-4000ms@order_refund')
-      let result
-      try {
-        const running = world.spawn(refund)
-        let stderr = ''
-        await new Promise<void>((resolve) =>
-          running.child.stderr!.on('data', (chunk: Buffer) => {
-            stderr += chunk.toString()
-            if (stderr.includes('refund number')) resolve()
-          }),
-        )
-        running.child.kill(received)
-        result = await running.result
-      } finally {
-        await world.faults('')
-      }
+      // Stopped once the sandbox has the refund, before it answers.
+      const result = await world.during(refund, {operation: 'order_refund', count: 1}, (child) => child.kill(received))
       expect(result.code, result.stderr).toBe(code)
       expect(result.json()).toMatchObject({status: 'unknown', interrupted: received})
       expect(result.json<{explanation: string}>().explanation).toContain('Run the same command again to settle it')
@@ -338,7 +324,7 @@ describe('one order, whatever number names it', () => {
     const csv = csvFile(`mch_order_no,refund_amount,channel\n${order},1.00,wechat\n`)
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(dry.code).toBe(2)
-    expect(dry.stderr).toContain('Order PRV-CHAN-1 is not a wechat order: the gateway knows it on alipay')
+    expect(dry.stderr).toContain('Order PRV-CHAN-1 is not on channel wechat: the gateway knows it on alipay')
     const recon = csvFile(`mch_order_no,amount,channel\n${order},100.00,wechat\n`)
     const reconciled = await world.run(['reconcile', recon, '--json'])
     expect(reconciled.json<{results: {classification: string; detail: string}[]}>().results).toEqual([

@@ -95,6 +95,43 @@ describe('gw sandbox start', () => {
     }
   })
 
+  it('a second sandbox (another data dir) gets a profile of its own; the first keeps "sandbox"; --replace-profile takes it and says so', async () => {
+    const dir = tempDir('gw-sandbox-two-')
+    const run = (args: string[]) => gw(args, {env: {GW_CONFIG_DIR: dir}})
+    const first = await spawnSandbox(dir, ['--quiet'])
+    try {
+      expect(first.info.profile).toBe('sandbox')
+      const order = (await run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB'])).stdout
+      const made = /order: +(\S+)/.exec(order)![1]!
+      const second = await spawnSandbox(dir, ['--quiet'], {dataDir: join(dir, 'other-data')})
+      try {
+        expect(second.info.profile).toBe('sandbox-2')
+        // The first still answers for its orders by the default profile.
+        expect((await run(['order', 'query', made])).code).toBe(0)
+        const shown = (await run(['profile', 'show', 'sandbox-2', '--json'])).json()
+        expect(shown).toMatchObject({default: false, appid: second.appid, base_url: second.baseUrl})
+        expect((await run(['profile', 'show', 'sandbox', '--json'])).json()).toMatchObject({base_url: first.baseUrl})
+      } finally {
+        await second.stop()
+      }
+      // Started again on its data dir, the second finds its own profile again (a new port, the same name).
+      const again = await spawnSandbox(dir, ['--json'], {dataDir: join(dir, 'other-data')})
+      await again.stop()
+      expect(again.info.profile).toBe('sandbox-2')
+      expect((await run(['profile', 'list', '--json'])).json<{profiles: {name: string}[]}>().profiles).toHaveLength(2)
+      // Asked to, a sandbox takes "sandbox" and says what it pointed at.
+      const taking = await spawnSandbox(dir, ['--replace-profile'], {dataDir: join(dir, 'other-data')})
+      await taking.stop()
+      expect(taking.info.profile).toBe('sandbox')
+      expect(taking.stderr()).toContain(
+        `profile "sandbox" pointed at another sandbox (${first.appid} at ${first.baseUrl}); it points here now (--replace-profile).`,
+      )
+    } finally {
+      await first.stop()
+      removeDir(dir)
+    }
+  }, 60_000)
+
   it('says clearly when the port is taken, exit 2', async () => {
     const sandbox = await spawnSandbox(home)
     try {

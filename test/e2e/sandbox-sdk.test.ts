@@ -204,7 +204,16 @@ describe('--strict: as the API document says', () => {
   })
 })
 
-describe('a signature that does not verify is explained: in the log, and briefly in err_msg', () => {
+/** Python's urllib.parse.quote(v, safe): what an SDK written in Python signs when it quotes values first. */
+const pythonQuote = (value: string, safe = '/') =>
+  [...Buffer.from(value, 'utf8')]
+    .map((byte) => {
+      const c = String.fromCharCode(byte)
+      return /[A-Za-z0-9_.~-]/.test(c) || safe.includes(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+    })
+    .join('')
+
+describe('a signature that does not verify is explained: in the log, and to the client in err_msg', () => {
   const business = () => ({
     channel: 'wechat',
     mch_order_no: orderNo(),
@@ -214,19 +223,27 @@ describe('a signature that does not verify is explained: in the log, and briefly
     attach: '',
   })
 
+  /** The cause the log gives; the client's err_msg says the same, whole within String(128), or cut at a word. */
   async function explained(params: Record<string, string>) {
     const answer = await lenient.client.send('native_pay', params)
-    expect(answer.data).toMatchObject({
-      result: 'FAIL',
-      err_code: 'GW_SIGN_ERROR',
-      err_msg: expect.stringContaining('see the sandbox log'),
-    })
+    expect(answer.data).toMatchObject({result: 'FAIL', err_code: 'GW_SIGN_ERROR'})
     const record = lenient.recordOf(params.nonce_str!)
     expect(record.outcome).toBe('GW_SIGN_ERROR')
     const {canonical, fingerprint, cause} = record.signature!
     expect(canonical).toBe(sdkCanonical(params))
     expect(fingerprint).toMatch(/^([0-9a-f]{2}:){15}[0-9a-f]{2}$/)
-    expect(String(answer.data.err_msg)).toContain(cause!.slice(0, 40))
+    const said = String(answer.data.err_msg)
+    const whole = `signature does not verify (rsa-md5): ${cause}`
+    expect(said).not.toContain('log')
+    expect(said.length).toBeLessThanOrEqual(128)
+    if (whole.length <= 128) expect(said).toBe(whole)
+    else {
+      // Cut at a word: what it keeps is the start of the whole, and the next character of the whole is a space.
+      expect(said).toMatch(/…$/)
+      const kept = said.slice(0, -1)
+      expect(whole.startsWith(kept)).toBe(true)
+      expect(whole.slice(kept.length)).toMatch(/^[\s,;:]/)
+    }
     return cause
   }
 
@@ -255,6 +272,19 @@ describe('a signature that does not verify is explained: in the log, and briefly
     )
   })
 
+  it("values quoted by Python's urllib.parse.quote(v), which leaves / unencoded, and by quote(v, safe='')", async () => {
+    const slashed = {...business(), product: 'tea/coffee for two', notify_url: 'https://shop.example/hooks/pay'}
+    const quoted = (safe: string) => (p: Record<string, string>) =>
+      sdkCanonical(Object.fromEntries(Object.entries(p).map(([k, v]) => [k, pythonQuote(v, safe)])))
+    const byDefault = lenient.client.signed(lenient.client.params(slashed), {canonical: quoted('/')})
+    const cause = await explained(byDefault)
+    expect(cause).toBe(
+      "values were URL-encoded, / left as is (Python's quote(v) default), before signing; sign them as sent",
+    )
+    const nothingSafe = lenient.client.signed(lenient.client.params(slashed), {canonical: quoted('')})
+    expect(await explained(nothingSafe)).toMatch(/^values were URL-encoded before signing/)
+  })
+
   it('SHA-256 instead of MD5, and a signature in base64', async () => {
     const sha = lenient.client.signed(lenient.client.params(business()), {algorithm: 'RSA-SHA256'})
     expect(await explained(sha)).toBe('it was signed with SHA-256 (rsa-sha256), not MD5 (rsa-md5)')
@@ -279,7 +309,7 @@ describe('a signature that does not verify is explained: in the log, and briefly
       privateKey.export({type: 'pkcs1', format: 'pem'}).toString(),
     )
     expect(await explained(own.signed(own.params(business())))).toMatch(
-      /^the signature is 128 bytes, one by this 2048-bit key 256 \(512 hex characters\): cut short, or signed with another key: .*gw sandbox merchant add/,
+      /^the signature is 128 bytes, not the 256 \(512 hex digits\) of this key \(2048 bits\): cut short, or another key's; .*gw sandbox merchant add$/,
     )
   })
 

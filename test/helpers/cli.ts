@@ -26,34 +26,34 @@ export function gw(args: string[], options: CliOptions = {}): Promise<CliResult>
   return spawnGw(args, options).result
 }
 
-/** A folder holding a `gw` that runs the built one, for a shell's PATH. */
-let gwOnPath: string | undefined
-function pathWithGw(): string {
-  if (!gwOnPath) {
-    gwOnPath = tempDir('gw-path-')
-    const script = join(gwOnPath, 'gw')
-    writeFileSync(script, `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`)
-    chmodSync(script, 0o755)
-  }
-  return `${gwOnPath}:${process.env.PATH ?? ''}`
-}
-
-/** Runs a command line gw printed (`gw refund create ...`) as a user pasting it runs it: by a shell, `gw` on its PATH. */
-export function gwShell(line: string, options: CliOptions = {}): Promise<CliResult> {
-  return spawnProcess('sh', ['-c', line], {...options, env: {PATH: pathWithGw(), ...options.env}}).result
-}
-
 /** The same, with the child at hand (to send it signals). */
 export function spawnGw(args: string[], options: CliOptions = {}): {child: ChildProcess; result: Promise<CliResult>} {
-  return spawnProcess(process.execPath, [BIN, ...args], options)
+  return start(process.execPath, [BIN, ...args], options)
 }
 
-function spawnProcess(
-  file: string,
+let onPath: string | undefined
+
+/**
+ * A command gw printed (advice, a resume line), run as a person pastes it into a shell: by
+ * /bin/sh, with `gw` on the PATH being this build. A command that only looks right fails here.
+ */
+export function asPrinted(line: string, options: CliOptions = {}): Promise<CliResult> {
+  if (!line.startsWith('gw ')) throw new Error(`not a gw command: ${line}`)
+  if (!onPath) {
+    onPath = tempDir('gw-on-path-')
+    writeFileSync(join(onPath, 'gw'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`)
+    chmodSync(join(onPath, 'gw'), 0o755)
+  }
+  return start('/bin/sh', ['-c', line], {...options, env: {PATH: `${onPath}:${process.env.PATH}`, ...options.env}})
+    .result
+}
+
+function start(
+  command: string,
   args: string[],
   options: CliOptions,
 ): {child: ChildProcess; result: Promise<CliResult>} {
-  const child = spawn(file, args, {
+  const child = spawn(command, args, {
     cwd: options.cwd ?? REPO_ROOT,
     // As a user runs it: not under the test runner's NODE_ENV (oclif warns more in 'test').
     env: {

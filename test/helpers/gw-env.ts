@@ -1,6 +1,6 @@
 import type {ChildProcess} from 'node:child_process'
 
-import {type CliOptions, type CliResult, gw, spawnGw} from './cli.js'
+import {type CliOptions, type CliResult, asPrinted, gw, spawnGw} from './cli.js'
 import {type TestSandbox, startTestSandbox} from './sandbox.js'
 import {removeDir, tempDir} from './shared.js'
 
@@ -11,6 +11,8 @@ export interface GwWorld {
   /** Every output seen, to check no key material ever appears. */
   outputs: string[]
   run(args: string[], options?: CliOptions): Promise<CliResult>
+  /** A command gw printed, pasted into a shell as it is (cli.ts asPrinted), with this world's config. */
+  asPrinted(line: string, options?: CliOptions): Promise<CliResult>
   spawn(args: string[], options?: CliOptions): ReturnType<typeof spawnGw>
   /** Starts `gw notify listen` on a free port; resolves with its URL once it listens. */
   listen(args?: string[]): Promise<ReturnType<typeof spawnGw> & {url: string}>
@@ -59,6 +61,11 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
     outputs,
     async run(args, runOptions = {}) {
       const result = await gw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
+      outputs.push(result.stdout, result.stderr)
+      return result
+    },
+    async asPrinted(line, runOptions = {}) {
+      const result = await asPrinted(line, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
       outputs.push(result.stdout, result.stderr)
       return result
     },
@@ -152,6 +159,8 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       merchant.private_key_file,
       '--gateway-public-key',
       sandbox.info.gateway_public_key_file,
+      '--gateway-zone',
+      sandbox.info.gateway_zone,
       ...extra,
     ],
     environmentProfile: (changes = {}) => ({
@@ -159,6 +168,7 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       GW_PRIVATE_KEY: merchant.private_key_file,
       GW_GATEWAY_PUBLIC_KEY: sandbox.info.gateway_public_key_file,
       GW_BASE_URL: sandbox.info.base_url,
+      GW_GATEWAY_ZONE: sandbox.info.gateway_zone,
       ...changes,
     }),
     async pay(mchOrderNo, fail = false) {

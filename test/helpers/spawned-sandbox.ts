@@ -8,26 +8,39 @@ interface SpawnedSandbox {
   origin: string
   appid: string
   dataDir: string
+  /** What the sandbox said on stdout once it listened (--json): its profile among the rest. */
+  info: {profile: string | null; gateway_zone: string}
   stderr: () => string
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/**
- * `gw sandbox start` as a user runs it, on a free port, making the "sandbox" profile in configDir;
- * `gw` says how to run gw when it is not this checkout's (an installed one, the single executable).
- */
-export async function spawnSandbox(configDir: string, extra: string[] = [], gw?: string[]): Promise<SpawnedSandbox> {
-  const dataDir = join(configDir, 'sandbox-data')
+interface SpawnOptions {
+  /** How to run gw when it is not this checkout's (an installed one, the single executable). */
+  gw?: string[]
+  /** The sandbox's own environment beyond the config dir (TZ: the zone it writes its times in). */
+  env?: Record<string, string>
+  /** Its data dir (default: sandbox-data in configDir). */
+  dataDir?: string
+}
+
+/** `gw sandbox start` as a user runs it, on a free port, making its profile in configDir. */
+export async function spawnSandbox(
+  configDir: string,
+  extra: string[] = [],
+  options: SpawnOptions = {},
+): Promise<SpawnedSandbox> {
+  const dataDir = options.dataDir ?? join(configDir, 'sandbox-data')
   const sandbox = await spawnSandboxProcess(
     ['--data-dir', dataDir, ...extra],
-    {GW_CONFIG_DIR: configDir, NO_COLOR: '1', NODE_ENV: undefined},
-    gw,
+    {GW_CONFIG_DIR: configDir, NO_COLOR: '1', NODE_ENV: undefined, ...options.env},
+    options.gw,
   )
   return {
     baseUrl: sandbox.info.base_url,
     origin: sandbox.info.origin,
     appid: sandbox.info.merchants[0]!.appid,
     dataDir,
+    info: sandbox.info as unknown as SpawnedSandbox['info'],
     stderr: sandbox.stderr,
     stop: sandbox.stop,
   }

@@ -12,9 +12,12 @@ export class Terminal {
   /** Where the exit recorder writes how gw ended, when the terminal is to be closed under it. */
   readonly #exitFile?: string
 
-  /** `exitFile`: gw runs as a shell's job whose end is written there, so that the terminal can be closed under it. */
+  /**
+   * `exitFile`: gw runs as a shell's job whose end is written there, so that the terminal can be
+   * closed under it. Colours are off (NO_COLOR) unless `env` says `NO_COLOR: ''`.
+   */
   constructor(args: string[], env: Record<string, string>, exitFile?: string) {
-    const exports = Object.entries({...env, NO_COLOR: '1'})
+    const exports = Object.entries({NO_COLOR: '1', ...env})
       .map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`)
       .join(' ')
     const gw = `${process.execPath} ${join(REPO_ROOT, 'bin', 'run.js')} ${args.map((a) => `'${a}'`).join(' ')}`
@@ -67,8 +70,10 @@ export class Terminal {
     for (let i = 0; i < count; i++) execFileSync('tmux', ['send-keys', '-t', this.session, 'BSpace'])
   }
 
-  screen(): string {
-    return execFileSync('tmux', ['capture-pane', '-t', this.session, '-p', '-S', '-200']).toString()
+  /** What the terminal shows; `styled`: with the escape sequences of its colours and bold, as tmux keeps them. */
+  screen(styled = false): string {
+    const styles = styled ? ['-e'] : []
+    return execFileSync('tmux', ['capture-pane', '-t', this.session, '-p', ...styles, '-S', '-200']).toString()
   }
 
   async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {

@@ -42,7 +42,6 @@ describe('the amount rule: amounts as people type them and spreadsheets export t
     ['1.234,50', undefined, /ambiguous: a comma as the decimal mark/],
     ['1,23', undefined, /ambiguous/],
     ['12,5', undefined, /ambiguous/],
-    ['1.234.567', undefined, /ambiguous/],
     ['1,2345', undefined, /not an amount/],
     ['12,34,567', undefined, /not an amount/],
     ['1 234.50', undefined, /not an amount/],
@@ -63,5 +62,24 @@ describe('the amount rule: amounts as people type them and spreadsheets export t
   ])('%j (row currency %s) is refused, saying what is allowed', (text, currency, why) => {
     expect(() => read(text, currency)).toThrow(why)
     expect(() => read(text, currency)).toThrow(/write digits with a point for decimals/)
+  })
+
+  it.each<[string, string | undefined, RegExp]>([
+    ['1.234.567', undefined, /has dots between thousands \(1234567\)/],
+    // A dot before exactly three digits: a German thousand, or a decimal point; never guessed.
+    [
+      '1.500',
+      undefined,
+      /"1.500" is ambiguous: 1500 with a dot between thousands .*, or 1.5 with a decimal point; gw does not guess: write 1500, or 1.50$/,
+    ],
+    [
+      '2.000',
+      'JPY',
+      /"2.000" is ambiguous: 2000 with a dot between thousands .*, or 2 with a decimal point; gw does not guess: write 2000, or 2$/,
+    ],
+    ['฿1.500', 'THB', /"฿1.500" is ambiguous: 1500/],
+    ['10.505', 'THB', /ambiguous: 10505 .* or 10.505 with a decimal point/],
+  ])('%j (row currency %s) is refused with both readings and how to write each', (text, currency, why) => {
+    expect(() => read(text, currency)).toThrow(why)
   })
 })

@@ -55,6 +55,25 @@ describe('runBatch', () => {
     expect(finished.length).toBeLessThan(10)
   })
 
+  it('starts nothing after a stop: an item waiting for its turn under the rate is dropped at once', async () => {
+    const stop = new AbortController()
+    const started: number[] = []
+    const begun = Date.now()
+    const outcome = await runBatch(
+      Array.from({length: 20}, (_, i) => i),
+      async (i) => {
+        started.push(i)
+        if (i === 1) setTimeout(() => stop.abort(), 50)
+      },
+      {concurrency: 4, rate: 5, signal: stop.signal},
+    )
+    // At 5 a second, items 0 and 1 start by 200 ms; the stop comes at about 250 ms, while three
+    // workers wait for later slots (up to 800 ms away): none of them starts, and the run ends then.
+    expect(outcome.stopped).toBe(true)
+    expect(started).toEqual([0, 1])
+    expect(Date.now() - begun).toBeLessThan(600)
+  })
+
   it('starts no more than `rate` items per second', async () => {
     const started: number[] = []
     await runBatch([1, 2, 3, 4, 5], async () => void started.push(Date.now()), {concurrency: 5, rate: 50})

@@ -2,8 +2,7 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
-
-import Database from 'better-sqlite3'
+import {DatabaseSync} from 'node:sqlite'
 
 import {afterAll, describe, expect, it, vi} from 'vitest'
 
@@ -90,8 +89,8 @@ describe('the history database', () => {
     history.recordOrder({appid: 'B2', mch_order_no: 'X', channel: 'wechat', total_fee: 1, fee_type: 'THB'})
     expect([...history.orders('A1', {channel: 'wechat'})].map((o) => o.mch_order_no)).toEqual(['O3', 'O1'])
     expect([...history.orders('A1', {since: new Date(Date.now() + 60_000)})]).toEqual([])
-    history.recordRefund({appid: 'A1', mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'intent'})
-    history.recordRefund({appid: 'A1', mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'refunded'})
+    history.recordIntent({appid: 'A1', mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1})
+    history.recordOutcome({appid: 'A1', mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'refunded'})
     expect([...history.refunds('A1')]).toEqual([expect.objectContaining({mch_refund_no: 'R1', status: 'refunded'})])
     expect(history.findRefund('A1', 'R1')?.status).toBe('refunded')
     expect(history.findRefund('B2', 'R1')).toBeUndefined()
@@ -122,8 +121,8 @@ describe('the history database', () => {
     expect(history.count('orders', 'A1', {state: 'NOTPAY'})).toBe(0)
     expect(history.count('orders', 'A1', {channel: 'alipay'})).toBe(0)
     // A refund of an earlier version, without a status, is one made: refunded.
-    history.recordRefund({appid: 'A1', mch_order_no: 'P1', mch_refund_no: 'R1', refund_fee: 1})
-    history.recordRefund({appid: 'A1', mch_order_no: 'P2', mch_refund_no: 'R2', refund_fee: 1, status: 'unknown'})
+    history.recordOutcome({appid: 'A1', mch_order_no: 'P1', mch_refund_no: 'R1', refund_fee: 1})
+    history.recordOutcome({appid: 'A1', mch_order_no: 'P2', mch_refund_no: 'R2', refund_fee: 1, status: 'unknown'})
     expect(history.count('refunds', 'A1', {state: 'refunded'})).toBe(1)
     expect([...history.refunds('A1', {state: 'refunded'})].map((r) => r.mch_refund_no)).toEqual(['R1'])
     expect(history.count('refunds', 'A1')).toBe(2)
@@ -132,11 +131,11 @@ describe('the history database', () => {
     const dir = folder()
     const history = new OrderHistory(dir)
     history.findOrder('A1', {mch_order_no: 'none'})
-    const committed = () => new Database(join(dir, 'history.db'), {readonly: true})
+    const committed = () => new DatabaseSync(join(dir, 'history.db'), {readOnly: true})
     const refundsSeen = () => {
       const db = committed()
       try {
-        return db.prepare('SELECT count(*) FROM refunds').pluck().get() as number
+        return (db.prepare('SELECT count(*) AS n FROM refunds').get() as {n: number}).n
       } finally {
         db.close()
       }
@@ -150,9 +149,9 @@ describe('the history database', () => {
     })
     vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']})
     try {
-      for (let i = 0; i < 5; i++) history.recordRefund({...bulk(i), status: 'refunded'})
+      for (let i = 0; i < 5; i++) history.recordOutcome({...bulk(i), status: 'refunded'})
       await new Promise((resolve) => setImmediate(resolve))
-      for (let i = 5; i < 10; i++) history.recordRefund({...bulk(i), status: 'refunded'})
+      for (let i = 5; i < 10; i++) history.recordOutcome({...bulk(i), status: 'refunded'})
       await new Promise((resolve) => setImmediate(resolve))
       expect(refundsSeen()).toBe(0)
       vi.advanceTimersByTime(100)
@@ -160,12 +159,12 @@ describe('the history database', () => {
     } finally {
       vi.useRealTimers()
     }
-    for (let i = 10; i < 522; i++) history.recordRefund({...bulk(i), status: 'refunded'})
+    for (let i = 10; i < 522; i++) history.recordOutcome({...bulk(i), status: 'refunded'})
     expect(refundsSeen()).toBe(522)
-    history.recordRefund({...bulk(522), status: 'refunded'})
+    history.recordOutcome({...bulk(522), status: 'refunded'})
     expect(history.findRefund('A1', 'B522-R')?.status).toBe('refunded')
     expect(refundsSeen()).toBe(523)
-    history.recordRefund({...bulk(523), status: 'intent'}, {sync: true})
+    history.recordIntent(bulk(523))
     expect(refundsSeen()).toBe(524)
   })
 
@@ -175,7 +174,7 @@ describe('the history database', () => {
     const history = new OrderHistory(dir)
     history.findOrder('A1', {mch_order_no: 'M1'})
     const stateOnDisk = () => {
-      const db = new Database(join(dir, 'history.db'), {readonly: true})
+      const db = new DatabaseSync(join(dir, 'history.db'), {readOnly: true})
       try {
         return db.prepare("SELECT state, state_at FROM orders WHERE mch_order_no = 'M1'").get() as {
           state: string
@@ -246,7 +245,7 @@ describe('the history database', () => {
 
     // Left by a process killed while it held the claim.
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!
-    const db = new Database(join(dir, 'history.db'))
+    const db = new DatabaseSync(join(dir, 'history.db'))
     db.prepare('INSERT INTO refund_claims VALUES (?, ?, ?, ?, ?)').run('A1', 'O1', dead, hostname(), 'then')
     db.close()
     const taken = history.claimOrder('A1', 'O1')

@@ -11,6 +11,7 @@ import {
   toMinorUnits,
   describeOrderState,
   describeRefundState,
+  inGatewayZone,
   orderRecordSchema,
   refundRecordSchema,
 } from '../../src/lib/gateway/protocol/index.js'
@@ -46,13 +47,16 @@ describe('amounts', () => {
     expect(toMinorUnits('0.01', 'MYR')).toBe(1)
     expect(toMinorUnits('1500', 'JPY')).toBe(1500)
     expect(toMinorUnits('1500.', 'JPY')).toBe(1500)
-    expect(toMinorUnits('1500.00', 'JPY')).toBe(1500)
+    expect(toMinorUnits('150.0', 'THB')).toBe(15000)
     expect(toMinorUnits('0.29', 'AED')).toBe(29) // 0.29 * 100 is 28.999999999999996 in floating point
   })
 
   it('refuses more decimals than the currency has, signs, separators and unknown currencies', () => {
     expect(() => toMinorUnits('150.505', 'THB')).toThrow('THB has 2 decimal places')
     expect(() => toMinorUnits('150.5', 'JPY')).toThrow('JPY has no minor unit')
+    // Places as written: zeros beyond the currency's are not dropped (1.500 is not 1.50).
+    expect(() => toMinorUnits('1500.00', 'JPY')).toThrow('JPY has no minor unit; "1500.00" must be a whole number')
+    expect(() => toMinorUnits('1.500', 'THB')).toThrow('THB has 2 decimal places; "1.500" has more')
     for (const bad of ['-1', '+1', '1,000.00', '1e3', '', ' . ', 'abc'])
       expect(() => toMinorUnits(bad, 'THB')).toThrow()
     expect(() => toMinorUnits('1', 'USD')).toThrow('unknown currency "USD"')
@@ -106,14 +110,15 @@ describe('tolerant reading of published answers', () => {
     expect(describeOrderState('SOMETHING_NEW')).toContain('a state this version of gw does not know')
   })
 
-  it("reads the gateway's local times as ISO 8601 with the offset, in any form it sends them", () => {
-    const record = refundRecordSchema.parse(
-      published.responses.find((r) => r.name === 'exampleRefund_queryDataResponse')!.response.data,
-    )
+  it("reads the gateway's local times in its zone as ISO 8601 with the offset, in any form it sends them", () => {
+    const sample = published.responses.find((r) => r.name === 'exampleRefund_queryDataResponse')!.response.data
+    const record = inGatewayZone(refundRecordSchema.parse(sample), 'Asia/Bangkok')
     for (const refund of record.refund_orders)
       expect(refund.refund_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)
-    const paid = (time_end: unknown) => orderRecordSchema.parse({result: 'SUCCESS', time_end}).time_end
-    expect(paid('2026-11-20 14:03:05')).toMatch(/^2026-11-20T14:03:05[+-]\d{2}:\d{2}$/)
+    expect(record.time_end).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)
+    const paid = (time_end: unknown) =>
+      inGatewayZone(orderRecordSchema.parse({result: 'SUCCESS', time_end}), 'Asia/Bangkok').time_end
+    expect(Date.parse(paid('2026-11-20 14:03:05')!)).toBe(Date.parse('2026-11-20T14:03:05+07:00'))
     expect(paid('20261120140305')).toBe(paid('2026-11-20 14:03:05'))
     expect(paid('soon')).toBe('soon')
     expect(paid('')).toBeUndefined()

@@ -2,6 +2,7 @@ import {generateKeyPairSync, sign as cryptoSign} from 'node:crypto'
 
 import {describe, expect, it} from 'vitest'
 
+import {errMsg} from '../../src/lib/gateway/protocol/index.js'
 import {explainSignature, sign} from '../../src/lib/gateway/signing.js'
 import {requestLines, safeRecord} from '../../src/lib/render/sandbox.js'
 import type {RequestRecord} from '../../src/sandbox/request-log.js'
@@ -28,6 +29,27 @@ describe('explainSignature: the likeliest cause of a signature that does not ver
     )
   })
 
+  it("values quoted as Python's urllib.parse.quote(v) quotes them, / left as it is, and with safe=''", () => {
+    const slashed = {appid: 'mch1', nonce_str: 'n', notify_url: 'https://shop.example/hook', product: 'tea/cake (2)'}
+    const python = 'appid=mch1nonce_str=nnotify_url=https%3A//shop.example/hookproduct=tea/cake%20%282%29'
+    expect(explainSignature(slashed, signedOver(python), publicKey, 'rsa-md5').cause).toBe(
+      "values were URL-encoded, / left as is (Python's quote(v) default), before signing; sign them as sent",
+    )
+    const nothingSafe = 'appid=mch1nonce_str=nnotify_url=https%3A%2F%2Fshop.example%2Fhookproduct=tea%2Fcake%20%282%29'
+    expect(explainSignature(slashed, signedOver(nothingSafe), publicKey, 'rsa-md5').cause).toBe(
+      'values were URL-encoded before signing; sign them as sent, decoded',
+    )
+  })
+
+  it('an err_msg within its 128 characters, cut at a word', () => {
+    expect(errMsg('short and whole')).toBe('short and whole')
+    const long = `signature does not verify (rsa-md5): ${'word '.repeat(30)}end`
+    const cut = errMsg(long)
+    expect(cut.length).toBeLessThanOrEqual(128)
+    expect(cut).toMatch(/ word…$/)
+    expect(long.startsWith(cut.slice(0, -1))).toBe(true)
+  })
+
   it('a key of the same size that is not this one, and a signature cut short', () => {
     const other = generateKeyPairSync('rsa', {modulusLength: 1024}).privateKey
     expect(explainSignature(params, sign(params, other, 'rsa-md5'), publicKey, 'rsa-md5')).toMatchObject({
@@ -36,7 +58,7 @@ describe('explainSignature: the likeliest cause of a signature that does not ver
     })
     const cut = sign(params, privateKey, 'rsa-md5').slice(0, 200)
     expect(explainSignature(params, cut, publicKey, 'rsa-md5').cause).toMatch(
-      /^the signature is 100 bytes, one by this 1024-bit key 128 \(256 hex characters\): cut short/,
+      /^the signature is 100 bytes, not the 128 \(256 hex digits\) of this key \(1024 bits\): cut short/,
     )
   })
 })

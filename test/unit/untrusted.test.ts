@@ -2,7 +2,7 @@ import {createHash, generateKeyPairSync} from 'node:crypto'
 
 import {describe, expect, it} from 'vitest'
 
-import {quoted, shown, terminalSafe, withoutKeys} from '../../src/lib/untrusted.js'
+import {quoted, shown, terminalSafe, viewSafe, withoutKeys} from '../../src/lib/untrusted.js'
 
 describe('untrusted text on a terminal', () => {
   it('makes controls, escapes and text-reordering characters visible', () => {
@@ -57,7 +57,21 @@ describe('untrusted text on a terminal', () => {
     expect(missed).toEqual([])
   })
 
-  it('keeps the new lines of a whole message, nothing else', () => {
+  it('keeps the new lines of a whole message, nothing else: a file name as typed cannot paint it', () => {
     expect(terminalSafe('line 1\nline 2 \u001b[2K\r')).toBe('line 1\nline 2 \\x1B[2K\\r')
+    expect(terminalSafe('The file refunds\u001b[31mred.txt does not exist.')).toBe(
+      'The file refunds\\x1B[31mred.txt does not exist.',
+    )
+  })
+
+  it("keeps gw's own colours in a view, and nothing else", () => {
+    // A table head in cyan and a bold value, as gw paints them on a terminal.
+    expect(viewSafe('\u001b[36morder\u001b[39m \u001b[1mINV-1\u001b[22m\n')).toBe(
+      '\u001b[36morder\u001b[39m \u001b[1mINV-1\u001b[22m\n',
+    )
+    // Anything else that starts alike is made visible: a reset of everything, a colour gw never uses, a cursor move.
+    expect(viewSafe('\u001b[0m\u001b[35m\u001b[36;1m\u001b[1A\r')).toBe('\\x1B[0m\\x1B[35m\\x1B[36;1m\\x1B[1A\\r')
+    // A value shown before it joins a view cannot bring a colour along.
+    expect(viewSafe(`state: ${shown('\u001b[32mverified\u001b[39m')}`)).toBe('state: \\x1B[32mverified\\x1B[39m')
   })
 })

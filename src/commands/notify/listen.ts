@@ -27,7 +27,8 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     }),
     'forward-to': Flags.url({description: 'also POST each verified notification to this URL and relay its answer'}),
     'exit-after': Flags.integer({
-      description: 'exit 0 after the verified notifications of N payments (the repeats of one count once)',
+      description:
+        'exit after the verified notifications of N payments (the repeats of one count once; with --forward-to, once your endpoint acknowledged them)',
       min: 1,
     }),
     timeout: Flags.integer({
@@ -46,12 +47,14 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     const forwardTo = flags['forward-to']
     if (forwardTo) checkEndpoint('--forward-to', forwardTo)
     checkHost(flags.host)
-    const [{NotificationListener, openLog}, {eventLine, rejectedWarning}] = await Promise.all([
-      import('../../lib/notify/listener.js'),
-      import('../../lib/render/notify.js'),
-    ])
+    const [{NotificationListener, openLog}, {ListenTally}, {eventLine, listenSummary, rejectedWarning}] =
+      await Promise.all([
+        import('../../lib/notify/listener.js'),
+        import('../../lib/notify/tally.js'),
+        import('../../lib/render/notify.js'),
+      ])
     // A payment is notified once and may be delivered many times (the gateway retries until acknowledged).
-    const counts = {payments: 0, deliveries: 0, rejected: 0}
+    const tally = new ListenTally(Boolean(forwardTo))
     const enough = new AbortController()
     const listener = new NotificationListener({
       ...flags,
@@ -65,15 +68,11 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
           `cannot write to the log ${flags.log} (${error.code ?? error.message}): deliveries from now on are not logged; the listener goes on answering.`,
         ),
       onEvent: (event) => {
-        if (event.verdict === 'REJECTED') counts.rejected++
-        else {
-          counts.deliveries++
-          if (event.retry === 0) counts.payments++
-        }
+        tally.add(event)
         if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(event)}\n`)
         else this.log(eventLine(event))
         if (event.verdict === 'REJECTED') this.warning(rejectedWarning(event, profile.name))
-        if (flags['exit-after'] && counts.payments >= flags['exit-after']) enough.abort()
+        if (flags['exit-after'] && tally.acknowledged >= flags['exit-after']) enough.abort()
       },
     })
     const url = await listener.listen().catch((error: unknown) => {
@@ -103,9 +102,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     await listener.close()
     const timedOut = Boolean(flags['exit-after']) && !enough.signal.aborted && !interrupt.signal.aborted
     const missed = timedOut ? ` --timeout passed before ${plural(flags['exit-after']!, 'payment')} came.` : ''
-    this.note(
-      `${plural(counts.payments, 'payment')} notified (${plural(counts.deliveries, 'verified delivery', 'verified deliveries')}), ${counts.rejected} rejected.${missed}`,
-    )
-    this.setExitCode(timedOut ? ExitCode.Unknown : ExitCode.Done)
+    this.note(`${listenSummary(tally, forwardTo?.href)}${missed}`)
+    this.setExitCode(timedOut ? ExitCode.Unknown : tally.exitCode)
   }
 }

@@ -4,12 +4,13 @@ import {GwCommand} from '../../lib/cli/base-command.js'
 import {checkEndpoint} from '../../lib/cli/flags.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
 import type {Replayed, Skipped} from '../../lib/notify/replay.js'
+import {plural} from '../../lib/plural.js'
 import {quoted} from '../../lib/untrusted.js'
 
 export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
   static override summary = 'send logged notifications again to an endpoint'
   static override description =
-    'Reads a log written by gw notify listen --log, and POSTs each notification the listener verified again to --to, exactly as the gateway sent it (the raw body and its content type), one at a time, showing each answer and whether it acknowledges (a JSON object with result SUCCESS and msg OK). The log is not taken on trust: each body is verified again with the gateway public key of the profile, and one that does not verify (or came with a content type the gateway does not send) is skipped, with why. A notification the gateway delivered several times is sent once; rejected deliveries are not sent. Exit 0 when every one is acknowledged, 1 when an answer is not an acknowledgement, 3 when the endpoint could not be reached.'
+    'Reads a log written by gw notify listen --log, and POSTs each notification the listener verified again to --to, exactly as the gateway sent it (the raw body and its content type), one at a time, showing each answer and whether it acknowledges (a JSON object with result SUCCESS and msg OK). The log is not taken on trust: each body is verified again with the gateway public key of the profile, and one that does not verify (or came with a content type the gateway does not send) is skipped, with why. A notification the gateway delivered several times is sent once; rejected deliveries are not sent. Exit 0 when every logged notification was sent and acknowledged; otherwise the highest of: 1 when an answer is not an acknowledgement, 3 when the endpoint could not be reached, 4 when a line was not sent (it no longer verifies, or is not as the gateway sends).'
   static override examples = [
     '<%= config.bin %> notify replay notifications.jsonl --to http://localhost:3000/hooks/pay',
     '<%= config.bin %> notify replay notifications.jsonl --to http://localhost:3000/hooks/pay --only INV-1001 --json',
@@ -44,16 +45,24 @@ export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
     }
     for (const {line, reason} of skipped)
       this.warning(`${args.log}: line ${line} not sent: ${reason} (profile "${this.profile.name}")`)
-    if (!deliveries.length)
+    if (!deliveries.length && !skipped.length)
       throw usageError(
         `${args.log} has no verified notification${flags.only ? ` of ${quoted(flags.only)}` : ''} to send.`,
       )
     const replayed = await replay(deliveries, flags.to.href, (result) => this.log(replayedLine(result)))
-    const failed = replayed.filter((r) => !r.acknowledged)
-    this.note(`${replayed.length - failed.length} of ${replayed.length} acknowledged by ${flags.to.href}`)
-    this.setExitCode(
-      replayed.some((r) => r.error) ? ExitCode.Transport : failed.length ? ExitCode.Refused : ExitCode.Done,
+    const acknowledged = replayed.filter((r) => r.acknowledged).length
+    // Lines not sent count against the run: the endpoint never got what they logged.
+    const notSent = skipped.length ? `; ${plural(skipped.length, 'line')} of the log not sent (above)` : ''
+    this.note(
+      `${acknowledged} of ${plural(replayed.length + skipped.length, 'logged notification')} acknowledged by ${flags.to.href}${notSent}`,
     )
+    // The highest of what happened: a line that no longer verifies (4), an endpoint unreachable (3), an answer not an acknowledgement (1).
+    const codes = [
+      skipped.length ? ExitCode.Signature : ExitCode.Done,
+      replayed.some((r) => r.error) ? ExitCode.Transport : ExitCode.Done,
+      acknowledged < replayed.length ? ExitCode.Refused : ExitCode.Done,
+    ]
+    this.setExitCode(Math.max(...codes) as ExitCode)
     return {to: flags.to.href, replayed, skipped}
   }
 }

@@ -1,5 +1,5 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {liveFlags, networkFlags, orderArgs, orderFlags, orderReference} from '../../lib/cli/flags.js'
+import {liveFlags, networkFlags, orderArgs, orderFlags, orderReference, usage} from '../../lib/cli/flags.js'
 import {describeReference} from '../../lib/orders/reference.js'
 import type {ClosedOrder} from '../../lib/orders/service.js'
 import {orderView} from '../../lib/render/orders.js'
@@ -11,6 +11,7 @@ export default class OrderClose extends GwCommand<typeof OrderClose> {
     '<%= config.bin %> order close INV-1001',
     '<%= config.bin %> order close --gw-order-no 90020261121093015000001 --channel wechat',
   ]
+  static override usage = usage.order(' [--yes]')
   static override args = orderArgs
   static override flags = {...orderFlags, ...liveFlags, ...networkFlags}
 

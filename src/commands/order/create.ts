@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {amountOf, minorUnitsOrUsage} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {statusLine} from '../../lib/cli/progress.js'
-import {fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
+import {endpointOf, fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
 import type {CreatedOrder, FoundOrder} from '../../lib/orders/service.js'
 import {CURRENCIES, ORDER_CHANNELS, formatAmount} from '../../lib/gateway/protocol/index.js'
 import {createdView, waitOutcome, waitingLine} from '../../lib/render/orders.js'
@@ -21,6 +21,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     '<%= config.bin %> order create --channel alipay --amount 25 --fee-type MYR --notify-url https://shop.example/hooks/pay --wait',
   ]
 
+  static override usage = '<%= command.id %> --channel C --amount D --fee-type CURRENCY [FLAGS]'
   static override flags = {
     channel: Flags.string({description: 'wallet channel', required: true, options: [...ORDER_CHANNELS]}),
     amount: Flags.string({description: 'amount as a decimal in the currency, e.g. 150.50', exclusive: ['total-fee']}),
@@ -57,6 +58,8 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
 
   async run(): Promise<Result> {
     const {flags} = this
+    // The gateway would take any text and fail every delivery to it: refused before the order is made.
+    if (flags['notify-url'] !== undefined) endpointOf('--notify-url', flags['notify-url'])
     const names = {decimal: '--amount', minor: '--total-fee'}
     const total_fee = minorUnitsOrUsage(amountOf(flags.amount, flags['total-fee'], names), flags['fee-type'], names)
     await this.confirm(`create an order of ${formatAmount(total_fee, flags['fee-type'])} on ${flags.channel}`)
@@ -80,7 +83,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))
     const found = await orders.waitForPayment(created, flags['wait-timeout'], onPoll)
     status.end()
-    this.present(waitOutcome(created, found))
+    this.present(waitOutcome(created, found, this.profile))
     return {...created, qr_file: qr.qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
   }
 }

@@ -1,5 +1,5 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {listFlags, networkFlags} from '../../lib/cli/flags.js'
+import {listFlags, networkFlags, usage} from '../../lib/cli/flags.js'
 import {ORDER_STATES} from '../../lib/gateway/protocol/index.js'
 
 export default class OrderList extends GwCommand<typeof OrderList> {
@@ -12,6 +12,7 @@ export default class OrderList extends GwCommand<typeof OrderList> {
     '<%= config.bin %> order list --since 2026-11-01 --until 2026-12-01 --channel promptpay --out november.xlsx',
   ]
 
+  static override usage = usage.list
   static override flags = {...listFlags(Object.keys(ORDER_STATES)), ...networkFlags}
 
   async run(): Promise<void> {

@@ -1,5 +1,5 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {networkFlags, orderArgs, orderFlags, orderReference} from '../../lib/cli/flags.js'
+import {networkFlags, orderArgs, orderFlags, orderReference, usage} from '../../lib/cli/flags.js'
 import type {FoundOrder} from '../../lib/orders/service.js'
 import {orderView} from '../../lib/render/orders.js'
 
@@ -13,6 +13,7 @@ export default class OrderQuery extends GwCommand<typeof OrderQuery> {
     '<%= config.bin %> order query INV-1001 --json',
   ]
 
+  static override usage = usage.order()
   static override args = orderArgs
   static override flags = {...orderFlags, ...networkFlags}
 

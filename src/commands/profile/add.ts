@@ -47,6 +47,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
         gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key'], '--gateway-public-key'),
         signScheme: flags['sign-scheme'] as SignScheme | undefined,
         live: answers.live,
+        gatewayZone: flags['gateway-zone'],
       },
       {makeDefault: flags.default},
     )

@@ -14,7 +14,7 @@ import {profileSavedLine} from '../../lib/render/profiles.js'
 export default class ProfileSet extends GwCommand<typeof ProfileSet> {
   static override summary = 'change some settings of a profile, keeping the others'
   static override description =
-    'Changes the base URL, a key, the sign scheme or whether the account is live; the rest stays as it was, and so does the default. After a change of the base URL, a key or the sign scheme, gw doctor checks the profile (exit with its code when a check fails; the change is kept).'
+    "Changes the base URL, a key, the sign scheme, the gateway's time zone or whether the account is live; the rest stays as it was, and so does the default. After a change of the base URL, a key or the sign scheme, gw doctor checks the profile (exit with its code when a check fails; the change is kept)."
   static override examples = [
     '<%= config.bin %> profile set shop --base-url https://gateway.example/Gateway',
     '<%= config.bin %> profile set shop --private-key ./mch20001-2027.pem',
@@ -35,10 +35,11 @@ export default class ProfileSet extends GwCommand<typeof ProfileSet> {
         flags['gateway-public-key'] && readKeyArgument(flags['gateway-public-key'], '--gateway-public-key'),
       signScheme: flags['sign-scheme'] as SignScheme | undefined,
       live: flags.live,
+      gatewayZone: flags['gateway-zone'],
     }
     if (Object.values(changes).every((v) => v === undefined))
       throw usageError(
-        `Nothing to change: give --base-url, --private-key, --gateway-public-key, --sign-scheme or --live/--no-live.`,
+        `Nothing to change: give --base-url, --private-key, --gateway-public-key, --sign-scheme, --gateway-zone or --live/--no-live.`,
       )
     // The private key the profile will have, unlocked if encrypted: the store checks it with the new settings.
     const kept = changes.privateKeyPem ? undefined : this.store.storedPrivateKey(name)

@@ -1,7 +1,7 @@
 import {statSync} from 'node:fs'
 import {setFlagsFromString} from 'node:v8'
 
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 
 import {amountOf} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
@@ -10,8 +10,7 @@ import * as shared from '../../lib/cli/flags.js'
 import {usageError} from '../../lib/errors.js'
 import {describeReference} from '../../lib/orders/reference.js'
 import type {BulkResult} from '../../lib/refunds/bulk/bulk-result.js'
-import type {OneRefund} from '../../lib/refunds/single.js'
-import {identicalQuestion, refundAction, refundOutcome} from '../../lib/render/refunds.js'
+import {type RefundDocument, identicalQuestion, refundAction, refundOutcome} from '../../lib/render/refunds.js'
 
 type BulkRun = BulkResult & {profile: string; appid: string; live: boolean; resume_command: string | null}
 const confirmBulk = {always: true, otherwise: 'or --dry-run to see the plan'}
@@ -40,6 +39,10 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     '<%= config.bin %> refund create --from-csv refunds.csv --yes --concurrency 8 --rate 20',
   ]
 
+  static override usage = [
+    ...shared.usage.order(' (--amount D | --refund-fee N)'),
+    '<%= command.id %> --from-csv FILE [--dry-run] [--yes] [FLAGS]',
+  ]
   static override args = {
     mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number of the paid order'}),
   }
@@ -47,11 +50,16 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     ...shared.refundFlags,
     ...shared.bulkRefundFlags,
     ...shared.orderFlags,
-    ...shared.liveFlags,
+    // A bulk run asks on any profile (a single refund on a --live one): --yes answers both, and a script needs it.
+    yes: Flags.boolean({
+      char: 'y',
+      description:
+        'do not ask for confirmation: before a bulk run sends (asked on any profile; needed without a terminal), and on a --live profile',
+    }),
     ...shared.networkFlags,
   }
 
-  async run(): Promise<OneRefund | BulkRun> {
+  async run(): Promise<RefundDocument | BulkRun> {
     const {flags} = this
     if (flags['from-csv']) {
       if (this.args.mch_order_no) throw usageError('Give an order number or --from-csv, not both.')
@@ -68,18 +76,15 @@ With --from-csv: the whole file is checked first (every problem with its line), 
         {ref, amount, mchRefundNo, channel, feeType, totalFee},
         {
           identical: (made, planned) => {
-            const [action, options] = identicalQuestion(made, planned)
+            const [action, options] = identicalQuestion(made, planned, this.profile)
             return this.confirm(action, {...options, signal: interrupt.signal})
           },
-          sending: async (planned) => {
-            await this.confirm(refundAction(planned), {signal: interrupt.signal})
-            this.note(`refund number ${planned.mch_refund_no}`)
-          },
+          sending: (planned) => this.confirm(refundAction(planned), {signal: interrupt.signal}),
         },
         interrupt.signal,
       )
       .finally(() => interrupt.dispose())
-    const outcome = refundOutcome(result, describeReference(ref), names)
+    const outcome = refundOutcome(result, describeReference(ref), names, this.profile)
     if ('error' in outcome) throw outcome.error
     this.present(outcome)
     return outcome.refund
@@ -106,10 +111,10 @@ With --from-csv: the whole file is checked first (every problem with its line), 
       // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
       sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
     })
-    // The command as typed: resuming it repeats every flag that shaped the run.
-    const command = ['gw', ...this.id!.split(':'), ...this.argv]
-    this.present({...bulkResultView(result, profile, command), exitCode: result.exit_code})
-    const resume_command = resumeCommand(result, command) ?? null
+    // The command as given, every flag kept: resuming it repeats every flag that shaped the run.
+    const again = this.sameCommand('--yes')
+    this.present({...bulkResultView(result, profile, again), exitCode: result.exit_code})
+    const resume_command = resumeCommand(result, again) ?? null
     return {...result, profile: profile.name, appid: profile.appid, live: profile.live, resume_command}
   }
 }

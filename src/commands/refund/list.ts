@@ -1,5 +1,5 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {listFlags, networkFlags} from '../../lib/cli/flags.js'
+import {listFlags, networkFlags, usage} from '../../lib/cli/flags.js'
 import {REFUND_LIST_STATES} from '../../lib/refunds/list.js'
 
 export default class RefundList extends GwCommand<typeof RefundList> {
@@ -12,6 +12,7 @@ export default class RefundList extends GwCommand<typeof RefundList> {
     '<%= config.bin %> refund list --since yesterday --until today --out refunds-yesterday.csv',
   ]
 
+  static override usage = usage.list
   static override flags = {...listFlags(REFUND_LIST_STATES), ...networkFlags}
 
   async run(): Promise<void> {

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {networkFlags, orderFlags, orderReference} from '../../lib/cli/flags.js'
+import {networkFlags, orderFlags, orderReference, usage} from '../../lib/cli/flags.js'
 import type {FoundOrder} from '../../lib/orders/service.js'
 import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
 import type {RefundEntry} from '../../lib/orders/history.js'
@@ -25,6 +25,7 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
     '<%= config.bin %> refund query INV-1001',
     '<%= config.bin %> refund query INV-1001 --mch-refund-no INV-1001-R1 --json',
   ]
+  static override usage = usage.order(' [--mch-refund-no R]')
   static override args = {mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number'})}
   static override flags = {
     'mch-refund-no': Flags.string({description: 'a refund number of the order'}),

@@ -4,7 +4,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {ExitCode, GwError} from '../../lib/errors.js'
-import {shown} from '../../lib/untrusted.js'
+import {endpointAnswer} from '../../lib/render/notify.js'
 import type {SandboxOrder} from '../../sandbox/ledger.js'
 
 type Attempt = SandboxOrder['notifications'][number]
@@ -45,12 +45,11 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
     while (Date.now() < deadline) {
       const attempt = (await attempts())[before]
       if (attempt) {
-        // The endpoint's words are not gw's: shown, bounded. Exit codes as gw notify replay's.
-        const said =
-          attempt.error === undefined ? `HTTP ${attempt.status}: ${shown(attempt.reply)}` : shown(attempt.error)
-        if (attempt.delivered) this.log(`acknowledged (${said})`)
+        // Said as gw notify listen and replay say an endpoint's answer; exit codes as replay's.
+        const said = endpointAnswer({...attempt, body: attempt.reply, acknowledged: attempt.delivered})
+        if (attempt.delivered) this.log(said)
         else {
-          this.log(`not acknowledged (${said}); the sandbox retries as the gateway would`)
+          this.log(`${said}; the sandbox retries as the gateway would`)
           this.setExitCode(attempt.status === null ? ExitCode.Transport : ExitCode.Refused)
         }
         return {order: order.mch_order_no, attempt}

@@ -76,7 +76,7 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
     } finally {
       work.done()
     }
-    this.log(seedView(result, profile.name))
+    this.log(seedView(result, profile))
     return result
   }
 }

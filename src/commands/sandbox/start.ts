@@ -15,7 +15,7 @@ import type {RequestRecord} from '../../sandbox/request-log.js'
 
 export default class SandboxStart extends GwCommand<typeof SandboxStart> {
   static override summary = 'run the simulated gateway on this machine'
-  static override description = `Serves the five operations at http://HOST:PORT/Gateway/<operation>, a payer page for every QR code, and a control API under /sandbox/ (loopback only). On first start it makes a gateway key pair and a merchant in the data dir (private keys PKCS#1, the gateway's public key both PKCS#1 and SPKI), and (unless --no-profile) a profile named "sandbox" pointing here; it becomes the default profile only when there is none. The ledger survives restarts. Each request is shown on stderr as it is answered (one line: time, method, operation, appid, order, result or err_code, ms; with --json a JSON line), with the departures from the API document it accepted as warnings (GET, a reused nonce, a query without channel...: what the gateway's published SDKs send; --strict refuses them) and, for a signature that does not verify, the canonical string, the key's fingerprint and the likeliest cause. Stop it with Ctrl-C.`
+  static override description = `Serves the five operations at http://HOST:PORT/Gateway/<operation>, a payer page for every QR code, and a control API under /sandbox/ (loopback only). On first start it makes a gateway key pair and a merchant in the data dir (private keys PKCS#1, the gateway's public key both PKCS#1 and SPKI), and (unless --no-profile) a profile named "sandbox" pointing here; it becomes the default profile only when there is none. A sandbox of another data dir never takes the "sandbox" profile from the first (running or not): it gets one of its own, sandbox-2 and so on, unless --replace-profile (which says what it replaced). The ledger survives restarts. Each request is shown on stderr as it is answered (one line: time, method, operation, appid, order, result or err_code, ms; with --json a JSON line), with the departures from the API document it accepted as warnings (GET, a reused nonce, a query without channel...: what the gateway's published SDKs send; --strict refuses them) and, for a signature that does not verify, the canonical string, the key's fingerprint and the likeliest cause. Stop it with Ctrl-C.`
   static override examples = [
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --port 0 --data-dir ./sandbox-data --time-scale 60',
@@ -52,7 +52,12 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
         'refuse what the API document forbids although the gateway accepts it: GET (REQUIRE_POST_METHOD), a query or close without channel and a refund query without its amounts (LACK_PARAMS), any reused nonce, other time_stamp forms, upper-case hex signatures',
     }),
     log: Flags.string({description: 'append every request answered to FILE as JSON lines (also with --quiet)'}),
-    'no-profile': Flags.boolean({description: 'do not create or update the "sandbox" profile'}),
+    'no-profile': Flags.boolean({description: 'do not create or update a profile for this sandbox'}),
+    'replace-profile': Flags.boolean({
+      description:
+        'point the "sandbox" profile here even when it is another sandbox\'s (another data dir): said when it is; without it, this sandbox gets a profile of its own (sandbox-2...)',
+      exclusive: ['no-profile'],
+    }),
     quiet: Flags.boolean({char: 'q', description: 'do not show each request on stderr'}),
   }
 
@@ -97,11 +102,16 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
         `listening on ${flags.host} port ${new URL(sandbox.info.base_url).port}: other machines can reach the sandbox's operations and payer pages (the control API still answers loopback only).`,
       )
     }
-    const profile = flags['no-profile'] ? null : (adoptSandbox(this.store, sandbox.info), 'sandbox')
+    const adopted = flags['no-profile'] ? undefined : adoptSandbox(this.store, sandbox.info, flags['replace-profile'])
+    if (adopted?.replaced)
+      this.warning(
+        `profile "sandbox" pointed at another sandbox (${adopted.replaced.appid} at ${adopted.replaced.base_url}); it points here now (--replace-profile).`,
+      )
     const summary = {
       ...sandbox.info,
       data_dir: dataDir,
-      profile,
+      profile: adopted?.name ?? null,
+      other_sandbox: adopted?.kept ?? null,
       default_profile: this.store.defaultName() ?? null,
       strict: flags.strict,
     }

@@ -6,7 +6,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {closest, distance} from 'fastest-levenshtein'
 
-import {ExitCode, GwError, exitCodeOfSignal, localWriteFailure} from '../errors.js'
+import {ExitCode, GwError, exitCodeOfSignal, gwCommand, localWriteFailure} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
 import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
@@ -14,7 +14,7 @@ import {keyPassphrase, passphraseFromFile, unlockKey} from '../profiles/passphra
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
-import {fileShown, shown, terminalSafe, withoutKeys} from '../untrusted.js'
+import {fileShown, shown, terminalSafe, viewSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, confirm} from './confirm.js'
 import {endOnSignals, onInterrupt} from './interrupt.js'
 import {canonicalChoices, listFilterOf} from './flags.js'
@@ -111,6 +111,16 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     await unlockKey(profile.privateKeyPem, `the ${labels.privateKey}`, profile.privateKeyFile)
     checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem, labels)
     return profile
+  }
+
+  /**
+   * This command as it was given, with `extra` words it lacks (--yes), to suggest running again:
+   * it runs as printed, every flag kept (a file's --column mappings too).
+   */
+  protected sameCommand(...extra: string[]): string {
+    const given = this.argv
+    const lacks = (word: string) => !given.includes(word) && !(word === '--yes' && given.includes('-y'))
+    return gwCommand(undefined, ...this.id!.split(':'), ...given, ...extra.filter(lacks))
   }
 
   #services?: Promise<GatewayServices>
@@ -276,8 +286,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */
   protected present(view: {text?: string; notes?: (string | undefined)[]; exitCode?: ExitCode}): void {
-    // The last line of defence: a view's text never carries an escape sequence to the terminal.
-    if (view.text) this.log(terminalSafe(view.text))
+    // The last line of defence: a view's text carries no escape sequence to the terminal but gw's own colours.
+    if (view.text) this.log(viewSafe(view.text))
     for (const note of view.notes ?? []) if (note) this.note(note)
     if (view.exitCode !== undefined) this.setExitCode(view.exitCode)
   }

@@ -27,8 +27,9 @@ export async function confirm(action: string, options: ConfirmOptions): Promise<
     const what = profile.live
       ? `Profile "${profile.name}" is live and this would ${action}.`
       : `Not confirmed: this would ${action}.`
-    const otherwise = options.otherwise ? `, ${options.otherwise}` : ''
-    throw usageError(what, `Add ${options.flag ?? '--yes'} to confirm (no terminal to ask on)${otherwise}.`)
+    // `otherwise` may end in a command to run: nothing follows it, so it pastes as printed.
+    const otherwise = options.otherwise ? `, ${options.otherwise}` : '.'
+    throw usageError(what, `Add ${options.flag ?? '--yes'} to confirm (no terminal to ask on)${otherwise}`)
   }
   const {confirm: ask} = await import('@inquirer/prompts')
   // The question names files and numbers that came from files and the history: made visible, never run by the terminal.

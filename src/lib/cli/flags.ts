@@ -7,7 +7,7 @@ import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
 import {parseTimeRange} from './time-range.js'
 import {checkOutputs} from '../files/output-paths.js'
-import {ALL_CHANNELS, CURRENCIES} from '../gateway/protocol/index.js'
+import {ALL_CHANNELS, CURRENCIES, DEFAULT_GATEWAY_ZONE} from '../gateway/protocol/index.js'
 
 type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
 
@@ -58,6 +58,9 @@ export const profileFlags = {
     description: 'a production account: money moves, and commands that move it ask first (--no-live: a test account)',
     allowNo: true,
   }),
+  'gateway-zone': Flags.string({
+    description: `the time zone the gateway writes its times in (time_end, refund_time), an IANA name (default: ${DEFAULT_GATEWAY_ZONE})`,
+  }),
 }
 
 /** The flags of `order list` and `refund list`: which part of the history, checked again or not, and where to write it. */
@@ -78,13 +81,31 @@ export const listFlags = (states: readonly string[]) => ({
 /** An address gw POSTs to (--to, --forward-to): http or https, a real port, no user name or password. */
 export function checkEndpoint(flag: string, url: URL): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw usageError(`${flag} ${quoted(url.href)} is not an http:// or https:// address.`)
+    throw usageError(
+      `${flag} ${quoted(url.href)} is not an http:// or https:// address.`,
+      'Give it with its scheme, like https://shop.example/hooks/pay or http://127.0.0.1:8788/notify.',
+    )
   if (url.username || url.password)
     throw usageError(
       `${flag} must not carry a user name or password (user:password@host).`,
       'Give the address without them.',
     )
   if (url.port === '0') throw usageError(`${flag} ${quoted(url.href)}: port 0 is not a port to send to.`)
+}
+
+/** An address given as text (--notify-url), checked as checkEndpoint checks one: `localhost:3000/hook` (no scheme) is refused. */
+export function endpointOf(flag: string, text: string): URL {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw usageError(
+      `${flag} ${quoted(text)} is not an address.`,
+      'Give it whole, like https://shop.example/hooks/pay.',
+    )
+  }
+  checkEndpoint(flag, url)
+  return url
 }
 
 /** What the list flags ask for, checked before the history is read or the gateway asked (--out included). */
@@ -126,6 +147,20 @@ export const networkFlags = {
 /** Flags of commands that move money on a --live profile. */
 export const liveFlags = {
   yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation on a --live profile'}),
+}
+
+/**
+ * Usage lines written by hand: oclif's own list every choice of every flag inline (fourteen
+ * channels) and tangle exclusive flags (refund create's read `[--dry-run [--from-csv <value> |
+ * … |  | …]]`). The forms a person types, the rest as [FLAGS], each described below them.
+ */
+export const usage = {
+  /** A command on one order, by its merchant or gateway number (--channel-order-no is among the flags): lines that do not wrap. */
+  order: (more = '') => [
+    `<%= command.id %> MCH_ORDER_NO${more} [FLAGS]`,
+    `<%= command.id %> --gw-order-no N${more} [FLAGS]`,
+  ],
+  list: '<%= command.id %> [--since T] [--until T] [--state S] [--refresh] [FLAGS]',
 }
 
 /**

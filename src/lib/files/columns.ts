@@ -4,7 +4,7 @@
  * other columns are ignored, and said to be; one that looks like a field gw could use gets a
  * hint with the flag that would use it.
  */
-import {usageError} from '../errors.js'
+import {shellWord, usageError} from '../errors.js'
 import {quoted, shown} from '../untrusted.js'
 
 export interface Columns {
@@ -133,11 +133,6 @@ const LOOKS_LIKE: readonly {pattern: RegExp; what: string; fields: readonly stri
   {pattern: /status|state|สถานะ/, what: 'states', fields: ['status']},
   {pattern: /channel|wallet|ช่องทาง/, what: 'channels', fields: ['channel']},
 ]
-
-/** Text as one word of a shell command to paste (POSIX shells, zsh): as it is when plain, else in double quotes. */
-export function shellWord(text: string): string {
-  return /^[\w./=,:@%+-]+$/.test(text) ? text : `"${text.replace(/["\\$`]/g, '\\$&')}"`
-}
 
 /** The flag that maps `field` to `header`, ready to paste. */
 export const columnFlag = (field: string, header: string) =>

@@ -7,6 +7,7 @@ import {GwError} from '../errors.js'
 import {ANSWER_TIMEOUT, CONNECT_TIMEOUT} from '../io/http.js'
 import {
   AMBIGUOUS_CODES,
+  DEFAULT_GATEWAY_ZONE,
   DUPLICATE_CODES,
   ORDER_NUMBER_FIELDS,
   type Operation,
@@ -14,6 +15,7 @@ import {
   type ResponseData,
   envelopeSchema,
   explainError,
+  inGatewayZone,
   lookupError,
 } from './protocol/index.js'
 import {shown} from '../untrusted.js'
@@ -137,7 +139,7 @@ export function mismatchOf(operation: Operation, asked: Asked, data: Record<stri
  * The meaning of a verified envelope; undefined means "not processed, retry" (code != 0).
  * `retried` says an earlier attempt may have arrived: a duplicate number is then likely ours.
  * A successful answer about something else than `asked` is a failed verification, like a bad
- * signature: nothing in it is used.
+ * signature: nothing in it is used. Its times are read in `zone`, the gateway's.
  */
 export function classify<O extends Operation>(
   operation: O,
@@ -145,6 +147,7 @@ export function classify<O extends Operation>(
   attempt: number,
   retried: boolean,
   asked: Asked = {},
+  zone = DEFAULT_GATEWAY_ZONE,
 ): Answer<O> | AttemptFailure | undefined {
   if (envelope.code !== 0) return undefined
   const data = envelope.data
@@ -167,7 +170,8 @@ export function classify<O extends Operation>(
     }
     const mismatch = mismatchOf(operation, asked, parsed.data as Record<string, unknown>)
     if (mismatch) return {kind: 'signature', message: mismatch, mayHaveArrived: true, mismatch: true}
-    return {status: 'success', data: parsed.data as ResponseData<O>, attempts: attempt, gatewayTime: envelope.time}
+    const read = inGatewayZone(parsed.data as ResponseData<O>, zone)
+    return {status: 'success', data: read, attempts: attempt, gatewayTime: envelope.time}
   }
   const uncertain = (reason: Uncertain['reason'], text = message): Uncertain => ({
     status: 'uncertain',

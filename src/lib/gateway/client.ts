@@ -168,19 +168,22 @@ export class GatewayClient {
 
   /**
    * `known`: what else gw knows of the order asked about (its gw_order_no from a query), which a
-   * successful answer must not contradict, beside the parameters sent and the appid.
+   * successful answer must not contradict, beside the parameters sent and the appid. `signal`:
+   * once it aborts, no further attempt is made.
    */
   async call<O extends Operation>(
     operation: O,
     business: BusinessParams,
     known: BusinessParams = {},
+    options: {signal?: AbortSignal} = {},
   ): Promise<Answer<O>> {
     this.check(operation, business)
     const url = new URL(`${this.#origin}${this.#basePath}/${operation}`)
     let failure: AttemptFailure | undefined
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
-      if (closed) {
+      // After a stop (Ctrl-C, SIGTERM, a hang-up) no new attempt leaves: the one in flight is awaited.
+      if (closed || options.signal?.aborted) {
         failure = {kind: 'transport', message: 'gw stopped before an answer came', mayHaveArrived, final: true}
         break
       }
@@ -191,11 +194,8 @@ export class GatewayClient {
         if (result.final) break
         continue
       }
-      const answer = classify(operation, result, attempt, mayHaveArrived, {
-        ...known,
-        ...business,
-        appid: this.profile.appid,
-      })
+      const asked = {...known, ...business, appid: this.profile.appid}
+      const answer = classify(operation, result, attempt, mayHaveArrived, asked, this.profile.gatewayZone)
       if (answer && 'kind' in answer) {
         failure = answer
         mayHaveArrived = true

@@ -256,6 +256,22 @@ function recoverDigest(bytes: Buffer, key: KeyObject): {scheme: SignScheme; dige
   return undefined
 }
 
+/**
+ * Python's urllib.parse.quote: UTF-8 bytes percent-encoded in upper-case hex, except letters,
+ * digits, `_.-~` and the `safe` characters (by default `/`, which published samples leave as is).
+ */
+function pythonQuote(value: string, safe = '/'): string {
+  let out = ''
+  for (const byte of Buffer.from(value, 'utf8')) {
+    const c = String.fromCharCode(byte)
+    out +=
+      /[A-Za-z0-9_.~-]/.test(c) || (byte < 128 && safe.includes(c))
+        ? c
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
 /** Strings a signer commonly signs instead of the canonical one, each with what went wrong. */
 function likelyMistakes(params: Params): [string, string][] {
   const keys = Object.keys(params).filter((k) => k !== 'sign' && params[k] !== undefined && params[k] !== null)
@@ -273,6 +289,14 @@ function likelyMistakes(params: Params): [string, string][] {
   mistakes.push(
     ...keys.map((k): [string, string] => [canonicalString(without([k])), `parameter ${k} was sent but not signed`]),
     [canonicalString(mapped(encodeURIComponent)), 'values were URL-encoded before signing; sign them as sent, decoded'],
+    [
+      canonicalString(mapped((v) => pythonQuote(v, ''))),
+      'values were URL-encoded before signing; sign them as sent, decoded',
+    ],
+    [
+      canonicalString(mapped((v) => pythonQuote(v))),
+      "values were URL-encoded, / left as is (Python's quote(v) default), before signing; sign them as sent",
+    ],
     [
       canonicalString(mapped((v) => new URLSearchParams({v}).toString().slice(2))),
       'values were form-encoded before signing; sign them as sent, decoded',
@@ -313,7 +337,7 @@ export function explainSignature(
     const cause =
       bytes === bits / 8
         ? 'it was signed with another key than this one'
-        : `the signature is ${bytes} bytes, one by this ${bits}-bit key ${bits / 8} (${bits / 4} hex characters): cut short, or signed with another key`
+        : `the signature is ${bytes} bytes, not the ${bits / 8} (${bits / 4} hex digits) of this key (${bits} bits): cut short, or another key's`
     return {...said(cause), otherKey: true}
   }
   const causes: string[] = []
@@ -325,7 +349,7 @@ export function explainSignature(
     const mistake = likelyMistakes(params).find(([text]) => digestOf(text).equals(recovered.digest))
     causes.push(
       mistake?.[1] ??
-        'the string signed is not the canonical string above: a parameter signed but not sent, or a value changed after signing',
+        'the string signed is not the canonical one: a parameter signed but not sent, or a value changed after signing',
     )
   }
   return causes.length ? said(causes.join('; and ')) : {canonical, fingerprint}

@@ -1,42 +1,38 @@
 /**
- * An embedded SQLite database (better-sqlite3), shared by gw's history and the sandbox's ledger:
- * opened 0600 in a private folder, in WAL mode (readers never wait for a writer), its migrations
- * applied in order under `PRAGMA user_version`. Each side keeps its own tables and queries.
+ * An embedded SQLite database (node:sqlite, built into Node: nothing native to match a platform or
+ * a Node line), shared by gw's history and the sandbox's ledger: opened 0600 in a private folder,
+ * in WAL mode (readers never wait for a writer), its migrations applied in order under
+ * `PRAGMA user_version`. Each side keeps its own tables and queries.
  *
- * Writes go through `write()`: one IMMEDIATE transaction that records its holder (pid, host,
- * command, since) in a file beside the database, so that a process kept waiting beyond a bounded
- * time can say which process holds it; SQLite itself does not know. `durable` commits with
- * synchronous=FULL (an intent before its refund is sent); other commits are NORMAL (durable at
- * the next checkpoint, never torn). A file that is not a database, or is damaged, is a usage error
- * (exit 2) saying what to do: never an empty history in its place.
+ * A database is made whole or not at all: its schema is written into a temporary file beside it,
+ * which is then linked into its place (exclusively: a second gw making it at the same moment keeps
+ * the first). So a file at its path that is empty or partial was never gw's own, and is damage
+ * (exit 2, with what to do), never taken for a new, empty history: that would forget the refunds
+ * it held.
+ *
+ * Writes go through `write()`: one IMMEDIATE transaction. Another program may hold the database
+ * (a `sqlite3` shell, a backup, another gw): a write waits for it up to its bound, then fails
+ * naming what holds it, as the system knows it (file-holders), or the gw that wrote last when that
+ * one still runs; never a process that has ended. `durable` commits with synchronous=FULL (an
+ * intent before its refund is sent); other commits are NORMAL (durable at the next checkpoint,
+ * never torn). Errors are LocalStateErrors, which say what is wrong with the file and nothing of
+ * what was sent: the caller knows that.
  */
-import {closeSync, existsSync, openSync, readFileSync, writeFileSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
+import {closeSync, existsSync, linkSync, lstatSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
-import {dirname, join} from 'node:path'
-import {fileURLToPath} from 'node:url'
-
-import BetterSqlite3 from 'better-sqlite3'
+import {basename, dirname, join} from 'node:path'
+import type {DatabaseSync, StatementSync} from 'node:sqlite'
 
 import {GwError} from '../errors.js'
+import {fileHolders} from './file-holders.js'
+import {isRunning} from './lock.js'
 import {ensurePrivateDir} from './private-file.js'
 
-export type Statement = BetterSqlite3.Statement
+export type Statement = StatementSync
 
-/** How long a command waits for another process's write before saying who holds the database. */
-const BUSY_WAIT_MS = 5000
-
-/**
- * Where the compiled binding is: copied beside the bundle by the build (dist/native), which the
- * npm tarball and the single executable carry; else (tests of the sources) the package's own.
- */
-function nativeBinding(): string | undefined {
-  const here = dirname(fileURLToPath(import.meta.url))
-  for (const dir of [here, join(here, '..')]) {
-    const candidate = join(dir, 'native', 'better_sqlite3.node')
-    if (existsSync(candidate)) return candidate
-  }
-  return undefined
-}
+/** How long a write waits for another program's transaction, unless told otherwise. */
+export const BUSY_WAIT_MS = 5000
 
 interface Holder {
   pid: number
@@ -45,16 +41,60 @@ interface Holder {
   command: string
 }
 
-/** SQLite's codes for a file that is not a database or is damaged. */
-const DAMAGED = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_SEQUENCE'])
-const UNREADABLE = /^SQLITE_(CANTOPEN|READONLY|PERM|IOERR|AUTH)/
+/** SQLite's primary result codes gw tells apart (the low byte of an extended code). */
+const SQLITE = {PERM: 3, BUSY: 5, LOCKED: 6, READONLY: 8, IOERR: 10, CORRUPT: 11, FULL: 13, CANTOPEN: 14, AUTH: 23}
+const NOTADB = 26
+
+/** Why the local database could not be used: held by another program, damaged, or not writable (a full disk too). */
+type LocalStateProblem = 'busy' | 'damaged' | 'unwritable'
+
+/** The local database could not be read or written: exit 2 before anything is sent; callers after a send say more. */
+export class LocalStateError extends GwError {
+  constructor(
+    readonly problem: LocalStateProblem,
+    message: string,
+    readonly options: {advice: string; details: Record<string, unknown>; cause?: unknown},
+  ) {
+    super('usage', message, options)
+  }
+
+  /** The same, said by a caller that knows no request left. */
+  nothingSent(): LocalStateError {
+    return new LocalStateError(this.problem, `${this.message} Nothing was sent.`, this.options)
+  }
+}
+
+/**
+ * node:sqlite is loaded on first use (commands that never open a database never load it), and
+ * without its notice that SQLite is experimental in Node: gw's own tests are what it relies on.
+ */
+function sqlite(): typeof import('node:sqlite') {
+  const emit = process.emitWarning
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
+    if (!String(warning).startsWith('SQLite is an experimental feature'))
+      (emit as (...args: unknown[]) => void).call(process, warning, ...rest)
+  }
+  try {
+    return process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite')
+  } finally {
+    process.emitWarning = emit
+  }
+}
+
+/** The SQLite result code of an error of node:sqlite (its primary code), or undefined for any other error. */
+function sqliteCode(error: unknown): number | undefined {
+  const {code, errcode} = (error ?? {}) as {code?: string; errcode?: number}
+  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' ? errcode & 0xff : undefined
+}
 
 export class LocalDatabase {
-  readonly #db: BetterSqlite3.Database
+  readonly #db: DatabaseSync
   readonly #holderFile: string
   /** This process has written the holder file. */
   #noted = false
   #durable = false
+  #waitMs = BUSY_WAIT_MS
+  #writing = false
 
   /** `migrations[i]` takes the schema from version i to i + 1; each runs once, in one transaction. */
   constructor(
@@ -62,28 +102,82 @@ export class LocalDatabase {
     migrations: string[],
   ) {
     this.#holderFile = `${path}.writer`
+    const {DatabaseSync} = sqlite()
     this.#db = this.guard(() => {
       ensurePrivateDir(dirname(path))
-      // Made 0600 before SQLite opens it (its -wal and -shm files take the same mode).
-      if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600))
-      return new BetterSqlite3(path, {nativeBinding: nativeBinding(), timeout: BUSY_WAIT_MS})
+      if (!existsSync(path)) this.#create(DatabaseSync, migrations)
+      this.#refuseEmpty()
+      const db = new DatabaseSync(path)
+      db.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`)
+      return db
     })
     this.guard(() => {
-      if (this.#db.pragma('journal_mode', {simple: true}) !== 'wal') this.#db.pragma('journal_mode = WAL')
-      this.#db.pragma('synchronous = NORMAL')
-      this.#db.pragma('foreign_keys = ON')
+      const mode = this.#db.prepare('PRAGMA journal_mode').get() as {journal_mode: string}
+      if (mode.journal_mode !== 'wal') this.#db.exec('PRAGMA journal_mode = WAL')
+      this.#db.exec('PRAGMA synchronous = NORMAL')
+      this.#db.exec('PRAGMA foreign_keys = ON')
       // 32 MiB of pages (SQLite's default is 2): an import or a long list keeps its indexes in memory.
-      this.#db.pragma('cache_size = -32768')
+      this.#db.exec('PRAGMA cache_size = -32768')
     })
-    const version = () => this.guard(() => this.#db.pragma('user_version', {simple: true}) as number)
-    if (version() < migrations.length) {
-      this.write(() => {
-        for (let at = version(); at < migrations.length; at += 1) {
-          this.#db.exec(migrations[at]!)
-          this.#db.pragma(`user_version = ${at + 1}`)
-        }
-      })
+    if (this.#version() < migrations.length) this.write(() => this.#migrate(this.#db, migrations))
+  }
+
+  #version(): number {
+    return this.guard(() => (this.#db.prepare('PRAGMA user_version').get() as {user_version: number}).user_version)
+  }
+
+  #migrate(db: DatabaseSync, migrations: string[]): void {
+    const version = () => (db.prepare('PRAGMA user_version').get() as {user_version: number}).user_version
+    for (let at = version(); at < migrations.length; at += 1) {
+      db.exec(migrations[at]!)
+      db.exec(`PRAGMA user_version = ${at + 1}`)
     }
+  }
+
+  /**
+   * A new database, whole: its schema written into a hidden temporary file (0600, made
+   * exclusively), synced, then linked into its place. If another process made one meanwhile,
+   * that one is kept.
+   */
+  #create(Database: typeof DatabaseSync, migrations: string[]): void {
+    const temporary = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(8).toString('hex')}.new`)
+    closeSync(openSync(temporary, 'wx', 0o600))
+    try {
+      const db = new Database(temporary)
+      try {
+        db.exec('PRAGMA journal_mode = WAL')
+        db.exec('PRAGMA synchronous = FULL')
+        db.exec('BEGIN IMMEDIATE')
+        this.#migrate(db, migrations)
+        db.exec('COMMIT')
+      } finally {
+        // Closing checkpoints the write-ahead log into the file and removes it.
+        db.close()
+      }
+      try {
+        linkSync(temporary, this.path)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+    } finally {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${temporary}${suffix}`, {force: true})
+    }
+  }
+
+  /**
+   * A database gw made is never empty (it is made whole), but for one an earlier version made,
+   * whose pages were still all in its write-ahead log: an empty file with no log is damage.
+   */
+  #refuseEmpty(): void {
+    const size = (path: string) => {
+      try {
+        return lstatSync(path).size
+      } catch {
+        return 0
+      }
+    }
+    if (lstatSync(this.path).isFile() && size(this.path) === 0 && size(`${this.path}-wal`) === 0)
+      throw this.#damaged('it is empty (0 bytes)', undefined)
   }
 
   prepare(sql: string): Statement {
@@ -114,29 +208,46 @@ export class LocalDatabase {
     })
   }
 
-  /** `work` in one IMMEDIATE transaction; `durable`: committed with a synced write before this returns. */
-  write<T>(work: () => T, options: {durable?: boolean} = {}): T {
+  /**
+   * `work` in one IMMEDIATE transaction; `durable`: committed with a synced write before this
+   * returns; `waitMs`: how long to wait for another program's transaction (0: not at all).
+   */
+  write<T>(work: () => T, options: {durable?: boolean; waitMs?: number} = {}): T {
     return this.guard(() => {
       const durable = Boolean(options.durable)
       if (durable !== this.#durable) {
-        this.#db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`)
+        this.#db.exec(`PRAGMA synchronous = ${durable ? 'FULL' : 'NORMAL'}`)
         this.#durable = durable
       }
+      const waitMs = options.waitMs ?? BUSY_WAIT_MS
+      if (waitMs !== this.#waitMs) {
+        this.#db.exec(`PRAGMA busy_timeout = ${waitMs}`)
+        this.#waitMs = waitMs
+      }
       this.#db.exec('BEGIN IMMEDIATE')
+      this.#writing = true
       try {
         this.#noteHolder()
         const result = work()
         this.#db.exec('COMMIT')
+        this.#writing = false
         return result
       } catch (error) {
-        if (this.#db.inTransaction) this.#db.exec('ROLLBACK')
+        if (this.#writing) {
+          this.#writing = false
+          try {
+            this.#db.exec('ROLLBACK')
+          } catch {
+            // SQLite rolled it back itself (a full disk, an I/O error).
+          }
+        }
         throw error
       }
     })
   }
 
   close(): void {
-    if (this.#db.open) this.#db.close()
+    if (this.#db.isOpen) this.#db.close()
   }
 
   /**
@@ -167,42 +278,65 @@ export class LocalDatabase {
     }
   }
 
-  /** The process the holder file names, when it is another one. */
-  #holder(): Holder | undefined {
-    const holder = this.#readHolder()
-    return holder?.pid === process.pid ? undefined : holder
+  /**
+   * What holds the database: the processes the system says lock it; else the gw that wrote to it
+   * last, when it is another process of this host that still runs; else "another program".
+   */
+  #holders(): {who: string; holders: unknown[]} {
+    const locking = fileHolders([this.path, `${this.path}-wal`, `${this.path}-shm`])
+    const gw = this.#readHolder()
+    if (locking.length) {
+      const named = locking.map(({pid, command}) => {
+        const ours = gw?.pid === pid ? ` (gw ${gw.command}, writing since ${gw.since})` : command ? ` (${command})` : ''
+        return `process ${pid}${ours}`
+      })
+      return {who: named.join(' and '), holders: locking}
+    }
+    if (gw && gw.pid !== process.pid && gw.host === hostname() && isRunning(gw.pid))
+      return {who: `gw process ${gw.pid} (gw ${gw.command}, writing since ${gw.since})`, holders: [gw]}
+    return {who: 'another program', holders: []}
+  }
+
+  #damaged(why: string, cause: unknown): LocalStateError {
+    return new LocalStateError('damaged', `${this.path} is not a readable gw database: ${why}.`, {
+      advice:
+        `It may hold refunds whose outcome gw must still settle: keep it. Move it aside (mv "${this.path}" "${this.path}.damaged"), ` +
+        `then gw starts a new one; recover what it held with: sqlite3 "${this.path}.damaged" .recover | sqlite3 recovered.db`,
+      details: {database: this.path},
+      cause,
+    })
   }
 
   #described(error: unknown): unknown {
     if (error instanceof GwError) return error
-    const code = (error as {code?: string}).code ?? ''
+    const code = sqliteCode(error)
+    const errno = (error as NodeJS.ErrnoException).code
     const cause = (error as Error).message
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      const holder = this.#holder()
-      const who = holder
-        ? `process ${holder.pid} on ${holder.host} (gw ${holder.command}, writing since ${holder.since})`
-        : 'another process'
-      return new GwError(
-        'usage',
-        `${this.path} is held by ${who}; gave up after ${BUSY_WAIT_MS / 1000} s. Nothing was sent.`,
-        {
-          advice: 'Wait for that command to end, then run this again.',
-          details: {database: this.path, holder},
-          cause: error,
-        },
-      )
-    }
-    if (DAMAGED.has(code)) {
-      return new GwError('usage', `${this.path} is not a readable gw database (${cause}). Nothing was sent.`, {
-        advice: `Move it aside (mv "${this.path}" "${this.path}.damaged"): gw starts a new one. What it held can be recovered with: sqlite3 "${this.path}.damaged" .recover | sqlite3 recovered.db`,
-        details: {database: this.path, sqlite_code: code},
+    if (code === SQLITE.BUSY || code === SQLITE.LOCKED) {
+      const {who, holders} = this.#holders()
+      const waited = this.#waitMs ? `; gw waited ${this.#waitMs / 1000} s` : ''
+      return new LocalStateError('busy', `${this.path} is held by ${who}${waited}.`, {
+        advice: 'Close that program or wait for it to finish, then run this again.',
+        details: {database: this.path, holders},
         cause: error,
       })
     }
-    if (UNREADABLE.test(code)) {
-      return new GwError('usage', `${this.path} cannot be opened or written (${cause}). Nothing was sent.`, {
-        advice: 'Check that the file and its folder belong to you and can be written (and that the disk is not full).',
-        details: {database: this.path, sqlite_code: code},
+    if (code === NOTADB || code === SQLITE.CORRUPT) return this.#damaged(cause, error)
+    if (code === SQLITE.FULL || errno === 'ENOSPC')
+      return new LocalStateError('unwritable', `${this.path} cannot be written: the disk is full (${cause}).`, {
+        advice: 'Make room on the disk, then run this again.',
+        details: {database: this.path},
+        cause: error,
+      })
+    if (
+      [SQLITE.CANTOPEN, SQLITE.READONLY, SQLITE.PERM, SQLITE.IOERR, SQLITE.AUTH].includes(code ?? -1) ||
+      errno === 'EACCES' ||
+      errno === 'EPERM' ||
+      errno === 'EROFS'
+    ) {
+      return new LocalStateError('unwritable', `${this.path} cannot be opened or written (${cause}).`, {
+        advice: 'Check that the file and its folder belong to you and can be written, and that the disk is not full.',
+        details: {database: this.path},
         cause: error,
       })
     }

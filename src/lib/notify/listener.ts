@@ -12,7 +12,7 @@ import {type IncomingHttpHeaders, type IncomingMessage, type Server, type Server
 import type {AddressInfo} from 'node:net'
 
 import {usageError} from '../errors.js'
-import {NOTIFICATION_ACK, isoTime} from '../gateway/protocol/index.js'
+import {NOTIFICATION_ACK, isAcknowledgement, isoTime} from '../gateway/protocol/index.js'
 import type {SignScheme} from '../gateway/signing.js'
 import {type Posted, post, readBody, reply} from '../io/http.js'
 import {
@@ -35,7 +35,8 @@ export interface NotificationEvent extends NotificationFields {
   /** 0 for the first delivery of an order's notification, n for its n-th repeat. */
   retry: number
   answer: {status: number; body: string}
-  forwarded?: {url: string; status?: number; body?: string; error?: string}
+  /** With a forward target: what the endpoint answered, and whether that acknowledges (section 6). */
+  forwarded?: {url: string; status?: number; body?: string; error?: string; acknowledged: boolean}
 }
 
 interface ListenerOptions {
@@ -189,7 +190,12 @@ export class NotificationListener {
         ? this.#answer(res, 502, FAILURE(`forward target unreachable: ${forwarded.error}`))
         : this.#answer(res, forwarded.status, forwarded.body, forwarded.type)
     const {type: _type, ...said} = forwarded as Posted & {type?: string}
-    this.#record({at, verdict: 'verified', retry, answer, forwarded: said, ...fields}, req.headers, raw)
+    const acknowledged = 'status' in said && isAcknowledgement(said.status, said.body)
+    this.#record(
+      {at, verdict: 'verified', retry, answer, forwarded: {...said, acknowledged}, ...fields},
+      req.headers,
+      raw,
+    )
   }
 
   #record(event: NotificationEvent, headers: IncomingHttpHeaders, raw: string): void {

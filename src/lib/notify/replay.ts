@@ -140,7 +140,7 @@ export async function replay(
             logged_at,
             status: answer.status,
             answer: answer.body,
-            acknowledged: answer.status >= 200 && answer.status < 300 && isAcknowledgement(answer.body),
+            acknowledged: isAcknowledgement(answer.status, answer.body),
           }
     results.push(result)
     onReplayed(result)

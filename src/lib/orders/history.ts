@@ -7,26 +7,37 @@
  * transaction. An SQLite database in the config dir (`history.db`, 0600), indexed for what
  * commands ask: by order number (merchant's or gateway's), by refund number, by time and channel.
  *
- * A `history.jsonl` of earlier versions is imported on first use, once, and kept renamed beside
- * the database (`history.jsonl.imported`); lines it could not read are said with their numbers.
+ * After a refund is sent, recording it never fails the command: when the database cannot take
+ * the record (held by another program, a full disk), it is appended, synced, to `history.jsonl`
+ * beside it, which no other program holds, and the caller is told where it went. Every
+ * `history.jsonl` found when the history opens (one of earlier versions, one written so, one
+ * restored from a backup) is merged into the database and kept renamed
+ * (`history.jsonl.imported`); lines it could not read are said with their numbers. A merge
+ * never makes a record say less than it did: a refund's status only moves towards proven
+ * (intent, unknown, processing, then failed, absent or not confirmable, then refunded), an
+ * order's state only to a later one, and a refund stays credited to the run that made it.
  */
-import {existsSync, renameSync, statSync} from 'node:fs'
+import {existsSync, readdirSync, renameSync, statSync} from 'node:fs'
 import {hostname} from 'node:os'
-import {join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 
-import {LocalDatabase, type Statement} from '../io/database.js'
+import type {SQLInputValue} from 'node:sqlite'
+
+import {BUSY_WAIT_MS, LocalDatabase, LocalStateError, type Statement} from '../io/database.js'
 import {isRunning} from '../io/lock.js'
 import {GwError} from '../errors.js'
 import {configDir} from '../paths.js'
+import {plural} from '../plural.js'
 import {
   type Entry,
   type OrderEntry,
   type RefundEntry,
   type RefundEntryStatus,
+  appendEntries,
   entryOf,
   forEachLine,
   unreadableLines,
-} from './history-import.js'
+} from './history-lines.js'
 import type {OrderReference} from './reference.js'
 
 export type {RefundEntry, RefundEntryStatus}
@@ -124,6 +135,25 @@ export interface Selection {
   state?: string
 }
 
+/**
+ * How far a refund's status is proven, for merges: an intent, then unknown, then processing, then
+ * an end the gateway showed (failed, absent, not confirmable), then refunded (a status missing,
+ * of an earlier version, is a refund made). A record never replaces one more proven.
+ */
+const rank = (status: string) =>
+  `CASE WHEN ${status} IS NULL OR ${status} = 'refunded' THEN 4 WHEN ${status} = 'intent' THEN 0
+        WHEN ${status} = 'unknown' THEN 1 WHEN ${status} = 'processing' THEN 2 ELSE 3 END`
+const AS_PROVEN = `${rank('excluded.status')} >= ${rank('status')}`
+/**
+ * A refund is credited (its source and time) to the run that made it: a record moves them only
+ * when it proves more than the one kept and comes from a run whose own request made the refund,
+ * not one that found it already made (two copies of a file run at once).
+ */
+const CREDITED = `@credit AND ${rank('excluded.status')} > ${rank('status')}`
+/** An order's state moves only to one learned at the same time or later (a merge of an older file moves nothing). */
+const LATER_STATE = `excluded.state IS NOT NULL AND (state_at IS NULL OR excluded.state_at IS NULL
+  OR julianday(excluded.state_at) >= julianday(state_at))`
+
 class HistoryQueries {
   readonly saveOrder: Statement
   readonly saveRefund: Statement
@@ -148,36 +178,42 @@ class HistoryQueries {
     // A later record of an order keeps when it was made; of a refund, what it does not say again.
     this.saveOrder = db.prepare(
       `INSERT INTO orders (appid, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, at_ms, state, state_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       VALUES (@appid, @mch_order_no, @gw_order_no, @channel, @total_fee, @fee_type, @at, @at_ms, @state, @state_at)
        ON CONFLICT (appid, mch_order_no) DO UPDATE SET
          gw_order_no = coalesce(excluded.gw_order_no, gw_order_no), channel = excluded.channel,
          total_fee = excluded.total_fee, fee_type = excluded.fee_type,
-         state = coalesce(excluded.state, state), state_at = coalesce(excluded.state_at, state_at)`,
+         state = CASE WHEN ${LATER_STATE} THEN excluded.state ELSE state END,
+         state_at = CASE WHEN ${LATER_STATE} THEN excluded.state_at ELSE state_at END`,
     )
     this.saveRefund = db.prepare(
       `INSERT INTO refunds (appid, mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, status,
                             gw_refund_no, source, at, at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       VALUES (@appid, @mch_order_no, @gw_order_no, @channel, @mch_refund_no, @refund_fee, @fee_type, @status,
+               @gw_refund_no, @source, @at, @at_ms)
        ON CONFLICT (appid, mch_order_no, mch_refund_no) DO UPDATE SET
-         gw_order_no = coalesce(excluded.gw_order_no, gw_order_no), channel = coalesce(excluded.channel, channel),
-         refund_fee = excluded.refund_fee, fee_type = coalesce(excluded.fee_type, fee_type),
-         status = coalesce(excluded.status, status), gw_refund_no = coalesce(excluded.gw_refund_no, gw_refund_no),
-         source = coalesce(excluded.source, source), at = excluded.at, at_ms = excluded.at_ms`,
+         gw_order_no = coalesce(gw_order_no, excluded.gw_order_no), channel = coalesce(channel, excluded.channel),
+         fee_type = coalesce(fee_type, excluded.fee_type),
+         status = CASE WHEN ${AS_PROVEN} THEN coalesce(excluded.status, 'refunded') ELSE status END,
+         gw_refund_no = CASE WHEN ${AS_PROVEN} THEN coalesce(excluded.gw_refund_no, gw_refund_no)
+                             ELSE coalesce(gw_refund_no, excluded.gw_refund_no) END,
+         source = CASE WHEN ${CREDITED} THEN coalesce(excluded.source, source) ELSE coalesce(source, excluded.source) END,
+         at = CASE WHEN ${CREDITED} THEN excluded.at ELSE at END,
+         at_ms = CASE WHEN ${CREDITED} THEN excluded.at_ms ELSE at_ms END`,
     )
     this.orderByMerchantNumber = db.prepare('SELECT * FROM orders WHERE appid = ? AND mch_order_no = ?')
     this.orderByGatewayNumber = db.prepare(
       'SELECT * FROM orders WHERE appid = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
     )
     this.orderStateOf = db.prepare('SELECT state, state_at FROM orders WHERE appid = ? AND mch_order_no = ?')
-    this.anyRefundOf = db.prepare('SELECT 1 FROM refunds WHERE appid = ? AND mch_order_no = ? LIMIT 1').pluck()
+    this.anyRefundOf = db.prepare('SELECT 1 AS found FROM refunds WHERE appid = ? AND mch_order_no = ? LIMIT 1')
     this.ordersMadeBetween = madeBetween(db, 'orders')
     this.refundsOfOrder = db.prepare('SELECT * FROM refunds WHERE appid = ? AND mch_order_no = ? ORDER BY rowid')
     this.refundByNumber = db.prepare(
       'SELECT * FROM refunds WHERE appid = ? AND mch_refund_no = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1',
     )
     this.refundsMadeBetween = madeBetween(db, 'refunds')
-    this.ordersCounted = db.prepare(`SELECT count(*) FROM orders WHERE ${listed('orders')}`).pluck()
-    this.refundsCounted = db.prepare(`SELECT count(*) FROM refunds WHERE ${listed('refunds')}`).pluck()
+    this.ordersCounted = db.prepare(`SELECT count(*) AS n FROM orders WHERE ${listed('orders')}`)
+    this.refundsCounted = db.prepare(`SELECT count(*) AS n FROM refunds WHERE ${listed('refunds')}`)
     this.claimOf = db.prepare('SELECT pid, host, since FROM refund_claims WHERE appid = ? AND mch_order_no = ?')
     this.claim = db.prepare(
       'INSERT OR REPLACE INTO refund_claims (appid, mch_order_no, pid, host, since) VALUES (?, ?, ?, ?, ?)',
@@ -185,7 +221,7 @@ class HistoryQueries {
     this.unclaim = db.prepare(
       'DELETE FROM refund_claims WHERE appid = ? AND mch_order_no = ? AND pid = ? AND host = ? AND since = ?',
     )
-    this.importOf = db.prepare('SELECT * FROM imports WHERE file = ?')
+    this.importOf = db.prepare('SELECT * FROM imports WHERE file = ? ORDER BY rowid DESC LIMIT 1')
     this.noteImport = db.prepare('INSERT INTO imports (file, lines, skipped, at) VALUES (?, ?, ?, ?)')
     this.summaries = db.prepare(
       `SELECT appid, sum(orders) AS orders, sum(refunds) AS refunds, min(oldest) AS oldest, max(newest) AS newest FROM (
@@ -197,29 +233,16 @@ class HistoryQueries {
   }
 }
 
-/** A record's columns, in the order of the INSERTs above: what it does not say is NULL. */
-function columnsOf(entry: Entry): unknown[] {
-  const atMs = Date.parse(entry.at)
+/** A record's columns, as the INSERTs above name them: what it does not say is NULL. `credit`: see CREDITED. */
+function columnsOf(entry: Entry, credit = true): Record<string, SQLInputValue> {
   const {appid, mch_order_no, gw_order_no = null, channel = null, at} = entry
+  const common = {appid, mch_order_no, gw_order_no, channel, at, at_ms: Date.parse(at)}
   if (entry.type === 'order') {
     const {total_fee, fee_type, state = null, state_at = null} = entry
-    return [appid, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, atMs, state, state_at]
+    return {...common, total_fee, fee_type, state, state_at}
   }
   const {mch_refund_no, refund_fee, fee_type = null, status = null, gw_refund_no = null, source = null} = entry
-  return [
-    appid,
-    mch_order_no,
-    gw_order_no,
-    channel,
-    mch_refund_no,
-    refund_fee,
-    fee_type,
-    status,
-    gw_refund_no,
-    source,
-    at,
-    atMs,
-  ]
+  return {...common, mch_refund_no, refund_fee, fee_type, status, gw_refund_no, source, credit: credit ? 1 : 0}
 }
 
 /** A list's parameters, from its first row. */
@@ -234,16 +257,46 @@ const paramsOf = (appid: string, selection: Selection) => ({
 })
 
 interface HistoryPorts {
-  /** Told, once, of lines of an imported file that are not a record. */
+  /** Told of what could not be read (lines of a merged file) or written yet (records kept for later). */
   warn?: (message: string) => void
-  /** Told how far an import of an earlier history has read (bytes of its size). */
+  /** Told how far the merge of a history.jsonl has read (bytes of its size). */
   importing?: (bytesRead: number, size: number) => void
 }
+
+/**
+ * Where a record went: into the database; else (the database held or full) into history.jsonl,
+ * which the next open merges (`later`); else nowhere this machine keeps (`lost`: the refund's
+ * intent, in the history before it was sent, has the next run look it up).
+ */
+export type Recorded = {where: 'history'} | {where: 'later' | 'lost'; why: string; file: string}
+
+/** What became of the records waiting when a run ended: those kept for later or lost, and why. */
+interface Settled {
+  later: number
+  lost: number
+  why?: string
+  file: string
+}
+
+/** The sentence for records put in history.jsonl or lost since `said` was told; undefined when there are none. */
+export function keptSentence(database: string, kept: Settled, said: Settled = {later: 0, lost: 0, file: kept.file}) {
+  const later = kept.later - said.later
+  const lost = kept.lost - said.lost
+  if (!later && !lost) return undefined
+  const parts = [
+    later ? `${plural(later, 'record')} went to ${kept.file} instead, merged the next time gw opens the history` : '',
+    lost ? `${plural(lost, 'record')} could not be kept anywhere (the next run looks those refunds up)` : '',
+  ].filter(Boolean)
+  return `${database} could not take what this run recorded (${kept.why ?? 'not written'}): ${parts.join('; ')}.`
+}
+
+/** Records waiting for a database held by another program, past which they go to history.jsonl (memory stays bounded). */
+const SPILL_RECORDS = 4096
 
 export class OrderHistory {
   /** The database. */
   readonly file: string
-  /** The history of earlier versions, imported once. */
+  /** Records the database could not take, and histories of earlier versions: merged when the history opens. */
   readonly jsonl: string
   readonly #ports: HistoryPorts
   #db?: LocalDatabase
@@ -253,11 +306,19 @@ export class OrderHistory {
   /** Order states queries showed, by appid and order number, looked up with the records waiting. */
   #seen = new Map<string, {appid: string; mchOrderNo: string; state: string; at: string}>()
   #flushTimer?: NodeJS.Timeout
+  /** Records of this process put in history.jsonl, or lost, and the last reason: said when the run ends. */
+  #kept: Settled
+  /** A background write has been refused: said once, not at every try. */
+  #warned = false
+  /** What settle() has told its callers so far: the exit says only what came after. */
+  #said: Settled
 
   constructor(dir = configDir(), ports: HistoryPorts = {}) {
     this.file = join(dir, 'history.db')
     this.jsonl = join(dir, 'history.jsonl')
     this.#ports = ports
+    this.#kept = {later: 0, lost: 0, file: this.jsonl}
+    this.#said = {...this.#kept}
   }
 
   /** The database, opened at the first question (commands that never ask never load SQLite). */
@@ -265,13 +326,13 @@ export class OrderHistory {
     if (!this.#queries) {
       this.#db = new LocalDatabase(this.file, MIGRATIONS)
       this.#queries = new HistoryQueries(this.#db)
-      this.#importEarlier()
+      this.#merge()
+      // What a command did not settle itself is settled, and said, as the process ends.
       process.once('exit', () => {
-        try {
-          this.#flush()
-        } catch (error) {
-          this.#ports.warn?.(`${this.file}: the last records could not be written (${(error as Error).message}).`)
-        }
+        const said = this.#said
+        const kept = this.settle()
+        const sentence = keptSentence(this.file, kept, said)
+        if (sentence) this.#ports.warn?.(sentence)
       })
     }
     return this.#queries
@@ -289,71 +350,92 @@ export class OrderHistory {
     return this.#open()
   }
 
-  #importEarlier(): void {
-    if (!existsSync(this.jsonl)) return
+  /**
+   * Merges a history.jsonl into the database, whoever wrote it: taken aside first (records
+   * appended from then on start a new one, merged next time), read in one transaction, then kept
+   * renamed. The database held: it waits for the next open. A merge left unfinished by a crash
+   * (its file still taken aside) is finished first.
+   */
+  #merge(): void {
+    const dir = dirname(this.jsonl)
+    const taken = readdirSync(dir)
+      .filter((name) => name.startsWith(`${basename(this.jsonl)}.`) && name.endsWith('.merging'))
+      .map((name) => join(dir, name))
+    if (!taken.length && !existsSync(this.jsonl)) return
     const db = this.#db!
-    const q = this.#queries!
-    const kept = `${this.jsonl}.imported`
-    db.write(() => {
-      // Another gw may have imported it while this one waited.
-      if (q.importOf.get(this.jsonl) || !existsSync(this.jsonl)) return
-      const skipped: number[] = []
-      let lines = 0
-      forEachLine(
-        this.jsonl,
-        (line, number) => {
-          lines = number
-          if (!line) return
-          const entry = entryOf(line)
-          if (entry) this.#save(entry)
-          else skipped.push(number)
-        },
-        this.#ports.importing,
-      )
-      q.noteImport.run(this.jsonl, lines, skipped.join(','), new Date().toISOString())
-      if (skipped.length) this.#ports.warn?.(unreadableLines(this.jsonl, skipped))
-    })
-    // Kept, renamed, beside the database; imported once even if a crash came before this rename.
-    if (existsSync(this.jsonl)) renameSync(this.jsonl, existsSync(kept) ? `${kept}.${Date.now()}` : kept)
-  }
-
-  #save(entry: Entry): void {
-    const q = this.#queries!
-    ;(entry.type === 'order' ? q.saveOrder : q.saveRefund).run(...columnsOf(entry))
-  }
-
-  #append(entry: Entry, durable: boolean): void {
-    if (durable) {
-      this.#flush()
-      this.#open()
-      this.#db!.write(() => this.#save(entry), {durable: true})
+    try {
+      db.write(() => {
+        if (existsSync(this.jsonl)) {
+          const mine = `${this.jsonl}.${process.pid}-${Date.now()}.merging`
+          renameSync(this.jsonl, mine)
+          taken.push(mine)
+        }
+        for (const file of taken) this.#mergeFile(file)
+      })
+    } catch (error) {
+      if (!(error instanceof LocalStateError)) throw error
+      this.#ports.warn?.(`${this.jsonl} is not merged into the history yet: ${error.message} It is merged next time.`)
       return
     }
-    this.#pending.push(entry)
-    this.#waiting()
+    for (const file of taken) {
+      const kept = `${this.jsonl}.imported`
+      renameSync(file, existsSync(kept) ? `${kept}.${Date.now()}` : kept)
+    }
+  }
+
+  #mergeFile(file: string): void {
+    const skipped: number[] = []
+    let lines = 0
+    forEachLine(
+      file,
+      (line, number) => {
+        lines = number
+        if (line === '') return
+        const entry = line === undefined ? undefined : entryOf(line)
+        if (entry) this.#save(entry)
+        else skipped.push(number)
+      },
+      this.#ports.importing,
+    )
+    this.#queries!.noteImport.run(this.jsonl, lines, skipped.join(','), new Date().toISOString())
+    if (skipped.length) this.#ports.warn?.(unreadableLines(this.jsonl, skipped))
+  }
+
+  #save(entry: Entry, credit = true): void {
+    const q = this.#queries!
+    ;(entry.type === 'order' ? q.saveOrder : q.saveRefund).run(columnsOf(entry, credit))
   }
 
   /** Something waits to be committed: with what a tenth of a second brings, or now when it is 512. */
   #waiting(): void {
     // Opened now: what waits is committed when the process ends, which is heard from then on.
     this.#open()
-    if (this.#pending.length + this.#seen.size >= GROUP_RECORDS) this.#flush()
-    else
-      this.#flushTimer ??= setTimeout(() => {
-        try {
-          this.#flush()
-        } catch (error) {
-          // Kept waiting: tried again at the next question or write, and when the process ends.
-          this.#ports.warn?.(`${this.file}: records not written yet (${(error as Error).message}).`)
-        }
-      }, GROUP_MS).unref()
+    if (this.#pending.length + this.#seen.size >= GROUP_RECORDS) this.#flushNow()
+    else this.#flushTimer ??= setTimeout(() => this.#flushNow(), GROUP_MS).unref()
+  }
+
+  /**
+   * Commits what waits without waiting for another program: a write that waited would stop
+   * everything else in flight (answers would time out). Held, the records wait for the next try,
+   * and beyond SPILL_RECORDS go to history.jsonl.
+   */
+  #flushNow(): void {
+    try {
+      this.#flush(0)
+    } catch (error) {
+      if (!(error instanceof LocalStateError)) throw error
+      if (!this.#warned) this.#ports.warn?.(`${error.message} The records of this run wait until it is free.`)
+      this.#warned = true
+      if (this.#pending.length >= SPILL_RECORDS) this.#keepForLater(error.message)
+      else this.#flushTimer ??= setTimeout(() => this.#flushNow(), GROUP_MS * 10).unref()
+    }
   }
 
   /** Commits the records waiting, in one transaction; then what the states seen change, in another. */
-  #flush(): void {
+  #flush(waitMs = BUSY_WAIT_MS): void {
     clearTimeout(this.#flushTimer)
     this.#flushTimer = undefined
-    if (this.#pending.length) this.#commit()
+    if (this.#pending.length) this.#commit(waitMs)
     if (!this.#seen.size) return
     // Most orders a batch queries were not made here, or are as gw knew them: asked without reading the record.
     const q = this.#queries!
@@ -370,26 +452,63 @@ export class OrderHistory {
     this.#seen.clear()
     if (!changed.length) return
     this.#pending.push(...changed)
-    this.#commit()
+    this.#commit(waitMs)
   }
 
-  #commit(): void {
+  #commit(waitMs = BUSY_WAIT_MS): void {
     this.#open()
     const pending = this.#pending
     this.#pending = []
     try {
-      this.#db!.write(() => {
-        for (const entry of pending) this.#save(entry)
-      })
+      this.#db!.write(
+        () => {
+          for (const entry of pending) this.#save(entry)
+        },
+        {waitMs},
+      )
     } catch (error) {
       this.#pending = [...pending, ...this.#pending]
       throw error
     }
   }
 
+  /** The records waiting, appended to history.jsonl (merged next time), or counted as lost when even that fails. */
+  #keepForLater(why: string): void {
+    const pending = this.#pending
+    this.#pending = []
+    try {
+      appendEntries(this.jsonl, pending)
+      this.#kept.later += pending.length
+    } catch (error) {
+      this.#kept.lost += pending.length
+      why = `${why} ${this.jsonl} could not be written either (${(error as Error).message}).`
+    }
+    this.#kept.why = why
+  }
+
+  /**
+   * Commits every record waiting, waiting a bounded time for another program; what the database
+   * cannot take goes to history.jsonl. Says what went there or was lost (this process's, in all).
+   * Never throws: it runs after refunds were sent.
+   */
+  settle(): Settled {
+    if (this.#queries) {
+      try {
+        this.#flush()
+      } catch (error) {
+        if (!(error instanceof LocalStateError)) throw error
+        this.#seen.clear()
+        if (this.#pending.length) this.#keepForLater(error.message)
+      }
+    }
+    this.#said = {...this.#kept}
+    return {...this.#kept}
+  }
+
   recordOrder(entry: Omit<OrderEntry, 'type' | 'at' | 'state_at'>): void {
     const at = new Date().toISOString()
-    this.#append({type: 'order', ...entry, at, state_at: entry.state && at}, false)
+    this.#pending.push({type: 'order', ...entry, at, state_at: entry.state && at})
+    this.#waiting()
   }
 
   /**
@@ -415,7 +534,7 @@ export class OrderHistory {
   count(what: 'orders' | 'refunds', appid: string, selection: Selection = {}): number {
     const query = what === 'orders' ? this.#orderQ.ordersCounted : this.#q.refundsCounted
     const {last_row: _lastRow, ...params} = paramsOf(appid, selection)
-    return query.get(params) as number
+    return (query.get(params) as {n: number}).n
   }
 
   /**
@@ -443,11 +562,53 @@ export class OrderHistory {
   }
 
   /**
-   * `sync`: committed with a synced write before this returns (an intent, before its refund is
-   * sent). `at`: when it was made, when that was earlier than now (a journal's intent).
+   * A refund about to be sent, committed with a synced write before this returns; throws
+   * (LocalStateError) when the database cannot take it: then the refund is not sent.
    */
-  recordRefund(entry: Omit<RefundEntry, 'type' | 'at'> & {at?: string}, options: {sync?: boolean} = {}): void {
-    this.#append({type: 'refund', ...entry, at: entry.at ?? new Date().toISOString()}, Boolean(options.sync))
+  recordIntent(entry: Omit<RefundEntry, 'type' | 'at' | 'status'>): void {
+    this.#flush()
+    this.#open()
+    const record: Entry = {type: 'refund', ...entry, status: 'intent', at: new Date().toISOString()}
+    this.#db!.write(() => this.#save(record), {durable: true})
+  }
+
+  /**
+   * What became of a refund (it was sent, or looked up). Never throws: a record the database
+   * cannot take goes to history.jsonl, and the answer says where it went. `sync`: committed (or
+   * appended) before this returns, else with the records waiting. `at`: when it was made, when
+   * earlier than now (a journal's intent). `credit`: the run recording it made it (see CREDITED).
+   */
+  recordOutcome(
+    entry: Omit<RefundEntry, 'type' | 'at'> & {at?: string},
+    options: {sync?: boolean; credit?: boolean} = {},
+  ): Recorded {
+    const record: Entry = {type: 'refund', ...entry, at: entry.at ?? new Date().toISOString()}
+    if (!options.sync) {
+      this.#pending.push(record)
+      try {
+        this.#waiting()
+      } catch (error) {
+        if (!(error instanceof LocalStateError)) throw error
+      }
+      return {where: 'history'}
+    }
+    try {
+      this.#open()
+      this.#db!.write(() => this.#save(record, options.credit ?? true), {durable: true})
+      return {where: 'history'}
+    } catch (error) {
+      if (!(error instanceof LocalStateError)) throw error
+      try {
+        appendEntries(this.jsonl, [record])
+        return {where: 'later', why: error.message, file: this.jsonl}
+      } catch (failed) {
+        return {
+          where: 'lost',
+          why: `${error.message} ${this.jsonl} could not be written either (${(failed as Error).message}).`,
+          file: this.jsonl,
+        }
+      }
+    }
   }
 
   findOrder(appid: string, ref: OrderReference): OrderEntry | undefined {
@@ -499,8 +660,14 @@ export class OrderHistory {
       q.claim.run(appid, mchOrderNo, mine.pid, mine.host, mine.since)
     })
     return {
+      // Never throws (it runs after a refund was sent): a claim left behind names this process,
+      // which will have ended, and is taken over by the next refund of the order.
       release: () => {
-        this.#db!.write(() => q.unclaim.run(appid, mchOrderNo, mine.pid, mine.host, mine.since))
+        try {
+          this.#db!.write(() => q.unclaim.run(appid, mchOrderNo, mine.pid, mine.host, mine.since))
+        } catch (error) {
+          if (!(error instanceof LocalStateError)) throw error
+        }
       },
     }
   }

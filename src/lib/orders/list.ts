@@ -9,7 +9,7 @@ import type {BatchOptions} from '../batch.js'
 import {type ExitCode, GwError} from '../errors.js'
 import {mapInOrder} from '../reconcile/ordered-window.js'
 import {GatewayUnreachable} from '../gateway/client.js'
-import {CHANNELS_BY_OPERATION, isoTime} from '../gateway/protocol/index.js'
+import {CHANNELS_BY_OPERATION, decimalOf, isoTime} from '../gateway/protocol/index.js'
 import type {OrderHistory, Selection} from './history.js'
 import type {OrderService} from './service.js'
 
@@ -26,12 +26,17 @@ export interface RefreshFailure {
   exitCode: ExitCode
 }
 
+/**
+ * An order as listed (--json, --out): `made_at` as a refund's, each `_fee` beside its `_amount`
+ * (the same as a decimal in the currency).
+ */
 export interface ListedOrder {
   made_at: string
   mch_order_no: string
   gw_order_no?: string
   channel: string
   total_fee: number
+  total_amount?: string
   fee_type: string
   /** The state last known (after --refresh: the gateway's now); undefined for orders of earlier versions never queried since. */
   state?: string
@@ -50,13 +55,13 @@ export const ORDER_LIST_COLUMNS = [
   'gw_order_no',
   'channel',
   'total_fee',
-  'amount',
+  'total_amount',
   'fee_type',
   'state',
   'state_at',
 ] as const
 
-export const orderListRow = (o: ListedOrder) => ({...o, amount: {minor: o.total_fee, currency: o.fee_type}})
+export const orderListRow = (o: ListedOrder) => ({...o, total_amount: {minor: o.total_fee, currency: o.fee_type}})
 
 export interface ListFilter {
   since?: Date
@@ -88,6 +93,7 @@ function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter)
       gw_order_no: o.gw_order_no,
       channel: o.channel,
       total_fee: o.total_fee,
+      total_amount: decimalOf(o.total_fee, o.fee_type),
       fee_type: o.fee_type,
       state: o.state,
       state_at: local(o.state_at),

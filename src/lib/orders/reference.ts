@@ -21,6 +21,20 @@ export function describeReference(ref: OrderReference): string {
   return `${field} ${ref[field]}`
 }
 
+/** The reference as gw's command line names it: `INV-1`, `--gw-order-no 900…` or `--channel-order-no 420…`. */
+export function referenceWords(ref: OrderReference): string[] {
+  if (ref.mch_order_no) return [ref.mch_order_no]
+  if (ref.gw_order_no) return ['--gw-order-no', ref.gw_order_no]
+  return ref.channel_order_no ? ['--channel-order-no', ref.channel_order_no] : []
+}
+
+/**
+ * Whether a number given as the merchant's order number looks like one the gateway made: all
+ * digits, 16 or more (the gateway's are 23, `900` and the time; merchants' own numbers are
+ * shorter or carry letters). Said as a hint when no channel knows it as the merchant's.
+ */
+export const looksLikeGatewayNumber = (number: string) => /^\d{16,32}$/.test(number)
+
 /** Where other numbers a row gives contradict the order found by its first: `gw_order_no X is not this order's (it has Y)`. */
 export function disagreement(numbers: OrderReference, found: OrderReference): string | undefined {
   const named = referenceField(numbers)

@@ -5,7 +5,7 @@
  */
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {GwError, usageError} from '../errors.js'
+import {GwError, gwCommand, usageError} from '../errors.js'
 import {type Answer, refusalError, unknownOutcome} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
 import {
@@ -21,7 +21,14 @@ import {
 } from '../gateway/protocol/index.js'
 import {type RetryPolicy, linearBackoff, tries} from '../retry.js'
 import type {OrderHistory} from './history.js'
-import {type OrderReference, WRONG_CHANNEL, describeReference, newOrderNumber} from './reference.js'
+import {
+  type OrderReference,
+  WRONG_CHANNEL,
+  describeReference,
+  looksLikeGatewayNumber,
+  newOrderNumber,
+  referenceWords,
+} from './reference.js'
 
 /** An order query that answers NOTSURE is asked again, a little later each time. */
 const NOTSURE_RETRY: RetryPolicy = {tries: 4, delayMs: linearBackoff(300)}
@@ -108,7 +115,7 @@ export class OrderService {
       throw unknownOutcome(
         answer,
         `Order ${mchOrderNo}`,
-        `Check it later: gw order query ${mchOrderNo} --channel ${channel}`,
+        `Check it later: ${gwCommand(this.client.profile, 'order', 'query', mchOrderNo, '--channel', channel)}`,
       )
     const record = found.data
     if (record.total_fee !== total_fee || record.fee_type !== fee_type) {
@@ -166,8 +173,12 @@ export class OrderService {
         throw refusalError(answer, `Order ${describeReference(ref)}${known.channel ? ` on ${known.channel}` : ''}`)
       throw unknownOutcome(answer, `Order ${describeReference(ref)}`, 'Query it again in a minute.')
     }
+    const number = ref.mch_order_no
+    const gatewayLike = number !== undefined && looksLikeGatewayNumber(number)
     throw new GwError('refused', `No channel knows order ${describeReference(ref)} (tried ${candidates.join(', ')}).`, {
-      advice: 'Check the order number and the profile (appid); give --channel if you know it.',
+      advice: gatewayLike
+        ? `${number} looks like the gateway's order number, not the merchant's: give it with --gw-order-no in place of the order, as in ${gwCommand(this.client.profile, 'order', 'query', '--gw-order-no', number)}`
+        : 'Check the order number and the profile (appid); give --channel if you know it.',
       details: {err_code: ORDER_NOT_FOUND},
     })
   }
@@ -184,7 +195,7 @@ export class OrderService {
       const answer = await this.#query(ref, other)
       if (answer.status !== 'success') continue
       throw usageError(
-        `Order ${describeReference(ref)} is not a ${given} order: the gateway knows it on ${other}.`,
+        `Order ${describeReference(ref)} is not on channel ${given}: the gateway knows it on ${other}.`,
         `Give its channel as ${other} (--channel ${other}, or the row's channel column).`,
         {err_code: WRONG_CHANNEL, channel: other},
       )
@@ -226,7 +237,7 @@ export class OrderService {
     // The order's own state decides: a close answer carries too little to prove it is this order's.
     const found = await this.find(ref, closeChannel)
     if (found.record.result !== 'CLOSED') {
-      const advice = `The order is ${found.record.result}; check again: gw order query ${describeReference(ref)}`
+      const advice = `The order is ${found.record.result}; check again: ${gwCommand(this.client.profile, 'order', 'query', ...referenceWords(ref))}`
       if (answer.status === 'uncertain') throw unknownOutcome(answer, `Closing order ${describeReference(ref)}`, advice)
       throw new GwError(
         'unknown',

@@ -1,8 +1,9 @@
 /** Which profile a command uses: --profile, GW_PROFILE, a profile from the environment alone, or the default. */
-import {GwError, usageError} from '../errors.js'
+import {GwError, gwCommand, usageError} from '../errors.js'
 import {isSignScheme} from '../gateway/signing.js'
 import {checkLoadedKeys, keyLabels, readKeyArgument} from './keys.js'
-import {type Profile, ProfileStore, normalizeBaseUrl} from './store.js'
+import {DEFAULT_GATEWAY_ZONE} from '../gateway/protocol/index.js'
+import {type Profile, ProfileStore, checkGatewayZone, normalizeBaseUrl} from './store.js'
 
 const ENV_PROFILE_NAME = '(environment)'
 
@@ -49,6 +50,7 @@ function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | und
     baseUrl: normalizeBaseUrl(env.GW_BASE_URL!),
     signScheme: scheme,
     live: liveOf(env.GW_LIVE),
+    gatewayZone: checkGatewayZone(env.GW_GATEWAY_ZONE || DEFAULT_GATEWAY_ZONE, 'GW_GATEWAY_ZONE'),
     privateKeyPem,
     gatewayPublicKeyPem,
     source: 'environment',
@@ -58,7 +60,8 @@ function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | und
 
 /** `--profile`, else GW_PROFILE, else the environment-only profile, else the default. */
 export function resolveProfile(flag: string | undefined, store = new ProfileStore()): Profile {
-  const named = flag ?? process.env.GW_PROFILE
+  if (flag) return {...store.load(flag), named: true}
+  const named = process.env.GW_PROFILE
   if (named) return store.load(named)
   const fromEnvironment = environmentProfile()
   if (fromEnvironment) return fromEnvironment
@@ -67,7 +70,7 @@ export function resolveProfile(flag: string | undefined, store = new ProfileStor
   if (!fallback && known.length)
     throw usageError(
       `No profile is the default (there are ${known.map((name) => `"${name}"`).join(', ')}).`,
-      `Pick one for this command with --profile ${known[0]}, or make it the default: gw profile use ${known[0]}.`,
+      `Pick one for this command with --profile ${known[0]}, or make it the default: ${gwCommand(undefined, 'profile', 'use', known[0]!)}`,
     )
   if (!fallback) {
     throw new GwError('usage', 'No profile is set up.', {

@@ -13,9 +13,9 @@ import {join} from 'node:path'
 
 import * as z from 'zod/mini'
 
-import {GwError, usageError} from '../errors.js'
+import {GwError, gwCommand, usageError} from '../errors.js'
 import {type SignScheme, isSignScheme} from '../gateway/signing.js'
-import {OPERATIONS} from '../gateway/protocol/index.js'
+import {DEFAULT_GATEWAY_ZONE, OPERATIONS, zoneName} from '../gateway/protocol/index.js'
 import {LockHeld, acquireLock} from '../io/lock.js'
 import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
 import {configDir} from '../paths.js'
@@ -29,6 +29,7 @@ interface StoredProfile {
   gateway_public_key_file: string
   sign_scheme: SignScheme
   live: boolean
+  gateway_zone?: string
 }
 
 const storeSchema = z.object({
@@ -42,6 +43,8 @@ const storeSchema = z.object({
       gateway_public_key_file: z.string(),
       sign_scheme: z.enum(['rsa-md5', 'rsa-sha256']),
       live: z.boolean(),
+      // Stores written before profiles knew it have none: the gateway's default.
+      gateway_zone: z.optional(z.string()),
     }),
   ),
 })
@@ -54,9 +57,13 @@ export interface Profile {
   baseUrl: string
   signScheme: SignScheme
   live: boolean
+  /** The IANA zone the gateway writes its times (time_end, refund_time) in. */
+  gatewayZone: string
   privateKeyPem: string
   gatewayPublicKeyPem: string
   source: 'store' | 'environment'
+  /** Chosen on the command line (--profile): the commands gw suggests name it too. */
+  named?: boolean
   /** Where the private key was read from, when it was a file (named in advice about an encrypted key). */
   privateKeyFile?: string
   /** For a stored profile: the folders and files that hold it, which only its owner may read. */
@@ -71,6 +78,7 @@ interface ProfileInput {
   gatewayPublicKeyPem: string
   signScheme?: SignScheme
   live?: boolean
+  gatewayZone?: string
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
@@ -79,6 +87,17 @@ const NAME_RULE = 'letters, digits, ".", "_" or "-", at most 64, starting with a
 /** The stored profile of that name: its own, never one of an object's built-ins ("constructor"). */
 const own = (data: StoreShape, name: string): StoredProfile | undefined =>
   Object.hasOwn(data.profiles, name) ? data.profiles[name] : undefined
+
+/** A zone the gateway writes its times in, as its IANA name; anything else is refused. */
+export function checkGatewayZone(value: string, source = '--gateway-zone'): string {
+  const zone = zoneName(value)
+  if (!zone)
+    throw usageError(
+      `${source} ${quoted(value)} is not a time zone.`,
+      `Give the IANA name of the zone the gateway writes its times in, like ${DEFAULT_GATEWAY_ZONE} (the default) or UTC.`,
+    )
+  return zone
+}
 
 /** https URL, or http on loopback; returned without a trailing slash. */
 export function normalizeBaseUrl(value: string): string {
@@ -227,6 +246,7 @@ export class ProfileStore {
         gatewayPublicKeyPem: pem(changes.gatewayPublicKeyPem, current.gateway_public_key_file),
         signScheme: changes.signScheme ?? current.sign_scheme,
         live: changes.live ?? current.live,
+        gatewayZone: changes.gatewayZone ?? current.gateway_zone,
       }
     })
   }
@@ -274,6 +294,7 @@ export class ProfileStore {
           gateway_public_key_file: gatewayKeyFile,
           sign_scheme: scheme,
           live: Boolean(input.live),
+          gateway_zone: checkGatewayZone(input.gatewayZone ?? DEFAULT_GATEWAY_ZONE),
         }
         const isDefault = options.makeDefault || !data.default || !own(data, data.default)
         return {profiles: {...data.profiles, [name]: profile}, default: isDefault ? name : data.default}
@@ -317,6 +338,12 @@ export class ProfileStore {
     // A key file that is not a key is the profile's problem (exit 2), whatever the command.
     checkLoadedKeys(privateKeyPem, gatewayPublicKeyPem, keyLabels({name, source: 'store'}))
     const {appid, base_url: baseUrl, sign_scheme: signScheme, live} = stored
+    const gatewayZone = zoneName(stored.gateway_zone ?? DEFAULT_GATEWAY_ZONE)
+    if (!gatewayZone)
+      throw usageError(
+        `The profile store ${this.path} gives profile "${name}" a gateway zone that is not a time zone (${quoted(stored.gateway_zone)}).`,
+        `Set it: ${gwCommand(undefined, 'profile', 'set', name, '--gateway-zone', DEFAULT_GATEWAY_ZONE)}`,
+      )
     const files = [this.dir, join(this.dir, 'keys'), this.path, stored.private_key_file, stored.gateway_public_key_file]
     const privateKeyFile = stored.private_key_file
     return {
@@ -325,6 +352,7 @@ export class ProfileStore {
       baseUrl,
       signScheme,
       live,
+      gatewayZone,
       privateKeyPem,
       gatewayPublicKeyPem,
       source: 'store',

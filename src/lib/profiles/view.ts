@@ -1,5 +1,7 @@
 /** What `gw profile list|show` tell about a profile: never key material, only fingerprints. */
-import {checkKeys} from './keys.js'
+import {isEncryptedPem, keyInfo, parsePublicKey} from '../gateway/signing.js'
+import {checkKeys, keyLabels} from './keys.js'
+import {keyPassphrase} from './passphrase.js'
 import type {Profile} from './store.js'
 
 export interface ProfileView {
@@ -9,13 +11,20 @@ export interface ProfileView {
   base_url: string
   sign_scheme: string
   live: boolean
+  gateway_zone: string
   source: string
-  private_key: {bits: number; fingerprint: string}
+  /** Size and fingerprint need the key opened: an encrypted one without its passphrase says only that it is encrypted. */
+  private_key: {encrypted: boolean; bits?: number; fingerprint?: string}
   gateway_public_key: {bits: number; fingerprint: string}
 }
 
 export function viewProfile(profile: Profile, isDefault: boolean): ProfileView {
-  const keys = checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem)
+  const encrypted = isEncryptedPem(profile.privateKeyPem)
+  // Showing a profile asks for nothing: what needs no passphrase is shown without one.
+  const keys =
+    encrypted && keyPassphrase() === undefined
+      ? undefined
+      : checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem, keyLabels(profile))
   return {
     name: profile.name,
     default: isDefault,
@@ -23,8 +32,9 @@ export function viewProfile(profile: Profile, isDefault: boolean): ProfileView {
     base_url: profile.baseUrl,
     sign_scheme: profile.signScheme,
     live: profile.live,
+    gateway_zone: profile.gatewayZone,
     source: profile.source,
-    private_key: keys.privateKey,
-    gateway_public_key: keys.gatewayKey,
+    private_key: {encrypted, ...keys?.privateKey},
+    gateway_public_key: keys?.gatewayKey ?? keyInfo(parsePublicKey(profile.gatewayPublicKeyPem)),
   }
 }

@@ -5,8 +5,7 @@
  * with --status-map, or a gateway state as it is. Each stands for the gateway states that agree
  * with it; a refunded order is told apart as partly or fully refunded by its refunded total.
  */
-import {usageError} from '../errors.js'
-import {shellWord} from '../files/columns.js'
+import {shellWord, usageError} from '../errors.js'
 import {ORDER_STATES} from '../gateway/protocol/index.js'
 import {quoted, shown} from '../untrusted.js'
 

@@ -13,6 +13,7 @@ import {
   PAID_ORDER_STATES,
   describeOrderState,
   formatAmount,
+  isoTime,
   minorUnitsOf,
 } from '../gateway/protocol/index.js'
 import {shown} from '../untrusted.js'
@@ -91,7 +92,7 @@ export function checkRefund(order: OrderFacts, ask: RefundAsk, refunded: number 
 export function describeRefundProblem(problem: RefundProblem, order: string, names: AmountNames): string {
   switch (problem.kind) {
     case 'channel_not_refundable':
-      return `Order ${order} is a ${problem.channel} order; ${problem.channel} orders cannot be refunded through the API (refunds take ${problem.channels.join(', ')}). Refund it on the merchant platform.`
+      return `Order ${order} is on channel ${problem.channel}; ${problem.channel} orders cannot be refunded through the API (refunds take ${problem.channels.join(', ')}). Refund it on the merchant platform.`
     case 'currency_mismatch':
       return `Order ${order} is in ${problem.currency}, not ${problem.given}.`
     case 'total_mismatch':
@@ -107,6 +108,6 @@ export function describeRefundProblem(problem: RefundProblem, order: string, nam
       return `${amount(problem.refundFee)} is more than the balance of order ${order}: ${amount(problem.balance)} (total ${amount(problem.total)}, refunded ${amount(problem.total - problem.balance)}).`
     }
     case 'number_reused':
-      return `Refund number ${shown(problem.mchRefundNo, 40)} was sent from this machine at ${problem.at} for ${formatAmount(problem.refundFee, problem.currency)} of order ${shown(problem.order, 40)}; a refund number is never sent again for another order or amount. Give another refund number, or none (gw makes one).`
+      return `Refund number ${shown(problem.mchRefundNo, 40)} was sent from this machine at ${isoTime(new Date(problem.at))} for ${formatAmount(problem.refundFee, problem.currency)} of order ${shown(problem.order, 40)}; a refund number is never sent again for another order or amount. Give another refund number, or none (gw makes one).`
   }
 }

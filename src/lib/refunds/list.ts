@@ -5,7 +5,7 @@
  * has there now. The history is not changed by a list: settling refunds is refund create's work.
  */
 import type {ExitCode} from '../errors.js'
-import {type RefundOrder, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
+import {type RefundOrder, decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
 import type {OrderHistory} from '../orders/history.js'
 import {
   type ListFilter,
@@ -18,12 +18,18 @@ import {
 } from '../orders/list.js'
 import type {RefundService} from './service.js'
 
+/**
+ * A refund as listed (--json, --out): `made_at` as an order's, each `_fee` beside its `_amount`,
+ * its order by both numbers gw knows.
+ */
 export interface ListedRefund {
-  at: string
+  made_at: string
   mch_refund_no: string
   mch_order_no: string
+  gw_order_no?: string
   channel?: string
   refund_fee: number
+  refund_amount?: string
   fee_type?: string
   /** As the history says (refunded, processing, failed, unknown, intent...), or after --refresh as the gateway says. */
   status: string
@@ -38,12 +44,13 @@ export interface ListedRefund {
 
 /** The columns of a refund list written to a file, and a row of it. */
 export const REFUND_LIST_COLUMNS = [
-  'at',
+  'made_at',
   'mch_refund_no',
   'mch_order_no',
+  'gw_order_no',
   'channel',
   'refund_fee',
-  'amount',
+  'refund_amount',
   'fee_type',
   'status',
   'gw_refund_no',
@@ -52,7 +59,7 @@ export const REFUND_LIST_COLUMNS = [
 
 export const refundListRow = (r: ListedRefund) => ({
   ...r,
-  amount: r.fee_type ? {minor: r.refund_fee, currency: r.fee_type} : undefined,
+  refund_amount: r.fee_type ? {minor: r.refund_fee, currency: r.fee_type} : undefined,
 })
 
 /** The states a listed refund can have. */
@@ -66,11 +73,13 @@ function* listedRefunds(history: OrderHistory, appid: string, filter: ListFilter
   for (const r of history.refunds(appid, selectionOf(filter))) {
     const status = r.status ?? 'refunded'
     yield {
-      at: isoTime(new Date(r.at)),
+      made_at: isoTime(new Date(r.at)),
       mch_refund_no: r.mch_refund_no,
       mch_order_no: r.mch_order_no,
+      gw_order_no: r.gw_order_no,
       channel: r.channel,
       refund_fee: r.refund_fee,
+      refund_amount: decimalOf(r.refund_fee, r.fee_type),
       fee_type: r.fee_type,
       status,
       gw_refund_no: r.gw_refund_no,

@@ -3,7 +3,7 @@
  * (every refund, the total refunded) but must name one refund number of it, and it exists
  * only for some channels. Used to learn an order's balance and to show its refunds.
  */
-import {GwError} from '../errors.js'
+import {GwError, gwCommand} from '../errors.js'
 import {refusalError} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
 import {ORDER_NOT_FOUND, PAID_ORDER_STATES, type RefundOrder, type RefundRecord} from '../gateway/protocol/index.js'
@@ -135,7 +135,7 @@ export class RefundQueries {
         'usage',
         `Order ${mchOrderNo} has refunds, made elsewhere (gw made none of them on this machine), and the gateway lists an order's refunds only when asked with one of their numbers.`,
         {
-          advice: `Find one on the merchant platform (the refund's merchant refund number) or in the report of the bulk run that made it, then: gw refund query ${mchOrderNo} --mch-refund-no R.`,
+          advice: `Find one on the merchant platform (the refund's merchant refund number) or in the report of the bulk run that made it, then, with it for REFUND_NO: ${gwCommand(this.client.profile, 'refund', 'query', mchOrderNo, '--mch-refund-no', 'REFUND_NO')}`,
         },
       )
     }

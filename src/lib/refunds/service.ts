@@ -10,7 +10,8 @@ import {GwError} from '../errors.js'
 import type {Refusal} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
 import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, formatAmount, lookupError} from '../gateway/protocol/index.js'
-import type {OrderHistory, RefundEntryStatus} from '../orders/history.js'
+import {LocalStateError} from '../io/database.js'
+import type {OrderHistory, Recorded, RefundEntry, RefundEntryStatus} from '../orders/history.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
 import {type RetryPolicy, tries} from '../retry.js'
@@ -72,6 +73,12 @@ export interface RefundResult {
   already_existed?: boolean
   /** The answers failed verification (bad signature, or about another request): nothing in them was used (exit 4). */
   unverified?: boolean
+  /**
+   * Sent, and this machine could not record what became of it (the history held by another
+   * program, a full disk): where it went instead (history.jsonl, merged next time) or that it
+   * went nowhere (the next run looks it up). Exit 5: the local record is behind the money.
+   */
+  not_recorded?: Exclude<Recorded, {where: 'history'}>
 }
 
 /** Rounds of "send, and when unclear look it up (or send the same number again)" before the outcome is called unknown. */
@@ -149,14 +156,13 @@ export class RefundService {
   }
 
   /** What the gateway's refund query says of this refund number. Never throws: what cannot be learned is `unknown`. */
-  async lookup(planned: PlannedRefund): Promise<Lookup> {
+  async lookup(planned: PlannedRefund, signal?: AbortSignal): Promise<Lookup> {
     if (!hasRefundQuery(planned.channel))
       return {state: 'unknown', why: `the gateway has no refund query for ${planned.channel}`}
     let answer
     try {
-      answer = await this.client.call('refund_query', refundQuery(planned, planned.mch_refund_no, planned.refund_fee), {
-        gw_order_no: planned.gw_order_no,
-      })
+      const query = refundQuery(planned, planned.mch_refund_no, planned.refund_fee)
+      answer = await this.client.call('refund_query', query, {gw_order_no: planned.gw_order_no}, {signal})
     } catch (error) {
       if (error instanceof GwError) return {state: 'unknown', why: error.message}
       throw error
@@ -171,22 +177,60 @@ export class RefundService {
     return lookupOf(entry, planned.refund_fee)
   }
 
-  /** Sends a planned refund and settles its outcome; `source` names the run in the history (a bulk file). */
-  async send(planned: PlannedRefund, source = 'refund create'): Promise<RefundResult> {
-    const result = await this.#send(planned)
-    this.record(planned, result.status, {source, gw_refund_no: result.gw_refund_no})
-    return result
+  /**
+   * Sends a planned refund and settles its outcome: the one door every refund goes through once
+   * its request may leave. gw's own check of the parameters comes first (nothing leaves when it
+   * fails). From then on no failure of this machine (the history held or full, an exception)
+   * becomes "failed" or "nothing was sent": the outcome is what the gateway showed, or unknown
+   * (exit 5, the next run settles it); a client's transport error still means no request
+   * arrived. The outcome is recorded where it can be (see `recordOutcome`), and the result says
+   * when that was not the history. `source` names the run in the history (a bulk file);
+   * `signal` stops it starting new requests (a retry, a lookup): only those already sent are awaited.
+   */
+  async send(planned: PlannedRefund, source = 'refund create', signal?: AbortSignal): Promise<RefundResult> {
+    const params = refundParams(planned)
+    this.client.check('order_refund', params)
+    let result: RefundResult
+    try {
+      result = await this.#send(planned, params, signal)
+    } catch (error) {
+      if (error instanceof GwError && error.kind === 'transport') throw error
+      const explanation = `Refund ${planned.mch_refund_no} was sent, then this machine failed before its outcome was known (${(error as Error).message}): it may have been made. Run the same command again: ${howSettled(planned)}, never under a new number.`
+      result = {
+        status: 'unknown',
+        planned,
+        explanation,
+        resolved_by: hasRefundQuery(planned.channel) ? 'refund_query' : 'resend',
+      }
+    }
+    // Credited to this run only when its own request made the refund (not found made already).
+    const credit = !result.already_existed && result.resolved_by !== 'history'
+    const recorded = this.recordOutcome(planned, result.status, {source, gw_refund_no: result.gw_refund_no}, credit)
+    return recorded.where === 'history' ? result : {...result, not_recorded: recorded}
   }
 
   /**
-   * Records a refund in the local history; an intent is written whole and synced before it
-   * returns. A refund known from a bulk journal may lack its channel, and carries when it was sent.
+   * A refund about to be sent: its intent synced to the history before this returns. Throws
+   * (LocalStateError) when the history cannot take it: then the refund is not sent.
    */
-  record(
+  recordIntent(planned: PlannedRefund, source: string): void {
+    const {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type} = planned
+    const entry = {appid: this.appid, mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, source}
+    this.history.recordIntent(entry)
+  }
+
+  /**
+   * Records what became of a refund in the local history. Never throws (see OrderHistory's
+   * recordOutcome): says where the record went. A single refund's is synced before this
+   * returns; a bulk run's waits to be committed with others. A refund known from a bulk journal
+   * may lack its channel, and carries when it was sent.
+   */
+  recordOutcome(
     planned: Omit<HistoryFacts, 'channel'> & {channel?: string},
     status: RefundEntryStatus,
     extra: {source: string; gw_refund_no?: string; at?: string},
-  ): void {
+    credit = true,
+  ): Recorded {
     const {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type} = planned
     const entry = {
       appid: this.appid,
@@ -199,24 +243,19 @@ export class RefundService {
       status,
       ...extra,
     }
-    this.history.recordRefund(entry, {sync: status === 'intent' || extra.source === 'refund create'})
+    return this.history.recordOutcome(entry, {sync: extra.source === 'refund create', credit})
   }
 
-  async #send(planned: PlannedRefund): Promise<RefundResult> {
-    const params = {
-      mch_order_no: planned.ref.mch_order_no ?? planned.mch_order_no,
-      gw_order_no: planned.ref.gw_order_no,
-      channel_order_no: planned.ref.channel_order_no,
-      channel: planned.channel,
-      total_fee: planned.total_fee,
-      fee_type: planned.fee_type,
-      mch_refund_no: planned.mch_refund_no,
-      refund_fee: planned.refund_fee,
-    }
+  async #send(planned: PlannedRefund, params: RefundParams, signal?: AbortSignal): Promise<RefundResult> {
     const canQuery = hasRefundQuery(planned.channel)
     let lastWhy = ''
     for await (const round of tries(SEND_ROUNDS)) {
-      const answer = await this.client.call('order_refund', params, {gw_order_no: planned.gw_order_no})
+      // Stopped (Ctrl-C, SIGTERM, a hang-up): no new request; what was sent is settled by the next run.
+      if (signal?.aborted) {
+        lastWhy = 'gw was stopped before the outcome was settled'
+        break
+      }
+      const answer = await this.client.call('order_refund', params, {gw_order_no: planned.gw_order_no}, {signal})
       if (answer.status === 'success') {
         // The client has checked that the answer is about this refund: its number and amount.
         const {gw_refund_no, refund_time} = answer.data
@@ -229,7 +268,7 @@ export class RefundService {
         }
       }
       const duplicate = answer.status === 'refused' && DUPLICATE_CODES.includes(answer.code)
-      if (answer.status === 'refused' && !duplicate) return this.#refused(planned, answer)
+      if (answer.status === 'refused' && !duplicate) return this.#refused(planned, answer, signal)
       const unverified =
         answer.status === 'uncertain' && (answer.reason === 'bad_signature' || answer.reason === 'not_about_request')
       const existed = duplicate && round === 1
@@ -249,12 +288,12 @@ export class RefundService {
         }
         // No refund query: the same number sent again settles whether the gateway holds it, not its amount or state.
         if (duplicate || (answer.status === 'uncertain' && answer.reason === 'duplicate_on_retry'))
-          return this.#held(planned, existed)
+          return this.#held(planned, existed, signal)
         lastWhy = answer.message
         continue
       }
       // Unclear, or the number is taken: the gateway's record of this refund number decides.
-      const found = await this.lookup(planned)
+      const found = await this.lookup(planned, signal)
       const failed = (err_code: string | undefined, why: string): RefundResult => {
         return {
           status: 'failed',
@@ -308,14 +347,14 @@ export class RefundService {
    * request would pass for this one's: where the channel has a refund query, the refund's number
    * is looked up before it is called failed, and what the gateway shows of it decides.
    */
-  async #refused(planned: PlannedRefund, refusal: Refusal): Promise<RefundResult> {
+  async #refused(planned: PlannedRefund, refusal: Refusal, signal?: AbortSignal): Promise<RefundResult> {
     const {code: err_code, message: err_msg, explanation} = refusal
     const failed: RefundResult = {status: 'failed', planned, err_code, err_msg, explanation, resolved_by: 'answer'}
     if (!hasRefundQuery(planned.channel)) {
       const unconfirmed = `${explanation} The gateway has no refund query for ${planned.channel} to confirm that nothing was refunded: check refund ${planned.mch_refund_no} on the merchant platform before refunding the order again.`
       return {...failed, explanation: unconfirmed}
     }
-    const found = await this.lookup(planned)
+    const found = await this.lookup(planned, signal)
     if (found.state === 'unknown')
       return {
         status: 'unknown',
@@ -347,19 +386,62 @@ export class RefundService {
    * order in REFUND may owe its state to another refund. The outcome is "sent, not
    * confirmable", never refunded; the order's state is said, for the merchant platform's check.
    */
-  async #held(planned: PlannedRefund, existed: boolean): Promise<RefundResult> {
+  async #held(planned: PlannedRefund, existed: boolean, signal?: AbortSignal): Promise<RefundResult> {
+    // This machine saw the gateway show this very refund succeed (another run of the same rows,
+    // at the same time): that is proof, and it stays proven.
+    const seen = this.#seenRefunded(planned)
+    if (seen)
+      return {
+        status: 'refunded',
+        planned,
+        gw_refund_no: seen.gw_refund_no,
+        resolved_by: 'history',
+        already_existed: true,
+      }
     let order: string
-    try {
-      const state = (await this.orders.find(planned.ref, planned.channel)).record.result
-      order =
-        state === 'REFUND'
-          ? 'the order shows a refund succeeded, this one or another'
-          : `the order is ${state}: no refund of it shows as succeeded yet`
-    } catch (error) {
-      if (!(error instanceof GwError)) throw error
-      order = `the order could not be queried (${error.message})`
+    if (signal?.aborted) order = 'the order was not queried (gw was stopped)'
+    else {
+      try {
+        const state = (await this.orders.find(planned.ref, planned.channel)).record.result
+        order =
+          state === 'REFUND'
+            ? 'the order shows a refund succeeded, this one or another'
+            : `the order is ${state}: no refund of it shows as succeeded yet`
+      } catch (error) {
+        if (!(error instanceof GwError)) throw error
+        order = `the order could not be queried (${error.message})`
+      }
     }
     const explanation = `The gateway holds refund number ${planned.mch_refund_no} (it refused it as already used), but it has no refund query for ${planned.channel} to show that refund's amount and state; ${order}. Nothing more was sent. Confirm refund ${planned.mch_refund_no} on the merchant platform.`
     return {status: 'not_confirmable', planned, explanation, resolved_by: 'resend', already_existed: existed}
+  }
+
+  /** The history's record of this refund (number, order, amount) as refunded: the gateway showed it to a run of this machine. */
+  #seenRefunded(planned: PlannedRefund): RefundEntry | undefined {
+    try {
+      const entry = this.history.findRefund(this.appid, planned.mch_refund_no)
+      const same = entry?.mch_order_no === planned.mch_order_no && entry.refund_fee === planned.refund_fee
+      return same && (entry.status === 'refunded' || entry.status === undefined) ? entry : undefined
+    } catch (error) {
+      // The history held by another program: nothing learned from it.
+      if (error instanceof LocalStateError) return undefined
+      throw error
+    }
+  }
+}
+
+type RefundParams = ReturnType<typeof refundParams>
+
+/** The parameters of a refund request, as sent (every attempt and resend the same). */
+function refundParams(planned: PlannedRefund) {
+  return {
+    mch_order_no: planned.ref.mch_order_no ?? planned.mch_order_no,
+    gw_order_no: planned.ref.gw_order_no,
+    channel_order_no: planned.ref.channel_order_no,
+    channel: planned.channel,
+    total_fee: planned.total_fee,
+    fee_type: planned.fee_type,
+    mch_refund_no: planned.mch_refund_no,
+    refund_fee: planned.refund_fee,
   }
 }

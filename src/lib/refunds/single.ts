@@ -7,7 +7,8 @@
  * confirmation (--again). The intent is synced before sending; the outcome recorded after.
  */
 import {GwError, type StopSignal, stopSignalOf, stoppedError} from '../errors.js'
-import {type RefundOrder, formatAmount, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
+import {LocalStateError} from '../io/database.js'
+import {type RefundOrder, formatAmount, isoTime, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
 import {type OrderClaim, type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
@@ -83,7 +84,7 @@ export class SingleRefunds {
           refund_time: looked.refund_time,
           resolved_by: 'refund_query',
         }
-        this.refunds.record(planned, status, {
+        this.refunds.recordOutcome(planned, status, {
           source: entry.source ?? 'refund create',
           gw_refund_no: looked.gw_refund_no,
         })
@@ -91,7 +92,7 @@ export class SingleRefunds {
         const other = formatAmount(looked.refund_fee, planned.fee_type)
         const explanation = `The gateway holds refund number ${planned.mch_refund_no} with another amount (${other}): it is not the refund this machine sent.`
         result = {status: 'failed', planned, explanation, resolved_by: 'refund_query'}
-        this.refunds.record(planned, 'failed', {source: entry.source ?? 'refund create'})
+        this.refunds.recordOutcome(planned, 'failed', {source: entry.source ?? 'refund create'})
       } else if (looked.state === 'unknown' && hasRefundQuery(planned.channel)) {
         result = {status: 'unknown', planned, explanation: looked.why, resolved_by: 'refund_query'}
       } else {
@@ -168,7 +169,7 @@ export class SingleRefunds {
     const planned = plannedFrom(entry, found)
     const explanation =
       entry.status === 'not_confirmable'
-        ? `Sent from this machine at ${entry.at}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
+        ? `Sent from this machine at ${isoTime(new Date(entry.at))}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
         : undefined
     return {
       status: entry.status,
@@ -191,18 +192,24 @@ export class SingleRefunds {
     signal?: AbortSignal,
   ): Promise<OneRefund | RefundProblem> {
     let inFlight: PlannedRefund | undefined
-    // Nothing is in flight yet: a stop here is "nothing was sent".
-    const found = (await interruptible(
-      this.refunds.orders.find(request.ref, request.channel),
-      signal,
-      () => inFlight,
-    )) as FoundOrder
-    const claim = this.#claimOrder(found)
     try {
-      const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned), signal)
-      return await interruptible(work, signal, () => inFlight)
-    } finally {
-      claim.release()
+      // Nothing is in flight yet: a stop here is "nothing was sent".
+      const found = (await interruptible(
+        this.refunds.orders.find(request.ref, request.channel),
+        signal,
+        () => inFlight,
+      )) as FoundOrder
+      const claim = this.#claimOrder(found)
+      try {
+        const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned), signal)
+        return await interruptible(work, signal, () => inFlight)
+      } finally {
+        claim.release()
+      }
+    } catch (error) {
+      // The local database stopped the refund before it left (held by another program, damaged).
+      if (error instanceof LocalStateError && !inFlight) throw error.nothingSent()
+      throw error
     }
   }
 
@@ -234,10 +241,11 @@ export class SingleRefunds {
     // Stopped while asked (the command has said "nothing was sent"): no intent, nothing sent.
     if (signal?.aborted)
       throw stoppedError(signal.reason, 'Stopped before the refund was sent.', 'Run the same command again to refund.')
+    // The intent is on disk before the refund leaves; the history refusing it stops the refund here.
+    this.refunds.recordIntent(planned, 'refund create')
     // In flight from here: a stop after this says "sent, outcome unknown", never "nothing was sent".
     sent(planned)
-    this.refunds.record(planned, 'intent', {source: 'refund create'})
-    return this.refunds.send(planned)
+    return this.refunds.send(planned, 'refund create', signal)
   }
 }
 

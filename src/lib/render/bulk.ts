@@ -1,6 +1,5 @@
 /** What `gw refund create --from-csv` shows: the plan's notes, problems by line, the plan or the outcome, the summary. */
 import {ExitCode} from '../errors.js'
-import {shellWord} from '../files/columns.js'
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
@@ -138,22 +137,20 @@ function summaryTable(summary: BulkResult['summary']): string {
 
 /**
  * The command that resumes a run that did not end (stopped, a journal write failed, rows still
- * unknown, no report), as typed: every flag that shaped it (--column, --sheet, --skip-invalid,
- * --rate, --profile...), with --yes, ready to paste. Undefined when there is nothing to resume.
- * `command`: the words it was run with, from `gw`.
+ * unknown, no report): `again`, the command as it was given with every flag that shaped it
+ * (--column, --sheet, --skip-invalid, --rate, --profile...) and --yes, ready to paste. Undefined
+ * when there is nothing to resume.
  */
-export function resumeCommand(result: BulkResult, command: readonly string[]): string | undefined {
+export function resumeCommand(result: BulkResult, again: string): string | undefined {
   const open = result.exit_code === ExitCode.Unknown || result.interrupted || result.write_failure
-  if (result.dry_run || !open) return undefined
-  const yes = command.some((word) => /^(--yes|-y)$/.test(word)) ? [] : ['--yes']
-  return [...command, ...yes].map(shellWord).join(' ')
+  return result.dry_run || !open ? undefined : again
 }
 
-/** The run for people: text for stdout, and notes for stderr. `command`: the words it was run with, from `gw`. */
+/** The run for people: text for stdout, and notes for stderr. `again`: the command that resumes it, as given. */
 export function bulkResultView(
   result: BulkResult,
   profile: {name: string; appid: string; live: boolean},
-  command: readonly string[],
+  again: string,
 ): {text: string; notes: string[]} {
   const count = (status: RowStatus) => rowsWith(result, status)
   if (result.dry_run) {
@@ -176,16 +173,15 @@ export function bulkResultView(
   }
   const notes: string[] = []
   const journal = fileShown(result.journal)
-  const resume = resumeCommand(result, command)
   if (result.write_failure) {
     notes.push(
-      `The journal ${journal} could not be written (${result.write_failure}): sending stopped before the next refund; ${plural(count('pending'), 'row')} not sent. Free some space, then run the same command again: ${resume}`,
+      `The journal ${journal} could not be written (${result.write_failure}): sending stopped before the next refund; ${plural(count('pending'), 'row')} not sent. Free some space, then run the same command again: ${again}`,
     )
   } else if (result.interrupted) {
-    notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${resume}`)
-  } else if (result.exit_code === ExitCode.Unknown) {
+    notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${again}`)
+  } else if (count('processing') + count('unknown') > 0) {
     notes.push(
-      `Some refunds are still processing or unknown: run the same command again later to settle them: ${resume}`,
+      `Some refunds are still processing or unknown: run the same command again later to settle them: ${again}`,
     )
   } else if (result.exit_code === ExitCode.NotConfirmable) {
     notes.push(
@@ -195,6 +191,10 @@ export function bulkResultView(
   if (result.report_failure)
     notes.push(
       `The report could not be written (${result.report_failure}); the journal ${journal} records every refund sent.`,
+    )
+  if (result.history_failure)
+    notes.push(
+      `${result.history_failure} The journal ${journal} records every refund sent; run the same command again to settle this machine's record: ${again}`,
     )
   const kept = result.earlier_report ? ` (the earlier report was kept as ${fileShown(result.earlier_report)})` : ''
   const report = result.report ? `\nreport: ${fileShown(result.report)}${kept}` : ''

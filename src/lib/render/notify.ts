@@ -2,8 +2,28 @@
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {NotificationEvent} from '../notify/listener.js'
 import type {Replayed} from '../notify/replay.js'
+import type {ListenTally} from '../notify/tally.js'
+import {plural} from '../plural.js'
 import {green, red} from './style.js'
 import {shown} from '../untrusted.js'
+
+/**
+ * An endpoint's answer to a notification (forwarded, replayed, or delivered by the sandbox), in
+ * words: "acknowledged (HTTP 200)", "not acknowledged (HTTP 500: app down)", "not delivered
+ * (nothing is listening...)". Its body is the endpoint's text, shown safely, never quoted JSON in quotes.
+ */
+export function endpointAnswer(answer: {
+  status?: number | null
+  body?: string | null
+  error?: string
+  acknowledged: boolean
+}): string {
+  if (answer.status === undefined || answer.status === null)
+    return `${red('not delivered')} (${shown(answer.error ?? 'no answer')})`
+  if (answer.acknowledged) return `${green('acknowledged')} (HTTP ${answer.status})`
+  const body = answer.body ? `: ${shown(answer.body, 80)}` : ''
+  return `${red('not acknowledged')} (HTTP ${answer.status}${body})`
+}
 
 export function eventLine(event: NotificationEvent): string {
   const time = event.at
@@ -16,18 +36,22 @@ export function eventLine(event: NotificationEvent): string {
   const parts = [time, verdict, ...fields]
   if (event.retry > 0) parts.push(`retry ${event.retry}`)
   if (event.reason) parts.push(`(${shown(event.reason)})`)
-  const forwarded = event.forwarded
-  if (forwarded?.status === undefined && forwarded) parts.push(`forward failed: ${shown(forwarded.error)}`)
-  else if (forwarded) parts.push(`forwarded: HTTP ${forwarded.status} "${shown(forwarded.body ?? '', 80)}"`)
+  if (event.forwarded) parts.push(`forwarded: ${endpointAnswer(event.forwarded)}`)
   return parts.filter(Boolean).join('  ')
+}
+
+/** How a listener ended: payments and deliveries, and with a forward target what the endpoint acknowledged. */
+export function listenSummary(tally: ListenTally, forwardTo: string | undefined): string {
+  const seen = `${plural(tally.payments, 'payment')} notified (${plural(tally.deliveries, 'verified delivery', 'verified deliveries')}), ${tally.rejected} rejected.`
+  if (!forwardTo) return seen
+  const failed = tally.forwardsFailed ? ` (${plural(tally.forwardsFailed, 'forward')} not acknowledged)` : ''
+  return `${seen} ${forwardTo} acknowledged ${tally.acknowledged} of ${plural(tally.payments, 'payment')}${failed}.`
 }
 
 /** `gw notify replay`: one line per notification sent again, with the endpoint's answer. */
 export function replayedLine(result: Replayed): string {
   const order = shown(result.mch_order_no ?? result.gw_order_no ?? `line ${result.line}`, 64)
-  if (result.error) return `${order}  ${red('not delivered')}: ${shown(result.error)}`
-  const said = `HTTP ${result.status} "${shown(result.answer ?? '', 80)}"`
-  return `${order}  ${result.acknowledged ? green('acknowledged') : red('not acknowledged')}: ${said}`
+  return `${order}  ${endpointAnswer({...result, body: result.answer})}`
 }
 
 /** Said on stderr for each rejected notification. */

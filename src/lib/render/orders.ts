@@ -2,7 +2,7 @@
  * Text views of orders for people: states in words, amounts with their currency, times in
  * ISO 8601 with their offset. --json output does not go through here.
  */
-import {ExitCode} from '../errors.js'
+import {ExitCode, type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, describeOrderState, formatAmount} from '../gateway/protocol/index.js'
 import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
@@ -82,9 +82,11 @@ export function waitingLine(state: string, deadline: number): string {
 export function waitOutcome(
   created: CreatedOrder,
   found: FoundOrder | undefined,
+  profile: SuggestedFor,
 ): {text?: string; notes?: string[]; exitCode: ExitCode} {
   if (!found) {
-    const note = `Not paid before the wait ended. Check later: gw order query ${created.order.mch_order_no} --channel ${created.channel}`
+    const query = gwCommand(profile, 'order', 'query', created.order.mch_order_no, '--channel', created.channel)
+    const note = `Not paid before the wait ended. Check later: ${query}`
     return {notes: [note], exitCode: ExitCode.Unknown}
   }
   const state = found.record.result

@@ -2,25 +2,95 @@
  * Refunds for people: a refund's outcome, an order's refunds, and a refund refused before
  * sending, said with "Nothing was sent" (its words are the problem's own: refunds/balance).
  */
-import {ExitCode, GwError, exitCodeOfSignal} from '../errors.js'
+import {ExitCode, GwError, type SuggestedFor, exitCodeOfSignal, gwCommand} from '../errors.js'
 import {
   type AmountNames,
   type RefundRecord,
+  decimalOf,
   describeRefundState,
   formatAmount,
   isoTime,
+  normalizeRefundState,
+  PROCESSING_WAIT,
 } from '../gateway/protocol/index.js'
 import type {RefundEntry} from '../orders/history.js'
-import {shown} from '../untrusted.js'
+import {fileShown, shown} from '../untrusted.js'
 import {type RefundProblem, describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listCount, listedState} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
-import type {PlannedRefund} from '../refunds/service.js'
+import type {PlannedRefund, RefundResult} from '../refunds/service.js'
 import type {MadeRefund, OneRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
+
+/**
+ * A refund as --json gives it: the refund's own facts, each `_fee` beside its `_amount`, and the
+ * order's balance left after it (`balance_fee`) when this run refunded it, as the text's
+ * "balance left" says.
+ */
+export interface RefundDocument {
+  status: OneRefund['status']
+  mch_refund_no: string
+  mch_order_no: string
+  gw_order_no?: string
+  channel: string
+  fee_type: string
+  refund_fee: number
+  refund_amount?: string
+  total_fee: number
+  total_amount?: string
+  balance_fee?: number
+  balance_amount?: string
+  gw_refund_no?: string
+  refund_time?: string
+  resolved_by: OneRefund['resolved_by']
+  already_existed?: boolean
+  completed_earlier?: boolean
+  interrupted?: string
+  unverified?: boolean
+  explanation?: string
+  err_code?: string
+  err_msg?: string
+}
+
+/** What is left of the order once this refund is made: only for a refund this run made (else the gateway's balance is not known to follow). */
+function balanceLeft(result: OneRefund): number | undefined {
+  const p = result.planned
+  if (p.balance_fee === undefined || result.status !== 'refunded' || result.already_existed) return undefined
+  return p.balance_fee - p.refund_fee
+}
+
+function refundDocument(result: OneRefund): RefundDocument {
+  const {planned: p, gw_refund_no, refund_time, resolved_by, explanation, err_code, err_msg} = result
+  const amount = (fee: number | undefined) => decimalOf(fee, p.fee_type)
+  const balance = balanceLeft(result)
+  return {
+    status: result.status,
+    mch_refund_no: p.mch_refund_no,
+    mch_order_no: p.mch_order_no,
+    gw_order_no: p.gw_order_no,
+    channel: p.channel,
+    fee_type: p.fee_type,
+    refund_fee: p.refund_fee,
+    refund_amount: amount(p.refund_fee),
+    total_fee: p.total_fee,
+    total_amount: amount(p.total_fee),
+    balance_fee: balance,
+    balance_amount: amount(balance),
+    gw_refund_no,
+    refund_time,
+    resolved_by,
+    already_existed: result.already_existed,
+    completed_earlier: result.completed_earlier,
+    interrupted: result.interrupted,
+    unverified: result.unverified,
+    explanation,
+    err_code,
+    err_msg,
+  }
+}
 
 function refundResultView(result: OneRefund): string {
   const p = result.planned
@@ -42,12 +112,7 @@ function refundResultView(result: OneRefund): string {
       ['order', p.mch_order_no],
       ['amount', formatAmount(p.refund_fee, p.fee_type)],
       ['order total', formatAmount(p.total_fee, p.fee_type)],
-      [
-        'balance left',
-        p.balance_fee !== undefined && result.status === 'refunded' && !result.already_existed
-          ? formatAmount(p.balance_fee - p.refund_fee, p.fee_type)
-          : undefined,
-      ],
+      ['balance left', balanceLeft(result) === undefined ? undefined : formatAmount(balanceLeft(result), p.fee_type)],
       ['gateway refund', result.gw_refund_no],
       ['refund time', result.refund_time],
       ['detail', result.explanation],
@@ -74,7 +139,9 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
     r.refund_time ?? '',
     r.gw_refund_no ?? '',
   ])
-  return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}`
+  const processing = refund.refund_orders.some((r) => normalizeRefundState(r.refund_state) === 'PROCESSING')
+  const wait = processing ? `\nPROCESSING: ${PROCESSING_WAIT}; query again then.` : ''
+  return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}${wait}`
 }
 
 /** The refunds this machine made of an order whose channel has no refund query, said to be from gw's own history. */
@@ -98,16 +165,19 @@ export function madeHereView(mchOrderNo: string, channel: string, made: readonly
 export const refundAction = (p: PlannedRefund) =>
   `refund ${formatAmount(p.refund_fee, p.fee_type)} of order ${p.mch_order_no}`
 
-/** How to check a refund later: a refund query where the gateway has one, else the order's state. */
-function howToCheck(p: {mch_order_no: string; mch_refund_no: string; channel: string}): string {
+/**
+ * How to check a refund later, as a command that runs as printed: a refund query where the
+ * gateway has one, else the order's state (said before the command, which ends the sentence).
+ */
+function howToCheck(p: {mch_order_no: string; mch_refund_no: string; channel: string}, profile: SuggestedFor): string {
   return hasRefundQuery(p.channel)
-    ? `gw refund query ${p.mch_order_no} --mch-refund-no ${p.mch_refund_no}`
-    : `gw order query ${p.mch_order_no} (the gateway has no refund query for ${p.channel}; the order shows REFUND once a refund succeeds)`
+    ? gwCommand(profile, 'refund', 'query', p.mch_order_no, '--mch-refund-no', p.mch_refund_no)
+    : `the gateway has no refund query for ${p.channel}; the order shows REFUND once a refund succeeds: ${gwCommand(profile, 'order', 'query', p.mch_order_no)}`
 }
 
-/** "refund RF1 of 30.00 THB was made at 2026-11-21T09:30:00.000Z (by refunds.csv)" */
+/** "refund RF1 of 30.00 THB was made at 2026-11-21T16:30:00+07:00 (by refunds.csv)" */
 function describeMade(made: MadeRefund): string {
-  const when = made.at ? ` at ${made.at}` : ''
+  const when = made.at ? ` at ${isoTime(new Date(made.at))}` : ''
   const where = made.source && made.source !== 'refund create' ? ` (by ${made.source})` : ''
   const what = made.refused
     ? 'was refused, which the gateway cannot confirm without a refund query (check the merchant platform),'
@@ -115,9 +185,14 @@ function describeMade(made: MadeRefund): string {
   return `refund ${made.mch_refund_no} of ${formatAmount(made.refund_fee, made.fee_type)} ${what}${when}${where}`
 }
 
-/** The question asked before a refund identical to one made recently: the action, and what --again and looking first mean. */
-export function identicalQuestion(made: MadeRefund, planned: PlannedRefund) {
-  const options = {always: true, flag: 'again' as const, otherwise: `or look first: ${howToCheck(planned)}`}
+/**
+ * The question asked before a refund identical to one made recently: the action, and what
+ * --again and looking first mean. Looking first looks at the refund that was made, never at the
+ * number drawn for this attempt, which the gateway does not know.
+ */
+export function identicalQuestion(made: MadeRefund, planned: PlannedRefund, profile: SuggestedFor) {
+  const look = howToCheck({...planned, mch_refund_no: made.mch_refund_no}, profile)
+  const options = {always: true, flag: 'again' as const, otherwise: `or look at the refund made first: ${look}`}
   return [`${refundAction(planned)} again: ${describeMade(made)}`, options] as const
 }
 
@@ -129,7 +204,8 @@ export function refundOutcome(
   result: OneRefund | RefundProblem,
   order: string,
   names: AmountNames,
-): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: OneRefund} {
+  profile: SuggestedFor,
+): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: RefundDocument} {
   if ('kind' in result)
     return {error: new GwError('usage', `${describeRefundProblem(result, order, names)} Nothing was sent.`)}
   const p = result.planned
@@ -141,15 +217,30 @@ export function refundOutcome(
   const earlier = result.completed_earlier
     ? `Refund ${p.mch_refund_no} was sent by an earlier run whose outcome was not known; it is settled now (${result.status}). Nothing new was sent.`
     : undefined
-  const later = result.status === 'processing' ? `Check it later: ${howToCheck(p)}` : undefined
+  const later = result.status === 'processing' ? `Check it later: ${howToCheck(p, profile)}` : undefined
   const exitCode = result.interrupted
     ? exitCodeOfSignal(result.interrupted)
-    : result.status === 'refunded'
+    : result.status === 'refunded' && !result.not_recorded
       ? ExitCode.Done
       : result.unverified
         ? ExitCode.Signature
         : ExitCode.Unknown
-  return {text: refundResultView(result), notes: [earlier, later], exitCode, refund: result}
+  return {
+    text: refundResultView(result),
+    notes: [earlier, later, notRecorded(result, profile)],
+    exitCode,
+    refund: refundDocument(result),
+  }
+}
+
+/** What this machine could not record of a refund it sent (exit 5): where the record went, and what the next run does. */
+function notRecorded({not_recorded: behind, planned: p}: RefundResult, profile: SuggestedFor): string | undefined {
+  if (!behind) return undefined
+  const where =
+    behind.where === 'later'
+      ? `its outcome went to ${fileShown(behind.file)}, added to the history the next time gw opens it`
+      : `its outcome could not be kept anywhere on this machine; the next refund of the order looks it up first (${howToCheck(p, profile)})`
+  return `Refund ${p.mch_refund_no} is not in this machine's history yet: ${behind.why} So ${where}.`
 }
 
 /** `gw refund list`: a table of the refunds, newest first, and how many. */
@@ -161,7 +252,7 @@ export function refundListView(
 ): string {
   if (!refunds.length) return `No refunds made on this machine for ${appid} match.`
   const rows = refunds.map((r) => [
-    r.at,
+    r.made_at,
     r.mch_refund_no,
     r.mch_order_no,
     formatAmount(r.refund_fee, r.fee_type),
@@ -169,5 +260,5 @@ export function refundListView(
     r.gw_refund_no ?? '',
     r.source ?? '',
   ])
-  return `${table(['time', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund', inFile)}`
+  return `${table(['made', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund', inFile)}`
 }

@@ -1,6 +1,7 @@
 /** What `gw sandbox start` shows once it listens, and of each request it answers. */
 import type {RequestRecord} from '../../sandbox/request-log.js'
 import type {SandboxInfo} from '../../sandbox/server.js'
+import {type SuggestedFor, gwCommand} from '../errors.js'
 import {shown} from '../untrusted.js'
 import {fields} from './fields.js'
 import {green, red, yellow} from './style.js'
@@ -10,6 +11,8 @@ import {plural} from '../plural.js'
 interface SandboxSummary extends SandboxInfo {
   data_dir: string
   profile: string | null
+  /** The "sandbox" profile is another sandbox's, kept: this one has a profile of its own. */
+  other_sandbox: {appid: string; base_url: string} | null
   default_profile: string | null
   strict: boolean
 }
@@ -59,16 +62,27 @@ export function requestLines(record: RequestRecord, stream: NodeJS.WriteStream):
 
 export function sandboxView(summary: SandboxSummary, faults: string | undefined): string {
   const merchant = summary.merchants[0]!
-  const isDefault = summary.default_profile === 'sandbox'
-  const profile = summary.profile
-    ? `"sandbox"${isDefault ? ' (default)' : ' (not the default; use --profile sandbox or gw profile use sandbox)'}`
+  const name = summary.profile
+  const isDefault = summary.default_profile === name
+  const use = name && `--profile ${name} or ${gwCommand(undefined, 'profile', 'use', name)}`
+  const profile = name
+    ? `"${name}"${isDefault ? ' (default)' : ` (not the default; use ${use})`}`
     : 'none (--no-profile)'
+  const other = summary.other_sandbox
+  const kept = other
+    ? `profile "sandbox" is another sandbox's (${other.appid} at ${other.base_url}), kept as it is; --replace-profile takes it`
+    : undefined
+  const tryIt = gwCommand(
+    name ? {name, named: !isDefault} : undefined,
+    ...'order create --channel wechat --amount 10.00 --fee-type THB'.split(' '),
+  )
   return [
     fields([
       ['sandbox', `listening at ${summary.base_url}`],
       ['merchant', `${merchant.appid} (all channels; THB MYR JPY AED)`],
       ['data dir', summary.data_dir],
       ['profile', profile],
+      ['note', kept],
       ['faults', faults ?? 'none (change them with gw sandbox faults --set)'],
       [
         'checks',
@@ -77,21 +91,21 @@ export function sandboxView(summary: SandboxSummary, faults: string | undefined)
           : 'as the gateway: what its published SDKs send is accepted, each departure from the API document shown as a warning (--strict refuses them)',
       ],
     ]),
-    'Try: gw order create --channel wechat --amount 10.00 --fee-type THB   (Ctrl-C stops the sandbox)',
+    `Try: ${tryIt}   (Ctrl-C stops the sandbox)`,
   ].join('\n')
 }
 
 /** What `gw sandbox seed` made and wrote, and the commands that use it. */
-export function seedView(result: SeedResult, profile: string): string {
+export function seedView(result: SeedResult, profile: SuggestedFor): string {
   const planted = result.planted.map((p) => `    line ${p.line}: ${p.mch_order_no} (${p.difference})`)
   return [
-    `${plural(result.orders, 'order')} made in the sandbox of profile "${profile}": ${result.paid} paid, ${result.refunded} of them partly refunded.`,
+    `${plural(result.orders, 'order')} made in the sandbox of profile "${profile.name}": ${result.paid} paid, ${result.refunded} of them partly refunded.`,
     `Wrote ${result.export_file}, a merchant export with ${plural(result.planted.length, 'planted difference')}:`,
     ...planted,
     `and ${result.refunds_file}, refunds still to make.`,
     'Next:',
-    `  gw reconcile ${result.export_file}`,
-    `  gw refund create --from-csv ${result.refunds_file} --dry-run`,
-    '  gw order list --since today',
+    `  ${gwCommand(profile, 'reconcile', result.export_file)}`,
+    `  ${gwCommand(profile, 'refund', 'create', '--from-csv', result.refunds_file, '--dry-run')}`,
+    `  ${gwCommand(profile, 'order', 'list', '--since', 'today')}`,
   ].join('\n')
 }

@@ -1,16 +1,19 @@
 /** Tables for people; --json output never goes through here. */
-import {createRequire} from 'node:module'
-
 import type TableConstructor from 'cli-table3'
 
 import {shown} from '../untrusted.js'
+import {cyan} from './style.js'
 
-// Loaded on first use: commands that show no table do not pay for it at start.
+// Loaded on first use: commands that show no table do not pay for it at start. A literal require,
+// which the bundle resolves at build time and runs only here: one built at run time would look
+// for a node_modules that an installed gw does not have.
 let Table: typeof TableConstructor | undefined
 
 export function table(head: string[], rows: (string | number)[][]): string {
-  Table ??= createRequire(import.meta.url)('cli-table3') as typeof TableConstructor
-  const t = new Table({head, style: {head: process.env.NO_COLOR || !process.stdout.isTTY ? [] : ['cyan'], border: []}})
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- bundled at build time, run on first use (above)
+  Table ??= require('cli-table3') as typeof TableConstructor
+  // Heads coloured as gw colours anything (NO_COLOR, FORCE_COLOR, a terminal), never by the table's own rule.
+  const t = new Table({head: head.map((h) => cyan(h)), style: {head: [], border: []}})
   t.push(...rows.map((r) => r.map((cell) => shown(cell, 200))))
   return t.toString()
 }

@@ -12,7 +12,6 @@ import {
   type OrderCreated,
   type OrderRecord,
   QR_LIFETIME,
-  THB_ONLY_CHANNELS,
   compactTimestamp,
 } from '../../lib/gateway/protocol/index.js'
 import {newNonce} from '../../lib/gateway/signing.js'
@@ -38,9 +37,6 @@ function refusal(book: Book, merchant: Merchant, p: Params): Outcome<never> | un
       'GW_FEETYPE_NOT_MATCH',
       `fee_type ${p.fee_type} is not registered for ${merchant.appid}; registered: ${registered}`,
     )
-  }
-  if (THB_ONLY_CHANNELS.includes(channel) && p.fee_type !== 'THB') {
-    return refuse('GW_FEETYPE_NOT_MATCH', `${channel} is Thailand only and takes THB`)
   }
   const total = Number(p.total_fee)
   if (total < merchant.min_amount || total === 0) {

@@ -17,10 +17,14 @@ import type {SandboxOrder} from '../ledger.js'
 const RATE_TO_CNY: Record<string, string> = {THB: '0.2101', MYR: '1.5500', JPY: '0.0480', AED: '1.9400'}
 const CNY_CHANNELS = ['wechat', 'alipay']
 
-/** What the payer paid: in CNY on Chinese wallets, else the order's amount. */
+/**
+ * What the payer paid: in CNY on Chinese wallets, at the rate of the order's currency to CNY;
+ * else the order's amount in its own currency, at no exchange (rate 1).
+ */
 export function cashOf(order: SandboxOrder): {cash_fee: number; cash_fee_type: string; rate: string} {
-  const rate = RATE_TO_CNY[order.fee_type] ?? '1'
-  if (!CNY_CHANNELS.includes(order.channel)) return {cash_fee: order.total_fee, cash_fee_type: order.fee_type, rate}
+  if (!CNY_CHANNELS.includes(order.channel))
+    return {cash_fee: order.total_fee, cash_fee_type: order.fee_type, rate: '1.0000'}
+  const rate = RATE_TO_CNY[order.fee_type] ?? '1.0000'
   const major = order.total_fee / 10 ** (exponentOf(order.fee_type) ?? 2)
   return {cash_fee: Math.round(major * Number(rate) * 100), cash_fee_type: 'CNY', rate}
 }

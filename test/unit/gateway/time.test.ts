@@ -6,6 +6,8 @@ import {
   gatewayTimeIso,
   isoTime,
   isoWithOffset,
+  localZone,
+  zoneName,
 } from '../../../src/lib/gateway/protocol/time.js'
 
 const zone = process.env.TZ
@@ -33,8 +35,30 @@ describe('the times gw writes and reads, in local time with the offset', () => {
     expect(isoWithOffset(date)).toBe(milliseconds)
     expect(displayTime(date)).toBe('2026-11-21 09:31:02')
     expect(compactTimestamp(date)).toBe('20261121093102')
-    expect(gatewayTimeIso('2026-11-21 09:31:02')).toBe(seconds)
-    expect(gatewayTimeIso('20261121093102')).toBe(seconds)
+    // A gateway in this machine's zone.
+    expect(gatewayTimeIso('2026-11-21 09:31:02', tz)).toBe(seconds)
+    expect(gatewayTimeIso('20261121093102', tz)).toBe(seconds)
+  })
+
+  it.each([
+    ['UTC', '2026-11-27T13:33:18+00:00'],
+    ['Asia/Bangkok', '2026-11-27T20:33:18+07:00'],
+    ['America/New_York', '2026-11-27T08:33:18-05:00'],
+    ['Asia/Kathmandu', '2026-11-27T19:18:18+05:45'],
+  ])("a gateway time is read in the gateway's zone, never this machine's: gw in %s", (tz, shown) => {
+    inZone(tz)
+    expect(gatewayTimeIso('2026-11-27 20:33:18', 'Asia/Bangkok')).toBe(shown)
+    expect(Date.parse(gatewayTimeIso('20261127203318', 'Asia/Bangkok')!)).toBe(Date.parse('2026-11-27T13:33:18Z'))
+    expect(gatewayTimeIso('2026-11-27 13:33:18', 'UTC')).toBe(shown)
+  })
+
+  it('zones are named as IANA names, in any case; this process knows its own', () => {
+    expect(zoneName('asia/bangkok')).toBe('Asia/Bangkok')
+    expect(zoneName('UTC')).toBe('UTC')
+    expect(zoneName('Mars/Olympus')).toBeUndefined()
+    expect(zoneName('')).toBeUndefined()
+    inZone('America/St_Johns')
+    expect(localZone()).toBe('America/St_Johns')
   })
 
   it('the offset is the one of the time itself, across a change of summer time', () => {
@@ -43,19 +67,20 @@ describe('the times gw writes and reads, in local time with the offset', () => {
     expect(isoTime(new Date(2026, 6, 5, 12, 0, 0))).toBe('2026-07-05T12:00:00+02:00')
   })
 
-  it('a local time that a change to summer time skips (by an hour, or half of one) comes back as it is', () => {
+  it("a gateway time that a change to summer time skips in the gateway's zone (by an hour, or half of one) comes back as it is", () => {
+    inZone('UTC')
+    expect(gatewayTimeIso('2026-03-29 02:30:00', 'Europe/Berlin')).toBe('2026-03-29 02:30:00')
+    expect(gatewayTimeIso('2026-03-29 03:30:00', 'Europe/Berlin')).toBe('2026-03-29T01:30:00+00:00')
+    // Clocks go back: the first of the two 02:30s (+02:00).
+    expect(gatewayTimeIso('2026-10-25 02:30:00', 'Europe/Berlin')).toBe('2026-10-25T00:30:00+00:00')
+    expect(gatewayTimeIso('20261004021500', 'Australia/Lord_Howe')).toBe('20261004021500')
+    expect(gatewayTimeIso('20261004023000', 'Australia/Lord_Howe')).toBe('2026-10-03T15:30:00+00:00')
     inZone('Europe/Berlin')
-    expect(gatewayTimeIso('2026-03-29 02:30:00')).toBe('2026-03-29 02:30:00')
-    expect(gatewayTimeIso('2026-03-29 03:30:00')).toBe('2026-03-29T03:30:00+02:00')
-    // Clocks go back: the first of the two 02:30s.
-    expect(gatewayTimeIso('2026-10-25 02:30:00')).toBe('2026-10-25T02:30:00+02:00')
-    inZone('Australia/Lord_Howe')
-    expect(gatewayTimeIso('20261004021500')).toBe('20261004021500')
-    expect(gatewayTimeIso('20261004023000')).toBe('2026-10-04T02:30:00+11:00')
+    expect(gatewayTimeIso('2026-10-25 02:30:00', 'Europe/Berlin')).toBe('2026-10-25T02:30:00+02:00')
   })
 
   it('a gateway time in another form, or of no real day or hour, comes back as it is; none is none', () => {
-    expect(gatewayTimeIso('yesterday')).toBe('yesterday')
+    expect(gatewayTimeIso('yesterday', 'Asia/Bangkok')).toBe('yesterday')
     for (const unreal of [
       '2026-13-01 10:00:00',
       '2026-02-30 10:00:00',
@@ -64,8 +89,8 @@ describe('the times gw writes and reads, in local time with the offset', () => {
       '0099-01-01 00:00:00',
       '2026-11-21 10:00:60',
     ])
-      expect(gatewayTimeIso(unreal)).toBe(unreal)
-    expect(gatewayTimeIso('')).toBeUndefined()
-    expect(gatewayTimeIso(undefined)).toBeUndefined()
+      expect(gatewayTimeIso(unreal, 'Asia/Bangkok')).toBe(unreal)
+    expect(gatewayTimeIso('', 'Asia/Bangkok')).toBeUndefined()
+    expect(gatewayTimeIso(undefined, 'Asia/Bangkok')).toBeUndefined()
   })
 })

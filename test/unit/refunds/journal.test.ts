@@ -26,13 +26,13 @@ describe('the journal', () => {
     expect(read).toEqual({rows: new Map(), resumed: false, torn: false})
   })
 
-  it('gives each line its intent and outcome, and ignores a last line cut short', () => {
+  it('gives each line its intent (and where the journal holds it) and outcome, and ignores a last line cut short', () => {
     const path = join(tempDir(), 'j.jsonl')
     writeFileSync(path, line(header) + line(intent(2)) + line(outcome(2)) + line(intent(3)) + '{"type":"outc')
     const {rows, resumed, torn} = Journal.read(path, identity)
     expect([resumed, torn]).toEqual([true, true])
-    expect(rows.get(2)).toEqual({intent: intent(2), outcome: outcome(2)})
-    expect(rows.get(3)).toEqual({intent: intent(3)})
+    expect(rows.get(2)).toEqual({intent: intent(2), outcome: outcome(2), intentLine: 2})
+    expect(rows.get(3)).toEqual({intent: intent(3), intentLine: 4})
   })
 
   it('refuses a journal of another file or another appid', () => {

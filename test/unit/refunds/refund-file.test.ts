@@ -83,10 +83,15 @@ describe('the refund file check: every problem named with its line', () => {
   }
 
   it('too many decimals for the currency, per row', async () => {
-    const problems = await problemsOf('mch_order_no,refund_amount,fee_type\nX,10.505,THB\nY,10.5,JPY\nZ,10.5,THB\n')
+    const problems = await problemsOf(
+      'mch_order_no,refund_amount,fee_type\nX,10.5055,THB\nY,10.5,JPY\nZ,10.5,THB\nW,10.500,THB\nV,2.000,JPY\n',
+    )
     expect(problems.map((p) => [p.line, p.message])).toEqual([
       [2, expect.stringMatching(/^refund_amount: THB has 2 decimal places/)],
       [3, expect.stringMatching(/^refund_amount: JPY has no minor unit/)],
+      // Three places as written, whatever the zeros: 10.500 may be ten thousand five hundred.
+      [5, expect.stringMatching(/^refund_amount: "10.500" is ambiguous: 10500 .* or 10.5 with a decimal point/)],
+      [6, expect.stringMatching(/^refund_amount: "2.000" is ambiguous: 2000 .* or 2 with a decimal point/)],
     ])
   })
 

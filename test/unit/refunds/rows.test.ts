@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 import {isoTime} from '../../../src/lib/gateway/protocol/index.js'
 import type {OutcomeRecord, RowHistory} from '../../../src/lib/refunds/bulk/journal.js'
 import {exitCodeOf} from '../../../src/lib/refunds/bulk/bulk-result.js'
-import {isToSend, settleByLookup, stateFromJournal} from '../../../src/lib/refunds/bulk/rows.js'
+import {type RefundRow, isToSend, settleByLookup, stateFromJournal} from '../../../src/lib/refunds/bulk/rows.js'
 import type {PlannedRefund} from '../../../src/lib/refunds/service.js'
 
 const intent = {
@@ -18,38 +18,71 @@ const intent = {
 const outcome = (status: OutcomeRecord['status'], mch_refund_no = 'RF1') =>
   ({type: 'outcome', line: 2, mch_refund_no, status, gw_refund_no: 'G1', at: 'later'}) as const
 const planned = {mch_refund_no: 'RF1', refund_fee: 100, fee_type: 'THB'} as PlannedRefund
+/** Line 2 of the file: order A, 1.00 THB, its refund number derived (the file gives none). */
+const row: RefundRow = {
+  line: 2,
+  mchRefundNo: '',
+  order: 'A',
+  request: {ref: {mch_order_no: 'A'}, numbers: {mch_order_no: 'A'}, amount: {decimal: '1.00'}, feeType: 'THB'},
+}
+const fromJournal = (entry: RowHistory | undefined) => stateFromJournal(row, entry)
 
 describe('a row as the journal of earlier runs leaves it', () => {
   it('is pending when the journal says nothing of it', () => {
-    expect(stateFromJournal(undefined)).toEqual({outcome: {status: 'pending'}})
+    expect(fromJournal(undefined)).toEqual({outcome: {status: 'pending'}})
   })
 
   it('is done when its outcome is final: refunded by that earlier run (said so, with its time), never by this one', () => {
-    const entry: RowHistory = {intent, outcome: outcome('refunded')}
-    expect(stateFromJournal(entry)).toEqual({
+    const entry: RowHistory = {intent, outcome: outcome('refunded'), intentLine: 3}
+    expect(fromJournal(entry)).toEqual({
       outcome: {status: 'refunded_earlier', gw_refund_no: 'G1', earlier_run_at: isoTime(new Date(intent.at))},
-      sent: {mch_refund_no: 'RF1', mch_order_no: intent.mch_order_no, refund_fee: 100, fee_type: 'THB', at: intent.at},
+      sent: {
+        mch_refund_no: 'RF1',
+        mch_order_no: intent.mch_order_no,
+        refund_fee: 100,
+        fee_type: 'THB',
+        at: intent.at,
+        journal_line: 3,
+      },
     })
-    expect(stateFromJournal({intent, outcome: outcome('already_refunded')}).outcome.status).toBe('already_refunded')
+    expect(fromJournal({intent, outcome: outcome('already_refunded')}).outcome.status).toBe('already_refunded')
   })
 
   it('does not trust an outcome without its intent: the row is asked of the gateway', () => {
-    expect(stateFromJournal({outcome: outcome('refunded')})).toEqual({outcome: {status: 'unknown'}})
+    expect(fromJournal({outcome: outcome('refunded')})).toEqual({outcome: {status: 'unknown'}})
   })
 
   it('an outcome without its intent, found SUCCESS, is already refunded (made elsewhere), never claimed by this file', () => {
-    const lost = {...stateFromJournal({outcome: outcome('already_refunded')}), planned}
+    const lost = {...fromJournal({outcome: outcome('already_refunded')}), planned}
     expect(settleByLookup(lost, {state: 'SUCCESS', gw_refund_no: 'G'}).outcome.status).toBe('already_refunded')
   })
 
   it('is unknown (to be asked of the gateway) when sent without a final outcome, or still processing', () => {
-    expect(stateFromJournal({intent}).outcome.status).toBe('unknown')
-    expect(stateFromJournal({intent, outcome: outcome('processing')}).outcome.status).toBe('unknown')
-    expect(stateFromJournal({intent, outcome: outcome('unknown')}).outcome.status).toBe('unknown')
+    expect(fromJournal({intent}).outcome.status).toBe('unknown')
+    expect(fromJournal({intent, outcome: outcome('processing')}).outcome.status).toBe('unknown')
+    expect(fromJournal({intent, outcome: outcome('unknown')}).outcome.status).toBe('unknown')
   })
 
   it('does not take an outcome recorded under another refund number', () => {
-    expect(stateFromJournal({intent, outcome: outcome('refunded', 'RF-OTHER')}).outcome.status).toBe('unknown')
+    expect(fromJournal({intent, outcome: outcome('refunded', 'RF-OTHER')}).outcome.status).toBe('unknown')
+  })
+
+  it('looks a failure up before saying it again: unknown until then, the failure kept aside', () => {
+    const state = fromJournal({intent, outcome: {...outcome('failed'), err_code: 'X'}})
+    expect(state.outcome.status).toBe('unknown')
+    expect(state.failedBefore).toMatchObject({status: 'failed', err_code: 'X'})
+  })
+
+  it("takes an intent that is not the row's refund (another order, amount or number) as edited: never sent on its word", () => {
+    const edits = [{mch_order_no: 'B'}, {refund_fee: 400}, {fee_type: 'JPY'}]
+    for (const edit of edits) {
+      const state = fromJournal({intent: {...intent, ...edit}, intentLine: 7})
+      expect(state.sent).toBeUndefined()
+      expect(state.edited).toMatch(/^the journal's line 7 records refund "RF1" of .* for line 2, whose .*: edited/)
+      expect(isToSend({...state, planned})).toBe(false)
+    }
+    const given = stateFromJournal({...row, mchRefundNo: 'RF-ROW'}, {intent, intentLine: 7})
+    expect(given.edited).toMatch(/whose refund number is "RF-ROW"/)
   })
 })
 

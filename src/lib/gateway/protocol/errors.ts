@@ -184,6 +184,19 @@ export const DUPLICATE_CODES: readonly string[] = [
   'OUT_TRADE_NO_USED',
 ]
 
+/** The length of a failure's err_msg (section 2.1: String(128)). */
+const ERR_MSG_LENGTH = 128
+
+/**
+ * A failure's err_msg within its field: whole when it fits, else cut at the last word that
+ * fits, with "…": never mid-word, so what is said can still be read.
+ */
+export function errMsg(text: string): string {
+  if (text.length <= ERR_MSG_LENGTH) return text
+  const space = text.lastIndexOf(' ', ERR_MSG_LENGTH - 1)
+  return `${text.slice(0, space > 0 ? space : ERR_MSG_LENGTH - 1).replace(/[\s,;:]+$/, '')}…`
+}
+
 export function lookupError(code: string | undefined): CatalogueEntry | undefined {
   return code ? ERROR_CATALOGUE[code] : undefined
 }

@@ -27,7 +27,7 @@ const MAX_MINOR_UNITS = Number.MAX_SAFE_INTEGER
 /** A decimal amount as people write it: digits, at most one decimal point, no sign or separators. */
 interface Decimal {
   whole: string
-  /** Without trailing zeros: 50, 50.0 and 50.00 are the same amount. */
+  /** As written: 50, 50.0 and 50.00 are the same amount, but 1.500 is not 1.50 (see readAmountText). */
   fraction: string
 }
 
@@ -38,10 +38,14 @@ function parseDecimal(text: string): Decimal {
     throw new AmountError(
       `${quoted(text)} is not an amount; write it like 150.50 (digits, at most one decimal point, no sign or separators)`,
     )
-  return {whole: match[1]!, fraction: (match[2] ?? '').replace(/0+$/, '')}
+  return {whole: match[1]!, fraction: match[2] ?? ''}
 }
 
-/** `150.50` THB -> 15050. Throws AmountError with a sentence a user can act on. */
+/**
+ * `150.50` THB -> 15050. Throws AmountError with a sentence a user can act on. The places are
+ * counted as written: `1.500` THB is three places, refused, never read as 1.50 once its zeros
+ * are dropped (a German spreadsheet writes one thousand five hundred so).
+ */
 export function toMinorUnits(decimal: string, currency: string): number {
   const exponent = exponentOf(currency)
   if (exponent === undefined)
@@ -97,6 +101,10 @@ export function toDecimal(minor: number, currency: string): string {
 }
 
 /** 15050 THB -> `150.50 THB`; an unknown currency shows minor units as they are. */
+/** Minor units as the decimal `_amount` beside a `_fee`, when the currency is one gw knows. */
+export const decimalOf = (minor: number | undefined, currency: string | undefined) =>
+  minor !== undefined && currency && isCurrency(currency) ? toDecimal(minor, currency) : undefined
+
 export function formatAmount(minor: number | undefined, currency: string | undefined): string {
   if (minor === undefined || Number.isNaN(minor)) return '-'
   if (!currency || exponentOf(currency) === undefined) return `${minor}${currency ? ` ${currency}` : ''}`
@@ -122,6 +130,27 @@ export interface TypedAmount {
 }
 
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/
+/** One to three digits, a dot, exactly three digits: a decimal point, or a dot between thousands. */
+const THOUSANDS_DOT = /^\d{1,3}\.\d{3}$/
+
+/**
+ * The refusal of `1.500` (or `1.500.000`): both readings, and how to write each so that it
+ * cannot be taken for the other (`currency`'s decimals when known, else two).
+ */
+function dotReadings(text: string, currency: string | undefined, written = text): AmountError {
+  const thousands = text.replace(/\./g, '')
+  if (text.split('.').length > 2)
+    return new AmountError(
+      `${quoted(written)} has dots between thousands (${thousands}), which gw does not guess at; write ${thousands}`,
+    )
+  const [whole, fraction] = text.split('.') as [string, string]
+  const places = exponentOf(currency ?? '') ?? 2
+  const kept = fraction.replace(/0+$/, '')
+  const decimal = kept.length > places ? `${whole}.${kept}` : places ? `${whole}.${kept.padEnd(places, '0')}` : whole
+  return new AmountError(
+    `${quoted(written)} is ambiguous: ${thousands} with a dot between thousands (as comma-decimal spreadsheets write it), or ${whole}${kept ? `.${kept}` : ''} with a decimal point; gw does not guess: write ${thousands}, or ${decimal}`,
+  )
+}
 
 /** What the amount rule accepts, for messages. */
 const AMOUNT_FORMS =
@@ -136,9 +165,14 @@ const AMOUNT_FORMS =
  * row's), two signs, spaces inside the number.
  */
 export function readAmountText(text: string, currency?: string): TypedAmount {
-  // Most cells are plain digits (what exports write): they read as they are.
-  if (PLAIN_DECIMAL.test(text)) return {decimal: text, negative: false}
   const refuse = (why: string) => new AmountError(`${quoted(text)} ${why}; write ${AMOUNT_FORMS}`)
+  // Most cells are plain digits (what exports write): they read as they are, but for a single
+  // dot before exactly three digits, which spreadsheets in comma-decimal locales (German, and
+  // Excel's ";" files) write between thousands: 1.500 is one thousand five hundred there.
+  if (PLAIN_DECIMAL.test(text)) {
+    if (THOUSANDS_DOT.test(text)) throw dotReadings(text, currency)
+    return {decimal: text, negative: false}
+  }
   let rest = text.replace(/[\u00a0\u2000-\u200b\u202f\u2212]/g, (c) => (c === '\u2212' ? '-' : ' ')).trim()
   let signs = 0
   let named: Currency | undefined
@@ -169,6 +203,7 @@ export function readAmountText(text: string, currency?: string): TypedAmount {
   const wanted = currency?.toUpperCase()
   if (named && wanted && isCurrency(wanted) && named !== wanted)
     throw refuse(`is written in ${named} but the row is ${wanted}`)
+  if (THOUSANDS_DOT.test(rest) || /^\d{1,3}(\.\d{3}){2,}$/.test(rest)) throw dotReadings(rest, named ?? currency, text)
   if (PLAIN_DECIMAL.test(rest) || /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(rest))
     return {decimal: rest.replace(/,/g, ''), negative: signs === 1, ...(named ? {currency: named} : {})}
   if (/^[\d.,]+$/.test(rest) && /,\d{1,2}$|\.\d{3},|\.\d{3}\./.test(rest))

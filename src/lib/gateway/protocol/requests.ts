@@ -10,7 +10,7 @@
  */
 import * as z from 'zod/mini'
 
-import {ALL_CHANNELS, CHANNEL_REQUIRED, type Operation, channelsFor} from './channels.js'
+import {ALL_CHANNELS, CHANNEL_REQUIRED, type Operation, THB_ONLY_CHANNELS, channelsFor} from './channels.js'
 import {CURRENCIES} from './money.js'
 
 type FieldKind = 'text' | 'int' | 'channel' | 'currency' | 'timestamp' | 'img_type'
@@ -97,7 +97,8 @@ export const knownFields = (operation: Operation): string[] => Object.keys(REQUE
 /** Operations that name their order by one of three numbers; create names it by mch_order_no alone. */
 const ONE_OF_THREE: readonly Operation[] = ['order_query', 'order_refund', 'refund_query', 'order_close']
 
-export type RequestProblemKind = 'missing' | 'order_number_missing' | 'too_long' | 'invalid' | 'channel_not_taken'
+export type RequestProblemKind =
+  'missing' | 'order_number_missing' | 'too_long' | 'invalid' | 'channel_not_taken' | 'currency_not_taken'
 
 export interface RequestProblem {
   kind: RequestProblemKind
@@ -151,7 +152,8 @@ const SCHEMAS: Record<Operation, z.ZodMiniType> = {
 
 /**
  * Every problem of a request, in the order the gateway would answer them: missing fields,
- * no order number, over-long fields, invalid values, a channel the operation does not take.
+ * no order number, over-long fields, invalid values, a channel the operation does not take,
+ * a currency the channel does not take.
  */
 export function checkRequest(
   operation: Operation,
@@ -186,6 +188,14 @@ export function checkRequest(
       kind: 'channel_not_taken',
       field: 'channel',
       message: `${operation} does not take channel ${value}; it takes ${channelsFor(operation).join(', ')}`,
+    })
+  }
+  const currency = params.fee_type
+  if (operation === 'native_pay' && value && THB_ONLY_CHANNELS.includes(value) && currency && currency !== 'THB') {
+    problems.push({
+      kind: 'currency_not_taken',
+      field: 'fee_type',
+      message: `channel ${value} takes THB only (the document: Thailand only), not ${currency}`,
     })
   }
   return problems

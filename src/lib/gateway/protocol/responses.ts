@@ -17,16 +17,14 @@ const integerText = z.pipe(z.string().check(z.regex(/^-?\d+$/)), z.transform(Num
 
 /** An integer amount sent as a number or a numeric string; empty means absent. */
 const amount = prepared((v) => (v === '' || v === null ? undefined : v), z.optional(z.union([z.int(), integerText])))
-const text = prepared((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.optional(z.string()))
-/**
- * A time the gateway gives (`yyyy-MM-dd HH:mm:ss`, local time) read as ISO 8601 with the local
- * offset, so every view, file and --json document has one form. Notifications are not read
- * through this: the listener forwards what it verified.
- */
-const gatewayTime = prepared(
-  (v) => (typeof v === 'string' ? gatewayTimeIso(v) : v === null ? undefined : v),
-  z.optional(z.string()),
+/** A decimal the document types as a string (`rate`, "0.2101"): a number, as in notifications; other text is kept as it came. */
+const decimal = prepared(
+  (v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^-?\d+(?:\.\d+)?$/.test(v) ? Number(v) : v),
+  z.optional(z.union([z.number(), z.string()])),
 )
+const text = prepared((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.optional(z.string()))
+/** A time the gateway gives (`yyyy-MM-dd HH:mm:ss`, the merchant's local time): read in the profile's zone by `inGatewayZone`. */
+const gatewayTime = text
 const required = prepared((v) => (typeof v === 'number' ? String(v) : v), z.string())
 
 /** Maps `ksher_order_no` to `gw_order_no` and the like, keeping what the gateway sent. */
@@ -84,7 +82,7 @@ export const orderRecordSchema = record({
   operation: text,
   operator_id: text,
   device_id: text,
-  rate: text,
+  rate: decimal,
   time_end: gatewayTime,
 })
 
@@ -198,6 +196,25 @@ export const paymentNotificationSchema = z
     }),
   )
 
+/**
+ * An answer's gateway times (time_end, refund_time, each refund's refund_time) read in the zone
+ * the gateway writes them in, as ISO 8601 with the offset, so every view, file and --json
+ * document has one form whatever zone gw runs in. Notifications are not read through this: the
+ * listener forwards what it verified.
+ */
+export function inGatewayZone<T>(data: T, zone: string): T {
+  const read = (record: Record<string, unknown>) => {
+    const out = {...record}
+    for (const field of ['time_end', 'refund_time'])
+      if (typeof out[field] === 'string') out[field] = gatewayTimeIso(out[field], zone)
+    return out
+  }
+  const record = read(data as Record<string, unknown>)
+  if (Array.isArray(record.refund_orders))
+    record.refund_orders = record.refund_orders.map((r: Record<string, unknown>) => read(r))
+  return record as T
+}
+
 export const RESPONSE_SCHEMAS = {
   native_pay: orderCreatedSchema,
   order_query: orderRecordSchema,
@@ -219,11 +236,12 @@ export type ResponseData<O extends Operation> = z.infer<(typeof RESPONSE_SCHEMAS
 export const NOTIFICATION_ACK = '{"result":"SUCCESS","msg":"OK"}'
 
 /**
- * Whether an endpoint's answer ends delivery: section 6 asks for a JSON object whose result is
- * SUCCESS and whose msg is OK; spacing, key order and other keys are free
- * (`{"result": "SUCCESS", "msg": "OK"}` from Python's json.dumps is one).
+ * Whether an endpoint's answer ends delivery: an HTTP success whose body is what section 6 asks
+ * for, a JSON object whose result is SUCCESS and whose msg is OK; spacing, key order and other
+ * keys are free (`{"result": "SUCCESS", "msg": "OK"}` from Python's json.dumps is one).
  */
-export function isAcknowledgement(body: string): boolean {
+export function isAcknowledgement(status: number | null | undefined, body: string): boolean {
+  if (!status || status < 200 || status >= 300) return false
   try {
     const parsed: unknown = JSON.parse(body)
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false

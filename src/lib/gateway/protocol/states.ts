@@ -15,12 +15,16 @@ export const ORDER_STATES = {
   FAIL: 'failed',
 } as const
 
+/** A word each, to fit a table's cell; what processing means is PROCESSING_WAIT, said once. */
 const REFUND_STATES = {
   SUCCESS: 'refunded',
   FAIL: 'refund failed',
-  PROCESSING:
-    'processing; the channel answers later (about 20 minutes for a balance payment, 3 working days for a card)',
+  PROCESSING: 'processing',
 } as const
+
+/** How long a processing refund takes (section 3: TRADE_STATE_ERROR). */
+export const PROCESSING_WAIT =
+  'the channel answers later: about 20 minutes for a balance payment, 3 working days for a card'
 
 /** States in which an order can still change by itself: query again later. */
 export const UNSETTLED_ORDER_STATES: readonly string[] = ['NOTPAY', 'USERPAYING', 'PENDING', 'NOTSURE']

@@ -1,4 +1,4 @@
-/** Time formats of the API document, in local time. */
+/** Time formats of the API document, in local time, and the gateway's times read in its zone. */
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0')
 
@@ -28,13 +28,58 @@ export const isoTime = (date = new Date()) => `${localDate(date)}T${localClock(d
 /** The forms of a time the gateway gives: `yyyy-MM-dd HH:mm:ss` or `yyyyMMddHHmmss`. */
 const GATEWAY_TIME = /^(\d{4})-?(\d{2})-?(\d{2})[ T]?(\d{2}):?(\d{2}):?(\d{2})$/
 
+/** The zone the gateway writes its times in when a profile names none: the gateway is in Thailand. */
+export const DEFAULT_GATEWAY_ZONE = 'Asia/Bangkok'
+
+/** The zone this process reads and writes local times in (TZ, else the system's): the sandbox's gateway zone. */
+export const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone
+
+/** The IANA name of a time zone (`asia/bangkok` is `Asia/Bangkok`), or undefined when there is none of that name. */
+export function zoneName(zone: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en-US', {timeZone: zone.trim()}).resolvedOptions().timeZone
+  } catch {
+    return undefined
+  }
+}
+
+const FIFTEEN_MINUTES = 15 * 60_000
+const clocks = new Map<string, Intl.DateTimeFormat>()
+const offsets = new Map<string, number>()
+
 /**
- * A time the gateway gives (`yyyy-MM-dd HH:mm:ss` or `yyyyMMddHHmmss`, in local time: the API
- * document names no zone) as ISO 8601 with the local offset, 2026-11-20T14:03:00+07:00, so a
- * spreadsheet or a script reads it without guessing. Text in another form, or naming no real
- * time (a 13th month), is returned as it is.
+ * How far `zone`'s clock is ahead of UTC at an instant, in milliseconds. Zones change offset
+ * on quarter hours, so one look-up serves a quarter of an hour (a reconcile of 50,000 rows reads
+ * a handful of zones' clocks, not 50,000).
  */
-export function gatewayTimeIso(text: string | undefined): string | undefined {
+function offsetAt(instant: number, zone: string): number {
+  const key = `${zone} ${Math.floor(instant / FIFTEEN_MINUTES)}`
+  const known = offsets.get(key)
+  if (known !== undefined) return known
+  let clock = clocks.get(zone)
+  if (!clock) {
+    const numeric = {year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric'} as const
+    clock = new Intl.DateTimeFormat('en-US', {timeZone: zone, hourCycle: 'h23', ...numeric})
+    clocks.set(zone, clock)
+  }
+  const part: Record<string, number> = {}
+  for (const {type, value} of clock.formatToParts(instant)) part[type] = Number(value)
+  const minute = instant - (((instant % 60_000) + 60_000) % 60_000)
+  const offset = Date.UTC(part.year!, part.month! - 1, part.day, part.hour, part.minute) - minute
+  if (offsets.size > 10_000) offsets.clear()
+  offsets.set(key, offset)
+  return offset
+}
+
+/**
+ * A time the gateway gives (`yyyy-MM-dd HH:mm:ss` or `yyyyMMddHHmmss`: the merchant's local
+ * time, no zone written) read in the zone the gateway writes in, never the zone of the machine
+ * running gw, as ISO 8601 with this machine's offset, as gw writes every time:
+ * `2026-11-20 14:03:00` from a gateway in Asia/Bangkok is 2026-11-20T07:03:00+00:00 on a machine
+ * in UTC. Text in another form, or naming no time in that zone (a 13th month, an hour a change
+ * to summer time skips), is returned as it is; a time clocks pass twice is the first.
+ */
+export function gatewayTimeIso(text: string | undefined, zone: string): string | undefined {
   const parts = text && GATEWAY_TIME.exec(text.trim())
   if (!parts) return text || undefined
   const [year, month, day, hour, minute, second] = parts.slice(1).map(Number) as [
@@ -45,13 +90,18 @@ export function gatewayTimeIso(text: string | undefined): string | undefined {
     number,
     number,
   ]
-  const date = new Date(year, month - 1, day, hour, minute, second)
-  // Date rolls a 13th month, a 32nd day or a 25th hour over into the next, and moves a local time
-  // that a change to summer time skips (02:30 where clocks go from 02:00 to 03:00, or to 02:30)
-  // to one that exists: such text names no time here, and is kept as it is.
-  const named = [date.getFullYear(), date.getMonth() + 1, date.getDate(), date.getHours(), date.getMinutes()]
-  const real = [year, month, day, hour, minute].every((part, i) => named[i] === part) && date.getSeconds() === second
-  return real ? isoTime(date) : text
+  // The clock's reading as if it were UTC; Date.UTC rolls a 13th month over, and takes year 99 as 1999.
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second)
+  const rolled = new Date(wall)
+  const named = [rolled.getUTCFullYear(), rolled.getUTCMonth() + 1, rolled.getUTCDate(), rolled.getUTCHours()]
+  const real = [year, month, day, hour].every((part, i) => named[i] === part) && minute < 60 && second < 60
+  if (!real) return text
+  // The instants whose clock in the zone reads `wall`: none in a gap, two in an overlap.
+  const day24 = 86_400_000
+  const [first] = [wall - offsetAt(wall - day24, zone), wall - offsetAt(wall + day24, zone)]
+    .filter((instant) => instant + offsetAt(instant, zone) === wall)
+    .sort((a, b) => a - b)
+  return first === undefined ? text : isoTime(new Date(first))
 }
 
 /** ISO 8601 with the local offset, as the envelope's time_stamp: 2026-11-21T09:31:02.123+07:00. */

@@ -100,7 +100,13 @@ export async function runBulkRefund(
     const toSend = toSendTotals(plan.states)
     const result = (
       states: readonly RowState[],
-      ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
+      ended: {
+        stopped: boolean
+        stoppedBy?: unknown
+        writeFailure?: string
+        reportFailure?: string
+        historyFailure?: string
+      },
     ): BulkResult => ({
       csv,
       report: ended.reportFailure || !file.rows.length ? null : reportPath,
@@ -122,6 +128,7 @@ export async function runBulkRefund(
       rows: rowViews(file.rows, states, options.dry_run),
       write_failure: ended.writeFailure ?? null,
       report_failure: ended.reportFailure ?? null,
+      history_failure: ended.historyFailure ?? null,
       exit_code: options.dry_run
         ? plan.blocked
           ? ExitCode.Usage

@@ -1,7 +1,7 @@
 /** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
 import {ExitCode, exitCodeOfSignal} from '../../errors.js'
 import type {AuditTrail} from '../../files/audit.js'
-import {gatewayTimeIso, isCurrency, toDecimal} from '../../gateway/protocol/index.js'
+import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {TotalsRow} from '../../files/totals.js'
 import type {OrderLine} from './plan.js'
@@ -89,6 +89,8 @@ export interface BulkResult {
   write_failure: string | null
   /** The report could not be written; the journal holds every outcome. */
   report_failure: string | null
+  /** The history could not take the run's records (held by another program, a full disk): where they went. */
+  history_failure: string | null
   /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 6 sent but not confirmable (to confirm on the merchant platform), 130 interrupted. */
   exit_code: ExitCode
 }
@@ -103,18 +105,26 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
 }
 
 /**
- * The run's exit code. A report that could not be written is not a success: the refunds are in
- * the journal, and the same command run again writes the report (exit 5, also over failed rows;
- * an interrupt or a failed verification says more).
+ * The run's exit code. A report, or the history's records, that could not be written is not a
+ * success: the refunds are in the journal, and the same command run again writes the report
+ * (exit 5, also over failed rows; an interrupt or a failed verification says more).
  */
 export function exitCodeOf(
   states: readonly RowState[],
-  ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string; reportFailure?: string},
+  ended: {
+    stopped: boolean
+    stoppedBy?: unknown
+    writeFailure?: string
+    reportFailure?: string
+    historyFailure?: string
+  },
 ): ExitCode {
   const code = rowsExitCode(states, ended)
-  // Failed rows are in the journal and on screen; the report a rerun writes is what is missing.
+  // Failed rows are in the journal and on screen; the report a rerun writes, or this machine's
+  // record of the refunds (the history behind the money), is what is missing.
   const settled: ExitCode[] = [ExitCode.Done, ExitCode.Refused, ExitCode.NotConfirmable]
-  return ended.reportFailure && settled.includes(code) ? ExitCode.Unknown : code
+  const behind = ended.reportFailure || ended.historyFailure
+  return behind && settled.includes(code) ? ExitCode.Unknown : code
 }
 
 function rowsExitCode(
@@ -159,7 +169,7 @@ export function rowView(row: RefundRow, state: RowState, dryRun: boolean): BulkR
     gw_refund_no: facts.gw_refund_no,
     refund_amount:
       refund_fee !== undefined && fee_type && isCurrency(fee_type) ? toDecimal(refund_fee, fee_type) : undefined,
-    refund_time: gatewayTimeIso(facts.refund_time),
+    refund_time: facts.refund_time,
     settled_by: facts.settled_by,
     made_by: facts.made_by,
     earlier_run_at: facts.earlier_run_at,

@@ -76,6 +76,8 @@ type JournalRecord = JournalHeader | IntentRecord | OutcomeRecord
 export interface RowHistory {
   intent?: IntentRecord
   outcome?: OutcomeRecord
+  /** The journal's line (from 1) holding the intent, to name it. */
+  intentLine?: number
 }
 
 interface JournalReading {
@@ -116,7 +118,7 @@ export class Journal {
     const torn = !text.endsWith('\n') && text.length > 0
     if (torn) lines.pop()
     let first: JournalHeader | undefined
-    for (const line of lines) {
+    for (const [index, line] of lines.entries()) {
       if (!line.trim()) continue
       let record: JournalRecord
       try {
@@ -129,8 +131,10 @@ export class Journal {
         continue
       }
       const entry = rows.get(record.line) ?? {}
-      if (record.type === 'intent') entry.intent = record
-      else entry.outcome = record
+      if (record.type === 'intent') {
+        entry.intent = record
+        entry.intentLine = index + 1
+      } else entry.outcome = record
       rows.set(record.line, entry)
     }
     if (!first) return {rows, resumed: false, torn}

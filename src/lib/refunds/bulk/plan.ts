@@ -10,6 +10,7 @@ import {type Work, runBatch} from '../../batch.js'
 import {stoppedError} from '../../errors.js'
 import {formatAmount, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference, disagreement, orderKey} from '../../orders/reference.js'
+import {quoted} from '../../untrusted.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {balanceProblem, describeRefundProblem} from '../balance.js'
 import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
@@ -129,7 +130,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   }
   const {rows: history, resumed, torn} = Journal.read(input.journalPath, input.identity)
   file.rows.forEach((row, i) => {
-    if (row.request) states[i] = stateFromJournal(history.get(row.line))
+    if (row.request) states[i] = stateFromJournal(row, history.get(row.line))
   })
   const uncertain = file.rows.map((_, i) => i).filter((i) => states[i]!.outcome.status === 'unknown')
   const found = {
@@ -239,6 +240,7 @@ async function checkRows(
       },
       pace,
     )
+    for (const i of uncertain) states[i] = afterLookup(states[i]!, input.file.rows[i]!, problems)
     await runBatch(
       byOrder.values(),
       async (group) => {
@@ -260,6 +262,22 @@ async function checkRows(
     return order ? orderIdentity(order) : key
   }
   return {settled, orders, distinct_orders: new Set(usable.map(identity)).size}
+}
+
+/**
+ * A row the journal cannot vouch for, after the lookup of its refund number (where the channel
+ * has one): a failure it recorded stands unless the gateway showed the refund made; an edited
+ * row not settled by it is a problem, and nothing is sent for it.
+ */
+function afterLookup(state: RowState, row: RefundRow, problems: Problem[]): RowState {
+  if (!isOpen(state)) return state
+  if (state.failedBefore) return {...state, outcome: state.failedBefore}
+  if (state.edited)
+    problems.push({
+      line: row.line,
+      message: `${state.edited}; nothing is sent for this row until a lookup of its refund number settles it (restore the journal, or confirm on the merchant platform and give --journal NEW-FILE)`,
+    })
+  return state
 }
 
 /** The order as the gateway knows it, whichever of its numbers a row gave. */
@@ -305,9 +323,11 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
   })
   let first = 0
   let occurrence = 0
+  /** The row's place among the rows of its order and amount (0 for the first). */
+  let position = 0
   for (const [k, i] of indexes.entries()) {
     const row = file.rows[i]!
-    const state = states[i]!
+    let state = states[i]!
     const refund = refundOf(i)!
     if (k === 0 || !samePair(indexes[k - 1]!, i)) {
       first = i
@@ -317,23 +337,44 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
       const message = `repeats the refund of line ${file.rows[first]!.line} (the same order, ${amount}); add --allow-repeats if both are meant`
       problems.push({line: row.line, message})
     }
-    if (!state.planned) continue
-    let number = row.mchRefundNo || state.sent?.mch_refund_no
+    position = k === 0 || i === first ? 0 : position + 1
+    const planned = state.planned
+    if (!planned) continue
+    const derive = (n: number) =>
+      deriveRefundNumber({
+        appid,
+        gwOrderNo: orderOf(i),
+        refundFee: refund.refund_fee,
+        occurrence: n,
+        batch: input.batch_id,
+      })
+    // The journal's number for this row is used only when gw derives it for this order and
+    // amount (an occurrence of it: at most two for each row of the pair before it, and this one).
+    const sentNumber = state.sent?.mch_refund_no
+    const derivable = (n: string) => {
+      for (let at = 1; at <= 2 * position + 2; at++) if (derive(at) === n) return true
+      return false
+    }
+    let number = row.mchRefundNo || (sentNumber && derivable(sentNumber) ? sentNumber : undefined)
+    if (sentNumber && !number) {
+      const at = state.sent?.journal_line
+      const edited = `the journal's line ${at} records refund ${quoted(sentNumber)} for line ${row.line}, which is not a refund number gw gives this row's order and amount: edited, or another file's journal`
+      state = {...state, sent: undefined, edited}
+    }
     if (!number) {
-      const gwOrderNo = orderOf(i)
       do {
         occurrence++
-        number = deriveRefundNumber({appid, gwOrderNo, refundFee: refund.refund_fee, occurrence, batch: input.batch_id})
+        number = derive(occurrence)
       } while (taken.has(number))
     }
-    const {mch_order_no} = state.planned
+    const {mch_order_no} = planned
     const reused = row.mchRefundNo && !state.sent && refunds.numberReused(mch_order_no, number, refund.refund_fee)
     if (reused) {
       problems.push({line: row.line, message: describeRefundProblem(reused, mch_order_no, COLUMN_NAMES)})
       continue
     }
     const number_given = Boolean(row.mchRefundNo) && !state.sent && !refunds.sentHere(mch_order_no, number)
-    states[i] = {...state, planned: {...state.planned, mch_refund_no: number, number_given}}
+    states[i] = {...state, planned: {...planned, mch_refund_no: number, number_given}}
   }
   return problems
 }

@@ -3,11 +3,12 @@
  * one test of "still to send", and how the journal and the gateway's answers move a row
  * from one status to another.
  */
-import {type Amount, isoTime} from '../../gateway/protocol/index.js'
+import {type Amount, formatAmount, isoTime, minorUnitsOf} from '../../gateway/protocol/index.js'
 import type {OrderReference} from '../../orders/reference.js'
 import type {Lookup} from '../lookup.js'
 import type {PlannedRefund, RefundResult} from '../service.js'
-import type {RowHistory} from './journal.js'
+import {quoted} from '../../untrusted.js'
+import type {IntentRecord, RowHistory} from './journal.js'
 
 export interface Problem {
   line: number
@@ -107,6 +108,8 @@ export interface SentRefund {
   fee_type: string
   /** When that run wrote its intent (UTC ISO, as the journal holds it). */
   at?: string
+  /** The journal's line holding the intent. */
+  journal_line?: number
 }
 
 /** A success of a refund number learned now: an earlier run of this file sent it (`sent`), else it was made elsewhere. */
@@ -122,6 +125,14 @@ export interface RowState {
   readonly outcome: RowOutcome
   readonly planned?: PlannedRefund
   readonly sent?: SentRefund
+  /**
+   * The journal's record of this row disagrees with what gw derives from the row (its refund
+   * number, amount, order): edited, or another file's. It is evidence, not authority: the row is
+   * never sent on its word, and only a lookup of the row's own refund number settles it.
+   */
+  readonly edited?: string
+  /** A failure the journal records, said again only once a lookup (where the channel has one) has not shown the refund made. */
+  readonly failedBefore?: RowOutcome & {readonly status: 'failed'}
 }
 
 /** A row not sent yet, of which nothing else is known: one object for all of them (states are replaced, never changed). */
@@ -130,9 +141,9 @@ export const NOT_SENT: RowState = Object.freeze({outcome: Object.freeze({status:
 /** Not sent, or sent without a known outcome: the gateway is still to be asked (by sending, or by looking up). */
 export const isOpen = (state: RowState) => state.outcome.status === 'pending' || state.outcome.status === 'unknown'
 
-/** The one test of "still to send": planned, and open. */
+/** The one test of "still to send": planned, open, and not on the word of an edited journal. */
 export const isToSend = (state: RowState): state is RowState & {planned: PlannedRefund} =>
-  state.planned !== undefined && isOpen(state)
+  state.planned !== undefined && isOpen(state) && !state.edited
 
 /** The row's refund number: as planned, as an earlier run sent it, or as the file gives it ('' when not known). */
 export const numberOf = (row: RefundRow, state: RowState) =>
@@ -180,21 +191,55 @@ export function settleByLookup(state: RowState, lookup: Lookup): RowState {
 /**
  * A row's state from the journal of earlier runs. A final outcome after its intent is done; an
  * intent without one (or with processing) is asked about again under the same number; an
- * outcome without its intent is not trusted: the row is looked up.
+ * outcome without its intent is not trusted: the row is looked up. A failed outcome is looked up
+ * too before it is said again (a journal edited to say failed would hide a refund made). An
+ * intent that is not this row's refund (another number than the row gives, another order or
+ * amount) makes the row edited: its journal lines are not used.
  */
-export function stateFromJournal(entry: RowHistory | undefined): RowState {
+export function stateFromJournal(row: RefundRow, entry: RowHistory | undefined): RowState {
   const intent = entry?.intent
   if (!intent) return entry?.outcome ? {outcome: {status: 'unknown'}} : NOT_SENT
+  const disagreement = journalDisagreement(row, intent)
+  if (disagreement)
+    return {outcome: {status: 'unknown'}, edited: `the journal's line ${entry.intentLine} ${disagreement}`}
   const {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type, at} = intent
-  const sent = {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type, at}
+  const sent = {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type, at, journal_line: entry.intentLine}
   const outcome = entry.outcome
   if (!outcome || outcome.mch_refund_no !== mch_refund_no || !isFinal(outcome))
     return {outcome: {status: 'unknown'}, sent}
   const {status, gw_refund_no, refund_time, err_code, err_msg, advice, earlier_run_at} = outcome
-  if (status === 'failed') return {outcome: {status, gw_refund_no, err_code, err_msg, advice}, sent}
+  if (status === 'failed')
+    return {outcome: {status: 'unknown'}, sent, failedBefore: {status, gw_refund_no, err_code, err_msg, advice}}
   if (status === 'not_confirmable') return {outcome: {status, advice}, sent}
   if (status === 'already_refunded') return {outcome: {status, gw_refund_no, refund_time}, sent}
   // Refunded by a run of this file before this one.
   const state = {outcome: {status: 'pending'}, sent} as const
   return {...state, outcome: succeeded(state, {gw_refund_no, refund_time, earlier_run_at})}
+}
+
+/** How a journal's intent is not the row's refund, in words; undefined when it may be (what the row says agrees). */
+function journalDisagreement(row: RefundRow, intent: IntentRecord): string | undefined {
+  const request = row.request
+  const named = `refund ${quoted(intent.mch_refund_no)} of ${formatAmount(intent.refund_fee, intent.fee_type)} on order ${quoted(intent.mch_order_no)}`
+  const differs = (what: string) =>
+    `records ${named} for line ${row.line}, whose ${what}: edited, or another file's journal`
+  if (row.mchRefundNo && row.mchRefundNo !== intent.mch_refund_no)
+    return differs(`refund number is ${quoted(row.mchRefundNo)}`)
+  if (!request) return undefined
+  const {ref, amount, feeType} = request
+  if (ref.mch_order_no && ref.mch_order_no !== intent.mch_order_no)
+    return differs(`order is ${quoted(ref.mch_order_no)}`)
+  if (ref.gw_order_no && intent.gw_order_no && ref.gw_order_no !== intent.gw_order_no)
+    return differs(`gateway order is ${quoted(ref.gw_order_no)}`)
+  const currency = feeType?.toUpperCase() ?? intent.fee_type
+  if (currency !== intent.fee_type) return differs(`currency is ${quoted(currency)}`)
+  let minor: number | undefined
+  try {
+    minor = minorUnitsOf(amount, currency)
+  } catch {
+    minor = undefined
+  }
+  if (minor !== intent.refund_fee)
+    return differs(`amount is ${minor === undefined ? 'not that' : formatAmount(minor, currency)}`)
+  return undefined
 }

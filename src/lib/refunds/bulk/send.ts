@@ -7,7 +7,7 @@
  */
 import {runBatch} from '../../batch.js'
 import {GwError} from '../../errors.js'
-import type {RefundEntryStatus} from '../../orders/history.js'
+import {type RefundEntryStatus, keptSentence} from '../../orders/history.js'
 import type {PlannedRefund, RefundResult, RefundService} from '../service.js'
 import {Journal, type OutcomeRecord} from './journal.js'
 import type {BulkPlan} from './plan.js'
@@ -30,6 +30,8 @@ interface Sent {
   stoppedBy?: unknown
   /** A journal write failed (a full disk): sending stopped; the rows not sent stay pending. */
   writeFailure?: string
+  /** The history could not take this run's records (held by another program, a full disk): where they went instead. */
+  historyFailure?: string
 }
 
 /**
@@ -71,10 +73,19 @@ function outcomeRecord(line: number, mchRefundNo: string, outcome: RowOutcome): 
   }
 }
 
-/** A refund gw refused to send (its own check of the parameters): nothing went out. */
-async function sendOrRefuse(refunds: RefundService, planned: PlannedRefund, source: string): Promise<RefundResult> {
+/**
+ * A refund through the one door (RefundService.send). What it throws is gw's own check of the
+ * parameters refusing it (nothing went out), or the client's word that no request arrived (a
+ * transport failure): the first is failed, the second unknown, settled by the next run.
+ */
+async function sendOrRefuse(
+  refunds: RefundService,
+  planned: PlannedRefund,
+  source: string,
+  signal: AbortSignal,
+): Promise<RefundResult> {
   try {
-    return await refunds.send(planned, source)
+    return await refunds.send(planned, source, signal)
   } catch (error) {
     if (error instanceof GwError && error.kind === 'usage') {
       return {
@@ -113,7 +124,7 @@ function recordInHistory(states: RowState[], refunds: RefundService, source: str
   )
   for (const {sent, outcome, planned} of missing) {
     const {gw_refund_no} = outcome as {gw_refund_no?: string}
-    refunds.record({...sent!, channel: planned?.channel}, HISTORY_STATUS[outcome.status]!, {
+    refunds.recordOutcome({...sent!, channel: planned?.channel}, HISTORY_STATUS[outcome.status]!, {
       source,
       gw_refund_no,
       at: sent!.at,
@@ -151,6 +162,8 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
         const planned = state.planned!
         const row = file.rows[i]!
         const {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type} = planned
+        // A row that waited for its turn is not in flight: after a stop it is not started.
+        if (signal.aborted) return
         const intent = {
           type: 'intent' as const,
           line: row.line,
@@ -166,8 +179,9 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
         } catch (error) {
           return failed(error as Error)
         }
-        if (signal.aborted && writeFailure) return
-        const sent = await sendOrRefuse(refunds, planned, options.source)
+        // Stopped while its intent was written: not sent (the next run looks it up and sends it once).
+        if (signal.aborted) return
+        const sent = await sendOrRefuse(refunds, planned, options.source, signal)
         const ours = state.sent?.mch_refund_no === mch_refund_no ? state : {...state, sent: undefined}
         const outcome = outcomeOf(sent, ours)
         const {at} = intent
@@ -181,5 +195,13 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
   } finally {
     await journal.close().catch(failed)
   }
-  return {states, stopped: Boolean(options.signal?.aborted), stoppedBy: options.signal?.reason, writeFailure}
+  // The journal holds every refund and its outcome; the history catches up, or says where its records went.
+  const historyFailure = keptSentence(refunds.history.file, refunds.history.settle())
+  return {
+    states,
+    stopped: Boolean(options.signal?.aborted),
+    stoppedBy: options.signal?.reason,
+    writeFailure,
+    historyFailure,
+  }
 }

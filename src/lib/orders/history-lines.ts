@@ -1,13 +1,19 @@
 /**
- * The JSON-lines history of earlier versions (`history.jsonl`), read once into the database: each
- * line checked with zod (lines of earlier versions lack an order's state or a refund's status),
- * lines that are not a record (cut short by a killed write, edited by hand) skipped and named by
- * their number. Read in chunks, so a file of a million lines never sits whole in memory.
+ * The history as JSON lines (`history.jsonl`): what earlier versions kept, and where this version
+ * writes a record the database cannot take now (held by another program, a full disk), so that
+ * the fact a refund was made is kept where no other program can hold it; the history merges the
+ * file the next time it opens. Each line is checked with zod (lines of earlier versions lack an
+ * order's state or a refund's status); lines that are not a record (cut short by a killed write,
+ * edited by hand, longer than any record) are skipped and named by their number. Read in chunks,
+ * with a bound on a line's length, so neither a file of a million lines nor one line of a
+ * gigabyte sits in memory.
  */
-import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, fstatSync, fsyncSync, openSync, readSync} from 'node:fs'
 import {StringDecoder} from 'node:string_decoder'
 
 import * as z from 'zod/mini'
+
+import {writeFully} from '../io/private-file.js'
 
 const text = z.string()
 const amount = z.int().check(z.nonnegative())
@@ -69,10 +75,17 @@ export function entryOf(line: string): Entry | undefined {
   return parsed.success ? parsed.data : undefined
 }
 
-/** Each line of a file with its number (from 1), read in chunks; `progress` is told the bytes read so far. */
+/** A record is under 1 KiB: a line longer than this is not one, and is never held whole. */
+const MAX_LINE_BYTES = 64 * 1024
+
+/**
+ * Each line of a file with its number (from 1), read in chunks; a line longer than
+ * MAX_LINE_BYTES is given as undefined (its bytes skipped, never held). `progress` is told the
+ * bytes read so far.
+ */
 export function forEachLine(
   path: string,
-  onLine: (line: string, number: number) => void,
+  onLine: (line: string | undefined, number: number) => void,
   progress: (bytesRead: number, size: number) => void = () => {},
 ): void {
   const fd = openSync(path, 'r')
@@ -81,17 +94,40 @@ export function forEachLine(
     const chunk = Buffer.alloc(1 << 20)
     const decoder = new StringDecoder('utf8')
     let rest = ''
+    /** The line being read is too long: its bytes are skipped up to its end. */
+    let tooLong = false
     let number = 0
     let read = 0
     for (let got; (got = readSync(fd, chunk, 0, chunk.length, null)) > 0;) {
       read += got
       const lines = (rest + decoder.write(chunk.subarray(0, got))).split('\n')
       rest = lines.pop()!
-      for (const line of lines) onLine(line, ++number)
+      for (const line of lines) {
+        onLine(tooLong || line.length > MAX_LINE_BYTES ? undefined : line, ++number)
+        tooLong = false
+      }
+      if (rest.length > MAX_LINE_BYTES) {
+        tooLong = true
+        rest = ''
+      }
       progress(read, size)
     }
     rest += decoder.end()
-    if (rest) onLine(rest, ++number)
+    if (rest || tooLong) onLine(tooLong || rest.length > MAX_LINE_BYTES ? undefined : rest, ++number)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Appends records to the file, whole and synced before this returns: one write (O_APPEND), so
+ * lines of two processes never interleave. Throws what the system says (a full disk).
+ */
+export function appendEntries(path: string, entries: readonly Entry[]): void {
+  const fd = openSync(path, 'a', 0o600)
+  try {
+    writeFully(fd, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''))
+    fsyncSync(fd)
   } finally {
     closeSync(fd)
   }
@@ -103,6 +139,6 @@ export function unreadableLines(file: string, numbers: number[]): string {
   const lines = numbers.length > 5 ? `${numbers.slice(0, 5).join(', ')}, …` : numbers.join(', ')
   return (
     `${file}: ${one ? 'line' : 'lines'} ${lines} ${one ? 'is' : 'are'} ` +
-    'not a record of an order or refund (cut short, or edited) and were skipped; what they held is not known to gw.'
+    `not a record of an order or refund (cut short, edited, or longer than ${MAX_LINE_BYTES / 1024} KiB) and were skipped; what they held is not known to gw.`
   )
 }

@@ -1,0 +1,478 @@
+// Money holds when gw's own machine fails: its database held by another program after a send, a
+// disk that fills after a send, a journal edited or a history emptied between runs, a history.jsonl
+// that appears later, a stop while rows wait for their turn, two copies of one file at once. Each
+// asserts what the sandbox's ledger shows was really refunded, gw's exit code and words, and the
+// history afterwards.
+import {execFileSync, spawnSync} from 'node:child_process'
+import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+import {parse} from 'csv-parse/sync'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import type {CliOptions, CliResult} from '../helpers/cli.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {REPO_ROOT, removeDir, tempDir, untab} from '../helpers/shared.js'
+import {holdDatabase} from '../helpers/sqlite-holder.js'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+let world: GwWorld
+const dirs: string[] = []
+beforeAll(async () => {
+  world = await startWorld()
+})
+afterAll(async () => {
+  dirs.forEach(removeDir)
+  await world.close()
+})
+
+/** A config dir of its own (its own history) with the sandbox's merchant as the environment profile. */
+function machine(): {dir: string; env: Record<string, string>} {
+  const dir = tempDir('gw-local-')
+  dirs.push(dir)
+  return {dir, env: world.environmentProfile({GW_CONFIG_DIR: dir})}
+}
+
+const refundsOf = async (order: string) => (await world.ledger(order))!.refunds
+const seen = async (operation: string) => (await world.requests())[operation] ?? 0
+const reportOf = (csv: string) =>
+  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true, cast: untab}) as Record<
+    string,
+    string
+  >[]
+
+/**
+ * Runs gw with `operation`'s answers slowed to `latencyMs`, and does `act` once the sandbox has
+ * seen `count` of them: while the request is in flight, before gw knows its outcome.
+ */
+async function whileInFlight(
+  args: string[],
+  options: CliOptions,
+  at: {operation: string; count?: number; latencyMs?: number},
+  act: () => Promise<void>,
+): Promise<CliResult> {
+  await world.faults(`latency=${at.latencyMs ?? 1500}ms@${at.operation}`)
+  try {
+    const before = await seen(at.operation)
+    const running = world.spawn(args, options)
+    const deadline = Date.now() + 20_000
+    while ((await seen(at.operation)) - before < (at.count ?? 1)) {
+      if (Date.now() > deadline || running.child.exitCode !== null) throw new Error(`gw sent no ${at.operation}`)
+      await sleep(20)
+    }
+    await act()
+    return await running.result
+  } finally {
+    await world.faults('')
+  }
+}
+
+describe('the history held by another program after a refund was sent', () => {
+  it('a single refund: said refunded as the gateway showed, its outcome kept in history.jsonl, exit 5; never "nothing was sent"; the next command merges it', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'HELD-ONE')
+    const {dir, env} = machine()
+    expect((await world.run(['history'], {env})).code).toBe(0)
+    const database = join(dir, 'history.db')
+    let holder: Awaited<ReturnType<typeof holdDatabase>> | undefined
+    const refund = ['refund', 'create', order!, '--amount', '10.00', '--json']
+    try {
+      const held = await whileInFlight(refund, {env}, {operation: 'order_refund'}, async () => {
+        holder = await holdDatabase(database)
+      })
+      expect(held.code, held.stderr).toBe(5)
+      expect(held.stderr).not.toMatch(/nothing was sent/i)
+      expect(held.stderr).toContain(
+        `history.db is held by process ${holder!.pid} (sqlite3 ${database}); gw waited 5 s.`,
+      )
+      expect(held.stderr).toMatch(
+        /its outcome went to .*history\.jsonl, added to the history the next time gw opens it/,
+      )
+      const result = held.json<{status: string; not_recorded: {where: string}; planned: {mch_refund_no: string}}>()
+      expect(result).toMatchObject({status: 'refunded', not_recorded: {where: 'later'}})
+      expect(await refundsOf(order!)).toEqual([
+        expect.objectContaining({mch_refund_no: result.planned.mch_refund_no, refund_fee: 1000, state: 'SUCCESS'}),
+      ])
+      const kept = readFileSync(join(dir, 'history.jsonl'), 'utf8')
+      expect(JSON.parse(kept.trim())).toMatchObject({mch_refund_no: result.planned.mch_refund_no, status: 'refunded'})
+    } finally {
+      await holder?.release()
+    }
+    // Free again: the next command merges what waited, and the refund is known as refunded.
+    const listed = await world.run(['refund', 'list', '--json'], {env})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.json<{refunds: {mch_order_no: string; status: string}[]}>().refunds).toEqual([
+      expect.objectContaining({mch_order_no: order, status: 'refunded'}),
+    ])
+    expect(existsSync(join(dir, 'history.jsonl'))).toBe(false)
+    expect(existsSync(join(dir, 'history.jsonl.imported'))).toBe(true)
+    // The same refund asked again is pointed out, never sent on a guess.
+    const again = await world.run(refund.slice(0, -1), {env})
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain('Add --again to confirm')
+    expect(await refundsOf(order!)).toHaveLength(1)
+  }, 60_000)
+
+  it('a bulk run past the history grouping: every row refunded, none failed, the run not slowed; exit 5 naming the holder; a rerun settles to exit 0, each refund once', async () => {
+    const orders = await world.paidOrders(600, 10_000, 'HELD-BULK')
+    const {dir, env} = machine()
+    const csv = join(dir, 'held.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
+    const database = join(dir, 'history.db')
+    expect((await world.run(['history'], {env})).code).toBe(0)
+    let holder: Awaited<ReturnType<typeof holdDatabase>> | undefined
+    const started = Date.now()
+    try {
+      const run = await whileInFlight(
+        ['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '8'],
+        {env},
+        {operation: 'order_refund', count: 8, latencyMs: 200},
+        async () => {
+          holder = await holdDatabase(database)
+        },
+      )
+      expect(run.code, run.stderr).toBe(5)
+      expect(run.stderr).toContain(`history.db is held by process ${holder!.pid} (sqlite3 ${database})`)
+      expect(run.stderr).toMatch(
+        /600 records went to .*history\.jsonl instead, merged the next time gw opens the history/,
+      )
+      expect(run.stderr).not.toMatch(/nothing was sent/i)
+      const statuses = reportOf(csv).map((row) => row.status)
+      expect(statuses.filter((status) => status !== 'refunded')).toEqual([])
+      // Not slowed by waiting for the database while answers came in (it took over 6 minutes).
+      expect(Date.now() - started).toBeLessThan(45_000)
+    } finally {
+      await holder?.release()
+    }
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(rerun.code, rerun.stderr).toBe(0)
+    expect(new Set(reportOf(csv).map((row) => row.status))).toEqual(new Set(['refunded_earlier']))
+    const made = (await Promise.all(orders.map(refundsOf))).flat()
+    expect(made).toHaveLength(600)
+    const listed = await world.run(['refund', 'list', '--json'], {env})
+    const refunds = listed.json<{refunds: {status: string; source: string}[]}>().refunds
+    expect(refunds).toHaveLength(600)
+    expect(new Set(refunds.map((r) => `${r.status} ${r.source}`))).toEqual(new Set(['refunded held.csv']))
+  }, 180_000)
+})
+
+describe('a disk that fills after a refund was sent', () => {
+  it('a single refund: exit 5 saying where its outcome is (nowhere on this machine), never "unexpected failure"; the next run settles it once', async (context) => {
+    const {dir, env} = machine()
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir], {stdio: 'ignore'})
+    } catch {
+      context.skip('this machine cannot mount a small filesystem')
+    }
+    try {
+      const [order] = await world.paidOrders(1, 10_000, 'FULL-ONE')
+      expect((await world.run(['history'], {env})).code).toBe(0)
+      const refund = ['refund', 'create', order!, '--amount', '10.00']
+      const full = await whileInFlight(refund, {env}, {operation: 'order_refund'}, async () => {
+        // Fills what is left of the disk, as another program's writes would.
+        try {
+          execFileSync('dd', ['if=/dev/zero', `of=${join(dir, 'filler')}`, 'bs=64k'], {stdio: 'ignore'})
+        } catch {
+          // dd ends with "No space left on device": the disk is full.
+        }
+      })
+      expect(full.code, full.stderr).toBe(5)
+      expect(full.stderr).not.toContain('unexpected failure')
+      expect(full.stderr).not.toMatch(/nothing was sent/i)
+      expect(full.stderr).toMatch(/the disk is full/)
+      expect(full.stderr).toMatch(
+        /could not be kept anywhere on this machine; the next refund of the order looks it up first/,
+      )
+      expect(await refundsOf(order!)).toHaveLength(1)
+      rmSync(join(dir, 'filler'))
+      const settled = await world.run(refund, {env})
+      expect(settled.code, settled.stderr).toBe(0)
+      expect(settled.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
+      expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 1000, state: 'SUCCESS'})])
+    } finally {
+      execFileSync('umount', [dir])
+    }
+  }, 60_000)
+})
+
+describe('a journal edited between runs', () => {
+  /** A bulk run of one 1.00 row per order, then the journal's lines for `edit` changed as `change` says. */
+  async function runThenEdit(prefix: string, channel: string) {
+    const orders = await world.paidOrders(3, 10_000, prefix, channel)
+    const {dir, env} = machine()
+    const csv = join(dir, 'refunds.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
+    const first = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(first.code, first.stderr).toBe(0)
+    const journal = `${csv}.journal.jsonl`
+    const records = readFileSync(journal, 'utf8').trim().split('\n')
+    return {orders, env, csv, journal, records}
+  }
+  const rewrite = (path: string, records: string[]) => writeFileSync(path, `${records.join('\n')}\n`)
+
+  it('an intent given another refund number and its outcome deleted: the row is looked up under its own number, never sent again (3.00 refunded for a 3.00 file)', async () => {
+    const {orders, env, csv, journal, records} = await runThenEdit('EDIT-NO', 'wechat')
+    const edited = records
+      .filter((r) => !(JSON.parse(r).type === 'outcome' && JSON.parse(r).line === 3))
+      .map((r) =>
+        JSON.parse(r).type === 'intent' && JSON.parse(r).line === 3 ? r.replace(/"RF[0-9A-F]+"/, '"RF-EDITED"') : r,
+      )
+    rewrite(journal, edited)
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(rerun.code, rerun.stderr).toBe(0)
+    expect(reportOf(csv).map((row) => row.status)).toEqual(['refunded_earlier', 'already_refunded', 'refunded_earlier'])
+    const made = (await Promise.all(orders.map(refundsOf))).flat()
+    expect(made.map((r) => r.refund_fee)).toEqual([100, 100, 100])
+  })
+
+  it('on a channel without a refund query (alipay) the edited row is a problem naming the journal line: nothing is sent', async () => {
+    const {orders, env, csv, journal, records} = await runThenEdit('EDIT-ALI', 'alipay')
+    const at = records.findIndex((r) => JSON.parse(r).type === 'intent' && JSON.parse(r).line === 3)
+    const edited = records
+      .filter((r) => !(JSON.parse(r).type === 'outcome' && JSON.parse(r).line === 3))
+      .map((r, i) => (i === at ? r.replace(/"RF[0-9A-F]+"/, '"RF-EDITED"') : r))
+    rewrite(journal, edited)
+    const before = await seen('order_refund')
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(rerun.code).toBe(2)
+    expect(rerun.stderr).toContain(`the journal's line ${at + 1} records refund "RF-EDITED" for line 3`)
+    expect(rerun.stderr).toContain('nothing is sent for this row')
+    expect(await seen('order_refund')).toBe(before)
+    expect((await Promise.all(orders.map(refundsOf))).flat()).toHaveLength(3)
+  })
+
+  it('an outcome edited to failed is looked up before it is said: refunded_earlier, as the gateway shows', async () => {
+    const {env, csv, journal, records} = await runThenEdit('EDIT-FAIL', 'wechat')
+    rewrite(
+      journal,
+      records.map((r) =>
+        JSON.parse(r).type === 'outcome' && JSON.parse(r).line === 2 ? r.replace('"refunded"', '"failed"') : r,
+      ),
+    )
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(rerun.code, rerun.stderr).toBe(0)
+    expect(reportOf(csv)[0]!.status).toBe('refunded_earlier')
+  })
+
+  it('an intent edited to another amount makes the row edited: looked up, never sent at the edited amount', async () => {
+    const {orders, env, csv, journal, records} = await runThenEdit('EDIT-AMT', 'wechat')
+    rewrite(
+      journal,
+      records
+        .filter((r) => !(JSON.parse(r).type === 'outcome' && JSON.parse(r).line === 4))
+        .map((r) =>
+          JSON.parse(r).type === 'intent' && JSON.parse(r).line === 4
+            ? r.replace('"refund_fee":100', '"refund_fee":400')
+            : r,
+        ),
+    )
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(rerun.code, rerun.stderr).toBe(0)
+    expect(reportOf(csv)[2]!.status).toBe('already_refunded')
+    expect((await Promise.all(orders.map(refundsOf))).flat().map((r) => r.refund_fee)).toEqual([100, 100, 100])
+  })
+})
+
+describe('a history that is emptied or appears later', () => {
+  it('a 0-byte history.db is damage, refused like any other: the unsettled refund is not forgotten, nothing is sent twice', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ZERO')
+    const {dir, env} = machine()
+    const refund = ['refund', 'create', order!, '--amount', '10.00']
+    // Sent, and stopped before its answer: its intent is in the history, its outcome unknown.
+    const stopped = await world.during(refund, {operation: 'order_refund', count: 1}, (child) => child.kill('SIGINT'), {
+      env,
+    })
+    expect(stopped.code).toBe(130)
+    for (const file of readdirSync(dir).filter((name) => name.startsWith('history.db'))) rmSync(join(dir, file))
+    writeFileSync(join(dir, 'history.db'), '')
+    const refused = await world.run(refund, {env})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(`${join(dir, 'history.db')} is not a readable gw database: it is empty (0 bytes).`)
+    expect(refused.stderr).toContain('Move it aside')
+    expect(refused.stderr).toContain('Nothing was sent.')
+    expect(await refundsOf(order!)).toHaveLength(1)
+  })
+
+  it('a history.jsonl that appears after the first import (an older gw, a backup) is merged: its unsettled refund is settled, never sent again', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'LATER')
+    const older = machine()
+    // An older gw on the same machine made a refund and recorded only its intent.
+    const made = await world.run(['refund', 'create', order!, '--amount', '10.00', '--json'], {env: older.env})
+    expect(made.code, made.stderr).toBe(0)
+    const {planned} = made.json<{planned: {mch_refund_no: string; channel: string; gw_order_no: string}}>()
+    const {dir, env} = machine()
+    expect((await world.run(['history'], {env})).code).toBe(0)
+    const appid = world.sandbox.info.merchants[0]!.appid
+    const intent = {
+      type: 'refund',
+      appid,
+      mch_order_no: order,
+      gw_order_no: planned.gw_order_no,
+      channel: planned.channel,
+      mch_refund_no: planned.mch_refund_no,
+      refund_fee: 1000,
+      fee_type: 'THB',
+      status: 'intent',
+      source: 'refund create',
+      at: new Date().toISOString(),
+    }
+    writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify(intent)}\n`)
+    const again = await world.run(['refund', 'create', order!, '--amount', '10.00'], {env})
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain(`Refund ${planned.mch_refund_no} was sent by an earlier run`)
+    expect(again.stderr).toContain('Nothing new was sent.')
+    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(readdirSync(dir)).toContain('history.jsonl.imported')
+  })
+
+  it('a history.jsonl with a 64 MiB line: the line is named and skipped, the records around it merged, in bounded memory', async () => {
+    const {dir, env} = machine()
+    expect((await world.run(['history'], {env})).code).toBe(0)
+    const appid = world.sandbox.info.merchants[0]!.appid
+    const order = (no: string) =>
+      JSON.stringify({
+        type: 'order',
+        appid,
+        mch_order_no: no,
+        channel: 'wechat',
+        total_fee: 100,
+        fee_type: 'THB',
+        at: '2026-11-01T00:00:00Z',
+      })
+    writeFileSync(join(dir, 'history.jsonl'), `${order('BEFORE')}\n${'x'.repeat(64 << 20)}\n${order('AFTER')}\n`)
+    // gw as a user runs it, its peak memory reported by the benchmarks' hook on a fourth descriptor.
+    const listed = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(join(REPO_ROOT, 'bench', 'maxrss-hook.mjs')).href,
+        join(REPO_ROOT, 'bin', 'run.js'),
+        'order',
+        'list',
+        '--json',
+      ],
+      {env: {...process.env, ...env, NO_COLOR: '1'}, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe']},
+    )
+    expect(listed.status, listed.stderr).toBe(0)
+    expect(listed.stderr).toContain('line 2 is not a record of an order or refund')
+    expect(
+      (JSON.parse(listed.stdout) as {orders: {mch_order_no: string}[]}).orders.map((o) => o.mch_order_no).sort(),
+    ).toEqual(['AFTER', 'BEFORE'])
+    // Peak memory in KiB: the line was never held whole (677 MB it took).
+    expect(Number(listed.output[3]) / 1024).toBeLessThan(250)
+  })
+})
+
+describe('a stop while rows wait for their turn', () => {
+  it('Ctrl-C under --rate 1: no refund request leaves after the stop; the rows waiting are pending, not sent', async () => {
+    const orders = await world.paidOrders(8, 10_000, 'RATE-STOP')
+    const {dir, env} = machine()
+    const csv = join(dir, 'slow.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
+    const before = await seen('order_refund')
+    const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--rate', '1', '--concurrency', '4'], {
+      env,
+    })
+    while ((await seen('order_refund')) - before < 2) await sleep(20)
+    running.child.kill('SIGINT')
+    const atStop = await seen('order_refund')
+    const ended = await running.result
+    await sleep(2000)
+    expect(ended.code, ended.stderr).toBe(130)
+    expect(await seen('order_refund')).toBe(atStop)
+    const statuses = reportOf(csv).map((row) => row.status)
+    expect(statuses.filter((s) => s === 'refunded')).toHaveLength(atStop - before)
+    expect(statuses.filter((s) => s === 'pending')).toHaveLength(8 - (atStop - before))
+    expect((await Promise.all(orders.map(refundsOf))).flat()).toHaveLength(atStop - before)
+  }, 60_000)
+})
+
+describe('a thousands dot in a German file', () => {
+  const fixture = (name: string) => join(REPO_ROOT, 'test', 'fixtures', 'german', name)
+  const columns = (currency: string) => [
+    '--column',
+    'mch_order_no=Invoice No',
+    '--column',
+    `refund_amount=Refund (${currency})`,
+  ]
+
+  it("LibreOffice's German CSV (1.500 and 3.200 baht, 2.000 yen): refused before anything is sent, naming each line and both readings", async () => {
+    await world.paidOrders(3, 500_000, 'GER')
+    const {env} = machine()
+    const before = await seen('order_refund')
+    for (const flags of [['--dry-run'], ['--yes']]) {
+      const run = await world.run(
+        ['refund', 'create', '--from-csv', fixture('refunds-thb.libreoffice-de.csv'), ...columns('THB'), ...flags],
+        {env},
+      )
+      expect(run.code, run.stderr).toBe(2)
+      expect(run.stdout + run.stderr).toMatch(
+        /line 2\b.*"1\.500" is ambiguous: 1500 with a dot between thousands .*, or 1\.5 with a decimal point/,
+      )
+      expect(run.stdout + run.stderr).toMatch(/line 3\b.*"3\.200" is ambiguous: 3200 .* or 3\.2 with a decimal point/)
+    }
+    const yen = await world.run(
+      ['refund', 'create', '--from-csv', fixture('refunds-jpy.libreoffice-de.csv'), ...columns('JPY'), '--yes'],
+      {env},
+    )
+    expect(yen.code).toBe(2)
+    expect(yen.stdout + yen.stderr).toMatch(/"2\.000" is ambiguous: 2000 .* or 2 with a decimal point/)
+    expect(await seen('order_refund')).toBe(before)
+    for (const order of ['GER-1', 'GER-2', 'GER-3']) expect(await refundsOf(order)).toEqual([])
+  })
+
+  it('an Excel-style ";" CSV written byte for byte (BOM, CRLF, 1.500 THB and 2.000 JPY): refused, nothing sent', async () => {
+    const {dir, env} = machine()
+    const csv = join(dir, 'excel-de.csv')
+    writeFileSync(
+      csv,
+      Buffer.from('\ufeffmch_order_no;refund_amount;fee_type\r\nGER-1;1.500;THB\r\nGER-J;2.000;JPY\r\n', 'utf8'),
+    )
+    const before = await seen('order_refund')
+    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(run.code).toBe(2)
+    expect(run.stdout + run.stderr).toContain('"1.500" is ambiguous')
+    expect(run.stdout + run.stderr).toContain('"2.000" is ambiguous')
+    expect(await seen('order_refund')).toBe(before)
+  })
+})
+
+describe('two copies of one file run at once', () => {
+  it('each refund is credited to the file that sent it, and a refund one copy saw succeed on alipay stays refunded', async () => {
+    const orders = [
+      ...(await world.paidOrders(3, 10_000, 'TWICE-W', 'wechat')),
+      ...(await world.paidOrders(3, 10_000, 'TWICE-A', 'alipay')),
+    ]
+    const {dir, env} = machine()
+    const slow = join(dir, 'batch.csv')
+    const copy = join(dir, 'batch (1).csv')
+    const content = `mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`
+    writeFileSync(slow, content)
+    writeFileSync(copy, content)
+    const before = await seen('order_refund')
+    const first = world.spawn(['refund', 'create', '--from-csv', slow, '--yes', '--rate', '1', '--concurrency', '1'], {
+      env,
+    })
+    while ((await seen('order_refund')) - before < 1) await sleep(20)
+    const second = await world.run(['refund', 'create', '--from-csv', copy, '--yes'], {env})
+    expect(second.code, second.stderr).toBe(0)
+    const slowEnded = await first.result
+    expect([0, 5]).toContain(slowEnded.code)
+    expect((await Promise.all(orders.map(refundsOf))).flat()).toHaveLength(6)
+    const listed = await world.run(['refund', 'list', '--json'], {env})
+    const refunds = listed.json<{refunds: {mch_order_no: string; status: string; source: string}[]}>().refunds
+    const byOrder = new Map(refunds.map((r) => [r.mch_order_no, r]))
+    // The slow run sent the first row; the copy sent the rest while it waited.
+    expect(byOrder.get(orders[0]!)).toMatchObject({status: 'refunded', source: 'batch.csv'})
+    for (const order of orders.slice(1))
+      expect(byOrder.get(order)).toMatchObject({status: 'refunded', source: 'batch (1).csv'})
+    // The slow run, meeting the copy's alipay refunds, says what this machine saw: refunded, never not confirmable.
+    const slowReport = reportOf(slow)
+    expect(slowReport.slice(3).map((row) => row.status)).toEqual([
+      'already_refunded',
+      'already_refunded',
+      'already_refunded',
+    ])
+  }, 60_000)
+})
