@@ -89,13 +89,13 @@ describe('the history held by another program after a refund was sent', () => {
       expect(held.stderr).toMatch(
         /its outcome went to .*history\.jsonl, added to the history the next time gw opens it/,
       )
-      const result = held.json<{status: string; not_recorded: {where: string}; planned: {mch_refund_no: string}}>()
+      const result = held.json<{status: string; not_recorded: {where: string}; mch_refund_no: string}>()
       expect(result).toMatchObject({status: 'refunded', not_recorded: {where: 'later'}})
       expect(await refundsOf(order!)).toEqual([
-        expect.objectContaining({mch_refund_no: result.planned.mch_refund_no, refund_fee: 1000, state: 'SUCCESS'}),
+        expect.objectContaining({mch_refund_no: result.mch_refund_no, refund_fee: 1000, state: 'SUCCESS'}),
       ])
       const kept = readFileSync(join(dir, 'history.jsonl'), 'utf8')
-      expect(JSON.parse(kept.trim())).toMatchObject({mch_refund_no: result.planned.mch_refund_no, status: 'refunded'})
+      expect(JSON.parse(kept.trim())).toMatchObject({mch_refund_no: result.mch_refund_no, status: 'refunded'})
     } finally {
       await holder?.release()
     }
@@ -300,7 +300,7 @@ describe('a history that is emptied or appears later', () => {
     // An older gw on the same machine made a refund and recorded only its intent.
     const made = await world.run(['refund', 'create', order!, '--amount', '10.00', '--json'], {env: older.env})
     expect(made.code, made.stderr).toBe(0)
-    const {planned} = made.json<{planned: {mch_refund_no: string; channel: string; gw_order_no: string}}>()
+    const planned = made.json<{mch_refund_no: string; channel: string; gw_order_no: string}>()
     const {dir, env} = machine()
     expect((await world.run(['history'], {env})).code).toBe(0)
     const appid = world.sandbox.info.merchants[0]!.appid

@@ -50,6 +50,8 @@ export interface RefundDocument {
   completed_earlier?: boolean
   interrupted?: string
   unverified?: boolean
+  /** Sent, and not in this machine's history yet: where its outcome went instead (exit 5). */
+  not_recorded?: RefundResult['not_recorded']
   explanation?: string
   err_code?: string
   err_msg?: string
@@ -86,6 +88,7 @@ function refundDocument(result: OneRefund): RefundDocument {
     completed_earlier: result.completed_earlier,
     interrupted: result.interrupted,
     unverified: result.unverified,
+    not_recorded: result.not_recorded,
     explanation,
     err_code,
     err_msg,
