@@ -15,12 +15,12 @@ import {
 } from '../gateway/protocol/index.js'
 import type {RefundEntry} from '../orders/history.js'
 import {fileShown, shown} from '../untrusted.js'
-import {type RefundProblem, describeRefundProblem} from '../refunds/balance.js'
+import {describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listCount, listedState} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund, RefundResult} from '../refunds/service.js'
-import type {MadeRefund, OneRefund} from '../refunds/single.js'
+import {type MadeRefund, type OneRefund, type RefusedRefund, resentSentence} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
@@ -182,13 +182,23 @@ export function identicalQuestion(made: MadeRefund, planned: PlannedRefund, prof
  * failed refund (exit 1) is an error. `order` and `names` say how the user named the order and the amount.
  */
 export function refundOutcome(
-  result: OneRefund | RefundProblem,
+  result: OneRefund | RefusedRefund,
   order: string,
   names: AmountNames,
   profile: SuggestedFor,
 ): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: RefundDocument} {
-  if ('kind' in result)
-    return {error: new GwError('usage', `${describeRefundProblem(result, order, names)} Nothing was sent.`)}
+  if ('kind' in result) {
+    const refused = describeRefundProblem(result, order, names)
+    // Earlier refunds were sent again to settle them: money may have moved, so not "nothing was sent" (exit 5).
+    if (result.resent_earlier?.length)
+      return {
+        error: new GwError(
+          'unknown',
+          `${resentSentence(result.resent_earlier)} Then the new refund was refused: ${refused}`,
+        ),
+      }
+    return {error: new GwError('usage', `${refused} Nothing was sent.`)}
+  }
   const p = result.planned
   if (result.status === 'failed') {
     const details = {err_code: result.err_code, err_msg: result.err_msg, mch_refund_no: p.mch_refund_no}
