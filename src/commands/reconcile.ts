@@ -7,13 +7,14 @@ import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
 
 export default class Reconcile extends GwCommand<typeof Reconcile> {
   static override summary = 'check your order records against the gateway, row by row'
-  static override description = `Reads a CSV or .xlsx file with an order number column (mch_order_no, gw_order_no or channel_order_no) and, to compare, an amount (total_fee in minor units or amount as a decimal), a currency (fee_type) and a state (status: paid, unpaid, refunded, refunded_partly, closed, or a gateway state), and a refund number (mch_refund_no) for orders refunded elsewhere, so a partly refunded order can be told from a fully refunded one. Columns named otherwise are mapped with --column FIELD=HEADER. It says what it compares and from which columns, queries every order, and classifies each row: match, amount_mismatch, currency_mismatch, status_mismatch, missing_at_gateway, query_failed or invalid_row. A file that lets it compare nothing beyond existence is refused unless --existence-only. The output (CSV, or .xlsx when named so) is every row with the gateway's state, amounts, channel, time paid, the classification and the detail. The file streams: memory does not grow with its size, --json included (its results are written as they come). Exit 0 when every row matches, 1 when any does not, 2 for an unusable file.`
+  static override description = `Reads a CSV or .xlsx file with an order number column (mch_order_no, gw_order_no or channel_order_no) and, to compare, an amount (total_fee in minor units or amount as a decimal), a currency (fee_type) and a state (status: paid, unpaid, refunded, refunded_partly, closed, cancelled, the words POS systems write such as Cancelled, Void or Partially refunded and their Thai forms, a gateway state, or your own words with --status-map), and a refund number (mch_refund_no) for orders refunded elsewhere, so a partly refunded order can be told from a fully refunded one. Columns named otherwise are mapped with --column FIELD=HEADER. It says what it compares and from which columns, queries every order, and classifies each row: match, amount_mismatch, currency_mismatch, status_mismatch, missing_at_gateway, query_failed or invalid_row. A file that lets it compare nothing beyond existence is refused unless --existence-only. The output (CSV, or .xlsx when named so) is every line of the file in its place: each row with the gateway's state, amounts, channel, time paid, the classification and the detail, a title or blank line as not_a_row, a totals row as totals with its check. The file streams: memory does not grow with its size, --json included (its results are written as they come). Exit 0 when every row matches, 1 when any does not, 2 for an unusable file.`
 
   static override examples = [
     '<%= config.bin %> reconcile orders-2026-11-20.csv',
     '<%= config.bin %> reconcile export.xlsx --column mch_order_no="Invoice No" --column amount="Amount (THB)"',
     '<%= config.bin %> reconcile export.csv --encoding windows-874 --only-mismatches --out to-check.xlsx',
     '<%= config.bin %> reconcile export.csv --concurrency 16 --rate 50 --with-refunds --json',
+    '<%= config.bin %> reconcile pos-export.csv --status-map "Settled=paid" --status-map "On hold=unpaid"',
   ]
 
   static override usage = '<%= command.id %> FILE [--out FILE] [--only-mismatches] [--column FIELD=HEADER]... [FLAGS]'
@@ -33,15 +34,24 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
       options: [...ALL_CHANNELS],
     }),
     'with-refunds': Flags.boolean({description: 'also query the refunds of refunded orders for the refunded total'}),
+    'status-map': Flags.string({
+      description:
+        'what a status of your file means, as YOURS=WORD (WORD: paid, unpaid, refunded, refunded_partly, closed, cancelled, or a gateway state); repeat for each',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     ...networkFlags,
   }
 
   async run(): Promise<void> {
     const {flags, args} = this
-    const [{Reconciler, openForReconcile}, {reconcileView, readingNotes, outcomeNotes}] = await Promise.all([
-      import('../lib/reconcile/reconcile.js'),
-      import('../lib/render/reconcile.js'),
-    ])
+    const [{Reconciler, openForReconcile}, {reconcileView, readingNotes, outcomeNotes}, {StatusWords}] =
+      await Promise.all([
+        import('../lib/reconcile/reconcile.js'),
+        import('../lib/render/reconcile.js'),
+        import('../lib/reconcile/statuses.js'),
+      ])
+    const statuses = new StatusWords(flags['status-map'])
     const input = await openForReconcile(args.file, {...flags, existenceOnly: flags['existence-only']})
     const {out} = input
     readingNotes(input).forEach((note) => this.note(note))
@@ -53,6 +63,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     try {
       outcome = await new Reconciler(orders, refunds).run(input, {
         ...flags,
+        statuses,
         withRefunds: flags['with-refunds'],
         gw_version: this.config.version,
         onlyMismatches: flags['only-mismatches'],

@@ -117,10 +117,11 @@ export interface SuggestedFor {
 
 /**
  * Text as one word of a command to paste into a shell (POSIX shells, zsh): as it is when plain,
- * else in double quotes with what a shell expands inside them escaped.
+ * else in single quotes, inside which a shell expands nothing (not `$`, not an interactive
+ * bash's `!`); a quote in it is closed, escaped and opened again.
  */
 export function shellWord(text: string): string {
-  return /^[\w./=,:@%+-]+$/.test(text) ? text : `"${text.replace(/["\\$`]/g, '\\$&')}"`
+  return /^[\w./=,:@%+-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }
 
 /**

@@ -86,7 +86,14 @@ export async function seedSandbox(services: GatewayServices, options: SeedOption
     seeded.entries(),
     async ([i, order]) => {
       const {mch_order_no, channel, total_fee, fee_type} = order
-      await services.orders.create({channel, total_fee, fee_type, mch_order_no, product: `Seed order ${i + 1}`})
+      await services.orders.create({
+        channel,
+        total_fee,
+        fee_type,
+        mch_order_no,
+        product: `Seed order ${i + 1}`,
+        madeBy: 'gw sandbox seed',
+      })
       // Paid and refunded in even spreads: paid when the running count falls behind the share.
       const toPay = Math.floor((i + 1) / paidEvery) > Math.floor(i / paidEvery)
       if (!toPay && options.autoPaid) {

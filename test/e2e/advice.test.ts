@@ -131,8 +131,8 @@ describe('practice data in a folder with a space in its name', () => {
       .split('\n')
       .map((line) => line.trim())
     expect(next).toEqual([
-      `gw reconcile "${folder}/orders-export.csv"`,
-      `gw refund create --from-csv "${folder}/refunds.csv" --dry-run`,
+      `gw reconcile '${folder}/orders-export.csv'`,
+      `gw refund create --from-csv '${folder}/refunds.csv' --dry-run`,
       'gw order list --since today',
     ])
     // Reconcile finds the differences planted (1); the dry run and the list run clean.
@@ -154,7 +154,7 @@ describe('a bulk run stopped part way', () => {
     })
     expect(stopped.code, stopped.stderr).toBe(130)
     const resume = suggested(stopped.stderr, 'Resume with the same command: ')
-    expect(resume).toContain('--column "mch_order_no=Invoice No"')
+    expect(resume).toContain("--column 'mch_order_no=Invoice No'")
     const resumed = await world.asPrinted(resume)
     expect(resumed.code, resumed.stderr).toBe(0)
     for (const order of orders)

@@ -371,7 +371,7 @@ describe('crash safety and faults', () => {
     expect(stopped.code, stopped.stderr).toBe(130)
     const line = /Resume with the same command: (.+)$/m.exec(stopped.stderr)?.[1]
     expect(line).toBe(
-      `gw refund create --from-csv "${xlsx}" --sheet Refunds --column "mch_order_no=Invoice No" --column "refund_amount=Refund (THB)" --skip-invalid --rate 5 --yes`,
+      `gw refund create --from-csv '${xlsx}' --sheet Refunds --column 'mch_order_no=Invoice No' --column 'refund_amount=Refund (THB)' --skip-invalid --rate 5 --yes`,
     )
     const resumed = await asPrinted(line!, {env: {GW_CONFIG_DIR: world.configDir}})
     // The zero row is skipped as it was: exit 1, every other row refunded once.

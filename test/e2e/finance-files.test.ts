@@ -80,7 +80,7 @@ describe('reconcile of an export with its own column names', () => {
       ignored_columns: ['Invoice', 'Amount (THB)'],
     })
     expect(result.stderr).toContain('ignored columns: "Invoice", "Amount (THB)"')
-    expect(result.stderr).toContain('"Amount (THB)" looks like amounts: --column amount="Amount (THB)"')
+    expect(result.stderr).toContain(`"Amount (THB)" looks like amounts: --column amount='Amount (THB)'`)
   })
 
   it('a partly refunded order the merchant calls paid is a match with a note; told by a refund number when made elsewhere', async () => {

@@ -34,6 +34,7 @@ describe('help', () => {
       'order:create',
       'order:list',
       'order:query',
+      'order:timeline',
       'profile:add',
       'profile:list',
       'profile:remove',

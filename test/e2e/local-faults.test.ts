@@ -4,7 +4,7 @@
 // asserts what the sandbox's ledger shows was really refunded, gw's exit code and words, and the
 // history afterwards.
 import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
@@ -13,6 +13,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {CliOptions, CliResult} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {deriveRefundNumber} from '../../src/lib/refunds/bulk/refund-number.js'
 import {REPO_ROOT, removeDir, tempDir, untab} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
 
@@ -286,12 +287,15 @@ describe('a history that is emptied or appears later', () => {
     expect(stopped.code).toBe(130)
     for (const file of readdirSync(dir).filter((name) => name.startsWith('history.db'))) rmSync(join(dir, file))
     writeFileSync(join(dir, 'history.db'), '')
+    // Made or not (the stop may reach the sandbox before it does it): the refused run adds nothing.
+    await sleep(1000)
+    const before = (await refundsOf(order!)).length
     const refused = await world.run(refund, {env})
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain(`${join(dir, 'history.db')} is not a readable gw database: it is empty (0 bytes).`)
     expect(refused.stderr).toContain('Move it aside')
     expect(refused.stderr).toContain('Nothing was sent.')
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(await refundsOf(order!)).toHaveLength(before)
   })
 
   it('a history.jsonl that appears after the first import (an older gw, a backup) is merged: its unsettled refund is settled, never sent again', async () => {
@@ -389,7 +393,12 @@ describe('a stop while rows wait for their turn', () => {
 })
 
 describe('a thousands dot in a German file', () => {
-  const fixture = (name: string) => join(REPO_ROOT, 'test', 'fixtures', 'german', name)
+  /** A copy of the committed fixture: a run writes its plan and report beside the file. */
+  const fixture = (name: string) => {
+    const copy = join(machine().dir, name)
+    writeFileSync(copy, readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'german', name)))
+    return copy
+  }
   const columns = (currency: string) => [
     '--column',
     'mch_order_no=Invoice No',
@@ -475,4 +484,195 @@ describe('two copies of one file run at once', () => {
       'already_refunded',
     ])
   }, 60_000)
+})
+
+describe('a trial of the above by someone who did not write it', () => {
+  const appid = () => world.sandbox.info.merchants[0]!.appid
+
+  it("an intent edited to the number gw derives for another occurrence of the same refund: looked up under the row's own, never sent twice", async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'TRIAL-OCC')
+    const {dir, env} = machine()
+    const csv = join(dir, 'one.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${order},3.00\n`)
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})).code).toBe(0)
+    const journal = `${csv}.journal.jsonl`
+    const records = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((r) => JSON.parse(r) as Record<string, unknown>)
+    const intent = records.find((r) => r.type === 'intent')!
+    const second = deriveRefundNumber({
+      appid: appid(),
+      gwOrderNo: intent.gw_order_no as string,
+      refundFee: 300,
+      occurrence: 2,
+    })
+    const edited = records
+      .filter((r) => r.type !== 'outcome')
+      .map((r) => (r === intent ? {...r, mch_refund_no: second} : r))
+    writeFileSync(journal, `${edited.map((r) => JSON.stringify(r)).join('\n')}\n`)
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(rerun.code, rerun.stderr).toBe(0)
+    expect(reportOf(csv)[0]!.status).toBe('already_refunded')
+    expect(await refundsOf(order!)).toHaveLength(1)
+  })
+
+  it('a history.db linked to an empty file, or to nothing, is damage: refused, never a new history', async () => {
+    const {dir, env} = machine()
+    const empty = join(dir, 'elsewhere.db')
+    writeFileSync(empty, '')
+    symlinkSync(empty, join(dir, 'history.db'))
+    const linked = await world.run(['order', 'list'], {env})
+    expect(linked.code).toBe(2)
+    expect(linked.stderr).toContain('is not a readable gw database: it is empty (0 bytes)')
+    rmSync(empty)
+    const dangling = await world.run(['order', 'list'], {env})
+    expect(dangling.code).toBe(2)
+    expect(dangling.stderr).toContain('is not a readable gw database: it is a link to a file that does not exist')
+    expect(existsSync(empty)).toBe(false)
+  })
+
+  it('1,500 in a file separated by ";" is refused with both readings, never read as 1500', async () => {
+    const {dir, env} = machine()
+    const csv = join(dir, 'semi.csv')
+    writeFileSync(csv, 'mch_order_no;refund_amount;fee_type\nANY-1;1,500;THB\n')
+    const before = await seen('order_refund')
+    const run = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'], {env})
+    expect(run.code).toBe(2)
+    expect(run.stdout + run.stderr).toMatch(
+      /"1,500" is ambiguous in a file separated by ";" .*: 1500 with a comma between thousands, or 1\.5 with a decimal comma/,
+    )
+    expect(await seen('order_refund')).toBe(before)
+  })
+
+  it('a history.jsonl claiming a refund made that the gateway does not know: looked up, never said refunded; made once when confirmed', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'TRIAL-CLAIM')
+    const {dir, env} = machine()
+    expect((await world.run(['order', 'query', order!], {env})).code).toBe(0)
+    const claim = {
+      type: 'refund',
+      appid: appid(),
+      mch_order_no: order,
+      channel: 'wechat',
+      mch_refund_no: 'CLAIMED-1',
+      refund_fee: 500,
+      fee_type: 'THB',
+      status: 'refunded',
+      gw_refund_no: '91000000000000000000001',
+      at: new Date().toISOString(),
+    }
+    writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify(claim)}\n`)
+    const refund = [
+      'refund',
+      'create',
+      order!,
+      '--amount',
+      '5.00',
+      '--mch-refund-no',
+      'CLAIMED-1',
+      '--channel',
+      'wechat',
+    ]
+    // Never "already refunded" on the history's word: the gateway is asked, and the claim is only worth a question.
+    const asked = await world.run(refund, {env})
+    expect(asked.code, asked.stderr).toBe(2)
+    expect(asked.stderr + asked.stdout).not.toContain('already refunded')
+    expect(asked.stderr).toContain('--again')
+    expect(await refundsOf(order!)).toEqual([])
+    const made = await world.run([...refund, '--again'], {env})
+    expect(made.code, made.stderr).toBe(0)
+    expect(await refundsOf(order!)).toEqual([expect.objectContaining({mch_refund_no: 'CLAIMED-1', refund_fee: 500})])
+  })
+
+  it('an earlier refund sent again to settle it, then the new one refused: exit 5 naming it, never "nothing was sent"', async () => {
+    const [order] = await world.paidOrders(1, 1000, 'TRIAL-RESENT')
+    const {dir, env} = machine()
+    expect((await world.run(['order', 'query', order!], {env})).code).toBe(0)
+    // An earlier run recorded its intent and died before sending (the gateway does not know it).
+    const intent = {
+      type: 'refund',
+      appid: appid(),
+      mch_order_no: order,
+      channel: 'wechat',
+      mch_refund_no: 'R-EARLIER',
+      refund_fee: 300,
+      fee_type: 'THB',
+      status: 'intent',
+      source: 'refund create',
+      at: new Date().toISOString(),
+    }
+    writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify(intent)}\n`)
+    const refused = await world.run(['refund', 'create', order!, '--amount', '9.00'], {env})
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toContain(
+      'Refund R-EARLIER of 3.00 THB on order TRIAL-RESENT-1, sent by an earlier run without a known outcome, was sent again',
+    )
+    expect(refused.stderr).not.toContain('Nothing was sent')
+    expect(await refundsOf(order!)).toEqual([expect.objectContaining({mch_refund_no: 'R-EARLIER', refund_fee: 300})])
+  })
+
+  it("a database that refuses gw's writes in a way gw does not know (a trigger): after a send, exit 5 and where the outcome went, no stack trace", async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'TRIAL-TRIGGER')
+    const {dir, env} = machine()
+    expect((await world.run(['order', 'query', order!], {env})).code).toBe(0)
+    execFileSync('sqlite3', [
+      join(dir, 'history.db'),
+      "CREATE TRIGGER no_outcome BEFORE UPDATE ON refunds BEGIN SELECT RAISE(ABORT, 'no'); END;",
+    ])
+    const made = await world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
+    expect(made.code, made.stderr).toBe(5)
+    expect(made.stderr).not.toContain('unexpected failure')
+    expect(made.stderr).toMatch(/its outcome went to .*history\.jsonl/)
+    expect(await refundsOf(order!)).toHaveLength(1)
+  })
+
+  it('odd files where the history keeps its own: a history.jsonl linked to /dev/zero is not read, a folder named like a merge is passed by, a database of other tables is damage', async () => {
+    const {dir, env} = machine()
+    expect((await world.run(['history'], {env})).code).toBe(0)
+    symlinkSync('/dev/zero', join(dir, 'history.jsonl'))
+    mkdirSync(join(dir, 'history.jsonl.1-2.merging'))
+    const listed = await world.run(['order', 'list'], {env, timeoutMs: 20_000})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stderr).toContain(
+      'history.jsonl is not a file gw wrote (a link, a pipe or a folder): it is not merged',
+    )
+    const other = machine()
+    execFileSync('sqlite3', [join(other.dir, 'history.db'), 'CREATE TABLE x (y); PRAGMA user_version = 2;'])
+    const swapped = await world.run(['order', 'list'], {env: other.env})
+    expect(swapped.code).toBe(2)
+    expect(swapped.stderr).toContain("is not a readable gw database: its tables are not gw's")
+  })
+
+  it("journal lines that are JSON but not gw's records (null, an intent with an object for its currency): no crash; the row is edited, nothing sent", async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'TRIAL-JSON')
+    const {dir, env} = machine()
+    const csv = join(dir, 'odd.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${order},1.00\n`)
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'], {env})).code).toBe(0)
+    const {createHash} = await import('node:crypto')
+    const header = {
+      type: 'header',
+      version: 1,
+      csv_file: 'odd.csv',
+      csv_sha256: createHash('sha256').update(readFileSync(csv)).digest('hex'),
+      appid: appid(),
+      created_at: new Date().toISOString(),
+    }
+    const odd = {
+      type: 'intent',
+      line: 2,
+      mch_refund_no: 'X',
+      mch_order_no: order,
+      refund_fee: 100,
+      fee_type: {a: 1},
+      at: 'now',
+    }
+    writeFileSync(`${csv}.journal.jsonl`, `${JSON.stringify(header)}\nnull\n${JSON.stringify(odd)}\n`)
+    const before = await seen('order_refund')
+    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(run.code, run.stderr).toBe(2)
+    expect(run.stderr).not.toContain('unexpected failure')
+    expect(run.stderr).toContain("the journal's line 3 records refund")
+    expect(await seen('order_refund')).toBe(before)
+  })
 })

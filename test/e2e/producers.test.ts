@@ -251,14 +251,14 @@ describe('a title row above the header', () => {
       expect(refund.code, refund.stderr).toBe(2)
       expect(refund.stderr).toContain('skipped 1 title row above the header: line 1 ("Refunds November 2026")')
       expect(refund.stderr).toContain(
-        'line 2: no order number column (sheet "Refunds"; the workbook also has "Decimals": --sheet NAME reads another): the header needs one of mch_order_no, gw_order_no, channel_order_no (it has "Invoice No", "Refund (THB)", "Reason"); name yours with --column mch_order_no="Invoice No"',
+        `line 2: no order number column (sheet "Refunds"; the workbook also has "Decimals": --sheet NAME reads another): the header needs one of mch_order_no, gw_order_no, channel_order_no (it has "Invoice No", "Refund (THB)", "Reason"); name yours with --column mch_order_no='Invoice No'`,
       )
-      expect(refund.stderr).toContain('name yours with --column refund_amount="Refund (THB)"')
+      expect(refund.stderr).toContain("name yours with --column refund_amount='Refund (THB)'")
     }
     const reconciled = await world.run(['reconcile', at('november.libreoffice.xlsx')])
     expect(reconciled.code).toBe(2)
     expect(reconciled.stderr).toContain('line 2: no order number column')
-    expect(reconciled.stderr).toContain('name yours with --column mch_order_no="Invoice No"')
+    expect(reconciled.stderr).toContain("name yours with --column mch_order_no='Invoice No'")
     expect(await world.requests()).toEqual(before)
   })
 })

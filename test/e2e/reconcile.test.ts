@@ -285,3 +285,68 @@ describe('gw reconcile', () => {
     expect(missing.stderr).toContain('does not exist')
   })
 })
+
+describe('statuses as POS systems write them, and a Total row', () => {
+  it('Cancelled, Void, Refunded, Partially refunded and Thai forms are compared, and --status-map reads your own words', async () => {
+    const wire = world.sandbox.wire()
+    const [paid, partly, fully, settled] = await world.paidOrders(4, 10_000, 'POS')
+    for (const mch of ['POS-CLOSED', 'POS-UNPAID'])
+      expect(
+        (await wire.call('native_pay', {channel: 'wechat', mch_order_no: mch, total_fee: 10_000, fee_type: 'THB'})).data
+          .result,
+      ).toBe('SUCCESS')
+    await wire.call('order_close', {channel: 'wechat', mch_order_no: 'POS-CLOSED'})
+    for (const [order, amount] of [
+      [partly, '25.00'],
+      [fully, '100.00'],
+    ])
+      expect((await world.run(['refund', 'create', order!, '--amount', amount!])).code).toBe(0)
+    const csv = file(
+      'pos.csv',
+      [
+        'mch_order_no,amount,status',
+        `POS-CLOSED,100.00,Cancelled`,
+        `POS-UNPAID,100.00,ยกเลิก`,
+        `${fully},100.00,Void`,
+        `${partly},100.00,Partially refunded`,
+        `${fully},100.00,Refunded`,
+        `${paid},100.00,VOID`,
+        `${settled},100.00,Settled`,
+        'Total,700.00,',
+      ].join('\n'),
+    )
+    const unmapped = await world.run(['reconcile', csv, '--channel', 'wechat'])
+    expect(unmapped.code).toBe(1)
+    expect(output(csv.replace('.csv', '.reconciled.csv')).map((r) => [r.status, r.classification, r.detail])).toEqual([
+      ['Cancelled', 'match', ''],
+      ['ยกเลิก', 'match', ''],
+      ['Void', 'match', ''],
+      ['Partially refunded', 'match', 'partly refunded at the gateway: 25.00 THB of 100.00 THB'],
+      ['Refunded', 'match', ''],
+      ['VOID', 'status_mismatch', 'status: merchant VOID, gateway SUCCESS (paid at the gateway and not refunded)'],
+      ['Settled', 'invalid_row', expect.stringContaining('say what it means with --status-map Settled=paid')],
+      ['', 'totals', 'it agrees with the rows above it (700.00)'],
+    ])
+    const mapped = await world.run(['reconcile', csv, '--channel', 'wechat', '--status-map', 'Settled=paid'])
+    expect(mapped.code).toBe(1)
+    expect(output(csv.replace('.csv', '.reconciled.csv'))[6]).toMatchObject({
+      status: 'Settled',
+      classification: 'match',
+    })
+    const wrong = await world.run(['reconcile', csv, '--status-map', 'Settled=done'])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('--status-map "Settled=done": "done" is not one of paid, unpaid, refunded')
+  })
+
+  it('a Total row is a totals row without an amount column too, never an invalid_row', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'POS-TOTAL')
+    const csv = file('no-amounts.csv', `mch_order_no,status\n${order},paid\nTotal,\n`)
+    const result = await world.run(['reconcile', csv, '--channel', 'wechat', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.json<{results: unknown[]}>().results).toHaveLength(1)
+    expect(result.stderr).toContain(
+      'line 3: a totals row ("Total"), not acted on; not checked (the file has no amount column)',
+    )
+    expect(output(csv.replace('.csv', '.reconciled.csv')).map((r) => r.classification)).toEqual(['match', 'totals'])
+  })
+})

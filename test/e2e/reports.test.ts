@@ -1,5 +1,4 @@
 // Reports an auditor accepts: true on every rerun, intact in a spreadsheet, kept, and summed per currency.
-import {execFileSync, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {basename, extname, join} from 'node:path'
@@ -8,7 +7,8 @@ import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {tempDir, untab} from '../helpers/shared.js'
+import {untab} from '../helpers/shared.js'
+import {readByPandas, savedBy} from '../helpers/spreadsheets.js'
 import {readWorkbook, writeWorkbook} from '../helpers/workbooks.js'
 
 let world: GwWorld
@@ -166,26 +166,8 @@ describe('reports are kept and carry their audit trail', () => {
  * check skipped, said on stderr) where LibreOffice is not installed.
  */
 function savedByLibreOffice(report: string, trim = true): string[][] | undefined {
-  if (spawnSync('soffice', ['--version'], {encoding: 'utf8'}).status !== 0) {
-    console.warn('skipped the LibreOffice round trip: soffice is not installed (.ci/run installs libreoffice-calc)')
-    return undefined
-  }
-  const out = tempDir()
-  execFileSync(
-    'soffice',
-    [
-      `-env:UserInstallation=file://${out}/profile`,
-      '--headless',
-      '--convert-to',
-      'csv:Text - txt - csv (StarCalc):44,34,76',
-      '--outdir',
-      out,
-      report,
-    ],
-    {stdio: 'ignore', timeout: 120_000},
-  )
-  const saved = join(out, `${basename(report, extname(report))}.csv`)
-  return parse(readFileSync(saved), {bom: true, trim, relax_column_count: true}) as string[][]
+  const saved = savedBy('libreoffice', report, 'csv')
+  return saved ? (parse(readFileSync(saved), {bom: true, trim, relax_column_count: true}) as string[][]) : undefined
 }
 
 describe('reports open in a spreadsheet as written', () => {
@@ -297,7 +279,9 @@ describe('a report lines up with its input, line for line', () => {
     ])
     expect(lines[6]![advice]).toBe('it agrees with the rows above it (15.00)')
     // Not rows: none is counted in the summary.
-    expect(summaryOf(csv).slice(-1)).toEqual([['refunded', 'THB', '2', '15.00']])
+    const summary = summaryOf(csv)
+    const header = summary.findIndex((line) => line[0] === 'status')
+    expect(summary.slice(header + 1, header + 3)).toEqual([['refunded', 'THB', '2', '15.00'], ['']])
   })
 
   it('a workbook report keeps each row on its row: the title, an empty row and the totals row too', async () => {
@@ -453,6 +437,70 @@ describe('rows that could not be used, in the summaries', () => {
     expect(lines.map((l) => [l.classification, l.currency, l.rows])).toEqual([
       ['match', 'THB', 1],
       ['invalid_row', 'THB', 1],
+    ])
+  })
+})
+
+describe('reports as LibreOffice, Gnumeric and pandas open them: identifiers whole, amounts numbers', () => {
+  /** A bulk run of two refunds, its report written as `extension`: the report, and the gateway's refund numbers. */
+  async function reportAs(extension: 'csv' | 'xlsx', prefix: string) {
+    const orders = await world.paidOrders(2, 10_000, prefix)
+    const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.50`).join('\n')}\n`)
+    const report = csv.replace(/\.csv$/, `.report.${extension}`)
+    const run = await bulk(csv, ['--out', report, '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    const ids = run.json<BulkJson>().rows.map((r) => r.gw_refund_no!)
+    for (const id of ids) expect(id).toMatch(/^\d{23}$/)
+    return {report, ids}
+  }
+  /** The gw_refund_no and refund_amount cells of a workbook's rows: their values and exceljs types (2 number, 3 text). */
+  async function cellsOf(workbook: string) {
+    const [sheet] = await readWorkbook(workbook)
+    const columns = sheet!.rows[0]!.map((c) => c.value)
+    return sheet!.rows.slice(1).map((row) => ({
+      id: row[columns.indexOf('gw_refund_no')]!,
+      amount: row[columns.indexOf('refund_amount')]!,
+    }))
+  }
+
+  it('an .xlsx report: every program keeps each 23-digit id as text and reads the amounts as numbers', async () => {
+    const {report, ids} = await reportAs('xlsx', 'REP-OPEN-X')
+    for (const program of ['libreoffice', 'gnumeric'] as const) {
+      const saved = savedBy(program, report, 'xlsx')
+      if (!saved) continue
+      expect((await cellsOf(saved)).map(({id, amount}) => [id.value, id.type, amount.value, amount.type])).toEqual(
+        ids.map((id) => [id, 3, 1.5, 2]),
+      )
+    }
+    const read = readByPandas(report)
+    if (!read) return
+    expect(read.gw_refund_no).toEqual({dtype: 'object', values: ids})
+    expect(read.refund_amount).toEqual({dtype: 'float64', values: [1.5, 1.5]})
+  })
+
+  it('a CSV report: LibreOffice and pandas keep the ids (after their tab) and read amounts as numbers; Gnumeric rounds them, and the summary says to open the .xlsx there', async () => {
+    const {report, ids} = await reportAs('csv', 'REP-OPEN-C')
+    const libre = savedBy('libreoffice', report, 'xlsx')
+    if (libre)
+      expect(
+        (await cellsOf(libre)).map(({id, amount}) => [String(id.value).trim(), id.type, amount.value, amount.type]),
+      ).toEqual(ids.map((id) => [id, 3, 1.5, 2]))
+    const read = readByPandas(report)
+    if (read) {
+      expect(read.gw_refund_no!.dtype).toBe('object')
+      expect(read.gw_refund_no!.values.map((v) => String(v).trim())).toEqual(ids)
+      expect(read.refund_amount).toEqual({dtype: 'float64', values: [1.5, 1.5]})
+    }
+    // Measured: Gnumeric reads a tab-led number as a number (9.10202611271323E+22), so the summary says what to do.
+    const gnumeric = savedBy('gnumeric', report, 'xlsx')
+    if (gnumeric) expect((await cellsOf(gnumeric)).map(({id}) => id.type)).toEqual([2, 2])
+    const summary = parse(readFileSync(report.replace(/\.csv$/, '.summary.csv')), {
+      bom: true,
+      relax_column_count: true,
+    }) as string[][]
+    expect(summary.at(-1)).toEqual([
+      'identifiers',
+      'numbers of more than 15 digits (gw_refund_no, gw_order_no) are written after a tab: LibreOffice and Excel keep them as text, and a script trims the tab; Gnumeric ignores the tab and rounds them (9.10202611271323E+22): open the .xlsx report there (--out NAME.xlsx)',
     ])
   })
 })

@@ -1,15 +1,27 @@
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
-/** `../shared` beside the repository, as CI lays it out. */
+/**
+ * `../shared` beside the repository, as CI lays it out (or the folder GW_SHARED_DIR names): the
+ * reference the committed copies are checked against when it is there. No test needs it.
+ */
 export const SHARED_DIR = process.env.GW_SHARED_DIR ?? resolve(REPO_ROOT, '..', 'shared')
+export const HAS_SHARED = existsSync(resolve(SHARED_DIR, 'vectors'))
+
+/** What the tests need of ../shared, committed (test/fixtures/shared/README.md says where each came from). */
+const SHARED_COPY_DIR = resolve(REPO_ROOT, 'test', 'fixtures', 'shared')
+
+/** A file of ../shared as committed under test/fixtures/shared, by its path there (`vectors/signing.json`). */
+export function sharedText(relative: string): string {
+  return readFileSync(resolve(SHARED_COPY_DIR, relative), 'utf8')
+}
 
 export function readShared<T>(relative: string): T {
-  return JSON.parse(readFileSync(resolve(SHARED_DIR, relative), 'utf8')) as T
+  return JSON.parse(sharedText(relative)) as T
 }
 
 export function tempDir(prefix = 'gw-test-'): string {

@@ -1,6 +1,3 @@
-import {readFileSync} from 'node:fs'
-import {resolve} from 'node:path'
-
 import {describe, expect, it} from 'vitest'
 
 import {
@@ -15,12 +12,10 @@ import {
   orderRecordSchema,
   refundRecordSchema,
 } from '../../src/lib/gateway/protocol/index.js'
-import {SHARED_DIR, readShared} from '../helpers/shared.js'
-
-const apiDocument = readFileSync(resolve(SHARED_DIR, 'seed', 'gateway-api.md'), 'utf8')
+import {readShared, sharedText} from '../helpers/shared.js'
 
 describe('the error catalogue', () => {
-  const section7 = apiDocument.slice(apiDocument.indexOf('## 7. Errors'), apiDocument.indexOf('## 8.'))
+  const section7 = sharedText('seed/gateway-api.errors.md')
   const codes = [...section7.matchAll(/^\| ([A-Z0-9_]+) \| (.+) \|$/gm)]
     .map((m) => m[1]!)
     .filter((c) => c !== 'err_code')

@@ -47,12 +47,21 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     const forwardTo = flags['forward-to']
     if (forwardTo) checkEndpoint('--forward-to', forwardTo)
     checkHost(flags.host)
-    const [{NotificationListener, openLog}, {ListenTally}, {eventLine, listenSummary, rejectedWarning}] =
-      await Promise.all([
-        import('../../lib/notify/listener.js'),
-        import('../../lib/notify/tally.js'),
-        import('../../lib/render/notify.js'),
-      ])
+    const [
+      {NotificationListener, openLog},
+      {ListenTally},
+      {recordDelivery},
+      {eventLine, listenSummary, rejectedWarning},
+    ] = await Promise.all([
+      import('../../lib/notify/listener.js'),
+      import('../../lib/notify/tally.js'),
+      import('../../lib/notify/record.js'),
+      import('../../lib/render/notify.js'),
+    ])
+    // What the listener sees goes into this machine's history: the orders' stories and their states.
+    const {history} = await this.services({signs: false})
+    let url = ''
+    let historyFailed = false
     // A payment is notified once and may be delivered many times (the gateway retries until acknowledged).
     const tally = new ListenTally(Boolean(forwardTo))
     const enough = new AbortController()
@@ -69,13 +78,20 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
         ),
       onEvent: (event) => {
         tally.add(event)
+        // The listener answers the gateway whatever the history's trouble (held, damaged): said once.
+        try {
+          recordDelivery(history, profile, event, url)
+        } catch (error) {
+          if (!historyFailed) this.warning(`the history could not record this delivery (${(error as Error).message}).`)
+          historyFailed = true
+        }
         if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(event)}\n`)
         else this.log(eventLine(event))
         if (event.verdict === 'REJECTED') this.warning(rejectedWarning(event, profile.name))
         if (flags['exit-after'] && tally.acknowledged >= flags['exit-after']) enough.abort()
       },
     })
-    const url = await listener.listen().catch((error: unknown) => {
+    url = await listener.listen().catch((error: unknown) => {
       throw listenError(error, flags.host, flags.port)
     })
     const port = new URL(url).port

@@ -78,6 +78,10 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     else if (flags.qr === undefined && !this.jsonEnabled() && !flags['qr-out'] && !qr.notes.length)
       this.note('QR code not drawn: stdout is not a terminal. --qr draws it anyway; --qr-out FILE saves the image.')
     qr.notes.forEach((note) => this.note(note))
+    orders.noteQr(created, {
+      drawn: qr.drawn ? (this.jsonEnabled() ? 'stderr' : 'terminal') : undefined,
+      file: qr.qr_file,
+    })
     if (!flags.wait) return {...created, qr_file: qr.qr_file}
     const status = statusLine()
     const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))

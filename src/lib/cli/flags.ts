@@ -7,7 +7,13 @@ import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
 import {parseTimeRange} from './time-range.js'
 import {checkOutputs} from '../files/output-paths.js'
-import {ALL_CHANNELS, CURRENCIES, DEFAULT_GATEWAY_ZONE} from '../gateway/protocol/index.js'
+import {
+  ALL_CHANNELS,
+  CURRENCIES,
+  DEFAULT_GATEWAY_ZONE,
+  readAmountText,
+  toMinorUnits,
+} from '../gateway/protocol/index.js'
 
 type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
 
@@ -73,6 +79,10 @@ export const listFlags = (states: readonly string[]) => ({
     options: [...states],
   }),
   refresh: Flags.boolean({description: 'ask the gateway for the state of each listed order or refund first'}),
+  amount: Flags.string({
+    description: 'only of this amount (150.50, or ฿150.50 for one currency): the order total, or the refund',
+  }),
+  payer: Flags.string({description: 'only orders of this payer (an openid), where a query or notification showed it'}),
   out: Flags.string({description: 'also write the list to this file, .csv or .xlsx'}),
   bom: fileFlags().bom,
   ...batchFlags('queries', 8),
@@ -118,15 +128,48 @@ export function listFilterOf(flags: {
   concurrency: number
   rate?: number
   out?: string
+  amount?: string
+  payer?: string
 }): ListFilter {
   if (flags.out) checkOutputs(undefined, [{flag: '--out', path: flags.out, table: true}])
   return {
     ...parseTimeRange(flags),
     channel: flags.channel,
     state: flags.state,
+    amounts: flags.amount === undefined ? undefined : amountsOf(flags.amount),
+    payer: flags.payer,
     refresh: flags.refresh,
     pace: {concurrency: flags.concurrency, rate: flags.rate},
   }
+}
+
+/**
+ * The minor units `--amount` stands for in each currency it can be an amount of (150.50 is 15050
+ * in THB, MYR and AED, nothing in JPY); a symbol or code names the one currency (฿150.50).
+ */
+function amountsOf(text: string): {fee: number; currency: string}[] {
+  let read
+  try {
+    read = readAmountText(text.trim())
+  } catch (error) {
+    throw usageError(`--amount: ${(error as Error).message}.`)
+  }
+  const currencies = read.currency ? [read.currency] : CURRENCIES
+  const amounts = read.negative
+    ? []
+    : currencies.flatMap((currency) => {
+        try {
+          return [{fee: toMinorUnits(read.decimal, currency), currency}]
+        } catch {
+          return []
+        }
+      })
+  if (!amounts.length)
+    throw usageError(
+      `--amount ${quoted(text)} is not an amount in ${currencies.join(', ')}.`,
+      'Give it as the order or refund shows it, like 150.50 (JPY: whole yen).',
+    )
+  return amounts
 }
 
 /** Flags of every command that talks to the gateway. */

@@ -50,6 +50,19 @@ export function spreadsheetSafe(value: Cell): string {
   return RUNS_AS_FORMULA.test(text) ? `'${text}` : text
 }
 
+/**
+ * What the summary of a CSV holding such identifiers says of them: measured with LibreOffice
+ * 7.4, Gnumeric 1.12 and pandas 1.5, no form of a 23-digit number in a CSV is kept as that text
+ * by all three (after a tab: LibreOffice and pandas keep it, with the tab; Gnumeric reads a
+ * number and rounds it; an apostrophe: Gnumeric keeps it, LibreOffice and pandas show the
+ * apostrophe; invisible characters before it: Gnumeric refuses to open the file). A workbook
+ * keeps it in all three.
+ */
+const TABBED_IDS: Cell[] = [
+  'identifiers',
+  'numbers of more than 15 digits (gw_refund_no, gw_order_no) are written after a tab: LibreOffice and Excel keep them as text, and a script trims the tab; Gnumeric ignores the tab and rounds them (9.10202611271323E+22): open the .xlsx report there (--out NAME.xlsx)',
+]
+
 /** A file beside the input: `orders.csv` -> `orders.reconciled.csv` for suffix `.reconciled.csv`. */
 export function besideInput(input: string, suffix: string): string {
   const absolute = resolve(input)
@@ -114,8 +127,19 @@ function workbookOrder(header: TableHeader, placement: Placement<string>[], lead
   return [...rest.slice(0, key + 1), ...leading, ...rest.slice(key + 1)]
 }
 
-function csvSink(stream: Writable, options: OutputOptions): RowSink {
+/** A CSV's rows; `tabbedIds`: whether an identifier was written after a tab (see spreadsheetSafe). */
+interface CsvSink extends RowSink {
+  readonly tabbedIds: boolean
+}
+
+function csvSink(stream: Writable, options: OutputOptions): CsvSink {
   const {bom = true, delimiter = ','} = options
+  let tabbedIds = false
+  const safe = (cell: Cell) => {
+    const text = spreadsheetSafe(cell)
+    if (!tabbedIds && text.charCodeAt(0) === 9) tabbedIds = LONG_DIGITS.test(text.slice(1))
+    return text
+  }
   // A field holding a lone CR is quoted too (csv-stringify quotes only its own record delimiter
   // when one is given): unquoted, every CSV reader would end the row there.
   const stringifier = stringify({bom, delimiter, record_delimiter: 'unix', quote_record_delimiter: true})
@@ -123,10 +147,13 @@ function csvSink(stream: Writable, options: OutputOptions): RowSink {
   // Said when the sink ends (or is destroyed); until then a failed write must not end gw as unhandled.
   done.catch(() => {})
   return {
+    get tabbedIds() {
+      return tabbedIds
+    },
     // The header is the input's own text too: neutralised like every other cell.
     async write(cells) {
       // A write that failed while gw was between rows (a full disk) is said here, not waited on.
-      if (!stringifier.write(cells.map(spreadsheetSafe))) await Promise.race([once(stringifier, 'drain'), done])
+      if (!stringifier.write(cells.map(safe))) await Promise.race([once(stringifier, 'drain'), done])
     },
     async end() {
       stringifier.end()
@@ -292,6 +319,7 @@ export class AnnotatedWriter<C extends string> {
       const stream = createWriteStream(summaryTemporary, {fd: opened.fd})
       const sink = csvSink(stream, this.options)
       for (const line of summaryLines(summary)) await sink.write(line)
+      if ('tabbedIds' in this.sink && this.sink.tabbedIds) for (const line of [[], TABBED_IDS]) await sink.write(line)
       await sink.end()
     }
     const kept = this.options.keep ? keepEarlier(this.path) : undefined

@@ -47,6 +47,8 @@ export interface TableRow {
   formulas(): {field: string; address: string}[]
   /** A workbook's number and date cells as typed, by column (for a workbook report). */
   typed?: TypedCells
+  /** The file's separator says a comma-decimal locale (";"): a comma between thousands is not taken for granted. */
+  decimalComma?: boolean
 }
 
 export interface TableHeader extends Columns {
@@ -294,7 +296,9 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
     const second = rest.length ? {done: false, value: rest.shift()!} : await bounded.next()
     if (second.done) throw usageError(`${path} has a header but no rows${sheetNote(source)}.`)
     const table = {source: titles.length ? {...source, titles} : source, header, above}
-    return {...table, rows: rowsOf(header, second.value, prepended(rest, bounded))}
+    // A file separated by ";" is a comma-decimal spreadsheet's (German, Excel in such locales).
+    const decimalComma = 'delimiter' in source && source.delimiter === ';'
+    return {...table, rows: rowsOf(header, second.value, prepended(rest, bounded), decimalComma)}
   } catch (error) {
     await bounded.return(undefined)
     throw error
@@ -305,6 +309,7 @@ async function* rowsOf(
   header: TableHeader,
   first: SourceRecord,
   rest: AsyncGenerator<SourceRecord>,
+  decimalComma: boolean,
 ): AsyncGenerator<TableRow> {
   const {index, names} = header
   const width = names.length
@@ -317,6 +322,7 @@ async function* rowsOf(
     end: end ?? line,
     values,
     typed,
+    decimalComma,
     formulas: () =>
       [...index].flatMap(([field, at]) => {
         const note = notes?.[at]

@@ -88,6 +88,13 @@ export class TotalsRows {
         ? row.get(column)
         : undefined
       : row.values.find((v) => TOTAL_WORDS.test(v.trim()))
+    // Said to be one, it is one even without an amount (a file read without an amount column).
+    if (label && amount === undefined) {
+      const unchecked = this.fields.some((f) => row.has(f)) ? 'it gives no amount' : 'the file has no amount column'
+      this.found.push({line: row.line, label: label.trim(), amount: '', unchecked})
+      this.#sum = 0n
+      return true
+    }
     // A row without an order number but with formulas without a result may have one: a row, and a problem.
     const unresolved = !column && !label && row.formulas().length > 0
     if (amount === undefined || (column && !label) || unresolved) {

@@ -169,7 +169,7 @@ export class GatewayClient {
   /**
    * `known`: what else gw knows of the order asked about (its gw_order_no from a query), which a
    * successful answer must not contradict, beside the parameters sent and the appid. `signal`:
-   * once it aborts, no further attempt is made.
+   * once it aborts, no retry is made.
    */
   async call<O extends Operation>(
     operation: O,
@@ -182,8 +182,8 @@ export class GatewayClient {
     let failure: AttemptFailure | undefined
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
-      // After a stop (Ctrl-C, SIGTERM, a hang-up) no new attempt leaves: the one in flight is awaited.
-      if (closed || options.signal?.aborted) {
+      // After a stop (Ctrl-C, SIGTERM, a hang-up) no retry leaves: the request under way (its first attempt) is awaited.
+      if (closed || (attempt > 1 && options.signal?.aborted)) {
         failure = {kind: 'transport', message: 'gw stopped before an answer came', mayHaveArrived, final: true}
         break
       }

@@ -19,7 +19,17 @@
  * what was sent: the caller knows that.
  */
 import {randomBytes} from 'node:crypto'
-import {closeSync, existsSync, linkSync, lstatSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import {hostname} from 'node:os'
 import {basename, dirname, join} from 'node:path'
 import type {DatabaseSync, StatementSync} from 'node:sqlite'
@@ -42,7 +52,18 @@ interface Holder {
 }
 
 /** SQLite's primary result codes gw tells apart (the low byte of an extended code). */
-const SQLITE = {PERM: 3, BUSY: 5, LOCKED: 6, READONLY: 8, IOERR: 10, CORRUPT: 11, FULL: 13, CANTOPEN: 14, AUTH: 23}
+const SQLITE = {
+  ERROR: 1,
+  PERM: 3,
+  BUSY: 5,
+  LOCKED: 6,
+  READONLY: 8,
+  IOERR: 10,
+  CORRUPT: 11,
+  FULL: 13,
+  CANTOPEN: 14,
+  AUTH: 23,
+}
 const NOTADB = 26
 
 /** Why the local database could not be used: held by another program, damaged, or not writable (a full disk too). */
@@ -105,6 +126,9 @@ export class LocalDatabase {
     const {DatabaseSync} = sqlite()
     this.#db = this.guard(() => {
       ensurePrivateDir(dirname(path))
+      // A link to nothing is not "no database yet": gw would make one where it points, in no folder of its own.
+      if (lstatSync(path, {throwIfNoEntry: false}) && !existsSync(path))
+        throw this.#damaged('it is a link to a file that does not exist', undefined)
       if (!existsSync(path)) this.#create(DatabaseSync, migrations)
       this.#refuseEmpty()
       const db = new DatabaseSync(path)
@@ -169,14 +193,9 @@ export class LocalDatabase {
    * whose pages were still all in its write-ahead log: an empty file with no log is damage.
    */
   #refuseEmpty(): void {
-    const size = (path: string) => {
-      try {
-        return lstatSync(path).size
-      } catch {
-        return 0
-      }
-    }
-    if (lstatSync(this.path).isFile() && size(this.path) === 0 && size(`${this.path}-wal`) === 0)
+    // Followed through links: a history.db linked to an empty file is as empty as the file.
+    const size = (path: string) => statSync(path, {throwIfNoEntry: false})?.size ?? 0
+    if (statSync(this.path).isFile() && size(this.path) === 0 && size(`${this.path}-wal`) === 0)
       throw this.#damaged('it is empty (0 bytes)', undefined)
   }
 
@@ -322,6 +341,9 @@ export class LocalDatabase {
       })
     }
     if (code === NOTADB || code === SQLITE.CORRUPT) return this.#damaged(cause, error)
+    // A database whose tables are not gw's (another program's file put in its place).
+    if (code === SQLITE.ERROR && /^no such (table|column)/.test(cause))
+      return this.#damaged(`its tables are not gw's (${cause})`, error)
     if (code === SQLITE.FULL || errno === 'ENOSPC')
       return new LocalStateError('unwritable', `${this.path} cannot be written: the disk is full (${cause}).`, {
         advice: 'Make room on the disk, then run this again.',

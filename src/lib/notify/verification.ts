@@ -24,6 +24,9 @@ export interface NotificationFields {
   total_fee?: number
   fee_type?: string
   channel?: string
+  /** As the gateway wrote it: the merchant's local time, no zone. */
+  time_end?: string
+  openid?: string
 }
 
 type Judgement =
@@ -75,6 +78,8 @@ export function judgeNotification(raw: string, verifier: Verifier): Judgement {
         total_fee: data.data.total_fee,
         fee_type: data.data.fee_type,
         channel: data.data.channel,
+        time_end: data.data.time_end,
+        openid: data.data.openid,
       }
     : {}
   if (!verifyData(envelope.data as Record<string, unknown>, envelope.sign, verifier.key, verifier.scheme)) {

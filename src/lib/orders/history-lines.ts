@@ -32,6 +32,8 @@ const orderEntry = z.object({
   /** The state gw last learned (NOTPAY when made), and when; missing in histories of earlier versions. */
   state: z.optional(text),
   state_at: z.optional(time),
+  /** The payer, as a query or a notification showed it (openid). */
+  openid: z.optional(text),
 })
 export type OrderEntry = z.infer<typeof orderEntry>
 
@@ -60,7 +62,22 @@ const refundEntry = z.object({
 })
 export type RefundEntry = z.infer<typeof refundEntry>
 
-const entry = z.discriminatedUnion('type', [orderEntry, refundEntry])
+/**
+ * Something that happened to an order, for its story (`gw order timeline`): made (by which profile
+ * and command), its QR shown or saved, queried (the state shown), notified (verified or rejected,
+ * by which listener), closed. What a kind carries is in `detail`.
+ */
+const eventEntry = z.object({
+  type: z.literal('event'),
+  appid: text,
+  mch_order_no: text,
+  kind: z.enum(['made', 'qr', 'queried', 'notified', 'closed']),
+  at: time,
+  detail: z.record(z.string(), z.unknown()),
+})
+export type EventEntry = z.infer<typeof eventEntry>
+
+const entry = z.discriminatedUnion('type', [orderEntry, refundEntry, eventEntry])
 export type Entry = z.infer<typeof entry>
 
 /** A line of the file as a record, or undefined when it is not one. */
@@ -124,9 +141,13 @@ export function forEachLine(
  * lines of two processes never interleave. Throws what the system says (a full disk).
  */
 export function appendEntries(path: string, entries: readonly Entry[]): void {
-  const fd = openSync(path, 'a', 0o600)
+  const fd = openSync(path, 'a+', 0o600)
   try {
-    writeFully(fd, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''))
+    // After a write cut short (a full disk), the next record starts on a line of its own.
+    const {size} = fstatSync(fd)
+    const last = Buffer.alloc(1)
+    const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a
+    writeFully(fd, `${torn ? '\n' : ''}${entries.map((entry) => `${JSON.stringify(entry)}\n`).join('')}`)
     fsyncSync(fd)
   } finally {
     closeSync(fd)

@@ -17,7 +17,7 @@
  * (intent, unknown, processing, then failed, absent or not confirmable, then refunded), an
  * order's state only to a later one, and a refund stays credited to the run that made it.
  */
-import {existsSync, readdirSync, renameSync, statSync} from 'node:fs'
+import {existsSync, lstatSync, readdirSync, renameSync, statSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {basename, dirname, join} from 'node:path'
 
@@ -30,6 +30,7 @@ import {configDir} from '../paths.js'
 import {plural} from '../plural.js'
 import {
   type Entry,
+  type EventEntry,
   type OrderEntry,
   type RefundEntry,
   type RefundEntryStatus,
@@ -40,7 +41,7 @@ import {
 } from './history-lines.js'
 import type {OrderReference} from './reference.js'
 
-export type {RefundEntry, RefundEntryStatus}
+export type {EventEntry, OrderEntry, RefundEntry, RefundEntryStatus}
 
 /** Refunds whose outcome is not known yet: sent (or about to be), without an answer that settles them. */
 export const isUnsettled = (entry: RefundEntry) => entry.status === 'intent' || entry.status === 'unknown'
@@ -68,6 +69,13 @@ const MIGRATIONS = [
      appid TEXT NOT NULL, mch_order_no TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL,
      PRIMARY KEY (appid, mch_order_no));
    CREATE TABLE imports (file TEXT NOT NULL, lines INTEGER NOT NULL, skipped TEXT NOT NULL, at TEXT NOT NULL);`,
+  // An order's payer, and what happened to each order, for its story (gw order timeline).
+  `ALTER TABLE orders ADD COLUMN openid TEXT;
+   CREATE INDEX orders_by_payer ON orders (appid, openid) WHERE openid IS NOT NULL;
+   CREATE TABLE events (
+     appid TEXT NOT NULL, mch_order_no TEXT NOT NULL, kind TEXT NOT NULL, at TEXT NOT NULL, at_ms INTEGER NOT NULL,
+     detail TEXT NOT NULL);
+   CREATE INDEX events_of_order ON events (appid, mch_order_no, at_ms);`,
 ]
 
 /** What `gw history` shows. */
@@ -87,7 +95,7 @@ export interface OrderClaim {
 }
 
 /** A row as the history's records: SQL NULLs left out. */
-function recordOf<T>(type: 'order' | 'refund', row: Record<string, unknown> | undefined): T | undefined {
+function recordOf<T>(type: Entry['type'], row: Record<string, unknown> | undefined): T | undefined {
   if (!row) return undefined
   const record: Record<string, unknown> = {type}
   for (const [key, value] of Object.entries(row))
@@ -114,7 +122,14 @@ const PAGE = 1000
  */
 const listed = (table: 'orders' | 'refunds') =>
   `appid = @appid AND at_ms >= @since AND at_ms <= @upto AND (@channel IS NULL OR channel = @channel)
-     AND (@state IS NULL OR ${table === 'orders' ? 'state' : "coalesce(status, 'refunded')"} = @state)`
+     AND (@state IS NULL OR ${table === 'orders' ? 'state' : "coalesce(status, 'refunded')"} = @state)
+     AND (@amounts IS NULL OR fee_type || ':' || ${table === 'orders' ? 'total_fee' : 'refund_fee'}
+          IN (SELECT value FROM json_each(@amounts)))
+     AND (@payer IS NULL OR ${table === 'orders' ? 'openid = @payer' : PAYER_OF_REFUND})`
+
+/** A refund of an order of the payer's (the orders this machine made, whose payer it learned). */
+const PAYER_OF_REFUND = `EXISTS (SELECT 1 FROM orders o
+  WHERE o.appid = refunds.appid AND o.mch_order_no = refunds.mch_order_no AND o.openid = @payer)`
 
 /**
  * A page of a list, newest first (ties in the order first recorded), after the row (@upto,
@@ -133,6 +148,10 @@ export interface Selection {
   until?: Date
   channel?: string
   state?: string
+  /** Of these amounts only, each in minor units of its currency (an order's total, a refund's amount). */
+  amounts?: {fee: number; currency: string}[]
+  /** Orders of this payer (openid) only, where a query or notification showed it. */
+  payer?: string
 }
 
 /**
@@ -160,6 +179,8 @@ class HistoryQueries {
   readonly orderByMerchantNumber: Statement
   readonly orderByGatewayNumber: Statement
   readonly orderStateOf: Statement
+  readonly saveEvent: Statement
+  readonly eventsOf: Statement
   readonly anyRefundOf: Statement
   readonly ordersMadeBetween: Statement
   readonly refundsOfOrder: Statement
@@ -171,16 +192,18 @@ class HistoryQueries {
   readonly claim: Statement
   readonly unclaim: Statement
   readonly importOf: Statement
+  readonly lastImport: Statement
   readonly noteImport: Statement
   readonly summaries: Statement
 
   constructor(db: LocalDatabase) {
     // A later record of an order keeps when it was made; of a refund, what it does not say again.
     this.saveOrder = db.prepare(
-      `INSERT INTO orders (appid, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, at_ms, state, state_at)
-       VALUES (@appid, @mch_order_no, @gw_order_no, @channel, @total_fee, @fee_type, @at, @at_ms, @state, @state_at)
+      `INSERT INTO orders (appid, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, at_ms, state, state_at, openid)
+       VALUES (@appid, @mch_order_no, @gw_order_no, @channel, @total_fee, @fee_type, @at, @at_ms, @state, @state_at, @openid)
        ON CONFLICT (appid, mch_order_no) DO UPDATE SET
          gw_order_no = coalesce(excluded.gw_order_no, gw_order_no), channel = excluded.channel,
+         openid = coalesce(excluded.openid, openid),
          total_fee = excluded.total_fee, fee_type = excluded.fee_type,
          state = CASE WHEN ${LATER_STATE} THEN excluded.state ELSE state END,
          state_at = CASE WHEN ${LATER_STATE} THEN excluded.state_at ELSE state_at END`,
@@ -204,7 +227,11 @@ class HistoryQueries {
     this.orderByGatewayNumber = db.prepare(
       'SELECT * FROM orders WHERE appid = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
     )
-    this.orderStateOf = db.prepare('SELECT state, state_at FROM orders WHERE appid = ? AND mch_order_no = ?')
+    this.orderStateOf = db.prepare('SELECT state, state_at, openid FROM orders WHERE appid = ? AND mch_order_no = ?')
+    this.saveEvent = db.prepare(
+      'INSERT INTO events (appid, mch_order_no, kind, at, at_ms, detail) VALUES (@appid, @mch_order_no, @kind, @at, @at_ms, @detail)',
+    )
+    this.eventsOf = db.prepare('SELECT * FROM events WHERE appid = ? AND mch_order_no = ? ORDER BY at_ms, rowid')
     this.anyRefundOf = db.prepare('SELECT 1 AS found FROM refunds WHERE appid = ? AND mch_order_no = ? LIMIT 1')
     this.ordersMadeBetween = madeBetween(db, 'orders')
     this.refundsOfOrder = db.prepare('SELECT * FROM refunds WHERE appid = ? AND mch_order_no = ? ORDER BY rowid')
@@ -222,6 +249,7 @@ class HistoryQueries {
       'DELETE FROM refund_claims WHERE appid = ? AND mch_order_no = ? AND pid = ? AND host = ? AND since = ?',
     )
     this.importOf = db.prepare('SELECT * FROM imports WHERE file = ? ORDER BY rowid DESC LIMIT 1')
+    this.lastImport = db.prepare('SELECT * FROM imports ORDER BY rowid DESC LIMIT 1')
     this.noteImport = db.prepare('INSERT INTO imports (file, lines, skipped, at) VALUES (?, ?, ?, ?)')
     this.summaries = db.prepare(
       `SELECT appid, sum(orders) AS orders, sum(refunds) AS refunds, min(oldest) AS oldest, max(newest) AS newest FROM (
@@ -235,11 +263,21 @@ class HistoryQueries {
 
 /** A record's columns, as the INSERTs above name them: what it does not say is NULL. `credit`: see CREDITED. */
 function columnsOf(entry: Entry, credit = true): Record<string, SQLInputValue> {
-  const {appid, mch_order_no, gw_order_no = null, channel = null, at} = entry
-  const common = {appid, mch_order_no, gw_order_no, channel, at, at_ms: Date.parse(at)}
+  const {appid, mch_order_no, at} = entry
+  const at_ms = Date.parse(at)
+  if (entry.type === 'event')
+    return {appid, mch_order_no, kind: entry.kind, at, at_ms, detail: JSON.stringify(entry.detail)}
+  const common = {
+    appid,
+    mch_order_no,
+    gw_order_no: entry.gw_order_no ?? null,
+    channel: entry.channel ?? null,
+    at,
+    at_ms,
+  }
   if (entry.type === 'order') {
-    const {total_fee, fee_type, state = null, state_at = null} = entry
-    return {...common, total_fee, fee_type, state, state_at}
+    const {total_fee, fee_type, state = null, state_at = null, openid = null} = entry
+    return {...common, total_fee, fee_type, state, state_at, openid}
   }
   const {mch_refund_no, refund_fee, fee_type = null, status = null, gw_refund_no = null, source = null} = entry
   return {...common, mch_refund_no, refund_fee, fee_type, status, gw_refund_no, source, credit: credit ? 1 : 0}
@@ -253,6 +291,8 @@ const paramsOf = (appid: string, selection: Selection) => ({
   upto: selection.until ? selection.until.getTime() - 1 : Number.MAX_SAFE_INTEGER,
   channel: selection.channel ?? null,
   state: selection.state ?? null,
+  amounts: selection.amounts ? JSON.stringify(selection.amounts.map((a) => `${a.currency}:${a.fee}`)) : null,
+  payer: selection.payer ?? null,
   last_row: 0,
 })
 
@@ -290,6 +330,18 @@ export function keptSentence(database: string, kept: Settled, said: Settled = {l
   return `${database} could not take what this run recorded (${kept.why ?? 'not written'}): ${parts.join('; ')}.`
 }
 
+/**
+ * An order's state as a query or notification showed it, with what else it showed (the payer,
+ * when it was paid), waiting to be recorded.
+ */
+interface Seen {
+  appid: string
+  mchOrderNo: string
+  state: string
+  at: string
+  facts: {by: 'query' | 'notification' | 'close'; openid?: string; time_end?: string}
+}
+
 /** Records waiting for a database held by another program, past which they go to history.jsonl (memory stays bounded). */
 const SPILL_RECORDS = 4096
 
@@ -304,7 +356,7 @@ export class OrderHistory {
   /** Records written without waiting on the disk (a bulk run's), committed together. */
   #pending: Entry[] = []
   /** Order states queries showed, by appid and order number, looked up with the records waiting. */
-  #seen = new Map<string, {appid: string; mchOrderNo: string; state: string; at: string}>()
+  #seen = new Map<string, Seen>()
   #flushTimer?: NodeJS.Timeout
   /** Records of this process put in history.jsonl, or lost, and the last reason: said when the run ends. */
   #kept: Settled
@@ -338,16 +390,29 @@ export class OrderHistory {
     return this.#queries
   }
 
-  /** The queries, after the records waiting are committed: every answer includes them. */
+  /**
+   * The queries, after the records waiting are committed, so that answers include them. Never
+   * waited for: while another program holds the database, a question is answered from what is
+   * committed (readers never wait in WAL mode), and the records wait for the next commit. A
+   * bulk run asking a question a row must not stop every answer in flight for seconds.
+   */
   get #q(): HistoryQueries {
-    if (this.#pending.length) this.#commit()
+    if (this.#pending.length) this.#commitIfFree(() => this.#commit(0))
     return this.#open()
   }
 
-  /** The queries, for a question about orders: the states queries showed are recorded first. */
+  /** The queries, for a question about orders: the states queries showed are recorded first (see #q). */
   get #orderQ(): HistoryQueries {
-    this.#flush()
+    this.#commitIfFree(() => this.#flush(0))
     return this.#open()
+  }
+
+  #commitIfFree(commit: () => void): void {
+    try {
+      commit()
+    } catch (error) {
+      if (!(error instanceof LocalStateError) || error.problem !== 'busy') throw error
+    }
   }
 
   /**
@@ -357,53 +422,77 @@ export class OrderHistory {
    * (its file still taken aside) is finished first.
    */
   #merge(): void {
-    const dir = dirname(this.jsonl)
-    const taken = readdirSync(dir)
-      .filter((name) => name.startsWith(`${basename(this.jsonl)}.`) && name.endsWith('.merging'))
-      .map((name) => join(dir, name))
-    if (!taken.length && !existsSync(this.jsonl)) return
-    const db = this.#db!
+    if (!this.#toMerge().length && !lstatSync(this.jsonl, {throwIfNoEntry: false})) return
+    const done: string[] = []
     try {
-      db.write(() => {
-        if (existsSync(this.jsonl)) {
-          const mine = `${this.jsonl}.${process.pid}-${Date.now()}.merging`
-          renameSync(this.jsonl, mine)
-          taken.push(mine)
+      this.#db!.write(() => {
+        // Listed under the lock: another gw merging at the same time has finished, or not begun.
+        const jsonl = lstatSync(this.jsonl, {throwIfNoEntry: false})
+        if (jsonl && !jsonl.isFile()) {
+          this.#ports.warn?.(
+            `${this.jsonl} is not a file gw wrote (a link, a pipe or a folder): it is not merged. Move it aside.`,
+          )
+        } else if (jsonl) renameSync(this.jsonl, `${this.jsonl}.${process.pid}-${Date.now()}.merging`)
+        for (const file of this.#toMerge()) {
+          // Merged by another gw that has not renamed it yet: merging it twice would tell its story twice.
+          if (!this.#queries!.importOf.get(file) && !this.#mergeFile(file)) continue
+          done.push(file)
         }
-        for (const file of taken) this.#mergeFile(file)
       })
     } catch (error) {
       if (!(error instanceof LocalStateError)) throw error
       this.#ports.warn?.(`${this.jsonl} is not merged into the history yet: ${error.message} It is merged next time.`)
       return
     }
-    for (const file of taken) {
-      const kept = `${this.jsonl}.imported`
-      renameSync(file, existsSync(kept) ? `${kept}.${Date.now()}` : kept)
+    const kept = `${this.jsonl}.imported`
+    for (const file of done) {
+      try {
+        renameSync(file, existsSync(kept) ? `${kept}.${Date.now()}` : kept)
+      } catch (error) {
+        // Renamed by another gw that merged with this one.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
     }
   }
 
-  #mergeFile(file: string): void {
+  /** The history.jsonl files taken aside to be merged (regular files only: a folder or a link of that name is not gw's). */
+  #toMerge(): string[] {
+    const dir = dirname(this.jsonl)
+    return readdirSync(dir)
+      .filter((name) => name.startsWith(`${basename(this.jsonl)}.`) && name.endsWith('.merging'))
+      .map((name) => join(dir, name))
+      .filter((file) => lstatSync(file, {throwIfNoEntry: false})?.isFile())
+  }
+
+  /** Merges one file's records; false when it is gone (another gw merged it meanwhile). */
+  #mergeFile(file: string): boolean {
     const skipped: number[] = []
     let lines = 0
-    forEachLine(
-      file,
-      (line, number) => {
-        lines = number
-        if (line === '') return
-        const entry = line === undefined ? undefined : entryOf(line)
-        if (entry) this.#save(entry)
-        else skipped.push(number)
-      },
-      this.#ports.importing,
-    )
-    this.#queries!.noteImport.run(this.jsonl, lines, skipped.join(','), new Date().toISOString())
+    try {
+      forEachLine(
+        file,
+        (line, number) => {
+          lines = number
+          if (line === '') return
+          const entry = line === undefined ? undefined : entryOf(line)
+          if (entry) this.#save(entry)
+          else skipped.push(number)
+        },
+        this.#ports.importing,
+      )
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+      throw error
+    }
+    this.#queries!.noteImport.run(file, lines, skipped.join(','), new Date().toISOString())
     if (skipped.length) this.#ports.warn?.(unreadableLines(this.jsonl, skipped))
+    return true
   }
 
   #save(entry: Entry, credit = true): void {
     const q = this.#queries!
-    ;(entry.type === 'order' ? q.saveOrder : q.saveRefund).run(columnsOf(entry, credit))
+    const statement = {order: q.saveOrder, refund: q.saveRefund, event: q.saveEvent}[entry.type]
+    statement.run(columnsOf(entry, credit))
   }
 
   /** Something waits to be committed: with what a tenth of a second brings, or now when it is 512. */
@@ -423,10 +512,11 @@ export class OrderHistory {
     try {
       this.#flush(0)
     } catch (error) {
-      if (!(error instanceof LocalStateError)) throw error
-      if (!this.#warned) this.#ports.warn?.(`${error.message} The records of this run wait until it is free.`)
+      // Any refusal (held, full, a database changed under gw): this runs after refunds were sent, and never throws.
+      const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+      if (!this.#warned) this.#ports.warn?.(`${why} The records of this run wait until it is free.`)
       this.#warned = true
-      if (this.#pending.length >= SPILL_RECORDS) this.#keepForLater(error.message)
+      if (this.#pending.length >= SPILL_RECORDS) this.#keepForLater(why)
       else this.#flushTimer ??= setTimeout(() => this.#flushNow(), GROUP_MS * 10).unref()
     }
   }
@@ -440,13 +530,22 @@ export class OrderHistory {
     // Most orders a batch queries were not made here, or are as gw knew them: asked without reading the record.
     const q = this.#queries!
     const changed = this.#db!.read(() =>
-      [...this.#seen.values()].flatMap(({appid, mchOrderNo, state, at}): Entry[] => {
-        const was = q.orderStateOf.get(appid, mchOrderNo) as {state: string | null; state_at: string | null} | undefined
-        // Not made here, as gw knew it, or learned later than this query answered (by another gw).
-        if (!was || was.state === state || Date.parse(was.state_at ?? '') > Date.parse(at)) return []
+      [...this.#seen.values()].flatMap(({appid, mchOrderNo, state, at, facts}): Entry[] => {
+        const was = q.orderStateOf.get(appid, mchOrderNo) as
+          {state: string | null; state_at: string | null; openid: string | null} | undefined
+        if (!was) return []
+        // A query of an order made here is a line of its story, whatever it showed.
+        const {by, ...shown} = facts
+        const queried: Entry[] =
+          by === 'query'
+            ? [{type: 'event', appid, mch_order_no: mchOrderNo, kind: 'queried', at, detail: {state, ...shown}}]
+            : []
+        const payer = shown.openid && shown.openid !== was.openid ? shown.openid : undefined
+        // As gw knew it, or learned later than this answer came (by another gw): the record stays.
+        if ((was.state === state || Date.parse(was.state_at ?? '') > Date.parse(at)) && !payer) return queried
         const row = q.orderByMerchantNumber.get(appid, mchOrderNo) as Record<string, unknown>
         const {type: _type, at: _at, state_at: _stateAt, ...order} = recordOf<OrderEntry>('order', row)!
-        return [{type: 'order', ...order, state, at, state_at: at}]
+        return [...queried, {type: 'order', ...order, state, at, state_at: at, ...(payer ? {openid: payer} : {})}]
       }),
     )
     this.#seen.clear()
@@ -496,9 +595,9 @@ export class OrderHistory {
       try {
         this.#flush()
       } catch (error) {
-        if (!(error instanceof LocalStateError)) throw error
         this.#seen.clear()
-        if (this.#pending.length) this.#keepForLater(error.message)
+        const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+        if (this.#pending.length) this.#keepForLater(why)
       }
     }
     this.#said = {...this.#kept}
@@ -515,9 +614,31 @@ export class OrderHistory {
    * What a query showed of an order: recorded, when it was made here and its state changed since
    * gw last knew it, with the records waiting (and before any question about orders).
    */
-  noteOrderState(appid: string, mchOrderNo: string, state: string): void {
-    this.#seen.set(`${appid}\n${mchOrderNo}`, {appid, mchOrderNo, state, at: new Date().toISOString()})
+  noteOrderState(appid: string, mchOrderNo: string, state: string, facts: Seen['facts'] = {by: 'query'}): void {
+    this.#seen.set(`${appid}\n${mchOrderNo}`, {appid, mchOrderNo, state, at: new Date().toISOString(), facts})
     this.#waiting()
+  }
+
+  /** A line of an order's story (see EventEntry), recorded with the records waiting. */
+  noteEvent(appid: string, mchOrderNo: string, kind: EventEntry['kind'], detail: Record<string, unknown>): void {
+    this.#pending.push({type: 'event', appid, mch_order_no: mchOrderNo, kind, at: new Date().toISOString(), detail})
+    this.#waiting()
+  }
+
+  /**
+   * What this machine knows of one order, named by its merchant or gateway number: its record,
+   * the refunds made here, and the lines of its story (events), oldest first.
+   */
+  story(appid: string, ref: OrderReference): {order?: OrderEntry; refunds: RefundEntry[]; events: EventEntry[]} {
+    const order = this.findOrder(appid, ref)
+    const mchOrderNo = order?.mch_order_no ?? ref.mch_order_no
+    if (!mchOrderNo) return {order, refunds: [], events: []}
+    const rows = this.#q.eventsOf.all(appid, mchOrderNo) as Record<string, unknown>[]
+    const events = rows.map((row) => {
+      const {detail, ...event} = recordOf<Omit<EventEntry, 'detail'> & {detail: string}>('event', row)!
+      return {...event, detail: JSON.parse(detail) as Record<string, unknown>}
+    })
+    return {order, refunds: this.refundsOf(appid, mchOrderNo), events}
   }
 
   /** The orders made on this machine for an appid, newest first, as their latest record says, read a page at a time. */
@@ -587,8 +708,8 @@ export class OrderHistory {
       this.#pending.push(record)
       try {
         this.#waiting()
-      } catch (error) {
-        if (!(error instanceof LocalStateError)) throw error
+      } catch {
+        // Kept waiting: committed, or put in history.jsonl, when the run settles (see #flushNow).
       }
       return {where: 'history'}
     }
@@ -597,16 +718,14 @@ export class OrderHistory {
       this.#db!.write(() => this.#save(record, options.credit ?? true), {durable: true})
       return {where: 'history'}
     } catch (error) {
-      if (!(error instanceof LocalStateError)) throw error
+      // Whatever the database's trouble (held, full, not gw's any more): the record is kept beside it.
+      const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
       try {
         appendEntries(this.jsonl, [record])
-        return {where: 'later', why: error.message, file: this.jsonl}
+        return {where: 'later', why, file: this.jsonl}
       } catch (failed) {
-        return {
-          where: 'lost',
-          why: `${error.message} ${this.jsonl} could not be written either (${(failed as Error).message}).`,
-          file: this.jsonl,
-        }
+        const more = `${this.jsonl} could not be written either (${(failed as Error).message}).`
+        return {where: 'lost', why: `${why} ${more}`, file: this.jsonl}
       }
     }
   }
@@ -676,14 +795,13 @@ export class OrderHistory {
   describe(): HistoryReport {
     const q = this.#q
     const rows = q.summaries.all() as {appid: string; orders: number; refunds: number; oldest: number; newest: number}[]
-    const imported = q.importOf.get(this.jsonl) as
-      {file: string; lines: number; skipped: string; at: string} | undefined
+    const imported = q.lastImport.get() as {lines: number; skipped: string; at: string} | undefined
     const wal = existsSync(`${this.file}-wal`) ? statSync(`${this.file}-wal`).size : 0
     return {
       database: this.file,
       bytes: statSync(this.file).size + wal,
       imported: imported && {
-        file: `${imported.file}.imported`,
+        file: `${this.jsonl}.imported`,
         lines: imported.lines,
         skipped_lines: imported.skipped ? imported.skipped.split(',').map(Number) : [],
         at: imported.at,

@@ -68,6 +68,10 @@ export interface ListFilter {
   until?: Date
   channel?: string
   state?: string
+  /** Of this amount only (--amount): its minor units in each currency it can be. */
+  amounts?: {fee: number; currency: string}[]
+  /** Of this payer only (--payer, an openid). */
+  payer?: string
   refresh: boolean
   pace: BatchOptions
   /** Only the first so many are read (those after are counted, not read); all of them with refresh. */
@@ -80,6 +84,8 @@ export const selectionOf = (filter: ListFilter): Selection => ({
   until: filter.until,
   channel: filter.channel,
   state: filter.refresh ? undefined : filter.state,
+  amounts: filter.amounts,
+  payer: filter.payer,
 })
 
 const local = (at: string | undefined) => (at ? isoTime(new Date(at)) : undefined)

@@ -46,6 +46,8 @@ interface CreateOrderInput {
   operator_id?: string
   img_type?: string
   expireSeconds?: number
+  /** The command making it, for the order's story (`gw order create`, `gw sandbox seed`). */
+  madeBy?: string
 }
 
 export interface CreatedOrder {
@@ -79,7 +81,7 @@ export class OrderService {
     return this.client.profile.appid
   }
 
-  async create({expireSeconds, ...fields}: CreateOrderInput): Promise<CreatedOrder> {
+  async create({expireSeconds, madeBy = 'gw order create', ...fields}: CreateOrderInput): Promise<CreatedOrder> {
     const {channel, total_fee, fee_type} = fields
     if (!CHANNELS_BY_OPERATION.native_pay.includes(channel))
       throw usageError(
@@ -100,6 +102,15 @@ export class OrderService {
       const {gw_order_no} = order
       const made = {appid: this.appid, mch_order_no: mchOrderNo, gw_order_no, channel, total_fee, fee_type}
       this.history.recordOrder({...made, state: 'NOTPAY'})
+      const {name: profile, live} = this.client.profile
+      const notify_url = fields.notify_url
+      this.history.noteEvent(this.appid, mchOrderNo, 'made', {
+        profile,
+        live,
+        command: madeBy,
+        notify_url,
+        qr_lost: qrLost,
+      })
       return {order, channel, total_fee, fee_type, expires_at: expiresAt, qr_lost: qrLost}
     }
     if (answer.status === 'success') return result(answer.data, false)
@@ -129,6 +140,11 @@ export class OrderService {
       {result: 'SUCCESS', mch_order_no: mchOrderNo, gw_order_no: record.gw_order_no ?? '', appid: record.appid},
       true,
     )
+  }
+
+  /** How a created order's QR code reached the payer's side: drawn (on the terminal or stderr), saved to a file, or neither. */
+  noteQr(created: CreatedOrder, qr: {drawn?: 'terminal' | 'stderr'; file?: string}): void {
+    this.history.noteEvent(this.appid, created.order.mch_order_no, 'qr', {...qr, code_url: created.order.code_url})
   }
 
   /** One order query, with NOTSURE-style answers asked again a few times. */
@@ -162,8 +178,8 @@ export class OrderService {
     for (const candidate of candidates) {
       const answer = await this.#query(ref, candidate)
       if (answer.status === 'success') {
-        if (answer.data.mch_order_no)
-          this.history.noteOrderState(this.appid, answer.data.mch_order_no, answer.data.result)
+        const {mch_order_no: number, result, openid, time_end} = answer.data
+        if (number) this.history.noteOrderState(this.appid, number, result, {by: 'query', openid, time_end})
         return {record: answer.data, channel: candidate, channel_source: known.source}
       }
       if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND && known.source === 'discovered') continue
@@ -220,7 +236,7 @@ export class OrderService {
           `Closing order ${describeReference(ref)}`,
           `${closeChannel} has no order query: run the same close again (a closed order answers ${ALREADY_CLOSED}).`,
         )
-      this.#noteState(ref, 'CLOSED')
+      this.#noteState(ref, 'CLOSED', already_closed)
       const made = this.history.findOrder(this.appid, ref)
       const said = answer.status === 'success' ? answer.data : undefined
       const record: OrderRecord = {
@@ -245,13 +261,19 @@ export class OrderService {
         {advice},
       )
     }
+    const mchOrderNo = found.record.mch_order_no
+    if (mchOrderNo)
+      this.history.noteEvent(this.appid, mchOrderNo, 'closed', {already_closed, profile: this.client.profile.name})
     return {...found, channel_source: known.source, already_closed}
   }
 
-  /** What gw learned of an order made here, written to the history by whichever number names it. */
-  #noteState(ref: OrderReference, state: string): void {
+  /** An order closed without a query to show it (its channel has none): its state and the close, in the history. */
+  #noteState(ref: OrderReference, state: 'CLOSED', alreadyClosed: boolean): void {
     const mchOrderNo = ref.mch_order_no ?? this.history.findOrder(this.appid, ref)?.mch_order_no
-    if (mchOrderNo) this.history.noteOrderState(this.appid, mchOrderNo, state)
+    if (!mchOrderNo) return
+    this.history.noteOrderState(this.appid, mchOrderNo, state, {by: 'close'})
+    const detail = {already_closed: alreadyClosed, profile: this.client.profile.name, without_query: true}
+    this.history.noteEvent(this.appid, mchOrderNo, 'closed', detail)
   }
 
   /**

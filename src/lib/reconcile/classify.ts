@@ -9,7 +9,6 @@ import {
   CURRENCIES,
   ORDER_NOT_FOUND,
   ORDER_NUMBER_FIELDS,
-  ORDER_STATES,
   fieldMax,
   formatAmount,
   isCurrency,
@@ -23,6 +22,7 @@ import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems, unresolvedFor
 import {type OrderReference, WRONG_CHANNEL, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
 import {quoted} from '../untrusted.js'
+import {type StatusMeaning, StatusWords} from './statuses.js'
 
 export const CLASSES = [
   'match',
@@ -34,15 +34,6 @@ export const CLASSES = [
   'invalid_row',
 ] as const
 export type Classification = (typeof CLASSES)[number]
-
-/** The merchant's words for a state, and the gateway states each stands for (a paid order may since be partly refunded). */
-const MERCHANT_STATUS: Record<string, readonly string[]> = {
-  paid: ['SUCCESS', 'REFUND'],
-  unpaid: ['NOTPAY', 'USERPAYING', 'PAYERROR'],
-  refunded: ['REFUND'],
-  refunded_partly: ['REFUND'],
-  closed: ['CLOSED'],
-}
 
 /** The fields reconcile reads from the merchant's file. */
 export const RECONCILE_FIELDS = [
@@ -64,7 +55,8 @@ export interface MerchantView {
   totalFee?: number
   amount?: string
   feeType?: string
-  status?: string
+  /** The row's status as written, and what it means. */
+  status?: {text: string; meaning: StatusMeaning}
   /** A refund of the order the merchant knows: the gateway's refund query needs one to list the order's refunds. */
   mchRefundNo?: string
 }
@@ -102,7 +94,11 @@ export interface Verdict {
 const COMPARED: readonly (readonly string[])[] = [['total_fee', 'amount'], ['fee_type'], ['status']]
 
 /** What the row says, or why it cannot be used. */
-export function readMerchantRow(row: TableRow, defaultChannel: string | undefined): MerchantView | string {
+export function readMerchantRow(
+  row: TableRow,
+  defaultChannel: string | undefined,
+  statuses = new StatusWords(),
+): MerchantView | string {
   const unresolved = unresolvedFormulas(row)
   if (unresolved) return unresolved
   const column = orderColumnOf(row)
@@ -146,10 +142,10 @@ export function readMerchantRow(row: TableRow, defaultChannel: string | undefine
       throw error
     }
   }
-  const status = row.get('status') || undefined
-  if (status && !MERCHANT_STATUS[status.toLowerCase()] && !Object.hasOwn(ORDER_STATES, status.toUpperCase())) {
-    return `status ${quoted(status)} is not one of ${Object.keys(MERCHANT_STATUS).join(', ')} or a gateway state`
-  }
+  const text = row.get('status')
+  const meaning = text ? statuses.meaningOf(text) : undefined
+  if (text && !meaning) return statuses.unknown(text)
+  const status = text && meaning ? {text, meaning} : undefined
   const mchRefundNo = row.get('mch_refund_no') || undefined
   return {
     ref: {[column]: numbers[column]},
@@ -188,27 +184,40 @@ function merchantMinor(view: MerchantView, currency = view.feeType): number | un
 /**
  * The merchant's state against the gateway's: undefined when they agree, else the difference.
  * An order the gateway has refunded is told apart, by its refunded total, as partly or fully
- * refunded: `paid` and `refunded_partly` agree with a partial refund only.
+ * refunded: `paid` and `refunded_partly` agree with a partial refund only, `cancelled` with a
+ * full one.
  */
-function stateDifference(merchant: string, found: FoundOrder, refunded?: RefundedTotal): string | undefined {
+function stateDifference(
+  {text, meaning}: NonNullable<MerchantView['status']>,
+  found: FoundOrder,
+  refunded?: RefundedTotal,
+): string | undefined {
   const record = found.record
   const gateway = record.result
-  const word = merchant.toLowerCase()
-  const states = MERCHANT_STATUS[word]
-  const said = `status: merchant ${merchant}, gateway ${gateway}`
-  if (!states) return merchant.toUpperCase() === gateway ? undefined : said
-  if (!states.includes(gateway)) {
-    const missed = word === 'unpaid' && gateway === 'SUCCESS'
-    return `${said}${missed ? ' (paid at the gateway: a missed notification?)' : ''}`
+  const said = `status: merchant ${text}, gateway ${gateway}`
+  if ('state' in meaning) return meaning.state === gateway ? undefined : said
+  if (!meaning.states.includes(gateway)) {
+    const why =
+      gateway === 'SUCCESS' && meaning.word === 'unpaid'
+        ? ' (paid at the gateway: a missed notification?)'
+        : gateway === 'SUCCESS' && meaning.word === 'cancelled'
+          ? ' (paid at the gateway and not refunded)'
+          : ''
+    return `${said}${why}`
   }
-  if (gateway !== 'REFUND' || word === 'refunded') return undefined
+  if (gateway !== 'REFUND' || meaning.refunded === 'either') return undefined
   const total = record.total_fee
   if (refunded?.from === 'history' && refunded.minor === 0)
     return `${said} (partly or fully refunded is not known: the gateway has no refund query for ${found.channel} and this machine made no refund of it that was shown to succeed; the merchant platform shows its refunds)`
   if (refunded === undefined || total === undefined)
     return `${said} (partly or fully refunded is not known: the gateway lists an order's refunds only when asked with one of their numbers; give it in a mch_refund_no column)`
-  if (refunded.minor < total) return undefined
-  return `${said} (refunded in full, ${formatAmount(refunded.minor, record.fee_type)}${sourceNote(refunded, found.channel)})`
+  const fully = refunded.minor >= total
+  if (fully === (meaning.refunded === 'fully')) return undefined
+  const amount = (minor: number) => formatAmount(minor, record.fee_type)
+  const how = fully
+    ? `refunded in full, ${amount(refunded.minor)}`
+    : `refunded in part, ${amount(refunded.minor)} of ${amount(total)}`
+  return `${said} (${how}${sourceNote(refunded, found.channel)})`
 }
 
 /** The note on a matching row of a partly refunded order. */

@@ -43,6 +43,7 @@ import {
   readMerchantRow,
 } from './classify.js'
 import {mapInOrder} from './ordered-window.js'
+import type {StatusWords} from './statuses.js'
 
 const OUTPUT_COLUMNS = [
   'gateway_state',
@@ -78,6 +79,8 @@ export interface ReconcileInput {
 }
 
 interface ReconcileOptions {
+  /** What the file's statuses mean (gw's and POS systems' words, and --status-map). */
+  statuses: StatusWords
   concurrency: number
   rate?: number
   channel?: string
@@ -191,7 +194,7 @@ export class Reconciler {
 
   async #judge(row: TableRow, options: ReconcileOptions): Promise<ReconciledRow> {
     const base = {line: row.line, values: row.values, typed: row.typed}
-    const view = readMerchantRow(row, options.channel)
+    const view = readMerchantRow(row, options.channel, options.statuses)
     if (typeof view === 'string')
       return {...base, classification: 'invalid_row', detail: view, currency: currencyOfRow(row)}
     let found

@@ -159,6 +159,7 @@ export class RefundService {
   async lookup(planned: PlannedRefund, signal?: AbortSignal): Promise<Lookup> {
     if (!hasRefundQuery(planned.channel))
       return {state: 'unknown', why: `the gateway has no refund query for ${planned.channel}`}
+    if (signal?.aborted) return {state: 'unknown', why: 'gw was stopped before it asked'}
     let answer
     try {
       const query = refundQuery(planned, planned.mch_refund_no, planned.refund_fee)
@@ -255,7 +256,17 @@ export class RefundService {
         lastWhy = 'gw was stopped before the outcome was settled'
         break
       }
-      const answer = await this.client.call('order_refund', params, {gw_order_no: planned.gw_order_no}, {signal})
+      let answer
+      try {
+        answer = await this.client.call('order_refund', params, {gw_order_no: planned.gw_order_no}, {signal})
+      } catch (error) {
+        // No connection now, after an earlier round that may have arrived: not "nothing was sent".
+        if (round > 1 && error instanceof GwError && error.kind === 'transport') {
+          lastWhy = error.message
+          break
+        }
+        throw error
+      }
       if (answer.status === 'success') {
         // The client has checked that the answer is about this refund: its number and amount.
         const {gw_refund_no, refund_time} = answer.data
@@ -291,6 +302,11 @@ export class RefundService {
           return this.#held(planned, existed, signal)
         lastWhy = answer.message
         continue
+      }
+      // Stopped: no lookup leaves; the next run settles it.
+      if (signal?.aborted) {
+        lastWhy = 'gw was stopped before the outcome was settled'
+        break
       }
       // Unclear, or the number is taken: the gateway's record of this refund number decides.
       const found = await this.lookup(planned, signal)
@@ -389,7 +405,7 @@ export class RefundService {
   async #held(planned: PlannedRefund, existed: boolean, signal?: AbortSignal): Promise<RefundResult> {
     // This machine saw the gateway show this very refund succeed (another run of the same rows,
     // at the same time): that is proof, and it stays proven.
-    const seen = this.#seenRefunded(planned)
+    const seen = this.seenRefunded(planned)
     if (seen)
       return {
         status: 'refunded',
@@ -417,7 +433,7 @@ export class RefundService {
   }
 
   /** The history's record of this refund (number, order, amount) as refunded: the gateway showed it to a run of this machine. */
-  #seenRefunded(planned: PlannedRefund): RefundEntry | undefined {
+  seenRefunded(planned: Pick<PlannedRefund, 'mch_refund_no' | 'mch_order_no' | 'refund_fee'>): RefundEntry | undefined {
     try {
       const entry = this.history.findRefund(this.appid, planned.mch_refund_no)
       const same = entry?.mch_order_no === planned.mch_order_no && entry.refund_fee === planned.refund_fee

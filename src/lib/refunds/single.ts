@@ -39,6 +39,9 @@ interface OneRefundHooks {
   sending(planned: PlannedRefund): Promise<void>
 }
 
+/** A refund refused before it was sent, after earlier refunds of the order were sent again to settle them (then not "nothing was sent"). */
+export type RefusedRefund = RefundProblem & {resent_earlier?: readonly PlannedRefund[]}
+
 export type OneRefund = RefundResult & {
   /** The refund an earlier run left unsettled, settled now: nothing new was sent. */
   completed_earlier?: boolean
@@ -67,7 +70,11 @@ export class SingleRefunds {
    * Settles the order's refunds sent without a known outcome; throws (exit 5) when one stays
    * unknown. `resending` is told of a refund about to be sent again under its number.
    */
-  async settle(found: FoundOrder, resending: (planned: PlannedRefund) => void = () => {}): Promise<RefundResult[]> {
+  async settle(
+    found: FoundOrder,
+    resending: (planned: PlannedRefund) => void = () => {},
+    signal?: AbortSignal,
+  ): Promise<RefundResult[]> {
     const {history, appid} = this.refunds
     const unsettled = history.refundsOf(appid, found.record.mch_order_no ?? '').filter(isUnsettled)
     const settled: RefundResult[] = []
@@ -98,7 +105,7 @@ export class SingleRefunds {
       } else {
         // Never arrived, or cannot be looked up: the same number again settles it, and the gateway takes it once.
         resending(planned)
-        result = await this.refunds.send(planned, entry.source)
+        result = await this.refunds.send(planned, entry.source, signal)
       }
       if (result.status === 'unknown') {
         const amount = formatAmount(planned.refund_fee, planned.fee_type)
@@ -159,7 +166,11 @@ export class SingleRefunds {
    * history records it (the gateway showed it refunded, or showed it cannot be confirmed): said
    * again without sending. A channel without a refund query would learn nothing new from a resend.
    */
-  #knownOutcome(request: RefundRequest, found: FoundOrder, minor: number | undefined): OneRefund | undefined {
+  async #knownOutcome(
+    request: RefundRequest,
+    found: FoundOrder,
+    minor: number | undefined,
+  ): Promise<OneRefund | undefined> {
     const {history, appid} = this.refunds
     if (!request.mchRefundNo || minor === undefined) return undefined
     const entry = history
@@ -167,6 +178,20 @@ export class SingleRefunds {
       .find((r) => r.mch_refund_no === request.mchRefundNo && r.refund_fee === minor)
     if (entry?.status !== 'refunded' && entry?.status !== 'not_confirmable') return undefined
     const planned = plannedFrom(entry, found)
+    // The history is evidence, not proof: where the gateway can show the refund, it is asked.
+    if (hasRefundQuery(planned.channel)) {
+      const looked = await this.refunds.lookup(planned)
+      if (looked.state !== 'SUCCESS') return undefined
+      const {gw_refund_no, refund_time} = looked
+      return {
+        status: 'refunded',
+        planned,
+        gw_refund_no,
+        refund_time,
+        resolved_by: 'refund_query',
+        already_existed: true,
+      }
+    }
     const explanation =
       entry.status === 'not_confirmable'
         ? `Sent from this machine at ${isoTime(new Date(entry.at))}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
@@ -190,8 +215,10 @@ export class SingleRefunds {
     request: RefundRequest,
     hooks: OneRefundHooks,
     signal?: AbortSignal,
-  ): Promise<OneRefund | RefundProblem> {
+  ): Promise<OneRefund | RefusedRefund> {
     let inFlight: PlannedRefund | undefined
+    /** Refunds an earlier run left unsettled, sent again by this one under their numbers to settle them. */
+    const resent: PlannedRefund[] = []
     try {
       // Nothing is in flight yet: a stop here is "nothing was sent".
       const found = (await interruptible(
@@ -201,12 +228,22 @@ export class SingleRefunds {
       )) as FoundOrder
       const claim = this.#claimOrder(found)
       try {
-        const work = this.#refundClaimed(request, found, hooks, (planned) => (inFlight = planned), signal)
-        return await interruptible(work, signal, () => inFlight)
+        const sending = (planned: PlannedRefund) => (inFlight = planned)
+        const work = this.#refundClaimed(request, found, hooks, sending, (planned) => resent.push(planned), signal)
+        const done = await interruptible(work, signal, () => inFlight)
+        // A problem of the new refund after an earlier one was sent again: not "nothing was sent".
+        if ('kind' in done && resent.length) return {...done, resent_earlier: [...resent]}
+        return done
       } finally {
         claim.release()
       }
     } catch (error) {
+      // An earlier refund went out again to settle it: whatever stopped the new one, money may have moved.
+      if (resent.length && error instanceof GwError && error.kind !== 'unknown')
+        throw new GwError('unknown', `${resentSentence(resent)} Then: ${error.message}`, {
+          advice: error.advice,
+          details: {...error.details, resent_earlier: resent.map((p) => p.mch_refund_no)},
+        })
       // The local database stopped the refund before it left (held by another program, damaged).
       if (error instanceof LocalStateError && !inFlight) throw error.nothingSent()
       throw error
@@ -218,9 +255,17 @@ export class SingleRefunds {
     found: FoundOrder,
     hooks: OneRefundHooks,
     sent: (planned: PlannedRefund) => void,
+    resending: (planned: PlannedRefund) => void,
     signal?: AbortSignal,
   ): Promise<OneRefund | RefundProblem> {
-    const settled = await this.settle(found, sent)
+    const settled = await this.settle(
+      found,
+      (planned) => {
+        sent(planned)
+        resending(planned)
+      },
+      signal,
+    )
     // The refund asked for may be the one an earlier run left unsettled: then it is done.
     const minor = requestedMinor(request, found)
     const earlier = settled.find(
@@ -230,7 +275,7 @@ export class SingleRefunds {
         (!request.mchRefundNo || r.planned.mch_refund_no === request.mchRefundNo),
     )
     if (earlier) return {...earlier, completed_earlier: true}
-    const known = this.#knownOutcome(request, found, minor)
+    const known = await this.#knownOutcome(request, found, minor)
     if (known) return known
     const gatewayRefunds = await this.refunds.queries.refundsOf(found)
     const planned = this.refunds.plan(request, found, gatewayRefunds && refundedTotal(gatewayRefunds))
@@ -247,6 +292,16 @@ export class SingleRefunds {
     sent(planned)
     return this.refunds.send(planned, 'refund create', signal)
   }
+}
+
+/** The refunds an earlier run left unsettled that this run sent again, said before what stopped the new one. */
+export function resentSentence(resent: readonly PlannedRefund[]): string {
+  const each = resent.map((p) => `${p.mch_refund_no} of ${formatAmount(p.refund_fee, p.fee_type)}`).join(', ')
+  const one = resent.length === 1
+  const order = resent[0]!.mch_order_no
+  return one
+    ? `Refund ${each} on order ${order}, sent by an earlier run without a known outcome, was sent again under its number to settle it (gw order timeline ${order} tells what became of it).`
+    : `Refunds ${each} on order ${order}, sent by an earlier run without a known outcome, were sent again under their numbers to settle them (gw order timeline ${order} tells what became of them).`
 }
 
 /** The amount asked for, in minor units of the order's currency, when it converts. */

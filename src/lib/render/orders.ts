@@ -113,7 +113,9 @@ export function orderListView(
     formatAmount(o.total_fee, o.fee_type),
     o.channel,
     listedState(o.state ?? '?', o),
+    // The state is what gw last learned, and when: a made order is NOTPAY until a query or the listener says more.
+    o.state_at ?? '',
     o.gw_order_no ?? '',
   ])
-  return `${table(['made', 'order', 'amount', 'channel', 'state', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order', inFile)}`
+  return `${table(['made', 'order', 'amount', 'channel', 'state', 'as of', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order', inFile)}`
 }

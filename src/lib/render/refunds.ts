@@ -15,23 +15,23 @@ import {
 } from '../gateway/protocol/index.js'
 import type {RefundEntry} from '../orders/history.js'
 import {fileShown, shown} from '../untrusted.js'
-import {type RefundProblem, describeRefundProblem} from '../refunds/balance.js'
+import {describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listCount, listedState} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund, RefundResult} from '../refunds/service.js'
-import type {MadeRefund, OneRefund} from '../refunds/single.js'
+import {type MadeRefund, type OneRefund, type RefusedRefund, resentSentence} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
 
 /**
- * A refund as --json gives it: the refund's own facts, each `_fee` beside its `_amount`, and the
- * order's balance left after it (`balance_fee`) when this run refunded it, as the text's
- * "balance left" says.
+ * A refund as --json gives it: the refund's own facts, flat (its number, order, channel, each
+ * `_fee` beside its `_amount`), the order's balance left after it (`balance_fee`) when this run
+ * refunded it, as the text's "balance left" says, and whatever else the service tells of it
+ * (how it was settled, what was not recorded...). Not the plan, whose balance is before it.
  */
-export interface RefundDocument {
-  status: OneRefund['status']
+export type RefundDocument = Omit<OneRefund, 'planned'> & {
   mch_refund_no: string
   mch_order_no: string
   gw_order_no?: string
@@ -43,18 +43,6 @@ export interface RefundDocument {
   total_amount?: string
   balance_fee?: number
   balance_amount?: string
-  gw_refund_no?: string
-  refund_time?: string
-  resolved_by: OneRefund['resolved_by']
-  already_existed?: boolean
-  completed_earlier?: boolean
-  interrupted?: string
-  unverified?: boolean
-  /** Sent, and not in this machine's history yet: where its outcome went instead (exit 5). */
-  not_recorded?: RefundResult['not_recorded']
-  explanation?: string
-  err_code?: string
-  err_msg?: string
 }
 
 /** What is left of the order once this refund is made: only for a refund this run made (else the gateway's balance is not known to follow). */
@@ -65,11 +53,11 @@ function balanceLeft(result: OneRefund): number | undefined {
 }
 
 function refundDocument(result: OneRefund): RefundDocument {
-  const {planned: p, gw_refund_no, refund_time, resolved_by, explanation, err_code, err_msg} = result
+  const {planned: p, status, ...said} = result
   const amount = (fee: number | undefined) => decimalOf(fee, p.fee_type)
   const balance = balanceLeft(result)
   return {
-    status: result.status,
+    status,
     mch_refund_no: p.mch_refund_no,
     mch_order_no: p.mch_order_no,
     gw_order_no: p.gw_order_no,
@@ -81,17 +69,7 @@ function refundDocument(result: OneRefund): RefundDocument {
     total_amount: amount(p.total_fee),
     balance_fee: balance,
     balance_amount: amount(balance),
-    gw_refund_no,
-    refund_time,
-    resolved_by,
-    already_existed: result.already_existed,
-    completed_earlier: result.completed_earlier,
-    interrupted: result.interrupted,
-    unverified: result.unverified,
-    not_recorded: result.not_recorded,
-    explanation,
-    err_code,
-    err_msg,
+    ...said,
   }
 }
 
@@ -204,13 +182,23 @@ export function identicalQuestion(made: MadeRefund, planned: PlannedRefund, prof
  * failed refund (exit 1) is an error. `order` and `names` say how the user named the order and the amount.
  */
 export function refundOutcome(
-  result: OneRefund | RefundProblem,
+  result: OneRefund | RefusedRefund,
   order: string,
   names: AmountNames,
   profile: SuggestedFor,
 ): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: RefundDocument} {
-  if ('kind' in result)
-    return {error: new GwError('usage', `${describeRefundProblem(result, order, names)} Nothing was sent.`)}
+  if ('kind' in result) {
+    const refused = describeRefundProblem(result, order, names)
+    // Earlier refunds were sent again to settle them: money may have moved, so not "nothing was sent" (exit 5).
+    if (result.resent_earlier?.length)
+      return {
+        error: new GwError(
+          'unknown',
+          `${resentSentence(result.resent_earlier)} Then the new refund was refused: ${refused}`,
+        ),
+      }
+    return {error: new GwError('usage', `${refused} Nothing was sent.`)}
+  }
   const p = result.planned
   if (result.status === 'failed') {
     const details = {err_code: result.err_code, err_msg: result.err_msg, mch_refund_no: p.mch_refund_no}

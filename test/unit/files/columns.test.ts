@@ -47,10 +47,10 @@ describe('columns', () => {
   it('hint at the --column for an ignored column that looks like a field the file lacks, Thai names too', () => {
     const columns = resolveColumns(['เลขที่ใบสั่ง', 'Total', 'Currency', 'สถานะ', 'Customer'], FIELDS)
     expect(columnHints(columns, FIELDS, [['mch_order_no', 'gw_order_no']])).toEqual([
-      '"เลขที่ใบสั่ง" looks like order numbers: --column mch_order_no="เลขที่ใบสั่ง"',
+      `"เลขที่ใบสั่ง" looks like order numbers: --column mch_order_no='เลขที่ใบสั่ง'`,
       '"Total" looks like amounts: --column amount=Total',
       '"Currency" looks like currencies: --column fee_type=Currency',
-      '"สถานะ" looks like states: --column status="สถานะ"',
+      `"สถานะ" looks like states: --column status='สถานะ'`,
     ])
     const withAmount = resolveColumns(['mch_order_no', 'amount', 'Total'], FIELDS)
     expect(columnHints(withAmount, FIELDS)).toEqual([])

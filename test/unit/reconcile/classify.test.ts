@@ -10,6 +10,7 @@ import {
   readMerchantRow,
 } from '../../../src/lib/reconcile/classify.js'
 import type {FoundOrder} from '../../../src/lib/orders/service.js'
+import {StatusWords} from '../../../src/lib/reconcile/statuses.js'
 import {tempFile} from '../../helpers/shared.js'
 
 async function rowOf(header: string, line: string) {
@@ -25,7 +26,11 @@ const found = (record: Partial<FoundOrder['record']>): FoundOrder => ({
   channel: 'wechat',
   channel_source: 'given',
 })
-const view = (extra: Partial<MerchantView> = {}): MerchantView => ({ref: {mch_order_no: 'A'}, ...extra})
+const view = ({status, ...extra}: Partial<Omit<MerchantView, 'status'>> & {status?: string} = {}): MerchantView => ({
+  ref: {mch_order_no: 'A'},
+  ...extra,
+  ...(status ? {status: {text: status, meaning: new StatusWords().meaningOf(status)!}} : {}),
+})
 
 describe("reading the merchant's row", () => {
   it('takes the first order number, the channel, amounts, currency and status', async () => {
@@ -35,7 +40,7 @@ describe("reading the merchant's row", () => {
       channel: 'wechat',
       amount: '100.00',
       feeType: 'THB',
-      status: 'paid',
+      status: {text: 'paid', meaning: expect.objectContaining({word: 'paid'})},
       totalFee: undefined,
       numbers: {mch_order_no: 'A'},
       mchRefundNo: undefined,
@@ -97,6 +102,38 @@ describe('comparing with the gateway', () => {
       detail: expect.stringContaining('partly or fully refunded is not known'),
     })
     expect(compare(view({status: 'refunded_partly'}), found({}), undefined).classification).toBe('status_mismatch')
+  })
+
+  it('knows the statuses POS systems write: a cancelled or void sale agrees with an order never paid, closed, or refunded in full', () => {
+    for (const word of ['Cancelled', 'canceled', 'VOID', 'Voided', 'ยกเลิก'])
+      for (const result of ['CLOSED', 'NOTPAY', 'PAYERROR'])
+        expect(compare(view({status: word}), found({result})).classification).toBe('match')
+    const refunded = found({result: 'REFUND'})
+    expect(compare(view({status: 'Void'}), refunded, gateway(10_000)).classification).toBe('match')
+    expect(compare(view({status: 'Void'}), refunded, gateway(2500))).toMatchObject({
+      classification: 'status_mismatch',
+      detail: 'status: merchant Void, gateway REFUND (refunded in part, 25.00 THB of 100.00 THB)',
+    })
+    expect(compare(view({status: 'Cancelled'}), found({}))).toMatchObject({
+      classification: 'status_mismatch',
+      detail: 'status: merchant Cancelled, gateway SUCCESS (paid at the gateway and not refunded)',
+    })
+    expect(compare(view({status: 'Partially refunded'}), refunded, gateway(2500)).classification).toBe('match')
+    expect(compare(view({status: 'คืนเงินบางส่วน'}), refunded, gateway(2500)).classification).toBe('match')
+    expect(compare(view({status: 'Refunded'}), refunded, gateway(10_000)).classification).toBe('match')
+    expect(compare(view({status: 'ชำระแล้ว'}), found({})).classification).toBe('match')
+  })
+
+  it("--status-map says what the file's own words mean; a word it does not know is said with the flag", async () => {
+    const statuses = new StatusWords(['Settled=paid', 'Storniert = cancelled', 'Waiting=NOTPAY'])
+    expect(statuses.meaningOf('SETTLED')).toMatchObject({word: 'paid'})
+    expect(statuses.meaningOf('storniert')).toMatchObject({word: 'cancelled'})
+    expect(statuses.meaningOf('waiting')).toEqual({state: 'NOTPAY'})
+    expect(readMerchantRow(await rowOf('mch_order_no,status', 'A,Offen'), undefined, statuses)).toBe(
+      'status "Offen" is not one of paid, unpaid, refunded, refunded_partly, closed, cancelled (or Cancelled, Void, Partially refunded and their Thai forms) or a gateway state; say what it means with --status-map Offen=paid (or another of those words)',
+    )
+    expect(() => new StatusWords(['Settled'])).toThrow('--status-map "Settled": write it as YOURS=MEANING')
+    expect(() => new StatusWords(['Settled=done'])).toThrow(/"done" is not one of paid, unpaid, .* or a gateway state/)
   })
 
   it("an alipay order's refunds from this machine's history are said to be so; none made here never advises a refund number", () => {

@@ -119,8 +119,8 @@ describe('the refund file check: every problem named with its line', () => {
   it('columns named otherwise are read with --column; the missing ones are named with the flag that maps them', async () => {
     const content = 'Invoice No,Refund (THB),Customer\nINV-1,10.50,ก\n'
     const [order, amount] = await problemsOf(content)
-    expect(order!.message).toMatch(/^no order number column: .*name yours with --column mch_order_no="Invoice No"$/)
-    expect(amount!.message).toMatch(/^no amount column: .*name yours with --column refund_amount="Refund \(THB\)"$/)
+    expect(order!.message).toMatch(/^no order number column: .*name yours with --column mch_order_no='Invoice No'$/)
+    expect(amount!.message).toMatch(/^no amount column: .*name yours with --column refund_amount='Refund \(THB\)'$/)
     const mapped = await readRefundFile(tempFile('r.csv', content), {
       column: ['mch_order_no=Invoice No', 'refund_amount=Refund (THB)'],
     })

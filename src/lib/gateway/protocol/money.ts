@@ -152,6 +152,17 @@ function dotReadings(text: string, currency: string | undefined, written = text)
   )
 }
 
+/** The refusal of `1,500` in a file separated by ";": both readings, and how to write each. */
+function commaReadings(text: string, written: string): AmountError {
+  const thousands = text.replace(/,/g, '')
+  const [whole, ...rest] = text.split(',')
+  const decimal = rest.length === 1 ? `${whole}.${rest[0]!.replace(/0+$/, '') || '0'}` : undefined
+  const readings = decimal ? `, or ${decimal} with a decimal comma` : ''
+  return new AmountError(
+    `${quoted(written)} is ambiguous in a file separated by ";" (as comma-decimal spreadsheets write them): ${thousands} with a comma between thousands${readings}; gw does not guess: write ${thousands}${decimal ? `, or ${decimal}` : ''}`,
+  )
+}
+
 /** What the amount rule accepts, for messages. */
 const AMOUNT_FORMS =
   'digits with a point for decimals and optional commas between thousands (1,267.11), the currency symbol or code before or after (฿ THB RM MYR ¥ JPY AED د.إ)'
@@ -164,7 +175,7 @@ const AMOUNT_FORMS =
  * as the decimal mark (`1.234,50`, `1,23`), a symbol of another currency than `currency` (the
  * row's), two signs, spaces inside the number.
  */
-export function readAmountText(text: string, currency?: string): TypedAmount {
+export function readAmountText(text: string, currency?: string, file: {decimalComma?: boolean} = {}): TypedAmount {
   const refuse = (why: string) => new AmountError(`${quoted(text)} ${why}; write ${AMOUNT_FORMS}`)
   // Most cells are plain digits (what exports write): they read as they are, but for a single
   // dot before exactly three digits, which spreadsheets in comma-decimal locales (German, and
@@ -204,6 +215,8 @@ export function readAmountText(text: string, currency?: string): TypedAmount {
   if (named && wanted && isCurrency(wanted) && named !== wanted)
     throw refuse(`is written in ${named} but the row is ${wanted}`)
   if (THOUSANDS_DOT.test(rest) || /^\d{1,3}(\.\d{3}){2,}$/.test(rest)) throw dotReadings(rest, named ?? currency, text)
+  // In a file of a comma-decimal locale (";"-separated), 1,500 may be one and a half.
+  if (file.decimalComma && /^\d{1,3}(,\d{3})+$/.test(rest)) throw commaReadings(rest, text)
   if (PLAIN_DECIMAL.test(rest) || /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(rest))
     return {decimal: rest.replace(/,/g, ''), negative: signs === 1, ...(named ? {currency: named} : {})}
   if (/^[\d.,]+$/.test(rest) && /,\d{1,2}$|\.\d{3},|\.\d{3}\./.test(rest))

@@ -148,6 +148,7 @@ export const notificationDataSchema = record({
   cash_fee: amount,
   cash_fee_type: text,
   time_end: text,
+  openid: text,
   attach: text,
   operation: text,
 })

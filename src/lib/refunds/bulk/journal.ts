@@ -126,15 +126,20 @@ export class Journal {
       } catch {
         continue
       }
+      // A line that is JSON but no record of gw's (null, a number, an edit) names no row: nothing to read in it.
+      if (!record || typeof record !== 'object') continue
       if (record.type === 'header') {
         first ??= record
         continue
       }
+      if (!Number.isSafeInteger(record.line)) continue
       const entry = rows.get(record.line) ?? {}
       if (record.type === 'intent') {
-        entry.intent = record
+        // An intent whose fields are not what gw writes is kept, to be refused as edited, never read as none.
+        entry.intent = wellFormedIntent(record) ? record : {...MALFORMED, line: record.line, at: String(record.at)}
         entry.intentLine = index + 1
-      } else entry.outcome = record
+      } else if (record.type === 'outcome' && typeof record.mch_refund_no === 'string') entry.outcome = record
+      else continue
       rows.set(record.line, entry)
     }
     if (!first) return {rows, resumed: false, torn}
@@ -246,6 +251,22 @@ export class Journal {
     await this.#flushing
     await this.handle.close()
   }
+}
+
+/** What is kept of an intent gw did not write: nothing it could be taken for (it disagrees with every row). */
+const MALFORMED = {type: 'intent', mch_refund_no: '', mch_order_no: '', fee_type: '', refund_fee: Number.NaN} as const
+
+/** An intent as gw writes it: its numbers and currency text, its amount a whole number. */
+function wellFormedIntent(record: IntentRecord): boolean {
+  const text = (value: unknown) => typeof value === 'string'
+  return (
+    text(record.mch_refund_no) &&
+    text(record.mch_order_no) &&
+    text(record.fee_type) &&
+    (record.gw_order_no === undefined || text(record.gw_order_no)) &&
+    Number.isSafeInteger(record.refund_fee) &&
+    record.refund_fee >= 0
+  )
 }
 
 /** A journal that does not end with a new line ends with a record cut short by a crash: cut it off. */

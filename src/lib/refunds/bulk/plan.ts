@@ -130,7 +130,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   }
   const {rows: history, resumed, torn} = Journal.read(input.journalPath, input.identity)
   file.rows.forEach((row, i) => {
-    if (row.request) states[i] = stateFromJournal(row, history.get(row.line))
+    if (row.request) states[i] = provenSince(stateFromJournal(row, history.get(row.line)), refunds)
   })
   const uncertain = file.rows.map((_, i) => i).filter((i) => states[i]!.outcome.status === 'unknown')
   const found = {
@@ -265,6 +265,19 @@ async function checkRows(
 }
 
 /**
+ * A refund the journal left not confirmable (alipay: no refund query) that this machine has seen
+ * succeed since (another run of the same rows, at the same time): proven, so said so, never
+ * downgraded on every later run.
+ */
+function provenSince(state: RowState, refunds: RefundService): RowState {
+  if (state.outcome.status !== 'not_confirmable' || !state.sent) return state
+  const seen = refunds.seenRefunded(state.sent)
+  if (!seen) return state
+  const facts = {gw_refund_no: seen.gw_refund_no, made_by: seen.source, settled_by: 'history' as const}
+  return {...state, outcome: {status: 'already_refunded', ...facts}}
+}
+
+/**
  * A row the journal cannot vouch for, after the lookup of its refund number (where the channel
  * has one): a failure it recorded stands unless the gateway showed the refund made; an edited
  * row not settled by it is a problem, and nothing is sent for it.
@@ -323,8 +336,6 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
   })
   let first = 0
   let occurrence = 0
-  /** The row's place among the rows of its order and amount (0 for the first). */
-  let position = 0
   for (const [k, i] of indexes.entries()) {
     const row = file.rows[i]!
     let state = states[i]!
@@ -337,7 +348,6 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
       const message = `repeats the refund of line ${file.rows[first]!.line} (the same order, ${amount}); add --allow-repeats if both are meant`
       problems.push({line: row.line, message})
     }
-    position = k === 0 || i === first ? 0 : position + 1
     const planned = state.planned
     if (!planned) continue
     const derive = (n: number) =>
@@ -348,24 +358,22 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
         occurrence: n,
         batch: input.batch_id,
       })
-    // The journal's number for this row is used only when gw derives it for this order and
-    // amount (an occurrence of it: at most two for each row of the pair before it, and this one).
+    // The row's own number: the file's, else the next derived one that no other row has sent.
     const sentNumber = state.sent?.mch_refund_no
-    const derivable = (n: string) => {
-      for (let at = 1; at <= 2 * position + 2; at++) if (derive(at) === n) return true
-      return false
-    }
-    let number = row.mchRefundNo || (sentNumber && derivable(sentNumber) ? sentNumber : undefined)
-    if (sentNumber && !number) {
-      const at = state.sent?.journal_line
-      const edited = `the journal's line ${at} records refund ${quoted(sentNumber)} for line ${row.line}, which is not a refund number gw gives this row's order and amount: edited, or another file's journal`
-      state = {...state, sent: undefined, edited}
-    }
+    let number = row.mchRefundNo
     if (!number) {
       do {
         occurrence++
         number = derive(occurrence)
-      } while (taken.has(number))
+      } while (number !== sentNumber && taken.has(number))
+    }
+    // The journal's number is used only when it is that very number: another, even one gw would
+    // derive for another occurrence of this order and amount, is an edit (its refund may be made
+    // under the row's own number: only a lookup of that number settles the row).
+    if (sentNumber && sentNumber !== number) {
+      const at = state.sent?.journal_line
+      const edited = `the journal's line ${at} records refund ${quoted(sentNumber)} for line ${row.line}, whose refund number is ${quoted(number)}: edited, or another file's journal`
+      state = {...state, sent: undefined, edited}
     }
     const {mch_order_no} = planned
     const reused = row.mchRefundNo && !state.sent && refunds.numberReused(mch_order_no, number, refund.refund_fee)

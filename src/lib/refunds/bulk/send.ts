@@ -179,8 +179,6 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
         } catch (error) {
           return failed(error as Error)
         }
-        // Stopped while its intent was written: not sent (the next run looks it up and sends it once).
-        if (signal.aborted) return
         const sent = await sendOrRefuse(refunds, planned, options.source, signal)
         const ours = state.sent?.mch_refund_no === mch_refund_no ? state : {...state, sent: undefined}
         const outcome = outcomeOf(sent, ours)

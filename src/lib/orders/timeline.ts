@@ -1,0 +1,219 @@
+/**
+ * One order's story (`gw order timeline`): everything this machine knows of it, in time order,
+ * from the history (made, by which profile and command; its QR code drawn or saved; each query's
+ * state; each notification a listener verified or rejected; each refund with its number, amount,
+ * outcome, who made it and the gateway's refund number that proves it; closed), and with
+ * `refresh` what the gateway says now (the order's state, its refunds, those made elsewhere too).
+ * Services only: the view is render/timeline.
+ */
+import {GwError, gwCommand} from '../errors.js'
+import {decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
+import type {RefundService} from '../refunds/service.js'
+import type {EventEntry, OrderEntry} from './history.js'
+import {type OrderReference, describeReference} from './reference.js'
+import type {FoundOrder} from './service.js'
+
+/** A line of the story; each kind carries its own facts. */
+export type TimelineEntry = {at: string} & (
+  | {kind: 'made'; profile?: string; command?: string; live?: boolean}
+  | {kind: 'qr'; drawn?: string; file?: string}
+  | {kind: 'queried'; state: string}
+  /** The gateway's time_end, once however many queries and notifications showed it. */
+  | {kind: 'paid'; openid?: string; shown_by: ('query' | 'notification')[]}
+  | {kind: 'notified'; verdict: string; reason?: string; retry?: number; listener?: string}
+  | {
+      kind: 'refund'
+      mch_refund_no: string
+      /** Not known for a refund the gateway shows without its amount. */
+      refund_fee?: number
+      refund_amount?: string
+      fee_type?: string
+      /** As this machine recorded it (refunded, failed, unknown...), or the gateway's state for one made elsewhere. */
+      status: string
+      gw_refund_no?: string
+      /** Who made it: `refund create`, a bulk file's name, or elsewhere (the gateway shows it; this machine did not make it). */
+      made_by: string
+      /** The gateway's state of it now (with refresh). */
+      gateway_state?: string
+    }
+  | {kind: 'closed'; already_closed?: boolean}
+)
+
+export interface Timeline {
+  mch_order_no: string
+  gw_order_no?: string
+  channel?: string
+  total_fee?: number
+  total_amount?: string
+  fee_type?: string
+  /** The state last known, and when it was learned (with refresh: the gateway's, now). */
+  state?: string
+  state_at?: string
+  openid?: string
+  /** This machine made the order (else it knows it from a query, a notification or a refund). */
+  made_here: boolean
+  refreshed: boolean
+  entries: TimelineEntry[]
+}
+
+/** The facts an event carries, as recorded (the history's JSON). */
+const detailOf = (event: EventEntry) => event.detail as Record<string, string | number | boolean | undefined>
+
+function fromEvent(event: EventEntry): TimelineEntry[] {
+  const d = detailOf(event)
+  const at = event.at
+  const text = (key: string) => (typeof d[key] === 'string' ? (d[key] as string) : undefined)
+  switch (event.kind) {
+    case 'made':
+      return [{at, kind: 'made', profile: text('profile'), command: text('command'), live: d.live === true}]
+    case 'qr':
+      return [{at, kind: 'qr', drawn: text('drawn'), file: text('file')}]
+    case 'queried': {
+      const paid = text('time_end')
+      const payment: TimelineEntry[] = paid
+        ? [{at: paid, kind: 'paid', openid: text('openid'), shown_by: ['query']}]
+        : []
+      return [{at, kind: 'queried', state: text('state') ?? ''}, ...payment]
+    }
+    case 'notified': {
+      const paid = d.verdict === 'verified' ? text('time_end') : undefined
+      const payment: TimelineEntry[] = paid ? [{at: paid, kind: 'paid', shown_by: ['notification']}] : []
+      const retry = typeof d.retry === 'number' ? d.retry : undefined
+      return [
+        {
+          at,
+          kind: 'notified',
+          verdict: text('verdict') ?? '',
+          reason: text('reason'),
+          retry,
+          listener: text('listener'),
+        },
+        ...payment,
+      ]
+    }
+    case 'closed':
+      return [{at, kind: 'closed', already_closed: d.already_closed === true}]
+  }
+}
+
+/**
+ * The time of an entry, for sorting: to the second, as the gateway writes its times (a payment at
+ * 14:00:05 is not before an order made at 14:00:05.300); unreadable, the end.
+ */
+const timeOf = (entry: TimelineEntry) => {
+  const ms = Date.parse(entry.at)
+  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : Math.floor(ms / 1000)
+}
+
+/**
+ * The story of the order `ref` names (merchant or gateway number). `refresh`: the gateway is asked
+ * first (the order, and its refunds by the numbers this machine knows), and what it says is part
+ * of the story. Throws a usage error when neither this machine nor (with refresh) the gateway knows it.
+ */
+export async function orderTimeline(
+  refunds: RefundService,
+  ref: OrderReference,
+  options: {refresh: boolean; channel?: string},
+): Promise<Timeline> {
+  const {history, appid} = refunds
+  let found: FoundOrder | undefined
+  let gatewayRefunds
+  if (options.refresh) {
+    found = await refunds.orders.find(ref, options.channel)
+    gatewayRefunds = await refunds.queries.refundsOf(found)
+  }
+  // Asked after the refresh: the query's own line is in the story.
+  const known = found?.record.mch_order_no ? {mch_order_no: found.record.mch_order_no} : ref
+  const story = history.story(appid, known)
+  if (!found && !story.order && !story.events.length && !story.refunds.length) {
+    const named = ref.mch_order_no
+      ? [ref.mch_order_no]
+      : ref.gw_order_no
+        ? ['--gw-order-no', ref.gw_order_no]
+        : ['--channel-order-no', ref.channel_order_no ?? '']
+    throw new GwError('usage', `This machine knows nothing of order ${describeReference(ref)}.`, {
+      advice: `Ask the gateway too: ${gwCommand(refunds.client.profile, 'order', 'timeline', ...named, '--refresh')}`,
+    })
+  }
+  const order: Partial<OrderEntry> = story.order ?? {}
+  const record = found?.record
+  const fee_type = record?.fee_type ?? order.fee_type
+  const total_fee = record?.total_fee ?? order.total_fee
+  const entries: TimelineEntry[] = story.events.flatMap(fromEvent)
+  if (story.order && !story.events.some((event) => event.kind === 'made'))
+    entries.push({at: story.order.at, kind: 'made'})
+  const gatewayOf = new Map((gatewayRefunds ?? []).map((refund) => [refund.mch_refund_no, refund]))
+  for (const refund of story.refunds) {
+    const shown = gatewayOf.get(refund.mch_refund_no)
+    gatewayOf.delete(refund.mch_refund_no)
+    entries.push({
+      at: refund.at,
+      kind: 'refund',
+      mch_refund_no: refund.mch_refund_no,
+      refund_fee: refund.refund_fee,
+      refund_amount: decimalOf(refund.refund_fee, refund.fee_type ?? fee_type),
+      fee_type: refund.fee_type ?? fee_type,
+      status: refund.status ?? 'refunded',
+      gw_refund_no: refund.gw_refund_no ?? shown?.gw_refund_no,
+      made_by: refund.source ?? 'gw',
+      gateway_state: shown ? normalizeRefundState(shown.refund_state) : undefined,
+    })
+  }
+  // Refunds the gateway shows that this machine did not make (the merchant platform, another machine).
+  for (const refund of gatewayOf.values()) {
+    const state = normalizeRefundState(refund.refund_state)
+    entries.push({
+      at: refund.refund_time ?? new Date().toISOString(),
+      kind: 'refund',
+      mch_refund_no: refund.mch_refund_no,
+      refund_fee: refund.mch_refund_fee,
+      refund_amount: decimalOf(refund.mch_refund_fee, fee_type),
+      fee_type,
+      status: state,
+      gw_refund_no: refund.gw_refund_no,
+      made_by: 'elsewhere',
+      gateway_state: state,
+    })
+  }
+  // The same time: in the order things happen (made before its QR, a payment before its notification).
+  const order_of_kinds = ['made', 'qr', 'paid', 'notified', 'queried', 'refund', 'closed']
+  entries.sort((a, b) => timeOf(a) - timeOf(b) || order_of_kinds.indexOf(a.kind) - order_of_kinds.indexOf(b.kind))
+  return {
+    mch_order_no: record?.mch_order_no ?? order.mch_order_no ?? ref.mch_order_no ?? '',
+    gw_order_no: record?.gw_order_no ?? order.gw_order_no ?? ref.gw_order_no,
+    channel: found?.channel ?? order.channel,
+    total_fee,
+    total_amount: decimalOf(total_fee, fee_type),
+    fee_type,
+    state: record?.result ?? order.state,
+    state_at: found ? isoTime() : order.state_at && inOneForm(order.state_at),
+    openid: record?.openid ?? order.openid,
+    made_here: Boolean(story.order),
+    refreshed: Boolean(found),
+    entries: onePayment(entries).map((entry) => ({...entry, at: inOneForm(entry.at)})),
+  }
+}
+
+/** A time in the one form gw writes (ISO 8601 to the second, with this machine's offset); text that is not a time, as it is. */
+function inOneForm(at: string): string {
+  const ms = Date.parse(at)
+  return Number.isNaN(ms) ? at : isoTime(new Date(ms))
+}
+
+/** The payment once per time_end, with every kind of answer that showed it (the payer from any of them). */
+function onePayment(entries: TimelineEntry[]): TimelineEntry[] {
+  const paid = new Map<number, TimelineEntry & {kind: 'paid'}>()
+  return entries
+    .filter((entry) => {
+      if (entry.kind !== 'paid') return true
+      const first = paid.get(timeOf(entry))
+      if (!first) {
+        paid.set(timeOf(entry), {...entry, shown_by: [...entry.shown_by]})
+        return true
+      }
+      for (const by of entry.shown_by) if (!first.shown_by.includes(by)) first.shown_by.push(by)
+      first.openid ??= entry.openid
+      return false
+    })
+    .map((entry) => (entry.kind === 'paid' ? paid.get(timeOf(entry))! : entry))
+}

@@ -1,0 +1,93 @@
+/**
+ * The merchant's words for an order's state, as reconcile reads a status column: gw's own words
+ * (paid, unpaid, refunded, refunded_partly, closed, cancelled), the words POS systems export
+ * (Cancelled, Void, Refunded, Partially refunded, and their common Thai forms), the user's own
+ * with --status-map, or a gateway state as it is. Each stands for the gateway states that agree
+ * with it; a refunded order is told apart as partly or fully refunded by its refunded total.
+ */
+import {shellWord, usageError} from '../errors.js'
+import {ORDER_STATES} from '../gateway/protocol/index.js'
+import {quoted, shown} from '../untrusted.js'
+
+/** What a word allows of an order the gateway shows refunded (REFUND): part of it, all of it, or either. */
+type RefundedAs = 'partly' | 'fully' | 'either'
+
+/** gw's words, and the gateway states each agrees with. */
+const WORDS = {
+  paid: {states: ['SUCCESS', 'REFUND'], refunded: 'partly'},
+  unpaid: {states: ['NOTPAY', 'USERPAYING', 'PAYERROR']},
+  refunded: {states: ['REFUND'], refunded: 'either'},
+  refunded_partly: {states: ['REFUND'], refunded: 'partly'},
+  closed: {states: ['CLOSED']},
+  // A sale called off: no money kept, never paid or refunded in full.
+  cancelled: {states: ['CLOSED', 'NOTPAY', 'PAYERROR', 'REFUND'], refunded: 'fully'},
+} as const satisfies Record<string, {states: readonly string[]; refunded?: RefundedAs}>
+
+export type StatusWord = keyof typeof WORDS
+
+/** The other words files use for them: POS exports' English, and Thai as Thai POS systems write it. */
+const SYNONYMS: Readonly<Record<string, StatusWord>> = {
+  canceled: 'cancelled',
+  void: 'cancelled',
+  voided: 'cancelled',
+  ยกเลิก: 'cancelled',
+  ยกเลิกแล้ว: 'cancelled',
+  partially_refunded: 'refunded_partly',
+  partly_refunded: 'refunded_partly',
+  คืนเงินบางส่วน: 'refunded_partly',
+  คืนเงิน: 'refunded',
+  คืนเงินแล้ว: 'refunded',
+  ชำระแล้ว: 'paid',
+  ยังไม่ชำระ: 'unpaid',
+  รอชำระ: 'unpaid',
+}
+
+/** What a status stands for: one of gw's words, or a gateway state compared as it is. */
+export type StatusMeaning = {word: StatusWord; states: readonly string[]; refunded?: RefundedAs} | {state: string}
+
+/** A status as compared: any case, spaces and hyphens as `_` ("Partially refunded" is partially_refunded). */
+const keyOf = (status: string) =>
+  status
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_')
+
+const isWord = (word: string): word is StatusWord => Object.hasOwn(WORDS, word)
+const isState = (state: string) => Object.hasOwn(ORDER_STATES, state.toUpperCase())
+
+/** What each of the file's words means: gw's and POS systems' words, then the user's --status-map. */
+export class StatusWords {
+  readonly #mapped: ReadonlyMap<string, string>
+
+  /** `map`: --status-map's `YOURS=MEANING` values, checked (a usage error names the one that is wrong). */
+  constructor(map: readonly string[] = []) {
+    const mapped = new Map<string, string>()
+    for (const value of map) {
+      const at = value.lastIndexOf('=')
+      const [yours, meaning] = [value.slice(0, Math.max(0, at)).trim(), value.slice(at + 1).trim()]
+      if (at === -1 || !yours || !meaning)
+        throw usageError(`--status-map ${quoted(value)}: write it as YOURS=MEANING, e.g. --status-map "Settled=paid".`)
+      if (!isWord(keyOf(meaning)) && !isState(meaning))
+        throw usageError(
+          `--status-map ${quoted(value)}: ${quoted(meaning)} is not one of ${Object.keys(WORDS).join(', ')} or a gateway state (${Object.keys(ORDER_STATES).join(', ')}).`,
+        )
+      mapped.set(keyOf(yours), meaning)
+    }
+    this.#mapped = mapped
+  }
+
+  /** What `status` means, or undefined when it is none of the words known or mapped. */
+  meaningOf(status: string): StatusMeaning | undefined {
+    const mapped = this.#mapped.get(keyOf(status))
+    const key = keyOf(mapped ?? status)
+    const word = isWord(key) ? key : SYNONYMS[key]
+    if (word) return {word, ...WORDS[word]}
+    const state = (mapped ?? status).trim().toUpperCase()
+    return isState(state) ? {state} : undefined
+  }
+
+  /** Why `status` cannot be compared, with the flag that would say what it means. */
+  unknown(status: string): string {
+    return `status ${quoted(status)} is not one of ${Object.keys(WORDS).join(', ')} (or Cancelled, Void, Partially refunded and their Thai forms) or a gateway state; say what it means with --status-map ${shellWord(shown(`${status}=paid`, 60))} (or another of those words)`
+  }
+}

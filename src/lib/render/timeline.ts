@@ -1,0 +1,82 @@
+/** `gw order timeline` for people: the order in one line, then its story, a line each, oldest first. */
+import {describeOrderState, formatAmount, isoTime} from '../gateway/protocol/index.js'
+import type {Timeline, TimelineEntry} from '../orders/timeline.js'
+import {fileShown, shown} from '../untrusted.js'
+
+/** A time as gw writes every time (this machine's offset, to the second); text that is not one, shown safely. */
+const when = (at: string) => {
+  const ms = Date.parse(at)
+  return Number.isNaN(ms) ? shown(at, 30) : isoTime(new Date(ms))
+}
+
+function what(entry: TimelineEntry): [string, string] {
+  switch (entry.kind) {
+    case 'made': {
+      const by = entry.command ? ` (${entry.command})` : ''
+      const profile = entry.profile ? `by profile ${shown(entry.profile, 40)}${by}` : `on this machine${by}`
+      return ['made', `${profile}${entry.live ? ', LIVE' : ''}`]
+    }
+    case 'qr':
+      return [
+        'QR code',
+        [entry.drawn && `drawn (${entry.drawn})`, entry.file && `saved to ${fileShown(entry.file)}`]
+          .filter(Boolean)
+          .join(', ') || 'not drawn (stdout was not a terminal)',
+      ]
+    case 'queried':
+      return ['queried', `${entry.state}: ${describeOrderState(entry.state)}`]
+    case 'paid':
+      return [
+        'paid',
+        `the gateway's time_end, as ${entry.shown_by.map((by) => `a ${by}`).join(' and ')} showed it${entry.openid ? `; payer ${shown(entry.openid, 64)}` : ''}`,
+      ]
+    case 'notified': {
+      const retry = entry.retry ? `, repeat ${entry.retry}` : ''
+      const by = entry.listener ? ` by the listener at ${shown(entry.listener, 80)}` : ''
+      return [
+        'notified',
+        entry.verdict === 'verified'
+          ? `verified${retry}${by}`
+          : `REJECTED${retry}${by}: ${shown(entry.reason ?? 'not verified', 120)}`,
+      ]
+    }
+    case 'refund': {
+      const amount = formatAmount(entry.refund_fee, entry.fee_type)
+      const proof = entry.gw_refund_no ? ` (gateway refund ${shown(entry.gw_refund_no, 40)})` : ''
+      const by =
+        entry.made_by === 'elsewhere'
+          ? 'made elsewhere, as the gateway shows it'
+          : `by ${entry.made_by === 'refund create' ? 'gw refund create' : fileShown(entry.made_by)}`
+      const now =
+        entry.gateway_state && entry.made_by !== 'elsewhere' ? `; the gateway shows ${entry.gateway_state} now` : ''
+      return ['refund', `${shown(entry.mch_refund_no, 40)} of ${amount}: ${entry.status}${proof}, ${by}${now}`]
+    }
+    case 'closed':
+      return ['closed', entry.already_closed ? 'closed (it was closed already)' : 'closed by gw order close']
+  }
+}
+
+export function timelineView(timeline: Timeline): string {
+  const amount = formatAmount(timeline.total_fee, timeline.fee_type)
+  const numbers = [
+    timeline.gw_order_no && `gateway ${shown(timeline.gw_order_no, 40)}`,
+    timeline.channel,
+    timeline.total_fee !== undefined && amount,
+  ].filter(Boolean)
+  const state = timeline.state
+    ? `${timeline.state}${timeline.state_at ? ` as of ${when(timeline.state_at)}` : ''}${timeline.refreshed ? ' (asked now)' : ' (as this machine last learned it)'}`
+    : 'state not known here'
+  const head = `Order ${shown(timeline.mch_order_no, 64)} (${numbers.join(', ')}): ${state}`
+  const lines = timeline.entries.map((entry) => {
+    const [kind, text] = what(entry)
+    return `  ${when(entry.at).padEnd(25)}  ${kind.padEnd(9)}  ${text}`
+  })
+  const more = timeline.refreshed
+    ? []
+    : [
+        '',
+        `This machine's knowledge; add --refresh to ask the gateway now (the order, its refunds, those made elsewhere).`,
+      ]
+  const elsewhere = timeline.made_here ? [] : ['', 'This order was not made on this machine.']
+  return [head, ...lines, ...elsewhere, ...more].join('\n')
+}
