@@ -32,6 +32,7 @@ const USER_LEVEL = [
   'test/e2e/history.test.ts',
   'test/e2e/notify.test.ts',
   'test/e2e/sandbox-cli.test.ts',
+  'test/e2e/timeline.test.ts',
 ]
 const SMOKE = ['test/installed/smoke.test.ts']
 /** A program's path: the tests run gw with a PATH of their own. */
