@@ -10,25 +10,20 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {removeDir, tempDir} from '../helpers/shared.js'
+import {tempDir} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
 
 let world: GwWorld
-const dirs: string[] = []
 beforeAll(async () => {
   world = await startWorld()
 })
-afterAll(async () => {
-  dirs.forEach(removeDir)
-  await world.close()
-})
+afterAll(() => world.close())
 
 /** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
 function withEarlierHistory(jsonl: string[]) {
-  const dir = tempDir('gw-history-')
-  dirs.push(dir)
+  const {dir, env} = world.machine()
   writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
-  return {dir, env: world.environmentProfile({GW_CONFIG_DIR: dir})}
+  return {dir, env}
 }
 
 describe('an earlier history.jsonl', () => {

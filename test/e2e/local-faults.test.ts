@@ -14,28 +14,18 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {CliOptions, CliResult} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {deriveRefundNumber} from '../../src/lib/refunds/bulk/refund-number.js'
-import {REPO_ROOT, removeDir, tempDir, untab} from '../helpers/shared.js'
+import {REPO_ROOT, untab} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 let world: GwWorld
-const dirs: string[] = []
 beforeAll(async () => {
   world = await startWorld()
 })
-afterAll(async () => {
-  dirs.forEach(removeDir)
-  await world.close()
-})
+afterAll(() => world.close())
 
-/** A config dir of its own (its own history) with the sandbox's merchant as the environment profile. */
-function machine(): {dir: string; env: Record<string, string>} {
-  const dir = tempDir('gw-local-')
-  dirs.push(dir)
-  return {dir, env: world.environmentProfile({GW_CONFIG_DIR: dir})}
-}
-
+const machine = () => world.machine()
 const refundsOf = async (order: string) => (await world.ledger(order))!.refunds
 const seen = async (operation: string) => (await world.requests())[operation] ?? 0
 const reportOf = (csv: string) =>

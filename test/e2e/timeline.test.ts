@@ -6,17 +6,12 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {removeDir, tempDir} from '../helpers/shared.js'
 
 let world: GwWorld
-const dirs: string[] = []
 beforeAll(async () => {
   world = await startWorld()
 })
-afterAll(async () => {
-  dirs.forEach(removeDir)
-  await world.close()
-})
+afterAll(() => world.close())
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** gw's one form of a time: ISO 8601 to the second with its offset, never Z with milliseconds. */
@@ -120,10 +115,8 @@ describe('gw order timeline', () => {
     const here = await world.run(['refund', 'create', 'STORY-2', '--amount', '5.00'])
     expect(here.code, here.stderr).toBe(0)
     // Another machine refunds it too, under its own number.
-    const other = tempDir('gw-other-')
-    dirs.push(other)
     const elsewhere = await world.run(['refund', 'create', 'STORY-2', '--amount', '7.00', '--again', '--json'], {
-      env: world.environmentProfile({GW_CONFIG_DIR: other}),
+      env: world.machine().env,
     })
     expect(elsewhere.code, elsewhere.stderr).toBe(0)
     const theirs = elsewhere.json<{mch_refund_no: string}>().mch_refund_no

@@ -47,6 +47,8 @@ export interface GwWorld {
   profileAdd(name: string, ...extra: string[]): string[]
   /** A profile from the environment alone, of the sandbox's first merchant, with `changes` over it. */
   environmentProfile(changes?: Record<string, string>): Record<string, string>
+  /** Another machine of the same merchant: a config dir of its own (its own history), the environment profile; removed at close. */
+  machine(): {dir: string; env: Record<string, string>}
   close(): Promise<void>
 }
 
@@ -69,6 +71,7 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
   const sandbox = await startTestSandbox(options)
   const configDir = tempDir('gw-config-')
   const outputs: string[] = []
+  const machines: string[] = []
   const merchant = sandbox.info.merchants[0]!
   const world: GwWorld = {
     sandbox,
@@ -178,10 +181,14 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
     },
     /** Stops the sandbox and removes the temporary config and data. */
+    machine() {
+      const dir = tempDir('gw-machine-')
+      machines.push(dir)
+      return {dir, env: world.environmentProfile({GW_CONFIG_DIR: dir})}
+    },
     async close() {
       await sandbox.close()
-      removeDir(configDir)
-      removeDir(sandbox.dataDir)
+      for (const dir of [configDir, sandbox.dataDir, ...machines]) removeDir(dir)
     },
   }
   const added = await world.run(world.profileAdd('sandbox'))

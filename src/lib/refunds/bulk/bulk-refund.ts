@@ -17,7 +17,7 @@ import {isoTime} from '../../gateway/protocol/index.js'
 import type {ReadOptions} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
-import {type BulkResult, type ToSendTotal, exitCodeOf, rowViews, toSendTotals} from './bulk-result.js'
+import {type BulkResult, type RunEnd, type ToSendTotal, exitCodeOf, rowViews, toSendTotals} from './bulk-result.js'
 import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {readRefundFile} from './refund-file.js'
@@ -98,16 +98,7 @@ export async function runBulkRefund(
     const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
     hooks.planned(plan, lock?.tookOver)
     const toSend = toSendTotals(plan.states)
-    const result = (
-      states: readonly RowState[],
-      ended: {
-        stopped: boolean
-        stoppedBy?: unknown
-        writeFailure?: string
-        reportFailure?: string
-        historyFailure?: string
-      },
-    ): BulkResult => ({
+    const result = (states: readonly RowState[], ended: RunEnd): BulkResult => ({
       csv,
       report: ended.reportFailure || !file.rows.length ? null : reportPath,
       earlier_report: earlierReport ?? null,

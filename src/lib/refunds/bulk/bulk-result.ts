@@ -109,16 +109,16 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
  * success: the refunds are in the journal, and the same command run again writes the report
  * (exit 5, also over failed rows; an interrupt or a failed verification says more).
  */
-export function exitCodeOf(
-  states: readonly RowState[],
-  ended: {
-    stopped: boolean
-    stoppedBy?: unknown
-    writeFailure?: string
-    reportFailure?: string
-    historyFailure?: string
-  },
-): ExitCode {
+/** How a run ended: stopped by a signal, or with what it could not write (the journal, the report, the history). */
+export interface RunEnd {
+  stopped: boolean
+  stoppedBy?: unknown
+  writeFailure?: string
+  reportFailure?: string
+  historyFailure?: string
+}
+
+export function exitCodeOf(states: readonly RowState[], ended: RunEnd): ExitCode {
   const code = rowsExitCode(states, ended)
   // Failed rows are in the journal and on screen; the report a rerun writes, or this machine's
   // record of the refunds (the history behind the money), is what is missing.
