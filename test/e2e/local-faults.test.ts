@@ -462,17 +462,28 @@ describe('two copies of one file run at once', () => {
     const listed = await world.run(['refund', 'list', '--json'], {env})
     const refunds = listed.json<{refunds: {mch_order_no: string; status: string; source: string}[]}>().refunds
     const byOrder = new Map(refunds.map((r) => [r.mch_order_no, r]))
-    // The slow run sent the first row; the copy sent the rest while it waited.
-    expect(byOrder.get(orders[0]!)).toMatchObject({status: 'refunded', source: 'batch.csv'})
-    for (const order of orders.slice(1))
-      expect(byOrder.get(order)).toMatchObject({status: 'refunded', source: 'batch (1).csv'})
-    // The slow run, meeting the copy's alipay refunds, says what this machine saw: refunded, never not confirmable.
+    // Each refund is credited to the run whose own request made it (its report says refunded), at
+    // whatever row the slow run was when the copy overtook it; the other run found it made.
     const slowReport = reportOf(slow)
-    expect(slowReport.slice(3).map((row) => row.status)).toEqual([
-      'already_refunded',
-      'already_refunded',
-      'already_refunded',
-    ])
+    const copyReport = reportOf(copy)
+    expect(slowReport[0]!.status).toBe('refunded')
+    expect(copyReport.filter((row) => row.status === 'refunded').length).toBeGreaterThan(0)
+    for (const [i, order] of orders.entries()) {
+      const madeBy = slowReport[i]!.status === 'refunded' ? 'batch.csv' : 'batch (1).csv'
+      expect(
+        [slowReport[i]!.status, copyReport[i]!.status].filter((s) => s === 'refunded'),
+        order,
+      ).toHaveLength(1)
+      expect(byOrder.get(order), order).toMatchObject({status: 'refunded', source: madeBy})
+    }
+    // An alipay refund the other run saw succeed is refunded on every later run, never not confirmable
+    // (a run meeting it before the other had recorded it says not confirmable once, and no more).
+    for (const file of [slow, copy]) {
+      const rerun = await world.run(['refund', 'create', '--from-csv', file, '--yes'], {env})
+      expect(rerun.code, rerun.stderr).toBe(0)
+      for (const row of reportOf(file)) expect(['refunded_earlier', 'already_refunded']).toContain(row.status)
+    }
+    expect((await Promise.all(orders.map(refundsOf))).flat()).toHaveLength(6)
   }, 60_000)
 })
 

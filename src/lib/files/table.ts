@@ -323,11 +323,14 @@ async function* rowsOf(
     values,
     typed,
     decimalComma,
+    // Asked of every row: most have no notes at all (every CSV row, a workbook's text cells).
     formulas: () =>
-      [...index].flatMap(([field, at]) => {
-        const note = notes?.[at]
-        return note?.kind === 'formula' ? [{field, address: note.address}] : []
-      }),
+      notes
+        ? [...index].flatMap(([field, at]) => {
+            const note = notes[at]
+            return note?.kind === 'formula' ? [{field, address: note.address}] : []
+          })
+        : [],
     extra: values.slice(width).filter((v) => v.trim() !== '').length,
     get: (field) => {
       const at = index.get(field)

@@ -178,7 +178,7 @@ class HistoryQueries {
   readonly saveRefund: Statement
   readonly orderByMerchantNumber: Statement
   readonly orderByGatewayNumber: Statement
-  readonly orderStateOf: Statement
+  readonly orderStatesOf: Statement
   readonly saveEvent: Statement
   readonly eventsOf: Statement
   readonly anyRefundOf: Statement
@@ -227,7 +227,10 @@ class HistoryQueries {
     this.orderByGatewayNumber = db.prepare(
       'SELECT * FROM orders WHERE appid = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
     )
-    this.orderStateOf = db.prepare('SELECT state, state_at, openid FROM orders WHERE appid = ? AND mch_order_no = ?')
+    this.orderStatesOf = db.prepare(
+      `SELECT mch_order_no, state, state_at, openid FROM orders
+         WHERE appid = ? AND mch_order_no IN (SELECT value FROM json_each(?))`,
+    )
     this.saveEvent = db.prepare(
       'INSERT INTO events (appid, mch_order_no, kind, at, at_ms, detail) VALUES (@appid, @mch_order_no, @kind, @at, @at_ms, @detail)',
     )
@@ -529,10 +532,22 @@ export class OrderHistory {
     if (!this.#seen.size) return
     // Most orders a batch queries were not made here, or are as gw knew them: asked without reading the record.
     const q = this.#queries!
-    const changed = this.#db!.read(() =>
-      [...this.#seen.values()].flatMap(({appid, mchOrderNo, state, at, facts}): Entry[] => {
-        const was = q.orderStateOf.get(appid, mchOrderNo) as
-          {state: string | null; state_at: string | null; openid: string | null} | undefined
+    const seen = [...this.#seen.values()]
+    const changed = this.#db!.read(() => {
+      // One question per appid for all the orders seen (one each was 512 round trips into SQLite).
+      const known = new Map<string, {state: string | null; state_at: string | null; openid: string | null}>()
+      for (const appid of new Set(seen.map((s) => s.appid))) {
+        const numbers = JSON.stringify(seen.filter((s) => s.appid === appid).map((s) => s.mchOrderNo))
+        for (const row of q.orderStatesOf.all(appid, numbers) as {
+          mch_order_no: string
+          state: string | null
+          state_at: string | null
+          openid: string | null
+        }[])
+          known.set(`${appid}\n${row.mch_order_no}`, row)
+      }
+      return seen.flatMap(({appid, mchOrderNo, state, at, facts}): Entry[] => {
+        const was = known.get(`${appid}\n${mchOrderNo}`)
         if (!was) return []
         // A query of an order made here is a line of its story, whatever it showed.
         const {by, ...shown} = facts
@@ -546,8 +561,8 @@ export class OrderHistory {
         const row = q.orderByMerchantNumber.get(appid, mchOrderNo) as Record<string, unknown>
         const {type: _type, at: _at, state_at: _stateAt, ...order} = recordOf<OrderEntry>('order', row)!
         return [...queried, {type: 'order', ...order, state, at, state_at: at, ...(payer ? {openid: payer} : {})}]
-      }),
-    )
+      })
+    })
     this.#seen.clear()
     if (!changed.length) return
     this.#pending.push(...changed)
