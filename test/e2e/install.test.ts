@@ -44,3 +44,29 @@ describe('npm pack', () => {
     expect(published.stderr).toContain('EPRIVATE')
   })
 })
+
+describe('a Node older than gw supports', () => {
+  it('gets one line saying which version is needed and where the single executable is, exit 2, never a stack trace', () => {
+    // The machine's own Node where it is older (these machines have Node 20), else this one told it is 20.
+    const system = spawnSync('/usr/bin/node', ['--version'], {encoding: 'utf8'})
+    const older = system.status === 0 && /^v(1\d|20|21|22\.(\d|1[0-2])\.)/.test(system.stdout)
+    const args = older
+      ? ['/usr/bin/node', [join(REPO_ROOT, 'bin', 'run.js'), 'order', 'list']]
+      : [
+          process.execPath,
+          [
+            '-e',
+            `Object.defineProperty(process.versions, 'node', {value: '20.20.2'}); import(${JSON.stringify(join(REPO_ROOT, 'bin', 'run.js'))})`,
+          ],
+        ]
+    const run = spawnSync(args[0] as string, args[1] as string[], {
+      encoding: 'utf8',
+      env: {...process.env, GW_CONFIG_DIR: scratch},
+    })
+    expect(run.status).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(
+      /^gw needs Node\.js 22\.13 or later; this is Node\.js 20\.\d+\.\d+\. Install a current LTS from https:\/\/nodejs\.org, or use gw's single executable, which carries its own Node \(README: "Installing gw"\)\.\n$/,
+    )
+  })
+})
