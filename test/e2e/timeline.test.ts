@@ -5,7 +5,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
 
 let world: GwWorld
 beforeAll(async () => {
@@ -35,22 +35,9 @@ interface Story {
 /** An order paid through the sandbox while `gw notify listen` runs: its notification verified by the listener. */
 async function paidWhileListening(mchOrderNo: string, amount = '100.00') {
   const listener = await world.listen(['--exit-after', '1', '--timeout', '30'])
-  const created = await world.run([
-    'order',
-    'create',
-    '--channel',
-    'wechat',
-    '--amount',
-    amount,
-    '--fee-type',
-    'THB',
-    '--mch-order-no',
-    mchOrderNo,
-    '--notify-url',
-    listener.url,
-    '--qr-out',
-    join(world.configDir, `${mchOrderNo}.png`),
-  ])
+  const qr = ['--qr-out', join(world.configDir, `${mchOrderNo}.png`)]
+  const made = orderCreate(mchOrderNo, 'wechat', amount).filter((word) => word !== '--no-qr')
+  const created = await world.run([...made, '--notify-url', listener.url, ...qr])
   expect(created.code, created.stderr).toBe(0)
   await world.pay(mchOrderNo)
   const listened = await listener.result
@@ -136,18 +123,7 @@ describe('gw order timeline', () => {
   })
 
   it('an unpaid order closed: made, QR, the close and the state it showed', async () => {
-    const made = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '3.00',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      'STORY-3',
-    ])
+    const made = await world.run(orderCreate('STORY-3', 'wechat', '3.00'))
     expect(made.code, made.stderr).toBe(0)
     expect((await world.run(['order', 'close', 'STORY-3'])).code).toBe(0)
     const story = (await world.run(['order', 'timeline', 'STORY-3', '--json'])).json<Story>()
