@@ -410,6 +410,11 @@ export class OrderHistory {
     return this.#open()
   }
 
+  /** Why the database refused a record, in words: its own (held, full, damaged), or whatever else it threw, named. */
+  #why(error: unknown): string {
+    return error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+  }
+
   #commitIfFree(commit: () => void): void {
     try {
       commit()
@@ -516,7 +521,7 @@ export class OrderHistory {
       this.#flush(0)
     } catch (error) {
       // Any refusal (held, full, a database changed under gw): this runs after refunds were sent, and never throws.
-      const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+      const why = this.#why(error)
       if (!this.#warned) this.#ports.warn?.(`${why} The records of this run wait until it is free.`)
       this.#warned = true
       if (this.#pending.length >= SPILL_RECORDS) this.#keepForLater(why)
@@ -611,7 +616,7 @@ export class OrderHistory {
         this.#flush()
       } catch (error) {
         this.#seen.clear()
-        const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+        const why = this.#why(error)
         if (this.#pending.length) this.#keepForLater(why)
       }
     }
@@ -734,7 +739,7 @@ export class OrderHistory {
       return {where: 'history'}
     } catch (error) {
       // Whatever the database's trouble (held, full, not gw's any more): the record is kept beside it.
-      const why = error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+      const why = this.#why(error)
       try {
         appendEntries(this.jsonl, [record])
         return {where: 'later', why, file: this.jsonl}

@@ -84,6 +84,9 @@ export interface RefundResult {
 /** Rounds of "send, and when unclear look it up (or send the same number again)" before the outcome is called unknown. */
 const SEND_ROUNDS: RetryPolicy = {tries: 3, delayMs: () => 0}
 
+/** Why a refund sent before a stop (Ctrl-C, SIGTERM, a hang-up) is unknown: nothing more was asked. */
+const STOPPED = 'gw was stopped before the outcome was settled'
+
 const STATUS_OF_LOOKUP = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'} as const
 
 export class RefundService {
@@ -253,7 +256,7 @@ export class RefundService {
     for await (const round of tries(SEND_ROUNDS)) {
       // Stopped (Ctrl-C, SIGTERM, a hang-up): no new request; what was sent is settled by the next run.
       if (signal?.aborted) {
-        lastWhy = 'gw was stopped before the outcome was settled'
+        lastWhy = STOPPED
         break
       }
       let answer
@@ -305,7 +308,7 @@ export class RefundService {
       }
       // Stopped: no lookup leaves; the next run settles it.
       if (signal?.aborted) {
-        lastWhy = 'gw was stopped before the outcome was settled'
+        lastWhy = STOPPED
         break
       }
       // Unclear, or the number is taken: the gateway's record of this refund number decides.
