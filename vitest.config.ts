@@ -1,16 +1,26 @@
 import {defineConfig} from 'vitest/config'
 
+/**
+ * Three tiers, each a project (`vitest run --project commands`):
+ * - unit: pure pieces of src, fast;
+ * - commands: gw's commands and services run in-process from src/ against a sandbox server on
+ *   loopback (test/helpers/in-process.ts), found by command: test/commands/<topic>/<verb>.test.ts;
+ * - e2e: what only a process shows (signals, a kill and the resume, exit codes as a shell sees
+ *   them, terminals), spawning the built gw: it refuses a dist/ older than src/ (test/e2e/setup.ts).
+ */
 export default defineConfig({
   test: {
-    // test/unit: pure pieces of src, fast; test/e2e: the built CLI against a real sandbox on loopback.
-    include: ['test/unit/**/*.test.ts', 'test/e2e/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     fileParallelism: true,
     // Three files at once on two cores: an end-to-end case mostly waits (on gw, the sandbox's
-    // latencies, timers). The user-level files took 69 s with two, 47 s with three (41 s with four,
-    // each case slower: the cores were full).
+    // latencies, timers), and so does a command's (on the sandbox).
     maxWorkers: 3,
+    projects: [
+      {extends: true, test: {name: 'unit', include: ['test/unit/**/*.test.ts']}},
+      {extends: true, test: {name: 'commands', include: ['test/commands/**/*.test.ts']}},
+      {extends: true, test: {name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/e2e/setup.ts']}},
+    ],
   },
 })

@@ -5,19 +5,21 @@
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
-export function configDir(): string {
-  if (process.env.GW_CONFIG_DIR) return process.env.GW_CONFIG_DIR
+type Env = Readonly<Record<string, string | undefined>>
+
+export function configDir(env: Env = process.env): string {
+  if (env.GW_CONFIG_DIR) return env.GW_CONFIG_DIR
   const home = homedir()
   if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'gw')
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'gw', 'Config')
-  return join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'gw')
+  if (process.platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'gw', 'Config')
+  return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'gw')
 }
 
-export function defaultSandboxDir(): string {
-  if (process.env.GW_CONFIG_DIR) return join(process.env.GW_CONFIG_DIR, 'sandbox')
+export function defaultSandboxDir(env: Env = process.env): string {
+  if (env.GW_CONFIG_DIR) return join(env.GW_CONFIG_DIR, 'sandbox')
   const home = homedir()
   if (process.platform === 'darwin') return join(home, 'Library', 'Application Support', 'gw', 'sandbox')
   if (process.platform === 'win32')
-    return join(process.env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'gw', 'Data', 'sandbox')
-  return join(process.env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'gw', 'sandbox')
+    return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'gw', 'Data', 'sandbox')
+  return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'gw', 'sandbox')
 }

@@ -14,7 +14,8 @@ import {startReceiver, waitFor} from '../helpers/receiver.js'
 let world: GwWorld
 
 beforeAll(async () => {
-  world = await startWorld({timeScale: 1000})
+  // A delayed refund settles 20 minutes / 20 later: a minute, long after the check, however busy the machine.
+  world = await startWorld({timeScale: 20})
 })
 afterAll(() => world.close())
 

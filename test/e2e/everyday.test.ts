@@ -7,6 +7,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {startForwarder} from '../helpers/forwarder.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {gwShellLine} from '../helpers/gw-under-test.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -40,13 +41,18 @@ describe('what did we do today: order list and refund list', () => {
       'DOWN-1',
       '--no-qr',
     ]
-    const created = await world.run(made)
+    const gateway = await startForwarder(world.sandbox.info.base_url)
+    const viaGateway = world.environmentProfile({GW_BASE_URL: gateway.baseUrl})
+    const created = await world.run(made, {env: viaGateway})
     expect(created.code, created.stderr).toBe(0)
     await world.pay('DOWN-1')
-    expect((await world.run(['refund', 'create', 'DOWN-1', '--amount', '10.00', '--yes'])).code).toBe(0)
-    const down = world.environmentProfile({GW_BASE_URL: 'http://127.0.0.1:9/Gateway'})
+    expect(
+      (await world.run(['refund', 'create', 'DOWN-1', '--amount', '10.00', '--yes'], {env: viaGateway})).code,
+    ).toBe(0)
+    // The same gateway, at an address the test takes down: nothing listens there any more.
+    await gateway.down()
     for (const what of ['order', 'refund']) {
-      const listed = await world.run([what, 'list', '--since', '10m', '--refresh', '--timeout', '1'], {env: down})
+      const listed = await world.run([what, 'list', '--since', '10m', '--refresh', '--timeout', '1'], {env: viaGateway})
       expect(listed.code, listed.stdout + listed.stderr).toBe(3)
       expect(listed.stdout).toContain('(not refreshed)')
       expect(listed.stderr).toMatch(

@@ -142,7 +142,7 @@ describe('a single refund', () => {
     // The same number again: the gateway holds it, which proves neither its amount nor its state.
     const settled = await world.run([...refund, '--json'])
     expect(settled.code, settled.stderr).toBe(5)
-    expect(settled.json()).toMatchObject({status: 'not_confirmable', resolved_by: 'resend', completed_earlier: true})
+    expect(settled.json()).toMatchObject({status: 'not_confirmable', resolved_by: 'resend', sent_again: true})
     expect(settled.json<{explanation: string}>().explanation).toContain('Confirm refund RF')
     expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 1000, state: 'SUCCESS'})])
     // Nothing is sent again for it, and a new refund of the same amount is a repeat to confirm.

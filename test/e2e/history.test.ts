@@ -9,8 +9,10 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {startForwarder} from '../helpers/forwarder.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {tempDir} from '../helpers/shared.js'
+import {keyInfo, parsePublicKey} from '../../src/lib/gateway/signing.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
 
 let world: GwWorld
@@ -84,14 +86,24 @@ describe('an earlier history.jsonl', () => {
         skipped_lines: [7, 8],
         at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+07:00$/),
       },
-      appids: [
-        {appid, orders: 2, refunds: 2, oldest: '2026-03-01T10:00:00+07:00', newest: '2026-03-05T17:00:01+07:00'},
+      gateways: [
+        {
+          appid,
+          base_url: world.sandbox.info.base_url,
+          orders: 2,
+          refunds: 2,
+          oldest: '2026-03-01T10:00:00+07:00',
+          newest: '2026-03-05T17:00:01+07:00',
+        },
       ],
+      adopted: [{appid, base_url: world.sandbox.info.base_url, orders: 2, refunds: 2}],
     })
     const text = await world.run(['history'], {env: {...env, TZ: 'Asia/Bangkok'}})
     expect(text.stdout).toContain(`${join(dir, 'history.db')} (`)
     expect(text.stdout).toMatch(
-      new RegExp(`${appid} +│ 2 +│ 2 +│ 2026-03-01T10:00:00\\+07:00 │ 2026-03-05T17:00:01\\+07:00`),
+      new RegExp(
+        `${appid} +│ ${world.sandbox.info.base_url} \\(key [0-9a-f:]+…\\) +│ 2 +│ 2 +│ 2026-03-01T10:00:00\\+07:00 │ 2026-03-05T17:00:01\\+07:00`,
+      ),
     )
   })
 
@@ -345,12 +357,15 @@ describe('lists, streamed from the history', () => {
 
   it('refund list --refresh asks once per order for the refunds listed near each other, in list order; --state after', async () => {
     const [first, second] = await world.paidOrders(2, 10_000, 'RSTREAM')
+    // The gateway behind an address the test can take down, the same gateway all along.
+    const gateway = await startForwarder(world.sandbox.info.base_url)
     // A refund the gateway never saw, recorded on the first order: absent once asked.
-    const {env} = withEarlierHistory([
+    const earlier = withEarlierHistory([
       orderLine(first!, 0, 'wechat', 'SUCCESS'),
       orderLine(second!, 1, 'wechat', 'SUCCESS'),
       `{"type":"refund","appid":"${appid()}","mch_order_no":"${first}","channel":"wechat","mch_refund_no":"RF-NEVER","refund_fee":100,"fee_type":"THB","status":"refunded","at":"${minute(2)}"}`,
     ])
+    const env = {...earlier.env, GW_BASE_URL: gateway.baseUrl}
     for (const [order, amount] of [
       [first, '1.00'],
       [second, '2.00'],
@@ -382,9 +397,9 @@ describe('lists, streamed from the history', () => {
     expect(absent.json<{refunds: Listed[]}>().refunds.map((r) => r.mch_refund_no)).toEqual(['RF-NEVER'])
 
     // The gateway down: the first order asked is tried again; the other order's refunds are not asked.
-    const down = {...env, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}
+    await gateway.down()
     const failed = await world.run(['refund', 'list', '--refresh', '--json', '--timeout', '1', '--concurrency', '1'], {
-      env: down,
+      env,
     })
     expect(failed.code, failed.stderr).toBe(3)
     const unrefreshed = failed.json<{refunds: (Listed & {refresh_failed?: string})[]}>().refunds
@@ -394,10 +409,25 @@ describe('lists, streamed from the history', () => {
     )
     expect(failed.stderr).toMatch(/warning: 4 of 4 refunds could not be refreshed \(nothing is listening/)
 
-    // Answers signed by another key than the gateway's: nothing in them is trusted, exit 4 (not 3).
+    // Answers signed by another key than the profile's gateway key (the gateway changed its key
+    // since these records were made): nothing in them is trusted, exit 4 (not 3).
+    await gateway.up()
     const stranger = generateKeyPairSync('rsa', {modulusLength: 2048}).publicKey.export({type: 'spki', format: 'pem'})
     const strangerFile = join(tempDir('gw-stranger-'), 'gateway.pem')
     writeFileSync(strangerFile, stranger)
+    const made = {appid: appid(), base_url: gateway.baseUrl, key: keyInfo(parsePublicKey(String(stranger))).fingerprint}
+    writeFileSync(
+      join(earlier.dir, 'history.jsonl'),
+      [first!, second!]
+        .map((order, i) => `{"gateway":${JSON.stringify(made)},${orderLine(order, i, 'wechat', 'SUCCESS').slice(1)}`)
+        .concat(
+          known.map(
+            (r, i) =>
+              `{"gateway":${JSON.stringify(made)},"type":"refund","appid":"${appid()}","mch_order_no":"${r.mch_order_no}","channel":"wechat","mch_refund_no":"${r.mch_refund_no}","refund_fee":100,"fee_type":"THB","status":"refunded","at":"${minute(3 + i)}"}`,
+          ),
+        )
+        .join('\n'),
+    )
     for (const what of ['refund', 'order']) {
       const untrusted = await world.run([what, 'list', '--refresh', '--json'], {
         env: {...env, GW_GATEWAY_PUBLIC_KEY: strangerFile},
@@ -410,6 +440,7 @@ describe('lists, streamed from the history', () => {
         new RegExp(`warning: ${items.length} of ${items.length} ${what}s could not be refreshed`),
       )
     }
+    await gateway.close()
   })
 })
 

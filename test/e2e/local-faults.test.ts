@@ -131,8 +131,9 @@ describe('the history held by another program after a refund was sent', () => {
       expect(run.stderr).not.toMatch(/nothing was sent/i)
       const statuses = reportOf(csv).map((row) => row.status)
       expect(statuses.filter((status) => status !== 'refunded')).toEqual([])
-      // Not slowed by waiting for the database while answers came in (it took over 6 minutes).
-      expect(Date.now() - started).toBeLessThan(45_000)
+      // Not slowed by waiting for the database while answers came in: a wait per row (5 s each) would take 50
+      // minutes (it took over 6 when the rows waited in groups); the bound holds on a busy machine too.
+      expect(Date.now() - started).toBeLessThan(180_000)
     } finally {
       await holder?.release()
     }
@@ -145,7 +146,7 @@ describe('the history held by another program after a refund was sent', () => {
     const refunds = listed.json<{refunds: {status: string; source: string}[]}>().refunds
     expect(refunds).toHaveLength(600)
     expect(new Set(refunds.map((r) => `${r.status} ${r.source}`))).toEqual(new Set(['refunded held.csv']))
-  }, 180_000)
+  }, 400_000)
 })
 
 describe('a disk that fills after a refund was sent', () => {
@@ -585,7 +586,7 @@ describe('a trial of the above by someone who did not write it', () => {
     expect(await refundsOf(order!)).toEqual([expect.objectContaining({mch_refund_no: 'CLAIMED-1', refund_fee: 500})])
   })
 
-  it('an earlier refund sent again to settle it, then the new one refused: exit 5 naming it, never "nothing was sent"', async () => {
+  it('an earlier refund left unknown is looked up, never sent by a refund of another amount, which is then made or refused on its own', async () => {
     const [order] = await world.paidOrders(1, 1000, 'TRIAL-RESENT')
     const {dir, env} = machine()
     expect((await world.run(['order', 'query', order!], {env})).code).toBe(0)
@@ -603,13 +604,18 @@ describe('a trial of the above by someone who did not write it', () => {
       at: new Date().toISOString(),
     }
     writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify(intent)}\n`)
-    const refused = await world.run(['refund', 'create', order!, '--amount', '9.00'], {env})
-    expect(refused.code, refused.stderr).toBe(5)
-    expect(refused.stderr).toContain(
-      'Refund R-EARLIER of 3.00 THB on order TRIAL-RESENT-1, sent by an earlier run without a known outcome, was sent again',
+    // The earlier refund is looked up (never sent: this command asked for 9.00), said absent: the 9.00 fits the balance.
+    const made = await world.run(['refund', 'create', order!, '--amount', '9.00'], {env})
+    expect(made.code, made.stderr).toBe(0)
+    expect(made.stderr).toContain(
+      'Refund R-EARLIER of 3.00 THB, sent earlier without a known outcome, never reached the gateway: nothing was refunded under it.',
     )
-    expect(refused.stderr).not.toContain('Nothing was sent')
-    expect(await refundsOf(order!)).toEqual([expect.objectContaining({mch_refund_no: 'R-EARLIER', refund_fee: 300})])
+    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 900})])
+    // A refund beyond what is left now is refused before sending: nothing was sent.
+    const refused = await world.run(['refund', 'create', order!, '--amount', '3.00'], {env})
+    expect(refused.code, refused.stderr).toBe(2)
+    expect(refused.stderr).toContain('Nothing was sent.')
+    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 900})])
   })
 
   it("a database that refuses gw's writes in a way gw does not know (a trigger): after a send, exit 5 and where the outcome went, no stack trace", async () => {
@@ -635,7 +641,7 @@ describe('a trial of the above by someone who did not write it', () => {
     const listed = await world.run(['order', 'list'], {env, timeoutMs: 20_000})
     expect(listed.code, listed.stderr).toBe(0)
     expect(listed.stderr).toContain(
-      'history.jsonl is not a file gw wrote (a link, a pipe or a folder): it is not merged',
+      'history.jsonl is not merged into the history: it is not a file gw wrote (a link, a pipe or a folder)',
     )
     const other = machine()
     execFileSync('sqlite3', [join(other.dir, 'history.db'), 'CREATE TABLE x (y); PRAGMA user_version = 2;'])

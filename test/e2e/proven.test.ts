@@ -130,13 +130,21 @@ describe('a signed answer about another refund', () => {
       expect(reportOf(csv).map((r) => r.status)).toEqual(['unknown'])
       expect(await refundsOf(w28!)).toEqual([])
 
-      // Straight to the gateway: the unsettled refund is looked up (absent), then sent once under its number.
-      const settled = await world.run(['refund', 'create', w28!, '--amount', '28.00'], {
-        env: world.environmentProfile(),
-      })
+      // The gateway's own answers again: the unsettled refund is looked up (absent), then sent once under its number.
+      proxy.passOn()
+      const settled = await world.run(['refund', 'create', w28!, '--amount', '28.00'], {env})
       expect(settled.code, settled.stderr).toBe(0)
-      expect(settled.stderr).toContain('it is settled now (refunded)')
-      // The bulk row's refund, unsettled in the history too, is settled first: each sent once.
+      expect(settled.stderr).toContain(
+        'as the same refund was asked for, it was sent again under its number, which the gateway takes once',
+      )
+      // The bulk row's refund, unsettled in the history too, is looked up first and said: never sent by this command.
+      expect(settled.stderr).toMatch(
+        /Refund RF\w+ of 3\.00 THB, sent earlier by \S+ without a known outcome, never reached the gateway: nothing was refunded under it\./,
+      )
+      expect((await refundsOf(w28!)).map((r) => r.refund_fee)).toEqual([2800])
+      // The file run again settles its own row: looked up (absent), then sent once under its number.
+      const again = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+      expect(again.code, again.stderr).toBe(0)
       expect((await refundsOf(w28!)).map((r) => r.refund_fee).sort((x, y) => x - y)).toEqual([300, 2800])
     } finally {
       await proxy.close()

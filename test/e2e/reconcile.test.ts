@@ -223,7 +223,7 @@ describe('gw reconcile', () => {
   it('--json read by a reader that goes away (| head -c 100): the run goes on to its end, the output whole, exit as judged', async () => {
     const csv = file(
       'piped.csv',
-      `mch_order_no,total_fee\n${Array.from({length: 2000}, () => 'REC-1,10000').join('\n')}\n`,
+      `mch_order_no,total_fee\n${Array.from({length: 400}, () => 'REC-1,10000').join('\n')}\n`,
     )
     const out = join(world.configDir, 'piped.reconciled.csv')
     const running = world.spawn(['reconcile', csv, '--channel', 'wechat', '--out', out, '--json'])
@@ -232,8 +232,8 @@ describe('gw reconcile', () => {
     const result = await running.result
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).not.toMatch(/EPIPE|Error/)
-    expect(output(out)).toHaveLength(2000)
-  })
+    expect(output(out)).toHaveLength(400)
+  }, 120_000)
 
   it('an output whose folder is removed during the run is said as that, exit 5, not as an unexpected failure', async () => {
     const csv = file(

@@ -1,6 +1,11 @@
 import type {ChildProcess} from 'node:child_process'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {parse} from 'csv-parse/sync'
 
 import {type CliOptions, type CliResult, asPrinted, gw, spawnGw} from './cli.js'
+import {runInProcess} from './in-process.js'
 import {type TestSandbox, startTestSandbox} from './sandbox.js'
 import {removeDir, tempDir} from './shared.js'
 
@@ -49,6 +54,10 @@ export interface GwWorld {
   environmentProfile(changes?: Record<string, string>): Record<string, string>
   /** Another machine of the same merchant: a config dir of its own (its own history), the environment profile; removed at close. */
   machine(): {dir: string; env: Record<string, string>}
+  /** A file of this content in the world's folder (a CSV of refunds): its path. */
+  file(name: string, content: string | Buffer): string
+  /** The CSV report gw wrote for a bulk file (NAME.report.csv beside it), a record per line. */
+  reportOf(csv: string): Record<string, string>[]
   close(): Promise<void>
 }
 
@@ -67,8 +76,17 @@ export const orderCreate = (mchOrderNo: string, channel = 'wechat', amount = '15
   '--no-qr',
 ]
 
-export async function startWorld(options: Parameters<typeof startTestSandbox>[0] = {}): Promise<GwWorld> {
-  const sandbox = await startTestSandbox(options)
+/**
+ * A sandbox and a config dir for gw. `run` runs gw in-process (the command tier) unless `spawned`
+ * (the end-to-end tier, or a test of the installed forms): `spawn`, `interrupted`, `listen` and
+ * `asPrinted` always start a process.
+ */
+export async function startWorld(
+  options: Parameters<typeof startTestSandbox>[0] & {spawned?: boolean} = {},
+): Promise<GwWorld> {
+  const {spawned = true, ...sandboxOptions} = options
+  const runGw = spawned ? gw : runInProcess
+  const sandbox = await startTestSandbox(sandboxOptions)
   const configDir = tempDir('gw-config-')
   const outputs: string[] = []
   const machines: string[] = []
@@ -78,7 +96,7 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
     configDir,
     outputs,
     async run(args, runOptions = {}) {
-      const result = await gw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
+      const result = await runGw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
       outputs.push(result.stdout, result.stderr)
       return result
     },
@@ -186,6 +204,16 @@ export async function startWorld(options: Parameters<typeof startTestSandbox>[0]
       machines.push(dir)
       return {dir, env: world.environmentProfile({GW_CONFIG_DIR: dir})}
     },
+    file(name, content) {
+      const path = join(configDir, name)
+      writeFileSync(path, content)
+      return path
+    },
+    reportOf: (csv) =>
+      parse(readFileSync(csv.replace(/\.(csv|xlsx)$/, '.report.csv')), {columns: true, bom: true}) as Record<
+        string,
+        string
+      >[],
     async close() {
       await sandbox.close()
       for (const dir of [configDir, sandbox.dataDir, ...machines]) removeDir(dir)

@@ -45,6 +45,8 @@ export async function startReplayingProxy(target: string) {
      * `forward`, after passing it on (the gateway acts on it; its answer is swapped).
      */
     replay: (operation: string, body: string, forward = false) => replaying.set(operation, {body, forward}),
+    /** From now on, passes every request on again, and answers with the gateway's own answers. */
+    passOn: () => replaying.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

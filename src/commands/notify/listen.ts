@@ -48,12 +48,14 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     if (forwardTo) checkEndpoint('--forward-to', forwardTo)
     checkHost(flags.host)
     const [
-      {NotificationListener, openLog},
+      {NotificationListener},
+      {openLog},
       {ListenTally},
       {recordDelivery},
       {eventLine, listenSummary, rejectedWarning},
     ] = await Promise.all([
       import('../../lib/notify/listener.js'),
+      import('../../lib/io/json-lines.js'),
       import('../../lib/notify/tally.js'),
       import('../../lib/notify/record.js'),
       import('../../lib/render/notify.js'),
@@ -71,7 +73,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
       signScheme: profile.signScheme,
       appid: profile.appid,
       forwardTo: forwardTo?.href,
-      log: flags.log === undefined ? undefined : openLog(flags.log),
+      log: flags.log === undefined ? undefined : openLog(flags.log, 'notifications.jsonl'),
       onLogFailure: (error) =>
         this.warning(
           `cannot write to the log ${flags.log} (${error.code ?? error.message}): deliveries from now on are not logged; the listener goes on answering.`,
@@ -85,7 +87,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
           if (!historyFailed) this.warning(`the history could not record this delivery (${(error as Error).message}).`)
           historyFailed = true
         }
-        if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(event)}\n`)
+        if (this.jsonEnabled()) this.io.stdout.write(`${JSON.stringify(event)}\n`)
         else this.log(eventLine(event))
         if (event.verdict === 'REJECTED') this.warning(rejectedWarning(event, profile.name))
         if (flags['exit-after'] && tally.acknowledged >= flags['exit-after']) enough.abort()

@@ -69,7 +69,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const created = await orders.create({...fields, ...terminal, total_fee, expireSeconds: flags.expire})
     this.log(createdView(created))
     // Asked for (--qr), it is drawn wherever output goes; by default only on a terminal, and said when not.
-    const draw = flags.qr ?? (Boolean(process.stdout.isTTY) && !this.jsonEnabled())
+    const draw = flags.qr ?? (Boolean(this.io.stdout.isTTY) && !this.jsonEnabled())
     const {showQr, terminalStyle} = await import('../../lib/render/qr.js')
     const style = (flags['qr-style'] as QrStyle | undefined) ?? terminalStyle()
     const qr = await showQr(created, {draw, style, file: flags['qr-out']})
@@ -83,7 +83,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
       file: qr.qr_file,
     })
     if (!flags.wait) return {...created, qr_file: qr.qr_file}
-    const status = statusLine()
+    const status = statusLine(this.io.stderr)
     const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))
     const found = await orders.waitForPayment(created, flags['wait-timeout'], onPoll)
     status.end()

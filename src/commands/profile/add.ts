@@ -34,7 +34,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
     if (flags.profile) throw usageError('--profile does not apply to profile add; give the name as the argument.')
     const given: ProfileAnswers = {...flags, name: this.args.name}
     const guided = missingAnswers(given).length > 0
-    const answers = guided ? await askMissing(given) : (given as Required<ProfileAnswers>)
+    const answers = guided ? await askMissing(given, this.io) : (given as Required<ProfileAnswers>)
     const {name} = answers
     const privateKeyPem = readKeyArgument(answers['private-key'], '--private-key')
     await unlockKey(privateKeyPem, 'the private key (--private-key)', answers['private-key'])

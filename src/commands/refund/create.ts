@@ -102,7 +102,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes, resumeCommand} =
       await import('../../lib/render/bulk.js')
     const {refunds} = await this.services()
-    const named = shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'batch-id'])
+    const named = shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'retry-failed', 'batch-id'])
     const options = {...flags, ...named, csv, gw_version: this.config.version}
     const result = await runBulkRefund(refunds, options, {
       checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),

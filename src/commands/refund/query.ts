@@ -4,7 +4,7 @@ import {GwCommand} from '../../lib/cli/base-command.js'
 import {networkFlags, orderFlags, orderReference, usage} from '../../lib/cli/flags.js'
 import type {FoundOrder} from '../../lib/orders/service.js'
 import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
-import type {RefundEntry} from '../../lib/orders/history.js'
+import type {RefundEntry} from '../../lib/store/records.js'
 import {madeHereView, refundRecordView} from '../../lib/render/refunds.js'
 
 interface RefundQueryResult {

@@ -63,10 +63,10 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
 
   async run(): Promise<void> {
     const {flags} = this
-    const [{startSandbox}, {FaultSpecError, parseFaults}, {jsonLines, openLog}] = await Promise.all([
+    const [{startSandbox}, {FaultSpecError, parseFaults}, {logLines, openLog}] = await Promise.all([
       import('../../sandbox/server.js'),
       import('../../sandbox/faults.js'),
-      import('../../lib/notify/listener.js'),
+      import('../../lib/io/json-lines.js'),
     ])
     try {
       parseFaults(flags.faults)
@@ -74,12 +74,12 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
       throw error instanceof FaultSpecError ? usageError(`--faults: ${error.message}.`) : error
     }
     checkHost(flags.host)
-    const dataDir = resolve(flags['data-dir'] ?? defaultSandboxDir())
+    const dataDir = resolve(flags['data-dir'] ?? defaultSandboxDir(this.io.env))
     const logFd = flags.log === undefined ? undefined : openLog(flags.log, 'requests.jsonl')
     const toLog =
       logFd === undefined
         ? undefined
-        : jsonLines(logFd, (error) =>
+        : logLines(logFd, (error) =>
             this.warning(
               `cannot write to the log ${flags.log} (${error.code ?? error.message}): requests from now on are not logged; the sandbox goes on answering.`,
             ),
@@ -87,12 +87,12 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
     const onRequest = (record: RequestRecord) => {
       toLog?.(safeRecord(record))
       if (flags.quiet) return
-      if (this.jsonEnabled()) process.stderr.write(`${JSON.stringify(safeRecord(record))}\n`)
-      else process.stderr.write(`${requestLines(record, process.stderr)}\n`)
+      if (this.jsonEnabled()) this.io.stderr.write(`${JSON.stringify(safeRecord(record))}\n`)
+      else this.io.stderr.write(`${requestLines(record, this.io.stderr)}\n`)
     }
     const log = flags.quiet
       ? undefined
-      : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
+      : (line: string) => this.io.stderr.write(`${new Date().toISOString()} ${line}\n`)
     const options = {...flags, dataDir, timeScale: flags['time-scale'], autoPay: flags['auto-pay'], log, onRequest}
     const sandbox = await startSandbox(options).catch((error: unknown) => {
       throw listenError(error, flags.host, flags.port)

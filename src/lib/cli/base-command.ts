@@ -3,14 +3,16 @@
  * exit codes of DESIGN.md. oclif drops custom exit codes under --json, so the code is set
  * here on process.exitCode and errors are rendered here, never thrown back to oclif.
  */
-import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import {Command, type Config, Errors, Flags, type Interfaces} from '@oclif/core'
 import {closest, distance} from 'fastest-levenshtein'
 
 import {ExitCode, GwError, exitCodeOfSignal, gwCommand, localWriteFailure} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
 import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
-import {keyPassphrase, passphraseFromFile, unlockKey} from '../profiles/passphrase.js'
+import {type CommandIO, processIO} from '../io/streams.js'
+import {configDir} from '../paths.js'
+import {keyPassphrase, startRun, unlockKey} from '../profiles/passphrase.js'
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
@@ -20,7 +22,7 @@ import {endOnSignals, onInterrupt} from './interrupt.js'
 import {canonicalChoices, listFilterOf} from './flags.js'
 import type {Work} from '../batch.js'
 import type {WireEvent} from '../gateway/client.js'
-import type {GatewayServices} from './services.js'
+import type {GatewayServices, ServiceFactory} from './services.js'
 import type {Cell} from '../files/cells.js'
 import type {JsonListWriter, RefreshTally} from './list-output.js'
 import type {ListFilter} from '../orders/list.js'
@@ -66,10 +68,38 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   protected flags!: GwFlags<T>
   protected args!: GwArgs<T>
+  /** The streams and environment the command runs with: the process's, unless it is run with others (runIn). */
+  protected io: CommandIO = processIO()
+  /** Where its services come from: the default factory, unless it is run with another (runIn). */
+  #factory?: ServiceFactory
+  /** Run by runIn: the exit code is the command's own, not the process's. */
+  #inProcess = false
+  /** The exit code the command ends with. */
+  #exitCode = 0
+
+  /**
+   * Runs the command as `gw ID ARGV...` with the streams, environment and services given (a
+   * test's, in-process; every command is found by its id): the exit code it ends with.
+   */
+  static async runIn<C extends GwCommand<typeof Command>>(
+    this: new (argv: string[], config: Config) => C,
+    id: string,
+    argv: string[],
+    config: Config,
+    context: {io: CommandIO; factory?: ServiceFactory},
+  ): Promise<number> {
+    const command = new this(argv, config)
+    command.id = id
+    command.io = context.io
+    command.#factory = context.factory
+    command.#inProcess = true
+    await command._run()
+    return command.#exitCode
+  }
 
   override async init(): Promise<void> {
     await super.init()
-    endOnSignals()
+    if (!this.#inProcess) endOnSignals()
     const baseFlags = (this.ctor as typeof GwCommand).baseFlags
     const argv = canonicalChoices(this.argv, {...baseFlags, ...this.ctor.flags} as never)
     const {args, flags} = await this.parse(
@@ -84,20 +114,20 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     )
     this.flags = flags as GwFlags<T>
     this.args = args as GwArgs<T>
-    if (this.flags['passphrase-file']) passphraseFromFile(this.flags['passphrase-file'])
+    startRun(this.io, this.flags['passphrase-file'])
   }
 
   #store?: ProfileStore
   #profile?: Profile
 
   protected get store(): ProfileStore {
-    this.#store ??= new ProfileStore()
+    this.#store ??= new ProfileStore(configDir(this.io.env))
     return this.#store
   }
 
   /** The profile this command acts for (loaded once). */
   protected get profile(): Profile {
-    this.#profile ??= resolveProfile(this.flags.profile, this.store)
+    this.#profile ??= resolveProfile(this.flags.profile, this.store, this.io.env)
     return this.#profile
   }
 
@@ -135,23 +165,28 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   protected services({signs = true}: {signs?: boolean} = {}): Promise<GatewayServices> {
     this.#services ??= (async () => {
       const {timeout} = this.flags as {timeout?: number}
-      const [{connect}, trace, profile] = await Promise.all([
-        import('./services.js'),
-        this.wireTrace(),
-        signs ? this.unlockedProfile() : this.profile,
-      ])
-      return connect(
-        profile,
-        {
-          ...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}),
-          trace,
-          keyPassphrase: keyPassphrase(),
-        },
-        (message) => this.warning(message),
-        (message) => this.note(message),
-      )
+      // The profile first: one that cannot be used ends the command before anything else is loaded.
+      const profile = signs ? await this.unlockedProfile() : this.profile
+      const [factory, trace] = await Promise.all([this.serviceFactory(), this.wireTrace()])
+      const options = {
+        ...(timeout ? {timeoutMs: timeout * 1000, connectTimeoutMs: Math.min(5000, timeout * 1000)} : {}),
+        trace,
+        keyPassphrase: keyPassphrase(),
+      }
+      return factory.connect(profile, options, this.io, this.notes)
     })()
     return this.#services
+  }
+
+  /** The factory the command was given, else the default one (loaded only by commands that use it). */
+  protected async serviceFactory(): Promise<ServiceFactory> {
+    this.#factory ??= (await import('./services.js')).defaultServices
+    return this.#factory
+  }
+
+  /** Where services say what they could not read or write, and their progress. */
+  protected get notes(): {warn(message: string): void; note(message: string): void} {
+    return {warn: (message) => this.warning(message), note: (message) => this.note(message)}
   }
 
   /** Under --verbose, what shows each attempt on the wire (on stderr); else undefined. */
@@ -171,7 +206,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   ): Promise<void> {
     const flag = options.flag ?? 'yes'
     const yes = Boolean((this.flags as Record<string, unknown>)[flag])
-    await confirm(action, {...options, profile: this.profile, yes, flag: `--${flag}`})
+    await confirm(action, {...options, profile: this.profile, yes, flag: `--${flag}`}, this.io)
   }
 
   /**
@@ -185,8 +220,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     failedWord?: string,
   ): Promise<Work> {
     const {startProgress} = await import('./progress.js')
-    const enabled = total !== 0 && (Boolean(process.stderr.isTTY) || !this.jsonEnabled())
-    const progress = await startProgress(label, total, enabled, failedWord)
+    const enabled = total !== 0 && (Boolean(this.io.stderr.isTTY) || !this.jsonEnabled())
+    const progress = await startProgress(this.io.stderr, label, total, enabled, failedWord)
     // The bar ends before the note, so the two never share a line.
     const interrupt = onInterrupt(() => {
       progress.stop()
@@ -286,8 +321,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */
   protected present(view: {text?: string; notes?: (string | undefined)[]; exitCode?: ExitCode}): void {
-    // The last line of defence: a view's text carries no escape sequence to the terminal but gw's own colours.
-    if (view.text) this.log(viewSafe(view.text))
+    if (view.text) this.log(view.text)
     for (const note of view.notes ?? []) if (note) this.note(note)
     if (view.exitCode !== undefined) this.setExitCode(view.exitCode)
   }
@@ -299,7 +333,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
    */
   protected async startJsonList(key: string): Promise<JsonListWriter> {
     const {JsonListWriter} = await import('./list-output.js')
-    this.#jsonList = new JsonListWriter(key)
+    this.#jsonList = new JsonListWriter(key, this.io.stdout)
     return this.#jsonList
   }
 
@@ -312,7 +346,17 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /** The exit code to end with when the command finishes without an error. */
   protected setExitCode(code: ExitCode): void {
-    process.exitCode = code
+    this.#exitCode = code
+    if (!this.#inProcess) process.exitCode = code
+  }
+
+  /**
+   * Output for people, on stdout, but under --json (then stdout holds the JSON document alone).
+   * The last line of defence: what a command says carries no escape sequence to the terminal but
+   * gw's own colours, whatever a record or an answer held.
+   */
+  override log(message = ''): void {
+    if (!this.jsonEnabled()) this.io.stdout.write(`${viewSafe(message)}\n`)
   }
 
   /**
@@ -325,8 +369,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     const chunks = jsonChunks(json)
     const pump = (): void => {
       for (let next = chunks.next(); !next.done; next = chunks.next()) {
-        if (!process.stdout.write(next.value)) {
-          process.stdout.once('drain', pump)
+        if (!this.io.stdout.write(next.value)) {
+          this.io.stdout.once('drain', pump)
           return
         }
       }
@@ -336,17 +380,17 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /** A note for people, on stderr, also under --json (stdout stays one JSON document). */
   protected note(message: string): void {
-    process.stderr.write(`${terminalSafe(message)}\n`)
+    this.io.stderr.write(`${terminalSafe(message)}\n`)
   }
 
   protected warning(message: string): void {
-    process.stderr.write(`${yellow('warning', process.stderr)}: ${terminalSafe(message)}\n`)
+    this.io.stderr.write(`${yellow('warning', this.io.stderr)}: ${terminalSafe(message)}\n`)
   }
 
   override async catch(error: Error & {exitCode?: number}): Promise<void> {
     const flags = {...(this.ctor as typeof GwCommand).baseFlags, ...this.ctor.flags}
     const gwError = toGwError(error, [...Object.keys(flags), 'json', 'help'])
-    process.exitCode = gwError.exitCode
+    this.setExitCode(gwError.exitCode)
     const described = {
       kind: gwError.kind,
       exit_code: gwError.exitCode,
@@ -358,8 +402,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     if (this.#jsonList?.started) await this.#jsonList.end({error: described})
     else if (this.jsonEnabled()) this.logJson({error: described})
     const advice = gwError.advice ? `\n${gwError.advice}` : ''
-    process.stderr.write(`${red('Error', process.stderr)}: ${terminalSafe(`${gwError.message}${advice}`)}\n`)
-    if (process.env.DEBUG && error.stack) process.stderr.write(`${terminalSafe(error.stack)}\n`)
+    this.io.stderr.write(`${red('Error', this.io.stderr)}: ${terminalSafe(`${gwError.message}${advice}`)}\n`)
+    if (this.io.env.DEBUG && error.stack) this.io.stderr.write(`${terminalSafe(error.stack)}\n`)
   }
 }
 

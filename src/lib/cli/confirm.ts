@@ -3,6 +3,7 @@
  * refund always asks. A terminal gets a question; without one, --yes is required.
  */
 import {stopSignalOf, stoppedError, usageError} from '../errors.js'
+import {type CommandIO, canAsk} from '../io/streams.js'
 import {terminalSafe} from '../untrusted.js'
 import {terminalClosed} from './interrupt.js'
 
@@ -20,10 +21,10 @@ export interface ConfirmOptions {
   signal?: AbortSignal
 }
 
-export async function confirm(action: string, options: ConfirmOptions): Promise<void> {
+export async function confirm(action: string, options: ConfirmOptions, io: CommandIO): Promise<void> {
   const {profile, yes} = options
   if (yes || (!profile.live && !options.always)) return
-  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+  if (!canAsk(io)) {
     const what = profile.live
       ? `Profile "${profile.name}" is live and this would ${action}.`
       : `Not confirmed: this would ${action}.`
@@ -49,16 +50,17 @@ export async function confirm(action: string, options: ConfirmOptions): Promise<
     terminalClosed()
     closed()
   }
-  process.stdin.on('error', onError)
+  io.stdin.on('error', onError)
   process.on('uncaughtException', onError)
   let ok: boolean
   try {
-    ok = await Promise.race([ask({message, default: false}, {output: process.stderr, signal: options.signal}), hungUp])
+    const asked = ask({message, default: false}, {input: io.stdin, output: io.stderr, signal: options.signal})
+    ok = await Promise.race([asked, hungUp])
   } catch (error) {
     if ((error as Error).name === 'AbortPromptError') throw stopped(stopSignalOf(options.signal?.reason))
     throw error
   }
-  process.stdin.off('error', onError)
+  io.stdin.off('error', onError)
   process.off('uncaughtException', onError)
   if (!ok) throw usageError('Cancelled; nothing was sent.')
 }

@@ -303,6 +303,11 @@ export const bulkRefundFlags = {
     description: 'a name for an intentional second round of refunds identical to an earlier file',
     ...bulk,
   }),
+  'retry-failed': Flags.boolean({
+    description:
+      "given gw's own report back: send its rows that failed or were not sent (a report run again otherwise re-checks and sends none of them)",
+    ...bulk,
+  }),
   out: Flags.string({
     description:
       'report file, .csv or .xlsx (default: beside the file, NAME.report.csv or .xlsx; NAME.dry-run.* for --dry-run)',

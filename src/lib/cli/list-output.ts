@@ -22,7 +22,7 @@ export class JsonListWriter {
 
   constructor(
     key: string,
-    readonly out: NodeJS.WritableStream = process.stdout,
+    readonly out: NodeJS.WritableStream,
   ) {
     this.#pending = `{\n  ${JSON.stringify(key)}: [`
   }

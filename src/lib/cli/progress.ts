@@ -5,11 +5,13 @@
 import type {SingleBar} from 'cli-progress'
 
 import type {Progress} from '../batch.js'
+import type {Output} from '../io/streams.js'
 
 const PLAIN_EVERY_MS = 5000
 
-/** `failedWord` names the rows counted apart: failed refunds, mismatched orders. */
+/** `failedWord` names the rows counted apart: failed refunds, mismatched orders. Written to `stderr`. */
 export async function startProgress(
+  stderr: Output,
   label: string,
   total: number | undefined,
   enabled = true,
@@ -28,11 +30,11 @@ export async function startProgress(
       },
       stop: () => {},
     }
-  if (process.stderr.isTTY) {
+  if (stderr.isTTY) {
     const {default: cliProgress} = await import('cli-progress')
     const bar: SingleBar = new cliProgress.SingleBar(
       {
-        stream: process.stderr,
+        stream: stderr as NodeJS.WriteStream,
         format:
           total === undefined
             ? `${label} {value} done | {failed} ${failedWord} | {speed}/s`
@@ -59,7 +61,7 @@ export async function startProgress(
   let last = Date.now()
   const line = () => {
     const left = total ? Math.max(0, Math.round((total - done) / Math.max(rate(), 0.001))) : undefined
-    process.stderr.write(
+    stderr.write(
       `${label}: ${done}${total ? `/${total}` : ''} done, ${failed} ${failedWord}, ${rate().toFixed(1)}/s${left !== undefined ? `, ~${left}s left` : ''}\n`,
     )
   }
@@ -80,17 +82,17 @@ export async function startProgress(
 }
 
 /** A line of status that changes (a spinner while waiting): rewritten in place on a terminal, else every tenth update. */
-export function statusLine(): {update(text: string): void; end(): void} {
-  const interactive = Boolean(process.stderr.isTTY)
+export function statusLine(stderr: Output): {update(text: string): void; end(): void} {
+  const interactive = Boolean(stderr.isTTY)
   let updates = 0
   return {
     update(text) {
-      if (interactive) process.stderr.write(`\r${text}   `)
-      else if (updates % 10 === 0) process.stderr.write(`${text}\n`)
+      if (interactive) stderr.write(`\r${text}   `)
+      else if (updates % 10 === 0) stderr.write(`${text}\n`)
       updates++
     },
     end() {
-      if (interactive && updates) process.stderr.write('\n')
+      if (interactive && updates) stderr.write('\n')
     },
   }
 }

@@ -72,17 +72,35 @@ export interface ClientOptions {
 /** An answer of the gateway is a few KiB; one past this is cut off, never read whole. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
-/** Keep-alive connections per origin, `connections` at most: Node's own agents (nothing to load at start). */
-const agents = new Map<string, HttpAgent>()
+/**
+ * The keep-alive connections of one command, per origin (`connections` at most each: Node's own
+ * agents, nothing to load at start). Closed when the command ends: a request still running then
+ * (after Ctrl-C) starts no new attempt.
+ */
+export class Connections {
+  readonly #agents = new Map<string, HttpAgent>()
+  #closed = false
 
-function agentFor(origin: string, connections: number): HttpAgent {
-  let agent = agents.get(origin)
-  if (!agent) {
-    const options = {keepAlive: true, maxSockets: connections, maxFreeSockets: connections, timeout: 30_000}
-    agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options)
-    agents.set(origin, agent)
+  get closed(): boolean {
+    return this.#closed
   }
-  return agent
+
+  agentFor(origin: string, connections: number): HttpAgent {
+    let agent = this.#agents.get(origin)
+    if (!agent) {
+      const options = {keepAlive: true, maxSockets: connections, maxFreeSockets: connections, timeout: 30_000}
+      agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options)
+      this.#agents.set(origin, agent)
+    }
+    return agent
+  }
+
+  /** Closes every keep-alive connection so the process can end; nothing is sent after this. */
+  close(): void {
+    this.#closed = true
+    for (const agent of this.#agents.values()) agent.destroy()
+    this.#agents.clear()
+  }
 }
 
 /**
@@ -91,16 +109,6 @@ function agentFor(origin: string, connections: number): HttpAgent {
  * request itself, so the next request cannot fare better (`refreshAsker` stops asking).
  */
 export class GatewayUnreachable extends GwError {}
-
-/** Set once the command has ended: a request still running (after Ctrl-C) starts no new attempt. */
-let closed = false
-
-/** Closes every keep-alive connection so the process can end; nothing is sent after this. */
-export async function closeConnections(): Promise<void> {
-  closed = true
-  for (const agent of agents.values()) agent.destroy()
-  agents.clear()
-}
 
 export class GatewayClient {
   readonly profile: Profile
@@ -115,7 +123,11 @@ export class GatewayClient {
   readonly #basePath: string
   readonly #agent: HttpAgent
 
-  constructor(profile: Profile, {keyPassphrase, ...options}: ClientOptions = {}) {
+  constructor(
+    profile: Profile,
+    {keyPassphrase, ...options}: ClientOptions = {},
+    readonly connections = new Connections(),
+  ) {
     this.profile = profile
     this.#options = {
       timeoutMs: 15_000,
@@ -133,7 +145,7 @@ export class GatewayClient {
     const base = new URL(profile.baseUrl)
     this.#origin = base.origin
     this.#basePath = base.pathname.replace(/\/+$/, '')
-    this.#agent = agentFor(this.#origin, this.#options.connections)
+    this.#agent = connections.agentFor(this.#origin, this.#options.connections)
   }
 
   /** The wire parameters of a request: appid, nonce, time stamp and the business values as text. */
@@ -183,7 +195,7 @@ export class GatewayClient {
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
       // After a stop (Ctrl-C, SIGTERM, a hang-up) no retry leaves: the request under way (its first attempt) is awaited.
-      if (closed || (attempt > 1 && options.signal?.aborted)) {
+      if (this.connections.closed || (attempt > 1 && options.signal?.aborted)) {
         failure = {kind: 'transport', message: 'gw stopped before an answer came', mayHaveArrived, final: true}
         break
       }

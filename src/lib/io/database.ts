@@ -34,7 +34,7 @@ import {hostname} from 'node:os'
 import {basename, dirname, join} from 'node:path'
 import type {DatabaseSync, StatementSync} from 'node:sqlite'
 
-import {GwError} from '../errors.js'
+import {GwError, shellWord} from '../errors.js'
 import {fileHolders} from './file-holders.js'
 import {isRunning} from './lock.js'
 import {ensurePrivateDir} from './private-file.js'
@@ -130,6 +130,7 @@ export class LocalDatabase {
       if (lstatSync(path, {throwIfNoEntry: false}) && !existsSync(path))
         throw this.#damaged('it is a link to a file that does not exist', undefined)
       if (!existsSync(path)) this.#create(DatabaseSync, migrations)
+      this.#refuseForeign()
       this.#refuseEmpty()
       const db = new DatabaseSync(path)
       db.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`)
@@ -145,7 +146,21 @@ export class LocalDatabase {
       // million records takes 10 s either way (bench/RESULTS.md).
       this.#db.exec('PRAGMA cache_size = -8192')
     })
-    if (this.#version() < migrations.length) this.write(() => this.#migrate(this.#db, migrations))
+    const version = this.#version()
+    // A later gw's database: its tables may mean what this one cannot know (a refund's state it never wrote).
+    if (version > migrations.length) {
+      this.close()
+      throw new LocalStateError(
+        'damaged',
+        `${path} was made by a newer gw (its schema is version ${version}; this gw knows up to ${migrations.length}). Nothing was sent.`,
+        {
+          advice:
+            'Use the newer gw on this machine (gw --version says which this is), or give this one a config dir of its own (GW_CONFIG_DIR).',
+          details: {database: path, schema: version, known: migrations.length},
+        },
+      )
+    }
+    if (version < migrations.length) this.write(() => this.#migrate(this.#db, migrations))
   }
 
   #version(): number {
@@ -190,15 +205,37 @@ export class LocalDatabase {
     }
   }
 
+  /** A database another user owns is not one this user's gw made: what it says is never taken for this machine's. */
+  #refuseForeign(): void {
+    const uid = process.getuid?.()
+    const owner = statSync(this.path).uid
+    if (uid === undefined || owner === uid) return
+    throw new LocalStateError(
+      'unwritable',
+      `${this.path} belongs to another user (uid ${owner}), not to you (uid ${uid}): gw does not use a database it did not write.`,
+      {
+        advice: `Use your own config dir (GW_CONFIG_DIR), or have its owner move it aside.`,
+        details: {database: this.path, owner},
+      },
+    )
+  }
+
   /**
-   * A database gw made is never empty (it is made whole), but for one an earlier version made,
-   * whose pages were still all in its write-ahead log: an empty file with no log is damage.
+   * A database gw made is never empty (it is made whole): an empty file is damage, whatever lies
+   * beside it. A write-ahead log beside a 0-byte file (a power cut) would be dropped by SQLite as
+   * not this file's, and the history with it.
    */
   #refuseEmpty(): void {
     // Followed through links: a history.db linked to an empty file is as empty as the file.
-    const size = (path: string) => statSync(path, {throwIfNoEntry: false})?.size ?? 0
-    if (statSync(this.path).isFile() && size(this.path) === 0 && size(`${this.path}-wal`) === 0)
-      throw this.#damaged('it is empty (0 bytes)', undefined)
+    if (!statSync(this.path).isFile() || statSync(this.path).size > 0) return
+    const wal = statSync(`${this.path}-wal`, {throwIfNoEntry: false})?.size ?? 0
+    throw this.#damaged(
+      wal
+        ? `it is empty (0 bytes) beside a write-ahead log of ${wal} bytes (${this.path}-wal)`
+        : 'it is empty (0 bytes)',
+      undefined,
+      wal > 0,
+    )
   }
 
   prepare(sql: string): Statement {
@@ -318,11 +355,14 @@ export class LocalDatabase {
     return {who: 'another program', holders: []}
   }
 
-  #damaged(why: string, cause: unknown): LocalStateError {
+  #damaged(why: string, cause: unknown, withLog = false): LocalStateError {
+    const path = shellWord(this.path)
+    const aside = shellWord(`${this.path}.damaged`)
+    const move = withLog
+      ? `Move it and its log aside together (mv ${path} ${aside} && mv ${shellWord(`${this.path}-wal`)} ${shellWord(`${this.path}.damaged-wal`)}), then gw starts a new one; the log may hold what it recorded: sqlite3 ${aside} .recover | sqlite3 recovered.db`
+      : `Move it aside (mv ${path} ${aside}), then gw starts a new one; recover what it held with: sqlite3 ${aside} .recover | sqlite3 recovered.db`
     return new LocalStateError('damaged', `${this.path} is not a readable gw database: ${why}.`, {
-      advice:
-        `It may hold refunds whose outcome gw must still settle: keep it. Move it aside (mv "${this.path}" "${this.path}.damaged"), ` +
-        `then gw starts a new one; recover what it held with: sqlite3 "${this.path}.damaged" .recover | sqlite3 recovered.db`,
+      advice: `It may hold refunds whose outcome gw must still settle: keep it. ${move}`,
       details: {database: this.path},
       cause,
     })

@@ -5,7 +5,18 @@
  * through. Shared by everything that keeps keys or state and by the reports gw writes.
  */
 import {randomBytes} from 'node:crypto'
-import {chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {
+  type Stats,
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
 import {localWriteFailure} from '../errors.js'
@@ -34,6 +45,23 @@ export function ensurePrivateDir(path: string): string {
   mkdirSync(path, {recursive: true, mode: 0o700})
   chmodSync(path, 0o700)
   return path
+}
+
+/**
+ * Why a file in one of gw's folders is not one this user's gw wrote, or undefined when it may
+ * be: not a plain file, another user's, or in a folder others can write (where another user
+ * could have put it). Such a file is evidence of nothing and is never read as gw's. (Owners and
+ * modes are not Windows'.)
+ */
+export function notOurs(path: string, file: Stats): string | undefined {
+  if (!file.isFile()) return 'it is not a file gw wrote (a link, a pipe or a folder)'
+  const uid = process.getuid?.()
+  if (uid === undefined) return undefined
+  if (file.uid !== uid) return `it belongs to another user (uid ${file.uid}), not to you (uid ${uid})`
+  const folder = statSync(dirname(path))
+  if (folder.mode & 0o022 || folder.uid !== uid)
+    return `its folder ${dirname(path)} can be written by other users, who could have put it there`
+  return undefined
 }
 
 /** Writes a file only its owner can read (0600), atomically: readers see the old or the new file. */

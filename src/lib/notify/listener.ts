@@ -7,14 +7,14 @@
  * the merchant's code. Stopping closes idle and slow connections at once.
  */
 import {randomUUID} from 'node:crypto'
-import {appendFileSync, closeSync, constants as fsConstants, fstatSync, openSync} from 'node:fs'
+import {closeSync} from 'node:fs'
 import {type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {usageError} from '../errors.js'
 import {NOTIFICATION_ACK, isAcknowledgement, isoTime} from '../gateway/protocol/index.js'
 import type {SignScheme} from '../gateway/signing.js'
 import {type Posted, post, readBody, reply} from '../io/http.js'
+import {logLines} from '../io/json-lines.js'
 import {
   MAX_NOTIFICATION_BYTES,
   type NotificationFields,
@@ -54,55 +54,6 @@ interface ListenerOptions {
   onLogFailure: (error: NodeJS.ErrnoException) => void
 }
 
-/**
- * Opens the file --log appends to (0600), before the listener starts: a folder, a missing
- * folder or a file it may not write is said at once (exit 2), not at the first delivery.
- */
-export function openLog(path: string, example = 'notifications.jsonl'): number {
-  let fd: number
-  try {
-    // Non-blocking: a named pipe nobody reads fails at once (ENXIO) instead of hanging here.
-    const {O_WRONLY, O_APPEND, O_CREAT, O_NONBLOCK} = fsConstants
-    fd = openSync(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0o600)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why =
-      code === 'ENOENT'
-        ? 'its folder does not exist'
-        : code === 'EISDIR'
-          ? 'it is a folder'
-          : code === 'EACCES' || code === 'EPERM'
-            ? 'it may not be written'
-            : code === 'ENXIO'
-              ? 'it is not a file (a pipe)'
-              : `it cannot be opened (${code})`
-    throw usageError(`--log ${path}: ${why}.`, `Give a file in a folder you can write, like ${example}.`)
-  }
-  const opened = fstatSync(fd)
-  if (!opened.isFile() && !opened.isCharacterDevice()) {
-    closeSync(fd)
-    throw usageError(`--log ${path} is not a file.`, `Give a file, like ${example}.`)
-  }
-  return fd
-}
-
-/**
- * Appends JSON lines to a log opened by openLog (the listener's, the sandbox's requests); a
- * write that fails (a full disk) is said once through `onFailure` and nothing more is written.
- */
-export function jsonLines(fd: number, onFailure: (error: NodeJS.ErrnoException) => void): (value: unknown) => void {
-  let failed = false
-  return (value) => {
-    if (failed) return
-    try {
-      appendFileSync(fd, `${JSON.stringify(value)}\n`)
-    } catch (error) {
-      failed = true
-      onFailure(error as NodeJS.ErrnoException)
-    }
-  }
-}
-
 const FAILURE = (msg: string) => JSON.stringify({result: 'FAIL', msg})
 
 /** Marks what a listener forwards, so one that receives its own forward (a loop, however routed) refuses it. */
@@ -121,7 +72,7 @@ export class NotificationListener {
 
   constructor(private readonly options: ListenerOptions) {
     this.#verifier = verifierOf(options)
-    if (options.log !== undefined) this.#log = jsonLines(options.log, options.onLogFailure)
+    if (options.log !== undefined) this.#log = logLines(options.log, options.onLogFailure)
     this.#server = createServer({requestTimeout: REQUEST_TIMEOUT_MS}, (req, res) => {
       this.#handle(req, res)
         .catch((error: Error) => this.#answer(res, 500, FAILURE(`listener error: ${error.message}`)))

@@ -5,11 +5,11 @@
  * unverified, and anyone who reaches the listener could otherwise write stories of any order.
  */
 import {gatewayTimeIso} from '../gateway/protocol/index.js'
-import type {OrderHistory} from '../orders/history.js'
+import type {GatewayHistory} from '../store/history.js'
 import type {NotificationEvent} from './listener.js'
 
 export function recordDelivery(
-  history: OrderHistory,
+  history: GatewayHistory,
   profile: {appid: string; gatewayZone: string},
   event: NotificationEvent,
   listener: string,
@@ -17,7 +17,7 @@ export function recordDelivery(
   const mchOrderNo = event.mch_order_no
   if (!mchOrderNo) return
   const verified = event.verdict === 'verified'
-  if (!verified && !history.findOrder(profile.appid, {mch_order_no: mchOrderNo})) return
+  if (!verified && !history.findOrder({mch_order_no: mchOrderNo})) return
   const time_end = gatewayTimeIso(event.time_end, profile.gatewayZone)
   const {verdict, reason, retry, forwarded} = event
   const detail = {
@@ -28,7 +28,6 @@ export function recordDelivery(
     time_end,
     forwarded: forwarded && {url: forwarded.url, status: forwarded.status},
   }
-  history.noteEvent(profile.appid, mchOrderNo, 'notified', detail)
-  if (verified)
-    history.noteOrderState(profile.appid, mchOrderNo, 'SUCCESS', {by: 'notification', openid: event.openid, time_end})
+  history.noteEvent(mchOrderNo, 'notified', detail)
+  if (verified) history.noteOrderState(mchOrderNo, 'SUCCESS', {by: 'notification', openid: event.openid, time_end})
 }

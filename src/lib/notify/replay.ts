@@ -10,13 +10,13 @@
  * with the reason. A payment whose notification was delivered several times is sent once, as
  * first delivered.
  */
-import {readFileSync} from 'node:fs'
 
 import * as z from 'zod/mini'
 
 import {usageError} from '../errors.js'
 import {isAcknowledgement} from '../gateway/protocol/index.js'
 import {post} from '../io/http.js'
+import {forEachLine} from '../io/json-lines.js'
 import {MAX_NOTIFICATION_BYTES, type Verifier, isGatewayContentType, judgeNotification} from './verification.js'
 
 /** A line of the log as far as replay needs it: the raw body and the headers it came with. */
@@ -65,30 +65,30 @@ export function readLog(
   verifier: Verifier,
   only?: string,
 ): {deliveries: Delivery[]; skipped: Skipped[]; unreadable: number[]} {
-  let text
+  const logged: Logged[] = []
+  const unreadable: number[] = []
+  const read = (raw: string | undefined, line: number) => {
+    if (raw !== undefined && !raw.trim()) return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(raw ?? '')
+    } catch {
+      return unreadable.push(line)
+    }
+    const entry = loggedSchema.safeParse(parsed)
+    if (!entry.success) return unreadable.push(line)
+    // Deliveries the listener refused were never the gateway's (a body it refused may verify now: it is not sent).
+    if (entry.data.verdict === 'verified') logged.push({...entry.data, line})
+  }
   try {
-    text = readFileSync(path, 'utf8')
+    // A logged delivery holds a body of at most MAX_NOTIFICATION_BYTES, escaped: a longer line is none.
+    forEachLine(path, read, undefined, 8 * MAX_NOTIFICATION_BYTES)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     throw usageError(
       code === 'ENOENT' ? `The log ${path} does not exist.` : `The log ${path} cannot be read (${code}).`,
     )
   }
-  const logged: Logged[] = []
-  const unreadable: number[] = []
-  text.split('\n').forEach((raw, i) => {
-    if (!raw.trim()) return
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(raw)
-    } catch {
-      return unreadable.push(i + 1)
-    }
-    const entry = loggedSchema.safeParse(parsed)
-    if (!entry.success) return unreadable.push(i + 1)
-    // Deliveries the listener refused were never the gateway's (a body it refused may verify now: it is not sent).
-    if (entry.data.verdict === 'verified') logged.push({...entry.data, line: i + 1})
-  })
   const deliveries: Delivery[] = []
   const skipped: Skipped[] = []
   const sent = new Set<string>()

@@ -10,7 +10,8 @@ import {type ExitCode, GwError} from '../errors.js'
 import {mapInOrder} from '../reconcile/ordered-window.js'
 import {GatewayUnreachable} from '../gateway/client.js'
 import {CHANNELS_BY_OPERATION, decimalOf, isoTime} from '../gateway/protocol/index.js'
-import type {OrderHistory, Selection} from './history.js'
+import type {GatewayHistory} from '../store/history.js'
+import type {Selection} from '../store/queries/lists.js'
 import type {OrderService} from './service.js'
 
 /**
@@ -44,6 +45,8 @@ export interface ListedOrder {
   /** Why the refresh of this order failed (its state is the one known before). */
   refresh_failed?: string
   [REFRESH_EXIT]?: ExitCode
+  /** Recorded by an earlier gw, which did not record the gateway: shown, never used for a refund (gw history). */
+  unattributed?: true
   /** Why --refresh did not ask the gateway (its channel has no order query): the state is the one gw knew. */
   refresh_skipped?: string
 }
@@ -91,8 +94,8 @@ export const selectionOf = (filter: ListFilter): Selection => ({
 const local = (at: string | undefined) => (at ? isoTime(new Date(at)) : undefined)
 
 /** The orders of the list as the history knows them, newest first, read from the query as they are used. */
-function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedOrder> {
-  for (const o of history.orders(appid, selectionOf(filter))) {
+function* listedOrders(history: GatewayHistory, appid: string, filter: ListFilter): Generator<ListedOrder> {
+  for (const o of history.orders(selectionOf(filter))) {
     yield {
       made_at: local(o.at)!,
       mch_order_no: o.mch_order_no,
@@ -103,6 +106,7 @@ function* listedOrders(history: OrderHistory, appid: string, filter: ListFilter)
       fee_type: o.fee_type,
       state: o.state,
       state_at: local(o.state_at),
+      ...(o.unattributed ? {unattributed: true as const} : {}),
     }
   }
 }
@@ -183,7 +187,7 @@ export async function emitList<T>(
 
 /** `gw order list`: each order to `emit` as it comes (with refresh: its state asked first and kept in the history). */
 export function listOrders(
-  history: OrderHistory,
+  history: GatewayHistory,
   orders: OrderService,
   filter: ListFilter,
   emit: (order: ListedOrder) => Promise<void>,
@@ -201,6 +205,6 @@ export function listOrders(
       order.state_at = isoTime()
     }
   }
-  const count = () => history.count('orders', orders.appid, selectionOf(filter))
+  const count = () => history.count('orders', selectionOf(filter))
   return emitList(listedOrders(history, orders.appid, filter), filter, {refresh, state: (o) => o.state, count}, emit)
 }

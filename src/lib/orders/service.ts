@@ -20,7 +20,7 @@ import {
   isoTime,
 } from '../gateway/protocol/index.js'
 import {type RetryPolicy, linearBackoff, tries} from '../retry.js'
-import type {OrderHistory} from './history.js'
+import type {GatewayHistory} from '../store/history.js'
 import {
   type OrderReference,
   WRONG_CHANNEL,
@@ -74,7 +74,7 @@ export type ClosedOrder = FoundOrder & {already_closed: boolean}
 export class OrderService {
   constructor(
     readonly client: GatewayClient,
-    readonly history: OrderHistory,
+    readonly history: GatewayHistory,
   ) {}
 
   get appid(): string {
@@ -104,7 +104,7 @@ export class OrderService {
       this.history.recordOrder({...made, state: 'NOTPAY'})
       const {name: profile, live} = this.client.profile
       const notify_url = fields.notify_url
-      this.history.noteEvent(this.appid, mchOrderNo, 'made', {
+      this.history.noteEvent(mchOrderNo, 'made', {
         profile,
         live,
         command: madeBy,
@@ -144,7 +144,7 @@ export class OrderService {
 
   /** How a created order's QR code reached the payer's side: drawn (on the terminal or stderr), saved to a file, or neither. */
   noteQr(created: CreatedOrder, qr: {drawn?: 'terminal' | 'stderr'; file?: string}): void {
-    this.history.noteEvent(this.appid, created.order.mch_order_no, 'qr', {...qr, code_url: created.order.code_url})
+    this.history.noteEvent(created.order.mch_order_no, 'qr', {...qr, code_url: created.order.code_url})
   }
 
   /** One order query, with NOTSURE-style answers asked again a few times. */
@@ -163,7 +163,7 @@ export class OrderService {
     channel: string | undefined,
   ): {channel?: string; source: FoundOrder['channel_source']} {
     if (channel) return {channel, source: 'given'}
-    const known = this.history.findOrder(this.appid, ref)
+    const known = this.history.findOrder(ref)
     return known ? {channel: known.channel, source: 'history'} : {source: 'discovered'}
   }
 
@@ -179,7 +179,7 @@ export class OrderService {
       const answer = await this.#query(ref, candidate)
       if (answer.status === 'success') {
         const {mch_order_no: number, result, openid, time_end} = answer.data
-        if (number) this.history.noteOrderState(this.appid, number, result, {by: 'query', openid, time_end})
+        if (number) this.history.noteOrderState(number, result, {by: 'query', openid, time_end})
         return {record: answer.data, channel: candidate, channel_source: known.source}
       }
       if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND && known.source === 'discovered') continue
@@ -204,7 +204,7 @@ export class OrderService {
    * channel is wrong (exit 2, naming the right one), not the order missing.
    */
   async #onAnotherChannel(ref: OrderReference, given: string): Promise<void> {
-    const known = this.history.findOrder(this.appid, ref)?.channel
+    const known = this.history.findOrder(ref)?.channel
     const others = known ? [known] : CHANNELS_BY_OPERATION.order_query.filter((c) => c !== given)
     for (const other of others) {
       if (other === given) return
@@ -223,7 +223,7 @@ export class OrderService {
     const known = this.#knownChannel(ref, channel)
     const closeChannel = known.channel ?? (await this.find(ref)).channel
     // A close answer names only mch_order_no: bound to the one the history knows when asked by another number.
-    const expected = {mch_order_no: this.history.findOrder(this.appid, ref)?.mch_order_no}
+    const expected = {mch_order_no: this.history.findOrder(ref)?.mch_order_no}
     const answer = await this.client.call('order_close', {...ref, channel: closeChannel}, expected)
     const already_closed = answer.status === 'refused' && answer.code === ALREADY_CLOSED
     if (answer.status === 'refused' && !already_closed)
@@ -237,7 +237,7 @@ export class OrderService {
           `${closeChannel} has no order query: run the same close again (a closed order answers ${ALREADY_CLOSED}).`,
         )
       this.#noteState(ref, 'CLOSED', already_closed)
-      const made = this.history.findOrder(this.appid, ref)
+      const made = this.history.findOrder(ref)
       const said = answer.status === 'success' ? answer.data : undefined
       const record: OrderRecord = {
         result: 'CLOSED',
@@ -262,18 +262,17 @@ export class OrderService {
       )
     }
     const mchOrderNo = found.record.mch_order_no
-    if (mchOrderNo)
-      this.history.noteEvent(this.appid, mchOrderNo, 'closed', {already_closed, profile: this.client.profile.name})
+    if (mchOrderNo) this.history.noteEvent(mchOrderNo, 'closed', {already_closed, profile: this.client.profile.name})
     return {...found, channel_source: known.source, already_closed}
   }
 
   /** An order closed without a query to show it (its channel has none): its state and the close, in the history. */
   #noteState(ref: OrderReference, state: 'CLOSED', alreadyClosed: boolean): void {
-    const mchOrderNo = ref.mch_order_no ?? this.history.findOrder(this.appid, ref)?.mch_order_no
+    const mchOrderNo = ref.mch_order_no ?? this.history.findOrder(ref)?.mch_order_no
     if (!mchOrderNo) return
-    this.history.noteOrderState(this.appid, mchOrderNo, state, {by: 'close'})
+    this.history.noteOrderState(mchOrderNo, state, {by: 'close'})
     const detail = {already_closed: alreadyClosed, profile: this.client.profile.name, without_query: true}
-    this.history.noteEvent(this.appid, mchOrderNo, 'closed', detail)
+    this.history.noteEvent(mchOrderNo, 'closed', detail)
   }
 
   /**

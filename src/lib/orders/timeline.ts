@@ -8,8 +8,9 @@
  */
 import {GwError, gwCommand} from '../errors.js'
 import {decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
+import {hasRefundQuery} from '../refunds/lookup.js'
 import type {RefundService} from '../refunds/service.js'
-import type {EventEntry, OrderEntry} from './history.js'
+import type {EventEntry, OrderEntry} from '../store/records.js'
 import {type OrderReference, describeReference} from './reference.js'
 import type {FoundOrder} from './service.js'
 
@@ -33,8 +34,10 @@ export type TimelineEntry = {at: string} & (
       gw_refund_no?: string
       /** Who made it: `refund create`, a bulk file's name, or elsewhere (the gateway shows it; this machine did not make it). */
       made_by: string
-      /** The gateway's state of it now (with refresh). */
+      /** The gateway's state of it now (with refresh); `absent`: the gateway has no refund of that number. */
       gateway_state?: string
+      /** Recorded by an earlier gw that did not record the gateway: maybe another gateway's (a test profile's). */
+      unattributed?: true
     }
   | {kind: 'closed'; already_closed?: boolean}
 )
@@ -115,7 +118,7 @@ export async function orderTimeline(
   ref: OrderReference,
   options: {refresh: boolean; channel?: string},
 ): Promise<Timeline> {
-  const {history, appid} = refunds
+  const {history} = refunds
   let found: FoundOrder | undefined
   let gatewayRefunds
   if (options.refresh) {
@@ -124,7 +127,7 @@ export async function orderTimeline(
   }
   // Asked after the refresh: the query's own line is in the story.
   const known = found?.record.mch_order_no ? {mch_order_no: found.record.mch_order_no} : ref
-  const story = history.story(appid, known)
+  const story = history.story(known)
   if (!found && !story.order && !story.events.length && !story.refunds.length) {
     const named = ref.mch_order_no
       ? [ref.mch_order_no]
@@ -156,7 +159,13 @@ export async function orderTimeline(
       status: refund.status ?? 'refunded',
       gw_refund_no: refund.gw_refund_no ?? shown?.gw_refund_no,
       made_by: refund.source ?? 'gw',
-      gateway_state: shown ? normalizeRefundState(shown.refund_state) : undefined,
+      // Asked (the channel has a refund query, which lists every refund of the order): not there is absent.
+      gateway_state: shown
+        ? normalizeRefundState(shown.refund_state)
+        : gatewayRefunds && found && hasRefundQuery(found.channel)
+          ? 'absent'
+          : undefined,
+      ...(refund.unattributed ? {unattributed: true as const} : {}),
     })
   }
   // Refunds the gateway shows that this machine did not make (the merchant platform, another machine).

@@ -6,6 +6,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 
 import {GwError, usageError} from '../errors.js'
+import {type CommandIO, canAsk} from '../io/streams.js'
 import {isEncryptedPem, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
 import {normalizeBaseUrl} from './store.js'
 
@@ -68,9 +69,9 @@ export function missingAnswers(answers: ProfileAnswers): string[] {
 }
 
 /** Asks for every missing answer on the terminal, and whether the account is live; without one, names them all (exit 2). */
-export async function askMissing(answers: ProfileAnswers): Promise<Required<ProfileAnswers>> {
+export async function askMissing(answers: ProfileAnswers, io: CommandIO): Promise<Required<ProfileAnswers>> {
   const missing = missingAnswers(answers)
-  if (missing.length && (!process.stdin.isTTY || !process.stderr.isTTY)) {
+  if (missing.length && !canAsk(io)) {
     throw usageError(
       `Missing: ${missing.join(', ')}.`,
       'Give them as flags (there is no terminal to ask on); see gw profile add --help.',
@@ -79,7 +80,7 @@ export async function askMissing(answers: ProfileAnswers): Promise<Required<Prof
   const {input, select} = await import('@inquirer/prompts')
   const complete = {...answers}
   for (const [key, message, validate] of QUESTIONS) {
-    complete[key] ??= await input({message, validate}, {output: process.stderr})
+    complete[key] ??= await input({message, validate}, {input: io.stdin, output: io.stderr})
   }
   complete.live ??= await select(
     {
@@ -89,7 +90,7 @@ export async function askMissing(answers: ProfileAnswers): Promise<Required<Prof
         {name: 'live: real money moves (commands that move it will ask first)', value: true},
       ],
     },
-    {output: process.stderr},
+    {input: io.stdin, output: io.stderr},
   )
   return complete as Required<ProfileAnswers>
 }

@@ -5,16 +5,24 @@
  */
 import {readFileSync} from 'node:fs'
 
+import {type CommandIO, canAsk, processIO} from '../io/streams.js'
 import {usageError} from '../errors.js'
 import {isEncryptedPem} from '../gateway/signing.js'
 
-let given: string | undefined
+/** The command running (one at a time in a process): its streams and environment, and the passphrase it was given. */
+let run: {io: CommandIO; given?: string} = {io: processIO()}
+
+/** A command starts: the passphrase is its own (GW_KEY_PASSPHRASE of its environment, --passphrase-file), never an earlier one's. */
+export function startRun(io: CommandIO, passphraseFile?: string): void {
+  run = {io}
+  if (passphraseFile) passphraseFromFile(passphraseFile)
+}
 
 /** The passphrase this run has, if any. */
-export const keyPassphrase = (): string | undefined => given ?? process.env.GW_KEY_PASSPHRASE
+export const keyPassphrase = (): string | undefined => run.given ?? run.io.env.GW_KEY_PASSPHRASE
 
 /** --passphrase-file: a file holding the passphrase (one line; its line ending is not part of it). */
-export function passphraseFromFile(path: string): void {
+function passphraseFromFile(path: string): void {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -23,7 +31,7 @@ export function passphraseFromFile(path: string): void {
   }
   const passphrase = text.replace(/\r?\n$/, '')
   if (!passphrase) throw usageError(`--passphrase-file ${path} is empty.`, 'Put the passphrase on its first line.')
-  given = passphrase
+  run.given = passphrase
 }
 
 /**
@@ -33,9 +41,9 @@ export function passphraseFromFile(path: string): void {
  */
 export async function unlockKey(pem: string, what: string, file?: string): Promise<void> {
   if (!isEncryptedPem(pem) || keyPassphrase() !== undefined) return
-  if (process.stdin.isTTY && process.stderr.isTTY) {
+  if (canAsk(run.io)) {
     const {password} = await import('@inquirer/prompts')
-    given = await password({message: `Passphrase of ${what}`}, {output: process.stderr})
+    run.given = await password({message: `Passphrase of ${what}`}, {input: run.io.stdin, output: run.io.stderr})
     return
   }
   throw usageError(

@@ -7,6 +7,8 @@ import {type Profile, ProfileStore, checkGatewayZone, normalizeBaseUrl} from './
 
 const ENV_PROFILE_NAME = '(environment)'
 
+type Env = Readonly<Record<string, string | undefined>>
+
 const LIVE_WORDS: Record<string, boolean> = {
   '1': true,
   true: true,
@@ -31,7 +33,7 @@ function liveOf(value: string | undefined): boolean {
 }
 
 /** A profile defined by GW_APPID, GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY and GW_BASE_URL; written nowhere. */
-function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | undefined {
+function environmentProfile(env: Env): Profile | undefined {
   if (!env.GW_APPID) return undefined
   const missing = ['GW_PRIVATE_KEY', 'GW_GATEWAY_PUBLIC_KEY', 'GW_BASE_URL'].filter((n) => !env[n])
   if (missing.length)
@@ -59,11 +61,11 @@ function environmentProfile(env: NodeJS.ProcessEnv = process.env): Profile | und
 }
 
 /** `--profile`, else GW_PROFILE, else the environment-only profile, else the default. */
-export function resolveProfile(flag: string | undefined, store = new ProfileStore()): Profile {
+export function resolveProfile(flag: string | undefined, store: ProfileStore, env: Env = process.env): Profile {
   if (flag) return {...store.load(flag), named: true}
-  const named = process.env.GW_PROFILE
+  const named = env.GW_PROFILE
   if (named) return store.load(named)
-  const fromEnvironment = environmentProfile()
+  const fromEnvironment = environmentProfile(env)
   if (fromEnvironment) return fromEnvironment
   const fallback = store.defaultName()
   const known = store.names()

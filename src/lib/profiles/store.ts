@@ -8,7 +8,7 @@
  * them again, which ends a bulk refund's graceful Ctrl-C at once.
  */
 import {randomBytes} from 'node:crypto'
-import {existsSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
 import * as z from 'zod/mini'
@@ -17,7 +17,7 @@ import {GwError, gwCommand, usageError} from '../errors.js'
 import {type SignScheme, isSignScheme} from '../gateway/signing.js'
 import {DEFAULT_GATEWAY_ZONE, OPERATIONS, zoneName} from '../gateway/protocol/index.js'
 import {LockHeld, acquireLock} from '../io/lock.js'
-import {ensurePrivateDir, writePrivateFile} from '../io/private-file.js'
+import {ensurePrivateDir, notOurs, writePrivateFile} from '../io/private-file.js'
 import {configDir} from '../paths.js'
 import {quoted} from '../untrusted.js'
 import {type KeyCheck, checkKeys, checkLoadedKeys, keyLabels, replaceKey} from './keys.js'
@@ -158,9 +158,21 @@ export class ProfileStore {
     return this.#data
   }
 
-  /** The store as on disk, held to what `add` writes: a file edited by hand is checked as a new profile is. */
+  /**
+   * The store as on disk, held to what `add` writes: a file edited by hand is checked as a new
+   * profile is. The config folder is made private before anything in it is read, and a store
+   * another user could have written (theirs, or in a folder others can write) is refused.
+   */
   #read(): StoreShape {
     if (!existsSync(this.path)) return {profiles: {}}
+    ensurePrivateDir(this.dir)
+    // Followed through a link (a dotfile manager's): the file it is must be this user's.
+    const foreign = notOurs(this.path, statSync(this.path))
+    if (foreign)
+      throw usageError(
+        `The profile store ${this.path} is not used: ${foreign}.`,
+        'Move it aside and add your profiles again (gw profile add), or use a config dir of your own (GW_CONFIG_DIR).',
+      )
     const raw = readJson(this.path) as {profiles?: unknown} | undefined
     const damaged = (why: string) =>
       usageError(
@@ -221,6 +233,19 @@ export class ProfileStore {
 
   stored(name: string): StoredProfile | undefined {
     return own(this.#store, name)
+  }
+
+  /**
+   * The gateways the stored profiles of an appid talk to (base URL and gateway key), for the
+   * history to know which records of earlier versions are certain to be whose. A profile whose
+   * gateway key cannot be read is left out.
+   */
+  gatewaysOf(appid: string): {appid: string; baseUrl: string; gatewayPublicKeyPem: string}[] {
+    return Object.values(this.#store.profiles).flatMap((profile) => {
+      if (profile.appid !== appid || !existsSync(profile.gateway_public_key_file)) return []
+      const gatewayPublicKeyPem = readFileSync(profile.gateway_public_key_file, 'utf8')
+      return [{appid, baseUrl: normalizeBaseUrl(profile.base_url), gatewayPublicKeyPem}]
+    })
   }
 
   /** The private key a profile keeps, as stored (encrypted or not), and its file; undefined when there is none. */

@@ -6,7 +6,7 @@
  */
 import type {ExitCode} from '../errors.js'
 import {type RefundOrder, decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
-import type {OrderHistory} from '../orders/history.js'
+import type {GatewayHistory} from '../store/history.js'
 import {
   type ListFilter,
   REFRESH_EXIT,
@@ -38,6 +38,8 @@ export interface ListedRefund {
   source?: string
   refresh_failed?: string
   [REFRESH_EXIT]?: ExitCode
+  /** Recorded by an earlier gw, which did not record the gateway: shown, never used for a refund (gw history). */
+  unattributed?: true
   /** Why --refresh did not ask the gateway (its channel has no refund query): the status is the one gw knew. */
   refresh_skipped?: string
 }
@@ -69,8 +71,8 @@ export const REFUND_LIST_STATES = ['refunded', 'processing', 'failed', 'unknown'
 const GATEWAY_STATUS: Record<string, string> = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'}
 
 /** The refunds of the list as the history knows them, newest first, read from the query as they are used. */
-function* listedRefunds(history: OrderHistory, appid: string, filter: ListFilter): Generator<ListedRefund> {
-  for (const r of history.refunds(appid, selectionOf(filter))) {
+function* listedRefunds(history: GatewayHistory, appid: string, filter: ListFilter): Generator<ListedRefund> {
+  for (const r of history.refunds(selectionOf(filter))) {
     const status = r.status ?? 'refunded'
     yield {
       made_at: isoTime(new Date(r.at)),
@@ -84,6 +86,7 @@ function* listedRefunds(history: OrderHistory, appid: string, filter: ListFilter
       status,
       gw_refund_no: r.gw_refund_no,
       source: r.source,
+      ...(r.unattributed ? {unattributed: true as const} : {}),
     }
   }
 }
@@ -130,7 +133,7 @@ export function listRefunds(
       refund.gw_refund_no = there?.gw_refund_no ?? refund.gw_refund_no
     }
   }
-  const count = () => refunds.history.count('refunds', refunds.appid, selectionOf(filter))
+  const count = () => refunds.history.count('refunds', selectionOf(filter))
   const listed = listedRefunds(refunds.history, refunds.appid, filter)
   return emitList(listed, filter, {refresh, state: (r) => r.status, count}, emit)
 }

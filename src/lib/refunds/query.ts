@@ -7,7 +7,8 @@ import {GwError, gwCommand} from '../errors.js'
 import {refusalError} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
 import {ORDER_NOT_FOUND, PAID_ORDER_STATES, type RefundOrder, type RefundRecord} from '../gateway/protocol/index.js'
-import {type OrderHistory, type RefundEntry, isMade} from '../orders/history.js'
+import type {GatewayHistory} from '../store/history.js'
+import {type RefundEntry, isMade} from '../store/records.js'
 import type {OrderReference} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
 import {hasRefundQuery, refundedTotal} from './lookup.js'
@@ -40,13 +41,9 @@ const orderFacts = (found: FoundOrder): RefundQueryOrder => ({...found.record, c
 export class RefundQueries {
   constructor(
     readonly client: GatewayClient,
-    readonly history: OrderHistory,
+    readonly history: GatewayHistory,
     readonly orders: OrderService,
   ) {}
-
-  get #appid(): string {
-    return this.client.profile.appid
-  }
 
   /**
    * Every refund of the order, by a refund query with any refund number known for it: this
@@ -57,7 +54,7 @@ export class RefundQueries {
     // A paid order no refund succeeded on; one still processing counts only if a number finds it.
     const none = found.record.result === 'SUCCESS' ? [] : undefined
     if (!hasRefundQuery(found.channel)) return none
-    const known = this.history.refundsOf(this.#appid, found.record.mch_order_no ?? '')
+    const known = this.history.refundsOf(found.record.mch_order_no ?? '')
     const numbers = [...new Set([...known.map((r) => r.mch_refund_no).reverse(), ...candidates])].slice(0, 3)
     for (const number of numbers) {
       let answer
@@ -81,7 +78,7 @@ export class RefundQueries {
    * what gw knows of them, never the gateway's word. Empty when it made none.
    */
   madeHere(found: FoundOrder): RefundEntry[] {
-    return this.history.refundsOf(this.#appid, found.record.mch_order_no ?? '').filter(isMade)
+    return this.history.refundsOf(found.record.mch_order_no ?? '').filter(isMade)
   }
 
   /** Refunded so far (SUCCESS and PROCESSING count against the balance), or undefined when unknowable. */
@@ -120,7 +117,7 @@ export class RefundQueries {
           : `${mchRefundNo ? `Refund ${mchRefundNo} of order ${mchOrderNo} was` : `No refund of order ${mchOrderNo} was`} not made on this machine, and the gateway has no refund query for ${found.channel}: the merchant platform shows the order's refunds (the order is ${found.record.result}).`,
       }
     }
-    const known = this.history.refundsOf(this.#appid, mchOrderNo)
+    const known = this.history.refundsOf(mchOrderNo)
     const number = mchRefundNo ?? known.at(-1)?.mch_refund_no
     const state = found.record.result
     if (!number && !PAID_ORDER_STATES.includes(state))

@@ -11,7 +11,9 @@ import type {Refusal} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
 import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, formatAmount, lookupError} from '../gateway/protocol/index.js'
 import {LocalStateError} from '../io/database.js'
-import type {OrderHistory, Recorded, RefundEntry, RefundEntryStatus} from '../orders/history.js'
+import type {GatewayHistory} from '../store/history.js'
+import type {Recorded} from '../store/durability.js'
+import type {RefundEntry, RefundEntryStatus} from '../store/records.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
 import {type RetryPolicy, tries} from '../retry.js'
@@ -94,7 +96,7 @@ export class RefundService {
 
   constructor(
     readonly client: GatewayClient,
-    readonly history: OrderHistory,
+    readonly history: GatewayHistory,
     readonly orders: OrderService,
   ) {
     this.queries = new RefundQueries(client, history, orders)
@@ -141,7 +143,7 @@ export class RefundService {
    * tell the two refunds apart.
    */
   numberReused(mchOrderNo: string, mchRefundNo: string, refundFee: number): RefundProblem | undefined {
-    const first = this.history.findRefund(this.appid, mchRefundNo)
+    const first = this.history.findRefund(mchRefundNo)
     if (!first || (first.mch_order_no === mchOrderNo && first.refund_fee === refundFee)) return undefined
     return {
       kind: 'number_reused',
@@ -155,7 +157,7 @@ export class RefundService {
 
   /** This machine's history holds a refund of this number for this order (sent by gw, whatever became of it). */
   sentHere(mchOrderNo: string, mchRefundNo: string): boolean {
-    return this.history.refundsOf(this.appid, mchOrderNo).some((r) => r.mch_refund_no === mchRefundNo)
+    return this.history.refundsOf(mchOrderNo).some((r) => r.mch_refund_no === mchRefundNo)
   }
 
   /** What the gateway's refund query says of this refund number. Never throws: what cannot be learned is `unknown`. */
@@ -224,7 +226,7 @@ export class RefundService {
   }
 
   /**
-   * Records what became of a refund in the local history. Never throws (see OrderHistory's
+   * Records what became of a refund in the local history. Never throws (see GatewayHistory's
    * recordOutcome): says where the record went. A single refund's is synced before this
    * returns; a bulk run's waits to be committed with others. A refund known from a bulk journal
    * may lack its channel, and carries when it was sent.
@@ -403,25 +405,17 @@ export class RefundService {
    * The gateway holds this refund number (it refused it as a duplicate) and has no refund query
    * for the channel: that proves the number is held, not the refund's amount or state, and an
    * order in REFUND may owe its state to another refund. The outcome is "sent, not
-   * confirmable", never refunded; the order's state is said, for the merchant platform's check.
+   * confirmable", never refunded, but where the order shows a refund succeeded and this machine
+   * saw the gateway show this very refund refunded (another run of the same rows, at the same
+   * time). The order's state is said, for the merchant platform's check.
    */
   async #held(planned: PlannedRefund, existed: boolean, signal?: AbortSignal): Promise<RefundResult> {
-    // This machine saw the gateway show this very refund succeed (another run of the same rows,
-    // at the same time): that is proof, and it stays proven.
-    const seen = this.seenRefunded(planned)
-    if (seen)
-      return {
-        status: 'refunded',
-        planned,
-        gw_refund_no: seen.gw_refund_no,
-        resolved_by: 'history',
-        already_existed: true,
-      }
     let order: string
+    let state: string | undefined
     if (signal?.aborted) order = 'the order was not queried (gw was stopped)'
     else {
       try {
-        const state = (await this.orders.find(planned.ref, planned.channel)).record.result
+        state = (await this.orders.find(planned.ref, planned.channel)).record.result
         order =
           state === 'REFUND'
             ? 'the order shows a refund succeeded, this one or another'
@@ -431,14 +425,26 @@ export class RefundService {
         order = `the order could not be queried (${error.message})`
       }
     }
+    const seen = state === 'REFUND' ? this.seenRefunded(planned) : undefined
+    if (seen)
+      return {
+        status: 'refunded',
+        planned,
+        gw_refund_no: seen.gw_refund_no,
+        resolved_by: 'history',
+        already_existed: true,
+      }
     const explanation = `The gateway holds refund number ${planned.mch_refund_no} (it refused it as already used), but it has no refund query for ${planned.channel} to show that refund's amount and state; ${order}. Nothing more was sent. Confirm refund ${planned.mch_refund_no} on the merchant platform.`
     return {status: 'not_confirmable', planned, explanation, resolved_by: 'resend', already_existed: existed}
   }
 
-  /** The history's record of this refund (number, order, amount) as refunded: the gateway showed it to a run of this machine. */
+  /**
+   * The history's record of this refund (number, order, amount) as refunded: the gateway showed it
+   * to a run of this machine. Evidence only: the caller holds it against the order's state.
+   */
   seenRefunded(planned: Pick<PlannedRefund, 'mch_refund_no' | 'mch_order_no' | 'refund_fee'>): RefundEntry | undefined {
     try {
-      const entry = this.history.findRefund(this.appid, planned.mch_refund_no)
+      const entry = this.history.findRefund(planned.mch_refund_no)
       const same = entry?.mch_order_no === planned.mch_order_no && entry.refund_fee === planned.refund_fee
       return same && (entry.status === 'refunded' || entry.status === undefined) ? entry : undefined
     } catch (error) {

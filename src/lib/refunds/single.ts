@@ -1,15 +1,26 @@
 /**
  * One refund, as `gw refund create ORDER` makes it, with the local history as its journal.
- * Before a new refund of an order, the order's refunds sent earlier without a known outcome
- * are settled (looked up, or their number sent again: never a new number); one still unknown
- * stops the command (exit 5). When the refund asked for is the one an earlier run left
- * unsettled, settling it completes the command. An identical refund made recently needs a
- * confirmation (--again). The intent is synced before sending; the outcome recorded after.
+ * Before a new refund of an order, the order's refunds sent earlier without a known outcome are
+ * settled by looking them up, never by sending them: found, they are said as made; absent, they
+ * are said and recorded as never made; one that cannot be looked up (no refund query for the
+ * channel) stops the command (exit 5), unless it is the very refund this command asks for (the
+ * same amount, and number when one is given): then it is sent again under its number, which the
+ * gateway takes once. Every earlier refund settled stands in the command's output. An identical
+ * refund made recently needs a confirmation (--again). The intent is synced before sending; the
+ * outcome recorded after.
  */
-import {GwError, type StopSignal, stopSignalOf, stoppedError} from '../errors.js'
+import {GwError, type StopSignal, gwCommand, stopSignalOf, stoppedError} from '../errors.js'
 import {LocalStateError} from '../io/database.js'
-import {type RefundOrder, formatAmount, isoTime, minorUnitsOf, normalizeRefundState} from '../gateway/protocol/index.js'
-import {type OrderClaim, type RefundEntry, isMade, isUnsettled} from '../orders/history.js'
+import {
+  type RefundOrder,
+  decimalOf,
+  formatAmount,
+  isoTime,
+  minorUnitsOf,
+  normalizeRefundState,
+} from '../gateway/protocol/index.js'
+import type {OrderClaim} from '../store/history.js'
+import {type RefundEntry, isMade, isUnsettled} from '../store/records.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
 import {hasRefundQuery, howSettled, refundedTotal} from './lookup.js'
@@ -39,12 +50,42 @@ interface OneRefundHooks {
   sending(planned: PlannedRefund): Promise<void>
 }
 
-/** A refund refused before it was sent, after earlier refunds of the order were sent again to settle them (then not "nothing was sent"). */
-export type RefusedRefund = RefundProblem & {resent_earlier?: readonly PlannedRefund[]}
+/**
+ * A refund an earlier run sent without learning its outcome, as this command settled it by
+ * looking it up: made (refunded, processing), failed, or `absent` (it never reached the gateway:
+ * nothing was refunded under its number).
+ */
+export interface EarlierRefund {
+  mch_refund_no: string
+  refund_fee: number
+  refund_amount?: string
+  fee_type: string
+  status: 'refunded' | 'processing' | 'failed' | 'absent'
+  gw_refund_no?: string
+  refund_time?: string
+  /** Where it was sent from: `refund create`, or a bulk run's file. */
+  source?: string
+}
+
+/** What settling the order's earlier refunds gives: each as it was found, and the refund asked for when it is one of them. */
+interface Settling {
+  earlier: EarlierRefund[]
+  /** The refund this command asks for is an earlier one the gateway shows made: nothing is sent. */
+  made?: RefundResult
+  /** The refund this command asks for is an earlier one that never arrived, or cannot be looked up: sent under its number. */
+  again?: PlannedRefund
+}
+
+/** A refund refused before it was sent, with the earlier refunds of the order settled first (looked up, nothing sent). */
+export type RefusedRefund = RefundProblem & {settled_earlier?: readonly EarlierRefund[]}
 
 export type OneRefund = RefundResult & {
-  /** The refund an earlier run left unsettled, settled now: nothing new was sent. */
+  /** The refund asked for is the one an earlier run left unsettled, shown made by the gateway: nothing new was sent. */
   completed_earlier?: boolean
+  /** The refund asked for is the one an earlier run left unsettled: sent again under its number, which the gateway takes once. */
+  sent_again?: boolean
+  /** Earlier refunds of the order whose outcome was not known, settled by this command by looking them up. */
+  settled_earlier?: readonly EarlierRefund[]
   /** A signal stopped the command while the refund was in flight: sent, outcome unknown. */
   interrupted?: StopSignal
 }
@@ -63,75 +104,72 @@ function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
   }
 }
 
+/** Whether an earlier refund is the one asked for: the same amount, and the same number when one is given. */
+const isAsked = (entry: RefundEntry, asked: {minor?: number; mchRefundNo?: string}) =>
+  entry.refund_fee === asked.minor && (!asked.mchRefundNo || entry.mch_refund_no === asked.mchRefundNo)
+
 export class SingleRefunds {
   constructor(readonly refunds: RefundService) {}
 
   /**
-   * Settles the order's refunds sent without a known outcome; throws (exit 5) when one stays
-   * unknown. `resending` is told of a refund about to be sent again under its number.
+   * Settles the order's refunds sent without a known outcome by looking each up: nothing is sent
+   * here. One that stays unknown, or cannot be looked up (no refund query for its channel), stops
+   * the command (exit 5), unless it is the refund `asked` for: then the caller sends it again
+   * under its number. What the gateway shows is recorded.
    */
-  async settle(
-    found: FoundOrder,
-    resending: (planned: PlannedRefund) => void = () => {},
-    signal?: AbortSignal,
-  ): Promise<RefundResult[]> {
-    const {history, appid} = this.refunds
-    const unsettled = history.refundsOf(appid, found.record.mch_order_no ?? '').filter(isUnsettled)
-    const settled: RefundResult[] = []
-    for (const entry of unsettled) {
+  async settle(found: FoundOrder, asked: {minor?: number; mchRefundNo?: string}): Promise<Settling> {
+    const {history} = this.refunds
+    const settling: Settling = {earlier: []}
+    for (const entry of history.refundsOf(found.record.mch_order_no ?? '').filter(isUnsettled)) {
       const planned = plannedFrom(entry, found)
-      const looked = await this.refunds.lookup(planned)
-      let result: RefundResult
-      if (looked.state === 'SUCCESS' || looked.state === 'PROCESSING' || looked.state === 'FAIL') {
-        const status = ({SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'} as const)[looked.state]
-        result = {
-          status,
-          planned,
-          gw_refund_no: looked.gw_refund_no,
-          refund_time: looked.refund_time,
-          resolved_by: 'refund_query',
+      const source = entry.source ?? 'refund create'
+      const theOneAsked = !settling.made && !settling.again && isAsked(entry, asked)
+      if (!hasRefundQuery(planned.channel)) {
+        if (theOneAsked) {
+          settling.again = planned
+          continue
         }
-        this.refunds.recordOutcome(planned, status, {
-          source: entry.source ?? 'refund create',
-          gw_refund_no: looked.gw_refund_no,
-        })
-      } else if (looked.state === 'other_amount') {
-        const other = formatAmount(looked.refund_fee, planned.fee_type)
-        const explanation = `The gateway holds refund number ${planned.mch_refund_no} with another amount (${other}): it is not the refund this machine sent.`
-        result = {status: 'failed', planned, explanation, resolved_by: 'refund_query'}
-        this.refunds.recordOutcome(planned, 'failed', {source: entry.source ?? 'refund create'})
-      } else if (looked.state === 'unknown' && hasRefundQuery(planned.channel)) {
-        result = {status: 'unknown', planned, explanation: looked.why, resolved_by: 'refund_query'}
-      } else {
-        // Never arrived, or cannot be looked up: the same number again settles it, and the gateway takes it once.
-        resending(planned)
-        result = await this.refunds.send(planned, entry.source, signal)
+        throw cannotLookUp(planned, entry)
       }
-      if (result.status === 'unknown') {
-        const amount = formatAmount(planned.refund_fee, planned.fee_type)
-        throw new GwError(
-          result.unverified ? 'signature' : 'unknown',
-          `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent earlier and its outcome is still not known (${result.explanation}). Nothing new was sent.`,
-          {
-            advice: `Run the same command again later: ${howSettled(planned)}.`,
-            details: {mch_refund_no: planned.mch_refund_no},
-          },
-        )
+      const looked = await this.refunds.lookup(planned)
+      if (looked.state === 'unknown') throw stillUnknown(planned, looked.why)
+      // Never arrived, and it is what this command asks for: it goes now, under its number.
+      if (looked.state === 'absent' && theOneAsked) {
+        settling.again = planned
+        continue
       }
-      settled.push(result)
+      const status = (
+        {
+          SUCCESS: 'refunded',
+          PROCESSING: 'processing',
+          FAIL: 'failed',
+          other_amount: 'failed',
+          absent: 'absent',
+        } as const
+      )[looked.state]
+      const facts = looked.state === 'absent' ? {} : {gw_refund_no: looked.gw_refund_no}
+      this.refunds.recordOutcome(planned, status, {source, ...facts})
+      const refund_time = 'refund_time' in looked ? looked.refund_time : undefined
+      const amount = {refund_fee: planned.refund_fee, refund_amount: decimalOf(planned.refund_fee, planned.fee_type)}
+      const said = {mch_refund_no: planned.mch_refund_no, ...amount, fee_type: planned.fee_type, status, source}
+      settling.earlier.push({...said, ...facts, ...(refund_time ? {refund_time} : {})})
+      if (theOneAsked && (status === 'refunded' || status === 'processing')) {
+        const {gw_refund_no} = facts
+        settling.made = {status, planned, gw_refund_no, refund_time, resolved_by: 'refund_query'}
+      }
     }
-    return settled
+    return settling
   }
 
   /** A refund of the same order and amount made recently, on this machine or (where the gateway tells) elsewhere. */
   identical(planned: PlannedRefund, gatewayRefunds: RefundOrder[]): MadeRefund | undefined {
     const since = Date.now() - IDENTICAL_WINDOW_MS
-    const {history, appid} = this.refunds
+    const {history} = this.refunds
     // A refusal on a channel without a refund query cannot be confirmed: such a refund may have been made.
     const mayBeMade = (r: RefundEntry) =>
       isMade(r) || (r.status === 'failed' && !hasRefundQuery(r.channel ?? planned.channel))
     const local = history
-      .refundsOf(appid, planned.mch_order_no)
+      .refundsOf(planned.mch_order_no)
       .filter((r) => mayBeMade(r) && r.refund_fee === planned.refund_fee && Date.parse(r.at) >= since)
       .at(-1)
     if (local) return {...local, fee_type: planned.fee_type, refused: local.status === 'failed'}
@@ -157,28 +195,29 @@ export class SingleRefunds {
    * see the first's refund. A claim in the history's database, taken in a transaction.
    */
   #claimOrder(found: FoundOrder): OrderClaim {
-    const {history, appid} = this.refunds
-    return history.claimOrder(appid, found.record.mch_order_no ?? found.record.gw_order_no ?? '')
+    const {history} = this.refunds
+    return history.claimOrder(found.record.mch_order_no ?? found.record.gw_order_no ?? '')
   }
 
   /**
    * The refund asked for by its number, already settled by an earlier run as this machine's
-   * history records it (the gateway showed it refunded, or showed it cannot be confirmed): said
-   * again without sending. A channel without a refund query would learn nothing new from a resend.
+   * history records it (refunded, or not confirmable): the record is evidence, not proof. Where
+   * the gateway has a refund query it is asked. Where it has none, the order's own state is the
+   * gateway's word: one that shows no refund succeeded contradicts the record, which then proves
+   * nothing (not confirmable, nothing sent); else the record is said again, without sending.
    */
   async #knownOutcome(
     request: RefundRequest,
     found: FoundOrder,
     minor: number | undefined,
   ): Promise<OneRefund | undefined> {
-    const {history, appid} = this.refunds
+    const {history} = this.refunds
     if (!request.mchRefundNo || minor === undefined) return undefined
     const entry = history
-      .refundsOf(appid, found.record.mch_order_no ?? '')
+      .refundsOf(found.record.mch_order_no ?? '')
       .find((r) => r.mch_refund_no === request.mchRefundNo && r.refund_fee === minor)
     if (entry?.status !== 'refunded' && entry?.status !== 'not_confirmable') return undefined
     const planned = plannedFrom(entry, found)
-    // The history is evidence, not proof: where the gateway can show the refund, it is asked.
     if (hasRefundQuery(planned.channel)) {
       const looked = await this.refunds.lookup(planned)
       if (looked.state !== 'SUCCESS') return undefined
@@ -192,12 +231,16 @@ export class SingleRefunds {
         already_existed: true,
       }
     }
-    const explanation =
-      entry.status === 'not_confirmable'
-        ? `Sent from this machine at ${isoTime(new Date(entry.at))}; the gateway holds refund number ${entry.mch_refund_no} and has no refund query for ${planned.channel} to show its amount and state. Nothing was sent again. Confirm it on the merchant platform.`
-        : undefined
+    const state = found.record.result
+    const sent = `Sent from this machine at ${isoTime(new Date(entry.at))}; the gateway has no refund query for ${planned.channel} to show refund ${entry.mch_refund_no}'s amount and state`
+    const refunded = entry.status === 'refunded' && state === 'REFUND'
+    const explanation = refunded
+      ? undefined
+      : state === 'REFUND'
+        ? `${sent}, and the order shows a refund succeeded, this one or another. Nothing was sent again. Confirm it on the merchant platform.`
+        : `${sent}, and the order is ${state}: no refund of it shows as succeeded${entry.status === 'refunded' ? `, though this machine's history records this one as refunded` : ''}. Nothing was sent again. Confirm it on the merchant platform.`
     return {
-      status: entry.status,
+      status: refunded ? 'refunded' : 'not_confirmable',
       planned,
       gw_refund_no: entry.gw_refund_no,
       explanation,
@@ -217,8 +260,6 @@ export class SingleRefunds {
     signal?: AbortSignal,
   ): Promise<OneRefund | RefusedRefund> {
     let inFlight: PlannedRefund | undefined
-    /** Refunds an earlier run left unsettled, sent again by this one under their numbers to settle them. */
-    const resent: PlannedRefund[] = []
     try {
       // Nothing is in flight yet: a stop here is "nothing was sent".
       const found = (await interruptible(
@@ -229,21 +270,11 @@ export class SingleRefunds {
       const claim = this.#claimOrder(found)
       try {
         const sending = (planned: PlannedRefund) => (inFlight = planned)
-        const work = this.#refundClaimed(request, found, hooks, sending, (planned) => resent.push(planned), signal)
-        const done = await interruptible(work, signal, () => inFlight)
-        // A problem of the new refund after an earlier one was sent again: not "nothing was sent".
-        if ('kind' in done && resent.length) return {...done, resent_earlier: [...resent]}
-        return done
+        return await interruptible(this.#refundClaimed(request, found, hooks, sending, signal), signal, () => inFlight)
       } finally {
         claim.release()
       }
     } catch (error) {
-      // An earlier refund went out again to settle it: whatever stopped the new one, money may have moved.
-      if (resent.length && error instanceof GwError && error.kind !== 'unknown')
-        throw new GwError('unknown', `${resentSentence(resent)} Then: ${error.message}`, {
-          advice: error.advice,
-          details: {...error.details, resent_earlier: resent.map((p) => p.mch_refund_no)},
-        })
       // The local database stopped the refund before it left (held by another program, damaged).
       if (error instanceof LocalStateError && !inFlight) throw error.nothingSent()
       throw error
@@ -255,33 +286,33 @@ export class SingleRefunds {
     found: FoundOrder,
     hooks: OneRefundHooks,
     sent: (planned: PlannedRefund) => void,
-    resending: (planned: PlannedRefund) => void,
     signal?: AbortSignal,
-  ): Promise<OneRefund | RefundProblem> {
-    const settled = await this.settle(
-      found,
-      (planned) => {
-        sent(planned)
-        resending(planned)
-      },
-      signal,
-    )
-    // The refund asked for may be the one an earlier run left unsettled: then it is done.
+  ): Promise<OneRefund | RefusedRefund> {
     const minor = requestedMinor(request, found)
-    const earlier = settled.find(
-      (r) =>
-        (r.status === 'refunded' || r.status === 'processing' || r.status === 'not_confirmable') &&
-        r.planned.refund_fee === minor &&
-        (!request.mchRefundNo || r.planned.mch_refund_no === request.mchRefundNo),
-    )
-    if (earlier) return {...earlier, completed_earlier: true}
+    const {earlier, made, again} = await this.settle(found, {minor, mchRefundNo: request.mchRefundNo})
+    const settled_earlier = earlier.length ? earlier : undefined
+    // The refund asked for is the one an earlier run left unsettled: shown made, it is done.
+    if (made) return {...made, completed_earlier: true, settled_earlier}
+    if (again) {
+      // ...or it never arrived (or cannot be looked up): it is sent now, as asked, under its number.
+      await hooks.sending(again)
+      if (signal?.aborted)
+        throw stoppedError(
+          signal.reason,
+          'Stopped before the refund was sent.',
+          'Run the same command again to refund.',
+        )
+      sent(again)
+      const result = await this.refunds.send(again, 'refund create', signal)
+      return {...result, sent_again: true, settled_earlier}
+    }
     const known = await this.#knownOutcome(request, found, minor)
-    if (known) return known
+    if (known) return {...known, settled_earlier}
     const gatewayRefunds = await this.refunds.queries.refundsOf(found)
     const planned = this.refunds.plan(request, found, gatewayRefunds && refundedTotal(gatewayRefunds))
-    if ('kind' in planned) return planned
-    const made = this.identical(planned, gatewayRefunds ?? [])
-    if (made) await hooks.identical(made, planned)
+    if ('kind' in planned) return {...planned, settled_earlier}
+    const identical = this.identical(planned, gatewayRefunds ?? [])
+    if (identical) await hooks.identical(identical, planned)
     await hooks.sending(planned)
     // Stopped while asked (the command has said "nothing was sent"): no intent, nothing sent.
     if (signal?.aborted)
@@ -290,18 +321,49 @@ export class SingleRefunds {
     this.refunds.recordIntent(planned, 'refund create')
     // In flight from here: a stop after this says "sent, outcome unknown", never "nothing was sent".
     sent(planned)
-    return this.refunds.send(planned, 'refund create', signal)
+    const result = await this.refunds.send(planned, 'refund create', signal)
+    return {...result, settled_earlier}
   }
 }
 
-/** The refunds an earlier run left unsettled that this run sent again, said before what stopped the new one. */
-export function resentSentence(resent: readonly PlannedRefund[]): string {
-  const each = resent.map((p) => `${p.mch_refund_no} of ${formatAmount(p.refund_fee, p.fee_type)}`).join(', ')
-  const one = resent.length === 1
-  const order = resent[0]!.mch_order_no
-  return one
-    ? `Refund ${each} on order ${order}, sent by an earlier run without a known outcome, was sent again under its number to settle it (gw order timeline ${order} tells what became of it).`
-    : `Refunds ${each} on order ${order}, sent by an earlier run without a known outcome, were sent again under their numbers to settle them (gw order timeline ${order} tells what became of them).`
+/** An earlier refund of the order that still cannot be settled: exit 5, nothing sent. */
+function stillUnknown(planned: PlannedRefund, why: string): GwError {
+  const amount = formatAmount(planned.refund_fee, planned.fee_type)
+  return new GwError(
+    'unknown',
+    `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent earlier and its outcome is still not known (${why}). Nothing new was sent.`,
+    {
+      advice: `Run the same command again later: ${howSettled(planned)}.`,
+      details: {mch_refund_no: planned.mch_refund_no},
+    },
+  )
+}
+
+/**
+ * An earlier refund of the order, sent without a known outcome, on a channel with no refund
+ * query, that is not the refund this command asks for: gw never sends it unasked (exit 5). What
+ * settles it is the merchant platform, or sending it on purpose under its own number.
+ */
+function cannotLookUp(planned: PlannedRefund, entry: RefundEntry): GwError {
+  const amount = formatAmount(planned.refund_fee, planned.fee_type)
+  const sendIt = gwCommand(
+    undefined,
+    'refund',
+    'create',
+    planned.mch_order_no,
+    '--amount',
+    decimalOf(planned.refund_fee, planned.fee_type)!,
+    '--mch-refund-no',
+    planned.mch_refund_no,
+  )
+  return new GwError(
+    'unknown',
+    `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent ${entry.source && entry.source !== 'refund create' ? `by ${entry.source} ` : ''}at ${isoTime(new Date(entry.at))} and its outcome is not known; the gateway has no refund query for ${planned.channel} to look it up. Nothing was sent: gw does not send a refund this command did not ask for.`,
+    {
+      advice: `Check refund ${planned.mch_refund_no} on the merchant platform. To send it after all (the gateway takes its number once, so it is never made twice): ${sendIt}`,
+      details: {mch_refund_no: planned.mch_refund_no},
+    },
+  )
 }
 
 /** The amount asked for, in minor units of the order's currency, when it converts. */

@@ -1,10 +1,10 @@
-import type {HistoryReport} from '../orders/history.js'
+import type {HistoryReport} from '../store/store.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
-/** `gw history` for people: where the database is, its size, and per appid what it holds. */
+/** `gw history` for people: where the database is, its size, and per gateway what it holds. */
 export function historyView(report: HistoryReport): string {
   const lines = [`${report.database} (${mib(report.bytes)})`]
   if (report.imported) {
@@ -13,7 +13,27 @@ export function historyView(report: HistoryReport): string {
       `imported once from an earlier history, ${plural(report.imported.lines, 'line')}${skipped ? ` (${skipped} not a record, skipped)` : ''}, kept as ${report.imported.file}`,
     )
   }
-  if (!report.appids.length) return [...lines, 'No orders or refunds made on this machine yet.'].join('\n')
-  const rows = report.appids.map((a) => [a.appid, String(a.orders), String(a.refunds), a.oldest, a.newest])
-  return [...lines, table(['appid', 'orders', 'refunds', 'oldest', 'newest'], rows)].join('\n')
+  for (const a of report.adopted)
+    lines.push(
+      `records from before gw recorded gateways (${plural(a.orders, 'order')}, ${plural(a.refunds, 'refund')}, ${plural(a.events, 'event')}) are ${a.base_url}'s: ${a.why}`,
+    )
+  if (!report.gateways.length) return [...lines, 'No orders or refunds made on this machine yet.'].join('\n')
+  const rows = report.gateways.map((g) => [
+    g.appid,
+    g.base_url ? `${g.base_url} (key ${g.gateway_key!.slice(0, 11)}…)` : 'unknown*',
+    String(g.orders),
+    String(g.refunds),
+    g.oldest,
+    g.newest,
+  ])
+  const unattributed = report.gateways.some((g) => g.unattributed)
+  return [
+    ...lines,
+    table(['appid', 'gateway', 'orders', 'refunds', 'oldest', 'newest'], rows),
+    ...(unattributed
+      ? [
+          '* made by an earlier gw, which did not record the gateway, and this machine knows more than one gateway of that appid (a test and a live profile): shown in lists and timelines, never used to settle, skip or refuse a refund.',
+        ]
+      : []),
+  ].join('\n')
 }

@@ -8,7 +8,7 @@ import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {fields} from './fields.js'
 import {table} from './table.js'
-import {listCount, listedState} from './words.js'
+import {listCount, listedState, unattributedNote} from './words.js'
 
 export function createdView(created: CreatedOrder): string {
   const {order} = created
@@ -117,5 +117,5 @@ export function orderListView(
     o.state_at ?? '',
     o.gw_order_no ?? '',
   ])
-  return `${table(['made', 'order', 'amount', 'channel', 'state', 'as of', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order', inFile)}`
+  return `${table(['made', 'order', 'amount', 'channel', 'state', 'as of', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order', inFile)}${unattributedNote(orders)}`
 }

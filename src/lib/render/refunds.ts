@@ -13,14 +13,14 @@ import {
   normalizeRefundState,
   PROCESSING_WAIT,
 } from '../gateway/protocol/index.js'
-import type {RefundEntry} from '../orders/history.js'
+import type {RefundEntry} from '../store/records.js'
 import {fileShown, shown} from '../untrusted.js'
 import {describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
-import {listCount, listedState} from './words.js'
+import {listCount, listedState, unattributedNote} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund, RefundResult} from '../refunds/service.js'
-import {type MadeRefund, type OneRefund, type RefusedRefund, resentSentence} from '../refunds/single.js'
+import type {EarlierRefund, MadeRefund, OneRefund, RefusedRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
@@ -187,27 +187,25 @@ export function refundOutcome(
   names: AmountNames,
   profile: SuggestedFor,
 ): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: RefundDocument} {
+  const earlier = result.settled_earlier?.map(earlierSentence) ?? []
   if ('kind' in result) {
     const refused = describeRefundProblem(result, order, names)
-    // Earlier refunds were sent again to settle them: money may have moved, so not "nothing was sent" (exit 5).
-    if (result.resent_earlier?.length)
-      return {
-        error: new GwError(
-          'unknown',
-          `${resentSentence(result.resent_earlier)} Then the new refund was refused: ${refused}`,
-        ),
-      }
-    return {error: new GwError('usage', `${refused} Nothing was sent.`)}
+    const details = result.settled_earlier ? {settled_earlier: result.settled_earlier} : undefined
+    return {error: new GwError('usage', [...earlier, `${refused} Nothing was sent.`].join(' '), {details})}
   }
   const p = result.planned
   if (result.status === 'failed') {
     const details = {err_code: result.err_code, err_msg: result.err_msg, mch_refund_no: p.mch_refund_no}
     const what = `Refund ${p.mch_refund_no} of ${formatAmount(p.refund_fee, p.fee_type)} failed`
-    return {error: new GwError('refused', `${what}: ${result.explanation}`, {details})}
+    const settled = result.settled_earlier ? {settled_earlier: result.settled_earlier} : {}
+    const message = [...earlier, `${what}: ${result.explanation}`].join(' ')
+    return {error: new GwError('refused', message, {details: {...details, ...settled}})}
   }
-  const earlier = result.completed_earlier
+  const asked = result.completed_earlier
     ? `Refund ${p.mch_refund_no} was sent by an earlier run whose outcome was not known; it is settled now (${result.status}). Nothing new was sent.`
-    : undefined
+    : result.sent_again
+      ? `Refund ${p.mch_refund_no} was sent by an earlier run whose outcome was not known; as the same refund was asked for, it was sent again under its number, which the gateway takes once.`
+      : undefined
   const later = result.status === 'processing' ? `Check it later: ${howToCheck(p, profile)}` : undefined
   const exitCode = result.interrupted
     ? exitCodeOfSignal(result.interrupted)
@@ -218,10 +216,22 @@ export function refundOutcome(
         : ExitCode.Unknown
   return {
     text: refundResultView(result),
-    notes: [earlier, later, notRecorded(result, profile)],
+    notes: [...earlier, asked, later, notRecorded(result, profile)],
     exitCode,
     refund: refundDocument(result),
   }
+}
+
+/** An earlier refund of the order this command settled by looking it up, in a sentence. */
+function earlierSentence(e: EarlierRefund): string {
+  const refund = `Refund ${e.mch_refund_no} of ${formatAmount(e.refund_fee, e.fee_type)}, sent earlier${e.source && e.source !== 'refund create' ? ` by ${shown(e.source, 60)}` : ''} without a known outcome,`
+  const gateway = e.gw_refund_no ? ` (gateway refund ${e.gw_refund_no})` : ''
+  return {
+    refunded: `${refund} was made: the gateway shows it refunded${gateway}.`,
+    processing: `${refund} was made and is still processing${gateway}.`,
+    failed: `${refund} was not made: the gateway shows it failed.`,
+    absent: `${refund} never reached the gateway: nothing was refunded under it.`,
+  }[e.status]
 }
 
 /** What this machine could not record of a refund it sent (exit 5): where the record went, and what the next run does. */
@@ -251,5 +261,5 @@ export function refundListView(
     r.gw_refund_no ?? '',
     r.source ?? '',
   ])
-  return `${table(['made', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund', inFile)}`
+  return `${table(['made', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund', inFile)}${unattributedNote(refunds)}`
 }

@@ -41,7 +41,7 @@ export function safeRecord(record: RequestRecord): RequestRecord {
  * One line per request (time, method, operation, appid, order, result or err_code, ms), then
  * the warnings of departures accepted, and for a signature that does not verify, why.
  */
-export function requestLines(record: RequestRecord, stream: NodeJS.WriteStream): string {
+export function requestLines(record: RequestRecord, stream: {isTTY?: boolean}): string {
   const r = safeRecord(record)
   const good = r.err_msg === undefined && !r.outcome.startsWith('fault')
   const outcome = good ? green(r.outcome, stream) : red(r.outcome, stream)

@@ -1,7 +1,6 @@
 /** Minimal terminal styling that honours NO_COLOR and plain pipes. */
-import type {WriteStream} from 'node:tty'
-
-type Stream = NodeJS.WriteStream | WriteStream
+/** A stream as far as colours go: whether it is a terminal. */
+type Stream = {isTTY?: boolean}
 
 function colorEnabled(stream: Stream = process.stdout): boolean {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false

@@ -12,19 +12,19 @@ const when = (at: string) => {
 function what(entry: TimelineEntry): [string, string] {
   switch (entry.kind) {
     case 'made': {
-      const by = entry.command ? ` (${entry.command})` : ''
+      const by = entry.command ? ` (${shown(entry.command, 40)})` : ''
       const profile = entry.profile ? `by profile ${shown(entry.profile, 40)}${by}` : `on this machine${by}`
       return ['made', `${profile}${entry.live ? ', LIVE' : ''}`]
     }
     case 'qr':
       return [
         'QR code',
-        [entry.drawn && `drawn (${entry.drawn})`, entry.file && `saved to ${fileShown(entry.file)}`]
+        [entry.drawn && `drawn (${shown(entry.drawn, 20)})`, entry.file && `saved to ${fileShown(entry.file)}`]
           .filter(Boolean)
           .join(', ') || 'not drawn (stdout was not a terminal)',
       ]
     case 'queried':
-      return ['queried', `${entry.state}: ${describeOrderState(entry.state)}`]
+      return ['queried', `${shown(entry.state, 20)}: ${describeOrderState(entry.state)}`]
     case 'paid':
       return [
         'paid',
@@ -48,8 +48,16 @@ function what(entry: TimelineEntry): [string, string] {
           ? 'made elsewhere, as the gateway shows it'
           : `by ${entry.made_by === 'refund create' ? 'gw refund create' : fileShown(entry.made_by)}`
       const now =
-        entry.gateway_state && entry.made_by !== 'elsewhere' ? `; the gateway shows ${entry.gateway_state} now` : ''
-      return ['refund', `${shown(entry.mch_refund_no, 40)} of ${amount}: ${entry.status}${proof}, ${by}${now}`]
+        entry.gateway_state === 'absent'
+          ? '; the gateway has no refund of this number (absent): nothing was refunded under it'
+          : entry.gateway_state && entry.made_by !== 'elsewhere'
+            ? `; the gateway shows ${shown(entry.gateway_state, 20)} now`
+            : ''
+      const status = shown(entry.status, 20)
+      const unattributed = entry.unattributed
+        ? ' [recorded by an earlier gw, which did not record the gateway: maybe another profile of this appid]'
+        : ''
+      return ['refund', `${shown(entry.mch_refund_no, 40)} of ${amount}: ${status}${proof}, ${by}${now}${unattributed}`]
     }
     case 'closed':
       return ['closed', entry.already_closed ? 'closed (it was closed already)' : 'closed by gw order close']

@@ -6,7 +6,8 @@ import {describe, expect, it} from 'vitest'
 import {Journal} from '../../../src/lib/refunds/bulk/journal.js'
 import {tempDir} from '../../helpers/shared.js'
 
-const identity = {csv_file: 'refunds.csv', csv_sha256: 'abc', appid: 'mch1'}
+const test = {appid: 'mch1', base_url: 'https://test.gw.example/Gateway', key: '01:02'}
+const identity = {csv_file: 'refunds.csv', csv_sha256: 'abc', appid: 'mch1', gateway: test}
 const line = (record: object) => `${JSON.stringify(record)}\n`
 const header = {type: 'header', version: 1, ...identity, created_at: 'then'}
 const intent = (n: number) => ({
@@ -42,6 +43,31 @@ describe('the journal', () => {
       /belongs to another version of the file/,
     )
     expect(() => Journal.read(path, {...identity, appid: 'mch2'})).toThrow(/was written for appid mch1, not mch2/)
+  })
+
+  it("refuses another gateway's journal of the same appid (a test run, then the live one), and one that does not name its gateway", () => {
+    const path = join(tempDir(), 'j.jsonl')
+    writeFileSync(path, line(header))
+    const live = {...test, base_url: 'https://gw.example/Gateway', key: '0a:0b'}
+    let refusal: Error | undefined
+    try {
+      Journal.read(path, {...identity, gateway: live})
+    } catch (error) {
+      refusal = error as Error
+    }
+    expect(refusal?.message).toBe(
+      `The journal ${path} was written against appid mch1 at https://test.gw.example/Gateway (gateway key 01:02…); this run sends to appid mch1 at https://gw.example/Gateway (gateway key 0a:0b…). Nothing was sent: a journal of one gateway says nothing of another (a test run of the file, then the live one).`,
+    )
+    expect((refusal as {advice?: string}).advice).toMatch(
+      /^Run the file on that gateway's profile to resume it, or give this run a journal of its own: add --journal \S+/,
+    )
+    const {gateway: _gateway, ...earlier} = header
+    writeFileSync(path, line(earlier))
+    expect(() => Journal.read(path, identity)).toThrow(
+      /was written by an earlier gw, which did not record the gateway it sent to, and this machine knows more than one gateway of appid mch1/,
+    )
+    // Where this is the one gateway this machine knows for the appid, it is that journal's: resumed.
+    expect(Journal.read(path, {...identity, soleGateway: true}).resumed).toBe(true)
   })
 
   it('writes its header once, then appends; records queued together land in order', async () => {

@@ -32,6 +32,7 @@ interface BulkOptions extends Omit<ReadOptions, 'fields'> {
   out?: string
   skip_invalid: boolean
   allow_repeats: boolean
+  retry_failed: boolean
   batch_id?: string
   dry_run: boolean
   concurrency: number
@@ -91,6 +92,8 @@ export async function runBulkRefund(
       csv_file: basename(csv),
       csv_sha256: file.sha256,
       appid: refunds.appid,
+      gateway: refunds.history.gateway,
+      soleGateway: refunds.history.isSoleGateway(),
       batch_id: options.batch_id,
     }
     const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version)

@@ -135,7 +135,7 @@ function rowsExitCode(
   if (ended.stopped) return exitCodeOfSignal(ended.stoppedBy)
   if (ended.writeFailure) return ExitCode.Unknown
   if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return ExitCode.Signature
-  if (any('failed', 'skipped_invalid')) return ExitCode.Refused
+  if (any('failed', 'skipped_invalid', 'left_out')) return ExitCode.Refused
   if (any('processing', 'unknown')) return ExitCode.Unknown
   // Not the "run again later" code: a rerun cannot tell more of these; the merchant platform can.
   if (any('not_confirmable')) return ExitCode.NotConfirmable

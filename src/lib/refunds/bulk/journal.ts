@@ -1,6 +1,7 @@
 /**
  * The bulk-refund journal: an append-only JSON-lines file. Its first record names the CSV
- * (by SHA-256) and the appid; an `intent` record is on disk (written whole and synced)
+ * (by SHA-256) and the gateway it is run against (appid, base URL, gateway key): a journal of
+ * another gateway (a test run of the file, then the live one) is never resumed; an `intent` record is on disk (written whole and synced)
  * before its refund is sent, and an `outcome` record follows. Records waiting together are
  * written and synced together (group commit), so concurrency costs no extra syncs and the
  * intent-before-send rule holds for each. Outcome-only groups are not synced: a lost outcome
@@ -15,20 +16,12 @@
  * of the run goes to the thread pool, where the wait lets more records join the next group.
  * An average, as one sync in ten takes several times the usual under load (and a new file's first).
  */
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  readSync,
-  writeSync,
-} from 'node:fs'
+import {closeSync, existsSync, fdatasyncSync, openSync, readSync, writeSync} from 'node:fs'
 import {type FileHandle, open} from 'node:fs/promises'
 
-import {usageError} from '../../errors.js'
+import {shellWord, usageError} from '../../errors.js'
+import {type GatewayIdentity, describeGateway, sameGateway} from '../../store/gateway.js'
+import {cutTornTail, forEachLine} from '../../io/json-lines.js'
 
 export interface JournalHeader {
   type: 'header'
@@ -36,6 +29,8 @@ export interface JournalHeader {
   csv_file: string
   csv_sha256: string
   appid: string
+  /** The gateway the run sends to (missing in journals of earlier versions, which named only the appid). */
+  gateway?: GatewayIdentity
   /** --batch-id: it enters derived refund numbers, so a journal belongs to one batch id. */
   batch_id?: string
   created_at: string
@@ -72,6 +67,13 @@ export interface OutcomeRecord {
 }
 
 type JournalRecord = JournalHeader | IntentRecord | OutcomeRecord
+
+/** What a run's journal is of: the file, the gateway, the batch. */
+export type JournalIdentity = Omit<JournalHeader, 'type' | 'version' | 'created_at' | 'gateway'> & {
+  gateway: GatewayIdentity
+  /** It is the one gateway this machine knows for the appid: a journal of an earlier gw, naming only the appid, is its. */
+  soleGateway?: boolean
+}
 
 export interface RowHistory {
   intent?: IntentRecord
@@ -110,38 +112,37 @@ export class Journal {
    * What earlier runs recorded for each line of this CSV. A journal of another file or
    * appid is refused. Reading writes nothing.
    */
-  static read(path: string, header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>): JournalReading {
+  static read(path: string, header: JournalIdentity): JournalReading {
     const rows = new Map<number, RowHistory>()
     if (!existsSync(path)) return {rows, resumed: false, torn: false}
-    const text = readFileSync(path, 'utf8')
-    const lines = text.split('\n')
-    const torn = !text.endsWith('\n') && text.length > 0
-    if (torn) lines.pop()
+    let torn = false
     let first: JournalHeader | undefined
-    for (const [index, line] of lines.entries()) {
-      if (!line.trim()) continue
+    forEachLine(path, (line, number, cut) => {
+      // A last line cut short by a crash is not a record; a line longer than any record is none either.
+      if (cut) torn = true
+      if (cut || line === undefined || !line.trim()) return
       let record: JournalRecord
       try {
         record = JSON.parse(line) as JournalRecord
       } catch {
-        continue
+        return
       }
       // A line that is JSON but no record of gw's (null, a number, an edit) names no row: nothing to read in it.
-      if (!record || typeof record !== 'object') continue
+      if (!record || typeof record !== 'object') return
       if (record.type === 'header') {
         first ??= record
-        continue
+        return
       }
-      if (!Number.isSafeInteger(record.line)) continue
+      if (!Number.isSafeInteger(record.line)) return
       const entry = rows.get(record.line) ?? {}
       if (record.type === 'intent') {
         // An intent whose fields are not what gw writes is kept, to be refused as edited, never read as none.
         entry.intent = wellFormedIntent(record) ? record : {...MALFORMED, line: record.line, at: String(record.at)}
-        entry.intentLine = index + 1
+        entry.intentLine = number
       } else if (record.type === 'outcome' && typeof record.mch_refund_no === 'string') entry.outcome = record
-      else continue
+      else return
       rows.set(record.line, entry)
-    }
+    })
     if (!first) return {rows, resumed: false, torn}
     if (first.csv_sha256 !== header.csv_sha256) {
       throw usageError(
@@ -153,6 +154,19 @@ export class Journal {
       throw usageError(
         `The journal ${path} was written for appid ${first.appid}, not ${header.appid}.`,
         'Use the profile of that merchant to resume it, or give --journal FILE.',
+      )
+    }
+    const {gateway} = header
+    // A journal of an earlier gw names only its appid: this gateway's when it is the only one of the appid this machine knows.
+    if (first.gateway ? !sameGateway(first.gateway, gateway) : !header.soleGateway) {
+      const written = first.gateway
+        ? `against ${describeGateway(first.gateway)}`
+        : `by an earlier gw, which did not record the gateway it sent to, and this machine knows more than one gateway of appid ${first.appid}`
+      // A fresh journal is safe either way: refund numbers derive from the order as this gateway knows
+      // it, so the gateway that took a refund finds it again and takes it once; another gateway never had it.
+      throw usageError(
+        `The journal ${path} was written ${written}; this run sends to ${describeGateway(gateway)}. Nothing was sent: a journal of one gateway says nothing of another (a test run of the file, then the live one).`,
+        `Run the file on that gateway's profile to resume it, or give this run a journal of its own: add --journal ${shellWord(`${path}.${header.appid}-${Date.now().toString(36)}.jsonl`)} (or copy the file, whose journal is then its own). Refunds this gateway already holds are found by their numbers and never sent twice.`,
       )
     }
     if ((first.batch_id ?? '') !== (header.batch_id ?? '')) {
@@ -188,13 +202,14 @@ export class Journal {
   /** Opens the journal for appending, a torn last line cut off; a new one starts with its header. */
   static async open(
     path: string,
-    header: Omit<JournalHeader, 'type' | 'version' | 'created_at'>,
+    header: JournalIdentity,
     resumed: boolean,
     inlineSyncMs = INLINE_SYNC_MS,
   ): Promise<Journal> {
-    cutTornLine(path)
+    cutTornTail(path)
     const journal = new Journal(path, await open(path, 'a', 0o600), inlineSyncMs)
-    if (!resumed) await journal.append({type: 'header', version: 1, ...header, created_at: new Date().toISOString()})
+    const {soleGateway: _sole, ...written} = header
+    if (!resumed) await journal.append({type: 'header', version: 1, ...written, created_at: new Date().toISOString()})
     return journal
   }
 
@@ -267,28 +282,4 @@ function wellFormedIntent(record: IntentRecord): boolean {
     Number.isSafeInteger(record.refund_fee) &&
     record.refund_fee >= 0
   )
-}
-
-/** A journal that does not end with a new line ends with a record cut short by a crash: cut it off. */
-function cutTornLine(path: string): void {
-  if (!existsSync(path)) return
-  const fd = openSync(path, 'r+')
-  try {
-    const size = fstatSync(fd).size
-    if (size === 0) return
-    const tail = Buffer.alloc(Math.min(size, 64 * 1024))
-    let end = size
-    for (;;) {
-      const start = Math.max(0, end - tail.length)
-      const read = readSync(fd, tail, 0, end - start, start)
-      const chunk = tail.subarray(0, read)
-      if (end === size && chunk.at(-1) === 0x0a) return
-      const newline = chunk.lastIndexOf(0x0a)
-      if (newline !== -1) return ftruncateSync(fd, start + newline + 1)
-      if (start === 0) return ftruncateSync(fd, 0)
-      end = start
-    }
-  } finally {
-    closeSync(fd)
-  }
 }

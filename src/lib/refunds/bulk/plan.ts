@@ -15,10 +15,10 @@ import type {FoundOrder} from '../../orders/service.js'
 import {balanceProblem, describeRefundProblem} from '../balance.js'
 import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
 import type {RefundService} from '../service.js'
-import {type JournalHeader, Journal} from './journal.js'
+import {Journal, type JournalIdentity} from './journal.js'
 import {type CheckPace, type OrderGroup, groupByOrder, preflight} from './preflight.js'
 import type {RefundFile} from './refund-file.js'
-import {deriveRefundNumber} from './refund-number.js'
+import {DERIVED_FORM, deriveRefundNumber} from './refund-number.js'
 import {
   type Problem,
   type RefundRow,
@@ -67,14 +67,14 @@ export interface OrderLine {
   balance_fee: number
 }
 
-export type JournalIdentity = Omit<JournalHeader, 'type' | 'version' | 'created_at'>
-
 interface PlanInput {
   file: RefundFile
   journalPath: string
   identity: JournalIdentity
   skip_invalid: boolean
   allow_repeats: boolean
+  /** Send the rows gw's own earlier report (the file) says failed or were not sent: a re-check sends none of them otherwise. */
+  retry_failed: boolean
   batch_id?: string
   dry_run: boolean
   concurrency: number
@@ -130,7 +130,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   }
   const {rows: history, resumed, torn} = Journal.read(input.journalPath, input.identity)
   file.rows.forEach((row, i) => {
-    if (row.request) states[i] = provenSince(stateFromJournal(row, history.get(row.line)), refunds)
+    if (row.request) states[i] = stateFromJournal(row, history.get(row.line))
   })
   const uncertain = file.rows.map((_, i) => i).filter((i) => states[i]!.outcome.status === 'unknown')
   const found = {
@@ -150,9 +150,24 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
       states[at] = {...states[at]!, outcome: {status: 'skipped_invalid', err_msg: problem.message}}
     }
   }
+  if (!input.retry_failed) leaveOutUnsentBefore(file, states, indexOf)
   const journal = {path: input.journalPath, header: input.identity, resumed, torn}
   const blocked = problems.length > 0 && !skipInvalid
   return {file, problems, blocked, journal, found, states, ...checked}
+}
+
+/**
+ * gw's own report run again re-checks the batch: the rows it says failed or were not sent are
+ * left out, never sent on a re-check (the customer may have been refunded another way since),
+ * unless --retry-failed says so. Rows it says were sent are looked up as ever.
+ */
+function leaveOutUnsentBefore(file: RefundFile, states: RowState[], indexOf: LineIndex): void {
+  for (const [line, status] of file.unsentBefore ?? []) {
+    const at = indexOf(line)
+    if (at === undefined || !isToSend(states[at]!)) continue
+    const err_msg = `the report this file is says ${status}: a report run again re-checks and does not send it; add --retry-failed to send it`
+    states[at] = {...states[at]!, outcome: {status: 'left_out', err_msg}}
+  }
 }
 
 /** What the checks work on; states and problems are filled in. */
@@ -232,6 +247,7 @@ async function checkRows(
   const lookups = uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel))
   const byOrder = sameOrders(groups, preflighted.found)
   await phase(input, 'checking refunds', lookups.length + byOrder.size, async (pace) => {
+    await provenSince(input.file, states, refunds, {...pace, tick: () => {}})
     await runBatch(
       lookups,
       async (i) => {
@@ -265,16 +281,34 @@ async function checkRows(
 }
 
 /**
- * A refund the journal left not confirmable (alipay: no refund query) that this machine has seen
- * succeed since (another run of the same rows, at the same time): proven, so said so, never
- * downgraded on every later run.
+ * Refunds the journal left not confirmable (alipay: no refund query) that this machine has seen
+ * succeed since (another run of the same rows, at the same time): already refunded, where the
+ * order's own state bears it out (it shows a refund succeeded); the history alone proves nothing.
  */
-function provenSince(state: RowState, refunds: RefundService): RowState {
-  if (state.outcome.status !== 'not_confirmable' || !state.sent) return state
-  const seen = refunds.seenRefunded(state.sent)
-  if (!seen) return state
-  const facts = {gw_refund_no: seen.gw_refund_no, made_by: seen.source, settled_by: 'history' as const}
-  return {...state, outcome: {status: 'already_refunded', ...facts}}
+async function provenSince(
+  file: RefundFile,
+  states: RowState[],
+  refunds: RefundService,
+  pace: CheckPace,
+): Promise<void> {
+  const seen = file.rows.flatMap((row, i) => {
+    const {outcome, sent} = states[i]!
+    const entry = outcome.status === 'not_confirmable' && sent && row.request && refunds.seenRefunded(sent)
+    return entry ? [{i, ref: row.request!.ref, entry}] : []
+  })
+  await runBatch(
+    seen,
+    async ({i, ref, entry}) => {
+      const state = await refunds.orders.find(ref).then(
+        (found) => found.record.result,
+        () => undefined,
+      )
+      if (state !== 'REFUND') return
+      const facts = {gw_refund_no: entry.gw_refund_no, made_by: entry.source, settled_by: 'history' as const}
+      states[i] = {...states[i]!, outcome: {status: 'already_refunded', ...facts}}
+    },
+    pace,
+  )
 }
 
 /**
@@ -336,6 +370,8 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
   })
   let first = 0
   let occurrence = 0
+  /** Rows of this order and amount so far, this one included: the occurrences a number given for it may be derived for. */
+  let inPair = 0
   for (const [k, i] of indexes.entries()) {
     const row = file.rows[i]!
     let state = states[i]!
@@ -343,11 +379,13 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
     if (k === 0 || !samePair(indexes[k - 1]!, i)) {
       first = i
       occurrence = 0
+      inPair = 0
     } else if (!input.allow_repeats && state.planned) {
       const amount = formatAmount(refund.refund_fee, refund.fee_type)
       const message = `repeats the refund of line ${file.rows[first]!.line} (the same order, ${amount}); add --allow-repeats if both are meant`
       problems.push({line: row.line, message})
     }
+    inPair++
     const planned = state.planned
     if (!planned) continue
     const derive = (n: number) =>
@@ -381,10 +419,20 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
       problems.push({line: row.line, message: describeRefundProblem(reused, mch_order_no, COLUMN_NAMES)})
       continue
     }
-    const number_given = Boolean(row.mchRefundNo) && !state.sent && !refunds.sentHere(mch_order_no, number)
+    // A number gw derives for this row's order and amount (a report run again carries it) is gw's
+    // own, whoever's machine sent it: the gateway holding it means this refund, never another order's.
+    const derived = !row.mchRefundNo || isDerived(number, derive, inPair)
+    const number_given = Boolean(row.mchRefundNo) && !derived && !state.sent && !refunds.sentHere(mch_order_no, number)
     states[i] = {...state, planned: {...planned, mch_refund_no: number, number_given}}
   }
   return problems
+}
+
+/** Whether a refund number is one gw derives for the order and amount, for one of its first `occurrences`. */
+function isDerived(number: string, derive: (occurrence: number) => string, occurrences: number): boolean {
+  if (!DERIVED_FORM.test(number)) return false
+  for (let n = 1; n <= occurrences; n++) if (derive(n) === number) return true
+  return false
 }
 
 /**
@@ -406,7 +454,7 @@ async function checkOrderBalance(
 ): Promise<{problems: Problem[]; line?: OrderLine}> {
   const at = (row: RefundRow) => indexOf(row.line)!
   const numbers = group.rows.map((r) => numberOf(r, states[at(r)]!)).filter(Boolean)
-  const knownHere = refunds.history.hasRefunds(refunds.appid, order.record.mch_order_no ?? '')
+  const knownHere = refunds.history.hasRefunds(order.record.mch_order_no ?? '')
   const paidInFull = order.record.result === 'SUCCESS' && !knownHere
   const existing = paidInFull ? [] : await refunds.queries.refundsOf(order, numbers.slice(0, 2))
   const pendingRow = (number: string) =>
@@ -415,7 +463,7 @@ async function checkOrderBalance(
     const row = pendingRow(refund.mch_refund_no)
     if (!row) continue
     const settled = settleByLookup(states[at(row)]!, lookupOf(refund, states[at(row)]!.planned?.refund_fee ?? NaN))
-    const made_by = refunds.history.findRefund(refunds.appid, refund.mch_refund_no)?.source
+    const made_by = refunds.history.findRefund(refund.mch_refund_no)?.source
     const outcome = settled.outcome.status === 'already_refunded' ? {...settled.outcome, made_by} : settled.outcome
     states[at(row)] = {...settled, outcome}
   }
@@ -423,13 +471,17 @@ async function checkOrderBalance(
   // for this order and amount) is not sent again, in the dry run as in the run: a refund it saw
   // succeed is already refunded; one the gateway held without showing its state stays not confirmable.
   if (!hasRefundQuery(order.channel)) {
-    for (const made of refunds.history.refundsOf(refunds.appid, order.record.mch_order_no ?? '')) {
+    for (const made of refunds.history.refundsOf(order.record.mch_order_no ?? '')) {
       // A row still to send, or sent by this file with its outcome lost: the history settles both.
       const row = group.rows.find((r) => numberOf(r, states[at(r)]!) === made.mch_refund_no && isOpen(states[at(r)]!))
       const planned = row && states[at(row)]!.planned
       if (!planned || made.refund_fee !== planned.refund_fee) continue
       const facts = {gw_refund_no: made.gw_refund_no, made_by: made.source, settled_by: 'history' as const}
-      if (made.status === 'refunded') {
+      // The history is evidence: the order's own state is the gateway's word, and one that shows no refund succeeded contradicts it.
+      if (made.status === 'refunded' && order.record.result !== 'REFUND') {
+        const advice = `This machine's history records refund ${made.mch_refund_no} as refunded (${made.source ?? 'gw'}), but the order is ${order.record.result}: no refund of it shows as succeeded, and the gateway has no refund query for ${order.channel} to say more. It is not sent: confirm it on the merchant platform.`
+        states[at(row)] = {...states[at(row)]!, outcome: {status: 'not_confirmable' as const, ...facts, advice}}
+      } else if (made.status === 'refunded') {
         const refund_time = isoTime(new Date(made.at))
         states[at(row)] = {...states[at(row)]!, outcome: succeeded(states[at(row)]!, {...facts, refund_time})}
       } else if (made.status === 'not_confirmable') {

@@ -70,7 +70,15 @@ export interface RefundFile {
   truncated?: boolean
   /** Totals rows: reported, never sent. */
   totals: TotalsRow[]
+  /**
+   * The file is gw's own earlier report (or refund list): the lines it says failed or were not
+   * sent, with the status it gives them. Run again, a report re-checks: those are not sent unless asked.
+   */
+  unsentBefore?: ReadonlyMap<number, string>
 }
+
+/** What an earlier report of gw's says of a row that was not refunded, nor may have been. */
+const UNSENT_STATUSES = new Set(['failed', 'pending', 'skipped_invalid', 'left_out'])
 
 /** Problems listed before the check stops reading: a file this broken is to be fixed first, not sent. */
 const MAX_PROBLEMS = 1000
@@ -292,6 +300,9 @@ async function readRows(
   const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
+  // The status gw's earlier output gave each row, where the file is one (the longest gw_…status, as gwColumnsOf names it).
+  const statusAt = header.gwColumns.find((at) => /^(gw_)*status$/.test(header.keys[at]!))
+  const unsentBefore = statusAt === undefined ? undefined : new Map<number, string>()
   const file = (truncated?: boolean) => ({
     path,
     read,
@@ -302,6 +313,7 @@ async function readRows(
     problems,
     truncated,
     totals: totals.found,
+    unsentBefore,
   })
   if (problems.length) return file()
   const givenNumbers = new Map<string, number>()
@@ -309,6 +321,8 @@ async function readRows(
     if (totals.take(item)) continue
     const read = readRefundRow(item)
     const line = item.line
+    const before = statusAt === undefined ? undefined : item.values[statusAt]?.trim()
+    if (before && UNSENT_STATUSES.has(before)) unsentBefore!.set(line, before)
     problems.push(...read.problems.map((message) => ({line, message})))
     const given = item.get('mch_refund_no')
     if (given && read.row.request) {

@@ -18,6 +18,9 @@ interface DerivedRefund {
   batch?: string
 }
 
+/** What a derived number looks like: gw's own form, whatever the batch. */
+export const DERIVED_FORM = /^RF[0-9A-F]{30}$/
+
 /** `RF` + 30 hex digits of SHA-256 over appid, gateway order number, amount, occurrence (and batch). */
 export function deriveRefundNumber(refund: DerivedRefund): string {
   const parts = [refund.appid, refund.gwOrderNo, String(refund.refundFee), String(refund.occurrence)]

@@ -72,7 +72,9 @@ function statusTally(
     const state = states[i]!
     const {refund_fee, fee_type} = amountOf(row, state)
     const status = viewStatus(state, dryRun)
-    tally.add(status, fee_type, {refund_fee: status === 'skipped_invalid' ? undefined : refund_fee})
+    tally.add(status, fee_type, {
+      refund_fee: status === 'skipped_invalid' || status === 'left_out' ? undefined : refund_fee,
+    })
   })
   return tally.lines(VIEW_STATUSES)
 }

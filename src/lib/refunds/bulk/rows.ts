@@ -72,6 +72,8 @@ export type RowOutcome =
       readonly advice?: string
     } & Settled)
   | {readonly status: 'skipped_invalid'; readonly err_msg: string}
+  /** Usable, and not sent on purpose: a row gw's own earlier report says failed or was not sent, run again without --retry-failed. */
+  | {readonly status: 'left_out'; readonly err_msg: string}
 
 export type RowStatus = RowOutcome['status']
 
@@ -86,6 +88,7 @@ export const ROW_STATUSES: readonly RowStatus[] = [
   'unknown',
   'pending',
   'skipped_invalid',
+  'left_out',
 ]
 
 /**

@@ -7,7 +7,8 @@
  */
 import {runBatch} from '../../batch.js'
 import {GwError} from '../../errors.js'
-import {type RefundEntryStatus, keptSentence} from '../../orders/history.js'
+import type {RefundEntryStatus} from '../../store/records.js'
+import {keptSentence} from '../../store/durability.js'
 import type {PlannedRefund, RefundResult, RefundService} from '../service.js'
 import {Journal, type OutcomeRecord} from './journal.js'
 import type {BulkPlan} from './plan.js'

@@ -6,9 +6,14 @@ import {DatabaseSync} from 'node:sqlite'
 
 import {afterAll, describe, expect, it, vi} from 'vitest'
 
-import {GwError} from '../../src/lib/errors.js'
-import {OrderHistory} from '../../src/lib/orders/history.js'
-import {removeDir, tempDir} from '../helpers/shared.js'
+import {GwError} from '../../../src/lib/errors.js'
+import {LocalStore, type StorePorts} from '../../../src/lib/store/store.js'
+import {removeDir, tempDir} from '../../helpers/shared.js'
+
+/** The gateway of appid A1 (the one this machine knows, so records of earlier versions are its), and another merchant's. */
+const A1 = {appid: 'A1', base_url: 'https://gw.example/Gateway', key: 'aa:bb'}
+const B2 = {appid: 'B2', base_url: 'https://gw.example/Gateway', key: 'aa:bb'}
+const historyOf = (dir: string, ports: StorePorts = {}, gateway = A1) => new LocalStore(dir, ports).for(gateway)
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach(removeDir))
@@ -50,11 +55,11 @@ describe('the history database', () => {
         'null',
       ].join('\n'),
     )
-    const history = new OrderHistory(dir, {warn: (m) => warnings.push(m)})
-    const o1 = history.findOrder('A1', {gw_order_no: 'G1'})
+    const history = historyOf(dir, {warn: (m) => warnings.push(m)})
+    const o1 = history.findOrder({gw_order_no: 'G1'})
     expect(o1).toMatchObject({mch_order_no: 'O1', at: '2026-01-01T00:00:00Z', state: 'SUCCESS'})
-    expect(history.findOrder('A1', {mch_order_no: 'O2'})).not.toHaveProperty('state')
-    expect(history.refundsOf('A1', 'O1').map((r) => [r.mch_refund_no, r.status, r.gw_refund_no])).toEqual([
+    expect(history.findOrder({mch_order_no: 'O2'})).not.toHaveProperty('state')
+    expect(history.refundsOf('O1').map((r) => [r.mch_refund_no, r.status, r.gw_refund_no])).toEqual([
       ['R1', undefined, undefined],
       ['R2', 'refunded', 'GR2'],
     ])
@@ -63,16 +68,18 @@ describe('the history database', () => {
     expect(existsSync(join(dir, 'history.jsonl'))).toBe(false)
     expect(statSync(join(dir, 'history.db')).mode & 0o777).toBe(0o600)
 
-    const again = new OrderHistory(dir, {warn: (m) => warnings.push(m)})
+    const again = new LocalStore(dir, {warn: (m) => warnings.push(m)})
     expect(again.describe()).toMatchObject({
-      appids: [{appid: 'A1', orders: 2, refunds: 2}],
+      gateways: [{appid: 'A1', base_url: A1.base_url, orders: 2, refunds: 2}],
+      adopted: [{appid: 'A1', orders: 2, refunds: 2}],
       imported: {lines: 8, skipped_lines: [4, 8]},
     })
     expect(warnings).toHaveLength(1)
   })
 
   it('lists newest first within a time range and channel, reading only what matches', () => {
-    const history = new OrderHistory(folder())
+    const dir = folder()
+    const history = historyOf(dir)
     vi.useFakeTimers({toFake: ['Date']})
     try {
       for (const [minute, mch, channel] of [
@@ -81,19 +88,21 @@ describe('the history database', () => {
         [3, 'O3', 'wechat'],
       ] as const) {
         vi.setSystemTime(new Date(2026, 0, 1, 0, minute))
-        history.recordOrder({appid: 'A1', mch_order_no: mch, channel, total_fee: 1, fee_type: 'THB'})
+        history.recordOrder({mch_order_no: mch, channel, total_fee: 1, fee_type: 'THB'})
       }
     } finally {
       vi.useRealTimers()
     }
-    history.recordOrder({appid: 'B2', mch_order_no: 'X', channel: 'wechat', total_fee: 1, fee_type: 'THB'})
-    expect([...history.orders('A1', {channel: 'wechat'})].map((o) => o.mch_order_no)).toEqual(['O3', 'O1'])
-    expect([...history.orders('A1', {since: new Date(Date.now() + 60_000)})]).toEqual([])
-    history.recordIntent({appid: 'A1', mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1})
-    history.recordOutcome({appid: 'A1', mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'refunded'})
-    expect([...history.refunds('A1')]).toEqual([expect.objectContaining({mch_refund_no: 'R1', status: 'refunded'})])
-    expect(history.findRefund('A1', 'R1')?.status).toBe('refunded')
-    expect(history.findRefund('B2', 'R1')).toBeUndefined()
+    const other = historyOf(dir, {}, B2)
+    other.recordOrder({mch_order_no: 'X', channel: 'wechat', total_fee: 1, fee_type: 'THB'})
+    expect([...other.orders()].map((o) => o.mch_order_no)).toEqual(['X'])
+    expect([...history.orders({channel: 'wechat'})].map((o) => o.mch_order_no)).toEqual(['O3', 'O1'])
+    expect([...history.orders({since: new Date(Date.now() + 60_000)})]).toEqual([])
+    history.recordIntent({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1})
+    history.recordOutcome({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'refunded'})
+    expect([...history.refunds()]).toEqual([expect.objectContaining({mch_refund_no: 'R1', status: 'refunded'})])
+    expect(history.findRefund('R1')?.status).toBe('refunded')
+    expect(other.findRefund('R1')).toBeUndefined()
   })
 
   it('lists past a page of rows, ties in time in the order recorded, and takes writes while a list is read', () => {
@@ -101,36 +110,36 @@ describe('the history database', () => {
     // 2,500 orders, five to each millisecond: pages of 1,000 end inside a run of ties.
     const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 5)).toISOString()
     writeFileSync(join(dir, 'history.jsonl'), Array.from({length: 2500}, (_, i) => order(`P${i}`, at(i))).join('\n'))
-    const history = new OrderHistory(dir)
+    const history = historyOf(dir)
     const expected = Array.from({length: 2500}, (_, i) => i)
       .sort((a, b) => Math.floor(b / 5) - Math.floor(a / 5) || a - b)
       .map((i) => `P${i}`)
     const listed: string[] = []
-    for (const o of history.orders('A1')) {
+    for (const o of history.orders()) {
       listed.push(o.mch_order_no)
       // What --refresh does for each order listed: its new state noted in the history.
-      history.noteOrderState('A1', o.mch_order_no, 'SUCCESS')
+      history.noteOrderState(o.mch_order_no, 'SUCCESS')
     }
     expect(listed).toEqual(expected)
-    expect([...history.orders('A1')].every((o) => o.state === 'SUCCESS')).toBe(true)
+    expect([...history.orders()].every((o) => o.state === 'SUCCESS')).toBe(true)
     const range = {since: new Date(at(2000)), until: new Date(at(2100))}
-    expect([...history.orders('A1', range)]).toHaveLength(100)
+    expect([...history.orders(range)]).toHaveLength(100)
     // Counted with the same selection as listed: time, state, channel.
-    expect(history.count('orders', 'A1', range)).toBe(100)
-    expect(history.count('orders', 'A1', {state: 'SUCCESS'})).toBe(2500)
-    expect(history.count('orders', 'A1', {state: 'NOTPAY'})).toBe(0)
-    expect(history.count('orders', 'A1', {channel: 'alipay'})).toBe(0)
+    expect(history.count('orders', range)).toBe(100)
+    expect(history.count('orders', {state: 'SUCCESS'})).toBe(2500)
+    expect(history.count('orders', {state: 'NOTPAY'})).toBe(0)
+    expect(history.count('orders', {channel: 'alipay'})).toBe(0)
     // A refund of an earlier version, without a status, is one made: refunded.
-    history.recordOutcome({appid: 'A1', mch_order_no: 'P1', mch_refund_no: 'R1', refund_fee: 1})
-    history.recordOutcome({appid: 'A1', mch_order_no: 'P2', mch_refund_no: 'R2', refund_fee: 1, status: 'unknown'})
-    expect(history.count('refunds', 'A1', {state: 'refunded'})).toBe(1)
-    expect([...history.refunds('A1', {state: 'refunded'})].map((r) => r.mch_refund_no)).toEqual(['R1'])
-    expect(history.count('refunds', 'A1')).toBe(2)
+    history.recordOutcome({mch_order_no: 'P1', mch_refund_no: 'R1', refund_fee: 1})
+    history.recordOutcome({mch_order_no: 'P2', mch_refund_no: 'R2', refund_fee: 1, status: 'unknown'})
+    expect(history.count('refunds', {state: 'refunded'})).toBe(1)
+    expect([...history.refunds({state: 'refunded'})].map((r) => r.mch_refund_no)).toEqual(['R1'])
+    expect(history.count('refunds')).toBe(2)
   })
   it("commits a bulk run's records together: a tenth of a second's, 512, or before a question; a single refund's at once", async () => {
     const dir = folder()
-    const history = new OrderHistory(dir)
-    history.findOrder('A1', {mch_order_no: 'none'})
+    const history = historyOf(dir)
+    history.findOrder({mch_order_no: 'none'})
     const committed = () => new DatabaseSync(join(dir, 'history.db'), {readOnly: true})
     const refundsSeen = () => {
       const db = committed()
@@ -162,7 +171,7 @@ describe('the history database', () => {
     for (let i = 10; i < 522; i++) history.recordOutcome({...bulk(i), status: 'refunded'})
     expect(refundsSeen()).toBe(522)
     history.recordOutcome({...bulk(522), status: 'refunded'})
-    expect(history.findRefund('A1', 'B522-R')?.status).toBe('refunded')
+    expect(history.findRefund('B522-R')?.status).toBe('refunded')
     expect(refundsSeen()).toBe(523)
     history.recordIntent(bulk(523))
     expect(refundsSeen()).toBe(524)
@@ -171,8 +180,9 @@ describe('the history database', () => {
   it('records the states queries showed with the records waiting: of orders made here whose state changed', async () => {
     const dir = folder()
     writeFileSync(join(dir, 'history.jsonl'), [order('M1', '2026-01-01T00:00:00.000Z', {state: 'NOTPAY'})].join('\n'))
-    const history = new OrderHistory(dir)
-    history.findOrder('A1', {mch_order_no: 'M1'})
+    const history = historyOf(dir)
+    const other = historyOf(dir, {}, B2)
+    history.findOrder({mch_order_no: 'M1'})
     const stateOnDisk = () => {
       const db = new DatabaseSync(join(dir, 'history.db'), {readOnly: true})
       try {
@@ -186,45 +196,45 @@ describe('the history database', () => {
     }
     vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']})
     try {
-      history.noteOrderState('A1', 'M1', 'USERPAYING')
-      history.noteOrderState('A1', 'M1', 'SUCCESS')
+      history.noteOrderState('M1', 'USERPAYING')
+      history.noteOrderState('M1', 'SUCCESS')
       // Orders not made here (another appid's, or unknown) are not recorded.
-      history.noteOrderState('A1', 'ELSEWHERE', 'SUCCESS')
-      history.noteOrderState('B2', 'M1', 'SUCCESS')
+      history.noteOrderState('ELSEWHERE', 'SUCCESS')
+      other.noteOrderState('M1', 'SUCCESS')
       expect(stateOnDisk().state).toBe('NOTPAY')
       // A question about refunds does not wait for them; one about the order does.
-      expect(history.hasRefunds('A1', 'M1')).toBe(false)
+      expect(history.hasRefunds('M1')).toBe(false)
       expect(stateOnDisk().state).toBe('NOTPAY')
       vi.advanceTimersByTime(100)
       expect(stateOnDisk()).toMatchObject({state: 'SUCCESS', state_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/)})
-      history.noteOrderState('A1', 'M1', 'REFUND')
-      expect(history.findOrder('A1', {mch_order_no: 'M1'})).toMatchObject({
+      history.noteOrderState('M1', 'REFUND')
+      expect(history.findOrder({mch_order_no: 'M1'})).toMatchObject({
         state: 'REFUND',
         at: '2026-01-01T00:00:00.000Z',
       })
     } finally {
       vi.useRealTimers()
     }
-    expect(history.count('orders', 'A1')).toBe(1)
-    expect(history.count('orders', 'B2')).toBe(0)
+    expect(history.count('orders')).toBe(1)
+    expect(other.count('orders')).toBe(0)
   })
 
   it('never records a state a query showed over one another gw learned later', () => {
     const dir = folder()
     writeFileSync(join(dir, 'history.jsonl'), order('M1', '2026-01-01T00:00:00.000Z', {state: 'SUCCESS'}))
-    const [one, other] = [new OrderHistory(dir), new OrderHistory(dir)]
-    one.findOrder('A1', {mch_order_no: 'M1'})
+    const [one, other] = [historyOf(dir), historyOf(dir)]
+    one.findOrder({mch_order_no: 'M1'})
     vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout', 'Date']})
     try {
       vi.setSystemTime(new Date('2026-02-01T10:00:00.000Z'))
       // This one's query answered first (SUCCESS, as known) and waits to be committed...
-      one.noteOrderState('A1', 'M1', 'SUCCESS')
+      one.noteOrderState('M1', 'SUCCESS')
       // ...while another gw learns later that the order was refunded, and commits it.
       vi.setSystemTime(new Date('2026-02-01T10:00:01.000Z'))
-      other.noteOrderState('A1', 'M1', 'REFUND')
-      expect(other.findOrder('A1', {mch_order_no: 'M1'})?.state).toBe('REFUND')
+      other.noteOrderState('M1', 'REFUND')
+      expect(other.findOrder({mch_order_no: 'M1'})?.state).toBe('REFUND')
       vi.setSystemTime(new Date('2026-02-01T10:00:02.000Z'))
-      expect(one.findOrder('A1', {mch_order_no: 'M1'})).toMatchObject({
+      expect(one.findOrder({mch_order_no: 'M1'})).toMatchObject({
         state: 'REFUND',
         state_at: '2026-02-01T10:00:01.000Z',
       })
@@ -235,21 +245,26 @@ describe('the history database', () => {
 
   it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
     const dir = folder()
-    const history = new OrderHistory(dir)
-    const claim = history.claimOrder('A1', 'O1')
-    const other = new OrderHistory(dir)
+    const history = historyOf(dir)
+    const claim = history.claimOrder('O1')
+    const other = historyOf(dir)
     // The holder is this very process: still running, so refused.
-    expect(() => other.claimOrder('A1', 'O1')).toThrow(/Order O1 is being refunded by process \d+/)
+    expect(() => other.claimOrder('O1')).toThrow(/Order O1 is being refunded by process \d+/)
     claim.release()
-    other.claimOrder('A1', 'O1').release()
+    other.claimOrder('O1').release()
 
     // Left by a process killed while it held the claim.
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!
     const db = new DatabaseSync(join(dir, 'history.db'))
-    db.prepare('INSERT INTO refund_claims VALUES (?, ?, ?, ?, ?)').run('A1', 'O1', dead, hostname(), 'then')
+    db.prepare("INSERT INTO refund_claims VALUES ((SELECT id FROM gateways WHERE appid = 'A1'), ?, ?, ?, ?)").run(
+      'O1',
+      dead,
+      hostname(),
+      'then',
+    )
     db.close()
-    const taken = history.claimOrder('A1', 'O1')
-    expect(() => other.claimOrder('A1', 'O1')).toThrow(new RegExp(`by process ${process.pid} `))
+    const taken = history.claimOrder('O1')
+    expect(() => other.claimOrder('O1')).toThrow(new RegExp(`by process ${process.pid} `))
     taken.release()
   })
 
@@ -259,10 +274,10 @@ describe('the history database', () => {
       join(dir, 'history.db'),
       'this is not SQLite, it is long enough to be read as a header page '.repeat(20),
     )
-    const history = new OrderHistory(dir)
+    const history = historyOf(dir)
     let error: unknown
     try {
-      history.findOrder('A1', {mch_order_no: 'O1'})
+      history.findOrder({mch_order_no: 'O1'})
     } catch (caught) {
       error = caught
     }

@@ -1,0 +1,24 @@
+/**
+ * What a command reads and writes besides its files: its output streams, its input and its
+ * environment. The process's by default; a test running a command in-process gives its own, so
+ * that nothing a command says goes anywhere but the streams it was given.
+ */
+export type Output = NodeJS.WritableStream & {isTTY?: boolean; columns?: number}
+
+export interface CommandIO {
+  stdout: Output
+  stderr: Output
+  stdin: NodeJS.ReadableStream & {isTTY?: boolean}
+  env: Readonly<Record<string, string | undefined>>
+}
+
+/** The process's own streams and environment. */
+export const processIO = (): CommandIO => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+})
+
+/** Whether both ends of a conversation are a terminal: a question can be asked. */
+export const canAsk = (io: CommandIO): boolean => Boolean(io.stdin.isTTY && io.stderr.isTTY)

@@ -1,0 +1,351 @@
+/**
+ * gw's local store: the orders and refunds made on this machine, the lines of their stories, the
+ * claims of refunds under way. An SQLite database in the config dir (`history.db`, 0600), whose
+ * first key is the gateway a record belongs to (appid, base URL, gateway key): every question is
+ * asked of one gateway's records, through `store.for(gateway)`, so that a test and a live profile
+ * of one appid never share a record. history.jsonl beside it takes what the database cannot
+ * take now (durability.ts) and is merged when the store opens (merge.ts).
+ *
+ * Records of earlier versions know their appid, not their gateway. They are given the gateway of
+ * their appid once one is certain: the only gateway this machine knows for that appid (its
+ * profiles, and the records since). Until then they are shown (lists, stories), never used for a
+ * decision about money; `gw history` says which.
+ */
+import {existsSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+
+import type {SQLInputValue} from 'node:sqlite'
+
+import {LocalDatabase, LocalStateError} from '../io/database.js'
+import {type CommitPorts, GroupCommit, type Pending, type Seen} from './durability.js'
+import {type GatewayIdentity, describeGateway, sameGateway} from './gateway.js'
+import {GatewayHistory} from './history.js'
+import {Merge} from './merge.js'
+import {ClaimQueries} from './queries/claims.js'
+import {EventQueries} from './queries/events.js'
+import {GatewayQueries} from './queries/gateways.js'
+import {recordOf} from './queries/lists.js'
+import {OrderQueries} from './queries/orders.js'
+import {RefundQueries} from './queries/refunds.js'
+import {type Entry, type OrderEntry, movesState} from './records.js'
+import {MIGRATIONS} from './schema.js'
+
+/** Every question of the store, prepared once when it opens. */
+export interface Queries {
+  orders: OrderQueries
+  refunds: RefundQueries
+  events: EventQueries
+  claims: ClaimQueries
+  gateways: GatewayQueries
+}
+
+export interface StorePorts {
+  /** Told of what could not be read (lines of a merged file) or written yet (records kept for later). */
+  warn?(message: string): void
+  /** Told how far the merge of a history.jsonl has read (bytes of its size). */
+  importing?(bytesRead: number, size: number): void
+}
+
+/** What `gw history` shows. */
+export interface HistoryReport {
+  database: string
+  /** Its size on disk, the write-ahead log included. */
+  bytes: number
+  /** The earlier history.jsonl imported into it, kept beside it under this name. */
+  imported?: {file: string; lines: number; skipped_lines: number[]; at: string}
+  /** Per gateway: orders and refunds, and the times of the oldest and newest record. */
+  gateways: {
+    appid: string
+    /** Where the records were made; absent for records from before gw recorded gateways. */
+    base_url?: string
+    gateway_key?: string
+    orders: number
+    refunds: number
+    oldest: string
+    newest: string
+    /** Records from before gw recorded gateways, of an appid with more than one: shown, never used for refunds. */
+    unattributed?: boolean
+  }[]
+  /** Records of earlier versions given their gateway once it was certain. */
+  adopted: {appid: string; base_url: string; orders: number; refunds: number; events: number; why: string; at: string}[]
+}
+
+/** The processes' stores, settled when it ends (a command that did not settle its own, killed by a signal). */
+const open = new Set<LocalStore>()
+let listening = false
+
+export class LocalStore {
+  /** The database. */
+  readonly file: string
+  /** Records the database could not take, and histories of earlier versions: merged when the store opens. */
+  readonly jsonl: string
+  #db?: LocalDatabase
+  #queries?: Queries
+  readonly #commits: GroupCommit
+  /** The ids of gateways' records, as far as this process has met them. */
+  readonly #ids = new Map<string, number>()
+
+  constructor(
+    dir: string,
+    private readonly ports: StorePorts = {},
+  ) {
+    this.file = join(dir, 'history.db')
+    this.jsonl = join(dir, 'history.jsonl')
+    const commitPorts: CommitPorts = {
+      db: () => (this.#open(), this.#db!),
+      save: (pending) => this.#save(pending),
+      line: (pending) => this.#line(pending),
+      changes: (seen) => this.#changes(seen),
+      why: (error) => this.#why(error),
+      warn: ports.warn,
+    }
+    this.#commits = new GroupCommit(this.jsonl, commitPorts)
+    // What a command did not settle itself (one ended by a signal) is settled, and said, as the process ends.
+    open.add(this)
+    if (!listening) {
+      listening = true
+      process.once('exit', () => {
+        for (const store of open) {
+          const sentence = store.settle()
+          if (sentence) store.ports.warn?.(sentence)
+        }
+      })
+    }
+  }
+
+  /**
+   * The records of one gateway. `known`: the other gateways this machine's profiles name (for
+   * records of earlier versions: they are that gateway's only when it is the one gateway of their appid).
+   */
+  for(gateway: GatewayIdentity, known: readonly GatewayIdentity[] = []): GatewayHistory {
+    return new GatewayHistory(gateway, {
+      queries: (states) => {
+        this.#commits.beforeQuestion(states)
+        this.#open()
+        this.#adopt(gateway, known)
+        return this.#queries!
+      },
+      db: () => (this.#open(), this.#db!),
+      id: (create) => this.#idOf(gateway, create),
+      legacy: () => this.#legacyOf(gateway.appid),
+      sole: () => this.#others(gateway, known).length === 0,
+      commits: this.#commits,
+      file: this.file,
+    })
+  }
+
+  /**
+   * Commits every record waiting (what the database cannot take goes to history.jsonl), and the
+   * sentence for what went there or was lost since it was last said. Never throws.
+   */
+  settle(): string | undefined {
+    return this.#commits.settledSentence(this.file)
+  }
+
+  /** Settles and closes the database: the command has ended. */
+  close(): string | undefined {
+    const said = this.settle()
+    this.#db?.close()
+    open.delete(this)
+    return said
+  }
+
+  /** `gw history`: where the database is, its size, the earlier history imported, and per gateway what it holds. */
+  describe(): HistoryReport {
+    this.#commits.beforeQuestion(true)
+    const q = this.#open()
+    type Row = {appid: string; base_url: string; key: string; orders: number; refunds: number} & Record<string, number>
+    const rows = q.gateways.summaries.all() as Row[]
+    const imported = q.gateways.lastImport.get() as {lines: number; skipped: string; at: string} | undefined
+    const adopted = q.gateways.adoptions.all() as HistoryReport['adopted']
+    const wal = existsSync(`${this.file}-wal`) ? statSync(`${this.file}-wal`).size : 0
+    return {
+      database: this.file,
+      bytes: statSync(this.file).size + wal,
+      imported: imported && {
+        file: `${this.jsonl}.imported`,
+        lines: imported.lines,
+        skipped_lines: imported.skipped ? imported.skipped.split(',').map(Number) : [],
+        at: imported.at,
+      },
+      gateways: rows.map((row) => ({
+        appid: row.appid,
+        ...(row.base_url ? {base_url: row.base_url, gateway_key: row.key} : {unattributed: true}),
+        orders: row.orders,
+        refunds: row.refunds,
+        oldest: new Date(row.oldest!).toISOString(),
+        newest: new Date(row.newest!).toISOString(),
+      })),
+      adopted,
+    }
+  }
+
+  /** The database, opened at the first question (commands that never ask never load SQLite). */
+  #open(): Queries {
+    if (this.#queries) return this.#queries
+    const db = new LocalDatabase(this.file, MIGRATIONS)
+    this.#db = db
+    this.#queries = {
+      orders: new OrderQueries(db),
+      refunds: new RefundQueries(db),
+      events: new EventQueries(db),
+      claims: new ClaimQueries(db),
+      gateways: new GatewayQueries(db),
+    }
+    new Merge(this.jsonl, db, this.#queries.gateways, {...this.ports, save: (entry) => this.#saveMerged(entry)}).run()
+    return this.#queries
+  }
+
+  /** Why the database refused a record, in words: its own (held, full, damaged), or whatever else it threw, named. */
+  #why(error: unknown): string {
+    return error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
+  }
+
+  /** The id of a gateway's records; undefined when it has none yet, unless `create` (inside a write). */
+  #idOf(gateway: GatewayIdentity, create: boolean): number | undefined {
+    const key = `${gateway.appid}\n${gateway.base_url}\n${gateway.key}`
+    const known = this.#ids.get(key)
+    if (known !== undefined) return known
+    const q = this.#open().gateways
+    let row = q.find.get(gateway.appid, gateway.base_url, gateway.key) as {id: number} | undefined
+    if (!row && create) {
+      q.add.run(gateway.appid, gateway.base_url, gateway.key, new Date().toISOString())
+      row = q.find.get(gateway.appid, gateway.base_url, gateway.key) as {id: number}
+    }
+    if (row) this.#ids.set(key, row.id)
+    return row?.id
+  }
+
+  /** The records of an appid from before gw recorded gateways: their id, when there are any. */
+  #legacyOf(appid: string): number | undefined {
+    return this.#idOf({appid, base_url: '', key: ''}, false)
+  }
+
+  /**
+   * Records of earlier versions of the gateway's appid become its own when it is the one gateway
+   * this machine knows for that appid: no other in the store, none in the profiles. Moved with
+   * the merge's rules (a record never says less than one kept), and noted for `gw history`.
+   * The database held: they wait, never used meanwhile.
+   */
+  #adopt(gateway: GatewayIdentity, known: readonly GatewayIdentity[]): void {
+    const q = this.#queries!
+    const ofAppid = q.gateways.ofAppid.all(gateway.appid) as unknown as ({id: number} & GatewayIdentity)[]
+    const legacy = ofAppid.find((g) => g.base_url === '')
+    if (!legacy || this.#others(gateway, known).length) return
+    const why = `the one gateway this machine knew for appid ${gateway.appid} (${describeGateway(gateway)})`
+    try {
+      this.#db!.write(() => {
+        const to = this.#idOf(gateway, true)!
+        const held = q.gateways.held.get({gateway: legacy.id}) as {orders: number; refunds: number; events: number}
+        const move = (table: string, save: (row: Record<string, unknown>) => void) => {
+          const rows = this.#db!.prepare(`SELECT * FROM ${table} WHERE gateway = ? ORDER BY rowid`).all(legacy.id)
+          for (const row of rows as Record<string, unknown>[]) save({...row, gateway: to})
+          this.#db!.prepare(`DELETE FROM ${table} WHERE gateway = ?`).run(legacy.id)
+        }
+        move('orders', (row) => q.orders.save.run(row as Record<string, SQLInputValue>))
+        move('refunds', (row) => q.refunds.save.run({...row, credit: 0} as Record<string, SQLInputValue>))
+        move('events', (row) => q.events.save.run(row as Record<string, SQLInputValue>))
+        this.#db!.prepare('DELETE FROM refund_claims WHERE gateway = ?').run(legacy.id)
+        q.gateways.noteAdoption.run(to, held.orders, held.refunds, held.events, why, new Date().toISOString())
+        this.#db!.prepare('DELETE FROM gateways WHERE id = ?').run(legacy.id)
+        this.#ids.delete(`${gateway.appid}\n\n`)
+      })
+    } catch (error) {
+      if (!(error instanceof LocalStateError)) throw error
+    }
+  }
+
+  /** The other gateways of the appid this machine knows: in its history, or named by its profiles. */
+  #others(gateway: GatewayIdentity, known: readonly GatewayIdentity[]): GatewayIdentity[] {
+    const stored = this.#open().gateways.ofAppid.all(gateway.appid) as unknown as GatewayIdentity[]
+    return [...stored.filter((g) => g.base_url !== ''), ...known.filter((g) => g.appid === gateway.appid)].filter(
+      (g) => !sameGateway(g, gateway),
+    )
+  }
+
+  /** Saves a record waiting (inside the write that commits it). */
+  #save({entry, gateway, credit}: Pending): void {
+    const q = this.#queries!
+    const statement = {order: q.orders.save, refund: q.refunds.save, event: q.events.save}[entry.type]
+    statement.run(columnsOf(entry, this.#idOf(gateway, true)!, credit))
+  }
+
+  /** Saves a record of a merged file, under its gateway (an earlier version's: its appid's records from before). */
+  #saveMerged(entry: Entry): void {
+    const {gateway = {appid: entry.appid, base_url: '', key: ''}, ...record} = entry
+    this.#save({entry: record as Entry, gateway, credit: true})
+  }
+
+  /** A record as a line of history.jsonl: with its gateway, so that a merge puts it back under it. */
+  #line({entry, gateway}: Pending): string {
+    return JSON.stringify(gateway.base_url ? {...entry, gateway} : entry)
+  }
+
+  /**
+   * What the states seen change: a query of an order made here is a line of its story, whatever
+   * it showed; its record moves when the state goes further than the one kept (see movesState),
+   * or when it shows the payer for the first time.
+   */
+  #changes(seen: Seen[]): Pending[] {
+    const q = this.#open()
+    return this.#db!.read(() => {
+      // One question per gateway for all the orders seen (one each was 512 round trips into SQLite).
+      const known = new Map<string, {state: string | null; openid: string | null}>()
+      const ids = new Map(seen.map((s) => [s.gateway, this.#idOf(s.gateway, false)]))
+      for (const [gateway, id] of ids) {
+        if (id === undefined) continue
+        const numbers = JSON.stringify(seen.filter((s) => s.gateway === gateway).map((s) => s.mchOrderNo))
+        for (const row of q.orders.statesOf.all(id, numbers) as {mch_order_no: string; state: null; openid: null}[])
+          known.set(`${id}\n${row.mch_order_no}`, row)
+      }
+      return seen.flatMap(({gateway, mchOrderNo, state, at, facts}): Pending[] => {
+        const id = ids.get(gateway)
+        const was = known.get(`${id}\n${mchOrderNo}`)
+        if (id === undefined || !was) return []
+        const {appid} = gateway
+        const {by, ...shown} = facts
+        const detail = {state, ...shown}
+        const queried: Pending[] =
+          by === 'query'
+            ? [
+                {
+                  entry: {type: 'event', appid, mch_order_no: mchOrderNo, kind: 'queried', at, detail},
+                  gateway,
+                  credit: true,
+                },
+              ]
+            : []
+        const payer = shown.openid && shown.openid !== was.openid ? shown.openid : undefined
+        if ((was.state === state || !movesState(was.state, state)) && !payer) return queried
+        const row = q.orders.byMerchantNumber.get(id, mchOrderNo) as Record<string, unknown>
+        const {type: _type, at: _at, state_at: _stateAt, ...order} = recordOf<OrderEntry>('order', row, appid)!
+        // A payer shown with a state that proves less than the one kept: the payer is kept, the state stays.
+        const moved = movesState(was.state, state) ? {state, state_at: at} : {}
+        const entry: OrderEntry = {type: 'order', ...order, ...moved, at, ...(payer ? {openid: payer} : {})}
+        return [...queried, {entry, gateway, credit: true}]
+      })
+    })
+  }
+}
+
+/** A record's columns, as the INSERTs name them: what it does not say is NULL. `credit`: see the refunds' CREDITED. */
+function columnsOf(entry: Entry, gateway: number, credit: boolean): Record<string, SQLInputValue> {
+  const {mch_order_no, at} = entry
+  const at_ms = Date.parse(at)
+  if (entry.type === 'event')
+    return {gateway, mch_order_no, kind: entry.kind, at, at_ms, detail: JSON.stringify(entry.detail)}
+  const common = {
+    gateway,
+    mch_order_no,
+    gw_order_no: entry.gw_order_no ?? null,
+    channel: entry.channel ?? null,
+    at,
+    at_ms,
+  }
+  if (entry.type === 'order') {
+    const {total_fee, fee_type, state = null, state_at = null, openid = null} = entry
+    return {...common, total_fee, fee_type, state, state_at, openid}
+  }
+  const {mch_refund_no, refund_fee, fee_type = null, status = null, gw_refund_no = null, source = null} = entry
+  return {...common, mch_refund_no, refund_fee, fee_type, status, gw_refund_no, source, credit: credit ? 1 : 0}
+}

@@ -1,0 +1,299 @@
+/**
+ * gw refund create against what this machine's records say: a test and a live gateway of one
+ * appid (two sandboxes), refunds an earlier run left unknown, files another user or a backup put
+ * in the config folder, and a colleague's re-check of a report. Each asserts the gateways' ledgers.
+ */
+import {execFileSync} from 'node:child_process'
+import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {type TestSandbox, startTestSandbox} from '../../helpers/sandbox.js'
+
+const APPID = 'mch77001'
+let world: GwWorld
+/** The live gateway of the same appid; the world's own sandbox is the test one (profile "sandbox"). */
+let live: TestSandbox
+
+beforeAll(async () => {
+  world = await startWorld({spawned: false, merchants: [{appid: APPID}]})
+  live = await startTestSandbox({merchants: [{appid: APPID}]})
+  const shop = live.info.merchants[0]!
+  const added = await world.run([
+    'profile',
+    'add',
+    'shop',
+    '--appid',
+    APPID,
+    '--base-url',
+    live.info.base_url,
+    '--private-key',
+    shop.private_key_file!,
+    '--gateway-public-key',
+    live.info.gateway_public_key_file,
+    '--gateway-zone',
+    live.info.gateway_zone,
+    '--live',
+  ])
+  expect(added.code, added.stderr).toBe(0)
+})
+afterAll(async () => {
+  await live.close()
+  await world.close()
+})
+
+/** A paid order of 100.00 THB made straight through a sandbox (not gw). */
+async function paidOn(sandbox: TestSandbox, mch: string, channel = 'wechat'): Promise<void> {
+  const created = await sandbox
+    .wire()
+    .call('native_pay', {channel, mch_order_no: mch, total_fee: 10_000, fee_type: 'THB'})
+  expect(created.data.result).toBe('SUCCESS')
+  expect((await sandbox.controls.pay(mch)).status).toBe(200)
+}
+const refundsOn = async (sandbox: TestSandbox, mch: string) =>
+  ((await sandbox.controls.orders(mch))[0]?.refunds ?? []).map((r) => ({no: r.mch_refund_no, fee: r.refund_fee}))
+/** gw as the live profile: asked to confirm what moves money, it is confirmed (--yes). */
+const shop = (args: string[]) => world.run([...args, '--profile', 'shop', ...(args[1] === 'create' ? ['--yes'] : [])])
+
+type Refunded = {status: string; mch_refund_no: string; refund_fee: number; settled_earlier?: unknown[]}
+
+describe('a test and a live gateway of one appid', () => {
+  it('a refund left unknown on the test gateway is never sent, listed, counted or guarded on the live one', async () => {
+    const order = 'INV-TL-1'
+    await paidOn(world.sandbox, order)
+    await paidOn(live, order)
+    // On the test gateway, 60.00 is made but its answer and every lookup are lost: outcome unknown.
+    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
+    const unknown = await world.run(['refund', 'create', order, '--amount', '60.00', '--json', '--timeout', '2'])
+    await world.faults('')
+    expect(unknown.code, unknown.stderr).toBe(5)
+    const testNumber = unknown.json<{mch_refund_no: string}>().mch_refund_no
+
+    // The live customer is refunded 10.00: that and nothing else reaches the live gateway.
+    const refunded = await shop(['refund', 'create', order, '--amount', '10.00', '--json'])
+    expect(refunded.code, refunded.stderr).toBe(0)
+    expect(refunded.json<Refunded>()).toMatchObject({status: 'refunded', refund_fee: 1000})
+    expect(refunded.json<Refunded>().settled_earlier).toBeUndefined()
+    expect(refunded.stderr).not.toContain(testNumber)
+    expect(await refundsOn(live, order)).toEqual([{no: refunded.json<Refunded>().mch_refund_no, fee: 1000}])
+
+    // The live lists and story know nothing of the test refund; a live 60.00 is no "identical refund".
+    const list = await shop(['refund', 'list', '--json'])
+    expect(list.json<{refunds: {mch_refund_no: string}[]}>().refunds.map((r) => r.mch_refund_no)).not.toContain(
+      testNumber,
+    )
+    expect((await shop(['order', 'timeline', order])).stdout).not.toContain(testNumber)
+    const sixty = await shop(['refund', 'create', order, '--amount', '60.00', '--json'])
+    expect(sixty.code, sixty.stderr).toBe(0)
+    // Under the test refund's number the live gateway is asked, never answered from the test's record.
+    await paidOn(live, 'INV-TL-2')
+    const sameNumber = await shop(['refund', 'create', 'INV-TL-2', '--amount', '60.00', '--mch-refund-no', testNumber])
+    expect(sameNumber.code, sameNumber.stderr).toBe(0)
+    expect(await refundsOn(live, 'INV-TL-2')).toEqual([{no: testNumber, fee: 6000}])
+
+    // The test gateway's own refund is settled on the test gateway, by a lookup: made, once.
+    const settled = await world.run(['refund', 'create', order, '--amount', '60.00'])
+    expect(settled.code, settled.stderr).toBe(0)
+    expect(settled.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
+    expect(await refundsOn(world.sandbox, order)).toEqual([{no: testNumber, fee: 6000}])
+  })
+
+  it("a file run on the test gateway, then on the live one: the test run's journal is refused, naming both, and nothing is sent", async () => {
+    for (const order of ['INV-TLB-1', 'INV-TLB-2']) {
+      await paidOn(world.sandbox, order)
+      await paidOn(live, order)
+    }
+    const csv = world.file('tl-batch.csv', 'mch_order_no,refund_amount\nINV-TLB-1,5.00\nINV-TLB-2,7.00\n')
+    const tried = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    expect(tried.code, tried.stderr).toBe(0)
+    const onLive = await shop(['refund', 'create', '--from-csv', csv])
+    expect(onLive.code).toBe(2)
+    expect(onLive.stderr).toContain(`was written against appid ${APPID} at ${world.sandbox.info.base_url}`)
+    expect(onLive.stderr).toContain(`this run sends to appid ${APPID} at ${live.info.base_url}`)
+    expect(await refundsOn(live, 'INV-TLB-1')).toEqual([])
+    // The way out it names: a journal of the live run's own; every row is then refunded on live, once.
+    const journal = /add --journal (\S+)/.exec(onLive.stderr)![1]!
+    const again = await shop(['refund', 'create', '--from-csv', csv, '--journal', journal])
+    expect(again.code, again.stderr).toBe(0)
+    expect(world.reportOf(csv).map((r) => r.status)).toEqual(['refunded', 'refunded'])
+    expect((await refundsOn(live, 'INV-TLB-1')).map((r) => r.fee)).toEqual([500])
+    expect((await refundsOn(live, 'INV-TLB-2')).map((r) => r.fee)).toEqual([700])
+  })
+})
+
+describe('a refund an earlier run left unknown', () => {
+  /** A refund of `amount` that never reached the gateway (every attempt answered HTTP 500): exit 5, its number. */
+  async function neverMade(order: string, amount: string): Promise<string> {
+    await world.faults('http-500=1@order_refund')
+    const sent = await world.run(['refund', 'create', order, '--amount', amount, '--json', '--timeout', '2'])
+    await world.faults('')
+    expect(sent.code, sent.stderr).toBe(5)
+    expect(await refundsOn(world.sandbox, order)).toEqual([])
+    return sent.json<{mch_refund_no: string}>().mch_refund_no
+  }
+
+  it('is looked up, never sent, by a refund of another amount: said absent, in the text and --json', async () => {
+    const order = 'INV-ASK-1'
+    await paidOn(world.sandbox, order)
+    const earlier = await neverMade(order, '90.00')
+    const refunded = await world.run(['refund', 'create', order, '--amount', '10.00', '--json'])
+    expect(refunded.code, refunded.stderr).toBe(0)
+    expect(refunded.json<Refunded>().settled_earlier).toEqual([
+      expect.objectContaining({mch_refund_no: earlier, refund_fee: 9000, status: 'absent'}),
+    ])
+    expect(refunded.stderr).toContain(
+      `Refund ${earlier} of 90.00 THB, sent earlier without a known outcome, never reached the gateway: nothing was refunded under it.`,
+    )
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+    const list = await world.run(['refund', 'list', '--json'])
+    const listed = list.json<{refunds: {mch_refund_no: string; status: string}[]}>().refunds
+    expect(listed.find((r) => r.mch_refund_no === earlier)?.status).toBe('absent')
+  })
+
+  it('is sent again under its number when the same refund is asked for, and said so', async () => {
+    const order = 'INV-ASK-2'
+    await paidOn(world.sandbox, order)
+    const earlier = await neverMade(order, '90.00')
+    const again = await world.run(['refund', 'create', order, '--amount', '90.00', '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.json()).toMatchObject({status: 'refunded', mch_refund_no: earlier, sent_again: true})
+    expect(again.stderr).toContain('as the same refund was asked for, it was sent again under its number')
+    expect(await refundsOn(world.sandbox, order)).toEqual([{no: earlier, fee: 9000}])
+  })
+
+  it('on a channel with no refund query stops another refund (exit 5), and the command it gives sends it on purpose', async () => {
+    const order = 'INV-ASK-3'
+    await paidOn(world.sandbox, order, 'alipay')
+    const earlier = await neverMade(order, '90.00')
+    const other = await world.run(['refund', 'create', order, '--amount', '10.00'])
+    expect(other.code).toBe(5)
+    expect(other.stderr).toContain('Nothing was sent: gw does not send a refund this command did not ask for.')
+    expect(await refundsOn(world.sandbox, order)).toEqual([])
+    const command = /To send it after all \(.*\): (gw refund create .+)$/m.exec(other.stderr)![1]!
+    expect(command).toBe(`gw refund create ${order} --amount 90.00 --mch-refund-no ${earlier}`)
+    const sent = await world.run(command.split(' ').slice(1))
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(await refundsOn(world.sandbox, order)).toEqual([{no: earlier, fee: 9000}])
+  })
+})
+
+describe('files in the config folder that gw did not write', () => {
+  /** An order's refund intent, as a history.jsonl line of gw's (of this gateway's appid, no gateway: an earlier version's). */
+  const intent = (order: string, number: string, fee: number, channel: string) =>
+    `${JSON.stringify({type: 'refund', appid: APPID, mch_order_no: order, channel, mch_refund_no: number, refund_fee: fee, fee_type: 'THB', status: 'intent', source: 'refund create', at: new Date().toISOString()})}\n`
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "another user's history.jsonl in a folder others could write is refused and named, never merged or sent",
+    async () => {
+      const order = 'INV-PLANT-1'
+      await paidOn(world.sandbox, order, 'alipay')
+      const {dir, env} = world.machine()
+      chmodSync(dir, 0o777)
+      const planted = join(dir, 'history.jsonl')
+      // Written by the user nobody: a 90.00 refund nobody here asked for.
+      execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-c', `cat > ${planted}`], {
+        input: intent(order, 'RF-PLANTED', 9000, 'alipay'),
+      })
+      const refunded = await world.run(['refund', 'create', order, '--amount', '10.00'], {env})
+      expect(refunded.code, refunded.stderr).toBe(0)
+      expect(refunded.stderr).toMatch(
+        new RegExp(`${planted} is not merged into the history: it belongs to another user \\(uid \\d+\\), not to you`),
+      )
+      expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+      expect(existsSync(planted)).toBe(true)
+      // gw made its folder private before reading anything in it.
+      expect(execFileSync('stat', ['-c', '%a', dir], {encoding: 'utf8'}).trim()).toBe('700')
+    },
+  )
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "another user's profiles.json is never read: it could send this machine's refunds anywhere",
+    async () => {
+      const {dir} = world.machine()
+      chmodSync(dir, 0o777)
+      const store = join(dir, 'profiles.json')
+      execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-c', `cat > ${store}`], {
+        input: readFileSync(join(world.configDir, 'profiles.json')),
+      })
+      const listed = await world.run(['refund', 'list'], {env: {GW_CONFIG_DIR: dir}})
+      expect(listed.code).toBe(2)
+      expect(listed.stderr).toMatch(new RegExp(`The profile store ${store} is not used: it belongs to another user`))
+    },
+  )
+
+  it('a history.jsonl restored from a backup with an intent is looked up, never sent: absent where the gateway can tell', async () => {
+    const [wechat, alipay] = ['INV-RESTORE-W', 'INV-RESTORE-A']
+    await paidOn(world.sandbox, wechat)
+    await paidOn(world.sandbox, alipay, 'alipay')
+    const {dir, env} = world.machine()
+    writeFileSync(
+      join(dir, 'history.jsonl'),
+      intent(wechat, 'RF-RESTORED-W', 9000, 'wechat') + intent(alipay, 'RF-RESTORED-A', 9000, 'alipay'),
+    )
+    const onWechat = await world.run(['refund', 'create', wechat, '--amount', '10.00'], {env})
+    expect(onWechat.code, onWechat.stderr).toBe(0)
+    expect(onWechat.stderr).toContain(
+      'Refund RF-RESTORED-W of 90.00 THB, sent earlier without a known outcome, never reached the gateway',
+    )
+    expect((await refundsOn(world.sandbox, wechat)).map((r) => r.fee)).toEqual([1000])
+    const onAlipay = await world.run(['refund', 'create', alipay, '--amount', '10.00'], {env})
+    expect(onAlipay.code).toBe(5)
+    expect(await refundsOn(world.sandbox, alipay)).toEqual([])
+  })
+
+  it("an alipay bulk row a planted 'refunded' line names is not confirmable while the order shows no refund, never already refunded", async () => {
+    const order = 'INV-CLAIM-1'
+    await paidOn(world.sandbox, order, 'alipay')
+    const csv = world.file('claimed.csv', `mch_order_no,refund_amount,mch_refund_no\n${order},10.00,RF-CLAIMED\n`)
+    const {dir, env} = world.machine()
+    writeFileSync(
+      join(dir, 'history.jsonl'),
+      `${JSON.stringify({type: 'refund', appid: APPID, mch_order_no: order, channel: 'alipay', mch_refund_no: 'RF-CLAIMED', refund_fee: 1000, fee_type: 'THB', status: 'refunded', source: 'refund create', at: new Date().toISOString()})}\n`,
+    )
+    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(run.code, run.stderr).toBe(6)
+    const [row] = world.reportOf(csv)
+    expect(row).toMatchObject({status: 'not_confirmable'})
+    expect(row!.advice).toContain('but the order is SUCCESS: no refund of it shows as succeeded')
+    expect(await refundsOn(world.sandbox, order)).toEqual([])
+  })
+})
+
+describe("a colleague's re-check of a report", () => {
+  it('recognises the numbers gw derived as its own (never failed for another number), and sends no row the report says failed unless asked', async () => {
+    const orders = ['INV-RECHECK-1', 'INV-RECHECK-2']
+    for (const order of orders) await paidOn(world.sandbox, order, 'alipay')
+    const csv = world.file('recheck.csv', `mch_order_no,refund_amount\n${orders[0]},10.00\n`)
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+    // The report, with a second row it says failed (a refund the gateway refused that day).
+    const report = readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8').split(/\r?\n/)
+    const failed = report[1]!.replace(orders[0]!, orders[1]!).replace(/,refunded,RF\w+,/, ',failed,,')
+    const copy = world.file('recheck-report.csv', [report[0], report[1], failed, ...report.slice(2)].join('\n'))
+    // On another desk: no journal, no history.
+    const {env} = world.machine()
+    const recheck = await world.run(['refund', 'create', '--from-csv', copy, '--yes'], {env})
+    expect(recheck.code, recheck.stderr).toBe(1)
+    // Its own number held at the gateway, on a channel that cannot show the refund's state: not confirmable, never
+    // "failed, give another number", which would refund the customer twice.
+    const [first, second] = world.reportOf(copy)
+    expect([first!.status, second!.status]).toEqual(['not_confirmable', 'left_out'])
+    expect(first!.advice).toContain('Confirm refund RF')
+    expect(recheck.stdout + recheck.stderr).not.toContain('another refund number')
+    expect(world.reportOf(copy)[1]!.err_msg).toContain('add --retry-failed to send it')
+    expect((await refundsOn(world.sandbox, orders[0]!)).map((r) => r.fee)).toEqual([1000])
+    expect(await refundsOn(world.sandbox, orders[1]!)).toEqual([])
+    const retried = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--retry-failed'], {env})
+    // The failed row is sent now; the first stays not confirmable (exit 6): nothing more can be learned of it here.
+    expect(retried.code, retried.stderr).toBe(6)
+    expect(
+      world
+        .reportOf(copy)
+        .slice(0, 2)
+        .map((r) => r.status),
+    ).toEqual(['not_confirmable', 'refunded'])
+    expect((await refundsOn(world.sandbox, orders[1]!)).map((r) => r.fee)).toEqual([1000])
+    expect((await refundsOn(world.sandbox, orders[0]!)).map((r) => r.fee)).toEqual([1000])
+  })
+})
