@@ -76,7 +76,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     } finally {
       work.done()
     }
-    outcomeNotes(outcome).forEach((note) => this.note(note))
+    outcomeNotes(outcome, input).forEach((note) => this.note(note))
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
     if (json) await this.endJsonList({...outcome, file: args.file, out, mismatches})
     else this.log(reconcileView(outcome, mismatches, out))

@@ -150,7 +150,7 @@ export function listFilterOf(flags: {
 function amountsOf(text: string): {fee: number; currency: string}[] {
   let read
   try {
-    read = readAmountText(text.trim())
+    read = readAmountText(text.trim(), undefined, {mark: 'point', by: 'on the command line'})
   } catch (error) {
     throw usageError(`--amount: ${(error as Error).message}.`)
   }
@@ -277,6 +277,12 @@ export const fileFlags = (group: {helpGroup?: string; dependsOn?: string[]} = {}
     description: 'separator of a CSV: , ; tab or | (default: told by the header line)',
     ...group,
   }),
+  'decimal-mark': Flags.option({
+    description:
+      "the decimal mark of the file's amounts written as text, when none of them shows it (1,500 and 1.500 read two ways): point or comma (default: told by the amounts that read one way, 1,234.50 or 12,34)",
+    options: ['point', 'comma'] as const,
+    ...group,
+  })(),
   bom: Flags.boolean({
     description: 'start a CSV output with a BOM, so spreadsheets read it as UTF-8 (the default; --no-bom to omit)',
     allowNo: true,

@@ -22,7 +22,7 @@ export function amountOfField(row: TableRow, field: string, currency?: string): 
     case 'formula':
       throw new AmountError(formulasWithoutResult([note.address]))
     default:
-      return readAmountText(row.get(field), currency, {decimalComma: row.decimalComma})
+      return readAmountText(row.get(field), currency, row.amountContext(field))
   }
 }
 

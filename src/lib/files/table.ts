@@ -23,6 +23,8 @@ import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, checkNotUtf8, encodingOf, kindOf, looksBinary, notTextError, unusualLine} from './decoding.js'
 import type {TypedCells} from './cells.js'
+import {type ColumnMark, DecimalMarks, HOLD_LIMIT} from './decimal-marks.js'
+import type {AmountContext, DecimalMark} from '../gateway/protocol/index.js'
 import {type CellNote, formulasWithoutResult} from './workbook-cells.js'
 import type {WorkbookRecord} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
@@ -47,8 +49,8 @@ export interface TableRow {
   formulas(): {field: string; address: string}[]
   /** A workbook's number and date cells as typed, by column (for a workbook report). */
   typed?: TypedCells
-  /** The file's separator says a comma-decimal locale (";"): a comma between thousands is not taken for granted. */
-  decimalComma?: boolean
+  /** How an amount field's text is read: its column's decimal mark as settled when the row was let go, the file's yen sign. */
+  amountContext(field: string): AmountContext
 }
 
 export interface TableHeader extends Columns {
@@ -75,6 +77,8 @@ export interface TableSource {
   titles?: {line: number; text: string}[]
   /** Text that decodes to characters unusual in the encoding given: an example line. */
   unusual?: {line: number; text: string}
+  /** The decimal mark of each amount column, as it was settled while the rows were read (decimal-marks). */
+  marks: ColumnMark[]
 }
 
 /** A line of the file that is not a row: above the header (a title), or blank. */
@@ -107,6 +111,10 @@ export interface ReadOptions {
   required?: readonly (readonly string[])[]
   /** The column sets of gw's own outputs the command may be given back (gwColumnsOf). */
   outputs?: readonly (readonly string[])[]
+  /** The fields holding amounts as text, whose decimal mark is settled by their column (decimal-marks). */
+  amounts?: readonly string[]
+  /** --decimal-mark: every amount column's mark, given. */
+  'decimal-mark'?: DecimalMark
 }
 
 /** How many rows the header is looked for among. */
@@ -223,14 +231,17 @@ async function headOf(path: string): Promise<Uint8Array> {
 }
 
 /** The records of the file, whichever kind it is, and how it was read. */
-async function recordsOf(path: string, options: ReadOptions) {
+async function recordsOf(
+  path: string,
+  options: ReadOptions,
+): Promise<{source: TableSource; records: AsyncGenerator<SourceRecord>}> {
   const head = await headOf(path)
   const kind = kindOf(path, head)
   if (kind === 'xlsx') {
     for (const flag of ['encoding', 'delimiter'] as const)
       if (options[flag]) throw usageError(`--${flag} is for CSV files; ${path} is an .xlsx workbook.`)
     const workbook = await workbookRecords(path, options.sheet)
-    return {source: {kind, sheet: workbook.sheet, sheets: workbook.sheets}, records: workbook.records}
+    return {source: {kind, sheet: workbook.sheet, sheets: workbook.sheets, marks: []}, records: workbook.records}
   }
   if (options.sheet) throw usageError(`--sheet is for .xlsx workbooks; ${path} is a CSV file.`)
   const encoding = encodingOf(head, options.encoding)
@@ -238,7 +249,7 @@ async function recordsOf(path: string, options: ReadOptions) {
   checkNotUtf8(path, head, encoding)
   const delimiter = delimiterOf(headerLineOf(head, encoding), options.delimiter)
   const unusual = unusualLine(head, encoding)
-  const source = {kind, encoding: encoding.name, delimiter, ...(unusual ? {unusual} : {})}
+  const source = {kind, encoding: encoding.name, delimiter, marks: [], ...(unusual ? {unusual} : {})}
   return {source, records: csvRecords(path, {encoding, delimiter, head})}
 }
 
@@ -296,9 +307,15 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
     const second = rest.length ? {done: false, value: rest.shift()!} : await bounded.next()
     if (second.done) throw usageError(`${path} has a header but no rows${sheetNote(source)}.`)
     const table = {source: titles.length ? {...source, titles} : source, header, above}
-    // A file separated by ";" is a comma-decimal spreadsheet's (German, Excel in such locales).
-    const decimalComma = 'delimiter' in source && source.delimiter === ';'
-    return {...table, rows: rowsOf(header, second.value, prepended(rest, bounded), decimalComma)}
+    // Shift_JIS and CP932 (which WHATWG decodes as shift_jis) write the yen sign as the byte of `\`.
+    const yen = source.encoding === 'shift_jis'
+    const marks = new DecimalMarks(
+      (options.amounts ?? []).filter((f) => header.index.has(f)),
+      table.source.marks,
+      options['decimal-mark'],
+      yen,
+    )
+    return {...table, rows: settledRows(rowsOf(header, second.value, prepended(rest, bounded)), marks)}
   } catch (error) {
     await bounded.return(undefined)
     throw error
@@ -309,20 +326,22 @@ async function* rowsOf(
   header: TableHeader,
   first: SourceRecord,
   rest: AsyncGenerator<SourceRecord>,
-  decimalComma: boolean,
-): AsyncGenerator<TableRow> {
+): AsyncGenerator<HeldRow> {
   const {index, names} = header
   const width = names.length
   const gw = new Set(header.gwColumns)
   // A line of an earlier report that only gw wrote in (its not_a_row beside a blank line) is blank.
   const blank = ({record, notes}: SourceRecord) =>
     gw.size > 0 && !notes && record.every((v, i) => gw.has(i) || v.trim() === '')
-  const row = ({record: values, line, end, inexact, notes, typed}: SourceRecord): TableRow => ({
+  const row = ({record: values, line, end, inexact, notes, typed}: SourceRecord): HeldRow => ({
     line,
     end: end ?? line,
     values,
     typed,
-    decimalComma,
+    contexts: {},
+    amountContext(field) {
+      return this.contexts[field] ?? {}
+    },
     // Asked of every row: most have no notes at all (every CSV row, a workbook's text cells).
     formulas: () =>
       notes
@@ -348,6 +367,44 @@ async function* rowsOf(
   })
   if (!blank(first)) yield row(first)
   for await (const record of rest) if (!blank(record)) yield row(record)
+}
+
+/** A row as it streams, its amounts' contexts set when it is let go (settledRows). */
+type HeldRow = TableRow & {contexts: Record<string, AmountContext>}
+
+/**
+ * The rows in order, each let go once the decimal mark of every amount column it has a cell of
+ * two readings in is settled (or the file ends, or HOLD_LIMIT rows wait), with the contexts its
+ * amounts are then read in.
+ */
+async function* settledRows(rows: AsyncGenerator<HeldRow>, marks: DecimalMarks): AsyncGenerator<TableRow> {
+  const held: HeldRow[] = []
+  const go = (row: HeldRow) => {
+    for (const field of marks.fields) row.contexts[field] = marks.contextOf(field)
+    return row
+  }
+  try {
+    for await (const row of rows) {
+      const waits = marks.see(
+        row.line,
+        (f) => row.get(f),
+        (f) => row.note(f) === undefined,
+      )
+      if (!held.length && !waits) {
+        yield go(row)
+        continue
+      }
+      held.push(row)
+      if (held.length >= HOLD_LIMIT) marks.giveUp()
+      if (marks.waiting) continue
+      for (const waiting of held) yield go(waiting)
+      held.length = 0
+    }
+    marks.giveUp()
+    for (const waiting of held) yield go(waiting)
+  } finally {
+    await rows.return(undefined)
+  }
 }
 
 /** A line of the file as a report writes it back: one of the table's rows, or a line that is not a row. */

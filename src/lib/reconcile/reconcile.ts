@@ -142,7 +142,8 @@ export async function openForReconcile(
 ): Promise<ReconcileInput> {
   // gw's own reconcile output and order list are files it reads back: the gateway's columns are not read.
   const outputs = [OUTPUT_COLUMNS, ORDER_LIST_COLUMNS]
-  const table = await openTable(file, {...options, fields: RECONCILE_FIELDS, required: [ORDER_NUMBER_FIELDS], outputs})
+  const read = {...options, fields: RECONCILE_FIELDS, required: [ORDER_NUMBER_FIELDS], outputs, amounts: ['amount']}
+  const table = await openTable(file, read)
   const {header} = table
   const noOrderColumn = missingOrderColumn(table, RECONCILE_FIELDS)
   if (noOrderColumn) throw usageError(`${file} line ${header.line ?? 1}: ${noOrderColumn}.`)

@@ -5,7 +5,7 @@ import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan, OrderLine} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
-import {earlierOutputNote, ignoredNote, sourceNotes, totalsNotes} from './files.js'
+import {earlierOutputNote, ignoredNote, markNotes, sourceNotes, totalsNotes} from './files.js'
 import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
@@ -29,7 +29,11 @@ const problemLines = (problems: readonly Problem[]) => lines(problems, (p) => `l
 export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): string[] {
   const notes: string[] = []
   const {found, settled, problems} = plan
-  notes.push(...sourceNotes(plan.file.source), ...totalsNotes(plan.file.totals))
+  notes.push(
+    ...sourceNotes(plan.file.source),
+    ...markNotes(plan.file.source, plan.file.header),
+    ...totalsNotes(plan.file.totals),
+  )
   for (const note of [earlierOutputNote(plan.file.header), ignoredNote(plan.file.header.ignored, plan.file.hints)])
     if (note) notes.push(note)
   if (tookOver)

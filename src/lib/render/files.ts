@@ -30,6 +30,15 @@ export function sourceNotes(source: TableSource): string[] {
   return notes
 }
 
+/** How each amount column's decimal mark was settled: "amounts in "Refund" read with a decimal comma (line 4 shows it: "12,34")". */
+export function markNotes(source: TableSource, header: TableHeader): string[] {
+  return source.marks.map(({field, mark, line, text}) => {
+    const column = header.names[header.index.get(field)!]
+    const why = line === undefined ? 'as --decimal-mark says' : `line ${line} shows it: ${quoted(text, 30)}`
+    return `amounts in ${quoted(column)} read with a decimal ${mark} (${why})`
+  })
+}
+
 /** Each totals row: never sent or queried, and whether it agrees with the rows above it. */
 export function totalsNotes(totals: readonly TotalsRow[]): string[] {
   return totals.map((t) => {

@@ -22,7 +22,12 @@ describe('the refund file check: every problem named with its line', () => {
     ['a zero decimal amount', 'mch_order_no,refund_amount\nX,0.00\n', 2, /^refund_amount is zero/],
     ['a negative amount', 'mch_order_no,refund_amount\nX,-5\n', 2, /^refund_amount "-5" is negative/],
     ['a parenthesised amount', 'mch_order_no,refund_amount\nX,(5.00)\n', 2, /^refund_amount "\(5.00\)" is negative/],
-    ['a comma as the decimal mark', 'mch_order_no,refund_amount\nX,"1,50"\n', 2, /^refund_amount: "1,50" is ambiguous/],
+    [
+      'an amount that reads two ways, alone in its column',
+      'mch_order_no,refund_amount\nX,"1,500"\n',
+      2,
+      /^refund_amount: "1,500" reads two ways: 1500 with a decimal point, or 1.500 with a decimal comma/,
+    ],
     ['a negative in minor units', 'mch_order_no,refund_fee\nX,-500\n', 2, /^refund_fee "-500" is negative/],
     ['a decimal in minor units', 'mch_order_no,refund_fee\nX,10.5\n', 2, /^refund_fee: "10.5" is not a whole number/],
     [
@@ -89,9 +94,9 @@ describe('the refund file check: every problem named with its line', () => {
     expect(problems.map((p) => [p.line, p.message])).toEqual([
       [2, expect.stringMatching(/^refund_amount: THB has 2 decimal places/)],
       [3, expect.stringMatching(/^refund_amount: JPY has no minor unit/)],
-      // Three places as written, whatever the zeros: 10.500 may be ten thousand five hundred.
-      [5, expect.stringMatching(/^refund_amount: "10.500" is ambiguous: 10500 .* or 10.5 with a decimal point/)],
-      [6, expect.stringMatching(/^refund_amount: "2.000" is ambiguous: 2000 .* or 2 with a decimal point/)],
+      // Three places as written, whatever the zeros (the column's point is settled by line 2).
+      [5, expect.stringMatching(/^refund_amount: THB has 2 decimal places; "10.500" has more/)],
+      [6, expect.stringMatching(/^refund_amount: JPY has no minor unit; "2.000" must be a whole number/)],
     ])
   })
 
@@ -144,6 +149,78 @@ describe('the refund file check: every problem named with its line', () => {
       [3, false],
       [4, false],
       [5, true],
+    ])
+  })
+})
+
+describe('the decimal mark of an amount column, settled by its cells', () => {
+  /** Each row as [line, the amount it asks for, or its problem]. */
+  async function amounts(content: string, options: Parameters<typeof readRefundFile>[1] = {}) {
+    const file = await readRefundFile(tempFile('refunds.csv', content), options)
+    const problems = new Map(file.problems.map((p) => [p.line, p.message]))
+    const rows = file.rows.map((r) => {
+      const amount = r.request?.amount
+      return [r.line, amount && 'decimal' in amount ? amount.decimal : problems.get(r.line)]
+    })
+    return {rows, marks: file.source.marks}
+  }
+
+  it('reads a tab-separated export of a comma-decimal locale by the cell that reads one way, rows before it too', async () => {
+    // Excel's "Unicode text" or LibreOffice's tab export in French: 82,305 is 82.305, not 82305.
+    const {rows, marks} = await amounts(
+      'mch_order_no\trefund_amount\tfee_type\nA\t1,500\tTHB\nB\t82,305\tTHB\nC\t12,34\tTHB\nD\t1 500,00\tTHB\n',
+    )
+    expect(rows).toEqual([
+      [2, 'refund_amount: THB has 2 decimal places; "1,500" (1.500) has more'],
+      [3, 'refund_amount: THB has 2 decimal places; "82,305" (82.305) has more'],
+      [4, '12.34'],
+      [5, '1500.00'],
+    ])
+    expect(marks).toEqual([{field: 'refund_amount', mark: 'comma', line: 4, text: '12,34'}])
+  })
+
+  it('reads a point-decimal column the same way, in a file separated by semicolons', async () => {
+    const {rows, marks} = await amounts('mch_order_no;refund_amount\nA;1,500\nB;"1,234.50"\nC;.30\n')
+    expect(rows).toEqual([
+      [2, '1500'],
+      [3, '1234.50'],
+      [4, '0.30'],
+    ])
+    expect(marks).toEqual([{field: 'refund_amount', mark: 'point', line: 3, text: '1,234.50'}])
+  })
+
+  it('refuses every cell that reads two ways when nothing settles the column, each with both readings', async () => {
+    const {rows, marks} = await amounts('mch_order_no,refund_amount\nA,"1,500"\nB,"2,000"\nC,300\n')
+    expect(rows).toEqual([
+      [
+        2,
+        expect.stringMatching(
+          /^refund_amount: "1,500" reads two ways: 1500 with a decimal point, or 1.500 with a decimal comma, .*--decimal-mark/,
+        ),
+      ],
+      [3, expect.stringMatching(/^refund_amount: "2,000" reads two ways: 2000 .* or 2.000 with a decimal comma/)],
+      [4, '300'],
+    ])
+    expect(marks).toEqual([])
+  })
+
+  it('reads them with --decimal-mark, and refuses a cell written with the other mark', async () => {
+    const {rows, marks} = await amounts('mch_order_no,refund_amount\nA,"1,500"\nB,"12,34"\n', {'decimal-mark': 'point'})
+    expect(rows).toEqual([
+      [2, '1500'],
+      [
+        3,
+        `refund_amount: "12,34" is written with a decimal comma, but its column's decimal mark is a point (--decimal-mark): check which is meant`,
+      ],
+    ])
+    expect(marks).toEqual([{field: 'refund_amount', mark: 'point'}])
+  })
+
+  it('refuses a cell that contradicts the line that settled its column, naming that line', async () => {
+    const {rows} = await amounts('mch_order_no,refund_amount\nA,"1,234.50"\nB,"12,34"\n')
+    expect(rows[1]).toEqual([
+      3,
+      `refund_amount: "12,34" is written with a decimal comma, but its column's decimal mark is a point (line 2 shows it: "1,234.50"): check which is meant`,
     ])
   })
 })

@@ -120,7 +120,7 @@ function fieldAmount(
   const currency = feeType ?? read.currency
   if (currency && isCurrency(currency)) {
     try {
-      toMinorUnits(read.decimal, currency)
+      toMinorUnits(read.decimal, currency, row.note(field) ? read.decimal : row.get(field))
     } catch (error) {
       return `refund_amount: ${(error as AmountError).message}`
     }
@@ -286,7 +286,13 @@ async function readRows(
 ): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
   // gw's own report and refund list are files it reads back: their status and the gateway's columns are not read.
   const outputs = [REPORT_COLUMNS, REFUND_LIST_COLUMNS]
-  const read = {...options, fields: FIELDS, required: [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS], outputs}
+  const read = {
+    ...options,
+    fields: FIELDS,
+    required: [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS],
+    outputs,
+    amounts: AMOUNT_FIELDS,
+  }
   const {source, header, rows: records} = await openTable(path, read)
   const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['refund_fee', 'refund_amount']])
   const problems = headerProblems(header, source, hints)
