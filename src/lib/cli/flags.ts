@@ -305,6 +305,17 @@ export const bulkRefundFlags = {
     description: 'refund rows that repeat the same order and amount, each once',
     ...bulk,
   }),
+  'only-visible': Flags.boolean({
+    description:
+      'refund only the rows the sheet shows: rows hidden, filtered out, collapsed or struck through are left out, and reported so (default: any such row stops the run)',
+    exclusive: ['include-hidden'],
+    ...bulk,
+  }),
+  'include-hidden': Flags.boolean({
+    description: 'refund the rows the sheet hides, filters out or strikes through as well as the rows it shows',
+    exclusive: ['only-visible'],
+    ...bulk,
+  }),
   'batch-id': Flags.string({
     description: 'a name for an intentional second round of refunds identical to an earlier file',
     ...bulk,

@@ -26,7 +26,7 @@ import type {TypedCells} from './cells.js'
 import {type ColumnMark, DecimalMarks, HOLD_LIMIT} from './decimal-marks.js'
 import type {AmountContext, DecimalMark} from '../gateway/protocol/index.js'
 import {type CellNote, formulasWithoutResult} from './workbook-cells.js'
-import type {WorkbookRecord} from './workbook-reader.js'
+import {type WorkbookRecord, columnLetters} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
 
 export interface TableRow {
@@ -51,6 +51,12 @@ export interface TableRow {
   typed?: TypedCells
   /** How an amount field's text is read: its column's decimal mark as settled when the row was let go, the file's yen sign. */
   amountContext(field: string): AmountContext
+  /** Why the sheet does not show the row: hidden, filtered out, collapsed; undefined when it shows it. */
+  hidden?: string
+  /** The row is shown struck through (a cell gw reads, or every filled cell): which cells. */
+  struck?: string
+  /** The merged range a field's cell is covered by (its value is in the range's first cell only). */
+  merged(field: string): string | undefined
 }
 
 export interface TableHeader extends Columns {
@@ -70,9 +76,10 @@ export interface TableSource {
   /** CSV: its encoding and separator. */
   encoding?: string
   delimiter?: string
-  /** Workbook: the sheet read, and all its visible sheets. */
+  /** Workbook: the sheet read, all its visible sheets, and the one it opens on (its active tab). */
   sheet?: string
   sheets?: string[]
+  active?: string
   /** Rows above the header, skipped as titles: their line and their text. */
   titles?: {line: number; text: string}[]
   /** Text that decodes to characters unusual in the encoding given: an example line. */
@@ -115,6 +122,8 @@ export interface ReadOptions {
   amounts?: readonly string[]
   /** --decimal-mark: every amount column's mark, given. */
   'decimal-mark'?: DecimalMark
+  /** --include-hidden: rows the sheet hides or strikes through are read as any other. */
+  'include-hidden'?: boolean
 }
 
 /** How many rows the header is looked for among. */
@@ -196,6 +205,17 @@ export function unresolvedFormulas(row: TableRow): string | undefined {
     : undefined
 }
 
+/** " (cell A6 is covered by the merged cells A5:A6; its value is in A5 only)" for the first of `fields` whose cell is merged into another, or ''. */
+export function mergedNote(row: TableRow, fields: readonly string[]): string {
+  for (const field of fields) {
+    const range = row.merged(field)
+    if (!range) continue
+    const first = range.split(':')[0]
+    return ` (its ${field} cell is covered by the merged cells ${range}; the value is in ${first} only: unmerge them and fill each row)`
+  }
+  return ''
+}
+
 /** What is wrong with a row whatever the command: fields past its header, an order number Excel holds inexactly. */
 export function rowProblems(row: TableRow): string[] {
   const problems: string[] = []
@@ -241,7 +261,8 @@ async function recordsOf(
     for (const flag of ['encoding', 'delimiter'] as const)
       if (options[flag]) throw usageError(`--${flag} is for CSV files; ${path} is an .xlsx workbook.`)
     const workbook = await workbookRecords(path, options.sheet)
-    return {source: {kind, sheet: workbook.sheet, sheets: workbook.sheets, marks: []}, records: workbook.records}
+    const {sheet, sheets, active} = workbook
+    return {source: {kind, sheet, sheets, ...(active ? {active} : {}), marks: []}, records: workbook.records}
   }
   if (options.sheet) throw usageError(`--sheet is for .xlsx workbooks; ${path} is a CSV file.`)
   const encoding = encodingOf(head, options.encoding)
@@ -315,7 +336,8 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
       options['decimal-mark'],
       yen,
     )
-    return {...table, rows: settledRows(rowsOf(header, second.value, prepended(rest, bounded)), marks)}
+    const rows = rowsOf(header, second.value, prepended(rest, bounded), Boolean(options['include-hidden']))
+    return {...table, rows: settledRows(rows, marks)}
   } catch (error) {
     await bounded.return(undefined)
     throw error
@@ -326,6 +348,7 @@ async function* rowsOf(
   header: TableHeader,
   first: SourceRecord,
   rest: AsyncGenerator<SourceRecord>,
+  includeHidden: boolean,
 ): AsyncGenerator<HeldRow> {
   const {index, names} = header
   const width = names.length
@@ -333,38 +356,58 @@ async function* rowsOf(
   // A line of an earlier report that only gw wrote in (its not_a_row beside a blank line) is blank.
   const blank = ({record, notes}: SourceRecord) =>
     gw.size > 0 && !notes && record.every((v, i) => gw.has(i) || v.trim() === '')
-  const row = ({record: values, line, end, inexact, notes, typed}: SourceRecord): HeldRow => ({
-    line,
-    end: end ?? line,
-    values,
-    typed,
-    contexts: {},
-    amountContext(field) {
-      return this.contexts[field] ?? {}
-    },
-    // Asked of every row: most have no notes at all (every CSV row, a workbook's text cells).
-    formulas: () =>
-      notes
-        ? [...index].flatMap(([field, at]) => {
-            const note = notes[at]
-            return note?.kind === 'formula' ? [{field, address: note.address}] : []
-          })
-        : [],
-    extra: values.slice(width).filter((v) => v.trim() !== '').length,
-    get: (field) => {
-      const at = index.get(field)
-      return at === undefined ? '' : (values[at] ?? '').trim()
-    },
-    has: (field) => index.has(field),
-    inexact: (field) => {
-      const at = index.get(field)
-      return at !== undefined && Boolean(inexact?.includes(at))
-    },
-    note: (field) => {
-      const at = index.get(field)
-      return at === undefined ? undefined : notes?.[at]
-    },
-  })
+  const read = new Set(index.values())
+  /** A row struck through: a cell gw reads, or every filled cell. */
+  const struckThrough = ({record, struck, line}: SourceRecord) => {
+    if (!struck) return undefined
+    const filled = record.flatMap((v, i) => (v.trim() ? [i] : []))
+    const shown = struck.filter((at) => read.has(at))
+    if (!shown.length && !filled.every((at) => struck.includes(at))) return undefined
+    const cells = (shown.length ? shown : struck).map((at) => `${columnLetters(at)}${line}`)
+    return `struck through (${cells.length === 1 ? 'cell' : 'cells'} ${cells.join(', ')})`
+  }
+  const row = (source: SourceRecord): HeldRow => {
+    const {record: values, line, end, inexact, notes, typed, merged} = source
+    const [hidden, struck] = includeHidden ? [] : [source.hidden, struckThrough(source)]
+    return {
+      line,
+      end: end ?? line,
+      values,
+      typed,
+      ...(hidden ? {hidden} : {}),
+      ...(struck ? {struck} : {}),
+      merged: (field) => {
+        const at = index.get(field)
+        return at === undefined ? undefined : merged?.[at]
+      },
+      contexts: {},
+      amountContext(field) {
+        return this.contexts[field] ?? {}
+      },
+      // Asked of every row: most have no notes at all (every CSV row, a workbook's text cells).
+      formulas: () =>
+        notes
+          ? [...index].flatMap(([field, at]) => {
+              const note = notes[at]
+              return note?.kind === 'formula' ? [{field, address: note.address}] : []
+            })
+          : [],
+      extra: values.slice(width).filter((v) => v.trim() !== '').length,
+      get: (field) => {
+        const at = index.get(field)
+        return at === undefined ? '' : (values[at] ?? '').trim()
+      },
+      has: (field) => index.has(field),
+      inexact: (field) => {
+        const at = index.get(field)
+        return at !== undefined && Boolean(inexact?.includes(at))
+      },
+      note: (field) => {
+        const at = index.get(field)
+        return at === undefined ? undefined : notes?.[at]
+      },
+    }
+  }
   if (!blank(first)) yield row(first)
   for await (const record of rest) if (!blank(record)) yield row(record)
 }

@@ -5,7 +5,7 @@ import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan, OrderLine} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
-import {earlierOutputNote, ignoredNote, markNotes, sourceNotes, totalsNotes} from './files.js'
+import {earlierOutputNote, ignoredNote, leftOutNotes, markNotes, sourceNotes, totalsNotes} from './files.js'
 import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
@@ -33,6 +33,7 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): s
     ...sourceNotes(plan.file.source),
     ...markNotes(plan.file.source, plan.file.header),
     ...totalsNotes(plan.file.totals),
+    ...leftOutNotes(plan.file.left),
   )
   for (const note of [earlierOutputNote(plan.file.header), ignoredNote(plan.file.header.ignored, plan.file.hints)])
     if (note) notes.push(note)

@@ -10,7 +10,12 @@ const SEPARATORS: Record<string, string> = {';': 'semicolons', '\t': 'tabs', '|'
 export function sourceNotes(source: TableSource): string[] {
   const notes: string[] = []
   const others = (source.sheets ?? []).filter((s) => s !== source.sheet)
-  if (source.sheet && others.length)
+  const first = source.sheets?.[0]
+  if (source.active && source.active === source.sheet && first !== source.sheet)
+    notes.push(
+      `reading sheet ${quoted(source.sheet)}, the one the workbook opens on, not its first (${quoted(first)}); the workbook also has ${others.map((s) => quoted(s)).join(', ')}; --sheet picks another`,
+    )
+  else if (source.sheet && others.length)
     notes.push(
       `reading sheet ${quoted(source.sheet)} (the workbook also has ${others.map((s) => quoted(s)).join(', ')}; --sheet picks another)`,
     )
@@ -37,6 +42,20 @@ export function markNotes(source: TableSource, header: TableHeader): string[] {
     const why = line === undefined ? 'as --decimal-mark says' : `line ${line} shows it: ${quoted(text, 30)}`
     return `amounts in ${quoted(column)} read with a decimal ${mark} (${why})`
   })
+}
+
+/** The rows --only-visible left out: each line and why the sheet does not show it. */
+export function leftOutNotes(left: readonly {line: number; why: string}[]): string[] {
+  if (!left.length) return []
+  const shown = left.slice(0, 20).map((l) => `  line ${l.line}: ${l.why}`)
+  const more = left.length > 20 ? [`  ... and ${left.length - 20} more (all are in --json and the report)`] : []
+  return [
+    [
+      `${plural(left.length, 'row')} the sheet does not show, left out (--only-visible): not sent`,
+      ...shown,
+      ...more,
+    ].join('\n'),
+  ]
 }
 
 /** Each totals row: never sent or queried, and whether it agrees with the rows above it. */

@@ -285,9 +285,11 @@ describe('the rows of a good file', () => {
           ? line.row.line
           : 'totals' in line
             ? line.totals.line
-            : 'above' in line
-              ? line.above.line
-              : line.blank.line
+            : 'left' in line
+              ? line.left.line
+              : 'above' in line
+                ? line.above.line
+                : line.blank.line
       const values = 'cells' in line ? line.cells.values : 'above' in line ? line.above.values : line.blank.values
       lines.push([kind(line), at, values.join('|')])
     }

@@ -28,6 +28,7 @@ import {sendPlan} from './send.js'
 /** What a run is asked to do; named as the flags are. */
 interface BulkOptions extends Omit<ReadOptions, 'fields'> {
   csv: string
+  'only-visible'?: boolean
   journal?: string
   out?: string
   skip_invalid: boolean
@@ -113,6 +114,7 @@ export async function runBulkRefund(
       ignored_columns: file.header.ignored,
       earlier_output_columns: file.header.gwColumns.map((at) => file.header.names[at]!),
       totals: file.totals,
+      left_out: file.left,
       problems: [...plan.problems],
       to_send: toSend,
       summary: summarize(file, states, options.dry_run),

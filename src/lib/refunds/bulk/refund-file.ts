@@ -27,6 +27,7 @@ import {
   missingOrderColumn,
   type TableLine,
   linesOf,
+  mergedNote,
   openTable,
   orderColumnOf,
   orderNumbersOf,
@@ -70,6 +71,14 @@ export interface RefundFile {
   truncated?: boolean
   /** Totals rows: reported, never sent. */
   totals: TotalsRow[]
+  /** Rows the sheet does not show, left out by --only-visible: reported, never sent. */
+  left: LeftOut[]
+}
+
+/** A row left out: its line, and why the sheet does not show it. */
+export interface LeftOut {
+  line: number
+  why: string
 }
 
 /** Problems listed before the check stops reading: a file this broken is to be fixed first, not sent. */
@@ -134,7 +143,8 @@ function fieldAmount(
  */
 function rowAmount(row: TableRow, feeType: string | undefined): RowAmount | string {
   const filled = (field: string) => row.get(field) !== '' || row.note(field) !== undefined
-  if (!filled('refund_fee') && !filled('refund_amount')) return 'no amount: fill refund_fee or refund_amount'
+  if (!filled('refund_fee') && !filled('refund_amount'))
+    return `no amount: fill refund_fee or refund_amount${mergedNote(row, AMOUNT_FIELDS)}`
   if (!filled('refund_amount')) return fieldAmount(row, 'refund_fee', feeType)
   const decimal = fieldAmount(row, 'refund_amount', feeType)
   if (!filled('refund_fee') || typeof decimal === 'string') return decimal
@@ -159,7 +169,15 @@ function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
   if (unresolved) return {row: new FileRow(row.line, '', ''), problems: [unresolved]}
   const problems: string[] = rowProblems(row)
   const column = orderColumnOf(row)
-  if (!column) problems.push(`no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}`)
+  const unseen = row.hidden ?? row.struck
+  if (unseen)
+    problems.push(
+      `${unseen} in the sheet: such a row is never refunded silently; --only-visible leaves these rows out, --include-hidden refunds them too`,
+    )
+  if (!column)
+    problems.push(
+      `no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}${mergedNote(row, ORDER_NUMBER_FIELDS)}`,
+    )
   for (const name of CHECKED_LENGTHS) {
     const length = [...row.get(name)].length
     const max = fieldMax('order_refund', name)
@@ -268,7 +286,7 @@ class FileRow implements RefundRow {
  * report's identity of it) and its stamp, the same before the reading and after the hashing,
  * so the hash is of the bytes read. A file changed meanwhile is refused. Nothing is sent here.
  */
-export async function readRefundFile(path: string, options: Omit<ReadOptions, 'fields'> = {}): Promise<RefundFile> {
+export async function readRefundFile(path: string, options: RefundFileOptions = {}): Promise<RefundFile> {
   const stamp = fileStamp(path)
   const file = await readRows(path, options)
   const sha256 = await fileSha256(path)
@@ -280,10 +298,10 @@ export async function readRefundFile(path: string, options: Omit<ReadOptions, 'f
   return {...file, sha256, stamp}
 }
 
-async function readRows(
-  path: string,
-  options: Omit<ReadOptions, 'fields'>,
-): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
+/** How to read a refund file: as any table, and --only-visible (rows the sheet does not show are left out). */
+type RefundFileOptions = Omit<ReadOptions, 'fields'> & {'only-visible'?: boolean}
+
+async function readRows(path: string, options: RefundFileOptions): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
   // gw's own report and refund list are files it reads back: their status and the gateway's columns are not read.
   const outputs = [REPORT_COLUMNS, REFUND_LIST_COLUMNS]
   const read = {
@@ -298,6 +316,7 @@ async function readRows(
   const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
+  const left: LeftOut[] = []
   const file = (truncated?: boolean) => ({
     path,
     read,
@@ -308,11 +327,17 @@ async function readRows(
     problems,
     truncated,
     totals: totals.found,
+    left,
   })
   if (problems.length) return file()
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
     if (totals.take(item)) continue
+    const unseen = item.hidden ?? item.struck
+    if (unseen && options['only-visible']) {
+      left.push({line: item.line, why: unseen})
+      continue
+    }
     const read = readRefundRow(item)
     const line = item.line
     problems.push(...read.problems.map((message) => ({line, message})))
@@ -339,6 +364,7 @@ async function readRows(
 export type ReportLine =
   | {row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}
   | {totals: TotalsRow; cells: Pick<TableRow, 'values' | 'typed'>}
+  | {left: LeftOut; cells: Pick<TableRow, 'values' | 'typed'>}
   | {above: TableLine}
   | {blank: TableLine}
 
@@ -358,7 +384,8 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
   if (!unchanged() || (await fileSha256(file.path)) !== file.sha256) throw changed()
   const table = await openTable(file.path, file.read)
   const totals = new Map(file.totals.map((t) => [t.line, t]))
-  const last = Math.max(file.rows.at(-1)?.line ?? 0, file.totals.at(-1)?.line ?? 0)
+  const left = new Map(file.left.map((l) => [l.line, l]))
+  const last = Math.max(file.rows.at(-1)?.line ?? 0, file.totals.at(-1)?.line ?? 0, file.left.at(-1)?.line ?? 0)
   const lines = linesOf(table)
   try {
     let index = 0
@@ -370,8 +397,10 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
       const {row: cells} = line
       if (cells.line > last) break
       const total = totals.get(cells.line)
+      const leftOut = left.get(cells.line)
       const row = file.rows[index]
       if (total) yield {totals: total, cells}
+      else if (leftOut) yield {left: leftOut, cells}
       else if (row?.line === cells.line) yield {row, index: index++, cells}
       else throw changed(` (line ${row?.line ?? cells.line} is not there)`)
     }
