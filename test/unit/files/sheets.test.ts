@@ -87,6 +87,20 @@ describe("CSVs of comma-decimal and other locales, as LibreOffice saves them in 
   })
 })
 
+describe('the amount shown is the amount refunded', () => {
+  it('a number cell whose format shows another amount than it holds (1,500 for 1,499.6) is a problem naming both', async () => {
+    const {rows} = await read('amounts.openpyxl.xlsx', {sheet: 'Shown'})
+    expect(rows).toEqual([
+      [
+        2,
+        'SHOWN-1',
+        'refund_amount: the cell shows 1,500 but holds 1,499.6: the sheet shows another amount than the one it would refund; type the amount meant into the cell (or show its decimals)',
+      ],
+      [3, 'SHOWN-2', '1500'],
+    ])
+  })
+})
+
 describe('what the sheet shows is what is read: hidden, filtered-out and struck-through rows, the sheet in front', () => {
   const stopped = (hidden: string, filtered: string) => [
     [2, 'NOV-1', '100'],
