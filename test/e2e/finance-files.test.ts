@@ -373,6 +373,37 @@ describe('Excel workbooks', () => {
 })
 
 describe('what the sheet shows is what is refunded (issue 37)', () => {
+  it('a sheet using all 16,384 columns: its report is checked before money moves, written as CSV, or refused when named .xlsx', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'WIDE')
+    const header = ['mch_order_no', 'refund_amount', ...Array.from({length: 16_382}, (_, i) => `note ${i + 3}`)]
+    const sheet = await writeWorkbook(join(world.configDir, 'wide.xlsx'), [
+      {name: 'Refunds', rows: [header, [order, 25, ...header.slice(2).map(() => 'x')]]},
+    ])
+    const named = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      sheet,
+      '--out',
+      join(world.configDir, 'r.xlsx'),
+      '--yes',
+    ])
+    expect(named.code).toBe(2)
+    expect(named.stderr).toContain(
+      "the output would have 16,395 columns, past a worksheet's 16,384: it does not fit a workbook",
+    )
+    expect((await world.ledger(order!))!.refunds).toEqual([])
+    const sent = await world.run(['refund', 'create', '--from-csv', sheet, '--yes'])
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(sent.stderr).toContain(
+      "the output is written as CSV, wide.report.csv: it has 16,395 columns, past a worksheet's 16,384",
+    )
+    expect(sent.stderr).toContain('ignored columns: "note 3", "note 4"')
+    expect(sent.stderr).toContain('"note 22", and 16,362 more')
+    expect((await world.ledger(order!))!.refunds.map((r) => r.refund_fee)).toEqual([2500])
+    expect(rowsOf(join(world.configDir, 'wide.report.csv'))[0]).toMatchObject({mch_order_no: order, status: 'refunded'})
+  })
+
   it("Excel's filtered sheet: stopped naming each row it does not show; --only-visible refunds the rows shown, and the report says the rest were left out", async () => {
     await world.paidOrders(6, 100_000, 'NOV')
     const sheet = file('november.xlsx', readFileSync(join(REPO_ROOT, 'test/fixtures/sheets/filtered.excel.xlsx')))

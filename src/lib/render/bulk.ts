@@ -26,7 +26,7 @@ function lines<T>(items: Iterable<T>, line: (item: T) => string, limit = 200, ke
 const problemLines = (problems: readonly Problem[]) => lines(problems, (p) => `line ${p.line}: ${p.message}`, 20)
 
 /** Notes on stderr once the plan is known: a lock taken over, a resumed journal, how uncertain rows were settled, the problems. */
-export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): string[] {
+export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder, output?: string): string[] {
   const notes: string[] = []
   const {found, settled, problems} = plan
   notes.push(
@@ -37,6 +37,7 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): s
   )
   for (const note of [earlierOutputNote(plan.file.header), ignoredNote(plan.file.header.ignored, plan.file.hints)])
     if (note) notes.push(note)
+  if (output) notes.push(output)
   if (tookOver)
     notes.push(`took over the lock left by process ${tookOver.pid} (started ${tookOver.started_at}; no longer running)`)
   if (plan.journal?.torn)

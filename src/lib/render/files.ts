@@ -73,8 +73,18 @@ export function earlierOutputNote(header: TableHeader): string | undefined {
   return `gw's own columns of an earlier report or list, not read: ${names.join(', ')}; every row is checked again`
 }
 
-/** "ignored columns: Customer, Total", then a hint per column that looks like a field gw could read. */
+/** Ignored columns named, and hints given, at most: a sheet of 16,384 columns is said in a few lines. */
+const NAMED_AT_MOST = 20
+
+/** The first NAMED_AT_MOST of `items`, then how many more. */
+const cut = (items: readonly string[]) =>
+  items.length > NAMED_AT_MOST
+    ? [...items.slice(0, NAMED_AT_MOST), `and ${(items.length - NAMED_AT_MOST).toLocaleString('en-US')} more`]
+    : [...items]
+
+/** "ignored columns: Customer, Total", then a hint per column that looks like a field gw could read; long lists cut with a count. */
 export function ignoredNote(ignored: readonly string[], hints: readonly string[]): string | undefined {
   if (!ignored.length) return undefined
-  return [`ignored columns: ${ignored.map((n) => quoted(n)).join(', ')}`, ...hints.map((h) => `  ${h}`)].join('\n')
+  const names = cut(ignored.map((n) => quoted(n)))
+  return [`ignored columns: ${names.join(', ')}`, ...cut(hints).map((h) => `  ${h}`)].join('\n')
 }

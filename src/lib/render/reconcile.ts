@@ -17,7 +17,11 @@ export function readingNotes(input: ReconcileInput): string[] {
   const compared = `comparing: ${comparedText(input.comparisons)}${missing.length ? `; not compared: ${missing.join(', ')} (no column)` : ''}`
   const ignored = ignoredNote(input.ignored_columns, input.hints)
   const earlier = earlierOutputNote(input.table.header)
-  return [...sourceNotes(input.table.source), compared, ...[earlier, ignored].filter((n) => n !== undefined)]
+  return [
+    ...sourceNotes(input.table.source),
+    compared,
+    ...[earlier, ignored, input.outputNote].filter((n) => n !== undefined),
+  ]
 }
 
 /** What was learned while reading: the amounts' decimal mark; and what was read but not reconciled: the totals rows. */

@@ -73,6 +73,8 @@ export interface RefundFile {
   totals: TotalsRow[]
   /** Rows the sheet does not show, left out by --only-visible: reported, never sent. */
   left: LeftOut[]
+  /** The longest cell of the file's rows (a workbook report holds 32,767 characters a cell). */
+  longest: number
 }
 
 /** A row left out: its line, and why the sheet does not show it. */
@@ -317,6 +319,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
   const left: LeftOut[] = []
+  let longest = 0
   const file = (truncated?: boolean) => ({
     path,
     read,
@@ -328,10 +331,12 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
     truncated,
     totals: totals.found,
     left,
+    longest,
   })
   if (problems.length) return file()
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
+    for (const value of item.values) if (value.length > longest) longest = value.length
     if (totals.take(item)) continue
     const unseen = item.hidden ?? item.struck
     if (unseen && options['only-visible']) {
