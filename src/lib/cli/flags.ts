@@ -290,6 +290,16 @@ export const fileFlags = (group: {helpGroup?: string; dependsOn?: string[]} = {}
   }),
 })
 
+/** --status-map: what the words of a file's status column mean (reconcile, and a refund file's sale status). */
+export const statusMapFlag = (group: {helpGroup?: string; dependsOn?: string[]} = {}) =>
+  Flags.string({
+    description:
+      'what a status of your file means, as YOURS=WORD (WORD: paid, unpaid, refunded, refunded_partly, closed, cancelled, or a gateway state); repeat for each',
+    multiple: true,
+    multipleNonGreedy: true,
+    ...group,
+  })
+
 const bulk = {helpGroup: 'BULK', dependsOn: ['from-csv']}
 
 /** The flags of `refund create --from-csv`. */
@@ -316,6 +326,7 @@ export const bulkRefundFlags = {
     exclusive: ['only-visible'],
     ...bulk,
   }),
+  'status-map': statusMapFlag(bulk),
   'batch-id': Flags.string({
     description: 'a name for an intentional second round of refunds identical to an earlier file',
     ...bulk,

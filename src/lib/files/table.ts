@@ -122,6 +122,8 @@ export interface ReadOptions {
   amounts?: readonly string[]
   /** --decimal-mark: every amount column's mark, given. */
   'decimal-mark'?: DecimalMark
+  /** Other names fields answer to (normalised) when no column has their own; never a column of gw's own earlier output. */
+  aliases?: Readonly<Record<string, readonly string[]>>
   /** --include-hidden: rows the sheet hides or strikes through are read as any other. */
   'include-hidden'?: boolean
 }
@@ -134,7 +136,7 @@ function headerOf(record: SourceRecord, options: ReadOptions): TableHeader | und
   const names = record.record
   let columns
   try {
-    columns = resolveColumns(names, options.fields, options.column)
+    columns = resolveColumns(names, options.fields, options.column, options.aliases)
   } catch {
     return undefined
   }
@@ -143,9 +145,15 @@ function headerOf(record: SourceRecord, options: ReadOptions): TableHeader | und
 }
 
 /** The header of `names` read as `columns`, gw's own columns of an earlier output told apart from the file's. */
-function headerWith(line: number, names: string[], columns: Columns, options: ReadOptions): TableHeader {
+function headerWith(line: number, names: string[], found: Columns, options: ReadOptions): TableHeader {
   const keys = names.map(normalizeHeader)
-  const gwColumns = gwColumnsOf(keys, new Set(columns.index.values()), options.outputs ?? [])
+  // A field found by an alias is not read from a column of gw's own earlier output (a report's status).
+  const byAlias = new Set((found.aliased ?? []).map((field) => found.index.get(field)!))
+  const read = new Set([...found.index.values()].filter((at) => !byAlias.has(at)))
+  const gwColumns = gwColumnsOf(keys, read, options.outputs ?? [])
+  const index = new Map([...found.index].filter(([, at]) => !byAlias.has(at) || !gwColumns.includes(at)))
+  const used = new Set(index.values())
+  const columns = {...found, index, ignored: names.filter((n, i) => keys[i] !== '' && !used.has(i))}
   const ignored = gwColumns.length
     ? names.filter((n, i) => keys[i] !== '' && columns.ignored.includes(n) && !gwColumns.includes(i))
     : columns.ignored
@@ -216,6 +224,48 @@ export function mergedNote(row: TableRow, fields: readonly string[]): string {
   return ''
 }
 
+/** An order number as a spreadsheet shows a long number in General format: 2.02611E+13. */
+const ROUNDED = /^\d(?:\.\d+)?E\+\d+$/i
+
+/**
+ * Order numbers a spreadsheet has dropped the leading zeros of (000123 read as the number 123):
+ * a number of digits shorter than the zero-padded ones of its column (the first seen). Rows before
+ * the first padded one are kept (at most 1,000) and said once it is seen.
+ */
+export class DroppedZeros {
+  #padded: {text: string; line: number} | undefined
+  readonly #before: {line: number; text: string}[] = []
+
+  /** The problem of `text` (an order number) on `line`, when its column is known to be padded; else undefined. */
+  see(line: number, text: string): string | undefined {
+    if (!/^\d+$/.test(text)) return undefined
+    if (text.startsWith('0') && text.length > 1) {
+      this.#padded ??= {text, line}
+      return undefined
+    }
+    if (!this.#padded) {
+      if (this.#before.length < 1000) this.#before.push({line, text})
+      return undefined
+    }
+    return this.#problem(text)
+  }
+
+  /** The rows seen before the first padded number that are shorter than it: [line, problem]. */
+  earlier(): [number, string][] {
+    if (!this.#padded) return []
+    return this.#before.flatMap(({line, text}) => {
+      const problem = this.#problem(text)
+      return problem ? [[line, problem] as [number, string]] : []
+    })
+  }
+
+  #problem(text: string): string | undefined {
+    const padded = this.#padded!
+    if (text.length >= padded.text.length) return undefined
+    return `order number ${quoted(text)} is shorter than the zero-padded ${quoted(padded.text)} of line ${padded.line}: a spreadsheet drops the leading zeros of a number (${text.padStart(padded.text.length, '0')} becomes ${text}); format the column as text and type them again`
+  }
+}
+
 /** What is wrong with a row whatever the command: fields past its header, an order number Excel holds inexactly. */
 export function rowProblems(row: TableRow): string[] {
   const problems: string[] = []
@@ -224,6 +274,10 @@ export function rowProblems(row: TableRow): string[] {
       `${row.extra} more field${row.extra === 1 ? '' : 's'} than the header has columns (a separator inside a value?)`,
     )
   for (const field of ORDER_NUMBER_FIELDS) {
+    if (ROUNDED.test(row.get(field)))
+      problems.push(
+        `${field} ${quoted(row.get(field))} is a number a spreadsheet rounded and wrote in scientific notation: its digits are lost; format the column as text, type the numbers again and export it`,
+      )
     if (row.inexact(field))
       problems.push(
         `${field} is a number of more than 15 digits in the workbook, which Excel cannot hold exactly (it reads ${row.get(field)}): store order numbers as text cells`,
@@ -314,7 +368,12 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
         `${path}: with --delimiter ${shown(options.delimiter, 5)} the header is one column, ${quoted(names[0])}.`,
         'Leave --delimiter out: gw tells the separator from the header line.',
       )
-    header ??= headerWith(seen[at]!.line, names, resolveColumns(names, options.fields, options.column), options)
+    header ??= headerWith(
+      seen[at]!.line,
+      names,
+      resolveColumns(names, options.fields, options.column, options.aliases),
+      options,
+    )
     // A title's text, without what gw wrote beside it in an earlier report (its status): a line of
     // nothing else is a blank one.
     const gw = new Set(header.gwColumns)

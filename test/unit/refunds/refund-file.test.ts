@@ -3,6 +3,7 @@ import {utimesSync, writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 
 import {fileSha256} from '../../../src/lib/io/file-version.js'
+import {REPORT_COLUMNS} from '../../../src/lib/refunds/bulk/bulk-result.js'
 import {type ReportLine, readRefundFile, reportLines} from '../../../src/lib/refunds/bulk/refund-file.js'
 import {tempFile} from '../../helpers/shared.js'
 
@@ -222,6 +223,81 @@ describe('the decimal mark of an amount column, settled by its cells', () => {
       3,
       `refund_amount: "12,34" is written with a decimal comma, but its column's decimal mark is a point (line 2 shows it: "1,234.50"): check which is meant`,
     ])
+  })
+})
+
+describe('order numbers a spreadsheet has changed', () => {
+  it('one written in scientific notation (2.02611E+13) says its digits are lost', async () => {
+    const problems = await problemsOf('mch_order_no,refund_amount\n2.02611E+13,1.00\n')
+    expect(problems).toEqual([
+      {
+        line: 2,
+        message:
+          'mch_order_no "2.02611E+13" is a number a spreadsheet rounded and wrote in scientific notation: its digits are lost; format the column as text, type the numbers again and export it',
+      },
+    ])
+  })
+
+  it('one shorter than the zero-padded others of its column (123 for 000123) says the zeros were dropped, before or after them', async () => {
+    const problems = await problemsOf('mch_order_no,refund_amount\n123,1.00\n000124,1.00\n125,1.00\n1000126,1.00\n')
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [
+        4,
+        'order number "125" is shorter than the zero-padded "000124" of line 3: a spreadsheet drops the leading zeros of a number (000125 becomes 125); format the column as text and type them again',
+      ],
+      [
+        2,
+        expect.stringMatching(
+          /^order number "123" is shorter than the zero-padded "000124" of line 3: .*\(000123 becomes 123\)/,
+        ),
+      ],
+    ])
+  })
+})
+
+describe("a sale's own status in a refund file", () => {
+  const file = [
+    'mch_order_no,refund_amount,Status',
+    'A,10.00,Paid',
+    'B,10.00,Void',
+    'C,10.00,Cancelled',
+    'D,10.00,Refunded',
+    'E,10.00,Failed',
+    'F,10.00,ยกเลิก',
+    'G,10.00,Approved',
+    'H,10.00,Partially refunded',
+  ].join('\n')
+
+  it('a status saying the sale did not stand (Void, Cancelled, Refunded, Failed, their Thai forms) makes its row a problem', async () => {
+    const problems = await problemsOf(file)
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [
+        3,
+        expect.stringMatching(
+          /^its status "Void" says the sale did not stand \(cancelled\): such a row is never refunded; remove it, or say what the word means with --status-map Void=paid$/,
+        ),
+      ],
+      [4, expect.stringMatching(/^its status "Cancelled" says the sale did not stand \(cancelled\)/)],
+      [5, expect.stringMatching(/^its status "Refunded" says the sale did not stand \(refunded\)/)],
+      [6, expect.stringMatching(/^its status "Failed" says the sale did not stand \(not paid\)/)],
+      [7, expect.stringMatching(/^its status "ยกเลิก" says the sale did not stand \(cancelled\)/)],
+    ])
+  })
+
+  it('--status-map says what a word means; a gateway state is read as it is', async () => {
+    const mapped = await readRefundFile(tempFile('refunds.csv', file), {'status-map': ['Void=paid', 'Failed=SUCCESS']})
+    expect(mapped.problems.map((p) => p.line)).toEqual([4, 5, 7])
+    const states = await problemsOf('mch_order_no,refund_amount,state\nA,1.00,PAYERROR\nB,1.00,SUCCESS\n')
+    expect(states.map((p) => [p.line, p.message])).toEqual([
+      [2, expect.stringMatching(/^its status "PAYERROR" says the sale did not stand \(PAYERROR: payment failed\)/)],
+    ])
+  })
+
+  it("gw's own report fed back: its status column is gw's word of the earlier run, not the sale's", async () => {
+    const report = `mch_order_no,refund_amount,${REPORT_COLUMNS.filter((c) => c !== 'refund_amount').join(',')}\nA,10.00,refunded${','.repeat(REPORT_COLUMNS.length - 2)}\n`
+    const read = await readRefundFile(tempFile('refunds.report.csv', report))
+    expect(read.problems).toEqual([])
+    expect(read.header.gwColumns.map((at) => read.header.names[at])).toContain('status')
   })
 })
 

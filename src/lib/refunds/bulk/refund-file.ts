@@ -26,6 +26,7 @@ import {
   type TableSource,
   missingOrderColumn,
   type TableLine,
+  DroppedZeros,
   linesOf,
   mergedNote,
   openTable,
@@ -35,8 +36,9 @@ import {
   unresolvedFormulas,
 } from '../../files/table.js'
 import {fileSha256, fileStamp} from '../../io/file-version.js'
-import {usageError} from '../../errors.js'
-import {fileShown, quoted} from '../../untrusted.js'
+import {shellWord, usageError} from '../../errors.js'
+import {StatusWords} from '../../reconcile/statuses.js'
+import {fileShown, quoted, shown} from '../../untrusted.js'
 import type {OrderNumberField, OrderReference} from '../../orders/reference.js'
 import {REFUND_LIST_COLUMNS} from '../list.js'
 import {REPORT_COLUMNS} from './bulk-result.js'
@@ -52,6 +54,18 @@ const FIELDS = [
   'total_fee',
   'mch_refund_no',
   'attach',
+  'sale_status',
+]
+
+/** The headers a sale's status is found under without --column (any case): the file's own words of the sale. */
+const STATUS_HEADERS = [
+  'status',
+  'state',
+  'order status',
+  'payment status',
+  'transaction status',
+  'sale status',
+  'สถานะ',
 ]
 
 export interface RefundFile {
@@ -166,11 +180,17 @@ function rowAmount(row: TableRow, feeType: string | undefined): RowAmount | stri
 const interned = (known: readonly string[], text: string) => known.find((k) => k === text) ?? (text || undefined)
 
 /** Reads one row; its refund number is the one given, or is derived once its order is known (plan). */
-function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
+function readRefundRow(row: TableRow, statuses: StatusWords): {row: RefundRow; problems: string[]} {
   const unresolved = unresolvedFormulas(row)
   if (unresolved) return {row: new FileRow(row.line, '', ''), problems: [unresolved]}
   const problems: string[] = rowProblems(row)
   const column = orderColumnOf(row)
+  const status = row.get('sale_status')
+  const notStanding = status ? statuses.notStanding(status) : undefined
+  if (notStanding)
+    problems.push(
+      `its status ${quoted(status)} says the sale did not stand (${notStanding}): such a row is never refunded; remove it, or say what the word means with --status-map ${shellWord(shown(`${status}=paid`, 60))}`,
+    )
   const unseen = row.hidden ?? row.struck
   if (unseen)
     problems.push(
@@ -301,24 +321,22 @@ export async function readRefundFile(path: string, options: RefundFileOptions = 
 }
 
 /** How to read a refund file: as any table, and --only-visible (rows the sheet does not show are left out). */
-type RefundFileOptions = Omit<ReadOptions, 'fields'> & {'only-visible'?: boolean}
+type RefundFileOptions = Omit<ReadOptions, 'fields'> & {'only-visible'?: boolean; 'status-map'?: readonly string[]}
 
 async function readRows(path: string, options: RefundFileOptions): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
   // gw's own report and refund list are files it reads back: their status and the gateway's columns are not read.
   const outputs = [REPORT_COLUMNS, REFUND_LIST_COLUMNS]
-  const read = {
-    ...options,
-    fields: FIELDS,
-    required: [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS],
-    outputs,
-    amounts: AMOUNT_FIELDS,
-  }
+  const statuses = new StatusWords(options['status-map'])
+  const aliases = {sale_status: STATUS_HEADERS}
+  const required = [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]
+  const read = {...options, fields: FIELDS, required, outputs, amounts: AMOUNT_FIELDS, aliases}
   const {source, header, rows: records} = await openTable(path, read)
   const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['refund_fee', 'refund_amount']])
   const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
   const left: LeftOut[] = []
+  const dropped = new DroppedZeros()
   let longest = 0
   const file = (truncated?: boolean) => ({
     path,
@@ -343,9 +361,11 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
       left.push({line: item.line, why: unseen})
       continue
     }
-    const read = readRefundRow(item)
+    const read = readRefundRow(item, statuses)
     const line = item.line
     problems.push(...read.problems.map((message) => ({line, message})))
+    const zeros = read.row.order ? dropped.see(line, read.row.order) : undefined
+    if (zeros) problems.push({line, message: zeros})
     const given = item.get('mch_refund_no')
     if (given && read.row.request) {
       const first = givenNumbers.get(given)
@@ -362,6 +382,8 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
       return file(true)
     }
   }
+  // Rows before the first zero-padded order number, shorter than it: said now it is known.
+  for (const [line, message] of dropped.earlier()) problems.push({line, message})
   return file()
 }
 
