@@ -250,24 +250,43 @@ const attributeIn = (tag: string, name: string) => {
 /** The XML after a sheet's rows, kept at most this long: its autofilter and merged ranges are there. */
 const MAX_SHEET_TAIL = 8 * 1024 * 1024
 
+const SHEET_DATA = Buffer.from('sheetData>')
+
+/** Where `</sheetData>` (or `</x:sheetData>`) starts in `bytes`, or -1: not the start tag, `<sheetData>`. */
+function endOfRows(bytes: Buffer): number {
+  for (let at = bytes.indexOf(SHEET_DATA); at !== -1; at = bytes.indexOf(SHEET_DATA, at + 1)) {
+    const open = bytes.lastIndexOf(0x3c, at) // '<'
+    if (open !== -1 && bytes[open + 1] === 0x2f /* '/' */ && at - open < 40) return open
+  }
+  return -1
+}
+
 /**
  * What a sheet says after its rows (ECMA-376 puts `autoFilter` and `mergeCells` after
  * `sheetData`), read before its rows are: the part's text is scanned, not parsed, up to the end
  * of its rows, then the rest is kept.
  */
 async function sheetTail(zip: ZipParts, part: string): Promise<{filter?: AutoFilter; merged: MergedCells}> {
-  let tail: string | undefined
-  let carry = ''
+  // Searched as bytes (the end tag is ASCII): a sheet of a million rows is not decoded twice.
+  const kept: Buffer[] = []
+  let size = 0
+  let last: Buffer | undefined
   for await (const chunk of zip.chunks(part)) {
-    if (tail !== undefined) {
-      if (tail.length < MAX_SHEET_TAIL) tail += chunk
+    if (kept.length) {
+      if (size < MAX_SHEET_TAIL) kept.push(chunk)
+      size += chunk.length
       continue
     }
-    const text = carry + chunk
-    const end = /<\/(?:[\w.-]+:)?sheetData>/.exec(text)
-    if (end) tail = text.slice(end.index)
-    else carry = text.slice(-32)
+    // The end tag may straddle two chunks: the previous chunk's last bytes are looked at with this one.
+    const seam = last ? Buffer.concat([last.subarray(-40), chunk.subarray(0, 40)]) : undefined
+    const across = seam ? endOfRows(seam) : -1
+    const at = across !== -1 ? -1 : endOfRows(chunk)
+    if (across !== -1) kept.push(seam!.subarray(across), chunk.subarray(40))
+    else if (at !== -1) kept.push(chunk.subarray(at))
+    size = kept.reduce((n, b) => n + b.length, 0)
+    last = chunk
   }
+  const tail = kept.length ? Buffer.concat(kept).toString('utf8') : undefined
   if (!tail) return {merged: new MergedCells([])}
   const merges = [...tail.matchAll(/<(?:[\w.-]+:)?mergeCell\b[^>]*>/g)].flatMap((m) => attributeIn(m[0], 'ref') ?? [])
   const filterXml = /<(?:[\w.-]+:)?autoFilter\b[^>]*?(?:\/>|>[\s\S]*?<\/(?:[\w.-]+:)?autoFilter>)/.exec(tail)?.[0]

@@ -30,8 +30,8 @@ export interface ZipParts {
   parse(name: string, handlers: XmlHandlers): AsyncGenerator<void>
   /** A small part's whole text (the mimetype of an .ods). */
   text(name: string): Promise<string>
-  /** A part's text as it streams, unparsed. */
-  chunks(name: string): AsyncGenerator<string>
+  /** A part's bytes as they stream, unparsed. */
+  chunks(name: string): AsyncGenerator<Buffer>
   /** The size a part says it unpacks to (yauzl holds it to that size). */
   size(name: string): number
   close(): void
@@ -108,10 +108,8 @@ export async function openZip(path: string): Promise<ZipParts> {
     },
     async *chunks(name) {
       const readable = await stream(name)
-      const decoder = new StringDecoder('utf8')
       try {
-        for await (const chunk of readable as AsyncIterable<Buffer>) yield decoder.write(chunk)
-        yield decoder.end()
+        yield* readable as AsyncIterable<Buffer>
       } finally {
         readable.destroy()
       }
