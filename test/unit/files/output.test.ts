@@ -11,7 +11,7 @@ import {
   outputFor,
   spreadsheetSafe,
 } from '../../../src/lib/files/annotated-output.js'
-import {ignoredNote} from '../../../src/lib/render/files.js'
+import {ignoredNote, markNotes} from '../../../src/lib/render/files.js'
 import {resolveColumns} from '../../../src/lib/files/columns.js'
 import {checkOutputs} from '../../../src/lib/files/output-paths.js'
 import {openTable} from '../../../src/lib/files/table.js'
@@ -51,6 +51,22 @@ describe('an output checked for size before anything is sent', () => {
     expect(fittedOutput('/d/mine.xlsx', true, {columns: 16_384, lines: 1_048_576, longest: 32_767})).toEqual({
       path: '/d/mine.xlsx',
     })
+  })
+
+  it('says the decimal mark each amount column was read with, and the line that showed it', () => {
+    const header = headerOf(['Invoice No', 'Montant'], [])
+    const index = new Map([['refund_amount', 1]])
+    const source = {
+      kind: 'csv' as const,
+      marks: [{field: 'refund_amount', mark: 'comma' as const, line: 4, text: '12,34'}],
+    }
+    expect(markNotes(source, {...header, index})).toEqual([
+      'amounts in "Montant" read with a decimal comma (line 4 shows it: "12,34")',
+    ])
+    const given = {kind: 'csv' as const, marks: [{field: 'refund_amount', mark: 'point' as const}]}
+    expect(markNotes(given, {...header, index})).toEqual([
+      'amounts in "Montant" read with a decimal point (as --decimal-mark says)',
+    ])
   })
 
   it('names at most 20 ignored columns and hints, then how many more', () => {

@@ -1,5 +1,7 @@
 import {join} from 'node:path'
 
+import ExcelJS from 'exceljs'
+
 import {describe, expect, it} from 'vitest'
 
 import {HOLD_LIMIT} from '../../../src/lib/files/decimal-marks.js'
@@ -149,6 +151,29 @@ describe('what a CSV table reads', () => {
 })
 
 describe('workbook tables', () => {
+  it('name the merged range that covers a cell (the mergeCells after the rows), and mark hidden rows', async () => {
+    const workbook = new ExcelJS.Workbook()
+    const sheet = workbook.addWorksheet('Refunds')
+    sheet.addRows([
+      ['mch_order_no', 'amount'],
+      ['A', 1],
+      [null, 2],
+      ['B', 3],
+    ])
+    sheet.mergeCells('A2:A3')
+    sheet.getRow(4).hidden = true
+    const path = join(tempDir(), 'merged.xlsx')
+    await workbook.xlsx.writeFile(path)
+    const table = await openTable(path, {fields: FIELDS})
+    const rows = []
+    for await (const row of table.rows) rows.push([row.line, row.merged('mch_order_no'), row.hidden])
+    expect(rows).toEqual([
+      [2, undefined, undefined],
+      [3, 'A2:A3', undefined],
+      [4, undefined, 'hidden'],
+    ])
+  })
+
   it('read the first visible sheet, or the one named in any case; say which there are', async () => {
     const path = await writeWorkbook(join(tempDir(), 'w.xlsx'), [
       {name: 'Hidden', rows: [['x']], state: 'hidden'},
