@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
-import {batchFlags, fileFlags, networkFlags} from '../lib/cli/flags.js'
+import {batchFlags, fileFlags, networkFlags, statusMapFlag} from '../lib/cli/flags.js'
 import {ExitCode, exitCodeOfSignal} from '../lib/errors.js'
 import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
 
@@ -34,12 +34,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
       options: [...ALL_CHANNELS],
     }),
     'with-refunds': Flags.boolean({description: 'also query the refunds of refunded orders for the refunded total'}),
-    'status-map': Flags.string({
-      description:
-        'what a status of your file means, as YOURS=WORD (WORD: paid, unpaid, refunded, refunded_partly, closed, cancelled, or a gateway state); repeat for each',
-      multiple: true,
-      multipleNonGreedy: true,
-    }),
+    'status-map': statusMapFlag(),
     ...networkFlags,
   }
 
@@ -76,7 +71,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     } finally {
       work.done()
     }
-    outcomeNotes(outcome).forEach((note) => this.note(note))
+    outcomeNotes(outcome, input).forEach((note) => this.note(note))
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
     if (json) await this.endJsonList({...outcome, file: args.file, out, mismatches})
     else this.log(reconcileView(outcome, mismatches, out))

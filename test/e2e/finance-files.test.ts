@@ -10,9 +10,9 @@ import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {untab} from '../helpers/shared.js'
+import {REPO_ROOT, untab} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
-import {readWorkbook, writeWorkbook, writeWorkbookBomb} from '../helpers/workbooks.js'
+import {readWorkbook, writeSharedStringsBomb, writeWorkbook, writeWorkbookBomb} from '../helpers/workbooks.js'
 
 let world: GwWorld
 
@@ -338,6 +338,20 @@ describe('Excel workbooks', () => {
     expect(result.stderr).toContain('expands to more than gw reads')
   }, 60_000)
 
+  it("the issue's bomb, gigabytes of shared strings of 1 KiB each: exit 2 in seconds, by the size the part declares or by the strings it holds", async () => {
+    // 3 GiB declared (as the 5.8 MB workbook of issue 37 unpacks): refused before anything is unpacked.
+    const declared = await writeSharedStringsBomb(join(world.configDir, 'declared.xlsx'), 1, 3 * 1024 - 1)
+    // 120 MiB of strings, each well under any cell's limit: refused once they pass what gw holds.
+    const held = await writeSharedStringsBomb(join(world.configDir, 'held.xlsx'), 120)
+    for (const bomb of [declared, held]) {
+      const started = Date.now()
+      const result = await world.run(['refund', 'create', '--from-csv', bomb, '--dry-run'], {timeoutMs: 60_000})
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain('expands to more than gw reads')
+      expect(Date.now() - started).toBeLessThan(20_000)
+    }
+  })
+
   it('other binary files are exit 2, "not a CSV or .xlsx file"; an old .xls says how to save it', async () => {
     for (const [name, bytes] of [
       ['photo.jpg', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 2, 0, 3, 4, 5])],
@@ -355,6 +369,77 @@ describe('Excel workbooks', () => {
     expect(
       (await world.run(['reconcile', file('book.xls', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0]))])).stderr,
     ).toContain('save it as .xlsx')
+  })
+})
+
+describe('what the sheet shows is what is refunded (issue 37)', () => {
+  it('a sheet using all 16,384 columns: its report is checked before money moves, written as CSV, or refused when named .xlsx', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'WIDE')
+    const header = ['mch_order_no', 'refund_amount', ...Array.from({length: 16_382}, (_, i) => `note ${i + 3}`)]
+    const sheet = await writeWorkbook(join(world.configDir, 'wide.xlsx'), [
+      {name: 'Refunds', rows: [header, [order, 25, ...header.slice(2).map(() => 'x')]]},
+    ])
+    const named = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      sheet,
+      '--out',
+      join(world.configDir, 'r.xlsx'),
+      '--yes',
+    ])
+    expect(named.code).toBe(2)
+    expect(named.stderr).toContain(
+      "the output would have 16,395 columns, past a worksheet's 16,384: it does not fit a workbook",
+    )
+    expect((await world.ledger(order!))!.refunds).toEqual([])
+    const sent = await world.run(['refund', 'create', '--from-csv', sheet, '--yes'])
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(sent.stderr).toContain(
+      "the output is written as CSV, wide.report.csv: it has 16,395 columns, past a worksheet's 16,384",
+    )
+    expect(sent.stderr).toContain('ignored columns: "note 3", "note 4"')
+    expect(sent.stderr).toContain('"note 22", and 16,362 more')
+    expect((await world.ledger(order!))!.refunds.map((r) => r.refund_fee)).toEqual([2500])
+    expect(rowsOf(join(world.configDir, 'wide.report.csv'))[0]).toMatchObject({mch_order_no: order, status: 'refunded'})
+  })
+
+  it("Excel's filtered sheet: stopped naming each row it does not show; --only-visible refunds the rows shown, and the report says the rest were left out", async () => {
+    await world.paidOrders(6, 100_000, 'NOV')
+    const sheet = file('november.xlsx', readFileSync(join(REPO_ROOT, 'test/fixtures/sheets/filtered.excel.xlsx')))
+    const args = ['refund', 'create', '--from-csv', sheet, '--column', 'mch_order_no=Invoice No']
+    args.push('--column', 'refund_amount=Refund (THB)', '--yes')
+    const stopped = await world.run(args)
+    expect(stopped.code).toBe(2)
+    expect(stopped.stderr).toContain(
+      'reading sheet "November", the one the workbook opens on, not its first ("October"); the workbook also has "October"; --sheet picks another',
+    )
+    expect(stopped.stderr).toContain('line 4: hidden in the sheet: such a row is never refunded silently')
+    expect(stopped.stderr).toContain('line 5: filtered out by the filter on column D in the sheet')
+    expect(stopped.stderr).toContain('line 6: struck through (cells A6, B6) in the sheet')
+    expect(stopped.stderr).toContain(
+      'line 8: a totals row ("SUBTOTAL") of "1400", not acted on; it agrees with the rows above it that the sheet shows (1400)',
+    )
+    for (let n = 1; n <= 6; n++) expect((await world.ledger(`NOV-${n}`))!.refunds).toEqual([])
+
+    const sent = await world.run([...args, '--only-visible'])
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(sent.stderr).toContain('3 rows the sheet does not show, left out (--only-visible): not sent')
+    const refunded = await Promise.all([1, 2, 3, 4, 5, 6].map(async (n) => (await world.ledger(`NOV-${n}`))!.refunds))
+    expect(refunded.map((r) => r.map((x) => x.refund_fee))).toEqual([[10_000], [20_000], [], [], [], [60_000]])
+    const [report] = await readWorkbook(join(world.configDir, 'november.report.xlsx'))
+    const header = report!.rows[0]!.map((c) => c.value)
+    const at = (row: number, name: string) => report!.rows[row]![header.indexOf(name)]?.value
+    expect([1, 2, 3, 4, 5, 6, 7].map((row) => [at(row, 'Invoice No') ?? '', at(row, 'status')])).toEqual([
+      ['NOV-1', 'refunded'],
+      ['NOV-2', 'refunded'],
+      ['NOV-3', 'left_out'],
+      ['NOV-4', 'left_out'],
+      ['NOV-5', 'left_out'],
+      ['NOV-6', 'refunded'],
+      ['', 'totals'],
+    ])
+    expect(at(4, 'advice')).toBe('filtered out by the filter on column D: left out by --only-visible')
   })
 })
 

@@ -408,16 +408,20 @@ describe('a thousands dot in a German file', () => {
       )
       expect(run.code, run.stderr).toBe(2)
       expect(run.stdout + run.stderr).toMatch(
-        /line 2\b.*"1\.500" is ambiguous: 1500 with a dot between thousands .*, or 1\.5 with a decimal point/,
+        /line 2\b.*"1\.500" reads two ways: 1\.500 with a decimal point, or 1500 with a decimal comma/,
       )
-      expect(run.stdout + run.stderr).toMatch(/line 3\b.*"3\.200" is ambiguous: 3200 .* or 3\.2 with a decimal point/)
+      expect(run.stdout + run.stderr).toMatch(
+        /line 3\b.*"3\.200" reads two ways: 3\.200 .* or 3200 with a decimal comma/,
+      )
     }
     const yen = await world.run(
       ['refund', 'create', '--from-csv', fixture('refunds-jpy.libreoffice-de.csv'), ...columns('JPY'), '--yes'],
       {env},
     )
     expect(yen.code).toBe(2)
-    expect(yen.stdout + yen.stderr).toMatch(/"2\.000" is ambiguous: 2000 .* or 2 with a decimal point/)
+    expect(yen.stdout + yen.stderr).toMatch(
+      /"2\.000" reads two ways: 2\.000 with a decimal point, or 2000 with a decimal comma/,
+    )
     expect(await seen('order_refund')).toBe(before)
     for (const order of ['GER-1', 'GER-2', 'GER-3']) expect(await refundsOf(order)).toEqual([])
   })
@@ -432,8 +436,8 @@ describe('a thousands dot in a German file', () => {
     const before = await seen('order_refund')
     const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
     expect(run.code).toBe(2)
-    expect(run.stdout + run.stderr).toContain('"1.500" is ambiguous')
-    expect(run.stdout + run.stderr).toContain('"2.000" is ambiguous')
+    expect(run.stdout + run.stderr).toContain('"1.500" reads two ways')
+    expect(run.stdout + run.stderr).toContain('"2.000" reads two ways')
     expect(await seen('order_refund')).toBe(before)
   })
 })
@@ -534,7 +538,7 @@ describe('a trial of the above by someone who did not write it', () => {
     expect(existsSync(empty)).toBe(false)
   })
 
-  it('1,500 in a file separated by ";" is refused with both readings, never read as 1500', async () => {
+  it('1,500 alone in its column is refused with both readings, never read as 1500', async () => {
     const {dir, env} = machine()
     const csv = join(dir, 'semi.csv')
     writeFileSync(csv, 'mch_order_no;refund_amount;fee_type\nANY-1;1,500;THB\n')
@@ -542,7 +546,7 @@ describe('a trial of the above by someone who did not write it', () => {
     const run = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'], {env})
     expect(run.code).toBe(2)
     expect(run.stdout + run.stderr).toMatch(
-      /"1,500" is ambiguous in a file separated by ";" .*: 1500 with a comma between thousands, or 1\.5 with a decimal comma/,
+      /"1,500" reads two ways: 1500 with a decimal point, or 1\.500 with a decimal comma, and no amount of its column shows which mark it uses: give --decimal-mark point or --decimal-mark comma/,
     )
     expect(await seen('order_refund')).toBe(before)
   })

@@ -87,8 +87,12 @@ beforeAll(async () => {
   rows.push({line: 'REC-MISSING-1,10.00,THB,paid', expected: 'missing_at_gateway', detail: /GW_INVALID_ORDER_NO/})
   rows.push({line: ',10.00,THB,paid', expected: 'invalid_row', detail: /no order number/})
   rows.push({line: 'REC-0,10.0055,THB,paid', expected: 'invalid_row', detail: /THB has 2 decimal places/})
-  // A dot before three digits: a German thousand or a decimal point, never guessed.
-  rows.push({line: 'REC-0,1.500,THB,paid', expected: 'invalid_row', detail: /"1.500" is ambiguous: 1500 .* or 1.5/})
+  // A dot before three digits in a column whose other amounts (10.00) show a decimal point: three decimals.
+  rows.push({
+    line: 'REC-0,1.500,THB,paid',
+    expected: 'invalid_row',
+    detail: /THB has 2 decimal places; "1.500" has more/,
+  })
   rows.push({line: 'REC-0,10,THB,maybe', expected: 'invalid_row', detail: /status "maybe"/})
 })
 afterAll(() => world.close())

@@ -53,7 +53,7 @@ export async function readWorkbook(path: string) {
  */
 export async function writeZip(
   path: string,
-  entries: Record<string, string | {repeatMiB: number; before: string; after: string}>,
+  entries: Record<string, string | {repeatMiB: number; before: string; after: string; unit?: string}>,
 ): Promise<string> {
   const {default: archiver} = await import('archiver')
   const {createWriteStream} = await import('node:fs')
@@ -70,8 +70,8 @@ export async function writeZip(
       zip.append(content, {name})
       continue
     }
-    const {before, after, repeatMiB} = content
-    const chunk = Buffer.alloc(1024 * 1024, 'a')
+    const {before, after, repeatMiB, unit = 'a'} = content
+    const chunk = Buffer.alloc(1024 * 1024, unit)
     async function* body() {
       yield Buffer.from(before)
       for (let i = 0; i < repeatMiB; i++) yield chunk
@@ -99,6 +99,36 @@ export const writeWorkbookBomb = (path: string, mib: number) =>
     },
     '<row r="1"><c r="A1" t="s"><v>0</v></c></row>',
   )
+
+/**
+ * A workbook of one sheet whose shared strings are `mib` MiB of strings of 1 KiB each (the
+ * issue's bomb: each string far below any cell's limit, gigabytes of them). `declaredMiB`: the
+ * size its central directory says the part unpacks to, when that is to be more than it does.
+ */
+export async function writeSharedStringsBomb(path: string, mib: number, declaredMiB?: number): Promise<string> {
+  const unit = `<si><t>${'A'.repeat(1024 - '<si><t></t></si>'.length)}</t></si>`
+  await writeRawWorkbook(
+    path,
+    {repeatMiB: mib, unit, before: `<?xml version="1.0"?><sst xmlns="${MAIN}">`, after: '</sst>'},
+    '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>',
+  )
+  if (declaredMiB === undefined) return path
+  // The central directory's record of the part: its uncompressed size (32 bits at offset 24).
+  const {readFileSync, writeFileSync} = await import('node:fs')
+  const zip = readFileSync(path)
+  const name = Buffer.from('xl/sharedStrings.xml')
+  for (
+    let at = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    at > 0;
+    at = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), at - 1)
+  ) {
+    if (!zip.subarray(at + 46, at + 46 + name.length).equals(name)) continue
+    zip.writeUInt32LE(declaredMiB * 1024 * 1024, at + 24)
+    break
+  }
+  writeFileSync(path, zip)
+  return path
+}
 
 /** A workbook of one sheet, its XML as a producer wrote it: the shared strings part (as writeZip takes it) and the sheet's rows. */
 export function writeRawWorkbook(

@@ -1,85 +1,126 @@
 import {describe, expect, it} from 'vitest'
 
-import {readAmountText} from '../../src/lib/gateway/protocol/index.js'
+import {type AmountContext, readAmountText} from '../../src/lib/gateway/protocol/index.js'
 
-const read = (text: string, currency?: string) => readAmountText(text, currency)
+const read = (text: string, currency?: string, context?: AmountContext) => readAmountText(text, currency, context)
+/** The reading as [decimal, negative, currency named, mark shown]. */
+const reading = (text: string, currency?: string, context?: AmountContext) => {
+  const r = read(text, currency, context)
+  return [r.decimal, r.negative, r.currency, r.mark]
+}
 
 describe('the amount rule: amounts as people type them and spreadsheets export them', () => {
   it.each([
-    ['150.50', undefined, '150.50', false, undefined],
-    ['1267.11', 'THB', '1267.11', false, undefined],
-    ['1,267.11', 'THB', '1267.11', false, undefined],
-    ['฿1,281.33', 'THB', '1281.33', false, 'THB'],
-    ['฿1,281.33', undefined, '1281.33', false, 'THB'],
-    ['1,281.33 ฿', 'THB', '1281.33', false, 'THB'],
-    ['THB 100', undefined, '100', false, 'THB'],
-    ['100.00 thb', undefined, '100.00', false, 'THB'],
-    ['AED 1,295.55', 'AED', '1295.55', false, 'AED'],
-    ['1,295.55 د.إ', 'AED', '1295.55', false, 'AED'],
-    ['د.إ 12.00', undefined, '12.00', false, 'AED'],
-    ['4,570', 'JPY', '4570', false, undefined],
-    ['¥4,570', 'JPY', '4570', false, 'JPY'],
-    ['4570 JPY', undefined, '4570', false, 'JPY'],
-    ['RM 10.50', 'MYR', '10.50', false, 'MYR'],
-    ['10.50 MYR', undefined, '10.50', false, 'MYR'],
-    [' 1,295.55 ', undefined, '1295.55', false, undefined],
-    ['\u00a01,295.55\u00a0', undefined, '1295.55', false, undefined],
-    ['1,234,567.89', undefined, '1234567.89', false, undefined],
-    ['-2.50', undefined, '2.50', true, undefined],
-    ['\u22122.50', undefined, '2.50', true, undefined],
-    ['2.50-', undefined, '2.50', true, undefined],
-    ['(7.25)', undefined, '7.25', true, undefined],
-    ['(฿7.25)', 'THB', '7.25', true, 'THB'],
-    ['-฿1,281.33', 'THB', '1281.33', true, 'THB'],
-    ['฿-1,281.33', 'THB', '1281.33', true, 'THB'],
-    ['-20.50 ', undefined, '20.50', true, undefined],
-    ['0.00', undefined, '0.00', false, undefined],
-  ])('%j (row currency %s) reads as %s, negative %s, naming %s', (text, currency, decimal, negative, named) => {
-    expect(read(text, currency)).toEqual({decimal, negative, ...(named ? {currency: named} : {})})
+    ['150.50', undefined, '150.50', false, undefined, 'point'],
+    ['1267.11', 'THB', '1267.11', false, undefined, 'point'],
+    ['1,267.11', 'THB', '1267.11', false, undefined, 'point'],
+    ['฿1,281.33', 'THB', '1281.33', false, 'THB', 'point'],
+    ['1,281.33 ฿', undefined, '1281.33', false, 'THB', 'point'],
+    ['THB 100', undefined, '100', false, 'THB', undefined],
+    ['100.00 thb', undefined, '100.00', false, 'THB', 'point'],
+    ['AED 1,295.55', 'AED', '1295.55', false, 'AED', 'point'],
+    ['1,295.55 د.إ', 'AED', '1295.55', false, 'AED', 'point'],
+    ['RM 10.50', 'MYR', '10.50', false, 'MYR', 'point'],
+    ['\u00a01,295.55\u00a0', undefined, '1295.55', false, undefined, 'point'],
+    ['1,234,567.89', undefined, '1234567.89', false, undefined, 'point'],
+    ['1,234,567', undefined, '1234567', false, undefined, 'point'],
+    ['-2.50', undefined, '2.50', true, undefined, 'point'],
+    ['\u22122.50', undefined, '2.50', true, undefined, 'point'],
+    ['2.50-', undefined, '2.50', true, undefined, 'point'],
+    ['(฿7.25)', 'THB', '7.25', true, 'THB', 'point'],
+    ['฿-1,281.33', 'THB', '1281.33', true, 'THB', 'point'],
+    ['0.00', undefined, '0.00', false, undefined, 'point'],
+    ['4570', 'JPY', '4570', false, undefined, undefined],
+  ])(
+    '%j (row currency %s) reads as %s, negative %s, naming %s, showing a decimal %s',
+    (text, currency, ...expected) => {
+      expect(reading(text, currency)).toEqual(expected)
+    },
+  )
+
+  it.each([
+    // A decimal comma, where the text cannot be read otherwise (a thousands group has three digits).
+    ['12,34', '12.34', 'comma'],
+    ['1,5', '1.5', 'comma'],
+    ['1.234,50', '1234.50', 'comma'],
+    ['1 500,00', '1500.00', 'comma'],
+    ['1\u00a0500,00', '1500.00', 'comma'],
+    ['1\u202f500,00', '1500.00', 'comma'],
+    ['1.234.567', '1234567', 'comma'],
+    ['1,2345', '1.2345', 'comma'],
+    ['1.500,00 €'.replace(' €', ''), '1500.00', 'comma'],
+    // Groupings people type, validated: Swiss, Indian lakh, spaces.
+    ["1'500.00", '1500.00', 'point'],
+    ['1’500.00', '1500.00', 'point'],
+    ['1,50,000.00', '150000.00', 'point'],
+    ['12,34,567', '1234567', 'point'],
+    ['1 500.00', '1500.00', 'point'],
+    ['1 500', '1500', undefined],
+    ["1'500", '1500', 'point'],
+    // A leading point, a leading plus, currency words, full-width digits and signs (NFKC).
+    ['.30', '0.30', 'point'],
+    ['+1,500.00', '1500.00', 'point'],
+    ['1,500.00 บาท', '1500.00', 'point'],
+    ['￥１，５００．００', '1500.00', 'point'],
+  ])('%j reads as %s, showing a decimal %s', (text, decimal, mark) => {
+    const r = read(text)
+    expect([r.decimal, r.mark]).toEqual([decimal, mark])
+    expect(r.negative).toBe(false)
+  })
+
+  it('reads the currency its word or full-width sign names', () => {
+    expect(read('1,500.00 บาท').currency).toBe('THB')
+    expect(read('１，５００円', undefined, {mark: 'point'})).toMatchObject({decimal: '1500', currency: 'JPY'})
+    expect(read('￥1,500.00').currency).toBe('JPY')
+  })
+
+  it('reads a backslash before an amount as the yen sign only in Shift_JIS text', () => {
+    expect(read('\\1,500', undefined, {yen: true, mark: 'point'})).toMatchObject({decimal: '1500', currency: 'JPY'})
+    expect(() => read('\\1,500')).toThrow(/is not an amount/)
   })
 
   it.each([
-    ['1.234,50', undefined, /ambiguous: a comma as the decimal mark/],
-    ['1,23', undefined, /ambiguous/],
-    ['12,5', undefined, /ambiguous/],
-    ['1,2345', undefined, /not an amount/],
-    ['12,34,567', undefined, /not an amount/],
-    ['1 234.50', undefined, /not an amount/],
-    ['฿100', 'MYR', /written in THB but the row is MYR/],
-    ['RM 100', 'THB', /written in MYR but the row is THB/],
-    ['¥100', 'AED', /written in JPY but the row is AED/],
-    ['฿100 THB', undefined, /names its currency twice/],
-    ['$100', undefined, /not an amount/],
-    ['€100', undefined, /not an amount/],
-    ['--5', undefined, /more than one minus sign/],
-    ['(-5)', undefined, /more than one minus sign/],
-    ['5%', undefined, /not an amount/],
-    ['', undefined, /not an amount/],
-    ['abc', undefined, /not an amount/],
-    ['1e5', undefined, /not an amount/],
-    ['.5', undefined, /not an amount/],
-    ['=1+1', undefined, /not an amount/],
-  ])('%j (row currency %s) is refused, saying what is allowed', (text, currency, why) => {
-    expect(() => read(text, currency)).toThrow(why)
-    expect(() => read(text, currency)).toThrow(/write digits with a point for decimals/)
+    ['1,500', '1500', '1.500'],
+    ['1.500', '1.500', '1500'],
+    ['82,305', '82305', '82.305'],
+    ['2.000', '2.000', '2000'],
+  ])('%j reads two ways: alone it is refused with both readings; its column settles it', (text, asPoint, asComma) => {
+    expect(() => read(text)).toThrow(
+      `"${text}" reads two ways: ${asPoint} with a decimal point, or ${asComma} with a decimal comma, and no amount of its column shows which mark it uses: give --decimal-mark point or --decimal-mark comma`,
+    )
+    expect(read(text, undefined, {mark: 'point'}).decimal).toBe(asPoint)
+    expect(read(text, undefined, {mark: 'comma'}).decimal).toBe(asComma)
   })
 
-  it.each<[string, string | undefined, RegExp]>([
-    ['1.234.567', undefined, /has dots between thousands \(1234567\)/],
-    // A dot before exactly three digits: a German thousand, or a decimal point; never guessed.
+  it('refuses a text whose only reading is with the other mark than its column', () => {
+    expect(() => read('12,34', undefined, {mark: 'point', by: 'line 3 shows it: "1,234.50"'})).toThrow(
+      `"12,34" is written with a decimal comma, but its column's decimal mark is a point (line 3 shows it: "1,234.50"): check which is meant`,
+    )
+  })
+
+  it.each([
+    ['1,5000.00', /the grouping 1,5000, which is neither thousands \(groups of three digits\) nor Indian lakh/],
     [
-      '1.500',
-      undefined,
-      /"1.500" is ambiguous: 1500 with a dot between thousands .*, or 1.5 with a decimal point; gw does not guess: write 1500, or 1.50$/,
+      '15,00,00.00',
+      /the grouping 15,00,00, which is neither thousands .* nor Indian lakh \(1,50,000: a group of three, then twos\)/,
     ],
-    [
-      '2.000',
-      'JPY',
-      /"2.000" is ambiguous: 2000 with a dot between thousands .*, or 2 with a decimal point; gw does not guess: write 2000, or 2$/,
-    ],
-    ['฿1.500', 'THB', /"฿1.500" is ambiguous: 1500/],
-    ['10.505', 'THB', /ambiguous: 10505 .* or 10.505 with a decimal point/],
-  ])('%j (row currency %s) is refused with both readings and how to write each', (text, currency, why) => {
+    ['1 50.00', /the grouping 1 50, which is neither thousands \(groups of three digits\)/],
+    ["1'500,00", /has an apostrophe between digits, which does not group them with a decimal comma/],
+    ['1,234.567,8', /has more than one/],
+    ['1.234,567.8', /has more than one/],
+    ['฿100', /written in THB but the row is MYR/, 'MYR'],
+    ['฿100 THB', /names its currency twice/],
+    ['$100', /is not an amount/],
+    ['--5', /has more than one sign or parentheses/],
+    ['+-5', /has more than one sign or parentheses/],
+    ['(-5)', /has more than one sign or parentheses/],
+    ['5%', /is not an amount/],
+    ['', /is not an amount/],
+    ['1e5', /is not an amount/],
+    ['=1+1', /is not an amount/],
+    ['1500.', /ends in its decimal mark/],
+  ])('%j is refused, naming what is wrong and what is allowed', (text, why, currency?: string) => {
     expect(() => read(text, currency)).toThrow(why)
+    expect(() => read(text, currency)).toThrow(/write digits with a decimal point or comma/)
   })
 })

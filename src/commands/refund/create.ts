@@ -106,7 +106,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const options = {...flags, ...named, csv, gw_version: this.config.version}
     const result = await runBulkRefund(refunds, options, {
       checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
-      planned: (plan, tookOver) => planNotes(plan, csv, tookOver).forEach((note) => this.note(note)),
+      planned: (plan, tookOver, output) => planNotes(plan, csv, tookOver, output).forEach((note) => this.note(note)),
       confirm: (toSend, plan) => this.confirm(confirmText(toSend, plan, csv), confirmBulk),
       // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
       sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),

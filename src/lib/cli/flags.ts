@@ -150,7 +150,7 @@ export function listFilterOf(flags: {
 function amountsOf(text: string): {fee: number; currency: string}[] {
   let read
   try {
-    read = readAmountText(text.trim())
+    read = readAmountText(text.trim(), undefined, {mark: 'point', by: 'on the command line'})
   } catch (error) {
     throw usageError(`--amount: ${(error as Error).message}.`)
   }
@@ -277,12 +277,28 @@ export const fileFlags = (group: {helpGroup?: string; dependsOn?: string[]} = {}
     description: 'separator of a CSV: , ; tab or | (default: told by the header line)',
     ...group,
   }),
+  'decimal-mark': Flags.option({
+    description:
+      "the decimal mark of the file's amounts written as text, when none of them shows it (1,500 and 1.500 read two ways): point or comma (default: told by the amounts that read one way, 1,234.50 or 12,34)",
+    options: ['point', 'comma'] as const,
+    ...group,
+  })(),
   bom: Flags.boolean({
     description: 'start a CSV output with a BOM, so spreadsheets read it as UTF-8 (the default; --no-bom to omit)',
     allowNo: true,
     ...group,
   }),
 })
+
+/** --status-map: what the words of a file's status column mean (reconcile, and a refund file's sale status). */
+export const statusMapFlag = (group: {helpGroup?: string; dependsOn?: string[]} = {}) =>
+  Flags.string({
+    description:
+      'what a status of your file means, as YOURS=WORD (WORD: paid, unpaid, refunded, refunded_partly, closed, cancelled, or a gateway state); repeat for each',
+    multiple: true,
+    multipleNonGreedy: true,
+    ...group,
+  })
 
 const bulk = {helpGroup: 'BULK', dependsOn: ['from-csv']}
 
@@ -299,6 +315,18 @@ export const bulkRefundFlags = {
     description: 'refund rows that repeat the same order and amount, each once',
     ...bulk,
   }),
+  'only-visible': Flags.boolean({
+    description:
+      'refund only the rows the sheet shows: rows hidden, filtered out, collapsed or struck through are left out, and reported so (default: any such row stops the run)',
+    exclusive: ['include-hidden'],
+    ...bulk,
+  }),
+  'include-hidden': Flags.boolean({
+    description: 'refund the rows the sheet hides, filters out or strikes through as well as the rows it shows',
+    exclusive: ['only-visible'],
+    ...bulk,
+  }),
+  'status-map': statusMapFlag(bulk),
   'batch-id': Flags.string({
     description: 'a name for an intentional second round of refunds identical to an earlier file',
     ...bulk,

@@ -22,6 +22,7 @@ import {type Cell, type RowSink, type SummarySheet, type TypedCells, cellText, s
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {temporaryBeside} from '../io/private-file.js'
 import {RUNS_AS_FORMULA} from '../untrusted.js'
+import {usageError} from '../errors.js'
 import {checkTableName} from './output-paths.js'
 import type {FileKind} from './decoding.js'
 import type {TableHeader} from './table.js'
@@ -76,6 +77,46 @@ export function outputFor(input: string, given: string | undefined, suffix: stri
 }
 
 const isWorkbook = (path: string) => extname(path).toLowerCase() === '.xlsx'
+
+/** What a worksheet holds at most (ECMA-376, and Excel's specifications and limits). */
+const WORKBOOK_LIMITS = {columns: 16_384, lines: 1_048_576, cell: 32_767}
+
+/** The size of an annotated output: its columns, its lines, and its longest cell. */
+interface OutputSize {
+  columns: number
+  lines: number
+  longest: number
+}
+
+/** How many columns an annotated output of `header` with `ours` has. */
+export const annotatedWidth = (header: TableHeader, ours: readonly string[]) =>
+  header.names.length + placementOf(header, ours).added.length
+
+/**
+ * Where an output goes once its size is known, before anything is sent: a workbook that would
+ * not fit a worksheet (more than 16,384 columns or 1,048,576 lines, a cell past 32,767
+ * characters) is written as CSV beside it when its name was gw's choice (`note` says so), and
+ * refused when it was given (`--out`).
+ */
+export function fittedOutput(path: string, given: boolean, size: OutputSize): {path: string; note?: string} {
+  if (!isWorkbook(path)) return {path}
+  const n = (count: number) => count.toLocaleString('en-US')
+  const past = [
+    size.columns > WORKBOOK_LIMITS.columns &&
+      `${n(size.columns)} columns, past a worksheet's ${n(WORKBOOK_LIMITS.columns)}`,
+    size.lines > WORKBOOK_LIMITS.lines && `${n(size.lines)} lines, past a worksheet's ${n(WORKBOOK_LIMITS.lines)}`,
+    size.longest > WORKBOOK_LIMITS.cell &&
+      `a cell of ${n(size.longest)} characters, past a worksheet cell's ${n(WORKBOOK_LIMITS.cell)}`,
+  ].filter(Boolean)
+  if (!past.length) return {path}
+  const csv = `${path.slice(0, -extname(path).length)}.csv`
+  if (given)
+    throw usageError(
+      `--out ${path}: the output would have ${past.join(', and ')}: it does not fit a workbook.`,
+      `Name it .csv (--out ${basename(csv)}); nothing was sent.`,
+    )
+  return {path: csv, note: `the output is written as CSV, ${basename(csv)}: it has ${past.join(', and ')}`}
+}
 
 const pad = (n: number) => String(n).padStart(2, '0')
 

@@ -14,6 +14,8 @@ export interface Columns {
   ignored: string[]
   /** The fields given by --column, and the header each names. */
   mapped: ReadonlyMap<string, string>
+  /** The fields found by another name than their own (an alias: a `Status` column for sale_status). */
+  aliased?: readonly string[]
 }
 
 /** A header as a person reads it: line breaks (Alt+Enter in Excel) and runs of spaces as one space, invisible characters gone. */
@@ -51,6 +53,8 @@ export function resolveColumns(
   names: readonly string[],
   fields: readonly string[],
   given: readonly string[] = [],
+  /** Other names a field answers to (normalised), when no column has its own. */
+  aliases: Readonly<Record<string, readonly string[]>> = {},
 ): Columns {
   const keys = names.map(normalizeHeader)
   const mapping = parseMapping(given, fields)
@@ -88,9 +92,18 @@ export function resolveColumns(
   }
   if (twice.length)
     throw usageError(`Columns named twice: ${twice.join(', ')}.`, 'Rename or remove one of each, then run again.')
+  const aliased: string[] = []
+  for (const [field, names] of Object.entries(aliases)) {
+    if (index.has(field) || !fields.includes(field)) continue
+    const taken = new Set(index.values())
+    const at = names.map((name) => positions(name).filter((i) => !taken.has(i))).find((found) => found.length === 1)
+    if (!at) continue
+    index.set(field, at[0]!)
+    aliased.push(field)
+  }
   const used = new Set(index.values())
   const ignored = names.filter((name, i) => !used.has(i) && keys[i] !== '')
-  return {index, ignored, mapped: mapping}
+  return {index, ignored, mapped: mapping, ...(aliased.length ? {aliased} : {})}
 }
 
 /**

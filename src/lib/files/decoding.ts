@@ -156,13 +156,80 @@ export class StrictText extends Transform {
     const line = this.#line + lineEnds(lenient.slice(0, Math.max(0, lenient.indexOf('\ufffd'))), this.#afterCR)
     const {name, fromBom} = this.encoding
     const said = fromBom ? ' (as its BOM says)' : name === 'utf-8' ? '' : ' (as --encoding says)'
+    const fits = likelyEncodings(this.head).filter((e) => e.name !== name)
+    const suggested = fits.length
+      ? `Its text reads as ${fits.map((e) => `${e.name} (${e.what})`).join(' or ')}: add --encoding ${fits[0]!.name}, or save the file as CSV UTF-8.`
+      : undefined
     return usageError(
       `${this.path} line ${line}: the text is not valid ${name.toUpperCase()}${said}.`,
-      name === 'utf-8'
-        ? 'Save the file as CSV UTF-8, or say its encoding: --encoding windows-874 for Thai files from older Excel, for example.'
-        : 'Say the encoding the file was saved in with --encoding (utf-8, utf-16le, windows-874, ...).',
+      suggested ??
+        (name === 'utf-8'
+          ? 'Save the file as CSV UTF-8, or say its encoding: --encoding windows-874 for Thai files from older Excel, for example.'
+          : 'Say the encoding the file was saved in with --encoding (utf-8, utf-16le, windows-874, ...).'),
     )
   }
+}
+
+/**
+ * The legacy encodings finance's files come in: a script's (its letters, which make words of
+ * two or more), or a Latin one (accented letters inside ASCII words, and typographic marks).
+ */
+const LEGACY_ENCODINGS: readonly {name: string; what: string; script?: RegExp}[] = [
+  {name: 'windows-874', what: 'Thai', script: /[\u0e01-\u0e5b]/},
+  // Not half-width katakana: Thai bytes read as them in Shift_JIS.
+  {name: 'shift_jis', what: 'Japanese', script: /[\u3000-\u30ff\u4e00-\u9fff\uff01-\uff5e\uffe5]/},
+  {name: 'windows-1256', what: 'Arabic', script: /[\u0600-\u06ff]/},
+  {name: 'windows-1252', what: 'Western European, Windows'},
+  {name: 'macintosh', what: 'Western European, an old Mac'},
+]
+
+/** A script's signs that stand alone (a full-width ￥ before digits, ฿, CJK punctuation). */
+const ALONE = /[\u0e3f\u3000-\u303f\uff01-\uff5e\uffe5]/
+
+/** Latin-1's letters and the marks Western text has: whole; other Latin letters (Ž Œ) half, as an old Mac's é reads Ž in Windows'. */
+const latinWeight = (c: string) =>
+  /[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff\u20ac\u2018-\u201e\u2013\u2014\u2026\u00a3\u00b0]/.test(c)
+    ? 1
+    : /\p{Script=Latin}/u.test(c)
+      ? 0.5
+      : 0
+
+/**
+ * How much of `text`'s non-ASCII reads as `script`'s (letters in words of two or more; in Thai,
+ * no vowel or tone mark after no letter) or, without one, as Latin text (an accented letter
+ * between ASCII letters; a run of them is what another encoding's bytes look like).
+ */
+function plausibility(text: string, script: RegExp | undefined): number {
+  const chars = [...text]
+  let beyond = 0
+  let weight = 0
+  chars.forEach((c, i) => {
+    if (c <= '\u007f') return
+    beyond++
+    const [before = '', after = ''] = [chars[i - 1], chars[i + 1]]
+    if (script) weight += script.test(c) && (ALONE.test(c) || script.test(before) || script.test(after)) ? 1 : 0
+    else weight += latinWeight(c) * (before > '\u007f' || after > '\u007f' ? 0.25 : 1)
+  })
+  if (script && STRAY_THAI_MARK.test(text) && script.test('\u0e01')) return 0
+  return beyond ? weight / beyond : 0
+}
+
+/**
+ * The encodings `head` (a file's first bytes, not UTF-8) reads as text in: every byte decodes,
+ * and its text past ASCII is that encoding's; best first.
+ */
+export function likelyEncodings(head: Uint8Array): {name: string; what: string}[] {
+  const scored = LEGACY_ENCODINGS.flatMap(({name, what, script}) => {
+    let text
+    try {
+      text = new TextDecoder(name, {fatal: true}).decode(head, {stream: true})
+    } catch {
+      return []
+    }
+    const score = plausibility(text, script)
+    return score >= 0.75 ? [{name, what, score}] : []
+  })
+  return scored.sort((a, b) => b.score - a.score).map(({name, what}) => ({name, what}))
 }
 
 /** The line (1-based) and text of the line of `text` holding `index`; lines end as CSV records do: CRLF, CR or LF. */

@@ -23,8 +23,10 @@ import {csvRecords, delimiterOf, headerLineOf} from './csv-records.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type FileKind, checkNotUtf8, encodingOf, kindOf, looksBinary, notTextError, unusualLine} from './decoding.js'
 import type {TypedCells} from './cells.js'
+import {type ColumnMark, DecimalMarks, HOLD_LIMIT} from './decimal-marks.js'
+import type {AmountContext, DecimalMark} from '../gateway/protocol/index.js'
 import {type CellNote, formulasWithoutResult} from './workbook-cells.js'
-import type {WorkbookRecord} from './workbook-reader.js'
+import {type WorkbookRecord, columnLetters} from './workbook-reader.js'
 import {workbookRecords} from './workbook-records.js'
 
 export interface TableRow {
@@ -47,8 +49,14 @@ export interface TableRow {
   formulas(): {field: string; address: string}[]
   /** A workbook's number and date cells as typed, by column (for a workbook report). */
   typed?: TypedCells
-  /** The file's separator says a comma-decimal locale (";"): a comma between thousands is not taken for granted. */
-  decimalComma?: boolean
+  /** How an amount field's text is read: its column's decimal mark as settled when the row was let go, the file's yen sign. */
+  amountContext(field: string): AmountContext
+  /** Why the sheet does not show the row: hidden, filtered out, collapsed; undefined when it shows it. */
+  hidden?: string
+  /** The row is shown struck through (a cell gw reads, or every filled cell): which cells. */
+  struck?: string
+  /** The merged range a field's cell is covered by (its value is in the range's first cell only). */
+  merged(field: string): string | undefined
 }
 
 export interface TableHeader extends Columns {
@@ -68,13 +76,16 @@ export interface TableSource {
   /** CSV: its encoding and separator. */
   encoding?: string
   delimiter?: string
-  /** Workbook: the sheet read, and all its visible sheets. */
+  /** Workbook: the sheet read, all its visible sheets, and the one it opens on (its active tab). */
   sheet?: string
   sheets?: string[]
+  active?: string
   /** Rows above the header, skipped as titles: their line and their text. */
   titles?: {line: number; text: string}[]
   /** Text that decodes to characters unusual in the encoding given: an example line. */
   unusual?: {line: number; text: string}
+  /** The decimal mark of each amount column, as it was settled while the rows were read (decimal-marks). */
+  marks: ColumnMark[]
 }
 
 /** A line of the file that is not a row: above the header (a title), or blank. */
@@ -107,6 +118,14 @@ export interface ReadOptions {
   required?: readonly (readonly string[])[]
   /** The column sets of gw's own outputs the command may be given back (gwColumnsOf). */
   outputs?: readonly (readonly string[])[]
+  /** The fields holding amounts as text, whose decimal mark is settled by their column (decimal-marks). */
+  amounts?: readonly string[]
+  /** --decimal-mark: every amount column's mark, given. */
+  'decimal-mark'?: DecimalMark
+  /** Other names fields answer to (normalised) when no column has their own; never a column of gw's own earlier output. */
+  aliases?: Readonly<Record<string, readonly string[]>>
+  /** --include-hidden: rows the sheet hides or strikes through are read as any other. */
+  'include-hidden'?: boolean
 }
 
 /** How many rows the header is looked for among. */
@@ -117,7 +136,7 @@ function headerOf(record: SourceRecord, options: ReadOptions): TableHeader | und
   const names = record.record
   let columns
   try {
-    columns = resolveColumns(names, options.fields, options.column)
+    columns = resolveColumns(names, options.fields, options.column, options.aliases)
   } catch {
     return undefined
   }
@@ -126,9 +145,15 @@ function headerOf(record: SourceRecord, options: ReadOptions): TableHeader | und
 }
 
 /** The header of `names` read as `columns`, gw's own columns of an earlier output told apart from the file's. */
-function headerWith(line: number, names: string[], columns: Columns, options: ReadOptions): TableHeader {
+function headerWith(line: number, names: string[], found: Columns, options: ReadOptions): TableHeader {
   const keys = names.map(normalizeHeader)
-  const gwColumns = gwColumnsOf(keys, new Set(columns.index.values()), options.outputs ?? [])
+  // A field found by an alias is not read from a column of gw's own earlier output (a report's status).
+  const byAlias = new Set((found.aliased ?? []).map((field) => found.index.get(field)!))
+  const read = new Set([...found.index.values()].filter((at) => !byAlias.has(at)))
+  const gwColumns = gwColumnsOf(keys, read, options.outputs ?? [])
+  const index = new Map([...found.index].filter(([, at]) => !byAlias.has(at) || !gwColumns.includes(at)))
+  const used = new Set(index.values())
+  const columns = {...found, index, ignored: names.filter((n, i) => keys[i] !== '' && !used.has(i))}
   const ignored = gwColumns.length
     ? names.filter((n, i) => keys[i] !== '' && columns.ignored.includes(n) && !gwColumns.includes(i))
     : columns.ignored
@@ -188,6 +213,59 @@ export function unresolvedFormulas(row: TableRow): string | undefined {
     : undefined
 }
 
+/** " (cell A6 is covered by the merged cells A5:A6; its value is in A5 only)" for the first of `fields` whose cell is merged into another, or ''. */
+export function mergedNote(row: TableRow, fields: readonly string[]): string {
+  for (const field of fields) {
+    const range = row.merged(field)
+    if (!range) continue
+    const first = range.split(':')[0]
+    return ` (its ${field} cell is covered by the merged cells ${range}; the value is in ${first} only: unmerge them and fill each row)`
+  }
+  return ''
+}
+
+/** An order number as a spreadsheet shows a long number in General format: 2.02611E+13. */
+const ROUNDED = /^\d(?:\.\d+)?E\+\d+$/i
+
+/**
+ * Order numbers a spreadsheet has dropped the leading zeros of (000123 read as the number 123):
+ * a number of digits shorter than the zero-padded ones of its column (the first seen). Rows before
+ * the first padded one are kept (at most 1,000) and said once it is seen.
+ */
+export class DroppedZeros {
+  #padded: {text: string; line: number} | undefined
+  readonly #before: {line: number; text: string}[] = []
+
+  /** The problem of `text` (an order number) on `line`, when its column is known to be padded; else undefined. */
+  see(line: number, text: string): string | undefined {
+    if (!/^\d+$/.test(text)) return undefined
+    if (text.startsWith('0') && text.length > 1) {
+      this.#padded ??= {text, line}
+      return undefined
+    }
+    if (!this.#padded) {
+      if (this.#before.length < 1000) this.#before.push({line, text})
+      return undefined
+    }
+    return this.#problem(text)
+  }
+
+  /** The rows seen before the first padded number that are shorter than it: [line, problem]. */
+  earlier(): [number, string][] {
+    if (!this.#padded) return []
+    return this.#before.flatMap(({line, text}) => {
+      const problem = this.#problem(text)
+      return problem ? [[line, problem] as [number, string]] : []
+    })
+  }
+
+  #problem(text: string): string | undefined {
+    const padded = this.#padded!
+    if (text.length >= padded.text.length) return undefined
+    return `order number ${quoted(text)} is shorter than the zero-padded ${quoted(padded.text)} of line ${padded.line}: a spreadsheet drops the leading zeros of a number (${text.padStart(padded.text.length, '0')} becomes ${text}); format the column as text and type them again`
+  }
+}
+
 /** What is wrong with a row whatever the command: fields past its header, an order number Excel holds inexactly. */
 export function rowProblems(row: TableRow): string[] {
   const problems: string[] = []
@@ -196,6 +274,10 @@ export function rowProblems(row: TableRow): string[] {
       `${row.extra} more field${row.extra === 1 ? '' : 's'} than the header has columns (a separator inside a value?)`,
     )
   for (const field of ORDER_NUMBER_FIELDS) {
+    if (ROUNDED.test(row.get(field)))
+      problems.push(
+        `${field} ${quoted(row.get(field))} is a number a spreadsheet rounded and wrote in scientific notation: its digits are lost; format the column as text, type the numbers again and export it`,
+      )
     if (row.inexact(field))
       problems.push(
         `${field} is a number of more than 15 digits in the workbook, which Excel cannot hold exactly (it reads ${row.get(field)}): store order numbers as text cells`,
@@ -223,14 +305,18 @@ async function headOf(path: string): Promise<Uint8Array> {
 }
 
 /** The records of the file, whichever kind it is, and how it was read. */
-async function recordsOf(path: string, options: ReadOptions) {
+async function recordsOf(
+  path: string,
+  options: ReadOptions,
+): Promise<{source: TableSource; records: AsyncGenerator<SourceRecord>}> {
   const head = await headOf(path)
   const kind = kindOf(path, head)
   if (kind === 'xlsx') {
     for (const flag of ['encoding', 'delimiter'] as const)
       if (options[flag]) throw usageError(`--${flag} is for CSV files; ${path} is an .xlsx workbook.`)
     const workbook = await workbookRecords(path, options.sheet)
-    return {source: {kind, sheet: workbook.sheet, sheets: workbook.sheets}, records: workbook.records}
+    const {sheet, sheets, active} = workbook
+    return {source: {kind, sheet, sheets, ...(active ? {active} : {}), marks: []}, records: workbook.records}
   }
   if (options.sheet) throw usageError(`--sheet is for .xlsx workbooks; ${path} is a CSV file.`)
   const encoding = encodingOf(head, options.encoding)
@@ -238,7 +324,7 @@ async function recordsOf(path: string, options: ReadOptions) {
   checkNotUtf8(path, head, encoding)
   const delimiter = delimiterOf(headerLineOf(head, encoding), options.delimiter)
   const unusual = unusualLine(head, encoding)
-  const source = {kind, encoding: encoding.name, delimiter, ...(unusual ? {unusual} : {})}
+  const source = {kind, encoding: encoding.name, delimiter, marks: [], ...(unusual ? {unusual} : {})}
   return {source, records: csvRecords(path, {encoding, delimiter, head})}
 }
 
@@ -282,7 +368,12 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
         `${path}: with --delimiter ${shown(options.delimiter, 5)} the header is one column, ${quoted(names[0])}.`,
         'Leave --delimiter out: gw tells the separator from the header line.',
       )
-    header ??= headerWith(seen[at]!.line, names, resolveColumns(names, options.fields, options.column), options)
+    header ??= headerWith(
+      seen[at]!.line,
+      names,
+      resolveColumns(names, options.fields, options.column, options.aliases),
+      options,
+    )
     // A title's text, without what gw wrote beside it in an earlier report (its status): a line of
     // nothing else is a blank one.
     const gw = new Set(header.gwColumns)
@@ -296,9 +387,16 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
     const second = rest.length ? {done: false, value: rest.shift()!} : await bounded.next()
     if (second.done) throw usageError(`${path} has a header but no rows${sheetNote(source)}.`)
     const table = {source: titles.length ? {...source, titles} : source, header, above}
-    // A file separated by ";" is a comma-decimal spreadsheet's (German, Excel in such locales).
-    const decimalComma = 'delimiter' in source && source.delimiter === ';'
-    return {...table, rows: rowsOf(header, second.value, prepended(rest, bounded), decimalComma)}
+    // Shift_JIS and CP932 (which WHATWG decodes as shift_jis) write the yen sign as the byte of `\`.
+    const yen = source.encoding === 'shift_jis'
+    const marks = new DecimalMarks(
+      (options.amounts ?? []).filter((f) => header.index.has(f)),
+      table.source.marks,
+      options['decimal-mark'],
+      yen,
+    )
+    const rows = rowsOf(header, second.value, prepended(rest, bounded), Boolean(options['include-hidden']))
+    return {...table, rows: settledRows(rows, marks)}
   } catch (error) {
     await bounded.return(undefined)
     throw error
@@ -309,45 +407,106 @@ async function* rowsOf(
   header: TableHeader,
   first: SourceRecord,
   rest: AsyncGenerator<SourceRecord>,
-  decimalComma: boolean,
-): AsyncGenerator<TableRow> {
+  includeHidden: boolean,
+): AsyncGenerator<HeldRow> {
   const {index, names} = header
   const width = names.length
   const gw = new Set(header.gwColumns)
   // A line of an earlier report that only gw wrote in (its not_a_row beside a blank line) is blank.
   const blank = ({record, notes}: SourceRecord) =>
     gw.size > 0 && !notes && record.every((v, i) => gw.has(i) || v.trim() === '')
-  const row = ({record: values, line, end, inexact, notes, typed}: SourceRecord): TableRow => ({
-    line,
-    end: end ?? line,
-    values,
-    typed,
-    decimalComma,
-    // Asked of every row: most have no notes at all (every CSV row, a workbook's text cells).
-    formulas: () =>
-      notes
-        ? [...index].flatMap(([field, at]) => {
-            const note = notes[at]
-            return note?.kind === 'formula' ? [{field, address: note.address}] : []
-          })
-        : [],
-    extra: values.slice(width).filter((v) => v.trim() !== '').length,
-    get: (field) => {
-      const at = index.get(field)
-      return at === undefined ? '' : (values[at] ?? '').trim()
-    },
-    has: (field) => index.has(field),
-    inexact: (field) => {
-      const at = index.get(field)
-      return at !== undefined && Boolean(inexact?.includes(at))
-    },
-    note: (field) => {
-      const at = index.get(field)
-      return at === undefined ? undefined : notes?.[at]
-    },
-  })
+  const read = new Set(index.values())
+  /** A row struck through: a cell gw reads, or every filled cell. */
+  const struckThrough = ({record, struck, line}: SourceRecord) => {
+    if (!struck) return undefined
+    const filled = record.flatMap((v, i) => (v.trim() ? [i] : []))
+    const shown = struck.filter((at) => read.has(at))
+    if (!shown.length && !filled.every((at) => struck.includes(at))) return undefined
+    const cells = (shown.length ? shown : struck).map((at) => `${columnLetters(at)}${line}`)
+    return `struck through (${cells.length === 1 ? 'cell' : 'cells'} ${cells.join(', ')})`
+  }
+  const row = (source: SourceRecord): HeldRow => {
+    const {record: values, line, end, inexact, notes, typed, merged} = source
+    const [hidden, struck] = includeHidden ? [] : [source.hidden, struckThrough(source)]
+    return {
+      line,
+      end: end ?? line,
+      values,
+      typed,
+      ...(hidden ? {hidden} : {}),
+      ...(struck ? {struck} : {}),
+      merged: (field) => {
+        const at = index.get(field)
+        return at === undefined ? undefined : merged?.[at]
+      },
+      contexts: {},
+      amountContext(field) {
+        return this.contexts[field] ?? {}
+      },
+      // Asked of every row: most have no notes at all (every CSV row, a workbook's text cells).
+      formulas: () =>
+        notes
+          ? [...index].flatMap(([field, at]) => {
+              const note = notes[at]
+              return note?.kind === 'formula' ? [{field, address: note.address}] : []
+            })
+          : [],
+      extra: values.slice(width).filter((v) => v.trim() !== '').length,
+      get: (field) => {
+        const at = index.get(field)
+        return at === undefined ? '' : (values[at] ?? '').trim()
+      },
+      has: (field) => index.has(field),
+      inexact: (field) => {
+        const at = index.get(field)
+        return at !== undefined && Boolean(inexact?.includes(at))
+      },
+      note: (field) => {
+        const at = index.get(field)
+        return at === undefined ? undefined : notes?.[at]
+      },
+    }
+  }
   if (!blank(first)) yield row(first)
   for await (const record of rest) if (!blank(record)) yield row(record)
+}
+
+/** A row as it streams, its amounts' contexts set when it is let go (settledRows). */
+type HeldRow = TableRow & {contexts: Record<string, AmountContext>}
+
+/**
+ * The rows in order, each let go once the decimal mark of every amount column it has a cell of
+ * two readings in is settled (or the file ends, or HOLD_LIMIT rows wait), with the contexts its
+ * amounts are then read in.
+ */
+async function* settledRows(rows: AsyncGenerator<HeldRow>, marks: DecimalMarks): AsyncGenerator<TableRow> {
+  const held: HeldRow[] = []
+  const go = (row: HeldRow) => {
+    for (const field of marks.fields) row.contexts[field] = marks.contextOf(field)
+    return row
+  }
+  try {
+    for await (const row of rows) {
+      const waits = marks.see(
+        row.line,
+        (f) => row.get(f),
+        (f) => row.note(f) === undefined,
+      )
+      if (!held.length && !waits) {
+        yield go(row)
+        continue
+      }
+      held.push(row)
+      if (held.length >= HOLD_LIMIT) marks.giveUp()
+      if (marks.waiting) continue
+      for (const waiting of held) yield go(waiting)
+      held.length = 0
+    }
+    marks.giveUp()
+    for (const waiting of held) yield go(waiting)
+  } finally {
+    await rows.return(undefined)
+  }
 }
 
 /** A line of the file as a report writes it back: one of the table's rows, or a line that is not a row. */

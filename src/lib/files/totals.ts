@@ -20,6 +20,8 @@ export interface TotalsRow {
   sum?: string
   /** Whether it is that sum; undefined when it could not be checked, and `unchecked` says why. */
   agrees?: boolean
+  /** A SUBTOTAL: checked against the rows the sheet shows (a filter's hidden rows left out). */
+  shown?: boolean
   unchecked?: string
 }
 
@@ -36,9 +38,10 @@ const scaled = (decimal: string, negative: boolean) => {
 /** What the check of a totals row found, in words: on the terminal and in a report's line for it. */
 export function totalsVerdict(t: TotalsRow): string {
   if (t.unchecked) return `not checked (${t.unchecked})`
+  const rows = t.shown ? 'the rows above it that the sheet shows' : 'the rows above it'
   return t.agrees
-    ? `it agrees with the rows above it (${t.sum})`
-    : `it does NOT agree with the sum of the rows above it (${t.sum}): check the file for missing or extra rows`
+    ? `it agrees with ${rows} (${t.sum})`
+    : `it does NOT agree with the sum of ${rows} (${t.sum}): check the file for missing or extra rows`
 }
 
 /**
@@ -61,6 +64,8 @@ const decimalOf = (value: bigint, places: number) => {
 export class TotalsRows {
   readonly found: TotalsRow[] = []
   #sum: bigint | undefined = 0n
+  /** The sum of the rows the sheet shows (a SUBTOTAL's, which leaves out the rows a filter hides). */
+  #shown: bigint | undefined = 0n
 
   /** `fields`: the amount fields, in the order read. */
   constructor(readonly fields: readonly string[]) {}
@@ -83,34 +88,39 @@ export class TotalsRows {
     // The word in the order number's cell, or in any cell of a row without one: a row of a real
     // order with a note such as "Total refund" stays a row.
     const column = orderColumnOf(row)
+    // A SUBTOTAL formula without an order number (the total of the rows a filter shows) is one too.
+    const subtotal =
+      !column &&
+      this.fields.some((f) => row.note(f)?.kind === 'number' && (row.note(f) as {subtotal?: boolean}).subtotal)
     const label = column
       ? TOTAL_WORDS.test(row.get(column))
         ? row.get(column)
         : undefined
-      : row.values.find((v) => TOTAL_WORDS.test(v.trim()))
+      : (row.values.find((v) => TOTAL_WORDS.test(v.trim())) ?? (subtotal ? 'SUBTOTAL' : undefined))
     // Said to be one, it is one even without an amount (a file read without an amount column).
     if (label && amount === undefined) {
       const unchecked = this.fields.some((f) => row.has(f)) ? 'it gives no amount' : 'the file has no amount column'
       this.found.push({line: row.line, label: label.trim(), amount: '', unchecked})
-      this.#sum = 0n
+      this.#sum = this.#shown = 0n
       return true
     }
     // A row without an order number but with formulas without a result may have one: a row, and a problem.
     const unresolved = !column && !label && row.formulas().length > 0
     if (amount === undefined || (column && !label) || unresolved) {
-      if (amount && 'unreadable' in amount) this.#sum = undefined
-      else if (amount && this.#sum !== undefined) {
-        const value = scaled(amount.decimal, amount.negative)
-        this.#sum = value === undefined ? undefined : this.#sum + value
-      }
+      const value = amount && !('unreadable' in amount) ? scaled(amount.decimal, amount.negative) : undefined
+      const add = (sum: bigint | undefined) =>
+        !amount ? sum : value === undefined || sum === undefined ? undefined : sum + value
+      this.#sum = add(this.#sum)
+      if (!row.hidden) this.#shown = add(this.#shown)
       return false
     }
     const read = 'unreadable' in amount ? undefined : asHeld(amount)
     const total = read && scaled(read.decimal, read.negative)
+    const covered = subtotal ? this.#shown : this.#sum
     // Without a word such as Total, a row without an order number is a totals row only when it is the sum of the rows above.
-    if (!label && (total === undefined || total !== this.#sum)) return false
+    if (!label && (total === undefined || total !== covered)) return false
     const places = Math.min(PLACES, read?.decimal.split('.')[1]?.length ?? 0)
-    const sum = this.#sum === undefined ? undefined : decimalOf(this.#sum, places)
+    const sum = covered === undefined ? undefined : decimalOf(covered, places)
     const unchecked =
       sum === undefined
         ? 'an amount above it could not be read'
@@ -122,9 +132,10 @@ export class TotalsRows {
       label: label?.trim() ?? '',
       amount: read ? `${read.negative ? '-' : ''}${read.decimal}` : row.get(this.fields.find((f) => row.has(f))!),
       ...(sum !== undefined ? {sum} : {}),
-      ...(unchecked ? {unchecked} : {agrees: total === this.#sum}),
+      ...(unchecked ? {unchecked} : {agrees: total === covered}),
+      ...(subtotal ? {shown: true} : {}),
     })
-    this.#sum = 0n
+    this.#sum = this.#shown = 0n
     return true
   }
 }

@@ -25,7 +25,8 @@ export const fromWorkbookText = (text: string) =>
 
 /** What a cell holds when it is not text: gw reads amounts from these, never from the shown text. */
 export type CellNote =
-  | {kind: 'number'; value: string}
+  /** `subtotal`: the number is a SUBTOTAL formula's result (a totals row under a filter). */
+  | {kind: 'number'; value: string; subtotal?: boolean}
   | {kind: 'percent'; value: string}
   | {kind: 'date'}
   | {kind: 'formula'; address: string}
@@ -100,7 +101,12 @@ export interface ReadCell {
   inexact?: boolean
   /** A number or date cell as typed and formatted, for a workbook report to write back as it was. */
   typed?: {typed: number | Date; numFmt?: string}
+  /** Shown struck through (its font's strike), as a row crossed out by hand. */
+  struck?: boolean
 }
+
+/** A formula that totals the rows above it as a filter shows them: `SUBTOTAL(109,D2:D7)`, ODF's `of:=SUBTOTAL(9;[.D2:.D7])`. */
+export const isSubtotal = (formula: string) => /^(?:of:)?=?\s*(?:_xlfn\.)?(?:SUBTOTAL|AGGREGATE)\s*\(/i.test(formula)
 
 /**
  * A number cell: the stored digits `raw`, its style, the workbook's date system. Its value is the

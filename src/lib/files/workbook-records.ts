@@ -64,5 +64,6 @@ export async function workbookRecords(path: string, wanted: string | undefined):
       await worker.terminate()
     }
   }
-  return {sheet: opened.sheet, sheets: opened.sheets, records: records()}
+  const {sheet, sheets, active} = opened
+  return {sheet, sheets, ...(active ? {active} : {}), records: records()}
 }

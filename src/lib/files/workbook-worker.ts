@@ -14,7 +14,7 @@ const BATCH = 500
 
 /** What the worker says: the sheet opened, a batch of rows, the end, or why it failed. */
 export type WorkerMessage =
-  | {type: 'opened'; sheet: string; sheets: string[]}
+  | {type: 'opened'; sheet: string; sheets: string[]; active?: string}
   | {type: 'rows'; rows: WorkbookRecord[]}
   | {type: 'end'}
   | {type: 'failed'; message: string; advice?: string}
@@ -28,8 +28,8 @@ const requests = async function* () {
 
 const {path, wanted} = workerData as {path: string; wanted?: string}
 try {
-  const {sheet, sheets, records} = await readWorkbook(path, wanted)
-  post({type: 'opened', sheet, sheets})
+  const {sheet, sheets, active, records} = await readWorkbook(path, wanted)
+  post({type: 'opened', sheet, sheets, ...(active ? {active} : {})})
   for await (const _ of requests()) {
     const rows: WorkbookRecord[] = []
     while (rows.length < BATCH) {

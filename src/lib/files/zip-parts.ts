@@ -30,6 +30,10 @@ export interface ZipParts {
   parse(name: string, handlers: XmlHandlers): AsyncGenerator<void>
   /** A small part's whole text (the mimetype of an .ods). */
   text(name: string): Promise<string>
+  /** A part's bytes as they stream, unparsed. */
+  chunks(name: string): AsyncGenerator<Buffer>
+  /** The size a part says it unpacks to (yauzl holds it to that size). */
+  size(name: string): number
   close(): void
 }
 
@@ -102,6 +106,15 @@ export async function openZip(path: string): Promise<ZipParts> {
       for await (const chunk of (await stream(name)) as AsyncIterable<Buffer>) chunks.push(chunk)
       return Buffer.concat(chunks).toString('utf8')
     },
+    async *chunks(name) {
+      const readable = await stream(name)
+      try {
+        yield* readable as AsyncIterable<Buffer>
+      } finally {
+        readable.destroy()
+      }
+    },
+    size: (name) => entries.get(partKey(name))?.uncompressedSize ?? 0,
     close: () => zip.close(),
   }
 }

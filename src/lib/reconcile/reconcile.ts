@@ -6,7 +6,7 @@
  * file); results are written in the input's order through a small reorder window
  * (ordered-window), each row judged by classify.
  */
-import {AnnotatedWriter, outputFor} from '../files/annotated-output.js'
+import {AnnotatedWriter, annotatedWidth, fittedOutput, outputFor} from '../files/annotated-output.js'
 import {type AuditTrail, startTrail, summarySheet} from '../files/audit.js'
 import type {Cell, Money, TypedCells} from '../files/cells.js'
 import {checkOutputs} from '../files/output-paths.js'
@@ -76,6 +76,8 @@ export interface ReconcileInput {
   ignored_columns: string[]
   /** Ignored columns that look like a field, with the --column that would read them. */
   hints: string[]
+  /** Where the output goes when it is not where it was to go (a workbook too wide, written as CSV). */
+  outputNote?: string
 }
 
 interface ReconcileOptions {
@@ -142,14 +144,29 @@ export async function openForReconcile(
 ): Promise<ReconcileInput> {
   // gw's own reconcile output and order list are files it reads back: the gateway's columns are not read.
   const outputs = [OUTPUT_COLUMNS, ORDER_LIST_COLUMNS]
-  const table = await openTable(file, {...options, fields: RECONCILE_FIELDS, required: [ORDER_NUMBER_FIELDS], outputs})
+  const read = {...options, fields: RECONCILE_FIELDS, required: [ORDER_NUMBER_FIELDS], outputs, amounts: ['amount']}
+  const table = await openTable(file, read)
   const {header} = table
   const noOrderColumn = missingOrderColumn(table, RECONCILE_FIELDS)
   if (noOrderColumn) throw usageError(`${file} line ${header.line ?? 1}: ${noOrderColumn}.`)
   const comparisons = comparisonsOf(header)
   const hints = columnHints(header, RECONCILE_FIELDS, [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']])
-  const out = outputFor(file, options.out, '.reconciled', table.source.kind)
-  const input = {file, table, out, comparisons, ignored_columns: header.ignored, hints}
+  // Its width is known from the header: a workbook too wide is written as CSV (or refused when named).
+  const size = {columns: annotatedWidth(header, OUTPUT_COLUMNS), lines: 0, longest: 0}
+  const {path: out, note} = fittedOutput(
+    outputFor(file, options.out, '.reconciled', table.source.kind),
+    options.out !== undefined,
+    size,
+  )
+  const input = {
+    file,
+    table,
+    out,
+    comparisons,
+    ignored_columns: header.ignored,
+    hints,
+    ...(note ? {outputNote: note} : {}),
+  }
   if (comparisons.length === 1 && !options.existenceOnly) {
     const names = header.names.map((n) => quoted(n)).join(', ')
     throw new GwError(

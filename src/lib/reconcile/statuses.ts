@@ -32,6 +32,10 @@ const SYNONYMS: Readonly<Record<string, StatusWord>> = {
   voided: 'cancelled',
   ยกเลิก: 'cancelled',
   ยกเลิกแล้ว: 'cancelled',
+  // A payment that failed: never paid.
+  failed: 'unpaid',
+  payment_failed: 'unpaid',
+  ล้มเหลว: 'unpaid',
   partially_refunded: 'refunded_partly',
   partly_refunded: 'refunded_partly',
   คืนเงินบางส่วน: 'refunded_partly',
@@ -40,6 +44,14 @@ const SYNONYMS: Readonly<Record<string, StatusWord>> = {
   ชำระแล้ว: 'paid',
   ยังไม่ชำระ: 'unpaid',
   รอชำระ: 'unpaid',
+}
+
+/** gw's words that say a sale did not stand, as a refund file's row is refused for them. */
+const DID_NOT_STAND: Partial<Record<StatusWord, string>> = {
+  cancelled: 'cancelled',
+  refunded: 'refunded',
+  unpaid: 'not paid',
+  closed: 'closed',
 }
 
 /** What a status stands for: one of gw's words, or a gateway state compared as it is. */
@@ -84,6 +96,21 @@ export class StatusWords {
     if (word) return {word, ...WORDS[word]}
     const state = (mapped ?? status).trim().toUpperCase()
     return isState(state) ? {state} : undefined
+  }
+
+  /**
+   * Why a sale with `status` did not stand, in words ("cancelled", "refunded", "not paid"), or
+   * undefined when it did (paid, partly refunded) or the word is none known: a refund file's row
+   * whose own status says so is not refunded.
+   */
+  notStanding(status: string): string | undefined {
+    const meaning = this.meaningOf(status)
+    if (!meaning) return undefined
+    if ('state' in meaning)
+      return ['SUCCESS', 'REFUND', 'PENDING', 'NOTSURE'].includes(meaning.state)
+        ? undefined
+        : `${meaning.state}: ${ORDER_STATES[meaning.state as keyof typeof ORDER_STATES]}`
+    return DID_NOT_STAND[meaning.word]
   }
 
   /** Why `status` cannot be compared, with the flag that would say what it means. */

@@ -5,7 +5,7 @@ import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan, OrderLine} from '../refunds/bulk/plan.js'
 import type {Problem, RowStatus} from '../refunds/bulk/rows.js'
-import {earlierOutputNote, ignoredNote, sourceNotes, totalsNotes} from './files.js'
+import {earlierOutputNote, ignoredNote, leftOutNotes, markNotes, sourceNotes, totalsNotes} from './files.js'
 import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
@@ -26,12 +26,18 @@ function lines<T>(items: Iterable<T>, line: (item: T) => string, limit = 200, ke
 const problemLines = (problems: readonly Problem[]) => lines(problems, (p) => `line ${p.line}: ${p.message}`, 20)
 
 /** Notes on stderr once the plan is known: a lock taken over, a resumed journal, how uncertain rows were settled, the problems. */
-export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder): string[] {
+export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder, output?: string): string[] {
   const notes: string[] = []
   const {found, settled, problems} = plan
-  notes.push(...sourceNotes(plan.file.source), ...totalsNotes(plan.file.totals))
+  notes.push(
+    ...sourceNotes(plan.file.source),
+    ...markNotes(plan.file.source, plan.file.header),
+    ...totalsNotes(plan.file.totals),
+    ...leftOutNotes(plan.file.left),
+  )
   for (const note of [earlierOutputNote(plan.file.header), ignoredNote(plan.file.header.ignored, plan.file.hints)])
     if (note) notes.push(note)
+  if (output) notes.push(output)
   if (tookOver)
     notes.push(`took over the lock left by process ${tookOver.pid} (started ${tookOver.started_at}; no longer running)`)
   if (plan.journal?.torn)

@@ -10,7 +10,12 @@ const SEPARATORS: Record<string, string> = {';': 'semicolons', '\t': 'tabs', '|'
 export function sourceNotes(source: TableSource): string[] {
   const notes: string[] = []
   const others = (source.sheets ?? []).filter((s) => s !== source.sheet)
-  if (source.sheet && others.length)
+  const first = source.sheets?.[0]
+  if (source.active && source.active === source.sheet && first !== source.sheet)
+    notes.push(
+      `reading sheet ${quoted(source.sheet)}, the one the workbook opens on, not its first (${quoted(first)}); the workbook also has ${others.map((s) => quoted(s)).join(', ')}; --sheet picks another`,
+    )
+  else if (source.sheet && others.length)
     notes.push(
       `reading sheet ${quoted(source.sheet)} (the workbook also has ${others.map((s) => quoted(s)).join(', ')}; --sheet picks another)`,
     )
@@ -30,6 +35,29 @@ export function sourceNotes(source: TableSource): string[] {
   return notes
 }
 
+/** How each amount column's decimal mark was settled: "amounts in "Refund" read with a decimal comma (line 4 shows it: "12,34")". */
+export function markNotes(source: TableSource, header: TableHeader): string[] {
+  return source.marks.map(({field, mark, line, text}) => {
+    const column = header.names[header.index.get(field)!]
+    const why = line === undefined ? 'as --decimal-mark says' : `line ${line} shows it: ${quoted(text, 30)}`
+    return `amounts in ${quoted(column)} read with a decimal ${mark} (${why})`
+  })
+}
+
+/** The rows --only-visible left out: each line and why the sheet does not show it. */
+export function leftOutNotes(left: readonly {line: number; why: string}[]): string[] {
+  if (!left.length) return []
+  const shown = left.slice(0, 20).map((l) => `  line ${l.line}: ${l.why}`)
+  const more = left.length > 20 ? [`  ... and ${left.length - 20} more (all are in --json and the report)`] : []
+  return [
+    [
+      `${plural(left.length, 'row')} the sheet does not show, left out (--only-visible): not sent`,
+      ...shown,
+      ...more,
+    ].join('\n'),
+  ]
+}
+
 /** Each totals row: never sent or queried, and whether it agrees with the rows above it. */
 export function totalsNotes(totals: readonly TotalsRow[]): string[] {
   return totals.map((t) => {
@@ -45,8 +73,18 @@ export function earlierOutputNote(header: TableHeader): string | undefined {
   return `gw's own columns of an earlier report or list, not read: ${names.join(', ')}; every row is checked again`
 }
 
-/** "ignored columns: Customer, Total", then a hint per column that looks like a field gw could read. */
+/** Ignored columns named, and hints given, at most: a sheet of 16,384 columns is said in a few lines. */
+const NAMED_AT_MOST = 20
+
+/** The first NAMED_AT_MOST of `items`, then how many more. */
+const cut = (items: readonly string[]) =>
+  items.length > NAMED_AT_MOST
+    ? [...items.slice(0, NAMED_AT_MOST), `and ${(items.length - NAMED_AT_MOST).toLocaleString('en-US')} more`]
+    : [...items]
+
+/** "ignored columns: Customer, Total", then a hint per column that looks like a field gw could read; long lists cut with a count. */
 export function ignoredNote(ignored: readonly string[], hints: readonly string[]): string | undefined {
   if (!ignored.length) return undefined
-  return [`ignored columns: ${ignored.map((n) => quoted(n)).join(', ')}`, ...hints.map((h) => `  ${h}`)].join('\n')
+  const names = cut(ignored.map((n) => quoted(n)))
+  return [`ignored columns: ${names.join(', ')}`, ...cut(hints).map((h) => `  ${h}`)].join('\n')
 }

@@ -1,7 +1,7 @@
 /** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
 import {AMOUNT_COLUMNS, type Comparison, type ReconcileInput, type ReconcileOutcome} from '../reconcile/reconcile.js'
-import {earlierOutputNote, ignoredNote, sourceNotes, totalsNotes} from './files.js'
+import {earlierOutputNote, ignoredNote, markNotes, sourceNotes, totalsNotes} from './files.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
 import {fileShown} from '../untrusted.js'
@@ -17,11 +17,18 @@ export function readingNotes(input: ReconcileInput): string[] {
   const compared = `comparing: ${comparedText(input.comparisons)}${missing.length ? `; not compared: ${missing.join(', ')} (no column)` : ''}`
   const ignored = ignoredNote(input.ignored_columns, input.hints)
   const earlier = earlierOutputNote(input.table.header)
-  return [...sourceNotes(input.table.source), compared, ...[earlier, ignored].filter((n) => n !== undefined)]
+  return [
+    ...sourceNotes(input.table.source),
+    compared,
+    ...[earlier, ignored, input.outputNote].filter((n) => n !== undefined),
+  ]
 }
 
-/** What was read but not reconciled: the totals rows. */
-export const outcomeNotes = (outcome: ReconcileOutcome) => totalsNotes(outcome.totals)
+/** What was learned while reading: the amounts' decimal mark; and what was read but not reconciled: the totals rows. */
+export const outcomeNotes = (outcome: ReconcileOutcome, input: ReconcileInput) => [
+  ...markNotes(input.table.source, input.table.header),
+  ...totalsNotes(outcome.totals),
+]
 
 export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out: string): string {
   const amount = (c: ReconcileOutcome['summary'][number], minor: number | undefined) =>

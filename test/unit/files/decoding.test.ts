@@ -8,6 +8,7 @@ import {
   checkNotUtf8,
   encodingOf,
   kindOf,
+  likelyEncodings,
   looksBinary,
   notTextError,
   unusualLine,
@@ -132,5 +133,29 @@ describe('an encoding told, not guessed silently', () => {
         /f\.csv line 3: .* as UTF-8 it reads "INV-2,50,สมชาย"; as windows-874, "INV-2,50,[^"\r\n]*"\./,
       )
     }
+  })
+})
+
+describe('text that is not UTF-8: the encodings it reads as', () => {
+  const bytes = (text: string, encode: (c: string) => number[]) => Uint8Array.from([...text].flatMap(encode))
+  it.each<[string, Uint8Array, string[]]>([
+    // Windows-874: Thai letters from 0xA1.
+    [
+      'Thai (windows-874)',
+      bytes('INV-1,คืนเงิน', (c) => [c >= '\u0e01' ? c.charCodeAt(0) - 0x0e01 + 0xa1 : c.charCodeAt(0)]),
+      ['windows-874'],
+    ],
+    // Shift_JIS: 返品 is 95 D4 95 69, ￥ is 81 8F.
+    [
+      'Japanese (shift_jis)',
+      Uint8Array.from([0x59, 0x2c, 0x95, 0xd4, 0x95, 0x69, 0x2c, 0x81, 0x8f, 0x31]),
+      ['shift_jis'],
+    ],
+    // An old Mac's café: é is 0x8E (Windows reads Ž).
+    ['an old Mac (macintosh)', Uint8Array.from([0x63, 0x61, 0x66, 0x8e, 0x2c, 0x31]), ['macintosh']],
+    // Windows' café: é is 0xE9 (an old Mac reads È).
+    ['Windows (windows-1252)', Uint8Array.from([0x63, 0x61, 0x66, 0xe9, 0x2c, 0x31]), ['windows-1252', 'macintosh']],
+  ])('%s', (_, head, expected) => {
+    expect(likelyEncodings(head).map((e) => e.name)).toEqual(expected)
   })
 })

@@ -3,7 +3,15 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {AnnotatedWriter, besideInput, outputFor, spreadsheetSafe} from '../../../src/lib/files/annotated-output.js'
+import {
+  AnnotatedWriter,
+  annotatedWidth,
+  besideInput,
+  fittedOutput,
+  outputFor,
+  spreadsheetSafe,
+} from '../../../src/lib/files/annotated-output.js'
+import {ignoredNote, markNotes} from '../../../src/lib/render/files.js'
 import {resolveColumns} from '../../../src/lib/files/columns.js'
 import {checkOutputs} from '../../../src/lib/files/output-paths.js'
 import {openTable} from '../../../src/lib/files/table.js'
@@ -17,6 +25,60 @@ const headerOf = (names: string[], read: string[] = []) => ({
   keys: names.map((n) => n.trim().toLowerCase()),
   ...resolveColumns(names, read),
   gwColumns: [],
+})
+
+describe('an output checked for size before anything is sent', () => {
+  const wide = headerOf(
+    Array.from({length: 16_380}, (_, i) => (i === 0 ? 'mch_order_no' : `c${i}`)),
+    ['mch_order_no'],
+  )
+
+  it("counts ours beside the file's columns: 16,380 and a status and a detail do not fit a worksheet", () => {
+    expect(annotatedWidth(wide, ['status', 'detail', 'advice', 'mch_order_no', 'refund_fee'])).toBe(16_384)
+    expect(annotatedWidth(wide, ['status', 'detail', 'advice', 'refund_fee', 'err_code'])).toBe(16_385)
+  })
+
+  it('writes a workbook that would not fit as CSV when gw named it, and refuses it when --out named it', () => {
+    const size = {columns: 16_390, lines: 10, longest: 5}
+    expect(fittedOutput('/d/refunds.report.xlsx', false, size)).toEqual({
+      path: '/d/refunds.report.csv',
+      note: "the output is written as CSV, refunds.report.csv: it has 16,390 columns, past a worksheet's 16,384",
+    })
+    expect(() => fittedOutput('/d/mine.xlsx', true, {columns: 3, lines: 1_048_577, longest: 40_000})).toThrow(
+      "--out /d/mine.xlsx: the output would have 1,048,577 lines, past a worksheet's 1,048,576, and a cell of 40,000 characters, past a worksheet cell's 32,767: it does not fit a workbook.",
+    )
+    expect(fittedOutput('/d/mine.csv', true, size)).toEqual({path: '/d/mine.csv'})
+    expect(fittedOutput('/d/mine.xlsx', true, {columns: 16_384, lines: 1_048_576, longest: 32_767})).toEqual({
+      path: '/d/mine.xlsx',
+    })
+  })
+
+  it('says the decimal mark each amount column was read with, and the line that showed it', () => {
+    const header = headerOf(['Invoice No', 'Montant'], [])
+    const index = new Map([['refund_amount', 1]])
+    const source = {
+      kind: 'csv' as const,
+      marks: [{field: 'refund_amount', mark: 'comma' as const, line: 4, text: '12,34'}],
+    }
+    expect(markNotes(source, {...header, index})).toEqual([
+      'amounts in "Montant" read with a decimal comma (line 4 shows it: "12,34")',
+    ])
+    const given = {kind: 'csv' as const, marks: [{field: 'refund_amount', mark: 'point' as const}]}
+    expect(markNotes(given, {...header, index})).toEqual([
+      'amounts in "Montant" read with a decimal point (as --decimal-mark says)',
+    ])
+  })
+
+  it('names at most 20 ignored columns and hints, then how many more', () => {
+    const names = Array.from({length: 16_379}, (_, i) => `c${i}`)
+    const note = ignoredNote(names, [])!
+    expect(note).toBe(
+      `ignored columns: ${names
+        .slice(0, 20)
+        .map((n) => `"${n}"`)
+        .join(', ')}, and 16,359 more`,
+    )
+  })
 })
 
 describe('annotated output', () => {

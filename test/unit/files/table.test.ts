@@ -1,7 +1,10 @@
 import {join} from 'node:path'
 
+import ExcelJS from 'exceljs'
+
 import {describe, expect, it} from 'vitest'
 
+import {HOLD_LIMIT} from '../../../src/lib/files/decimal-marks.js'
 import {type ReadOptions, openTable} from '../../../src/lib/files/table.js'
 import {tempDir, tempFile} from '../../helpers/shared.js'
 import {writeRawWorkbook, writeWorkbook, writeZip} from '../../helpers/workbooks.js'
@@ -17,6 +20,23 @@ async function read(path: string, options: Omit<ReadOptions, 'fields'> = {}) {
 }
 
 describe('CSV tables', () => {
+  it("hold back at most HOLD_LIMIT rows waiting for their amount column's decimal mark, and keep their order", async () => {
+    const waiting = Array.from({length: HOLD_LIMIT}, (_, i) => `W${i},"1,500"`).join('\n')
+    const path = tempFile('t.csv', `mch_order_no,amount\n${waiting}\nS,"1,234.50"\nT,"2,500"\n`)
+    const table = await openTable(path, {fields: FIELDS, amounts: ['amount']})
+    const marks: [number, string | undefined][] = []
+    for await (const row of table.rows) marks.push([row.line, row.amountContext('amount').mark])
+    // The first HOLD_LIMIT rows went on unsettled; the settling line and those after it read with its point.
+    expect(marks.length).toBe(HOLD_LIMIT + 2)
+    expect(marks.map(([line]) => line)).toEqual(Array.from({length: HOLD_LIMIT + 2}, (_, i) => i + 2))
+    expect(marks[0]).toEqual([2, undefined])
+    expect(marks.slice(-2)).toEqual([
+      [HOLD_LIMIT + 2, 'point'],
+      [HOLD_LIMIT + 3, 'point'],
+    ])
+    expect(table.source.marks).toEqual([{field: 'amount', mark: 'point', line: HOLD_LIMIT + 2, text: '1,234.50'}])
+  })
+
   it('give each row the line it starts on, across CRLF, CR and quoted new lines', async () => {
     const {rows} = await read(tempFile('t.csv', 'mch_order_no,amount\r\n1,"x\r\ny"\r2,z\n\n3,w\n'))
     expect(rows.map((r) => r.slice(0, 3))).toEqual([
@@ -85,7 +105,7 @@ describe('CSV tables', () => {
     const text = 'mch_order_no\tamount\tลูกค้า\r\nINV-1\t106.50\tสมชาย\r\n'
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])
     const fromUtf16 = await read(tempFile('t.txt', utf16))
-    expect(fromUtf16.source).toEqual({kind: 'csv', encoding: 'utf-16le', delimiter: '\t'})
+    expect(fromUtf16.source).toEqual({kind: 'csv', encoding: 'utf-16le', delimiter: '\t', marks: []})
     expect(fromUtf16.rows).toEqual([[2, 'INV-1', '106.50', ['INV-1', '106.50', 'สมชาย']]])
     // ก (0xA1) ข (0xA2) in Windows-874 / TIS-620.
     const thai = tempFile('t.csv', Buffer.from([...Buffer.from('mch_order_no,x\nA,'), 0xa1, 0xa2, 0x0a]))
@@ -131,6 +151,29 @@ describe('what a CSV table reads', () => {
 })
 
 describe('workbook tables', () => {
+  it('name the merged range that covers a cell (the mergeCells after the rows), and mark hidden rows', async () => {
+    const workbook = new ExcelJS.Workbook()
+    const sheet = workbook.addWorksheet('Refunds')
+    sheet.addRows([
+      ['mch_order_no', 'amount'],
+      ['A', 1],
+      [null, 2],
+      ['B', 3],
+    ])
+    sheet.mergeCells('A2:A3')
+    sheet.getRow(4).hidden = true
+    const path = join(tempDir(), 'merged.xlsx')
+    await workbook.xlsx.writeFile(path)
+    const table = await openTable(path, {fields: FIELDS})
+    const rows = []
+    for await (const row of table.rows) rows.push([row.line, row.merged('mch_order_no'), row.hidden])
+    expect(rows).toEqual([
+      [2, undefined, undefined],
+      [3, 'A2:A3', undefined],
+      [4, undefined, 'hidden'],
+    ])
+  })
+
   it('read the first visible sheet, or the one named in any case; say which there are', async () => {
     const path = await writeWorkbook(join(tempDir(), 'w.xlsx'), [
       {name: 'Hidden', rows: [['x']], state: 'hidden'},
@@ -150,7 +193,7 @@ describe('workbook tables', () => {
       },
     ])
     const first = await read(path)
-    expect(first.source).toEqual({kind: 'xlsx', sheet: 'Orders', sheets: ['Orders', 'ยอดขาย']})
+    expect(first.source).toEqual({kind: 'xlsx', sheet: 'Orders', sheets: ['Orders', 'ยอดขาย'], marks: []})
     expect(first.rows).toEqual([[2, 'A', '1', ['A', '1']]])
     expect((await read(path, {sheet: 'ยอดขาย'})).rows).toEqual([[2, 'B', '2', ['B', '2']]])
     expect((await read(path, {sheet: ' orders '})).source.sheet).toBe('Orders')

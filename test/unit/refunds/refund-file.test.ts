@@ -3,6 +3,7 @@ import {utimesSync, writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 
 import {fileSha256} from '../../../src/lib/io/file-version.js'
+import {REPORT_COLUMNS} from '../../../src/lib/refunds/bulk/bulk-result.js'
 import {type ReportLine, readRefundFile, reportLines} from '../../../src/lib/refunds/bulk/refund-file.js'
 import {tempFile} from '../../helpers/shared.js'
 
@@ -22,7 +23,12 @@ describe('the refund file check: every problem named with its line', () => {
     ['a zero decimal amount', 'mch_order_no,refund_amount\nX,0.00\n', 2, /^refund_amount is zero/],
     ['a negative amount', 'mch_order_no,refund_amount\nX,-5\n', 2, /^refund_amount "-5" is negative/],
     ['a parenthesised amount', 'mch_order_no,refund_amount\nX,(5.00)\n', 2, /^refund_amount "\(5.00\)" is negative/],
-    ['a comma as the decimal mark', 'mch_order_no,refund_amount\nX,"1,50"\n', 2, /^refund_amount: "1,50" is ambiguous/],
+    [
+      'an amount that reads two ways, alone in its column',
+      'mch_order_no,refund_amount\nX,"1,500"\n',
+      2,
+      /^refund_amount: "1,500" reads two ways: 1500 with a decimal point, or 1.500 with a decimal comma/,
+    ],
     ['a negative in minor units', 'mch_order_no,refund_fee\nX,-500\n', 2, /^refund_fee "-500" is negative/],
     ['a decimal in minor units', 'mch_order_no,refund_fee\nX,10.5\n', 2, /^refund_fee: "10.5" is not a whole number/],
     [
@@ -89,9 +95,9 @@ describe('the refund file check: every problem named with its line', () => {
     expect(problems.map((p) => [p.line, p.message])).toEqual([
       [2, expect.stringMatching(/^refund_amount: THB has 2 decimal places/)],
       [3, expect.stringMatching(/^refund_amount: JPY has no minor unit/)],
-      // Three places as written, whatever the zeros: 10.500 may be ten thousand five hundred.
-      [5, expect.stringMatching(/^refund_amount: "10.500" is ambiguous: 10500 .* or 10.5 with a decimal point/)],
-      [6, expect.stringMatching(/^refund_amount: "2.000" is ambiguous: 2000 .* or 2 with a decimal point/)],
+      // Three places as written, whatever the zeros (the column's point is settled by line 2).
+      [5, expect.stringMatching(/^refund_amount: THB has 2 decimal places; "10.500" has more/)],
+      [6, expect.stringMatching(/^refund_amount: JPY has no minor unit; "2.000" must be a whole number/)],
     ])
   })
 
@@ -145,6 +151,153 @@ describe('the refund file check: every problem named with its line', () => {
       [4, false],
       [5, true],
     ])
+  })
+})
+
+describe('the decimal mark of an amount column, settled by its cells', () => {
+  /** Each row as [line, the amount it asks for, or its problem]. */
+  async function amounts(content: string, options: Parameters<typeof readRefundFile>[1] = {}) {
+    const file = await readRefundFile(tempFile('refunds.csv', content), options)
+    const problems = new Map(file.problems.map((p) => [p.line, p.message]))
+    const rows = file.rows.map((r) => {
+      const amount = r.request?.amount
+      return [r.line, amount && 'decimal' in amount ? amount.decimal : problems.get(r.line)]
+    })
+    return {rows, marks: file.source.marks}
+  }
+
+  it('reads a tab-separated export of a comma-decimal locale by the cell that reads one way, rows before it too', async () => {
+    // Excel's "Unicode text" or LibreOffice's tab export in French: 82,305 is 82.305, not 82305.
+    const {rows, marks} = await amounts(
+      'mch_order_no\trefund_amount\tfee_type\nA\t1,500\tTHB\nB\t82,305\tTHB\nC\t12,34\tTHB\nD\t1 500,00\tTHB\n',
+    )
+    expect(rows).toEqual([
+      [2, 'refund_amount: THB has 2 decimal places; "1,500" (1.500) has more'],
+      [3, 'refund_amount: THB has 2 decimal places; "82,305" (82.305) has more'],
+      [4, '12.34'],
+      [5, '1500.00'],
+    ])
+    expect(marks).toEqual([{field: 'refund_amount', mark: 'comma', line: 4, text: '12,34'}])
+  })
+
+  it('reads a point-decimal column the same way, in a file separated by semicolons', async () => {
+    const {rows, marks} = await amounts('mch_order_no;refund_amount\nA;1,500\nB;"1,234.50"\nC;.30\n')
+    expect(rows).toEqual([
+      [2, '1500'],
+      [3, '1234.50'],
+      [4, '0.30'],
+    ])
+    expect(marks).toEqual([{field: 'refund_amount', mark: 'point', line: 3, text: '1,234.50'}])
+  })
+
+  it('refuses every cell that reads two ways when nothing settles the column, each with both readings', async () => {
+    const {rows, marks} = await amounts('mch_order_no,refund_amount\nA,"1,500"\nB,"2,000"\nC,300\n')
+    expect(rows).toEqual([
+      [
+        2,
+        expect.stringMatching(
+          /^refund_amount: "1,500" reads two ways: 1500 with a decimal point, or 1.500 with a decimal comma, .*--decimal-mark/,
+        ),
+      ],
+      [3, expect.stringMatching(/^refund_amount: "2,000" reads two ways: 2000 .* or 2.000 with a decimal comma/)],
+      [4, '300'],
+    ])
+    expect(marks).toEqual([])
+  })
+
+  it('reads them with --decimal-mark, and refuses a cell written with the other mark', async () => {
+    const {rows, marks} = await amounts('mch_order_no,refund_amount\nA,"1,500"\nB,"12,34"\n', {'decimal-mark': 'point'})
+    expect(rows).toEqual([
+      [2, '1500'],
+      [
+        3,
+        `refund_amount: "12,34" is written with a decimal comma, but its column's decimal mark is a point (--decimal-mark): check which is meant`,
+      ],
+    ])
+    expect(marks).toEqual([{field: 'refund_amount', mark: 'point'}])
+  })
+
+  it('refuses a cell that contradicts the line that settled its column, naming that line', async () => {
+    const {rows} = await amounts('mch_order_no,refund_amount\nA,"1,234.50"\nB,"12,34"\n')
+    expect(rows[1]).toEqual([
+      3,
+      `refund_amount: "12,34" is written with a decimal comma, but its column's decimal mark is a point (line 2 shows it: "1,234.50"): check which is meant`,
+    ])
+  })
+})
+
+describe('order numbers a spreadsheet has changed', () => {
+  it('one written in scientific notation (2.02611E+13) says its digits are lost', async () => {
+    const problems = await problemsOf('mch_order_no,refund_amount\n2.02611E+13,1.00\n')
+    expect(problems).toEqual([
+      {
+        line: 2,
+        message:
+          'mch_order_no "2.02611E+13" is a number a spreadsheet rounded and wrote in scientific notation: its digits are lost; format the column as text, type the numbers again and export it',
+      },
+    ])
+  })
+
+  it('one shorter than the zero-padded others of its column (123 for 000123) says the zeros were dropped, before or after them', async () => {
+    const problems = await problemsOf('mch_order_no,refund_amount\n123,1.00\n000124,1.00\n125,1.00\n1000126,1.00\n')
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [
+        4,
+        'order number "125" is shorter than the zero-padded "000124" of line 3: a spreadsheet drops the leading zeros of a number (000125 becomes 125); format the column as text and type them again',
+      ],
+      [
+        2,
+        expect.stringMatching(
+          /^order number "123" is shorter than the zero-padded "000124" of line 3: .*\(000123 becomes 123\)/,
+        ),
+      ],
+    ])
+  })
+})
+
+describe("a sale's own status in a refund file", () => {
+  const file = [
+    'mch_order_no,refund_amount,Status',
+    'A,10.00,Paid',
+    'B,10.00,Void',
+    'C,10.00,Cancelled',
+    'D,10.00,Refunded',
+    'E,10.00,Failed',
+    'F,10.00,ยกเลิก',
+    'G,10.00,Approved',
+    'H,10.00,Partially refunded',
+  ].join('\n')
+
+  it('a status saying the sale did not stand (Void, Cancelled, Refunded, Failed, their Thai forms) makes its row a problem', async () => {
+    const problems = await problemsOf(file)
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [
+        3,
+        expect.stringMatching(
+          /^its status "Void" says the sale did not stand \(cancelled\): such a row is never refunded; remove it, or say what the word means with --status-map Void=paid$/,
+        ),
+      ],
+      [4, expect.stringMatching(/^its status "Cancelled" says the sale did not stand \(cancelled\)/)],
+      [5, expect.stringMatching(/^its status "Refunded" says the sale did not stand \(refunded\)/)],
+      [6, expect.stringMatching(/^its status "Failed" says the sale did not stand \(not paid\)/)],
+      [7, expect.stringMatching(/^its status "ยกเลิก" says the sale did not stand \(cancelled\)/)],
+    ])
+  })
+
+  it('--status-map says what a word means; a gateway state is read as it is', async () => {
+    const mapped = await readRefundFile(tempFile('refunds.csv', file), {'status-map': ['Void=paid', 'Failed=SUCCESS']})
+    expect(mapped.problems.map((p) => p.line)).toEqual([4, 5, 7])
+    const states = await problemsOf('mch_order_no,refund_amount,state\nA,1.00,PAYERROR\nB,1.00,SUCCESS\n')
+    expect(states.map((p) => [p.line, p.message])).toEqual([
+      [2, expect.stringMatching(/^its status "PAYERROR" says the sale did not stand \(PAYERROR: payment failed\)/)],
+    ])
+  })
+
+  it("gw's own report fed back: its status column is gw's word of the earlier run, not the sale's", async () => {
+    const report = `mch_order_no,refund_amount,${REPORT_COLUMNS.filter((c) => c !== 'refund_amount').join(',')}\nA,10.00,refunded${','.repeat(REPORT_COLUMNS.length - 2)}\n`
+    const read = await readRefundFile(tempFile('refunds.report.csv', report))
+    expect(read.problems).toEqual([])
+    expect(read.header.gwColumns.map((at) => read.header.names[at])).toContain('status')
   })
 })
 
@@ -208,9 +361,11 @@ describe('the rows of a good file', () => {
           ? line.row.line
           : 'totals' in line
             ? line.totals.line
-            : 'above' in line
-              ? line.above.line
-              : line.blank.line
+            : 'left' in line
+              ? line.left.line
+              : 'above' in line
+                ? line.above.line
+                : line.blank.line
       const values = 'cells' in line ? line.cells.values : 'above' in line ? line.above.values : line.blank.values
       lines.push([kind(line), at, values.join('|')])
     }

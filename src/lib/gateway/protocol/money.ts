@@ -42,20 +42,22 @@ function parseDecimal(text: string): Decimal {
 }
 
 /**
- * `150.50` THB -> 15050. Throws AmountError with a sentence a user can act on. The places are
+ * `150.50` THB -> 15050 (`written`: the text it was read from, for messages). Throws AmountError with a sentence a user can act on. The places are
  * counted as written: `1.500` THB is three places, refused, never read as 1.50 once its zeros
  * are dropped (a German spreadsheet writes one thousand five hundred so).
  */
-export function toMinorUnits(decimal: string, currency: string): number {
+export function toMinorUnits(decimal: string, currency: string, written = decimal): number {
   const exponent = exponentOf(currency)
   if (exponent === undefined)
     throw new AmountError(`unknown currency ${quoted(currency, 16)}; allowed: ${CURRENCIES.join(', ')}`)
   const {whole, fraction} = parseDecimal(decimal)
   if (fraction.length > exponent) {
+    // The text as the file wrote it, and the decimal it reads as when that differs (1,500 with a decimal comma).
+    const said = written === decimal ? quoted(decimal) : `${quoted(written)} (${decimal})`
     throw new AmountError(
       exponent === 0
-        ? `${currency} has no minor unit; ${quoted(decimal)} must be a whole number`
-        : `${currency} has ${exponent} decimal places; ${quoted(decimal)} has more`,
+        ? `${currency} has no minor unit; ${said} must be a whole number`
+        : `${currency} has ${exponent} decimal places; ${said} has more`,
     )
   }
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0')
@@ -111,81 +113,116 @@ export function formatAmount(minor: number | undefined, currency: string | undef
   return `${toDecimal(minor, currency)} ${currency.toUpperCase()}`
 }
 
-/** The symbols and codes people write beside an amount, by currency. */
+/** The symbols, codes and words people write beside an amount, by currency (after NFKC: `￥` is `¥`). */
 const CURRENCY_MARKS: Record<Currency, readonly string[]> = {
-  THB: ['฿', 'THB'],
+  THB: ['฿', 'THB', 'บาท'],
   MYR: ['RM', 'MYR'],
-  JPY: ['¥', '￥', 'JPY'],
+  JPY: ['¥', '円', 'JPY'],
   AED: ['AED', 'د.إ'],
 }
 const MARKS = Object.entries(CURRENCY_MARKS)
   .flatMap(([currency, marks]) => marks.map((mark) => ({mark, currency: currency as Currency})))
   .sort((a, b) => b.mark.length - a.mark.length)
 
-/** An amount read from text: its digits as a plain decimal, its sign, and the currency its text names. */
+/** The decimal mark of a column of amounts: a point (1,234.50) or a comma (1.234,50). */
+export type DecimalMark = 'point' | 'comma'
+
+/** An amount read from text: its digits as a plain decimal, its sign, the currency its text names, and the mark its text shows. */
 export interface TypedAmount {
   decimal: string
   negative: boolean
   currency?: Currency
+  /** The decimal mark the text can only be read with (`1,234.50`, `0.30`: point; `12,34`: comma); none when any reads it alike. */
+  mark?: DecimalMark
 }
 
-const PLAIN_DECIMAL = /^\d+(\.\d+)?$/
-/** One to three digits, a dot, exactly three digits: a decimal point, or a dot between thousands. */
-const THOUSANDS_DOT = /^\d{1,3}\.\d{3}$/
+/** How the text of an amount is read beside its own characters: its column's decimal mark, and the file's encoding. */
+export interface AmountContext {
+  /** The column's decimal mark, settled by its cells or --decimal-mark; `by` says which. */
+  mark?: DecimalMark
+  by?: string
+  /** The text was Shift_JIS or CP932, where the yen sign is the byte of `\`. */
+  yen?: boolean
+}
+
+/** A cell that reads two ways (`1,500`, `1.500`, `82,305`) in a column whose mark nothing settles. */
+export class AmbiguousAmount extends AmountError {}
+
+const MARK_WORDS: Record<DecimalMark, {mark: string; name: string; groups: string}> = {
+  point: {mark: '.', name: 'a decimal point', groups: ",'’ "},
+  comma: {mark: ',', name: 'a decimal comma', groups: '. '},
+}
+const SEPARATOR_NAMES: Record<string, string> = {
+  ',': 'a comma',
+  '.': 'a dot',
+  "'": 'an apostrophe',
+  '’': 'an apostrophe',
+  ' ': 'a space',
+}
 
 /**
- * The refusal of `1.500` (or `1.500.000`): both readings, and how to write each so that it
- * cannot be taken for the other (`currency`'s decimals when known, else two).
+ * The digits of `body` (digits and separators only) read with `mark` as the decimal mark, or why
+ * they cannot be: the other separators group thousands, three digits a group, one kind of
+ * separator; with a decimal point, commas may also group as Indian lakh (1,50,000.00: a group of
+ * three, then twos).
  */
-function dotReadings(text: string, currency: string | undefined, written = text): AmountError {
-  const thousands = text.replace(/\./g, '')
-  if (text.split('.').length > 2)
-    return new AmountError(
-      `${quoted(written)} has dots between thousands (${thousands}), which gw does not guess at; write ${thousands}`,
-    )
-  const [whole, fraction] = text.split('.') as [string, string]
-  const places = exponentOf(currency ?? '') ?? 2
-  const kept = fraction.replace(/0+$/, '')
-  const decimal = kept.length > places ? `${whole}.${kept}` : places ? `${whole}.${kept.padEnd(places, '0')}` : whole
-  return new AmountError(
-    `${quoted(written)} is ambiguous: ${thousands} with a dot between thousands (as comma-decimal spreadsheets write it), or ${whole}${kept ? `.${kept}` : ''} with a decimal point; gw does not guess: write ${thousands}, or ${decimal}`,
-  )
-}
-
-/** The refusal of `1,500` in a file separated by ";": both readings, and how to write each. */
-function commaReadings(text: string, written: string): AmountError {
-  const thousands = text.replace(/,/g, '')
-  const [whole, ...rest] = text.split(',')
-  const decimal = rest.length === 1 ? `${whole}.${rest[0]!.replace(/0+$/, '') || '0'}` : undefined
-  const readings = decimal ? `, or ${decimal} with a decimal comma` : ''
-  return new AmountError(
-    `${quoted(written)} is ambiguous in a file separated by ";" (as comma-decimal spreadsheets write them): ${thousands} with a comma between thousands${readings}; gw does not guess: write ${thousands}${decimal ? `, or ${decimal}` : ''}`,
-  )
+function readWith(body: string, mark: DecimalMark): {decimal: string} | {why: string} {
+  const words = MARK_WORDS[mark]
+  const parts = body.split(words.mark)
+  if (parts.length > 2) return {why: `has more than one ${words.mark === '.' ? 'dot' : 'comma'} for ${words.name}`}
+  const [whole, fraction] = parts as [string, string | undefined]
+  if (fraction !== undefined && !/^\d+$/.test(fraction))
+    return {why: fraction === '' ? 'ends in its decimal mark' : 'has separators after its decimal mark'}
+  if (whole === '' && fraction === undefined) return {why: 'has no digits'}
+  const separators = new Set(whole.replace(/\d/g, ''))
+  if (separators.size > 1)
+    return {why: `groups its digits with ${[...separators].map((s) => SEPARATOR_NAMES[s]).join(' and ')}`}
+  const [separator] = separators
+  if (separator !== undefined) {
+    if (!words.groups.includes(separator))
+      return {
+        why: `has ${SEPARATOR_NAMES[separator] ?? 'a separator'} between digits, which does not group them with ${words.name}`,
+      }
+    const thousands = new RegExp(`^\\d{1,3}(?:\\${separator}\\d{3})+$`).test(whole)
+    const lakh = separator === ',' && /^\d{1,2}(?:,\d{2})+,\d{3}$/.test(whole)
+    if (!thousands && !lakh)
+      return {
+        why: `has the grouping ${whole}, which is neither thousands (groups of three digits)${separator === ',' ? ' nor Indian lakh (1,50,000: a group of three, then twos)' : ''}`,
+      }
+  }
+  const digits = whole.replace(/\D/g, '') || '0'
+  return {decimal: fraction === undefined ? digits : `${digits}.${fraction}`}
 }
 
 /** What the amount rule accepts, for messages. */
 const AMOUNT_FORMS =
-  'digits with a point for decimals and optional commas between thousands (1,267.11), the currency symbol or code before or after (฿ THB RM MYR ¥ JPY AED د.إ)'
+  "digits with a decimal point or comma and optional thousands separators (1,267.11; 1.267,11; 1 267,11; 1'267.11; 1,26,711.00), the currency's symbol, code or word before or after (฿ THB บาท RM MYR ¥ 円 JPY AED د.إ)"
+
+const DIGITS = /^\d+$/
 
 /**
- * An amount as people type it and spreadsheets export it: `1,267.11`, `฿1,281.33`,
- * `AED 1,295.55`, `4,570 JPY`, ` 300.00 `; a leading or trailing minus or parentheses make it
- * negative (and the caller refuses it as a refund, never turning it positive). Exact: the
- * digits are kept as text. Anything ambiguous is an AmountError saying what is allowed: a comma
- * as the decimal mark (`1.234,50`, `1,23`), a symbol of another currency than `currency` (the
- * row's), two signs, spaces inside the number.
+ * An amount as people type it and spreadsheets export it, exactly (the digits are kept as text):
+ * `1,267.11`, `1.267,11`, `1 500,00`, `1'500.00`, `1,50,000.00`, `.30`, `฿1,281.33`,
+ * `1,500.00 บาท`, `AED 1,295.55`, `+1,500.00`, full-width digits and signs (read by Unicode
+ * compatibility, NFKC); a leading or trailing minus or parentheses make it negative (the caller
+ * refuses it as a refund, never turning it positive). The decimal mark is the text's own when it
+ * can be read only one way (`1,234.50`, `0.30`: point; `12,34`, `1.234,50`: comma; a thousands
+ * group always has three digits), else the column's (`context.mark`); a text that reads two ways
+ * (`1,500`, `1.500`, `82,305`) without one is an AmbiguousAmount giving both readings. Anything
+ * else is an AmountError saying what is wrong and what is allowed.
  */
-export function readAmountText(text: string, currency?: string, file: {decimalComma?: boolean} = {}): TypedAmount {
+export function readAmountText(text: string, currency?: string, context: AmountContext = {}): TypedAmount {
+  // Most cells are plain digits (what exports write): read as they are.
+  if (DIGITS.test(text)) return {decimal: text, negative: false}
   const refuse = (why: string) => new AmountError(`${quoted(text)} ${why}; write ${AMOUNT_FORMS}`)
-  // Most cells are plain digits (what exports write): they read as they are, but for a single
-  // dot before exactly three digits, which spreadsheets in comma-decimal locales (German, and
-  // Excel's ";" files) write between thousands: 1.500 is one thousand five hundred there.
-  if (PLAIN_DECIMAL.test(text)) {
-    if (THOUSANDS_DOT.test(text)) throw dotReadings(text, currency)
-    return {decimal: text, negative: false}
-  }
-  let rest = text.replace(/[\u00a0\u2000-\u200b\u202f\u2212]/g, (c) => (c === '\u2212' ? '-' : ' ')).trim()
+  let rest = text
+    .normalize('NFKC')
+    .replace(/[\u2212\u2012\u2013]/g, '-')
+    .replace(/[\s\u2000-\u200b\u202f\u205f\u3000]+/g, ' ')
+    .trim()
+  if (context.yen) rest = rest.replace(/^\\|\\$/g, '¥')
   let signs = 0
+  let plus = 0
   let named: Currency | undefined
   for (let changed = true; changed && rest;) {
     changed = false
@@ -200,6 +237,11 @@ export function readAmountText(text: string, currency?: string, file: {decimalCo
       signs++
       changed = true
     }
+    if (rest.startsWith('+')) {
+      rest = rest.slice(1).trim()
+      plus++
+      changed = true
+    }
     for (const {mark, currency: of} of MARKS) {
       const upper = rest.toUpperCase()
       if (!upper.startsWith(mark) && !upper.endsWith(mark)) continue
@@ -210,16 +252,35 @@ export function readAmountText(text: string, currency?: string, file: {decimalCo
       break
     }
   }
-  if (signs > 1) throw refuse('has more than one minus sign or parentheses')
+  if (signs + plus > 1) throw refuse('has more than one sign or parentheses')
   const wanted = currency?.toUpperCase()
   if (named && wanted && isCurrency(wanted) && named !== wanted)
     throw refuse(`is written in ${named} but the row is ${wanted}`)
-  if (THOUSANDS_DOT.test(rest) || /^\d{1,3}(\.\d{3}){2,}$/.test(rest)) throw dotReadings(rest, named ?? currency, text)
-  // In a file of a comma-decimal locale (";"-separated), 1,500 may be one and a half.
-  if (file.decimalComma && /^\d{1,3}(,\d{3})+$/.test(rest)) throw commaReadings(rest, text)
-  if (PLAIN_DECIMAL.test(rest) || /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(rest))
-    return {decimal: rest.replace(/,/g, ''), negative: signs === 1, ...(named ? {currency: named} : {})}
-  if (/^[\d.,]+$/.test(rest) && /,\d{1,2}$|\.\d{3},|\.\d{3}\./.test(rest))
-    throw refuse('is ambiguous: a comma as the decimal mark is not read')
-  throw refuse('is not an amount')
+  if (!/^[\d.,'’ ]+$/.test(rest) || !/\d/.test(rest)) throw refuse('is not an amount')
+  const read = (decimal: string, mark?: DecimalMark): TypedAmount => ({
+    decimal,
+    negative: signs === 1,
+    ...(named ? {currency: named} : {}),
+    ...(mark ? {mark} : {}),
+  })
+  const point = readWith(rest, 'point')
+  const comma = readWith(rest, 'comma')
+  if ('decimal' in point && 'decimal' in comma) {
+    if (point.decimal === comma.decimal) return read(point.decimal)
+    if (context.mark) return read(context.mark === 'point' ? point.decimal : comma.decimal)
+    throw new AmbiguousAmount(
+      `${quoted(text)} reads two ways: ${point.decimal} with ${MARK_WORDS.point.name}, or ${comma.decimal} with ${MARK_WORDS.comma.name}, and no amount of its column shows which mark it uses: give --decimal-mark point or --decimal-mark comma`,
+    )
+  }
+  const only = 'decimal' in point ? 'point' : 'decimal' in comma ? 'comma' : undefined
+  if (!only) {
+    // Why, as read with the mark it most likely meant: its last point or comma.
+    const why = rest.lastIndexOf(',') > rest.lastIndexOf('.') ? comma : point
+    throw refuse((why as {why: string}).why)
+  }
+  if (context.mark && context.mark !== only)
+    throw new AmountError(
+      `${quoted(text)} is written with ${MARK_WORDS[only].name}, but its column's decimal mark is a ${context.mark}${context.by ? ` (${context.by})` : ''}: check which is meant`,
+    )
+  return read(((only === 'point' ? point : comma) as {decimal: string}).decimal, only)
 }

@@ -10,14 +10,22 @@ import {basename, resolve} from 'node:path'
 
 import type {Work} from '../../batch.js'
 import {ExitCode, GwError} from '../../errors.js'
-import {besideInput, outputFor} from '../../files/annotated-output.js'
+import {annotatedWidth, besideInput, fittedOutput, outputFor} from '../../files/annotated-output.js'
 import {startTrail} from '../../files/audit.js'
 import {checkOutputs} from '../../files/output-paths.js'
 import {isoTime} from '../../gateway/protocol/index.js'
 import type {ReadOptions} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
-import {type BulkResult, type RunEnd, type ToSendTotal, exitCodeOf, rowViews, toSendTotals} from './bulk-result.js'
+import {
+  type BulkResult,
+  REPORT_COLUMNS,
+  type RunEnd,
+  type ToSendTotal,
+  exitCodeOf,
+  rowViews,
+  toSendTotals,
+} from './bulk-result.js'
 import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {readRefundFile} from './refund-file.js'
@@ -28,6 +36,7 @@ import {sendPlan} from './send.js'
 /** What a run is asked to do; named as the flags are. */
 interface BulkOptions extends Omit<ReadOptions, 'fields'> {
   csv: string
+  'only-visible'?: boolean
   journal?: string
   out?: string
   skip_invalid: boolean
@@ -46,8 +55,11 @@ interface BulkOptions extends Omit<ReadOptions, 'fields'> {
 interface BulkHooks {
   /** The orders are being checked: progress over `total` queries, and the signal that stops the checks (Ctrl-C). */
   checking(label: string, total: number): Promise<Work>
-  /** The plan is known (problems, resume); shown before anything is decided. `tookOver`: a lock left behind was taken. */
-  planned(plan: BulkPlan, tookOver?: LockHolder): void
+  /**
+   * The plan is known (problems, resume); shown before anything is decided. `tookOver`: a lock
+   * left behind was taken; `output`: what is said of where the report goes (a CSV for a workbook too wide).
+   */
+  planned(plan: BulkPlan, tookOver?: LockHolder, output?: string): void
   /** Resolves when the refunds still to send may go; throws to cancel. */
   confirm(toSend: ToSendTotal[], plan: BulkPlan): Promise<void>
   /** Sending starts: progress over `total` rows, and the signal that stops it gracefully. */
@@ -81,7 +93,12 @@ export async function runBulkRefund(
   const csv = resolve(options.csv)
   const journalPath = resolve(options.journal ?? defaultJournal(csv))
   const file = await readRefundFile(csv, options)
-  const reportPath = resolve(outputFor(csv, options.out, options.dry_run ? '.dry-run' : '.report', file.source.kind))
+  // The report's size is known once the file is read: one that does not fit a workbook is said now, before any money moves.
+  const lines = Math.max(file.header.line ?? 1, ...[file.rows, file.totals, file.left].map((l) => l.at(-1)?.line ?? 0))
+  const size = {columns: annotatedWidth(file.header, REPORT_COLUMNS), lines, longest: file.longest}
+  const chosen = outputFor(csv, options.out, options.dry_run ? '.dry-run' : '.report', file.source.kind)
+  const fitted = fittedOutput(chosen, options.out !== undefined, size)
+  const reportPath = resolve(fitted.path)
   checkOutputs(csv, [
     ...(options.dry_run ? [] : [{flag: '--journal', path: journalPath}]),
     {flag: '--out', path: reportPath},
@@ -99,7 +116,7 @@ export async function runBulkRefund(
     const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version)
     let earlierReport: string | undefined
     const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
-    hooks.planned(plan, lock?.tookOver)
+    hooks.planned(plan, lock?.tookOver, fitted.note)
     const toSend = toSendTotals(plan.states)
     const result = (states: readonly RowState[], ended: RunEnd): BulkResult => ({
       csv,
@@ -116,6 +133,7 @@ export async function runBulkRefund(
       ignored_columns: file.header.ignored,
       earlier_output_columns: file.header.gwColumns.map((at) => file.header.names[at]!),
       totals: file.totals,
+      left_out: file.left,
       problems: [...plan.problems],
       to_send: toSend,
       summary: summarize(file, states, options.dry_run),

@@ -4,6 +4,7 @@ import type {AuditTrail} from '../../files/audit.js'
 import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {TotalsRow} from '../../files/totals.js'
+import type {LeftOut} from './refund-file.js'
 import type {OrderLine} from './plan.js'
 import {ROW_STATUSES, type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
 
@@ -80,6 +81,8 @@ export interface BulkResult {
   earlier_output_columns: string[]
   /** Totals rows: never sent, each checked against the rows above it. */
   totals: TotalsRow[]
+  /** Rows the sheet does not show, left out by --only-visible: never sent. */
+  left_out: LeftOut[]
   problems: {line: number; message: string}[]
   to_send: ToSendTotal[]
   summary: SummaryLine[]

@@ -26,7 +26,9 @@ import {
   type TableSource,
   missingOrderColumn,
   type TableLine,
+  DroppedZeros,
   linesOf,
+  mergedNote,
   openTable,
   orderColumnOf,
   orderNumbersOf,
@@ -34,8 +36,9 @@ import {
   unresolvedFormulas,
 } from '../../files/table.js'
 import {fileSha256, fileStamp} from '../../io/file-version.js'
-import {usageError} from '../../errors.js'
-import {fileShown, quoted} from '../../untrusted.js'
+import {shellWord, usageError} from '../../errors.js'
+import {StatusWords} from '../../reconcile/statuses.js'
+import {fileShown, quoted, shown} from '../../untrusted.js'
 import type {OrderNumberField, OrderReference} from '../../orders/reference.js'
 import {REFUND_LIST_COLUMNS} from '../list.js'
 import {REPORT_COLUMNS} from './bulk-result.js'
@@ -51,6 +54,18 @@ const FIELDS = [
   'total_fee',
   'mch_refund_no',
   'attach',
+  'sale_status',
+]
+
+/** The headers a sale's status is found under without --column (any case): the file's own words of the sale. */
+const STATUS_HEADERS = [
+  'status',
+  'state',
+  'order status',
+  'payment status',
+  'transaction status',
+  'sale status',
+  'สถานะ',
 ]
 
 export interface RefundFile {
@@ -75,6 +90,16 @@ export interface RefundFile {
    * sent, with the status it gives them. Run again, a report re-checks: those are not sent unless asked.
    */
   unsentBefore?: ReadonlyMap<number, string>
+  /** Rows the sheet does not show, left out by --only-visible: reported, never sent. */
+  left: LeftOut[]
+  /** The longest cell of the file's rows (a workbook report holds 32,767 characters a cell). */
+  longest: number
+}
+
+/** A row left out: its line, and why the sheet does not show it. */
+export interface LeftOut {
+  line: number
+  why: string
 }
 
 /** What an earlier report of gw's says of a row that was not refunded, nor may have been. */
@@ -128,7 +153,7 @@ function fieldAmount(
   const currency = feeType ?? read.currency
   if (currency && isCurrency(currency)) {
     try {
-      toMinorUnits(read.decimal, currency)
+      toMinorUnits(read.decimal, currency, row.note(field) ? read.decimal : row.get(field))
     } catch (error) {
       return `refund_amount: ${(error as AmountError).message}`
     }
@@ -142,7 +167,8 @@ function fieldAmount(
  */
 function rowAmount(row: TableRow, feeType: string | undefined): RowAmount | string {
   const filled = (field: string) => row.get(field) !== '' || row.note(field) !== undefined
-  if (!filled('refund_fee') && !filled('refund_amount')) return 'no amount: fill refund_fee or refund_amount'
+  if (!filled('refund_fee') && !filled('refund_amount'))
+    return `no amount: fill refund_fee or refund_amount${mergedNote(row, AMOUNT_FIELDS)}`
   if (!filled('refund_amount')) return fieldAmount(row, 'refund_fee', feeType)
   const decimal = fieldAmount(row, 'refund_amount', feeType)
   if (!filled('refund_fee') || typeof decimal === 'string') return decimal
@@ -162,12 +188,26 @@ function rowAmount(row: TableRow, feeType: string | undefined): RowAmount | stri
 const interned = (known: readonly string[], text: string) => known.find((k) => k === text) ?? (text || undefined)
 
 /** Reads one row; its refund number is the one given, or is derived once its order is known (plan). */
-function readRefundRow(row: TableRow): {row: RefundRow; problems: string[]} {
+function readRefundRow(row: TableRow, statuses: StatusWords): {row: RefundRow; problems: string[]} {
   const unresolved = unresolvedFormulas(row)
   if (unresolved) return {row: new FileRow(row.line, '', ''), problems: [unresolved]}
   const problems: string[] = rowProblems(row)
   const column = orderColumnOf(row)
-  if (!column) problems.push(`no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}`)
+  const status = row.get('sale_status')
+  const notStanding = status ? statuses.notStanding(status) : undefined
+  if (notStanding)
+    problems.push(
+      `its status ${quoted(status)} says the sale did not stand (${notStanding}): such a row is never refunded; remove it, or say what the word means with --status-map ${shellWord(shown(`${status}=paid`, 60))}`,
+    )
+  const unseen = row.hidden ?? row.struck
+  if (unseen)
+    problems.push(
+      `${unseen} in the sheet: such a row is never refunded silently; --only-visible leaves these rows out, --include-hidden refunds them too`,
+    )
+  if (!column)
+    problems.push(
+      `no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}${mergedNote(row, ORDER_NUMBER_FIELDS)}`,
+    )
   for (const name of CHECKED_LENGTHS) {
     const length = [...row.get(name)].length
     const max = fieldMax('order_refund', name)
@@ -276,7 +316,7 @@ class FileRow implements RefundRow {
  * report's identity of it) and its stamp, the same before the reading and after the hashing,
  * so the hash is of the bytes read. A file changed meanwhile is refused. Nothing is sent here.
  */
-export async function readRefundFile(path: string, options: Omit<ReadOptions, 'fields'> = {}): Promise<RefundFile> {
+export async function readRefundFile(path: string, options: RefundFileOptions = {}): Promise<RefundFile> {
   const stamp = fileStamp(path)
   const file = await readRows(path, options)
   const sha256 = await fileSha256(path)
@@ -288,13 +328,16 @@ export async function readRefundFile(path: string, options: Omit<ReadOptions, 'f
   return {...file, sha256, stamp}
 }
 
-async function readRows(
-  path: string,
-  options: Omit<ReadOptions, 'fields'>,
-): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
+/** How to read a refund file: as any table, and --only-visible (rows the sheet does not show are left out). */
+type RefundFileOptions = Omit<ReadOptions, 'fields'> & {'only-visible'?: boolean; 'status-map'?: readonly string[]}
+
+async function readRows(path: string, options: RefundFileOptions): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
   // gw's own report and refund list are files it reads back: their status and the gateway's columns are not read.
   const outputs = [REPORT_COLUMNS, REFUND_LIST_COLUMNS]
-  const read = {...options, fields: FIELDS, required: [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS], outputs}
+  const statuses = new StatusWords(options['status-map'])
+  const aliases = {sale_status: STATUS_HEADERS}
+  const required = [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]
+  const read = {...options, fields: FIELDS, required, outputs, amounts: AMOUNT_FIELDS, aliases}
   const {source, header, rows: records} = await openTable(path, read)
   const hints = columnHints(header, FIELDS, [[...ORDER_NUMBER_FIELDS], ['refund_fee', 'refund_amount']])
   const problems = headerProblems(header, source, hints)
@@ -303,6 +346,9 @@ async function readRows(
   // The status gw's earlier output gave each row, where the file is one (the longest gw_…status, as gwColumnsOf names it).
   const statusAt = header.gwColumns.find((at) => /^(gw_)*status$/.test(header.keys[at]!))
   const unsentBefore = statusAt === undefined ? undefined : new Map<number, string>()
+  const left: LeftOut[] = []
+  const dropped = new DroppedZeros()
+  let longest = 0
   const file = (truncated?: boolean) => ({
     path,
     read,
@@ -314,16 +360,26 @@ async function readRows(
     truncated,
     totals: totals.found,
     unsentBefore,
+    left,
+    longest,
   })
   if (problems.length) return file()
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
+    for (const value of item.values) if (value.length > longest) longest = value.length
     if (totals.take(item)) continue
-    const read = readRefundRow(item)
+    const unseen = item.hidden ?? item.struck
+    if (unseen && options['only-visible']) {
+      left.push({line: item.line, why: unseen})
+      continue
+    }
+    const read = readRefundRow(item, statuses)
     const line = item.line
     const before = statusAt === undefined ? undefined : item.values[statusAt]?.trim()
     if (before && UNSENT_STATUSES.has(before)) unsentBefore!.set(line, before)
     problems.push(...read.problems.map((message) => ({line, message})))
+    const zeros = read.row.order ? dropped.see(line, read.row.order) : undefined
+    if (zeros) problems.push({line, message: zeros})
     const given = item.get('mch_refund_no')
     if (given && read.row.request) {
       const first = givenNumbers.get(given)
@@ -340,6 +396,8 @@ async function readRows(
       return file(true)
     }
   }
+  // Rows before the first zero-padded order number, shorter than it: said now it is known.
+  for (const [line, message] of dropped.earlier()) problems.push({line, message})
   return file()
 }
 
@@ -347,6 +405,7 @@ async function readRows(
 export type ReportLine =
   | {row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}
   | {totals: TotalsRow; cells: Pick<TableRow, 'values' | 'typed'>}
+  | {left: LeftOut; cells: Pick<TableRow, 'values' | 'typed'>}
   | {above: TableLine}
   | {blank: TableLine}
 
@@ -366,7 +425,8 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
   if (!unchanged() || (await fileSha256(file.path)) !== file.sha256) throw changed()
   const table = await openTable(file.path, file.read)
   const totals = new Map(file.totals.map((t) => [t.line, t]))
-  const last = Math.max(file.rows.at(-1)?.line ?? 0, file.totals.at(-1)?.line ?? 0)
+  const left = new Map(file.left.map((l) => [l.line, l]))
+  const last = Math.max(file.rows.at(-1)?.line ?? 0, file.totals.at(-1)?.line ?? 0, file.left.at(-1)?.line ?? 0)
   const lines = linesOf(table)
   try {
     let index = 0
@@ -378,8 +438,10 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
       const {row: cells} = line
       if (cells.line > last) break
       const total = totals.get(cells.line)
+      const leftOut = left.get(cells.line)
       const row = file.rows[index]
       if (total) yield {totals: total, cells}
+      else if (leftOut) yield {left: leftOut, cells}
       else if (row?.line === cells.line) yield {row, index: index++, cells}
       else throw changed(` (line ${row?.line ?? cells.line} is not there)`)
     }

@@ -40,6 +40,8 @@ export async function writeReport(
       if ('above' in line) await writer.writeAbove(line.above, {status: 'not_a_row'})
       else if ('blank' in line) await writer.write(line.blank, {status: 'not_a_row'})
       else if ('totals' in line) await writer.write(line.cells, {status: 'totals', advice: totalsVerdict(line.totals)})
+      else if ('left' in line)
+        await writer.write(line.cells, {status: 'left_out', advice: `${line.left.why}: left out by --only-visible`})
       else {
         const {row, index, cells} = line
         const view = rowView(row, states[index]!, options.dryRun)
