@@ -313,6 +313,32 @@ describe('shell completion', () => {
     expect(complete('order', 'list', '--state', 'SU')).toEqual(['SUCCESS'])
     expect(complete('order', 'query', '--profile', 's')).toEqual(['sandbox'])
   })
+
+  it('fish completes from gw itself too; PowerShell gets its script; a shell gw has none for is named, exit 2', async () => {
+    const shims = tempDir('gw-shim-')
+    const {writeFileSync, chmodSync} = await import('node:fs')
+    writeFileSync(join(shims, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
+    chmodSync(join(shims, 'gw'), 0o755)
+    const script = (await world.run(['completion', 'fish'])).stdout
+    const {spawnSync} = await import('node:child_process')
+    const complete = (line: string) =>
+      spawnSync('fish', ['--no-config', '-c', `${script}\ncomplete -C '${line}'`], {
+        encoding: 'utf8',
+        env: {...process.env, PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir},
+      }).stdout.trim()
+    expect(complete('gw ref')).toBe('refund')
+    expect(complete('gw order list --state SU')).toBe('SUCCESS')
+    expect(complete('gw order query --profile s')).toBe('sandbox')
+    const powershell = await world.run(['completion', 'PowerShell'])
+    expect(powershell.code).toBe(0)
+    expect(powershell.stdout).toContain("Register-ArgumentCompleter -Native -CommandName 'gw', 'gw.exe'")
+    const tcsh = await world.run(['completion', 'tcsh'])
+    expect(tcsh.code).toBe(2)
+    expect(tcsh.stdout).toBe('')
+    expect(tcsh.stderr).toContain(
+      'Error: gw has no completion for tcsh: it writes one for bash, zsh, fish, powershell.',
+    )
+  })
 })
 
 describe('forgiving input', () => {

@@ -117,3 +117,15 @@ describe('the command reference', () => {
     expect(diff, 'docs/commands.md changed when built: commit the regenerated file').toBe('')
   })
 })
+
+describe('gw help --all', () => {
+  it('prints the full reference offline: every command with its usage, flags and examples, as --help shows it', async () => {
+    const reference = await gw(['help', '--all'])
+    expect(reference.code).toBe(0)
+    const commands = ours.filter(([, c]) => !('hidden' in c && c.hidden)).map(([id]) => `gw ${id.replaceAll(':', ' ')}`)
+    const headed = [...reference.stdout.matchAll(/^={80}\n(gw [\w ]+)\n/gm)].map((m) => m[1])
+    expect(headed.sort()).toEqual(commands.sort())
+    const refund = await gw(['refund', 'create', '--help'])
+    expect(reference.stdout).toContain(refund.stdout.trimEnd())
+  })
+})

@@ -67,6 +67,10 @@ export const profileFlags = {
   'gateway-zone': Flags.string({
     description: `the time zone the gateway writes its times in (time_end, refund_time), an IANA name (default: ${DEFAULT_GATEWAY_ZONE})`,
   }),
+  'allow-plain-http': Flags.boolean({
+    description:
+      'take a --live profile whose base URL is plain http:// to another machine (refused without it: nothing on the way is encrypted)',
+  }),
 }
 
 /** The flags of `order list` and `refund list`: which part of the history, checked again or not, and where to write it. */
