@@ -180,6 +180,32 @@ describe('gw profile', () => {
     )
   })
 
+  it('refuses a live profile on plain http:// to another machine unless --allow-plain-http says so', async () => {
+    const refused = await gw([...addArgs('clear', 'http://gateway.example/Gateway'), '--live'], {env: env()})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(
+      "Error: A live profile on plain http:// to gateway.example is refused: its requests, amounts and the gateway's answers would cross the network unencrypted.",
+    )
+    expect(refused.stderr).toContain(
+      "Give the gateway's https:// address (--base-url https://gateway.example/Gateway), or, if this gateway is truly reached over plain HTTP (a private line), add --allow-plain-http.",
+    )
+    const local = await gw([...addArgs('local', 'http://127.0.0.1:8787/Gateway'), '--live'], {env: env()})
+    expect(local.code, local.stderr).toBe(0)
+    const test = await gw(addArgs('clear', 'http://gateway.example/Gateway'), {env: env()})
+    expect(test.code, test.stderr).toBe(0)
+    const toLive = await gw(['profile', 'set', 'clear', '--live'], {env: env()})
+    expect(toLive.code).toBe(2)
+    const allowed = await gw(['profile', 'set', 'clear', '--live', '--allow-plain-http'], {env: env()})
+    expect(allowed.code, allowed.stderr).toBe(0)
+    expect(allowed.stdout).toContain('LIVE')
+    const doctor = await gw(['doctor', '--profile', 'clear'], {env: env()})
+    expect(doctor.code).toBe(2)
+    expect(doctor.stdout).toContain(
+      "Use the gateway's https:// address: gw profile set clear --base-url https://gateway.example/Gateway",
+    )
+    for (const name of ['clear', 'local']) await gw(['profile', 'remove', name], {env: env()})
+  })
+
   it('refuses a missing flag with exit 2 and a JSON error under --json', async () => {
     const result = await gw(['profile', 'add', 'x', '--appid', 'mch1', '--json'], {env: env()})
     expect(result.code).toBe(2)

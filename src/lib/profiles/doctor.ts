@@ -148,9 +148,8 @@ export async function runDoctor(
   }
 
   const url = new URL(profile.baseUrl)
-  // Said only when it fails, and not a reason to stop: the checks after it still say what else is wrong.
-  const inClear = plainHttpToNetwork(profile.baseUrl, profile.live)
-  if (inClear)
+  // Said only when it fails; then nothing is sent: a signed request would cross the network in the clear.
+  if (plainHttpToNetwork(profile.baseUrl, profile.live)) {
     checks.push({
       name: 'https',
       verdict: 'fail',
@@ -161,6 +160,8 @@ export async function runDoctor(
           : `GW_BASE_URL=${httpsOf(profile.baseUrl)}`
       }`,
     })
+    return finish(profile.name, ExitCode.Usage)
+  }
   try {
     const ms = await tcpConnect(url, Math.min(timeoutMs, 5000))
     checks.push({
@@ -233,7 +234,7 @@ export async function runDoctor(
     }
     exitCode = gw.exitCode
   }
-  return finish(profile.name, exitCode === ExitCode.Done && inClear ? ExitCode.Usage : exitCode)
+  return finish(profile.name, exitCode)
 }
 
 function checkClock(checks: Check[], gatewayTime: string | undefined): void {
