@@ -361,6 +361,16 @@ describe('gw notify replay and a log', () => {
         {line: 3, valid: false, problem: 'not JSON'},
       ],
     })
+    // The body intact, the amount the line shows beside it edited: not valid, the field named.
+    const beside = {...JSON.parse(logged[0]!), total_fee: 1}
+    const besideEdited = await world.run(['signature', 'verify', '-'], {
+      input: `${JSON.stringify(beside)}\n${logged[1]}\n`,
+    })
+    expect(besideEdited.code).toBe(4)
+    expect(besideEdited.stdout).toContain(
+      "line 1: INVALID: the line's total_fee (1) is not its signed body's (15050): the line was changed after it was logged",
+    )
+    expect(besideEdited.stdout).toMatch(/^line 2: valid/m)
   }, 60_000)
 })
 
