@@ -245,9 +245,14 @@ describe('flags checked before any work', () => {
       [['sandbox', 'seed', '--out-dir', '/dev/null'], '--out-dir: /dev/null exists but is not a directory.'],
       [['order', 'list', '--refresh', '--out', '/dev/null'], 'gw writes .xlsx workbooks and CSV files.'],
       [['order', 'list', '--refresh', '--out', 'orders.txt'], 'not .txt'],
-      [['refund', 'list', '--refresh', '--since', '2026-02-30'], '--since 2026-02-30 is not a time gw reads.'],
+      [
+        ['refund', 'list', '--refresh', '--since', '2026-02-30'],
+        '--since 2026-02-30 is not a time gw reads: there is no such day: February 2026 has 28 days.',
+      ],
       [['order', 'list', '--refresh', '--since', '1d', '--until', '2d'], '--since 1d is not before --until 2d'],
-      [['order', 'query', 'X', '--timeout', '99999'], '--timeout: Expected an integer less than or equal to 300'],
+      [['order', 'query', 'X', '--timeout', '99999'], '--timeout: "99999" is over 5m, the most it takes.'],
+      [['order', 'query', 'X', '--timeout', '10m'], '--timeout: "10m" is over 5m, the most it takes.'],
+      [['order', 'query', 'X', '--timeout', 'soon'], '--timeout: "soon" is not a length of time: give seconds (60)'],
     ]
     for (const [args, said] of cases) {
       const result = await world.run(args)
@@ -256,6 +261,13 @@ describe('flags checked before any work', () => {
       expect(result.stderr).not.toContain('\\t')
     }
     expect(await world.requests()).toEqual(before)
+  })
+
+  it('--timeout takes a length of time as --since does: 60s, 1m, or seconds', async () => {
+    for (const timeout of ['60s', '1m', '60']) {
+      const doctor = await world.run(['doctor', '--timeout', timeout])
+      expect(doctor.code, `${timeout}: ${doctor.stderr}`).toBe(0)
+    }
   })
 })
 
