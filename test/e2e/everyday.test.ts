@@ -251,6 +251,11 @@ describe('flags checked before any work', () => {
       ],
       [['order', 'list', '--refresh', '--since', '1d', '--until', '2d'], '--since 1d is not before --until 2d'],
       [['order', 'query', 'X', '--timeout', '99999'], '--timeout: "99999" is over 5m, the most it takes.'],
+      [
+        ['refund', 'create', 'X', '--amount', '5.555'],
+        '--amount "5.555" has more decimal places than any currency gw knows (THB 2, MYR 2, JPY 0, AED 2). Nothing was sent.',
+      ],
+      [['refund', 'create', 'X', '--amount', 'lots'], '--amount: '],
       [['order', 'query', 'X', '--timeout', '10m'], '--timeout: "10m" is over 5m, the most it takes.'],
       [['order', 'query', 'X', '--timeout', 'soon'], '--timeout: "soon" is not a length of time: give seconds (60)'],
     ]

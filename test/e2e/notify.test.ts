@@ -313,7 +313,9 @@ describe('gw notify replay and a log', () => {
     try {
       const refused = await world.run(['notify', 'replay', log, '--to', broken.url])
       expect(refused.code).toBe(1)
-      expect(refused.stdout).toContain(`${orders[0]}  not acknowledged (HTTP 200: ok)\n`)
+      expect(refused.stdout).toContain(
+        `${orders[0]}  not acknowledged (HTTP 200: ok); acknowledge with HTTP 200 and the body {"result":"SUCCESS","msg":"OK"}\n`,
+      )
       expect(refused.stderr).toContain(`0 of 2 logged notifications acknowledged by ${broken.url}`)
     } finally {
       await broken.close()

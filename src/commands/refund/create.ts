@@ -107,7 +107,10 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const result = await runBulkRefund(refunds, options, {
       checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
       planned: (plan, tookOver) => planNotes(plan, csv, tookOver).forEach((note) => this.note(note)),
-      confirm: (toSend, plan) => this.confirm(confirmText(toSend, plan, csv), confirmBulk),
+      confirm: (planned) => {
+        const {plan, action} = confirmText(planned, profile)
+        return this.confirm(action, {...confirmBulk, before: plan})
+      },
       // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
       sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
     })
