@@ -12,7 +12,7 @@ import {gwShellLine} from '../helpers/gw-under-test.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {drawQr} from '../../src/lib/render/qr.js'
 import {readDrawnQr} from '../helpers/qr-screen.js'
-import {tempDir} from '../helpers/shared.js'
+import {REPO_ROOT, tempDir} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {readWorkbook} from '../helpers/workbooks.js'
 
@@ -305,6 +305,22 @@ describe('seeing the wire', () => {
     }
     const doctor = await world.run(['doctor', '--verbose'])
     expect(doctor.stderr).toContain('› order_query attempt 1: POST')
+  })
+})
+
+describe("the README's quick start", () => {
+  it("is five commands near the top, and runs as written (the sandbox of its first line is the tests')", async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+    const block = /<!-- quick start -->\s*```sh\n([\s\S]*?)```/.exec(readme)!
+    expect(block.index).toBeLessThan(readme.indexOf('## A tour'))
+    const lines = block[1]!.trim().split('\n')
+    expect(lines).toHaveLength(5)
+    expect(lines[0]).toMatch(/^gw sandbox start /)
+    for (const line of lines.slice(1)) {
+      const ran = await world.asPrinted(line)
+      expect(ran.code, `${line}\n${ran.stderr}`).toBe(0)
+    }
+    expect((await world.ledger('INV-1001'))!.refunds.map((refund) => refund.refund_fee)).toEqual([5000])
   })
 })
 

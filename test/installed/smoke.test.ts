@@ -135,6 +135,12 @@ describe('an installed gw, as its user meets it', () => {
         ? /^C:\\users\\[^\\]+\\AppData\\Roaming\\gw\\Config\\history\.db /
         : new RegExp(`^${join(scratch, 'home', '.config', 'gw', 'history.db')} `),
     )
+    // The sandbox's keys and ledger where the README says: %LOCALAPPDATA%\gw\Data\sandbox on Windows.
+    expect(sandbox.info.gateway_public_key_file).toMatch(
+      windows
+        ? /^C:\\users\\[^\\]+\\AppData\\Local\\gw\\Data\\sandbox\\/
+        : new RegExp(`^${join(scratch, 'home', '.local', 'share', 'gw', 'sandbox')}/`),
+    )
     const doctor = await gw('doctor')
     expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0)
     // Every check passed, none with a warning: the store is private (0600 here, its access list on Windows).
