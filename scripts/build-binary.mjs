@@ -14,7 +14,17 @@
 // snapshot) is the same for every platform of one Node version: it is made once, by this Node.
 import {execFileSync, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, dirname, join, relative, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -172,6 +182,8 @@ function writeChecksums(binaries) {
   const sums = join(out, 'SHA256SUMS')
   const line = (binary) => `${createHash('sha256').update(readFileSync(binary)).digest('hex')}  ${basename(binary)}\n`
   writeFileSync(sums, binaries.map(line).join(''))
+  // What gw version --check reads where the builds are handed out: this build's name.
+  copyFileSync(join(root, 'dist', 'build.json'), join(out, 'build.json'))
   process.stdout.write(`${relative(process.cwd(), sums)}\n`)
   const key = process.env.GW_SIGNING_KEY
   if (!key) return

@@ -308,6 +308,40 @@ describe('seeing the wire', () => {
   })
 })
 
+describe('which build, and whether a newer one is out', () => {
+  const {id} = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
+
+  it('gw version names the build; --check asks the address once and says whether it names a newer one', async () => {
+    const shown = await world.run(['version'])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `^gw ${id.replace(/[.+]/g, '\\$&')}: version \\d+\\.\\d+\\.\\d+, built from commit [0-9a-f]{7} of \\d{4}-\\d{2}-\\d{2}`,
+      ),
+    )
+    const answers = [JSON.stringify({id: '99.0.0+20991231.abcdef0'}), JSON.stringify({id}), 'not json']
+    const published = await startReceiver((n) => ({status: 200, body: answers[n]!}))
+    try {
+      const newer = await world.run(['version', '--check', published.url])
+      expect(newer.code, newer.stderr).toBe(0)
+      expect(newer.stdout).toContain(
+        'A newer build is out: 99.0.0+20991231.abcdef0 (commit abcdef0 of 2099-12-31). Get it where you got gw, and check it against its SHA256SUMS.',
+      )
+      const same = await world.run(['version', '--check', published.url, '--json'])
+      expect(same.json()).toMatchObject({build: {id}, newest: {id}, newer: false})
+      const junk = await world.run(['version', '--check', published.url])
+      expect(junk.code).toBe(3)
+      expect(junk.stderr).toContain(`${published.url} did not say which build is the newest: its answer is not JSON.`)
+      expect(published.received).toHaveLength(3)
+    } finally {
+      await published.close()
+    }
+    const down = await world.run(['version', '--check', 'http://127.0.0.1:9/build.json'])
+    expect(down.code).toBe(3)
+    expect(down.stderr).toContain('http://127.0.0.1:9/build.json could not be asked (ECONNREFUSED).')
+  })
+})
+
 describe("the README's quick start", () => {
   it("is five commands near the top, and runs as written (the sandbox of its first line is the tests')", async () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')

@@ -53,6 +53,7 @@ describe('help', () => {
       'sandbox:start',
       'signature:sign',
       'signature:verify',
+      'version',
     ])
   })
 
@@ -99,6 +100,7 @@ describe('help', () => {
       'history',
       'doctor',
       'completion',
+      'version',
       'help',
     ])
   })

@@ -105,7 +105,9 @@ describe('gw notify listen', () => {
       expect(result.code).toBe(0)
       const lines = result.stdout.trim().split('\n')
       // The endpoint's answer in words, its text as it came: no JSON quoted inside quotes.
-      expect(lines[0]).toMatch(/forwarded: not acknowledged \(HTTP 500: app down\)$/)
+      expect(lines[0]).toMatch(
+        /forwarded: not acknowledged \(HTTP 500: app down\); acknowledge with HTTP 200 and the body \{"result":"SUCCESS","msg":"OK"\}$/,
+      )
       expect(lines[1]).toContain('retry 1')
       expect(lines[2]).toMatch(/retry 2 +forwarded: acknowledged \(HTTP 200\)$/)
       // One payment, delivered three times: counted as what it is, and acknowledged in the end.

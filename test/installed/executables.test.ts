@@ -106,6 +106,17 @@ describe('npm run build:binary -- --all', () => {
     expect(shown.stdout).toBe(versionLine('linux-x64'))
   })
 
+  it('linux-x64 carries the full reference: gw help --all, every command as its --help shows it', () => {
+    const reference = spawnSync(join(build, 'gw-linux-x64'), ['help', '--all'], {
+      env: {...env, NODE_ENV: undefined},
+      encoding: 'utf8',
+    })
+    expect(reference.status, reference.stderr).toBe(0)
+    expect(reference.stdout).toMatch(/^={80}\ngw refund create\n/m)
+    expect(reference.stdout).toContain('$ gw refund create --from-csv FILE [--dry-run] [--yes] [FLAGS]')
+    expect(reference.stdout).toMatch(/^={80}\ngw completion\n/m)
+  })
+
   it('linux-arm64 says so, under qemu-user', () => {
     const [qemu, ...args] = JSON.parse(process.env.GW_TEST_QEMU!) as string[]
     const shown = spawnSync(qemu!, [...args, join(build, 'gw-linux-arm64'), '--version'], {env, encoding: 'utf8'})
@@ -141,6 +152,8 @@ describe('npm run build:binary -- --all', () => {
         .map((file) => `${file}: OK\n`)
         .join(''),
     )
+    // And the build's name, for gw version --check where the builds are handed out.
+    expect(JSON.parse(readFileSync(join(build, 'build.json'), 'utf8'))).toMatchObject({id})
   })
 
   // npm run test:installed builds them with GW_SIGNING_KEY naming a GnuPG key it made for the run (GNUPGHOME).

@@ -65,7 +65,11 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     // The gateway would take any text and fail every delivery to it: refused before the order is made.
     if (flags['notify-url'] !== undefined) endpointOf('--notify-url', flags['notify-url'])
     const names = {decimal: '--amount', minor: '--total-fee'}
-    const total_fee = minorUnitsOrUsage(amountOf(flags.amount, flags['total-fee'], names), flags['fee-type'], names)
+    const total_fee = minorUnitsOrUsage(
+      amountOf(flags.amount, flags['total-fee'], names, flags['fee-type']),
+      flags['fee-type'],
+      names,
+    )
     await this.confirm(`create an order of ${formatAmount(total_fee, flags['fee-type'])} on ${flags.channel}`)
     const {orders} = await this.services()
     const fields = fieldsOf(flags, ['channel', 'fee-type', 'mch-order-no', 'notify-url', 'product', 'attach'])

@@ -67,7 +67,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     }
     const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
-    const amount = amountOf(flags.amount, flags['refund-fee'], names)
+    const amount = amountOf(flags.amount, flags['refund-fee'], names, flags['fee-type'])
     const [{refunds}, {SingleRefunds}] = await Promise.all([this.services(), import('../../lib/refunds/single.js')])
     const {channel, 'mch-refund-no': mchRefundNo, 'fee-type': feeType, 'total-fee': totalFee} = flags
     const interrupt = onInterrupt()

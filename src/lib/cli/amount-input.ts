@@ -12,10 +12,15 @@ import {
 } from '../gateway/protocol/index.js'
 
 /**
- * A decimal amount that is one in some currency gw knows, checked before anything is asked of the
- * gateway (whose answer gives the order's currency): 5.555 is none, whatever the order.
+ * A decimal amount that is one in the currency given, or else in some currency gw knows, checked
+ * before anything is asked of the gateway (whose answer gives the order's currency): 5.555 is none,
+ * whatever the order.
  */
-function checkDecimal(decimal: string, flag: string): void {
+function checkDecimal(decimal: string, flag: string, currency: string | undefined): void {
+  if (currency) {
+    minorUnitsOrUsage({decimal}, currency, {decimal: flag, minor: flag})
+    return
+  }
   const problems = CURRENCIES.map((currency) => {
     try {
       toMinorUnits(decimal, currency)
@@ -34,12 +39,20 @@ function checkDecimal(decimal: string, flag: string): void {
   )
 }
 
-/** Exactly one of the two forms; a decimal that is an amount in no currency is refused at once. */
-export function amountOf(decimal: string | undefined, minor: number | undefined, names: AmountNames): Amount {
+/**
+ * Exactly one of the two forms; a decimal that is no amount in `currency` (when given), or in any
+ * currency, is refused at once.
+ */
+export function amountOf(
+  decimal: string | undefined,
+  minor: number | undefined,
+  names: AmountNames,
+  currency?: string,
+): Amount {
   if (decimal !== undefined && minor !== undefined)
     throw usageError(`Give ${names.decimal} or ${names.minor}, not both.`)
   if (decimal !== undefined) {
-    checkDecimal(decimal, names.decimal)
+    checkDecimal(decimal, names.decimal, currency)
     return {decimal}
   }
   if (minor !== undefined) return {minor}

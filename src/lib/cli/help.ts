@@ -15,6 +15,7 @@ const ORDER = [
   'doctor',
   'signature',
   'completion',
+  'version',
   'help',
 ]
 
