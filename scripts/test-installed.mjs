@@ -98,8 +98,9 @@ function installedOnWindows(wine) {
   const log = join(scratch, 'wine-npm.log')
   const output = openSync(log, 'w')
   const args = [node, windowsPath(process.env.npm_execpath), 'install', '-g', '--offline', '--prefix', 'C:\\gw']
+  // Node on the Windows PATH, as its installer puts it there: the package's preinstall runs `node`.
   const ran = spawnSync(WINE, [...args, windowsPath(installed().tarball)], {
-    env: {...process.env, ...wine},
+    env: {...process.env, ...wine, WINEPATH: windowsPath(dirname(registryNode('win-x64', '22')))},
     stdio: ['ignore', output, output],
   })
   closeSync(output)

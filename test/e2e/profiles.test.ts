@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {shellWord} from '../../src/lib/errors.js'
 import {gw} from '../helpers/cli.js'
-import {GW_ENV, gwShellLine} from '../helpers/gw-under-test.js'
+import {gwShellLine} from '../helpers/gw-under-test.js'
 import {readShared} from '../helpers/shared.js'
 import {removeDir, tempDir} from '../helpers/shared.js'
 
@@ -139,7 +139,8 @@ describe('gw profile', () => {
     )
     const piped = spawnSync('bash', ['-c', gwShellLine([]) + ' ' + args.join(' ')], {
       encoding: 'utf8',
-      env: {...process.env, ...env(), NODE_ENV: undefined, NO_COLOR: '1', ...GW_ENV},
+      // gwShellLine gives gw its own PATH (an executable's has no node); the shell keeps this one for cat.
+      env: {...process.env, ...env(), NODE_ENV: undefined, NO_COLOR: '1'},
     })
     expect(piped.status, piped.stderr).toBe(0)
     expect(piped.stdout).toContain('Profile "piped" saved')
