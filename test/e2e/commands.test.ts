@@ -698,6 +698,57 @@ describe('gw doctor', () => {
     })
   })
 
+  it("a wrong private key's advice holds commands to paste: the key's public half to compare, the other scheme", async () => {
+    const other = tempFile('stranger.pem', strangerKeys.merchant!.private_pkcs1!)
+    const merchant = world.sandbox.info.merchants[0]!
+    const added = await world.run([
+      ...world.profileAdd('stranger').slice(0, 2),
+      'stranger',
+      '--appid',
+      merchant.appid,
+      '--base-url',
+      world.sandbox.info.base_url,
+      '--private-key',
+      other,
+      '--gateway-public-key',
+      world.sandbox.info.gateway_public_key_file,
+    ])
+    expect(added.code, added.stderr).toBe(0)
+    const result = await world.run(['doctor', '--profile', 'stranger'])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(
+      'the gateway expects the other sign scheme: gw profile set stranger --sign-scheme rsa-sha256.',
+    )
+    const openssl = /openssl pkey -pubout -in \S+/.exec(result.stdout)![0]
+    const {execSync} = await import('node:child_process')
+    expect(execSync(openssl, {encoding: 'utf8', shell: '/bin/sh'})).toBe(strangerKeys.merchant!.public_spki)
+    const scheme = await world.asPrinted('gw profile set stranger --sign-scheme rsa-sha256')
+    expect(scheme.stdout).toContain('rsa-sha256')
+    await world.run(['profile', 'remove', 'stranger'])
+  })
+
+  it('a live profile on plain http:// to another machine fails doctor with the address to use; nothing is sent', async () => {
+    const before = await world.requests()
+    const env = world.environmentProfile({GW_LIVE: '1', GW_BASE_URL: 'http://gateway.example/Gateway'})
+    const result = await world.run(['doctor'], {env})
+    expect(result.code).toBe(2)
+    expect(result.stdout).toContain(
+      '✘ https: a live profile sending to gateway.example over plain http://: requests, amounts and answers cross the network unencrypted',
+    )
+    expect(result.stdout).toContain("Use the gateway's https:// address: GW_BASE_URL=https://gateway.example/Gateway")
+    expect(result.stdout).not.toMatch(/reachable|signed request/)
+    expect(await world.requests()).toEqual(before)
+  })
+
+  it('an unreachable live gateway is said without a word of the sandbox', async () => {
+    const env = world.environmentProfile({GW_LIVE: '1', GW_BASE_URL: 'http://127.0.0.1:9/Gateway'})
+    const result = await world.run(['doctor'], {env})
+    expect(result.code).toBe(3)
+    expect(result.stdout).toMatch(/✘ reachable/)
+    expect(result.stdout).toContain('the network, a proxy or firewall between')
+    expect(result.stdout).not.toMatch(/sandbox/i)
+  })
+
   it('diagnoses a wrong gateway key, exit 4', async () => {
     const merchant = world.sandbox.info.merchants[0]!
     const env = {

@@ -13,7 +13,7 @@ import {gwShellLine} from '../helpers/gw-under-test.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {drawQr} from '../../src/lib/render/qr.js'
 import {readDrawnQr} from '../helpers/qr-screen.js'
-import {tempDir} from '../helpers/shared.js'
+import {REPO_ROOT, tempDir} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {readWorkbook} from '../helpers/workbooks.js'
 
@@ -251,9 +251,19 @@ describe('flags checked before any work', () => {
       [['sandbox', 'seed', '--out-dir', '/dev/null'], '--out-dir: /dev/null exists but is not a directory.'],
       [['order', 'list', '--refresh', '--out', '/dev/null'], 'gw writes .xlsx workbooks and CSV files.'],
       [['order', 'list', '--refresh', '--out', 'orders.txt'], 'not .txt'],
-      [['refund', 'list', '--refresh', '--since', '2026-02-30'], '--since 2026-02-30 is not a time gw reads.'],
+      [
+        ['refund', 'list', '--refresh', '--since', '2026-02-30'],
+        '--since 2026-02-30 is not a time gw reads: there is no such day: February 2026 has 28 days.',
+      ],
       [['order', 'list', '--refresh', '--since', '1d', '--until', '2d'], '--since 1d is not before --until 2d'],
-      [['order', 'query', 'X', '--timeout', '99999'], '--timeout: Expected an integer less than or equal to 300'],
+      [['order', 'query', 'X', '--timeout', '99999'], '--timeout: "99999" is over 5m, the most it takes.'],
+      [
+        ['refund', 'create', 'X', '--amount', '5.555'],
+        '--amount "5.555" has more decimal places than any currency gw knows (THB 2, MYR 2, JPY 0, AED 2). Nothing was sent.',
+      ],
+      [['refund', 'create', 'X', '--amount', 'lots'], '--amount: '],
+      [['order', 'query', 'X', '--timeout', '10m'], '--timeout: "10m" is over 5m, the most it takes.'],
+      [['order', 'query', 'X', '--timeout', 'soon'], '--timeout: "soon" is not a length of time: give seconds (60)'],
     ]
     for (const [args, said] of cases) {
       const result = await world.run(args)
@@ -262,6 +272,13 @@ describe('flags checked before any work', () => {
       expect(result.stderr).not.toContain('\\t')
     }
     expect(await world.requests()).toEqual(before)
+  })
+
+  it('--timeout takes a length of time as --since does: 60s, 1m, or seconds', async () => {
+    for (const timeout of ['60s', '1m', '60']) {
+      const doctor = await world.run(['doctor', '--timeout', timeout])
+      expect(doctor.code, `${timeout}: ${doctor.stderr}`).toBe(0)
+    }
   })
 })
 
@@ -297,6 +314,56 @@ describe('seeing the wire', () => {
   })
 })
 
+describe('which build, and whether a newer one is out', () => {
+  const {id} = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
+
+  it('gw version names the build; --check asks the address once and says whether it names a newer one', async () => {
+    const shown = await world.run(['version'])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `^gw ${id.replace(/[.+]/g, '\\$&')}: version \\d+\\.\\d+\\.\\d+, built from commit [0-9a-f]{7} of \\d{4}-\\d{2}-\\d{2}`,
+      ),
+    )
+    const answers = [JSON.stringify({id: '99.0.0+20991231.abcdef0'}), JSON.stringify({id}), 'not json']
+    const published = await startReceiver((n) => ({status: 200, body: answers[n]!}))
+    try {
+      const newer = await world.run(['version', '--check', published.url])
+      expect(newer.code, newer.stderr).toBe(0)
+      expect(newer.stdout).toContain(
+        'A newer build is out: 99.0.0+20991231.abcdef0 (commit abcdef0 of 2099-12-31). Get it where you got gw, and check it against its SHA256SUMS.',
+      )
+      const same = await world.run(['version', '--check', published.url, '--json'])
+      expect(same.json()).toMatchObject({build: {id}, newest: {id}, newer: false})
+      const junk = await world.run(['version', '--check', published.url])
+      expect(junk.code).toBe(3)
+      expect(junk.stderr).toContain(`${published.url} did not say which build is the newest: its answer is not JSON.`)
+      expect(published.received).toHaveLength(3)
+    } finally {
+      await published.close()
+    }
+    const down = await world.run(['version', '--check', 'http://127.0.0.1:9/build.json'])
+    expect(down.code).toBe(3)
+    expect(down.stderr).toContain('http://127.0.0.1:9/build.json could not be asked (ECONNREFUSED).')
+  })
+})
+
+describe("the README's quick start", () => {
+  it("is five commands near the top, and runs as written (the sandbox of its first line is the tests')", async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+    const block = /<!-- quick start -->\s*```sh\n([\s\S]*?)```/.exec(readme)!
+    expect(block.index).toBeLessThan(readme.indexOf('## A tour'))
+    const lines = block[1]!.trim().split('\n')
+    expect(lines).toHaveLength(5)
+    expect(lines[0]).toMatch(/^gw sandbox start /)
+    for (const line of lines.slice(1)) {
+      const ran = await world.asPrinted(line)
+      expect(ran.code, `${line}\n${ran.stderr}`).toBe(0)
+    }
+    expect((await world.ledger('INV-1001'))!.refunds.map((refund) => refund.refund_fee)).toEqual([5000])
+  })
+})
+
 describe('shell completion', () => {
   it('bash completes commands, flag values and the stored profile names, asking gw itself', async () => {
     const shims = tempDir('gw-shim-')
@@ -318,6 +385,32 @@ describe('shell completion', () => {
     expect(complete('order', 'create', '--fee-type', 'J')).toEqual(['JPY'])
     expect(complete('order', 'list', '--state', 'SU')).toEqual(['SUCCESS'])
     expect(complete('order', 'query', '--profile', 's')).toEqual(['sandbox'])
+  })
+
+  it('fish completes from gw itself too; PowerShell gets its script; a shell gw has none for is named, exit 2', async () => {
+    const shims = tempDir('gw-shim-')
+    const {writeFileSync, chmodSync} = await import('node:fs')
+    writeFileSync(join(shims, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
+    chmodSync(join(shims, 'gw'), 0o755)
+    const script = (await world.run(['completion', 'fish'])).stdout
+    const {spawnSync} = await import('node:child_process')
+    const complete = (line: string) =>
+      spawnSync('fish', ['--no-config', '-c', `${script}\ncomplete -C '${line}'`], {
+        encoding: 'utf8',
+        env: {...process.env, PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir},
+      }).stdout.trim()
+    expect(complete('gw ref')).toBe('refund')
+    expect(complete('gw order list --state SU')).toBe('SUCCESS')
+    expect(complete('gw order query --profile s')).toBe('sandbox')
+    const powershell = await world.run(['completion', 'PowerShell'])
+    expect(powershell.code).toBe(0)
+    expect(powershell.stdout).toContain("Register-ArgumentCompleter -Native -CommandName 'gw', 'gw.exe'")
+    const tcsh = await world.run(['completion', 'tcsh'])
+    expect(tcsh.code).toBe(2)
+    expect(tcsh.stdout).toBe('')
+    expect(tcsh.stderr).toContain(
+      'Error: gw has no completion for tcsh: it writes one for bash, zsh, fish, powershell.',
+    )
   })
 })
 

@@ -53,6 +53,7 @@ describe('help', () => {
       'sandbox:start',
       'signature:sign',
       'signature:verify',
+      'version',
     ])
   })
 
@@ -103,6 +104,7 @@ describe('help', () => {
       'history',
       'doctor',
       'completion',
+      'version',
       'help',
     ])
   })
@@ -119,5 +121,17 @@ describe('the command reference', () => {
     const {execFileSync} = await import('node:child_process')
     const diff = execFileSync('git', ['diff', '--stat', '--', 'docs/commands.md'], {cwd: REPO_ROOT}).toString()
     expect(diff, 'docs/commands.md changed when built: commit the regenerated file').toBe('')
+  })
+})
+
+describe('gw help --all', () => {
+  it('prints the full reference offline: every command with its usage, flags and examples, as --help shows it', async () => {
+    const reference = await gw(['help', '--all'])
+    expect(reference.code).toBe(0)
+    const commands = ours.filter(([, c]) => !('hidden' in c && c.hidden)).map(([id]) => `gw ${id.replaceAll(':', ' ')}`)
+    const headed = [...reference.stdout.matchAll(/^={80}\n(gw [\w ]+)\n/gm)].map((m) => m[1])
+    expect(headed.sort()).toEqual(commands.sort())
+    const refund = await gw(['refund', 'create', '--help'])
+    expect(reference.stdout).toContain(refund.stdout.trimEnd())
   })
 })

@@ -105,7 +105,9 @@ describe('gw notify listen', () => {
       expect(result.code).toBe(0)
       const lines = result.stdout.trim().split('\n')
       // The endpoint's answer in words, its text as it came: no JSON quoted inside quotes.
-      expect(lines[0]).toMatch(/forwarded: not acknowledged \(HTTP 500: app down\)$/)
+      expect(lines[0]).toMatch(
+        /forwarded: not acknowledged \(HTTP 500: app down\); acknowledge with HTTP 200 and the body \{"result":"SUCCESS","msg":"OK"\}$/,
+      )
       expect(lines[1]).toContain('retry 1')
       expect(lines[2]).toMatch(/retry 2 +forwarded: acknowledged \(HTTP 200\)$/)
       // One payment, delivered three times: counted as what it is, and acknowledged in the end.
@@ -313,7 +315,9 @@ describe('gw notify replay and a log', () => {
     try {
       const refused = await world.run(['notify', 'replay', log, '--to', broken.url])
       expect(refused.code).toBe(1)
-      expect(refused.stdout).toContain(`${orders[0]}  not acknowledged (HTTP 200: ok)\n`)
+      expect(refused.stdout).toContain(
+        `${orders[0]}  not acknowledged (HTTP 200: ok); acknowledge with HTTP 200 and the body {"result":"SUCCESS","msg":"OK"}\n`,
+      )
       expect(refused.stderr).toContain(`0 of 2 logged notifications acknowledged by ${broken.url}`)
     } finally {
       await broken.close()
@@ -361,6 +365,16 @@ describe('gw notify replay and a log', () => {
         {line: 3, valid: false, problem: 'not JSON'},
       ],
     })
+    // The body intact, the amount the line shows beside it edited: not valid, the field named.
+    const beside = {...JSON.parse(logged[0]!), total_fee: 1}
+    const besideEdited = await world.run(['signature', 'verify', '-'], {
+      input: `${JSON.stringify(beside)}\n${logged[1]}\n`,
+    })
+    expect(besideEdited.code).toBe(4)
+    expect(besideEdited.stdout).toContain(
+      "line 1: INVALID: the line's total_fee (1) is not its signed body's (15050): the line was changed after it was logged",
+    )
+    expect(besideEdited.stdout).toMatch(/^line 2: valid/m)
   }, 60_000)
 })
 

@@ -3,7 +3,9 @@ import {dirname, join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {shellWord} from '../../src/lib/errors.js'
 import {gw} from '../helpers/cli.js'
+import {gwShellLine} from '../helpers/gw-under-test.js'
 import {readShared} from '../helpers/shared.js'
 import {removeDir, tempDir} from '../helpers/shared.js'
 
@@ -127,6 +129,82 @@ describe('gw profile', () => {
         .json<{profiles: {name: string}[]}>()
         .profiles.map((p) => p.name),
     ).not.toContain('broken')
+  })
+
+  it('takes a key through a pipe, as <(command) or - for standard input: never "there is no file"', async () => {
+    const {spawnSync} = await import('node:child_process')
+    // As a person types it in bash: the key from a command's output (pass, a vault), no file.
+    const args = addArgs('piped', 'https://gateway.example/Gateway/', '<(cat KEY)').map((word) =>
+      word === '<(cat KEY)' ? `<(cat ${shellWord(files.merchant!)})` : shellWord(word),
+    )
+    const piped = spawnSync('bash', ['-c', gwShellLine([]) + ' ' + args.join(' ')], {
+      encoding: 'utf8',
+      // gwShellLine gives gw its own PATH (an executable's has no node); the shell keeps this one for cat.
+      env: {...process.env, ...env(), NODE_ENV: undefined, NO_COLOR: '1'},
+    })
+    expect(piped.status, piped.stderr).toBe(0)
+    expect(piped.stdout).toContain('Profile "piped" saved')
+    const fromStdin = await gw(addArgs('stdin', 'https://gateway.example/Gateway/', '-'), {
+      env: env(),
+      input: keys.merchant!.private_pkcs1!,
+    })
+    expect(fromStdin.code, fromStdin.stderr).toBe(0)
+    const shown = await Promise.all(
+      ['shop', 'piped', 'stdin'].map(async (name) => {
+        const view = (await gw(['profile', 'show', name, '--json'], {env: env()})).json<{
+          private_key: {fingerprint: string}
+        }>()
+        return view.private_key.fingerprint
+      }),
+    )
+    expect(new Set(shown).size).toBe(1)
+    const stored = JSON.parse(readFileSync(join(home, 'config', 'profiles.json'), 'utf8')).profiles.stdin
+    expect(statSync(stored.private_key_file).mode & 0o777).toBe(0o600)
+  })
+
+  it('a piped key that is not one is refused without a word of it, nor one piped twice', async () => {
+    const secret = 'MIIEowIBAAKCAQEAsecretsecretsecret'
+    const broken = await gw(addArgs('broken-pipe', 'https://gateway.example/Gateway/', '-'), {
+      env: env(),
+      input: `-----BEGIN RSA PRIVATE KEY-----\n${secret}\n-----END RSA PRIVATE KEY-----\n`,
+    })
+    expect(broken.code).toBe(2)
+    expect(broken.stderr).toMatch(/The private key is not a readable private key/)
+    expect(broken.stdout + broken.stderr).not.toContain(secret)
+    const twice = await gw([...addArgs('twice', 'https://gateway.example/Gateway/', '-').slice(0, -1), '-'], {
+      env: env(),
+      input: keys.merchant!.private_pkcs1!,
+    })
+    expect(twice.code).toBe(2)
+    expect(twice.stderr).toContain(
+      '--gateway-public-key -: standard input was read already for another key; one key at most comes from it.',
+    )
+  })
+
+  it('refuses a live profile on plain http:// to another machine unless --allow-plain-http says so', async () => {
+    const refused = await gw([...addArgs('clear', 'http://gateway.example/Gateway'), '--live'], {env: env()})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(
+      "Error: A live profile on plain http:// to gateway.example is refused: its requests, amounts and the gateway's answers would cross the network unencrypted.",
+    )
+    expect(refused.stderr).toContain(
+      "Give the gateway's https:// address (--base-url https://gateway.example/Gateway), or, if this gateway is truly reached over plain HTTP (a private line), add --allow-plain-http.",
+    )
+    const local = await gw([...addArgs('local', 'http://127.0.0.1:8787/Gateway'), '--live'], {env: env()})
+    expect(local.code, local.stderr).toBe(0)
+    const test = await gw(addArgs('clear', 'http://gateway.example/Gateway'), {env: env()})
+    expect(test.code, test.stderr).toBe(0)
+    const toLive = await gw(['profile', 'set', 'clear', '--live'], {env: env()})
+    expect(toLive.code).toBe(2)
+    const allowed = await gw(['profile', 'set', 'clear', '--live', '--allow-plain-http'], {env: env()})
+    expect(allowed.code, allowed.stderr).toBe(0)
+    expect(allowed.stdout).toContain('LIVE')
+    const doctor = await gw(['doctor', '--profile', 'clear'], {env: env()})
+    expect(doctor.code).toBe(2)
+    expect(doctor.stdout).toContain(
+      "Use the gateway's https:// address: gw profile set clear --base-url https://gateway.example/Gateway",
+    )
+    for (const name of ['clear', 'local']) await gw(['profile', 'remove', name], {env: env()})
   })
 
   it('refuses a missing flag with exit 2 and a JSON error under --json', async () => {

@@ -77,6 +77,31 @@ describe.skipIf(!HAS_TMUX && !process.env.CI)('views on a terminal, as a person 
     expect(refunds.styled).toContain(`${CYAN}refund`)
   })
 
+  it('a bulk run asks over its plan, said as test: the rows, what goes out; no answer sends nothing', async () => {
+    const orders = await world.paidOrders(2, 10_000, 'TTY-ASK')
+    const csv = join(world.configDir, 'tty-ask.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${orders[0]},1.00\n${orders[1]},2.50\n`)
+    const terminal = new Terminal(['refund', 'create', '--from-csv', csv], {GW_CONFIG_DIR: world.configDir})
+    try {
+      const asked = await terminal.waitFor(/\? TEST: send .*\(y\/N\)/)
+      const merchant = world.sandbox.info.merchants[0]!
+      expect(asked).toContain(`Plan for ${csv} (profile "sandbox", ${merchant.appid}, test):`)
+      expect(asked).toContain('2 rows, 2 orders; to send: 2 rows, 3.50 THB')
+      expect(asked).toMatch(new RegExp(`│ 2 +│ ${orders[0]} `))
+      expect(asked).toMatch(new RegExp(`│ 3 +│ ${orders[1]} `))
+      expect(asked).toContain(
+        `TEST: send 2 rows, 3.50 THB of refunds from ${csv} (profile "sandbox", ${merchant.appid})?`,
+      )
+      terminal.press('Enter')
+      const screen = await terminal.waitFor(/EXIT=\d+/)
+      expect(screen).toContain('Cancelled; nothing was sent.')
+      expect(screen).toContain('EXIT=2')
+    } finally {
+      terminal.close()
+    }
+    for (const order of orders) expect((await world.ledger(order))!.refunds).toEqual([])
+  })
+
   it("a bulk plan's tables and a listener's lines: painted, never escapes as text", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'TTY-BULK')
     const csv = join(world.configDir, 'tty-refunds.csv')

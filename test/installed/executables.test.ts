@@ -6,7 +6,8 @@
  * win-x64 under wine.
  */
 import {spawnSync} from 'node:child_process'
-import {closeSync, existsSync, openSync, readFileSync, readdirSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
@@ -17,7 +18,7 @@ const build = process.env.GW_TEST_BUILD ?? join(REPO_ROOT, 'build')
 const scratch = tempDir('gw-executables-')
 afterAll(() => removeDir(scratch))
 
-const {version} = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {version: string}
+const {id} = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
 const main = readFileSync(join(REPO_ROOT, 'dist', 'main.js'), 'utf8')
 
 interface Format {
@@ -93,15 +94,27 @@ describe('npm run build:binary -- --all', () => {
 
   it('put one blob in all four: the same build of gw', () => {
     expect(builds.size).toBe(4)
-    expect(new Set(builds.values())).toEqual(new Set([expect.stringMatching(new RegExp(`^${version}-[0-9a-f]{12}$`))]))
+    const named = new RegExp(`^${id.replace(/[.+]/g, '\\$&')}-[0-9a-f]{12}$`)
+    expect(new Set(builds.values())).toEqual(new Set([expect.stringMatching(named)]))
   })
 
-  const versionLine = (platform: string) => `gw/${version} ${platform} node-v${process.versions.node}\n`
+  const versionLine = (platform: string) => `gw/${id} ${platform} node-v${process.versions.node}\n`
   const env = {...process.env, PATH: join(scratch, 'no-node'), GW_BINARY_CACHE: join(scratch, 'cache')}
 
   it('linux-x64 says so, with no node on PATH', () => {
     const shown = spawnSync(join(build, 'gw-linux-x64'), ['--version'], {env, encoding: 'utf8'})
     expect(shown.stdout).toBe(versionLine('linux-x64'))
+  })
+
+  it('linux-x64 carries the full reference: gw help --all, every command as its --help shows it', () => {
+    const reference = spawnSync(join(build, 'gw-linux-x64'), ['help', '--all'], {
+      env: {...env, NODE_ENV: undefined},
+      encoding: 'utf8',
+    })
+    expect(reference.status, reference.stderr).toBe(0)
+    expect(reference.stdout).toMatch(/^={80}\ngw refund create\n/m)
+    expect(reference.stdout).toContain('$ gw refund create --from-csv FILE [--dry-run] [--yes] [FLAGS]')
+    expect(reference.stdout).toMatch(/^={80}\ngw completion\n/m)
   })
 
   it('linux-arm64 says so, under qemu-user', () => {
@@ -125,4 +138,87 @@ describe('npm run build:binary -- --all', () => {
     )
     expect(unpacked.filter((path) => existsSync(path))).toHaveLength(1)
   })
+
+  it('wrote SHA256SUMS beside them, as sha256sum writes and checks it', () => {
+    const sums = readFileSync(join(build, 'SHA256SUMS'), 'utf8')
+    const line = (file: string) =>
+      `${createHash('sha256')
+        .update(readFileSync(join(build, file)))
+        .digest('hex')}  ${file}\n`
+    expect(sums).toBe(Object.keys(EXECUTABLES).map(line).join(''))
+    const checked = spawnSync('sha256sum', ['--check', 'SHA256SUMS'], {cwd: build, encoding: 'utf8'})
+    expect(checked.stdout).toBe(
+      Object.keys(EXECUTABLES)
+        .map((file) => `${file}: OK\n`)
+        .join(''),
+    )
+    // And the build's name, for gw version --check where the builds are handed out.
+    expect(JSON.parse(readFileSync(join(build, 'build.json'), 'utf8'))).toMatchObject({id})
+  })
+
+  // npm run test:installed builds them with GW_SIGNING_KEY naming a GnuPG key it made for the run (GNUPGHOME).
+  it('signed SHA256SUMS with the key the builder named: gpg verifies it, and refuses an edited copy', () => {
+    const verify = (sums: string) =>
+      spawnSync('gpg', ['--verify', join(build, 'SHA256SUMS.asc'), sums], {encoding: 'utf8', env: process.env})
+    const good = verify(join(build, 'SHA256SUMS'))
+    expect(good.status, good.stderr).toBe(0)
+    expect(good.stderr).toMatch(/Good signature from "gw builder/)
+    const edited = join(scratch, 'SHA256SUMS')
+    writeFileSync(
+      edited,
+      readFileSync(join(build, 'SHA256SUMS'), 'utf8').replace(/^[0-9a-f]/, (c) => (c === '0' ? '1' : '0')),
+    )
+    const bad = verify(edited)
+    expect(bad.status).not.toBe(0)
+    expect(bad.stderr).toMatch(/BAD signature/)
+  })
+})
+
+describe('the unpacked copy of an executable', () => {
+  const cache = join(scratch, 'repaired')
+  // NODE_ENV as a user has it: vitest's 'test' makes oclif look for TypeScript.
+  const env = {
+    ...process.env,
+    NODE_ENV: undefined,
+    PATH: join(scratch, 'no-node'),
+    GW_BINARY_CACHE: cache,
+    GW_CONFIG_DIR: join(scratch, 'config'),
+  }
+  const gw = (...args: string[]) => spawnSync(join(build, 'gw-linux-x64'), args, {env, encoding: 'utf8'})
+  const unpacked = (path: string) => join(cache, builds.get('gw-linux-x64')!, path)
+
+  it("removes the copies of earlier builds when a build first unpacks, nothing else of the cache's", () => {
+    const earlier = join(cache, '0.0.9+20260101.aaaaaaa-000000000000')
+    mkdirSync(join(earlier, 'dist'), {recursive: true})
+    writeFileSync(join(earlier, '.complete'), '')
+    mkdirSync(join(cache, 'kept'))
+    expect(gw('--version').stdout).toBe(`gw/${id} linux-x64 node-v${process.versions.node}\n`)
+    expect(readdirSync(cache).sort()).toEqual([builds.get('gw-linux-x64'), 'kept'])
+  })
+
+  it('unpacks again a file that was removed, and says so: never a module error', () => {
+    rmSync(unpacked('dist/commands/completion.js'))
+    const shown = gw('completion', 'bash')
+    expect(shown.status, shown.stderr).toBe(0)
+    expect(shown.stdout).toMatch(/^# gw completion for bash/)
+    expect(shown.stderr).toBe(
+      `gw: ${unpacked('dist/commands/completion.js')} was missing or damaged; gw unpacked itself again.\n`,
+    )
+    expect(existsSync(unpacked('dist/commands/completion.js'))).toBe(true)
+  })
+
+  it.each(['dist/main.js', 'dist/commands/completion.js'])(
+    'unpacks again %s damaged in place (same size), and runs as built: never a stack trace',
+    (path) => {
+      const original = readFileSync(unpacked(path))
+      const damaged = Buffer.from(original)
+      damaged.write('}}}}{{{{', 40)
+      writeFileSync(unpacked(path), damaged)
+      const shown = gw('completion', 'fish')
+      expect(shown.status, shown.stderr).toBe(0)
+      expect(shown.stdout).toMatch(/^# gw completion for fish/)
+      expect(shown.stderr).toBe(`gw: ${unpacked(path)} was missing or damaged; gw unpacked itself again.\n`)
+      expect(readFileSync(unpacked(path)).equals(original)).toBe(true)
+    },
+  )
 })

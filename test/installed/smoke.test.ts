@@ -19,7 +19,7 @@ import {GW_COMMAND, GW_ENV} from '../helpers/gw-under-test.js'
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
 
 const scratch = tempDir('gw-smoke-')
-const {version} = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {version: string}
+const build = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
 let runs = 0
 
 /** gw started as a user starts it, from the scratch folder, with nothing of this machine's gw set-up. */
@@ -117,10 +117,10 @@ async function paidOrder(mchOrderNo: string, amount: string) {
 }
 
 describe('an installed gw, as its user meets it', () => {
-  it('names itself, its system and the Node inside', async () => {
+  it('names its build (version, commit date, commit), its system and the Node inside', async () => {
     const shown = await gw('--version')
     expect(shown.stdout).toMatch(
-      new RegExp(`^gw/${version.replaceAll('.', '\\.')} (linux|win32|darwin)-\\w+ node-v2\\d\\.`),
+      new RegExp(`^gw/${build.id.replace(/[.+]/g, '\\$&')} (linux|win32|darwin)-\\w+ node-v2\\d\\.`),
     )
   })
 
@@ -134,6 +134,12 @@ describe('an installed gw, as its user meets it', () => {
       windows
         ? /^C:\\users\\[^\\]+\\AppData\\Roaming\\gw\\Config\\history\.db /
         : new RegExp(`^${join(scratch, 'home', '.config', 'gw', 'history.db')} `),
+    )
+    // The sandbox's keys and ledger where the README says: %LOCALAPPDATA%\gw\Data\sandbox on Windows.
+    expect(sandbox.info.gateway_public_key_file).toMatch(
+      windows
+        ? /^C:\\users\\[^\\]+\\AppData\\Local\\gw\\Data\\sandbox\\/
+        : new RegExp(`^${join(scratch, 'home', '.local', 'share', 'gw', 'sandbox')}/`),
     )
     const doctor = await gw('doctor')
     expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0)

@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
@@ -63,5 +63,51 @@ describe('the bash script', () => {
     })
     expect(run.stdout.split('\n').filter(Boolean)).toEqual(['shop', `$(touch ${marker})`, '*'])
     expect(existsSync(marker)).toBe(false)
+  })
+})
+
+describe('the fish script', () => {
+  const dir = tempDir('gw-complete-fish-')
+  afterAll(() => removeDir(dir))
+
+  it('hands fish the words typed and offers what gw answers; files where gw says so', () => {
+    // A stand-in for gw: its arguments on one line in a file, then its answer.
+    const asked = join(dir, 'asked')
+    writeFileSync(
+      join(dir, 'gw'),
+      `#!/bin/sh\nprintf '%s|' "$@" > ${asked}\ncase "$4" in files) echo ${FILES};; *) printf '%s\\n' create query;; esac\n`,
+    )
+    chmodSync(join(dir, 'gw'), 0o755)
+    writeFileSync(join(dir, 'receipt.csv'), '')
+    const complete = (line: string) => {
+      const run = spawnSync('fish', ['--no-config', '-c', `${completionScript('fish', 'gw')}\ncomplete -C '${line}'`], {
+        encoding: 'utf8',
+        cwd: dir,
+        env: {...process.env, PATH: `${dir}:${process.env.PATH}`},
+      })
+      expect(run.stderr).toBe('')
+      return {offered: run.stdout.split('\n').filter(Boolean), asked: readFileSync(asked, 'utf8')}
+    }
+    expect(complete('gw order ')).toEqual({offered: ['create', 'query'], asked: 'completion|--words|--|order||'})
+    expect(complete('gw order q')).toEqual({offered: ['query'], asked: 'completion|--words|--|order|q|'})
+    expect(complete('gw files rec').offered).toEqual(['receipt.csv'])
+  })
+})
+
+describe('the PowerShell script', () => {
+  // No PowerShell here (Debian has none): what it registers and how it asks gw, read.
+  const script = completionScript('powershell', 'gw')
+
+  it('registers a native completer for gw and gw.exe that asks gw with the words before the cursor', () => {
+    expect(script).toMatch(/^# gw completion for PowerShell: add to your profile/)
+    expect(script).toContain("Register-ArgumentCompleter -Native -CommandName 'gw', 'gw.exe' -ScriptBlock {")
+    expect(script).toContain('$_.Extent.EndOffset -le $cursorPosition')
+    expect(script).toContain('& gw completion --words @empty -- @words 2>$null')
+  })
+
+  it('says an empty word under the cursor with --empty-word (Windows PowerShell drops an empty argument), files as PowerShell does', () => {
+    expect(script).toContain("$empty = @(if ($wordToComplete -eq '') { '--empty-word' })")
+    expect(script).toContain(`if ($out.Count -eq 1 -and $out[0] -eq '${FILES}') { return }`)
+    expect(script).toContain("[System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)")
   })
 })

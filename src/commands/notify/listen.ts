@@ -3,7 +3,7 @@ import {once} from 'node:events'
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {checkEndpoint} from '../../lib/cli/flags.js'
+import {checkEndpoint, durationFlag} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {checkHost, isItself, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
 import {ExitCode, usageError} from '../../lib/errors.js'
@@ -31,9 +31,9 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
         'exit after the verified notifications of N payments (the repeats of one count once; with --forward-to, once your endpoint acknowledged them)',
       min: 1,
     }),
-    timeout: Flags.integer({
+    timeout: durationFlag({
       description:
-        'exit 5 if --exit-after is not reached within SECONDS (without --exit-after: stop after SECONDS), up to 7 days',
+        'exit 5 if --exit-after is not reached within this time (without --exit-after: stop after it), up to 7d: 90, 90s, 30m, 2h',
       min: 1,
       max: 7 * 86_400,
     }),

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {amountOf, minorUnitsOrUsage} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {statusLine} from '../../lib/cli/progress.js'
-import {endpointOf, fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
+import {durationFlag, endpointOf, fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
 import type {CreatedOrder, FoundOrder} from '../../lib/orders/service.js'
 import {CURRENCIES, ORDER_CHANNELS, formatAmount} from '../../lib/gateway/protocol/index.js'
 import {createdView, waitOutcome, waitingLine} from '../../lib/render/orders.js'
@@ -34,7 +34,11 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     'device-id': Flags.string({description: 'terminal id'}),
     'operator-id': Flags.string({description: 'cashier operator number'}),
     'img-type': Flags.string({description: 'image format of the QR the gateway returns', options: ['png', 'svg']}),
-    expire: Flags.integer({description: 'seconds the QR stays usable (truemoney and scb_qrcard only)', min: 0}),
+    expire: durationFlag({
+      description: 'how long the QR stays usable, like 300 (seconds) or 5m (truemoney and scb_qrcard only)',
+      min: 0,
+      max: 999_999_999,
+    }),
     'qr-out': Flags.string({description: 'save the QR image to FILE (for airpay: the code_url image)'}),
     qr: Flags.boolean({
       description:
@@ -47,8 +51,8 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
       options: ['dark-on-light', 'light-on-dark'],
     }),
     wait: Flags.boolean({description: 'wait until the order is paid, fails, closes or expires'}),
-    'wait-timeout': Flags.integer({
-      description: 'with --wait: give up after SECONDS (default: QR expiry, max 900)',
+    'wait-timeout': durationFlag({
+      description: 'with --wait: give up after this time, like 90 or 5m (default: QR expiry, at most 15m)',
       min: 1,
       max: 900,
     }),
@@ -61,7 +65,11 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     // The gateway would take any text and fail every delivery to it: refused before the order is made.
     if (flags['notify-url'] !== undefined) endpointOf('--notify-url', flags['notify-url'])
     const names = {decimal: '--amount', minor: '--total-fee'}
-    const total_fee = minorUnitsOrUsage(amountOf(flags.amount, flags['total-fee'], names), flags['fee-type'], names)
+    const total_fee = minorUnitsOrUsage(
+      amountOf(flags.amount, flags['total-fee'], names, flags['fee-type']),
+      flags['fee-type'],
+      names,
+    )
     await this.confirm(`create an order of ${formatAmount(total_fee, flags['fee-type'])} on ${flags.channel}`)
     const {orders} = await this.services()
     const fields = fieldsOf(flags, ['channel', 'fee-type', 'mch-order-no', 'notify-url', 'product', 'attach'])

@@ -49,7 +49,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
         live: answers.live,
         gatewayZone: flags['gateway-zone'],
       },
-      {makeDefault: flags.default},
+      {makeDefault: flags.default, allowPlainHttp: flags['allow-plain-http']},
     )
     const loose = looseKeyFile(answers['private-key'], 'The private key file')
     for (const warning of [...check.warnings, ...(loose ? [loose] : [])]) this.warning(warning)

@@ -46,7 +46,7 @@ export default class ProfileSet extends GwCommand<typeof ProfileSet> {
     if (changes.privateKeyPem)
       await unlockKey(changes.privateKeyPem, 'the private key (--private-key)', flags['private-key'])
     else if (kept) await unlockKey(kept.pem, `the private key of profile "${name}"`, kept.file)
-    const check = this.store.set(name, changes)
+    const check = this.store.set(name, changes, {allowPlainHttp: flags['allow-plain-http']})
     const loose = flags['private-key'] && looseKeyFile(flags['private-key'], 'The private key file')
     for (const warning of [...check.warnings, ...(loose ? [loose] : [])]) this.warning(warning)
     const profile = this.store.load(name)

@@ -67,7 +67,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     }
     const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
-    const amount = amountOf(flags.amount, flags['refund-fee'], names)
+    const amount = amountOf(flags.amount, flags['refund-fee'], names, flags['fee-type'])
     const [{refunds}, {SingleRefunds}] = await Promise.all([this.services(), import('../../lib/refunds/single.js')])
     const {channel, 'mch-refund-no': mchRefundNo, 'fee-type': feeType, 'total-fee': totalFee} = flags
     const interrupt = onInterrupt()
@@ -107,7 +107,10 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const result = await runBulkRefund(refunds, options, {
       checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
       planned: (plan, tookOver, output) => planNotes(plan, csv, tookOver, output).forEach((note) => this.note(note)),
-      confirm: (toSend, plan) => this.confirm(confirmText(toSend, plan, csv), confirmBulk),
+      confirm: (planned) => {
+        const {plan, action} = confirmText(planned, profile)
+        return this.confirm(action, {...confirmBulk, before: plan})
+      },
       // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
       sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
     })

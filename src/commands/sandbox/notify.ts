@@ -1,8 +1,9 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {Args, Flags} from '@oclif/core'
+import {Args} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
+import {durationFlag} from '../../lib/cli/flags.js'
 import {ExitCode, GwError} from '../../lib/errors.js'
 import {endpointAnswer} from '../../lib/render/notify.js'
 import type {SandboxOrder} from '../../sandbox/ledger.js'
@@ -21,8 +22,8 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
     mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number', required: true}),
   }
   static override flags = {
-    wait: Flags.integer({
-      description: 'seconds to wait for the endpoint to answer (0: do not wait)',
+    wait: durationFlag({
+      description: 'time to wait for the endpoint to answer, like 15 or 1m (0: do not wait)',
       default: 15,
       min: 0,
       max: 600,

@@ -5,6 +5,7 @@ import {resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
+import {durationFlag} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {usageError} from '../../lib/errors.js'
 import {defaultSandboxDir} from '../../lib/paths.js'
@@ -37,9 +38,9 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
       min: 1,
       max: 1_000_000,
     }),
-    'auto-pay': Flags.integer({
+    'auto-pay': durationFlag({
       description:
-        'pay every new order by itself SECONDS after it is made, as if its payer paid (0: as soon as it is answered; divided by --time-scale; up to a day). Without it, orders wait for gw sandbox pay or the payer page',
+        'pay every new order by itself this long after it is made (5, 5s, 2m), as if its payer paid (0: as soon as it is answered; divided by --time-scale; up to 1d). Without it, orders wait for gw sandbox pay or the payer page',
       min: 0,
       max: 86_400,
     }),

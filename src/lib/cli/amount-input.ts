@@ -1,12 +1,60 @@
 /** Amounts as people give them on the command line: a decimal (`--amount 150.50`) or minor units (`--total-fee 15050`). */
 import {usageError} from '../errors.js'
-import {type Amount, AmountError, type AmountNames, minorUnitsOf} from '../gateway/protocol/index.js'
+import {quoted} from '../untrusted.js'
+import {
+  type Amount,
+  AmountError,
+  type AmountNames,
+  CURRENCIES,
+  exponentOf,
+  minorUnitsOf,
+  toMinorUnits,
+} from '../gateway/protocol/index.js'
 
-/** Exactly one of the two forms. */
-export function amountOf(decimal: string | undefined, minor: number | undefined, names: AmountNames): Amount {
+/**
+ * A decimal amount that is one in the currency given, or else in some currency gw knows, checked
+ * before anything is asked of the gateway (whose answer gives the order's currency): 5.555 is none,
+ * whatever the order.
+ */
+function checkDecimal(decimal: string, flag: string, currency: string | undefined): void {
+  if (currency) {
+    minorUnitsOrUsage({decimal}, currency, {decimal: flag, minor: flag})
+    return
+  }
+  const problems = CURRENCIES.map((currency) => {
+    try {
+      toMinorUnits(decimal, currency)
+      return undefined
+    } catch (error) {
+      return (error as Error).message
+    }
+  })
+  if (problems.includes(undefined)) return
+  const places = CURRENCIES.map((currency) => `${currency} ${exponentOf(currency)}`).join(', ')
+  throw usageError(
+    problems.every((problem) => /decimal places|no minor unit/.test(problem!))
+      ? `${flag} ${quoted(decimal)} has more decimal places than any currency gw knows (${places}). Nothing was sent.`
+      : `${flag}: ${problems[0]}. Nothing was sent.`,
+    'Give the amount as the order shows it, like 150.50 (JPY: whole yen).',
+  )
+}
+
+/**
+ * Exactly one of the two forms; a decimal that is no amount in `currency` (when given), or in any
+ * currency, is refused at once.
+ */
+export function amountOf(
+  decimal: string | undefined,
+  minor: number | undefined,
+  names: AmountNames,
+  currency?: string,
+): Amount {
   if (decimal !== undefined && minor !== undefined)
     throw usageError(`Give ${names.decimal} or ${names.minor}, not both.`)
-  if (decimal !== undefined) return {decimal}
+  if (decimal !== undefined) {
+    checkDecimal(decimal, names.decimal, currency)
+    return {decimal}
+  }
   if (minor !== undefined) return {minor}
   throw usageError(`Give the amount: ${names.decimal} 150.50 or ${names.minor} 15050.`)
 }

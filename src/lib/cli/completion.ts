@@ -79,11 +79,16 @@ export function candidates(
   return [FILES]
 }
 
+/** The shells gw writes a completion script for. */
+export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const
+type Shell = (typeof SHELLS)[number]
+
 /**
  * The script that hands a shell's completion to gw. gw's words are taken as they are, one per
- * line: never through `compgen -W`, which would expand `$(...)` in them.
+ * line: never through `compgen -W`, which would expand `$(...)` in them. Windows PowerShell 5.1
+ * drops an empty argument, so its script says an empty word under the cursor with --empty-word.
  */
-export function completionScript(shell: 'bash' | 'zsh', bin: string): string {
+export function completionScript(shell: Shell, bin: string): string {
   if (shell === 'bash')
     return `# gw completion for bash: add to ~/.bashrc:  source <(${bin} completion bash)
 _${bin}_complete() {
@@ -98,7 +103,8 @@ _${bin}_complete() {
 }
 complete -o default -F _${bin}_complete ${bin}
 `
-  return `#compdef ${bin}
+  if (shell === 'zsh')
+    return `#compdef ${bin}
 # gw completion for zsh: add to ~/.zshrc:  source <(${bin} completion zsh)
 _${bin}() {
   local -a out
@@ -106,5 +112,31 @@ _${bin}() {
   if [[ "\${out[1]}" == "${FILES}" ]]; then _files; else compadd -- "\${out[@]}"; fi
 }
 compdef _${bin} ${bin}
+`
+  if (shell === 'fish')
+    return `# gw completion for fish: add to ~/.config/fish/config.fish:  ${bin} completion fish | source
+function __${bin}_complete
+    set -l out (${bin} completion --words -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)
+    if test "$out" = "${FILES}"
+        __fish_complete_path (commandline -ct)
+    else
+        printf '%s\n' $out
+    end
+end
+complete -c ${bin} -f -a '(__${bin}_complete)'
+`
+  return `# gw completion for PowerShell: add to your profile (notepad $PROFILE):  ${bin} completion powershell | Out-String | Invoke-Expression
+Register-ArgumentCompleter -Native -CommandName '${bin}', '${bin}.exe' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+    $words = @($commandAst.CommandElements | Select-Object -Skip 1 |
+        Where-Object { $_.Extent.EndOffset -le $cursorPosition } | ForEach-Object { $_.Extent.Text })
+    $empty = @(if ($wordToComplete -eq '') { '--empty-word' })
+    $out = @(& ${bin} completion --words @empty -- @words 2>$null)
+    # Nothing offered: PowerShell completes file names itself.
+    if ($out.Count -eq 1 -and $out[0] -eq '${FILES}') { return }
+    $out | Where-Object { $_ } | ForEach-Object {
+        [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
+    }
+}
 `
 }

@@ -4,7 +4,7 @@
  */
 import {stopSignalOf, stoppedError, usageError} from '../errors.js'
 import {type CommandIO, canAsk} from '../io/streams.js'
-import {terminalSafe} from '../untrusted.js'
+import {terminalSafe, viewSafe} from '../untrusted.js'
 import {terminalClosed} from './interrupt.js'
 
 export interface ConfirmOptions {
@@ -19,6 +19,8 @@ export interface ConfirmOptions {
   otherwise?: string
   /** The command's stop (Ctrl-C, SIGTERM, SIGHUP): it takes the question away, and nothing is sent. */
   signal?: AbortSignal
+  /** What to read before answering (a bulk run's plan), shown above the question when there is one. */
+  before?: string
 }
 
 export async function confirm(action: string, options: ConfirmOptions, io: CommandIO): Promise<void> {
@@ -34,9 +36,10 @@ export async function confirm(action: string, options: ConfirmOptions, io: Comma
   }
   const {confirm: ask} = await import('@inquirer/prompts')
   // The question names files and numbers that came from files and the history: made visible, never run by the terminal.
-  const message = terminalSafe(
-    `${profile.live ? 'LIVE: ' : ''}${action} (profile "${profile.name}", ${profile.appid})?`,
-  )
+  if (options.before) io.stderr.write(`${viewSafe(options.before)}\n`)
+  // Test or live said in the question itself: asked on a test profile too, it must not read as live.
+  const mode = profile.live ? 'LIVE: ' : options.always ? 'TEST: ' : ''
+  const message = terminalSafe(`${mode}${action} (profile "${profile.name}", ${profile.appid})?`)
   const stopped = (signal: unknown) =>
     stoppedError(signal, 'Stopped before the question was answered: nothing was sent.', 'Run the same command again.')
   // A terminal closed under the question fails its reads, then the question's clean-up (EIO on

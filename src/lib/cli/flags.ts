@@ -5,6 +5,7 @@ import {usageError} from '../errors.js'
 import {quoted} from '../untrusted.js'
 import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
+import {durationSeconds, durationText} from './duration.js'
 import {parseTimeRange} from './time-range.js'
 import {checkOutputs} from '../files/output-paths.js'
 import {
@@ -66,6 +67,10 @@ export const profileFlags = {
   }),
   'gateway-zone': Flags.string({
     description: `the time zone the gateway writes its times in (time_end, refund_time), an IANA name (default: ${DEFAULT_GATEWAY_ZONE})`,
+  }),
+  'allow-plain-http': Flags.boolean({
+    description:
+      'take a --live profile whose base URL is plain http:// to another machine (refused without it: nothing on the way is encrypted)',
   }),
 }
 
@@ -172,10 +177,39 @@ function amountsOf(text: string): {fee: number; currency: string}[] {
   return amounts
 }
 
+/**
+ * A flag of a length of time, read as every other (duration.ts): 60, 60s, 5m, 2h, 1d. Its value is
+ * in seconds, from `min` to `max`.
+ */
+export const durationFlag = (options: {
+  description: string
+  min: number
+  max: number
+  default?: number
+  helpGroup?: string
+}) =>
+  Flags.custom<number>({
+    description: options.description,
+    helpGroup: options.helpGroup,
+    default: options.default,
+    async parse(input) {
+      const seconds = durationSeconds(input)
+      if (seconds === undefined)
+        throw new Error(
+          `${quoted(input)} is not a length of time: give seconds (60) or a number with its unit: 60s, 5m, 2h, 1d`,
+        )
+      if (seconds < options.min)
+        throw new Error(`${quoted(input)} is under ${durationText(options.min)}, the least it takes`)
+      if (seconds > options.max)
+        throw new Error(`${quoted(input)} is over ${durationText(options.max)}, the most it takes`)
+      return seconds
+    },
+  })()
+
 /** Flags of every command that talks to the gateway. */
 export const networkFlags = {
-  timeout: Flags.integer({
-    description: 'seconds to wait for each answer (connect: at most 5), up to 300',
+  timeout: durationFlag({
+    description: 'time to wait for each answer (connect: at most 5s), up to 5m: 15, 15s, 2m',
     default: 15,
     min: 1,
     max: 300,

@@ -15,6 +15,7 @@ const ORDER = [
   'doctor',
   'signature',
   'completion',
+  'version',
   'help',
 ]
 
@@ -30,5 +31,18 @@ export default class GwHelp extends Help {
 
   protected override get sortedCommands() {
     return [...super.sortedCommands].sort((a, b) => rank(a.id) - rank(b.id) || a.id.localeCompare(b.id))
+  }
+
+  /**
+   * The full reference, offline (`gw help --all`): gw's help, then every command's as its --help
+   * shows it, one after another. The same text as docs/commands.md, in every installed form: the
+   * executables carry no other file, and Windows has no man.
+   */
+  async showReference(): Promise<void> {
+    await this.showRootHelp()
+    for (const command of this.sortedCommands.filter((c) => !c.hidden)) {
+      this.log(`${'='.repeat(80)}\n${this.config.bin} ${command.id.replaceAll(':', ' ')}\n`)
+      await this.showCommandHelp(command)
+    }
   }
 }

@@ -9,6 +9,15 @@ import type {Output} from '../io/streams.js'
 
 const PLAIN_EVERY_MS = 5000
 
+/**
+ * Rows a second as people read them: over one second at least (the first rows done in a few
+ * milliseconds are no rate of 15333.3/s), one decimal under 10, whole numbers above.
+ */
+export function rateText(done: number, elapsedMs: number): string {
+  const perSecond = done / Math.max(1, elapsedMs / 1000)
+  return `${perSecond < 10 ? perSecond.toFixed(1) : Math.round(perSecond).toLocaleString('en-US')}/s`
+}
+
 /** `failedWord` names the rows counted apart: failed refunds, mismatched orders. Written to `stderr`. */
 export async function startProgress(
   stderr: Output,
@@ -21,7 +30,8 @@ export async function startProgress(
   let done = 0
   let failed = 0
   let stopped = false
-  const rate = () => done / Math.max(0.001, (Date.now() - started) / 1000)
+  const rate = () => done / Math.max(1, (Date.now() - started) / 1000)
+  const rateNow = () => rateText(done, Date.now() - started)
   if (!enabled)
     return {
       tick: (f) => {
@@ -37,20 +47,20 @@ export async function startProgress(
         stream: stderr as NodeJS.WriteStream,
         format:
           total === undefined
-            ? `${label} {value} done | {failed} ${failedWord} | {speed}/s`
-            : `${label} {bar} {value}/{total} | {failed} ${failedWord} | {speed}/s | {eta_formatted} left`,
+            ? `${label} {value} done | {failed} ${failedWord} | {speed}`
+            : `${label} {bar} {value}/{total} | {failed} ${failedWord} | {speed} | {eta_formatted} left`,
         hideCursor: true,
         clearOnComplete: false,
         etaBuffer: 50,
       },
       cliProgress.Presets.shades_classic,
     )
-    bar.start(total ?? 0, 0, {failed: 0, speed: '0.0'})
+    bar.start(total ?? 0, 0, {failed: 0, speed: '0.0/s'})
     return {
       tick(f) {
         done++
         if (f) failed++
-        if (!stopped) bar.update(done, {failed, speed: rate().toFixed(1)})
+        if (!stopped) bar.update(done, {failed, speed: rateNow()})
       },
       stop() {
         if (!stopped) bar.stop()
@@ -62,7 +72,7 @@ export async function startProgress(
   const line = () => {
     const left = total ? Math.max(0, Math.round((total - done) / Math.max(rate(), 0.001))) : undefined
     stderr.write(
-      `${label}: ${done}${total ? `/${total}` : ''} done, ${failed} ${failedWord}, ${rate().toFixed(1)}/s${left !== undefined ? `, ~${left}s left` : ''}\n`,
+      `${label}: ${done}${total ? `/${total}` : ''} done, ${failed} ${failedWord}, ${rateNow()}${left !== undefined ? `, ~${left}s left` : ''}\n`,
     )
   }
   return {

@@ -6,10 +6,10 @@
  */
 import {usageError} from '../errors.js'
 import {shown} from '../untrusted.js'
+import {durationSeconds} from './duration.js'
 
-const UNIT_MS: Record<string, number> = {m: 60_000, h: 3_600_000, d: 86_400_000}
-
-const MAX_DURATION_MS = 3650 * UNIT_MS.d!
+const DAY_MS = 86_400_000
+const MAX_DURATION_MS = 3650 * DAY_MS
 
 const startOfDay = (date: Date) => new Date(date.getFullYear(), date.getMonth(), date.getDate())
 
@@ -17,7 +17,10 @@ const startOfDay = (date: Date) => new Date(date.getFullYear(), date.getMonth(),
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(z|([+-])(\d{2}):?(\d{2}))?)?$/
 
-function dateTime(text: string): Date | undefined {
+const MONTHS = 'January February March April May June July August September October November December'.split(' ')
+
+/** A date and time as written: the instant, or why there is none (February 30th), or undefined when it is not one's shape. */
+function dateTime(text: string): Date | {why: string} | undefined {
   const match = DATE_TIME.exec(text)
   if (!match) return undefined
   const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => Number(part ?? 0))
@@ -25,17 +28,13 @@ function dateTime(text: string): Date | undefined {
   const [zone, sign, offsetHours, offsetMinutes] = match.slice(8, 12)
   const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
   const offset = zone && zone !== 'z' ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) : 0
-  const valid =
-    month! >= 1 &&
-    month! <= 12 &&
-    day! >= 1 &&
-    day! <= daysInMonth &&
-    hour! <= 23 &&
-    minute! <= 59 &&
-    second! <= 59 &&
-    Number(offsetMinutes ?? 0) <= 59 &&
-    Math.abs(offset) <= 14 * 60
-  if (!valid) return undefined
+  if (month! < 1 || month! > 12) return {why: `there is no month ${month}`}
+  if (day! < 1 || day! > daysInMonth)
+    return {why: `there is no such day: ${MONTHS[month! - 1]} ${year} has ${daysInMonth} days`}
+  if (hour! > 23 || minute! > 59 || second! > 59)
+    return {why: `there is no such time of day (hours 00 to 23, minutes and seconds 00 to 59)`}
+  if (Number(offsetMinutes ?? 0) > 59 || Math.abs(offset) > 14 * 60)
+    return {why: 'an offset from UTC is at most ±14:00'}
   // setFullYear, not the Date constructor, which takes years 0 to 99 as 1900 to 1999.
   if (zone) {
     const utc = new Date(0)
@@ -48,20 +47,22 @@ function dateTime(text: string): Date | undefined {
   local.setHours(hour!, minute!, second!, millisecond)
   // A local time a clock change skips (02:30 when clocks go from 02:00 to 03:00) does not exist.
   const given = match[4] !== undefined
-  return given && (local.getHours() !== hour || local.getMinutes() !== minute) ? undefined : local
+  return given && (local.getHours() !== hour || local.getMinutes() !== minute)
+    ? {why: "this machine's clocks skip that time (a change to summer time)"}
+    : local
 }
 
 export function parseTimeBound(value: string, flag: string, now = new Date()): Date {
   const text = value.trim().toLowerCase()
   if (text === 'today') return startOfDay(now)
-  if (text === 'yesterday') return new Date(startOfDay(now).getTime() - UNIT_MS.d!)
-  const duration = /^(\d{1,9})\s*([mhd])$/.exec(text)
-  const back = duration ? Number(duration[1]) * UNIT_MS[duration[2]!]! : undefined
+  if (text === 'yesterday') return new Date(startOfDay(now).getTime() - DAY_MS)
+  const seconds = durationSeconds(text, {unitRequired: true})
+  const back = seconds === undefined ? undefined : seconds * 1000
   if (back !== undefined && back <= MAX_DURATION_MS) return new Date(now.getTime() - back)
   const parsed = back === undefined ? dateTime(text) : undefined
-  if (parsed) return parsed
+  if (parsed instanceof Date) return parsed
   throw usageError(
-    `${flag} ${shown(value, 40)} is not a time gw reads.`,
+    `${flag} ${shown(value, 40)} is not a time gw reads${parsed ? `: ${parsed.why}` : ''}.`,
     'Give a date (2026-11-20), a date and time (2026-11-20T14:00, or with an offset: 2026-11-20T14:00+07:00), today, yesterday, or a duration back from now up to ten years (30m, 24h, 7d).',
   )
 }

@@ -6,6 +6,7 @@
 import type {KeyObject} from 'node:crypto'
 
 import {usageError} from '../errors.js'
+import {notificationFields} from '../notify/verification.js'
 import {shown} from '../untrusted.js'
 import {type SignScheme, type SignatureExplanation, canonicalString, explainSignature, verify} from './signing.js'
 
@@ -20,6 +21,17 @@ export interface BodyVerdict {
   problem?: string
   /** For a signature that does not verify: the likeliest cause (the sandbox's log says the same). */
   explanation?: SignatureExplanation
+  /** A log line whose own fields (total_fee...) are not its signed body's: the first such field. */
+  edited?: {field: string; line: unknown; body: unknown}
+}
+
+/** The first field a notification log line shows beside its body that is not the body's own. */
+function editedField(logged: Record<string, unknown>, body: unknown): BodyVerdict['edited'] {
+  const data = (body as {data?: unknown} | undefined)?.data
+  const signed = notificationFields(data)
+  for (const [field, value] of Object.entries(signed))
+    if (field in logged && logged[field] !== value) return {field, line: logged[field], body: value}
+  return undefined
 }
 
 function verifyObject(value: unknown, key: KeyObject, scheme: SignScheme, line: number): BodyVerdict {
@@ -28,11 +40,15 @@ function verifyObject(value: unknown, key: KeyObject, scheme: SignScheme, line: 
   const object = value as Record<string, unknown>
   // A notification log line: the body the gateway sent, as it sent it.
   if (typeof object.body === 'string' && 'verdict' in object) {
+    let body: unknown
     try {
-      return verifyObject(JSON.parse(object.body), key, scheme, line)
+      body = JSON.parse(object.body)
     } catch {
       return {line, valid: false, scheme, problem: 'a log line whose body is not JSON'}
     }
+    const verdict = verifyObject(body, key, scheme, line)
+    const edited = verdict.valid ? editedField(object, body) : undefined
+    return edited ? {...verdict, valid: false, edited} : verdict
   }
   if (typeof object.sign !== 'string')
     return {line, valid: false, scheme, problem: 'a body without a "sign" field to verify'}

@@ -29,6 +29,21 @@ export interface NotificationFields {
   openid?: string
 }
 
+/** What a line about a notification shows of its `data` (nothing when it is not one). */
+export function notificationFields(value: unknown): NotificationFields {
+  const data = notificationDataSchema.safeParse(value)
+  if (!data.success) return {}
+  return {
+    mch_order_no: data.data.mch_order_no ?? data.data.order_no,
+    gw_order_no: data.data.gw_order_no,
+    total_fee: data.data.total_fee,
+    fee_type: data.data.fee_type,
+    channel: data.data.channel,
+    time_end: data.data.time_end,
+    openid: data.data.openid,
+  }
+}
+
 type Judgement =
   | {verified: true; fields: NotificationFields; data: NotificationData; envelope: Record<string, unknown>}
   | {verified: false; reason: string; fields: NotificationFields}
@@ -71,17 +86,7 @@ export function judgeNotification(raw: string, verifier: Verifier): Judgement {
     return refuse('not a notification: no data object or no sign')
   }
   const data = notificationDataSchema.safeParse(envelope.data)
-  const fields: NotificationFields = data.success
-    ? {
-        mch_order_no: data.data.mch_order_no ?? data.data.order_no,
-        gw_order_no: data.data.gw_order_no,
-        total_fee: data.data.total_fee,
-        fee_type: data.data.fee_type,
-        channel: data.data.channel,
-        time_end: data.data.time_end,
-        openid: data.data.openid,
-      }
-    : {}
+  const fields = notificationFields(envelope.data)
   if (!verifyData(envelope.data as Record<string, unknown>, envelope.sign, verifier.key, verifier.scheme)) {
     return refuse('signature does not verify with the gateway public key', fields)
   }

@@ -8,11 +8,11 @@ import {randomBytes} from 'node:crypto'
 import {connect} from 'node:net'
 
 import {type ClientOptions, GatewayClient} from '../gateway/client.js'
-import {ExitCode, GwError} from '../errors.js'
+import {ExitCode, GwError, gwCommand, shellWord} from '../errors.js'
 import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
 import {checkKeys, loosePrivateFiles, replaceKey} from './keys.js'
 import {keyPassphrase} from './passphrase.js'
-import type {Profile} from './store.js'
+import {type Profile, httpsOf, plainHttpToNetwork} from './store.js'
 
 type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
 
@@ -49,16 +49,41 @@ function tcpConnect(url: URL, timeoutMs: number): Promise<number> {
   })
 }
 
+/**
+ * Our signature refused: the key is not the one registered, or the gateway expects the other
+ * scheme. The key's public half, to compare with the platform's, and the other scheme, each a
+ * command to paste.
+ */
+function signatureRefused(profile: Profile): string {
+  const other = profile.signScheme === 'rsa-md5' ? 'rsa-sha256' : 'rsa-md5'
+  const scheme =
+    profile.source === 'store'
+      ? gwCommand(undefined, 'profile', 'set', profile.name, '--sign-scheme', other)
+      : `GW_SIGN_SCHEME=${other}`
+  const key = profile.privateKeyFile
+    ? ` Its public half, to compare with the one the merchant platform shows for ${profile.appid}: openssl pkey -pubout -in ${shellWord(profile.privateKeyFile)}`
+    : ''
+  return `The gateway rejected our signature: the private key is not the one registered for ${profile.appid} (give the right one: ${replaceKey(profile, 'private')}), or the gateway expects the other sign scheme: ${scheme}.${key}`
+}
+
 const DIAGNOSIS: Record<string, string> = {
-  GW_SIGN_ERROR:
-    'The gateway rejected our signature: the private key is not the one registered for this appid, or the sign scheme is wrong.',
-  SIGNERROR:
-    'The gateway rejected our signature: the private key is not the one registered for this appid, or the sign scheme is wrong.',
   GW_INVALID_MCHINFO:
     'The gateway does not know this appid: check it, and that the base URL is the gateway this merchant belongs to.',
   APPID_NOT_EXIST:
     'The gateway does not know this appid: check it, and that the base URL is the gateway this merchant belongs to.',
   NOAUTH: 'The merchant has no access to the order query: ask the vendor to enable the API for this account.',
+}
+
+const SIGNATURE_REFUSED = new Set(['GW_SIGN_ERROR', 'SIGNERROR'])
+
+/** Where to look when the gateway cannot be reached: the sandbox only for a test profile on this machine. */
+function unreachableAdvice(profile: Profile, url: URL): string {
+  if (profile.live)
+    return `Check the base URL of the profile (${profile.baseUrl}) and this machine's way to it: the network, a proxy or firewall between (the gateway may have to allow this machine's address).`
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
+  return local
+    ? 'Check the base URL of the profile, and that the sandbox (gw sandbox start) or the gateway it names is running.'
+    : 'Check the base URL of the profile and the network.'
 }
 
 /** `trace`: the signed request and its answer, for --verbose. */
@@ -123,6 +148,20 @@ export async function runDoctor(
   }
 
   const url = new URL(profile.baseUrl)
+  // Said only when it fails; then nothing is sent: a signed request would cross the network in the clear.
+  if (plainHttpToNetwork(profile.baseUrl, profile.live)) {
+    checks.push({
+      name: 'https',
+      verdict: 'fail',
+      detail: `a live profile sending to ${url.host} over plain http://: requests, amounts and answers cross the network unencrypted`,
+      advice: `Use the gateway's https:// address: ${
+        profile.source === 'store'
+          ? gwCommand(undefined, 'profile', 'set', profile.name, '--base-url', httpsOf(profile.baseUrl))
+          : `GW_BASE_URL=${httpsOf(profile.baseUrl)}`
+      }`,
+    })
+    return finish(profile.name, ExitCode.Usage)
+  }
   try {
     const ms = await tcpConnect(url, Math.min(timeoutMs, 5000))
     checks.push({
@@ -135,7 +174,7 @@ export async function runDoctor(
       name: 'reachable',
       verdict: 'fail',
       detail: `${url.host}: ${(error as Error).message}`,
-      advice: 'Check the base URL of the profile, the network, and (for the sandbox) that gw sandbox start is running.',
+      advice: unreachableAdvice(profile, url),
     })
     return finish(profile.name, ExitCode.Transport)
   }
@@ -161,7 +200,9 @@ export async function runDoctor(
         name: 'signed request',
         verdict: 'fail',
         detail: `the gateway answered ${answer.code}${answer.message ? ` ("${answer.message}")` : ''}`,
-        advice: DIAGNOSIS[answer.code] ?? answer.explanation,
+        advice: SIGNATURE_REFUSED.has(answer.code)
+          ? signatureRefused(profile)
+          : (DIAGNOSIS[answer.code] ?? answer.explanation),
       })
       checks.push({
         name: 'answer signature',

@@ -110,17 +110,36 @@ function isPathLike(value: string): boolean {
   return shaped && value.split(/[\\/]/).every((segment) => segment.length <= 40)
 }
 
+/** Standard input, which `-` names: one key at most can come from it. */
+let standardInputRead = false
+
+function keyFromStandardInput(what: string): string {
+  if (process.stdin.isTTY)
+    throw usageError(
+      `${what} -: standard input is this terminal, not a key.`,
+      `Pipe the key in (pass show shop/key | gw … ${what} -), or give ${what} <(pass show shop/key).`,
+    )
+  if (standardInputRead)
+    throw usageError(`${what} -: standard input was read already for another key; one key at most comes from it.`)
+  standardInputRead = true
+  return readFileSync(0, 'utf8')
+}
+
 /**
- * A key given as PEM text or as the path of a PEM file, the value of `what` (a flag or an
- * environment variable). An error never quotes the value unless it is plainly a path: it may
- * be key material pasted in the wrong form.
+ * A key given as PEM text, as the path of a PEM file, as a pipe (`<(pass show shop/key)`, which
+ * the shell passes as /dev/fd/63, or a named pipe), or as `-` for standard input: the ways without
+ * a file that never put the key on a command line every user of the machine can read. An error
+ * never quotes the value unless it is plainly a path: it may be key material pasted in the wrong form.
  */
 export function readKeyArgument(value: string, what: string): string {
   // PEM text on one line with its line breaks written as \n (a common form of CI secrets) is read as PEM.
   if (value.includes('-----BEGIN')) return value.includes('\n') ? value : value.replace(/(?:\\r)?\\n/g, '\n')
-  if (existsSync(value) && statSync(value).isFile()) return readFileSync(value, 'utf8')
+  if (value === '-') return keyFromStandardInput(what)
+  const stat = existsSync(value) ? statSync(value) : undefined
+  if (stat?.isFile() || stat?.isFIFO() || stat?.isCharacterDevice()) return readFileSync(value, 'utf8')
   const expected =
-    'Give the path of a PEM key file, or the PEM text itself (from -----BEGIN to -----END); a key without its PEM lines is not enough.'
+    'Give the path of a PEM key file, - to read it from standard input, or <(command) to read what a command prints (pass, a vault); a key without its PEM lines is not enough.'
+  if (stat?.isDirectory()) throw usageError(`${what}: "${value}" is a folder, not a key file.`, expected)
   if (isPathLike(value)) throw usageError(`${what}: there is no file "${value}".`, expected)
   throw usageError(
     `${what} is neither PEM text nor the path of a file that exists (its value is not shown: it may be key material).`,

@@ -130,6 +130,19 @@ export function normalizeBaseUrl(value: string): string {
   return base
 }
 
+/**
+ * Whether a profile sends its requests in the clear across a network: live, on plain http://, to
+ * a host other than this machine (127.0.0.0/8, ::1, localhost: the sandbox, a local proxy).
+ */
+export function plainHttpToNetwork(baseUrl: string, live: boolean): boolean {
+  const {protocol, hostname} = new URL(baseUrl)
+  const loopback = hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+  return live && protocol === 'http:' && !loopback
+}
+
+/** The same address on https://, to suggest. */
+export const httpsOf = (baseUrl: string) => baseUrl.replace(/^http:/, 'https:')
+
 function removeKeys(profile: Pick<StoredProfile, 'private_key_file' | 'gateway_public_key_file'>): void {
   rmSync(profile.private_key_file, {force: true})
   rmSync(profile.gateway_public_key_file, {force: true})
@@ -258,26 +271,30 @@ export class ProfileStore {
    * Changes some of a profile's settings, keeping the others (and whether it is the default),
    * as the profile is on disk under the lock: two changes made at once both stay.
    */
-  set(name: string, changes: Partial<Omit<ProfileInput, 'name'>>): KeyCheck {
+  set(name: string, changes: Partial<Omit<ProfileInput, 'name'>>, options: {allowPlainHttp?: boolean} = {}): KeyCheck {
     this.#require(name)
     const pem = (given: string | undefined, file: string) =>
       given ?? (existsSync(file) ? readFileSync(file, 'utf8') : '')
-    return this.#save(name, (current) => {
-      if (!current) throw this.#missing(name)
-      return {
-        appid: changes.appid ?? current.appid,
-        baseUrl: changes.baseUrl ?? current.base_url,
-        privateKeyPem: pem(changes.privateKeyPem, current.private_key_file),
-        gatewayPublicKeyPem: pem(changes.gatewayPublicKeyPem, current.gateway_public_key_file),
-        signScheme: changes.signScheme ?? current.sign_scheme,
-        live: changes.live ?? current.live,
-        gatewayZone: changes.gatewayZone ?? current.gateway_zone,
-      }
-    })
+    return this.#save(
+      name,
+      (current) => {
+        if (!current) throw this.#missing(name)
+        return {
+          appid: changes.appid ?? current.appid,
+          baseUrl: changes.baseUrl ?? current.base_url,
+          privateKeyPem: pem(changes.privateKeyPem, current.private_key_file),
+          gatewayPublicKeyPem: pem(changes.gatewayPublicKeyPem, current.gateway_public_key_file),
+          signScheme: changes.signScheme ?? current.sign_scheme,
+          live: changes.live ?? current.live,
+          gatewayZone: changes.gatewayZone ?? current.gateway_zone,
+        }
+      },
+      options,
+    )
   }
 
   /** Adds or replaces a profile. The first profile stored becomes the default. */
-  add(input: ProfileInput, options: {makeDefault?: boolean} = {}): KeyCheck {
+  add(input: ProfileInput, options: {makeDefault?: boolean; allowPlainHttp?: boolean} = {}): KeyCheck {
     return this.#save(input.name, () => input, options)
   }
 
@@ -285,7 +302,7 @@ export class ProfileStore {
   #save(
     name: string,
     build: (current: StoredProfile | undefined) => Omit<ProfileInput, 'name'>,
-    options: {makeDefault?: boolean} = {},
+    options: {makeDefault?: boolean; allowPlainHttp?: boolean} = {},
   ): KeyCheck {
     if (!NAME_PATTERN.test(name)) throw usageError(`profile name ${quoted(name)} is not allowed.`, `Use ${NAME_RULE}.`)
     // Key files of their own for this version of the profile: a replaced profile keeps its keys until the store points elsewhere.
@@ -306,6 +323,14 @@ export class ProfileStore {
             'The appid is the merchant number, like mch20001.',
           )
         const baseUrl = normalizeBaseUrl(input.baseUrl)
+        const live = Boolean(input.live)
+        // Taken once, with the flag: a later change of something else keeps it.
+        const unchanged = replaced?.base_url === baseUrl && replaced.live === live
+        if (plainHttpToNetwork(baseUrl, live) && !options.allowPlainHttp && !unchanged)
+          throw usageError(
+            `A live profile on plain http:// to ${new URL(baseUrl).host} is refused: its requests, amounts and the gateway's answers would cross the network unencrypted.`,
+            `Give the gateway's https:// address (--base-url ${httpsOf(baseUrl)}), or, if this gateway is truly reached over plain HTTP (a private line), add --allow-plain-http.`,
+          )
         const scheme = input.signScheme ?? 'rsa-md5'
         if (!isSignScheme(scheme))
           throw usageError(`sign scheme ${quoted(scheme)} is not known.`, 'Use rsa-md5 or rsa-sha256.')
@@ -318,7 +343,7 @@ export class ProfileStore {
           private_key_file: privateKeyFile,
           gateway_public_key_file: gatewayKeyFile,
           sign_scheme: scheme,
-          live: Boolean(input.live),
+          live,
           gateway_zone: checkGatewayZone(input.gatewayZone ?? DEFAULT_GATEWAY_ZONE),
         }
         const isDefault = options.makeDefault || !data.default || !own(data, data.default)

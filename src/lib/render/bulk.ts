@@ -102,10 +102,32 @@ function notConfirmable(result: BulkResult): string[] {
 const rowsWith = (result: BulkResult, status?: RowStatus | 'would_refund') =>
   result.summary.filter((l) => status === undefined || l.status === status).reduce((n, l) => n + l.rows, 0)
 
-/** The question before sending: what goes out, and what does not because it was made before. */
-export function confirmText(toSend: readonly ToSendTotal[], plan: BulkPlan, csv: string): string {
-  const already = plan.states.filter((s) => s.outcome.status === 'already_refunded').length
-  return `send ${toSendText(toSend)} of refunds from ${fileShown(csv)}${already ? ` (${plural(already, 'row')} already refunded: not sent)` : ''}`
+/**
+ * The question before sending, and the plan shown above it (on a terminal, where it is asked):
+ * the plan as the dry run shows it, then what goes out. Said as test or LIVE, here and in the question.
+ */
+export function confirmText(
+  planned: BulkResult,
+  profile: {name: string; appid: string; live: boolean},
+): {plan: string; action: string} {
+  const already = rowsWith(planned, 'already_refunded')
+  return {
+    plan: planView(planned, profile).join('\n'),
+    action: `send ${toSendText(planned.to_send)} of refunds from ${fileShown(planned.csv)}${already ? ` (${plural(already, 'row')} already refunded: not sent)` : ''}`,
+  }
+}
+
+/** The plan for people: the file, the profile (test or LIVE), what goes out, the rows, what does not go out and why. */
+function planView(result: BulkResult, profile: {name: string; appid: string; live: boolean}): string[] {
+  return [
+    `Plan for ${fileShown(result.csv)} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`,
+    `  ${plural(rowsWith(result), 'row')}, ${plural(result.orders, 'order')}; to send: ${toSendText(result.to_send)}`,
+    rowsWith(result) ? planTable(result) : '',
+    ...orderLines(result.orders_with_several_rows),
+    ...alreadyRefunded(result),
+    ...notConfirmable(result),
+    result.summary.length ? summaryTable(result.summary) : '',
+  ].filter(Boolean)
 }
 
 /** The rows of a plan, as a table: the first `limit`, then how many more. */
@@ -162,13 +184,7 @@ export function bulkResultView(
   if (result.dry_run) {
     const blocked = result.problems.length > 0 && result.exit_code !== 0
     const text = [
-      `Plan for ${fileShown(result.csv)} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`,
-      `  ${plural(rowsWith(result), 'row')}, ${plural(result.orders, 'order')}; to send: ${toSendText(result.to_send)}`,
-      rowsWith(result) ? planTable(result) : '',
-      ...orderLines(result.orders_with_several_rows),
-      ...alreadyRefunded(result),
-      ...notConfirmable(result),
-      result.summary.length ? summaryTable(result.summary) : '',
+      ...planView(result, profile),
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
         ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'

@@ -1,5 +1,5 @@
 /** What `gw notify listen` prints per notification: one line, verdict first. Every field of a notification is untrusted. */
-import {formatAmount} from '../gateway/protocol/index.js'
+import {NOTIFICATION_ACK, formatAmount} from '../gateway/protocol/index.js'
 import type {NotificationEvent} from '../notify/listener.js'
 import type {Replayed} from '../notify/replay.js'
 import type {ListenTally} from '../notify/tally.js'
@@ -9,7 +9,7 @@ import {shown} from '../untrusted.js'
 
 /**
  * An endpoint's answer to a notification (forwarded, replayed, or delivered by the sandbox), in
- * words: "acknowledged (HTTP 200)", "not acknowledged (HTTP 500: app down)", "not delivered
+ * words: "acknowledged (HTTP 200)", "not acknowledged (HTTP 500: app down); acknowledge with …", "not delivered
  * (nothing is listening...)". Its body is the endpoint's text, shown safely, never quoted JSON in quotes.
  */
 export function endpointAnswer(answer: {
@@ -22,7 +22,8 @@ export function endpointAnswer(answer: {
     return `${red('not delivered')} (${shown(answer.error ?? 'no answer')})`
   if (answer.acknowledged) return `${green('acknowledged')} (HTTP ${answer.status})`
   const body = answer.body ? `: ${shown(answer.body, 80)}` : ''
-  return `${red('not acknowledged')} (HTTP ${answer.status}${body})`
+  // What the endpoint should have said, exactly: a developer's first answer is often "ok" or "success".
+  return `${red('not acknowledged')} (HTTP ${answer.status}${body}); acknowledge with HTTP 200 and the body ${NOTIFICATION_ACK}`
 }
 
 export function eventLine(event: NotificationEvent): string {

@@ -7,6 +7,11 @@ export function verdictLine(verdict: BodyVerdict, numbered: boolean): string {
   const where = numbered ? `line ${verdict.line}: ` : ''
   if (verdict.problem) return `${where}INVALID: ${verdict.problem}; nothing in it can be trusted.`
   const part = verdict.signed === 'data' ? '"data"' : 'the parameters'
+  if (verdict.edited) {
+    const {field, line, body} = verdict.edited
+    const value = (v: unknown) => (v === undefined ? 'none' : shown(JSON.stringify(v), 80))
+    return `${where}INVALID: the line's ${field} (${value(line)}) is not its signed body's (${value(body)}): the line was changed after it was logged; trust neither it nor what it says beside the body.`
+  }
   return verdict.valid
     ? `${where}valid: the signature over ${part} verifies (${verdict.scheme}).`
     : [

@@ -17,15 +17,7 @@ import {isoTime} from '../../gateway/protocol/index.js'
 import type {ReadOptions} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
-import {
-  type BulkResult,
-  REPORT_COLUMNS,
-  type RunEnd,
-  type ToSendTotal,
-  exitCodeOf,
-  rowViews,
-  toSendTotals,
-} from './bulk-result.js'
+import {type BulkResult, REPORT_COLUMNS, type RunEnd, exitCodeOf, rowViews, toSendTotals} from './bulk-result.js'
 import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {readRefundFile} from './refund-file.js'
@@ -61,7 +53,7 @@ interface BulkHooks {
    */
   planned(plan: BulkPlan, tookOver?: LockHolder, output?: string): void
   /** Resolves when the refunds still to send may go; throws to cancel. */
-  confirm(toSend: ToSendTotal[], plan: BulkPlan): Promise<void>
+  confirm(planned: BulkResult): Promise<void>
   /** Sending starts: progress over `total` rows, and the signal that stops it gracefully. */
   sending(total: number): Promise<Work>
 }
@@ -171,7 +163,8 @@ export async function runBulkRefund(
       )
     }
     const count = toSend.reduce((n, t) => n + t.rows, 0)
-    if (count > 0) await hooks.confirm(toSend, plan)
+    // Asked over the plan as a dry run shows it: what goes out, the rows, and what does not.
+    if (count > 0) await hooks.confirm(result(plan.states, {stopped: false}))
     const work = await hooks.sending(count)
     let sent
     try {

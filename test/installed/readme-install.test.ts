@@ -1,0 +1,84 @@
+/**
+ * The README's install lines, run exactly as written: each block is read from the README (the one
+ * after its `<!-- install: NAME -->` mark) and run by bash, in a folder holding what a user is
+ * handed (npm run test:installed's executables, SHA256SUMS and its signature, the package), for an
+ * account with nothing of gw's: no ~/.local/bin, no ~/.profile.
+ */
+import {spawnSync} from 'node:child_process'
+import {copyFileSync, mkdirSync, readFileSync, statSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+
+const build = process.env.GW_TEST_BUILD!
+const scratch = tempDir('gw-readme-install-')
+afterAll(() => removeDir(scratch))
+
+const {id} = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
+const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+/** The lines of the README's block marked `<!-- install: name -->`. */
+function block(name: string): string {
+  const found = new RegExp(`<!-- install: ${name} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)
+  if (!found) throw new Error(`README.md has no block marked install: ${name}`)
+  return found[1]!
+}
+
+const home = join(scratch, 'home')
+const handedOut = join(scratch, 'Downloads')
+mkdirSync(home)
+mkdirSync(handedOut)
+for (const file of ['gw-linux-x64', 'SHA256SUMS', 'SHA256SUMS.asc'])
+  copyFileSync(join(build, file), join(handedOut, file))
+
+/** `script` run by bash as a new account's shell would, stopping at the first line that fails. */
+function bash(script: string, env: Record<string, string | undefined> = {}) {
+  return spawnSync('bash', ['--noprofile', '--norc', '-e', '-c', script], {
+    cwd: handedOut,
+    encoding: 'utf8',
+    env: {...process.env, HOME: home, PATH: '/usr/bin:/bin', GW_BINARY_CACHE: undefined, ...env},
+  })
+}
+
+const versionLine = `gw/${id} linux-x64 node-v${process.versions.node}\n`
+
+describe("the README's install lines, as written", () => {
+  it('Linux: the file checked against SHA256SUMS, installed into a ~/.local/bin the account did not have', () => {
+    const installed = bash(block('linux'))
+    expect(installed.status, installed.stderr).toBe(0)
+    expect(installed.stdout).toBe('gw-linux-x64: OK\n')
+    expect(statSync(join(home, '.local', 'bin', 'gw')).mode & 0o777).toBe(0o755)
+    // Not yet on this account's PATH: the README's next lines put it there.
+    expect(bash('gw --version').stderr).toMatch(/gw: command not found/)
+  })
+
+  it('Linux: the lines that put ~/.local/bin on the PATH, then gw --version names the build', () => {
+    const onPath = bash(block('linux-path'))
+    expect(onPath.status, onPath.stderr).toBe(0)
+    expect(onPath.stdout).toBe(versionLine)
+    expect(bash('. ~/.profile; command -v gw').stdout).toBe(`${join(home, '.local', 'bin', 'gw')}\n`)
+  })
+
+  it("the signature: gpg says SHA256SUMS is the builder's (their key imported, here the run's own keyring)", () => {
+    const verified = bash(block('signature'), {GNUPGHOME: process.env.GNUPGHOME})
+    expect(verified.status, verified.stderr).toBe(0)
+    expect(verified.stderr).toMatch(/Good signature from "gw builder <builder@example\.invalid>"/)
+  })
+
+  it('the package: installed with npm from the tarball as named, gw --version names the build', () => {
+    const lines = block('package')
+    // The tarball under the name the README gives it.
+    const named = /\.\/(gw-\S+\.tgz)/.exec(lines)![1]!
+    copyFileSync(process.env.GW_TEST_TARBALL!, join(handedOut, named))
+    const prefix = join(scratch, 'npm-global')
+    const installed = bash(lines, {
+      PATH: [join(prefix, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+      npm_config_prefix: prefix,
+      npm_config_cache: join(scratch, 'npm-cache'),
+      npm_config_offline: 'true',
+    })
+    expect(installed.status, installed.stderr).toBe(0)
+    expect(installed.stdout).toContain(versionLine)
+  }, 60_000)
+})
