@@ -18,7 +18,7 @@ import type {GroupCommit, Recorded, Seen, Settled} from './durability.js'
 import type {GatewayIdentity} from './gateway.js'
 import {type Selection, pages, paramsOf, recordOf} from './queries/lists.js'
 import type {EventEntry, OrderEntry, RefundEntry} from './records.js'
-import type {Queries} from './store.js'
+import type {Queries} from './queries/index.js'
 
 /** An order as a command names it: by the merchant's number or the gateway's. */
 type OrderNumbers = {mch_order_no?: string; gw_order_no?: string}

@@ -21,23 +21,10 @@ import {type CommitPorts, GroupCommit, type Pending, type Seen} from './durabili
 import {type GatewayIdentity, describeGateway, sameGateway} from './gateway.js'
 import {GatewayHistory} from './history.js'
 import {Merge} from './merge.js'
-import {ClaimQueries} from './queries/claims.js'
-import {EventQueries} from './queries/events.js'
-import {GatewayQueries} from './queries/gateways.js'
+import {type Queries, prepareQueries} from './queries/index.js'
 import {recordOf} from './queries/lists.js'
-import {OrderQueries} from './queries/orders.js'
-import {RefundQueries} from './queries/refunds.js'
 import {type Entry, type OrderEntry, movesState} from './records.js'
 import {MIGRATIONS} from './schema.js'
-
-/** Every question of the store, prepared once when it opens. */
-export interface Queries {
-  orders: OrderQueries
-  refunds: RefundQueries
-  events: EventQueries
-  claims: ClaimQueries
-  gateways: GatewayQueries
-}
 
 export interface StorePorts {
   /** Told of what could not be read (lines of a merged file) or written yet (records kept for later). */
@@ -185,13 +172,7 @@ export class LocalStore {
     if (this.#queries) return this.#queries
     const db = new LocalDatabase(this.file, MIGRATIONS)
     this.#db = db
-    this.#queries = {
-      orders: new OrderQueries(db),
-      refunds: new RefundQueries(db),
-      events: new EventQueries(db),
-      claims: new ClaimQueries(db),
-      gateways: new GatewayQueries(db),
-    }
+    this.#queries = prepareQueries(db)
     new Merge(this.jsonl, db, this.#queries.gateways, {...this.ports, save: (entry) => this.#saveMerged(entry)}).run()
     return this.#queries
   }
