@@ -66,15 +66,8 @@ export const ORDER_LIST_COLUMNS = [
 
 export const orderListRow = (o: ListedOrder) => ({...o, total_amount: {minor: o.total_fee, currency: o.fee_type}})
 
-export interface ListFilter {
-  since?: Date
-  until?: Date
-  channel?: string
-  state?: string
-  /** Of this amount only (--amount): its minor units in each currency it can be. */
-  amounts?: {fee: number; currency: string}[]
-  /** Of this payer only (--payer, an openid). */
-  payer?: string
+/** A list's flags: what it selects (--since, --until, --channel, --state, --amount, --payer), and how it is read. */
+export interface ListFilter extends Selection {
   refresh: boolean
   pace: BatchOptions
   /** Only the first so many are read (those after are counted, not read); all of them with refresh. */
