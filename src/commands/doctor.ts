@@ -13,7 +13,7 @@ export default class Doctor extends GwCommand<typeof Doctor> {
   async run(): Promise<DoctorReport> {
     const report = await runDoctor(() => this.unlockedProfile(), this.flags.timeout * 1000, await this.wireTrace())
     this.log(doctorView(report))
-    this.setExitCode(report.exit_code)
+    this.setOutcome(report.outcome)
     return report
   }
 }

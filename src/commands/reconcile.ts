@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
 import {batchFlags, fileFlags, networkFlags, statusMapFlag} from '../lib/cli/flags.js'
-import {ExitCode, exitCodeOfSignal} from '../lib/errors.js'
+import {outcomeOfSignal} from '../lib/errors.js'
 import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
 
 export default class Reconcile extends GwCommand<typeof Reconcile> {
@@ -75,7 +75,6 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
     if (json) await this.endJsonList({...outcome, file: args.file, out, mismatches})
     else this.log(reconcileView(outcome, mismatches, out))
-    const stoppedCode = exitCodeOfSignal(work.signal.reason)
-    this.setExitCode(outcome.stopped ? stoppedCode : mismatches > 0 ? ExitCode.Refused : ExitCode.Done)
+    this.setOutcome(outcome.stopped ? outcomeOfSignal(work.signal.reason) : mismatches > 0 ? 'refused' : 'done')
   }
 }

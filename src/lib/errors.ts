@@ -3,33 +3,36 @@
  * can meet ends as a GwError: a sentence saying what failed and one saying what to do.
  */
 
-export const ExitCode = {
-  Done: 0,
-  Refused: 1,
-  Usage: 2,
-  Transport: 3,
-  Signature: 4,
-  Unknown: 5,
-  /** Sent, and the gateway holds the refund numbers, but the channel cannot show their outcome: confirm them on the merchant platform (a rerun cannot). */
-  NotConfirmable: 6,
-  HungUp: 129,
-  Interrupted: 130,
-  Terminated: 143,
+/**
+ * How a command ends, in DESIGN.md's words, and its exit code: the one table. Services and views
+ * say what happened (an outcome); only the base command turns it into the process's exit code.
+ */
+export const EXIT_CODES = {
+  done: 0,
+  /** The gateway said no (result FAIL), reconcile found mismatches, a batch had failed rows. */
+  refused: 1,
+  /** Bad usage or input: nothing was sent. */
+  usage: 2,
+  transport: 3,
+  /** An answer or notification failed verification: nothing in it trusted. */
+  signature: 4,
+  /** Money may have moved and is not proven: the next run settles it. */
+  unknown: 5,
+  /** A bulk run's refunds sent, and no channel can show their outcome: confirm them on the merchant platform. */
+  not_confirmable: 6,
+  hung_up: 129,
+  interrupted: 130,
+  terminated: 143,
 } as const
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+export type Outcome = keyof typeof EXIT_CODES
+export type ExitCode = (typeof EXIT_CODES)[Outcome]
 
-type ErrorKind = 'refused' | 'usage' | 'transport' | 'signature' | 'unknown' | 'hung_up' | 'interrupted' | 'terminated'
+/** Of several outcomes met by one command's parts (a list's refresh, a replay), the gravest: the one of the highest code. */
+export const gravest = (outcomes: readonly Outcome[]): Outcome =>
+  outcomes.reduce<Outcome>((worst, outcome) => (EXIT_CODES[outcome] > EXIT_CODES[worst] ? outcome : worst), 'done')
 
-const EXIT_BY_KIND: Record<ErrorKind, ExitCode> = {
-  refused: ExitCode.Refused,
-  usage: ExitCode.Usage,
-  transport: ExitCode.Transport,
-  signature: ExitCode.Signature,
-  unknown: ExitCode.Unknown,
-  hung_up: ExitCode.HungUp,
-  interrupted: ExitCode.Interrupted,
-  terminated: ExitCode.Terminated,
-}
+/** The outcomes an error ends a command with. */
+export type ErrorKind = Exclude<Outcome, 'done' | 'not_confirmable'>
 
 /** The signals that stop gw's work, and what each is: Ctrl-C, a stop asked for, its terminal closed. */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
@@ -40,8 +43,8 @@ const KIND_OF_SIGNAL = {SIGINT: 'interrupted', SIGTERM: 'terminated', SIGHUP: 'h
 export const stopSignalOf = (reason: unknown): StopSignal =>
   STOP_SIGNALS.includes(reason as StopSignal) ? (reason as StopSignal) : 'SIGINT'
 
-/** The exit code of a run stopped by a signal: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, 129 for SIGHUP. */
-export const exitCodeOfSignal = (signal: unknown) => EXIT_BY_KIND[KIND_OF_SIGNAL[stopSignalOf(signal)]]
+/** How a run stopped by a signal ends: interrupted (130) for SIGINT (Ctrl-C), terminated (143) for SIGTERM, hung up (129) for SIGHUP. */
+export const outcomeOfSignal = (signal: unknown): Outcome => KIND_OF_SIGNAL[stopSignalOf(signal)]
 
 /** The error of work stopped by a signal before anything was sent: its kind gives 130, 143 or 129. */
 export const stoppedError = (signal: unknown, message: string, advice: string) =>
@@ -66,7 +69,7 @@ export class GwError extends Error {
   }
 
   get exitCode(): ExitCode {
-    return EXIT_BY_KIND[this.kind]
+    return EXIT_CODES[this.kind]
   }
 }
 

@@ -3,8 +3,17 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {ExitCode, exitCodeOfSignal, localWriteFailure, stopSignalOf, stoppedError} from '../../src/lib/errors.js'
-import {removeDir, tempDir} from '../helpers/shared.js'
+import {readFileSync} from 'node:fs'
+
+import {
+  EXIT_CODES,
+  gravest,
+  localWriteFailure,
+  outcomeOfSignal,
+  stopSignalOf,
+  stoppedError,
+} from '../../src/lib/errors.js'
+import {HAS_SHARED, REPO_ROOT, SHARED_DIR, removeDir, tempDir} from '../helpers/shared.js'
 
 const dir = tempDir('gw-errors-unit-')
 afterAll(() => removeDir(dir))
@@ -24,7 +33,7 @@ describe('a write the machine refuses', () => {
     const full = openSync('/dev/full', 'w')
     try {
       const said = localWriteFailure(thrownBy(() => writeSync(full, 'a row\n')))
-      expect(said?.exitCode).toBe(ExitCode.Unknown)
+      expect(said?.exitCode).toBe(EXIT_CODES.unknown)
       expect(said?.message).toBe('A file could not be written: the disk is full (ENOSPC).')
       expect(said?.advice).toMatch(/Make room .* run the same command again/)
     } finally {
@@ -48,7 +57,7 @@ describe('a write the machine refuses', () => {
 
 describe('a signal that stops the work', () => {
   it('ends with the exit code of its kind: 130 for Ctrl-C, 143 for SIGTERM, 129 for a closed terminal', () => {
-    expect(['SIGINT', 'SIGTERM', 'SIGHUP'].map(exitCodeOfSignal)).toEqual([130, 143, 129])
+    expect(['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => EXIT_CODES[outcomeOfSignal(s)])).toEqual([130, 143, 129])
     expect(['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => stoppedError(s, 'stopped', 'again').exitCode)).toEqual([
       130, 143, 129,
     ])
@@ -57,5 +66,50 @@ describe('a signal that stops the work', () => {
   it('is taken for Ctrl-C when an abort names no stop signal', () => {
     expect([undefined, 'SIGKILL', new Error('x')].map(stopSignalOf)).toEqual(['SIGINT', 'SIGINT', 'SIGINT'])
     expect(stopSignalOf('SIGHUP')).toBe('SIGHUP')
+  })
+})
+
+/** A markdown table's rows as [code, meaning], codes split where one row names two (`130 / 143`). */
+function exitTable(markdown: string): Map<number, string> {
+  const table = /\| code \| *meaning *\|\n\|[-| ]+\|\n((?:\|.*\|\n)+)/.exec(markdown)![1]!
+  const rows = table
+    .trim()
+    .split('\n')
+    .map((row) => row.split('|').map((cell) => cell.trim()))
+  return new Map(
+    rows.flatMap(([, codes, meaning]) => codes!.split('/').map((code) => [Number(code), meaning!] as const)),
+  )
+}
+
+describe('the one table of exit codes', () => {
+  it('gives every outcome its code, as the README and DESIGN.md say them', () => {
+    expect(EXIT_CODES).toEqual({
+      done: 0,
+      refused: 1,
+      usage: 2,
+      transport: 3,
+      signature: 4,
+      unknown: 5,
+      not_confirmable: 6,
+      hung_up: 129,
+      interrupted: 130,
+      terminated: 143,
+    })
+    const readme = exitTable(readFileSync(`${REPO_ROOT}/README.md`, 'utf8'))
+    expect([...readme.keys()].sort((a, b) => a - b)).toEqual(Object.values(EXIT_CODES).sort((a, b) => a - b))
+    expect(readme.get(6)).toMatch(/not confirmable/)
+    if (!HAS_SHARED) return
+    const design = exitTable(readFileSync(`${SHARED_DIR}/DESIGN.md`, 'utf8'))
+    // DESIGN.md names the outcomes it fixes (129, SIGHUP, is gw's own): each is the table's.
+    for (const [code, meaning] of design) {
+      expect(Object.values(EXIT_CODES), meaning).toContain(code)
+    }
+    expect(design.get(6)).toMatch(/not_confirmable/)
+  })
+
+  it('of several outcomes, ends with the gravest', () => {
+    expect(gravest([])).toBe('done')
+    expect(gravest(['done', 'transport', 'refused'])).toBe('transport')
+    expect(gravest(['transport', 'signature'])).toBe('signature')
   })
 })

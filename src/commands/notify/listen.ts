@@ -6,7 +6,7 @@ import {GwCommand} from '../../lib/cli/base-command.js'
 import {checkEndpoint, durationFlag} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {checkHost, isItself, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
-import {ExitCode, usageError} from '../../lib/errors.js'
+import {usageError} from '../../lib/errors.js'
 import {plural} from '../../lib/plural.js'
 
 export default class NotifyListen extends GwCommand<typeof NotifyListen> {
@@ -121,6 +121,6 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     const timedOut = Boolean(flags['exit-after']) && !enough.signal.aborted && !interrupt.signal.aborted
     const missed = timedOut ? ` --timeout passed before ${plural(flags['exit-after']!, 'payment')} came.` : ''
     this.note(`${listenSummary(tally, forwardTo?.href)}${missed}`)
-    this.setExitCode(timedOut ? ExitCode.Unknown : tally.exitCode)
+    this.setOutcome(timedOut ? 'unknown' : tally.outcome)
   }
 }

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {checkEndpoint} from '../../lib/cli/flags.js'
-import {ExitCode, usageError} from '../../lib/errors.js'
+import {gravest, usageError} from '../../lib/errors.js'
 import type {Replayed, Skipped} from '../../lib/notify/replay.js'
 import {plural} from '../../lib/plural.js'
 import {quoted} from '../../lib/untrusted.js'
@@ -56,13 +56,14 @@ export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
     this.note(
       `${acknowledged} of ${plural(replayed.length + skipped.length, 'logged notification')} acknowledged by ${flags.to.href}${notSent}`,
     )
-    // The highest of what happened: a line that no longer verifies (4), an endpoint unreachable (3), an answer not an acknowledgement (1).
-    const codes = [
-      skipped.length ? ExitCode.Signature : ExitCode.Done,
-      replayed.some((r) => r.error) ? ExitCode.Transport : ExitCode.Done,
-      acknowledged < replayed.length ? ExitCode.Refused : ExitCode.Done,
-    ]
-    this.setExitCode(Math.max(...codes) as ExitCode)
+    // The gravest of what happened: a line that no longer verifies, an endpoint unreachable, an answer not an acknowledgement.
+    this.setOutcome(
+      gravest([
+        skipped.length ? 'signature' : 'done',
+        replayed.some((r) => r.error) ? 'transport' : 'done',
+        acknowledged < replayed.length ? 'refused' : 'done',
+      ]),
+    )
     return {to: flags.to.href, replayed, skipped}
   }
 }

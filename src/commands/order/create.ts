@@ -4,9 +4,9 @@ import {amountOf, minorUnitsOrUsage} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {statusLine} from '../../lib/cli/progress.js'
 import {durationFlag, endpointOf, fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
-import type {CreatedOrder, FoundOrder} from '../../lib/orders/service.js'
+import {type CreatedOrder, type FoundOrder, waitEnded} from '../../lib/orders/service.js'
 import {CURRENCIES, ORDER_CHANNELS, formatAmount} from '../../lib/gateway/protocol/index.js'
-import {createdView, waitOutcome, waitingLine} from '../../lib/render/orders.js'
+import {createdView, waitView, waitingLine} from '../../lib/render/orders.js'
 import type {QrStyle} from '../../lib/render/qr.js'
 
 type Result = CreatedOrder & {qr_file?: string; waited?: {state: string; record?: FoundOrder['record']}}
@@ -95,7 +95,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))
     const found = await orders.waitForPayment(created, flags['wait-timeout'], onPoll)
     status.end()
-    this.present(waitOutcome(created, found, this.profile))
+    this.present({...waitView(created, found, this.profile), outcome: waitEnded(found)})
     return {...created, qr_file: qr.qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
   }
 }

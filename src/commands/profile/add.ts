@@ -61,7 +61,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
       return view
     }
     const doctor = await runDoctor(() => profile, 10_000)
-    this.present(savedProfileCheck(doctor, name))
+    this.present({...savedProfileCheck(doctor, name), outcome: doctor.outcome})
     return {...view, doctor}
   }
 }

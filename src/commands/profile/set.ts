@@ -55,7 +55,7 @@ export default class ProfileSet extends GwCommand<typeof ProfileSet> {
     // What the gateway sees changed (where, with which keys, signed how): doctor checks it.
     if (!changes.baseUrl && !changes.privateKeyPem && !changes.gatewayPublicKeyPem && !changes.signScheme) return view
     const doctor = await runDoctor(() => profile, 10_000)
-    this.present(savedProfileCheck(doctor, name))
+    this.present({...savedProfileCheck(doctor, name), outcome: doctor.outcome})
     return {...view, doctor}
   }
 }

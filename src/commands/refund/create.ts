@@ -116,7 +116,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     })
     // The command as given, every flag kept: resuming it repeats every flag that shaped the run.
     const again = this.sameCommand('--yes')
-    this.present({...bulkResultView(result, profile, again), exitCode: result.exit_code})
+    this.present({...bulkResultView(result, profile, again), outcome: result.outcome})
     const resume_command = resumeCommand(result, again) ?? null
     return {...result, profile: profile.name, appid: profile.appid, live: profile.live, resume_command}
   }

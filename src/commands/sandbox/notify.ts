@@ -4,7 +4,7 @@ import {Args} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {durationFlag} from '../../lib/cli/flags.js'
-import {ExitCode, GwError} from '../../lib/errors.js'
+import {GwError} from '../../lib/errors.js'
 import {endpointAnswer} from '../../lib/render/notify.js'
 import type {SandboxOrder} from '../../sandbox/ledger.js'
 
@@ -51,7 +51,7 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
         if (attempt.delivered) this.log(said)
         else {
           this.log(`${said}; the sandbox retries as the gateway would`)
-          this.setExitCode(attempt.status === null ? ExitCode.Transport : ExitCode.Refused)
+          this.setOutcome(attempt.status === null ? 'transport' : 'refused')
         }
         return {order: order.mch_order_no, attempt}
       }

@@ -3,7 +3,7 @@ import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {ExitCode, usageError} from '../../lib/errors.js'
+import {usageError} from '../../lib/errors.js'
 import {readKeyArgument} from '../../lib/profiles/keys.js'
 import {SIGN_SCHEMES, type SignScheme, parsePublicKey} from '../../lib/gateway/signing.js'
 import type {BodyVerdict} from '../../lib/gateway/verify-bodies.js'
@@ -68,7 +68,7 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
       throw usageError(`${args.file === '-' ? 'Standard input' : args.file}: ${verdicts[0]!.problem}.`)
     for (const verdict of verdicts) this.log(verdictLine(verdict, !single))
     const valid = verdicts.every((v) => v.valid)
-    if (!valid) this.setExitCode(ExitCode.Signature)
+    if (!valid) this.setOutcome('signature')
     return single ? verdicts[0]! : {valid, lines: verdicts}
   }
 }

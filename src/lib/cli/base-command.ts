@@ -6,7 +6,7 @@
 import {Command, type Config, Errors, Flags, type Interfaces} from '@oclif/core'
 import {closest, distance} from 'fastest-levenshtein'
 
-import {ExitCode, GwError, exitCodeOfSignal, gwCommand, localWriteFailure} from '../errors.js'
+import {EXIT_CODES, GwError, type Outcome, gwCommand, localWriteFailure, outcomeOfSignal} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
 import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
@@ -297,7 +297,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     this.refreshFailures(tally, shape.what)
     if (signal) {
       if (file) this.note(`Nothing was written to ${fileShown(flags.out!)}: the list was stopped.`)
-      this.setExitCode(exitCodeOfSignal(signal as NodeJS.Signals))
+      this.setOutcome(outcomeOfSignal(signal))
     }
   }
 
@@ -316,14 +316,14 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     this.warning(
       `${tally.failed} of ${tally.listed} ${what} could not be refreshed (${shown(tally.firstFailure?.replace(/\.$/, ''))}): their state is the one gw knew before, marked "not refreshed".`,
     )
-    this.setExitCode(tally.exitCode!)
+    this.setOutcome(tally.outcome!)
   }
 
-  /** A view for people: its text on stdout, its notes on stderr, and the exit code it ends with. */
-  protected present(view: {text?: string; notes?: (string | undefined)[]; exitCode?: ExitCode}): void {
+  /** A view for people: its text on stdout, its notes on stderr, and how the command ends. */
+  protected present(view: {text?: string; notes?: (string | undefined)[]; outcome?: Outcome}): void {
     if (view.text) this.log(view.text)
     for (const note of view.notes ?? []) if (note) this.note(note)
-    if (view.exitCode !== undefined) this.setExitCode(view.exitCode)
+    if (view.outcome !== undefined) this.setOutcome(view.outcome)
   }
 
   /**
@@ -344,10 +344,10 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     await json.end(more)
   }
 
-  /** The exit code to end with when the command finishes without an error. */
-  protected setExitCode(code: ExitCode): void {
-    this.#exitCode = code
-    if (!this.#inProcess) process.exitCode = code
+  /** How the command ends when it finishes without an error: its exit code is the table's (errors.ts). */
+  protected setOutcome(outcome: Outcome): void {
+    this.#exitCode = EXIT_CODES[outcome]
+    if (!this.#inProcess) process.exitCode = this.#exitCode
   }
 
   /**
@@ -390,7 +390,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   override async catch(error: Error & {exitCode?: number}): Promise<void> {
     const flags = {...(this.ctor as typeof GwCommand).baseFlags, ...this.ctor.flags}
     const gwError = toGwError(error, [...Object.keys(flags), 'json', 'help'])
-    this.setExitCode(gwError.exitCode)
+    this.setOutcome(gwError.kind)
     const described = {
       kind: gwError.kind,
       exit_code: gwError.exitCode,

@@ -12,7 +12,7 @@
  * 20 aborts on its way out of a process whose terminal is gone, as resetting the terminal's mode
  * fails (nodejs/node#51519, fixed in later versions), and a signal's end skips that reset.
  */
-import {STOP_SIGNALS, type StopSignal, exitCodeOfSignal} from '../errors.js'
+import {EXIT_CODES, STOP_SIGNALS, type StopSignal, outcomeOfSignal} from '../errors.js'
 
 interface Interrupt {
   signal: AbortSignal
@@ -84,15 +84,15 @@ export function terminalClosed(): void {
 /** Ends gw at once with the exit code of `received` (after a hang-up, by the hang-up). */
 function endNow(received: StopSignal): void {
   if (hungUp) endHungUp()
-  else process.exit(exitCodeOfSignal(received))
+  else process.exit(EXIT_CODES[outcomeOfSignal(received)])
 }
 
 /** Runs gw's exit handlers, then ends it by SIGHUP, its default action restored (no reset of the terminal's mode). */
 function endHungUp(): void {
   // Windows (its console closed) has no signal to end by: process.kill throws ENOSYS there. Its
   // exit code says the same, after the exit handlers.
-  if (process.platform === 'win32') process.exit(exitCodeOfSignal('SIGHUP'))
-  process.emit('exit', process.exitCode === undefined ? exitCodeOfSignal('SIGHUP') : Number(process.exitCode))
+  if (process.platform === 'win32') process.exit(EXIT_CODES.hung_up)
+  process.emit('exit', process.exitCode === undefined ? EXIT_CODES.hung_up : Number(process.exitCode))
   process.removeAllListeners('SIGHUP')
   process.kill(process.pid, 'SIGHUP')
 }

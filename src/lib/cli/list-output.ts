@@ -5,9 +5,9 @@
  */
 import type {Writable} from 'node:stream'
 
-import {ExitCode} from '../errors.js'
+import {type Outcome, gravest} from '../errors.js'
 import {JSON_CHUNK, jsonPieces} from '../io/json-text.js'
-import {REFRESH_EXIT} from '../orders/list.js'
+import {REFRESH_OUTCOME} from '../orders/list.js'
 
 /**
  * The --json document `{"KEY": [items...]}` exactly as JSON.stringify(document, null, 2) writes
@@ -78,16 +78,15 @@ export class RefreshTally {
   skipped = 0
   readonly skippedWhy = new Set<string>()
 
-  /** The exit code the failures stand for: the highest (4 when an answer failed verification, over 3). */
-  exitCode?: ExitCode
+  /** How the failures end the list: the gravest (an answer that failed verification over one not reached). */
+  outcome?: Outcome
 
-  add(item: {refresh_failed?: string; refresh_skipped?: string; [REFRESH_EXIT]?: ExitCode}): void {
+  add(item: {refresh_failed?: string; refresh_skipped?: string; [REFRESH_OUTCOME]?: Outcome}): void {
     this.listed += 1
     if (item.refresh_failed !== undefined) {
       this.failed += 1
       this.firstFailure ??= item.refresh_failed
-      const code = item[REFRESH_EXIT] ?? ExitCode.Transport
-      if (this.exitCode === undefined || code > this.exitCode) this.exitCode = code
+      this.outcome = gravest([this.outcome ?? 'done', item[REFRESH_OUTCOME] ?? 'transport'])
     }
     if (item.refresh_skipped !== undefined) {
       this.skipped += 1

@@ -4,7 +4,7 @@
  * the endpoint acknowledged, which alone say the endpoint got them. A forward that failed is not
  * "all is well", whatever the listener did.
  */
-import {ExitCode} from '../errors.js'
+import type {Outcome} from '../errors.js'
 import type {NotificationEvent} from './listener.js'
 
 export class ListenTally {
@@ -42,10 +42,10 @@ export class ListenTally {
     payment.acknowledged ||= acknowledged
   }
 
-  /** How the listener ends: 0 when every payment was acknowledged, 3 when the endpoint could not be reached, 1 when it answered otherwise. */
-  get exitCode(): ExitCode {
+  /** How the listener ends: done when every payment was acknowledged, transport when the endpoint could not be reached, refused when it answered otherwise. */
+  get outcome(): Outcome {
     const open = [...this.#payments.values()].filter((p) => !p.acknowledged)
-    if (!open.length) return ExitCode.Done
-    return open.some((p) => p.unreachable) ? ExitCode.Transport : ExitCode.Refused
+    if (!open.length) return 'done'
+    return open.some((p) => p.unreachable) ? 'transport' : 'refused'
   }
 }

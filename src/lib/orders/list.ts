@@ -6,7 +6,7 @@
 import {setImmediate} from 'node:timers/promises'
 
 import type {BatchOptions} from '../batch.js'
-import {type ExitCode, GwError} from '../errors.js'
+import {GwError, type Outcome} from '../errors.js'
 import {mapInOrder} from '../reconcile/ordered-window.js'
 import {GatewayUnreachable} from '../gateway/client.js'
 import {CHANNELS_BY_OPERATION, decimalOf, isoTime} from '../gateway/protocol/index.js'
@@ -15,16 +15,16 @@ import type {Selection} from '../store/queries/lists.js'
 import type {OrderService} from './service.js'
 
 /**
- * The exit code a listed item's refresh failure stands for (4 when its answer failed
- * verification, 3 when the gateway could not be reached...): kept beside the item, never
+ * How a listed item's refresh failure would end the list (signature when its answer failed
+ * verification, transport when the gateway could not be reached...): kept beside the item, never
  * written (a symbol is in neither --json nor a file).
  */
-export const REFRESH_EXIT: unique symbol = Symbol('exit code of a refresh failure')
+export const REFRESH_OUTCOME: unique symbol = Symbol('outcome of a refresh failure')
 
-/** What a failed refresh leaves on an item: why, and the exit code it stands for. */
+/** What a failed refresh leaves on an item: why, and the outcome it stands for. */
 export interface RefreshFailure {
   failed: string
-  exitCode: ExitCode
+  outcome: Outcome
 }
 
 /**
@@ -44,7 +44,7 @@ export interface ListedOrder {
   state_at?: string
   /** Why the refresh of this order failed (its state is the one known before). */
   refresh_failed?: string
-  [REFRESH_EXIT]?: ExitCode
+  [REFRESH_OUTCOME]?: Outcome
   /** Recorded by an earlier gw, which did not record the gateway: shown, never used for a refund (gw history). */
   unattributed?: true
   /** Why --refresh did not ask the gateway (its channel has no order query): the state is the one gw knew. */
@@ -122,17 +122,20 @@ export function refreshAsker(): <T>(ask: () => Promise<T>) => Promise<T | Refres
       if (error instanceof GatewayUnreachable)
         unreachable ??= {
           failed: `not asked: the gateway could not be reached for an earlier one (${error.message.replace(/\.$/, '')})`,
-          exitCode: error.exitCode,
+          outcome: error.kind,
         }
-      return {failed: error.message, exitCode: error.exitCode}
+      return {failed: error.message, outcome: error.kind}
     }
   }
 }
 
-/** Marks an item whose refresh failed: why (shown), and the exit code it stands for (kept aside). */
-export function markFailed(item: {refresh_failed?: string; [REFRESH_EXIT]?: ExitCode}, failure: RefreshFailure): void {
+/** Marks an item whose refresh failed: why (shown), and the outcome it stands for (kept aside). */
+export function markFailed(
+  item: {refresh_failed?: string; [REFRESH_OUTCOME]?: Outcome},
+  failure: RefreshFailure,
+): void {
   item.refresh_failed = failure.failed
-  item[REFRESH_EXIT] = failure.exitCode
+  item[REFRESH_OUTCOME] = failure.outcome
 }
 
 /** Lets the process hear a signal (Ctrl-C) every so many items of a list read without waiting on anything. */

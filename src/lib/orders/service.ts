@@ -5,7 +5,7 @@
  */
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {GwError, gwCommand, usageError} from '../errors.js'
+import {GwError, type Outcome, gwCommand, usageError} from '../errors.js'
 import {type Answer, refusalError, unknownOutcome} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
 import {
@@ -296,3 +296,7 @@ export class OrderService {
     }
   }
 }
+
+/** How a wait for payment ends: paid (done), not paid in time (unknown: it may still be), or another end (refused). */
+export const waitEnded = (found: FoundOrder | undefined): Outcome =>
+  !found ? 'unknown' : found.record.result === 'SUCCESS' ? 'done' : 'refused'

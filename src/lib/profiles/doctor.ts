@@ -8,7 +8,7 @@ import {randomBytes} from 'node:crypto'
 import {connect} from 'node:net'
 
 import {type ClientOptions, GatewayClient} from '../gateway/client.js'
-import {ExitCode, GwError, gwCommand, shellWord} from '../errors.js'
+import {EXIT_CODES, type ExitCode, GwError, type Outcome, gwCommand, shellWord} from '../errors.js'
 import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
 import {checkKeys, loosePrivateFiles, replaceKey} from './keys.js'
 import {keyPassphrase} from './passphrase.js'
@@ -27,6 +27,8 @@ export interface DoctorReport {
   profile: string | null
   checks: Check[]
   ok: boolean
+  /** How the check ends, and its exit code (0 only when every check passes). */
+  outcome: Outcome
   exit_code: ExitCode
 }
 
@@ -93,11 +95,12 @@ export async function runDoctor(
   trace?: ClientOptions['trace'],
 ): Promise<DoctorReport> {
   const checks: Check[] = []
-  const finish = (profile: string | null, exitCode: ExitCode): DoctorReport => ({
+  const finish = (profile: string | null, outcome: Outcome): DoctorReport => ({
     profile,
     checks,
-    ok: exitCode === ExitCode.Done,
-    exit_code: exitCode,
+    ok: outcome === 'done',
+    outcome,
+    exit_code: EXIT_CODES[outcome],
   })
   let profile: Profile
   try {
@@ -110,7 +113,7 @@ export async function runDoctor(
   } catch (error) {
     const gw = error instanceof GwError ? error : undefined
     checks.push({name: 'profile', verdict: 'fail', detail: (error as Error).message, advice: gw?.advice})
-    return finish(null, ExitCode.Usage)
+    return finish(null, 'usage')
   }
 
   try {
@@ -129,7 +132,7 @@ export async function runDoctor(
     })
   } catch (error) {
     checks.push({name: 'keys', verdict: 'fail', detail: (error as Error).message, advice: (error as GwError).advice})
-    return finish(profile.name, ExitCode.Usage)
+    return finish(profile.name, 'usage')
   }
 
   const loose = loosePrivateFiles(profile.files ?? [])
@@ -160,7 +163,7 @@ export async function runDoctor(
           : `GW_BASE_URL=${httpsOf(profile.baseUrl)}`
       }`,
     })
-    return finish(profile.name, ExitCode.Usage)
+    return finish(profile.name, 'usage')
   }
   try {
     const ms = await tcpConnect(url, Math.min(timeoutMs, 5000))
@@ -176,12 +179,12 @@ export async function runDoctor(
       detail: `${url.host}: ${(error as Error).message}`,
       advice: unreachableAdvice(profile, url),
     })
-    return finish(profile.name, ExitCode.Transport)
+    return finish(profile.name, 'transport')
   }
 
   const client = new GatewayClient(profile, {timeoutMs, attempts: 1, trace, keyPassphrase: keyPassphrase()})
   const probe = `GW-DOCTOR-${randomBytes(6).toString('hex')}`
-  let exitCode: ExitCode = ExitCode.Done
+  let outcome: Outcome = 'done'
   try {
     const answer = await client.call('order_query', {mch_order_no: probe, channel: 'wechat'})
     if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND) {
@@ -209,14 +212,14 @@ export async function runDoctor(
         verdict: 'pass',
         detail: 'the answer verifies with the gateway public key',
       })
-      exitCode = ExitCode.Refused
+      outcome = 'refused'
     } else {
       checks.push({
         name: 'signed request',
         verdict: 'warn',
         detail: `unexpected answer to a probe order query (${answer.status === 'success' ? `an order ${probe} exists` : answer.message})`,
       })
-      exitCode = ExitCode.Refused
+      outcome = 'refused'
     }
     if (answer.status !== 'uncertain' && 'gatewayTime' in answer) checkClock(checks, answer.gatewayTime)
   } catch (error) {
@@ -232,9 +235,9 @@ export async function runDoctor(
     } else {
       checks.push({name: 'signed request', verdict: 'fail', detail: gw.message, advice: gw.advice})
     }
-    exitCode = gw.exitCode
+    outcome = gw.kind
   }
-  return finish(profile.name, exitCode)
+  return finish(profile.name, outcome)
 }
 
 function checkClock(checks: Check[], gatewayTime: string | undefined): void {

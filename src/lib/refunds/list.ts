@@ -4,12 +4,12 @@
  * refunds (one order query and one refund query per order) and each refund shows the state it
  * has there now. The history is not changed by a list: settling refunds is refund create's work.
  */
-import type {ExitCode} from '../errors.js'
+import type {Outcome} from '../errors.js'
 import {type RefundOrder, decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
 import type {GatewayHistory} from '../store/history.js'
 import {
   type ListFilter,
-  REFRESH_EXIT,
+  REFRESH_OUTCOME,
   type RefreshFailure,
   emitList,
   markFailed,
@@ -37,7 +37,7 @@ export interface ListedRefund {
   /** Where it was made: refund create, or a bulk file's name. */
   source?: string
   refresh_failed?: string
-  [REFRESH_EXIT]?: ExitCode
+  [REFRESH_OUTCOME]?: Outcome
   /** Recorded by an earlier gw, which did not record the gateway: shown, never used for a refund (gw history). */
   unattributed?: true
   /** Why --refresh did not ask the gateway (its channel has no refund query): the status is the one gw knew. */

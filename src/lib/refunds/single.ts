@@ -9,7 +9,15 @@
  * refund made recently needs a confirmation (--again). The intent is synced before sending; the
  * outcome recorded after.
  */
-import {GwError, type StopSignal, gwCommand, stopSignalOf, stoppedError} from '../errors.js'
+import {
+  GwError,
+  type Outcome,
+  type StopSignal,
+  gwCommand,
+  outcomeOfSignal,
+  stopSignalOf,
+  stoppedError,
+} from '../errors.js'
 import {LocalStateError} from '../io/database.js'
 import {
   type RefundOrder,
@@ -88,6 +96,20 @@ export type OneRefund = RefundResult & {
   settled_earlier?: readonly EarlierRefund[]
   /** A signal stopped the command while the refund was in flight: sent, outcome unknown. */
   interrupted?: StopSignal
+}
+
+/**
+ * How `gw refund create` ends: refused before sending (usage), failed as the gateway said
+ * (refused), interrupted, refunded and recorded (done), an answer that failed verification
+ * (signature), else money that may have moved unproven (unknown: processing, unknown, not
+ * confirmable, or an outcome this machine could not record).
+ */
+export function outcomeOfRefund(result: OneRefund | RefusedRefund): Outcome {
+  if ('kind' in result) return 'usage'
+  if (result.status === 'failed') return 'refused'
+  if (result.interrupted) return outcomeOfSignal(result.interrupted)
+  if (result.status === 'refunded' && !result.not_recorded) return 'done'
+  return result.unverified ? 'signature' : 'unknown'
 }
 
 function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {

@@ -1,5 +1,4 @@
 /** What `gw refund create --from-csv` shows: the plan's notes, problems by line, the plan or the outcome, the summary. */
-import {ExitCode} from '../errors.js'
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
@@ -170,7 +169,7 @@ function summaryTable(summary: BulkResult['summary']): string {
  * when there is nothing to resume.
  */
 export function resumeCommand(result: BulkResult, again: string): string | undefined {
-  const open = result.exit_code === ExitCode.Unknown || result.interrupted || result.write_failure
+  const open = result.outcome === 'unknown' || result.interrupted || result.write_failure
   return result.dry_run || !open ? undefined : again
 }
 
@@ -182,7 +181,7 @@ export function bulkResultView(
 ): {text: string; notes: string[]} {
   const count = (status: RowStatus) => rowsWith(result, status)
   if (result.dry_run) {
-    const blocked = result.problems.length > 0 && result.exit_code !== 0
+    const blocked = result.problems.length > 0 && result.outcome !== 'done'
     const text = [
       ...planView(result, profile),
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
@@ -205,7 +204,7 @@ export function bulkResultView(
     notes.push(
       `Some refunds are still processing or unknown: run the same command again later to settle them: ${again}`,
     )
-  } else if (result.exit_code === ExitCode.NotConfirmable) {
+  } else if (result.outcome === 'not_confirmable') {
     notes.push(
       `${plural(count('not_confirmable'), 'refund')} sent, not confirmable (listed above): confirm them on the merchant platform by their refund numbers; running again will not change them.`,
     )

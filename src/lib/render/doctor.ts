@@ -1,5 +1,4 @@
 /** The doctor's checklist for people: a mark per check, advice under what did not pass. */
-import type {ExitCode} from '../errors.js'
 import type {DoctorReport} from '../profiles/doctor.js'
 import {dim, green, red, yellow} from './style.js'
 
@@ -16,10 +15,7 @@ export function doctorView(report: DoctorReport): string {
 }
 
 /** The doctor run on a profile just saved: its checklist, and when it fails, that the profile is kept and what to run. */
-export function savedProfileCheck(
-  report: DoctorReport,
-  name: string,
-): {text: string; notes: string[]; exitCode: ExitCode} {
+export function savedProfileCheck(report: DoctorReport, name: string): {text: string; notes: string[]} {
   const notes = report.ok
     ? []
     : [
@@ -28,6 +24,5 @@ export function savedProfileCheck(
   return {
     text: `Checking it against the gateway (gw doctor):\n${doctorView(report)}`,
     notes,
-    exitCode: report.exit_code,
   }
 }

@@ -2,7 +2,7 @@
  * Text views of orders for people: states in words, amounts with their currency, times in
  * ISO 8601 with their offset. --json output does not go through here.
  */
-import {ExitCode, type SuggestedFor, gwCommand} from '../errors.js'
+import {type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, describeOrderState, formatAmount} from '../gateway/protocol/index.js'
 import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
@@ -78,24 +78,19 @@ export function waitingLine(state: string, deadline: number): string {
   return `${SPINNER[left % 4]} waiting for payment: ${state}, ${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s left`
 }
 
-/** How a wait for payment ended: the order as it stands, a note, and the exit code. */
-export function waitOutcome(
+/** How a wait for payment ended, for people: the order as it stands, and a note. */
+export function waitView(
   created: CreatedOrder,
   found: FoundOrder | undefined,
   profile: SuggestedFor,
-): {text?: string; notes?: string[]; exitCode: ExitCode} {
+): {text?: string; notes?: string[]} {
   if (!found) {
     const query = gwCommand(profile, 'order', 'query', created.order.mch_order_no, '--channel', created.channel)
-    const note = `Not paid before the wait ended. Check later: ${query}`
-    return {notes: [note], exitCode: ExitCode.Unknown}
+    return {notes: [`Not paid before the wait ended. Check later: ${query}`]}
   }
   const state = found.record.result
-  if (state === 'SUCCESS') return {text: orderView(found), exitCode: ExitCode.Done}
-  return {
-    text: orderView(found),
-    notes: [`The order ended ${state}: ${describeOrderState(state)}.`],
-    exitCode: ExitCode.Refused,
-  }
+  if (state === 'SUCCESS') return {text: orderView(found)}
+  return {text: orderView(found), notes: [`The order ended ${state}: ${describeOrderState(state)}.`]}
 }
 
 /** `gw order list`: a table of the orders, newest first, and how many. */

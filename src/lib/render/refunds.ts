@@ -2,7 +2,7 @@
  * Refunds for people: a refund's outcome, an order's refunds, and a refund refused before
  * sending, said with "Nothing was sent" (its words are the problem's own: refunds/balance).
  */
-import {ExitCode, GwError, type SuggestedFor, exitCodeOfSignal, gwCommand} from '../errors.js'
+import {type ErrorKind, GwError, type Outcome, type SuggestedFor, gwCommand} from '../errors.js'
 import {
   type AmountNames,
   type RefundRecord,
@@ -20,7 +20,13 @@ import type {ListedRefund} from '../refunds/list.js'
 import {listCount, listedState, unattributedNote} from './words.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {PlannedRefund, RefundResult} from '../refunds/service.js'
-import type {EarlierRefund, MadeRefund, OneRefund, RefusedRefund} from '../refunds/single.js'
+import {
+  type EarlierRefund,
+  type MadeRefund,
+  type OneRefund,
+  type RefusedRefund,
+  outcomeOfRefund,
+} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
@@ -178,20 +184,22 @@ export function identicalQuestion(made: MadeRefund, planned: PlannedRefund, prof
 }
 
 /**
- * A refund for people: its view, notes and exit code; a refusal before sending (exit 2) or a
- * failed refund (exit 1) is an error. `order` and `names` say how the user named the order and the amount.
+ * A refund for people: its view and notes, or the error a refusal before sending or a failed
+ * refund is (of the outcome the refund service gives it). `order` and `names` say how the user
+ * named the order and the amount.
  */
 export function refundOutcome(
   result: OneRefund | RefusedRefund,
   order: string,
   names: AmountNames,
   profile: SuggestedFor,
-): {error: GwError} | {text: string; notes: (string | undefined)[]; exitCode: ExitCode; refund: RefundDocument} {
+): {error: GwError} | {text: string; notes: (string | undefined)[]; outcome: Outcome; refund: RefundDocument} {
+  const outcome = outcomeOfRefund(result)
   const earlier = result.settled_earlier?.map(earlierSentence) ?? []
   if ('kind' in result) {
     const refused = describeRefundProblem(result, order, names)
     const details = result.settled_earlier ? {settled_earlier: result.settled_earlier} : undefined
-    return {error: new GwError('usage', [...earlier, `${refused} Nothing was sent.`].join(' '), {details})}
+    return {error: new GwError(outcome as ErrorKind, [...earlier, `${refused} Nothing was sent.`].join(' '), {details})}
   }
   const p = result.planned
   if (result.status === 'failed') {
@@ -199,7 +207,7 @@ export function refundOutcome(
     const what = `Refund ${p.mch_refund_no} of ${formatAmount(p.refund_fee, p.fee_type)} failed`
     const settled = result.settled_earlier ? {settled_earlier: result.settled_earlier} : {}
     const message = [...earlier, `${what}: ${result.explanation}`].join(' ')
-    return {error: new GwError('refused', message, {details: {...details, ...settled}})}
+    return {error: new GwError(outcome as ErrorKind, message, {details: {...details, ...settled}})}
   }
   const asked = result.completed_earlier
     ? `Refund ${p.mch_refund_no} was sent by an earlier run whose outcome was not known; it is settled now (${result.status}). Nothing new was sent.`
@@ -207,17 +215,10 @@ export function refundOutcome(
       ? `Refund ${p.mch_refund_no} was sent by an earlier run whose outcome was not known; as the same refund was asked for, it was sent again under its number, which the gateway takes once.`
       : undefined
   const later = result.status === 'processing' ? `Check it later: ${howToCheck(p, profile)}` : undefined
-  const exitCode = result.interrupted
-    ? exitCodeOfSignal(result.interrupted)
-    : result.status === 'refunded' && !result.not_recorded
-      ? ExitCode.Done
-      : result.unverified
-        ? ExitCode.Signature
-        : ExitCode.Unknown
   return {
     text: refundResultView(result),
     notes: [...earlier, asked, later, notRecorded(result, profile)],
-    exitCode,
+    outcome,
     refund: refundDocument(result),
   }
 }

@@ -9,7 +9,7 @@ import {existsSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 
 import type {Work} from '../../batch.js'
-import {ExitCode, GwError} from '../../errors.js'
+import {GwError} from '../../errors.js'
 import {annotatedWidth, besideInput, fittedOutput, outputFor} from '../../files/annotated-output.js'
 import {startTrail} from '../../files/audit.js'
 import {checkOutputs} from '../../files/output-paths.js'
@@ -17,7 +17,7 @@ import {isoTime} from '../../gateway/protocol/index.js'
 import type {ReadOptions} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import type {RefundService} from '../service.js'
-import {type BulkResult, REPORT_COLUMNS, type RunEnd, exitCodeOf, rowViews, toSendTotals} from './bulk-result.js'
+import {type BulkResult, REPORT_COLUMNS, type RunEnd, ending, outcomeOf, rowViews, toSendTotals} from './bulk-result.js'
 import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {readRefundFile} from './refund-file.js'
@@ -133,13 +133,15 @@ export async function runBulkRefund(
       write_failure: ended.writeFailure ?? null,
       report_failure: ended.reportFailure ?? null,
       history_failure: ended.historyFailure ?? null,
-      exit_code: options.dry_run
-        ? plan.blocked
-          ? ExitCode.Usage
-          : ended.reportFailure
-            ? ExitCode.Unknown
-            : ExitCode.Done
-        : exitCodeOf(states, ended),
+      ...ending(
+        options.dry_run
+          ? plan.blocked
+            ? 'usage'
+            : ended.reportFailure
+              ? 'unknown'
+              : 'done'
+          : outcomeOf(states, ended),
+      ),
     })
     /** Writes the report (a dry run's plan) of a file with rows; resolves to why it could not be written. */
     const report = async (states: readonly RowState[]) => {

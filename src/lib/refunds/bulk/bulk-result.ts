@@ -1,5 +1,5 @@
 /** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
-import {ExitCode, exitCodeOfSignal} from '../../errors.js'
+import {EXIT_CODES, type ExitCode, type Outcome, outcomeOfSignal} from '../../errors.js'
 import type {AuditTrail} from '../../files/audit.js'
 import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
@@ -94,7 +94,9 @@ export interface BulkResult {
   report_failure: string | null
   /** The history could not take the run's records (held by another program, a full disk): where they went. */
   history_failure: string | null
-  /** The exit code the run ends with (DESIGN.md): 0 done, 1 failed or skipped rows, 5 unknown or stopped by a write failure, 6 sent but not confirmable (to confirm on the merchant platform), 130 interrupted. */
+  /** How the run ends (DESIGN.md): done, refused (failed, skipped or left-out rows), unknown (or stopped by a write failure), not_confirmable (to confirm on the merchant platform), interrupted... */
+  outcome: Outcome
+  /** Its exit code: 0 done, 1 refused, 5 unknown, 6 not confirmable, 130 interrupted... */
   exit_code: ExitCode
 }
 
@@ -107,11 +109,6 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
   return tally.lines(['to_send']).map(({group: _group, ...total}) => total)
 }
 
-/**
- * The run's exit code. A report, or the history's records, that could not be written is not a
- * success: the refunds are in the journal, and the same command run again writes the report
- * (exit 5, also over failed rows; an interrupt or a failed verification says more).
- */
 /** How a run ended: stopped by a signal, or with what it could not write (the journal, the report, the history). */
 export interface RunEnd {
   stopped: boolean
@@ -121,28 +118,36 @@ export interface RunEnd {
   historyFailure?: string
 }
 
-export function exitCodeOf(states: readonly RowState[], ended: RunEnd): ExitCode {
-  const code = rowsExitCode(states, ended)
+/**
+ * How the run ends. A report, or the history's records, that could not be written is not a
+ * success: the refunds are in the journal, and the same command run again writes the report
+ * (unknown, also over failed rows; an interrupt or a failed verification says more).
+ */
+export function outcomeOf(states: readonly RowState[], ended: RunEnd): Outcome {
+  const outcome = rowsOutcome(states, ended)
   // Failed rows are in the journal and on screen; the report a rerun writes, or this machine's
   // record of the refunds (the history behind the money), is what is missing.
-  const settled: ExitCode[] = [ExitCode.Done, ExitCode.Refused, ExitCode.NotConfirmable]
+  const settled: Outcome[] = ['done', 'refused', 'not_confirmable']
   const behind = ended.reportFailure || ended.historyFailure
-  return behind && settled.includes(code) ? ExitCode.Unknown : code
+  return behind && settled.includes(outcome) ? 'unknown' : outcome
 }
 
-function rowsExitCode(
+/** A run's outcome and its exit code, as the document gives them. */
+export const ending = (outcome: Outcome) => ({outcome, exit_code: EXIT_CODES[outcome]})
+
+function rowsOutcome(
   states: readonly RowState[],
   ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string},
-): ExitCode {
+): Outcome {
   const any = (...statuses: RowStatus[]) => states.some((s) => statuses.includes(s.outcome.status))
-  if (ended.stopped) return exitCodeOfSignal(ended.stoppedBy)
-  if (ended.writeFailure) return ExitCode.Unknown
-  if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return ExitCode.Signature
-  if (any('failed', 'skipped_invalid', 'left_out')) return ExitCode.Refused
-  if (any('processing', 'unknown')) return ExitCode.Unknown
-  // Not the "run again later" code: a rerun cannot tell more of these; the merchant platform can.
-  if (any('not_confirmable')) return ExitCode.NotConfirmable
-  return ExitCode.Done
+  if (ended.stopped) return outcomeOfSignal(ended.stoppedBy)
+  if (ended.writeFailure) return 'unknown'
+  if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return 'signature'
+  if (any('failed', 'skipped_invalid', 'left_out')) return 'refused'
+  if (any('processing', 'unknown')) return 'unknown'
+  // Not the "run again later" outcome: a rerun cannot tell more of these; the merchant platform can.
+  if (any('not_confirmable')) return 'not_confirmable'
+  return 'done'
 }
 
 /** The rows' views, each made when its turn comes: a million rows are never a million views at once. */
