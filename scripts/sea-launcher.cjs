@@ -39,8 +39,13 @@ function cannot(error) {
   process.exit(1)
 }
 
-/** Writes the bundle to the cache folder, replacing a damaged copy there. */
-function unpack() {
+/**
+ * Writes the bundle to a staging folder and moves it into place. Two first runs at once (a shell's
+ * completion and a command) each stage their own: the one that moves second keeps the first's copy
+ * when it is whole. A copy there that is damaged (`replacing`) or unfinished is moved aside, then
+ * removed.
+ */
+function unpack(replacing) {
   const staging = `${root}.${process.pid}.tmp`
   mkdirSync(base, {recursive: true, mode: 0o700})
   for (const [path, content] of Object.entries(bundle())) {
@@ -48,12 +53,22 @@ function unpack() {
     writeFileSync(join(staging, path), content)
   }
   writeFileSync(join(staging, '.complete'), BUILD)
-  rmSync(root, {recursive: true, force: true})
+  const aside = `${root}.${process.pid}.old.tmp`
+  if ((replacing || !existsSync(join(root, '.complete'))) && existsSync(root)) renameSync(root, aside)
   try {
     renameSync(staging, root)
-  } catch {
-    // Another run of the same build wrote it first.
-    rmSync(staging, {recursive: true, force: true})
+  } catch (error) {
+    // Another run of the same build moved its copy in first: used when whole.
+    if (!existsSync(join(root, '.complete')) || firstDamaged() !== undefined) throw error
+  }
+  // Left over when a copy was moved in first, or when another run still reads the old one: the
+  // removal of stale staging folders takes what cannot go now.
+  for (const left of [staging, aside]) {
+    try {
+      rmSync(left, {recursive: true, force: true})
+    } catch {
+      // Still open in another run (Windows): removed with the stale staging folders later.
+    }
   }
 }
 
@@ -85,7 +100,7 @@ function firstDamaged() {
 function repair(path) {
   process.stderr.write(`gw: ${join(root, path)} was missing or damaged; gw unpacked itself again.\n`)
   try {
-    unpack()
+    unpack(true)
   } catch (error) {
     cannot(error)
   }
@@ -93,7 +108,7 @@ function repair(path) {
 
 try {
   if (!existsSync(join(root, '.complete'))) {
-    unpack()
+    unpack(false)
     removeOtherBuilds()
   } else {
     const damaged = firstDamaged()
