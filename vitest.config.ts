@@ -4,9 +4,12 @@ import {defineConfig} from 'vitest/config'
  * Three tiers, each a project (`vitest run --project commands`):
  * - unit: pure pieces of src, fast;
  * - commands: gw's commands and services run in-process from src/ against a sandbox server on
- *   loopback (test/helpers/in-process.ts), found by command: test/commands/<topic>/<verb>.test.ts;
+ *   loopback (test/helpers/in-process.ts): by command (test/commands/<topic>/<verb>.test.ts) and
+ *   by a user's journey (test/commands/<journey>.test.ts); a case that needs a process of its own
+ *   (Ctrl-C, a listener) spawns the built gw, and npm run test:installed runs the journeys' cases
+ *   against an installed gw;
  * - e2e: what only a process shows (signals, a kill and the resume, exit codes as a shell sees
- *   them, terminals), spawning the built gw: it refuses a dist/ older than src/ (test/e2e/setup.ts).
+ *   them, terminals), spawning the built gw: a dist/ older than src/ is refused (test/helpers/gw-under-test.ts).
  */
 export default defineConfig({
   test: {
@@ -19,8 +22,18 @@ export default defineConfig({
     maxWorkers: 3,
     projects: [
       {extends: true, test: {name: 'unit', include: ['test/unit/**/*.test.ts']}},
-      {extends: true, test: {name: 'commands', include: ['test/commands/**/*.test.ts']}},
-      {extends: true, test: {name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/e2e/setup.ts']}},
+      {
+        extends: true,
+        test: {
+          name: 'commands',
+          include: ['test/commands/**/*.test.ts'],
+          env: {GW_TEST_TIER: 'commands'},
+        },
+      },
+      {
+        extends: true,
+        test: {name: 'e2e', include: ['test/e2e/**/*.test.ts']},
+      },
     ],
   },
 })

@@ -9,7 +9,7 @@ import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
-import {GW_COMMAND} from '../helpers/gw-under-test.js'
+import {gwUnderTest} from '../helpers/gw-under-test.js'
 
 let world: GwWorld
 beforeAll(async () => {
@@ -64,7 +64,7 @@ describe('an order refunded in full', () => {
       // (Not execFileSync: the sandbox answering it runs in this process.)
       const ahead = await promisify(execFile)(
         'faketime',
-        ['-f', '+30d', ...GW_COMMAND, 'order', 'query', 'STATE-CLOCK', '--json'],
+        ['-f', '+30d', ...gwUnderTest(), 'order', 'query', 'STATE-CLOCK', '--json'],
         {env: {...process.env, GW_CONFIG_DIR: world.configDir, NO_COLOR: '1', GW_PROFILE: undefined}, encoding: 'utf8'},
       )
       expect(JSON.parse(ahead.stdout)).toMatchObject({record: {result: 'SUCCESS'}})

@@ -2,7 +2,7 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import {chmodSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {GW_COMMAND, GW_ENV, gwShellLine} from './gw-under-test.js'
+import {GW_ENV, gwShellLine, gwUnderTest} from './gw-under-test.js'
 import {REPO_ROOT, tempDir} from './shared.js'
 
 export interface CliResult {
@@ -27,7 +27,8 @@ export function gw(args: string[], options: CliOptions = {}): Promise<CliResult>
 
 /** The same, with the child at hand (to send it signals). */
 export function spawnGw(args: string[], options: CliOptions = {}): {child: ChildProcess; result: Promise<CliResult>} {
-  return start(GW_COMMAND[0]!, [...GW_COMMAND.slice(1), ...args], options)
+  const [program, ...first] = gwUnderTest()
+  return start(program!, [...first, ...args], options)
 }
 
 let onPath: string | undefined

@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {parse} from 'csv-parse/sync'
 
 import {type CliOptions, type CliResult, asPrinted, gw, spawnGw} from './cli.js'
+import {INSTALLED} from './gw-under-test.js'
 import {runInProcess} from './in-process.js'
 import {type TestSandbox, startTestSandbox} from './sandbox.js'
 import {removeDir, tempDir} from './shared.js'
@@ -77,14 +78,14 @@ export const orderCreate = (mchOrderNo: string, channel = 'wechat', amount = '15
 ]
 
 /**
- * A sandbox and a config dir for gw. `run` runs gw in-process (the command tier) unless `spawned`
- * (the end-to-end tier, or a test of the installed forms): `spawn`, `interrupted`, `listen` and
- * `asPrinted` always start a process.
+ * A sandbox and a config dir for gw. `run` runs gw in-process in the command tier, and starts a
+ * process in the end-to-end tier and in a test of an installed gw (GW_TEST_COMMAND), or when
+ * `spawned` says so: `spawn`, `interrupted`, `listen` and `asPrinted` always start a process.
  */
 export async function startWorld(
   options: Parameters<typeof startTestSandbox>[0] & {spawned?: boolean} = {},
 ): Promise<GwWorld> {
-  const {spawned = true, ...sandboxOptions} = options
+  const {spawned = process.env.GW_TEST_TIER !== 'commands' || INSTALLED, ...sandboxOptions} = options
   const runGw = spawned ? gw : runInProcess
   const sandbox = await startTestSandbox(sandboxOptions)
   const configDir = tempDir('gw-config-')

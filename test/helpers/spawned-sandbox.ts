@@ -2,7 +2,7 @@ import {join} from 'node:path'
 
 // The same spawner the demo and the benchmarks use.
 import {spawnSandbox as spawnSandboxProcess} from '../../scripts/sandbox-process.js'
-import {GW_COMMAND, GW_ENV} from './gw-under-test.js'
+import {GW_ENV, gwUnderTest} from './gw-under-test.js'
 
 interface SpawnedSandbox {
   baseUrl: string
@@ -32,7 +32,7 @@ export async function spawnSandbox(
   const sandbox = await spawnSandboxProcess(
     ['--data-dir', dataDir, ...extra],
     {GW_CONFIG_DIR: configDir, NO_COLOR: '1', NODE_ENV: undefined, ...GW_ENV, ...options.env},
-    GW_COMMAND,
+    gwUnderTest(),
   )
   return {
     baseUrl: sandbox.info.base_url,

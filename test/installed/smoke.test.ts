@@ -15,7 +15,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {SandboxControl} from '../../src/sandbox/control-client.js'
 import {orderCreate} from '../helpers/gw-env.js'
-import {GW_COMMAND, GW_ENV} from '../helpers/gw-under-test.js'
+import {GW_ENV, gwUnderTest} from '../helpers/gw-under-test.js'
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
 
 const scratch = tempDir('gw-smoke-')
@@ -30,7 +30,8 @@ function start(
   const stdout = join(scratch, `${++runs}.out`)
   const stderr = join(scratch, `${runs}.err`)
   const [out, err] = [openSync(stdout, 'w'), openSync(stderr, 'w')]
-  const child = spawn(GW_COMMAND[0]!, [...GW_COMMAND.slice(1), ...args], {
+  const [program, ...first] = gwUnderTest()
+  const child = spawn(program!, [...first, ...args], {
     cwd: scratch,
     env: {
       ...process.env,

@@ -1,4 +1,5 @@
 import {readFileSync} from 'node:fs'
+import {text as streamText} from 'node:stream/consumers'
 
 import {Args, Flags} from '@oclif/core'
 
@@ -41,7 +42,8 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
     ])
     let text
     try {
-      text = readFileSync(args.file === '-' ? 0 : args.file, 'utf8')
+      // Standard input is the command's own (a test's, in-process), not always the process's fd 0.
+      text = args.file === '-' ? await streamText(this.io.stdin) : readFileSync(args.file, 'utf8')
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       throw usageError(

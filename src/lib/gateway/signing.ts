@@ -131,9 +131,11 @@ function notAPrivateKey(pem: string): string {
  * what it is. Messages describe the key, never quote it.
  */
 export function parsePrivateKey(pem: string, passphrase?: string): KeyObject {
-  let key = privateKeys.get(pem)
-  if (key) return key
   const encrypted = isEncryptedPem(pem)
+  // An encrypted key is opened again by its passphrase only: never by an earlier command's.
+  const id = encrypted ? `${passphrase ?? ''}\0${pem}` : pem
+  let key = privateKeys.get(id)
+  if (key) return key
   if (encrypted && passphrase === undefined)
     throw new EncryptedKeyError('an encrypted private key (a passphrase protects it)')
   try {
@@ -148,7 +150,7 @@ export function parsePrivateKey(pem: string, passphrase?: string): KeyObject {
   }
   if (key.asymmetricKeyType !== 'rsa')
     throw new KeyError(`${keyType(key)}; the gateway signs with RSA keys`, RSA_ADVICE)
-  privateKeys.set(pem, key)
+  privateKeys.set(id, key)
   return key
 }
 
