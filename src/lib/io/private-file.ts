@@ -50,14 +50,17 @@ export function ensurePrivateDir(path: string): string {
 /**
  * Why a file in one of gw's folders is not one this user's gw wrote, or undefined when it may
  * be: not a plain file, another user's, or in a folder others can write (where another user
- * could have put it). Such a file is evidence of nothing and is never read as gw's. (Owners and
- * modes are not Windows'.)
+ * could have put it), unless the folder is `sharedFolder`. Such a file is evidence of nothing and
+ * is never read as gw's. (Owners and modes are not Windows'.)
  */
-export function notOurs(path: string, file: Stats): string | undefined {
+export function notOurs(path: string, file: Stats, {sharedFolder = false} = {}): string | undefined {
   if (!file.isFile()) return 'it is not a file gw wrote (a link, a pipe or a folder)'
   const uid = process.getuid?.()
   if (uid === undefined) return undefined
   if (file.uid !== uid) return `it belongs to another user (uid ${file.uid}), not to you (uid ${uid})`
+  // A folder shared with others (finance's, beside their files) can hold only their own files
+  // under their names: a file of yours there is still yours.
+  if (sharedFolder) return undefined
   const folder = statSync(dirname(path))
   if (folder.mode & 0o022 || folder.uid !== uid)
     return `its folder ${dirname(path)} can be written by other users, who could have put it there`

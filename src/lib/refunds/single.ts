@@ -27,7 +27,8 @@ import {
   minorUnitsOf,
   normalizeRefundState,
 } from '../gateway/protocol/index.js'
-import type {OrderClaim} from '../store/history.js'
+import {describeGateway} from '../store/gateway.js'
+import type {OrderClaim, UnsettledElsewhere} from '../store/history.js'
 import {type RefundEntry, isMade, isUnsettled} from '../store/records.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
@@ -142,7 +143,24 @@ export class SingleRefunds {
   async settle(found: FoundOrder, asked: {minor?: number; mchRefundNo?: string}): Promise<Settling> {
     const {history} = this.refunds
     const settling: Settling = {earlier: []}
-    for (const entry of history.refundsOf(found.record.mch_order_no ?? '').filter(isUnsettled)) {
+    const orderNo = found.record.mch_order_no ?? ''
+    const elsewhere = history.unsettledElsewhere(orderNo)
+    // Another record's refund this gateway has since settled (sent or looked up here) is settled.
+    const settledHere = (entry: RefundEntry) => {
+      const here = history.findRefund(entry.mch_refund_no)
+      return here !== undefined && !isUnsettled(here)
+    }
+    for (const other of elsewhere.filter(({entry, kinship}) => kinship !== 'address' && !settledHere(entry))) {
+      // The refund asked for by its own number: sent under it (taken once where it already is).
+      if (asked.mchRefundNo !== other.entry.mch_refund_no || !isAsked(other.entry, asked))
+        throw unsettledElsewhere(plannedFrom(other.entry, found), other)
+    }
+    // Sent to this gateway's address under an earlier key: this gateway's, settled here as ours.
+    const unsettled = [
+      ...history.refundsOf(orderNo).filter(isUnsettled),
+      ...elsewhere.filter(({entry, kinship}) => kinship === 'address' && !settledHere(entry)).map(({entry}) => entry),
+    ]
+    for (const entry of unsettled) {
       const planned = plannedFrom(entry, found)
       const source = entry.source ?? 'refund create'
       const theOneAsked = !settling.made && !settling.again && isAsked(entry, asked)
@@ -357,6 +375,36 @@ function stillUnknown(planned: PlannedRefund, why: string): GwError {
     {
       advice: `Run the same command again later: ${howSettled(planned)}.`,
       details: {mch_refund_no: planned.mch_refund_no},
+    },
+  )
+}
+
+/**
+ * An earlier refund of the order, sent without a known outcome under records that may be this
+ * gateway's under another name (its key at another address) or from before gw recorded gateways:
+ * gw cannot tell whether it went here, so nothing is sent (exit 5) until it is settled.
+ */
+function unsettledElsewhere(planned: PlannedRefund, other: UnsettledElsewhere): GwError {
+  const amount = formatAmount(planned.refund_fee, planned.fee_type)
+  const where = other.gateway
+    ? `to ${describeGateway(other.gateway)}, which has this gateway's key at another address`
+    : 'by an earlier version of gw, which did not record the gateway'
+  const sendIt = gwCommand(
+    undefined,
+    'refund',
+    'create',
+    planned.mch_order_no,
+    '--amount',
+    decimalOf(planned.refund_fee, planned.fee_type)!,
+    '--mch-refund-no',
+    planned.mch_refund_no,
+  )
+  return new GwError(
+    'unknown',
+    `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent ${where}, at ${isoTime(new Date(other.entry.at))}, and its outcome is not known. It may have been made on this gateway: nothing was sent, so that the customer is not refunded twice.`,
+    {
+      advice: `Check refund ${planned.mch_refund_no} on the merchant platform. To settle it here, send it under its own number (the gateway takes a number once, so it is never made twice where it already is): ${sendIt}`,
+      details: {mch_refund_no: planned.mch_refund_no, sent_to: other.gateway ?? 'unrecorded'},
     },
   )
 }

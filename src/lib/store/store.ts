@@ -18,8 +18,8 @@ import type {SQLInputValue} from 'node:sqlite'
 
 import {LocalDatabase, LocalStateError} from '../io/database.js'
 import {type CommitPorts, GroupCommit, type Pending, type Seen} from './durability.js'
-import {type GatewayIdentity, describeGateway, sameGateway} from './gateway.js'
-import {GatewayHistory} from './history.js'
+import {type GatewayIdentity, describeGateway, kinship, sameGateway} from './gateway.js'
+import {GatewayHistory, type Kin} from './history.js'
 import {Merge} from './merge.js'
 import {type Queries, prepareQueries} from './queries/index.js'
 import {recordOf} from './queries/lists.js'
@@ -115,6 +115,7 @@ export class LocalStore {
       db: () => (this.#open(), this.#db!),
       id: (create) => this.#idOf(gateway, create),
       legacy: () => this.#legacyOf(gateway.appid),
+      kin: () => this.#kinOf(gateway),
       sole: () => this.#others(gateway, known).length === 0,
       commits: this.#commits,
       file: this.file,
@@ -234,6 +235,16 @@ export class LocalStore {
     } catch (error) {
       if (!(error instanceof LocalStateError)) throw error
     }
+  }
+
+  /** The gateways of the history that may be this one under another name (kinship): their records' ids. */
+  #kinOf(gateway: GatewayIdentity): Kin[] {
+    const stored = this.#open().gateways.ofAppid.all(gateway.appid) as unknown as ({id: number} & GatewayIdentity)[]
+    return stored.flatMap(({id, appid, base_url, key}) => {
+      const other = {appid, base_url, key}
+      const how = base_url === '' ? undefined : kinship(gateway, other)
+      return how ? [{id, gateway: other, kinship: how}] : []
+    })
   }
 
   /** The other gateways of the appid this machine knows: in its history, or named by its profiles. */

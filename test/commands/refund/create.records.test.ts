@@ -4,7 +4,7 @@
  * in the config folder, and a colleague's re-check of a report. Each asserts the gateways' ledgers.
  */
 import {execFileSync} from 'node:child_process'
-import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -123,6 +123,89 @@ describe('a test and a live gateway of one appid', () => {
   })
 })
 
+describe('one gateway under another name: its key rotated, its address respelled', () => {
+  /** A gateway of its own for these cases, on a port that stays when it restarts; "rotating" its profile. */
+  let gateway: TestSandbox
+  const rotating = (args: string[]) => world.run([...args, '--profile', 'rotating', '--yes'])
+  async function restart(newKey: boolean): Promise<void> {
+    const {dataDir, info} = gateway
+    await gateway.close()
+    if (newKey)
+      for (const file of ['gateway.private.pem', 'gateway.public.pem', 'gateway.public.pkcs1.pem'])
+        rmSync(join(dataDir, 'keys', file))
+    gateway = await startTestSandbox({dataDir, port: Number(new URL(info.base_url).port)})
+  }
+  const profile = (baseUrl: string) => [
+    '--appid',
+    APPID,
+    '--base-url',
+    baseUrl,
+    '--private-key',
+    gateway.info.merchants[0]!.private_key_file!,
+    '--gateway-public-key',
+    gateway.info.gateway_public_key_file,
+    '--gateway-zone',
+    gateway.info.gateway_zone,
+  ]
+  beforeAll(async () => {
+    gateway = await startTestSandbox({merchants: [{appid: APPID}]})
+    const added = await world.run(['profile', 'add', 'rotating', ...profile(gateway.info.base_url)])
+    expect(added.code, added.stderr).toBe(0)
+  })
+  afterAll(() => gateway.close())
+
+  /** A refund of 30.00 made on the gateway whose answer and lookups were lost: its number. */
+  async function leftUnknown(order: string): Promise<string> {
+    await paidOn(gateway, order)
+    await gateway.controls.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
+    const unknown = await rotating(['refund', 'create', order, '--amount', '30.00', '--json', '--timeout', '2'])
+    await gateway.controls.faults('')
+    expect(unknown.code, unknown.stderr).toBe(5)
+    return unknown.json<{mch_refund_no: string}>().mch_refund_no
+  }
+
+  it('a key rotated at the same address (typed another way): the refund left unknown is looked up there, never lost', async () => {
+    const order = 'INV-ROT-1'
+    const number = await leftUnknown(order)
+    await restart(true)
+    const respelled = gateway.info.base_url.replace('http://', 'HTTP://').replace(/\/?$/, '/')
+    const set = await world.run(['profile', 'add', 'rotating', ...profile(respelled)])
+    expect(set.code, set.stderr).toBe(0)
+    const refunded = await rotating(['refund', 'create', order, '--amount', '10.00', '--json'])
+    expect(refunded.code, refunded.stderr).toBe(0)
+    expect(refunded.json<Refunded>().settled_earlier).toEqual([
+      expect.objectContaining({mch_refund_no: number, status: 'refunded'}),
+    ])
+    expect(await refundsOn(gateway, order)).toEqual([
+      {no: number, fee: 3000},
+      {no: refunded.json<Refunded>().mch_refund_no, fee: 1000},
+    ])
+  })
+
+  it('its key at another address: gw cannot tell it went there, sends nothing (exit 5), and its command settles it', async () => {
+    const order = 'INV-ROT-2'
+    const number = await leftUnknown(order)
+    const elsewhere = gateway.info.base_url.replace('127.0.0.1', 'localhost')
+    const set = await world.run(['profile', 'add', 'rotating', ...profile(elsewhere)])
+    expect(set.code, set.stderr).toBe(0)
+    const refused = await rotating(['refund', 'create', order, '--amount', '10.00'])
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toContain(
+      `Refund ${number} of 30.00 THB on order ${order} was sent to appid ${APPID} at ${gateway.info.base_url}`,
+    )
+    expect(refused.stderr).toContain('nothing was sent')
+    expect(await refundsOn(gateway, order)).toEqual([{no: number, fee: 3000}])
+    const command = /To settle it here, [^:]+: (gw refund create .+)/.exec(refused.stderr)?.[1]
+    expect(command).toBe(`gw refund create ${order} --amount 30.00 --mch-refund-no ${number}`)
+    const settled = await rotating([...command!.split(' ').slice(1), '--json'])
+    expect(settled.code, settled.stderr).toBe(0)
+    expect(settled.json<Refunded>()).toMatchObject({status: 'refunded', mch_refund_no: number, refund_fee: 3000})
+    const next = await rotating(['refund', 'create', order, '--amount', '10.00', '--json'])
+    expect(next.code, next.stderr).toBe(0)
+    expect((await refundsOn(gateway, order)).map((r) => r.fee)).toEqual([3000, 1000])
+  })
+})
+
 describe('a refund an earlier run left unknown', () => {
   /** A refund of `amount` that never reached the gateway (every attempt answered HTTP 500): exit 5, its number. */
   async function neverMade(order: string, amount: string): Promise<string> {
@@ -220,6 +303,44 @@ describe('files in the config folder that gw did not write', () => {
       const listed = await world.run(['refund', 'list'], {env: {GW_CONFIG_DIR: dir}})
       expect(listed.code).toBe(2)
       expect(listed.stderr).toMatch(new RegExp(`The profile store ${store} is not used: it belongs to another user`))
+    },
+  )
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "a bulk journal beside the file written by another user, or a link, is refused before anything is sent; a journal of one's own runs it once",
+    async () => {
+      const orders = ['INV-JRN-1', 'INV-JRN-2']
+      for (const order of orders) await paidOn(world.sandbox, order)
+      const {dir} = world.machine()
+      chmodSync(dir, 0o777)
+      const csv = join(dir, 'refunds.csv')
+      writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},10.00`).join('\n')}\n`)
+      // Another user's "journal" of the file: every row done, as far as it says.
+      execFileSync(
+        'setpriv',
+        ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-c', `cat > ${csv}.journal.jsonl`],
+        {
+          input: '{"type":"header"}\n',
+        },
+      )
+      const bulk = (...extra: string[]) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
+      const refused = await bulk()
+      expect(refused.code, refused.stderr).toBe(2)
+      expect(refused.stderr).toContain(
+        `The journal ${csv}.journal.jsonl is not one gw wrote for you: it belongs to another user`,
+      )
+      rmSync(`${csv}.journal.jsonl`)
+      const target = join(dir, 'elsewhere.txt')
+      writeFileSync(target, 'kept\n')
+      symlinkSync(target, `${csv}.journal.jsonl`)
+      const linked = await bulk()
+      expect(linked.code, linked.stderr).toBe(2)
+      expect(linked.stderr).toContain('it is not a file gw wrote (a link, a pipe or a folder)')
+      expect(readFileSync(target, 'utf8')).toBe('kept\n')
+      for (const order of orders) expect(await refundsOn(world.sandbox, order)).toEqual([])
+      const own = await bulk('--journal', join(dir, 'mine.jsonl'))
+      expect(own.code, own.stderr).toBe(0)
+      for (const order of orders) expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
     },
   )
 

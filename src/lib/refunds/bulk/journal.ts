@@ -16,12 +16,22 @@
  * of the run goes to the thread pool, where the wait lets more records join the next group.
  * An average, as one sync in ten takes several times the usual under load (and a new file's first).
  */
-import {closeSync, existsSync, fdatasyncSync, openSync, readSync, writeSync} from 'node:fs'
+import {
+  closeSync,
+  constants as fsConstants,
+  existsSync,
+  fdatasyncSync,
+  lstatSync,
+  openSync,
+  readSync,
+  writeSync,
+} from 'node:fs'
 import {type FileHandle, open} from 'node:fs/promises'
 
 import {shellWord, usageError} from '../../errors.js'
 import {type GatewayIdentity, describeGateway, sameGateway} from '../../store/gateway.js'
 import {cutTornTail, forEachLine} from '../../io/json-lines.js'
+import {notOurs} from '../../io/private-file.js'
 
 export interface JournalHeader {
   type: 'header'
@@ -114,7 +124,14 @@ export class Journal {
    */
   static read(path: string, header: JournalIdentity): JournalReading {
     const rows = new Map<number, RowHistory>()
-    if (!existsSync(path)) return {rows, resumed: false, torn: false}
+    const file = lstatSync(path, {throwIfNoEntry: false})
+    if (!file) return {rows, resumed: false, torn: false}
+    const foreign = notOurs(path, file, {sharedFolder: true})
+    if (foreign)
+      throw usageError(
+        `The journal ${path} is not one gw wrote for you: ${foreign}. Nothing was sent: what it says is evidence of nothing, and gw does not write into it.`,
+        'Give this run a journal of its own: add --journal FILE (a new file in a folder of yours). Refunds the gateway already holds are found by their numbers and never sent twice.',
+      )
     let torn = false
     let first: JournalHeader | undefined
     forEachLine(path, (line, number, cut) => {
@@ -207,7 +224,9 @@ export class Journal {
     inlineSyncMs = INLINE_SYNC_MS,
   ): Promise<Journal> {
     cutTornTail(path)
-    const journal = new Journal(path, await open(path, 'a', 0o600), inlineSyncMs)
+    // A link put in its place since it was read is refused (ELOOP), never written through.
+    const {O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW = 0} = fsConstants
+    const journal = new Journal(path, await open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600), inlineSyncMs)
     const {soleGateway: _sole, ...written} = header
     if (!resumed) await journal.append({type: 'header', version: 1, ...written, created_at: new Date().toISOString()})
     return journal
