@@ -9,11 +9,12 @@ export default class OrderList extends GwCommand<typeof OrderList> {
   static override examples = [
     '<%= config.bin %> order list --since today',
     '<%= config.bin %> order list --since 24h --state NOTPAY --refresh',
+    '<%= config.bin %> order list --amount 150.50 --payer u_51de94b0',
     '<%= config.bin %> order list --since 2026-11-01 --until 2026-12-01 --channel promptpay --out november.xlsx',
   ]
 
   static override usage = usage.list
-  static override flags = {...listFlags(Object.keys(ORDER_STATES)), ...networkFlags}
+  static override flags = {...listFlags(Object.keys(ORDER_STATES), 'only orders of this total'), ...networkFlags}
 
   async run(): Promise<void> {
     const [{listOrders, orderListRow, ORDER_LIST_COLUMNS}, {orderListView}, {history, orders}] = await Promise.all([

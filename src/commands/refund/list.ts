@@ -9,11 +9,15 @@ export default class RefundList extends GwCommand<typeof RefundList> {
   static override examples = [
     '<%= config.bin %> refund list --since today',
     '<%= config.bin %> refund list --since 7d --state processing --refresh',
+    '<%= config.bin %> refund list --amount 150.50',
     '<%= config.bin %> refund list --since yesterday --until today --out refunds-yesterday.csv',
   ]
 
   static override usage = usage.list
-  static override flags = {...listFlags(REFUND_LIST_STATES), ...networkFlags}
+  static override flags = {
+    ...listFlags(REFUND_LIST_STATES, 'only refunds of this amount, and every refund of an order of this total'),
+    ...networkFlags,
+  }
 
   async run(): Promise<void> {
     const [{listRefunds, refundListRow, REFUND_LIST_COLUMNS}, {refundListView}, {refunds}] = await Promise.all([

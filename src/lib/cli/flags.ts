@@ -69,8 +69,11 @@ export const profileFlags = {
   }),
 }
 
-/** The flags of `order list` and `refund list`: which part of the history, checked again or not, and where to write it. */
-export const listFlags = (states: readonly string[]) => ({
+/**
+ * The flags of `order list` and `refund list`: which part of the history, checked again or not,
+ * and where to write it. `amount`: what --amount selects, in the list's words.
+ */
+export const listFlags = (states: readonly string[], amount: string) => ({
   since: Flags.string({description: 'from this time: a date, a date and time, today, yesterday, or 30m, 24h, 7d ago'}),
   until: Flags.string({description: 'before this time (same forms as --since)'}),
   channel: Flags.string({description: 'only this channel', options: [...ALL_CHANNELS]}),
@@ -79,9 +82,7 @@ export const listFlags = (states: readonly string[]) => ({
     options: [...states],
   }),
   refresh: Flags.boolean({description: 'ask the gateway for the state of each listed order or refund first'}),
-  amount: Flags.string({
-    description: 'only of this amount (150.50, or ฿150.50 for one currency): the order total, or the refund',
-  }),
+  amount: Flags.string({description: `${amount} (150.50, or ฿150.50 for one currency)`}),
   payer: Flags.string({description: 'only orders of this payer (an openid), where a query or notification showed it'}),
   out: Flags.string({description: 'also write the list to this file, .csv or .xlsx'}),
   bom: fileFlags().bom,

@@ -56,6 +56,8 @@ const refundEntry = z.object({
   /** Where it was made: `refund create`, or the file of a bulk run. */
   source: z.optional(text),
   at: time,
+  /** The total of its order, in the same currency, where it is known (the refund's answer, or the order made here). */
+  total_fee: z.optional(amount),
 })
 export type RefundEntry = z.infer<typeof refundEntry>
 

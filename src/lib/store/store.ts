@@ -347,5 +347,6 @@ function columnsOf(entry: Entry, gateway: number, credit: boolean): Record<strin
     return {...common, total_fee, fee_type, state, state_at, openid}
   }
   const {mch_refund_no, refund_fee, fee_type = null, status = null, gw_refund_no = null, source = null} = entry
-  return {...common, mch_refund_no, refund_fee, fee_type, status, gw_refund_no, source, credit: credit ? 1 : 0}
+  const refund = {mch_refund_no, refund_fee, fee_type, status, gw_refund_no, source, total_fee: entry.total_fee ?? null}
+  return {...common, ...refund, credit: credit ? 1 : 0}
 }
