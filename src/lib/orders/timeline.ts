@@ -6,12 +6,13 @@
  * `refresh` what the gateway says now (the order's state, its refunds, those made elsewhere too).
  * Services only: the view is render/timeline.
  */
-import {GwError, gwCommand} from '../errors.js'
-import {decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
+import {GwError, type SuggestedFor, gwCommand} from '../errors.js'
+import {PAID_ORDER_STATES, decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {RefundService} from '../refunds/service.js'
+import type {GatewayHistory} from '../store/history.js'
 import type {EventEntry, OrderEntry} from '../store/records.js'
-import {type OrderReference, describeReference} from './reference.js'
+import {type OrderReference, describeReference, looksLikeGatewayNumber, referenceWords} from './reference.js'
 import type {FoundOrder} from './service.js'
 
 /** A line of the story; each kind carries its own facts. */
@@ -45,6 +46,8 @@ export type TimelineEntry = {at: string} & (
 export interface Timeline {
   mch_order_no: string
   gw_order_no?: string
+  /** The channel's number of the order (a wallet's receipt shows it), as a query showed it. */
+  channel_order_no?: string
   channel?: string
   total_fee?: number
   total_amount?: string
@@ -109,9 +112,11 @@ const timeOf = (entry: TimelineEntry) => {
 }
 
 /**
- * The story of the order `ref` names (merchant or gateway number). `refresh`: the gateway is asked
- * first (the order, and its refunds by the numbers this machine knows), and what it says is part
- * of the story. Throws a usage error when neither this machine nor (with refresh) the gateway knows it.
+ * The story of the order `ref` names (by any of its numbers; a number given as the merchant's is
+ * also looked for as the gateway's and the channel's). `refresh`: the gateway is asked first (the
+ * order, and its refunds by the numbers this machine knows), and what it says is part of the story:
+ * when it was paid and by whom, on a desk that did not make the order too. Throws a usage error
+ * when neither this machine nor (with refresh) the gateway knows it.
  */
 export async function orderTimeline(
   refunds: RefundService,
@@ -119,25 +124,22 @@ export async function orderTimeline(
   options: {refresh: boolean; channel?: string},
 ): Promise<Timeline> {
   const {history} = refunds
+  const profile = refunds.client.profile
+  const named = knownAs(history, ref)
   let found: FoundOrder | undefined
   let gatewayRefunds
   if (options.refresh) {
-    found = await refunds.orders.find(ref, options.channel)
+    const timelineBy = (again: OrderReference) => ['order', 'timeline', ...referenceWords(again), '--refresh']
+    found = await refunds.orders.find(named, options.channel, timelineBy)
     gatewayRefunds = await refunds.queries.refundsOf(found)
   }
   // Asked after the refresh: the query's own line is in the story.
-  const known = found?.record.mch_order_no ? {mch_order_no: found.record.mch_order_no} : ref
+  const known = found?.record.mch_order_no ? {mch_order_no: found.record.mch_order_no} : named
   const story = history.story(known)
-  if (!found && !story.order && !story.events.length && !story.refunds.length) {
-    const named = ref.mch_order_no
-      ? [ref.mch_order_no]
-      : ref.gw_order_no
-        ? ['--gw-order-no', ref.gw_order_no]
-        : ['--channel-order-no', ref.channel_order_no ?? '']
+  if (!found && !story.order && !story.events.length && !story.refunds.length)
     throw new GwError('usage', `This machine knows nothing of order ${describeReference(ref)}.`, {
-      advice: `Ask the gateway too: ${gwCommand(refunds.client.profile, 'order', 'timeline', ...named, '--refresh')}`,
+      advice: askTheGateway(profile, ref),
     })
-  }
   const order: Partial<OrderEntry> = story.order ?? {}
   const record = found?.record
   const fee_type = record?.fee_type ?? order.fee_type
@@ -145,6 +147,9 @@ export async function orderTimeline(
   const entries: TimelineEntry[] = story.events.flatMap(fromEvent)
   if (story.order && !story.events.some((event) => event.kind === 'made'))
     entries.push({at: story.order.at, kind: 'made'})
+  // What the gateway's answer holds, whoever made the order: when it was paid, and by whom.
+  if (record?.time_end && PAID_ORDER_STATES.includes(record.result))
+    entries.push({at: record.time_end, kind: 'paid', openid: record.openid, shown_by: ['query']})
   const gatewayOf = new Map((gatewayRefunds ?? []).map((refund) => [refund.mch_refund_no, refund]))
   for (const refund of story.refunds) {
     const shown = gatewayOf.get(refund.mch_refund_no)
@@ -190,6 +195,7 @@ export async function orderTimeline(
   return {
     mch_order_no: record?.mch_order_no ?? order.mch_order_no ?? ref.mch_order_no ?? '',
     gw_order_no: record?.gw_order_no ?? order.gw_order_no ?? ref.gw_order_no,
+    channel_order_no: record?.channel_order_no ?? order.channel_order_no ?? ref.channel_order_no,
     channel: found?.channel ?? order.channel,
     total_fee,
     total_amount: decimalOf(total_fee, fee_type),
@@ -201,6 +207,28 @@ export async function orderTimeline(
     refreshed: Boolean(found),
     entries: onePayment(entries).map((entry) => ({...entry, at: inOneForm(entry.at)})),
   }
+}
+
+/**
+ * The order as this machine's history knows it: a number given as the merchant's may be the
+ * gateway's or the channel's (a wallet's receipt shows those), taken as such when the history holds it.
+ */
+function knownAs(history: GatewayHistory, ref: OrderReference): OrderReference {
+  const number = ref.mch_order_no
+  if (!number || history.findOrder(ref)) return ref
+  const order = history.findOrder({gw_order_no: number}) ?? history.findOrder({channel_order_no: number})
+  return order ? {mch_order_no: order.mch_order_no} : ref
+}
+
+/**
+ * The advice for an order this machine knows nothing of: the command that asks the gateway, by
+ * the number as given, or, for one that looks like the gateway's (all digits, 16 or more), by that.
+ */
+function askTheGateway(profile: SuggestedFor, ref: OrderReference): string {
+  const number = ref.mch_order_no
+  const ask = (words: string[]) => gwCommand(profile, 'order', 'timeline', ...words, '--refresh')
+  if (!number || !looksLikeGatewayNumber(number)) return `Ask the gateway too: ${ask(referenceWords(ref))}`
+  return `${number} looks like the gateway's order number (a wallet's receipt shows the channel's: give that with --channel-order-no). Ask the gateway by it: ${ask(['--gw-order-no', number])}`
 }
 
 /** A time in the one form gw writes (ISO 8601 to the second, with this machine's offset); text that is not a time, as it is. */

@@ -68,6 +68,7 @@ export function timelineView(timeline: Timeline): string {
   const amount = formatAmount(timeline.total_fee, timeline.fee_type)
   const numbers = [
     timeline.gw_order_no && `gateway ${shown(timeline.gw_order_no, 40)}`,
+    timeline.channel_order_no && `channel order ${shown(timeline.channel_order_no, 40)}`,
     timeline.channel,
     timeline.total_fee !== undefined && amount,
   ].filter(Boolean)

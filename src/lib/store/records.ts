@@ -30,6 +30,8 @@ const orderEntry = z.object({
   state_at: z.optional(time),
   /** The payer, as a query or a notification showed it (openid). */
   openid: z.optional(text),
+  /** The channel's number of the order (a wallet's receipt shows it), as a query or a notification showed it. */
+  channel_order_no: z.optional(text),
 })
 export type OrderEntry = z.infer<typeof orderEntry>
 

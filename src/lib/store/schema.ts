@@ -33,7 +33,8 @@ export const MIGRATIONS = [
   // versions knew only their appid: they go to that appid's gateway of unknown base URL and key
   // (both ''), until one gateway of the appid is certain (store.ts: adopt). An event has a key of
   // its own (what it says, of which order, when), so that merging the same records twice changes nothing.
-  // A refund keeps the total of its order (--amount 150.50 finds a 150.50 order's refunds),
+  // An order keeps the channel's number of it (wallet receipts show it) once a query or notification
+  // showed it; a refund keeps the total of its order (--amount 150.50 finds a 150.50 order's refunds),
   // filled from the orders where the order is known.
   `CREATE TABLE gateways (
      id INTEGER PRIMARY KEY, appid TEXT NOT NULL, base_url TEXT NOT NULL, key TEXT NOT NULL, since TEXT NOT NULL,
@@ -48,16 +49,17 @@ export const MIGRATIONS = [
    CREATE TABLE orders_ (
      gateway INTEGER NOT NULL REFERENCES gateways (id), mch_order_no TEXT NOT NULL, gw_order_no TEXT,
      channel TEXT NOT NULL, total_fee INTEGER NOT NULL, fee_type TEXT NOT NULL,
-     at TEXT NOT NULL, at_ms INTEGER NOT NULL, state TEXT, state_at TEXT, openid TEXT,
+     at TEXT NOT NULL, at_ms INTEGER NOT NULL, state TEXT, state_at TEXT, openid TEXT, channel_order_no TEXT,
      UNIQUE (gateway, mch_order_no));
    INSERT INTO orders_ SELECT g.id, o.mch_order_no, o.gw_order_no, o.channel, o.total_fee, o.fee_type, o.at,
-       o.at_ms, o.state, o.state_at, o.openid
+       o.at_ms, o.state, o.state_at, o.openid, NULL
      FROM orders o JOIN gateways g ON g.appid = o.appid AND g.base_url = '' ORDER BY o.rowid;
    DROP TABLE orders;
    ALTER TABLE orders_ RENAME TO orders;
    CREATE INDEX orders_by_gateway_number ON orders (gateway, gw_order_no) WHERE gw_order_no IS NOT NULL;
    CREATE INDEX orders_by_time ON orders (gateway, at_ms);
    CREATE INDEX orders_by_payer ON orders (gateway, openid) WHERE openid IS NOT NULL;
+   CREATE INDEX orders_by_channel_number ON orders (gateway, channel_order_no) WHERE channel_order_no IS NOT NULL;
 
    CREATE TABLE refunds_ (
      gateway INTEGER NOT NULL REFERENCES gateways (id), mch_order_no TEXT NOT NULL, gw_order_no TEXT, channel TEXT,

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
 
 let world: GwWorld
 beforeAll(async () => {
@@ -75,5 +75,126 @@ describe('gw order timeline', () => {
     // eslint-disable-next-line no-control-regex -- the escape character is what must not be there
     expect(told.stdout).not.toMatch(/\u001b|\u0007/)
     expect(told.stdout).toContain('\\x1B[1A')
+  })
+})
+
+/** gw's one form of a time: ISO 8601 to the second with its offset. */
+const ONE_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/
+
+interface Story {
+  mch_order_no: string
+  gw_order_no?: string
+  channel_order_no?: string
+  state?: string
+  made_here: boolean
+  refreshed: boolean
+  entries: {at: string; kind: string; [fact: string]: unknown}[]
+}
+
+/** The command an advice ends with (`... : gw order timeline X --refresh`), run as printed: in this process, word by word. */
+async function runAdvice(stderr: string, after: string, env?: Record<string, string>) {
+  const line = stderr.split('\n').find((l) => l.includes(after))
+  expect(line, stderr).toBeDefined()
+  const command = line!.slice(line!.indexOf(after) + after.length).trim()
+  expect(command).toMatch(/^gw [\w\- ]+$/)
+  return {command, run: await world.run(command.split(' ').slice(1), {env})}
+}
+
+/** An order paid through the sandbox (not this machine), its numbers and payer as an order query shows them. */
+async function paidElsewhere(prefix: string, totalFee = 15_050) {
+  const [order] = await world.paidOrders(1, totalFee, prefix)
+  const queried = await world.run(['order', 'query', order!, '--json'], {env: world.machine().env})
+  expect(queried.code, queried.stderr).toBe(0)
+  type Record = {gw_order_no: string; channel_order_no: string; openid: string; time_end: string}
+  return {order: order!, ...queried.json<{record: Record}>().record}
+}
+
+describe('gw order timeline on a desk that did not make the order', () => {
+  it('--refresh tells when it was paid and by whom, as the gateway answered, in the text and in --json', async () => {
+    const paid = await paidElsewhere('TL-DESK')
+    const {env} = world.machine()
+    const told = await world.run(['order', 'timeline', paid.order, '--refresh'], {env})
+    expect(told.code, told.stderr).toBe(0)
+    expect(told.stdout).toMatch(
+      new RegExp(
+        `^Order ${paid.order} \\(gateway ${paid.gw_order_no}, channel order ${paid.channel_order_no}, wechat, 150\\.50 THB\\): SUCCESS as of \\S+ \\(asked now\\)`,
+      ),
+    )
+    expect(told.stdout).toContain(
+      `  ${paid.time_end}  paid       the gateway's time_end, as a query showed it; payer ${paid.openid}`,
+    )
+    expect(told.stdout).toContain('This order was not made on this machine.')
+    const json = await world.run(['order', 'timeline', paid.order, '--refresh', '--json'], {env})
+    const story = json.json<Story>()
+    expect(story).toMatchObject({made_here: false, refreshed: true, channel_order_no: paid.channel_order_no})
+    expect(story.entries).toEqual([{at: paid.time_end, kind: 'paid', openid: paid.openid, shown_by: ['query']}])
+    expect(story.entries[0]!.at).toMatch(ONE_FORM)
+  })
+
+  it('without --refresh: exit 2, and the advice, run as printed, asks the gateway', async () => {
+    const paid = await paidElsewhere('TL-ADVICE')
+    const {env} = world.machine()
+    const unknown = await world.run(['order', 'timeline', paid.order], {env})
+    expect(unknown.code).toBe(2)
+    const {command, run} = await runAdvice(unknown.stderr, 'Ask the gateway too: ', env)
+    expect(command).toBe(`gw order timeline ${paid.order} --refresh`)
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain(`paid       the gateway's time_end, as a query showed it; payer ${paid.openid}`)
+  })
+})
+
+describe('gw order timeline by any number of the order', () => {
+  it("knows an order made here by its gateway's number as the argument, and by the channel's once a query showed it", async () => {
+    const made = await world.run(orderCreate('TL-NUMBERS', 'wechat', '20.00'))
+    expect(made.code, made.stderr).toBe(0)
+    await world.pay('TL-NUMBERS')
+    const queried = await world.run(['order', 'query', 'TL-NUMBERS', '--json'])
+    const {gw_order_no, channel_order_no} = queried.json<{record: {gw_order_no: string; channel_order_no: string}}>()
+      .record
+    for (const named of [
+      [gw_order_no],
+      ['--gw-order-no', gw_order_no],
+      ['--channel-order-no', channel_order_no],
+      [channel_order_no],
+    ]) {
+      const told = await world.run(['order', 'timeline', ...named])
+      expect(told.code, `${named.join(' ')}: ${told.stderr}`).toBe(0)
+      expect(told.stdout).toMatch(/^Order TL-NUMBERS \(gateway \d+, channel order \d+, wechat, 20\.00 THB\): SUCCESS/)
+      expect(told.stdout).toContain('made       by profile sandbox (gw order create)')
+    }
+  })
+
+  it('--channel-order-no with --refresh asks the gateway by it, on a desk that did not make the order', async () => {
+    const paid = await paidElsewhere('TL-RECEIPT')
+    const {env} = world.machine()
+    const told = await world.run(
+      ['order', 'timeline', '--channel-order-no', paid.channel_order_no, '--refresh', '--json'],
+      {env},
+    )
+    expect(told.code, told.stderr).toBe(0)
+    expect(told.json<Story>()).toMatchObject({
+      mch_order_no: paid.order,
+      gw_order_no: paid.gw_order_no,
+      channel_order_no: paid.channel_order_no,
+      state: 'SUCCESS',
+    })
+  })
+
+  it("a gateway's number this desk does not know: the advice, with or without --refresh, names the timeline by --gw-order-no, and runs as printed", async () => {
+    const paid = await paidElsewhere('TL-GWNO')
+    const {env} = world.machine()
+    const local = await world.run(['order', 'timeline', paid.gw_order_no], {env})
+    expect(local.code).toBe(2)
+    const asked = await runAdvice(local.stderr, 'Ask the gateway by it: ', env)
+    expect(asked.command).toBe(`gw order timeline --gw-order-no ${paid.gw_order_no} --refresh`)
+    expect(asked.run.code, asked.run.stderr).toBe(0)
+    expect(asked.run.stdout).toMatch(new RegExp(`^Order ${paid.order} `))
+
+    const refreshed = await world.run(['order', 'timeline', paid.gw_order_no, '--refresh'], {env})
+    expect(refreshed.code).toBe(1)
+    expect(refreshed.stderr).not.toContain('gw order query')
+    const hinted = await runAdvice(refreshed.stderr, 'in place of the order, as in ', env)
+    expect(hinted.command).toBe(`gw order timeline --gw-order-no ${paid.gw_order_no} --refresh`)
+    expect(hinted.run.code, hinted.run.stderr).toBe(0)
   })
 })
