@@ -147,8 +147,14 @@ export class OrderService {
     )
   }
 
-  /** How a created order's QR code reached the payer's side: drawn (on the terminal or stderr), saved to a file, or neither. */
-  noteQr(created: CreatedOrder, qr: {drawn?: 'terminal' | 'stderr'; file?: string}): void {
+  /**
+   * How a created order's QR code reached the payer's side: drawn (on the terminal, stdout or stderr), or
+   * why not; saved to a file. With its code_url, for the order's story.
+   */
+  noteQr(
+    created: CreatedOrder,
+    qr: {drawn?: 'terminal' | 'stdout' | 'stderr'; not_drawn?: string; file?: string},
+  ): void {
     this.history.noteEvent(created.order.mch_order_no, 'qr', {...qr, code_url: created.order.code_url})
   }
 

@@ -18,7 +18,8 @@ import type {FoundOrder} from './service.js'
 /** A line of the story; each kind carries its own facts. */
 export type TimelineEntry = {at: string} & (
   | {kind: 'made'; profile?: string; command?: string; live?: boolean}
-  | {kind: 'qr'; drawn?: string; file?: string}
+  /** Drawn (where), or why not; saved to a file; the code_url it encodes (the gateway's). */
+  | {kind: 'qr'; drawn?: string; not_drawn?: string; file?: string; code_url?: string}
   | {kind: 'queried'; state: string}
   /** The gateway's time_end, once however many queries and notifications showed it. */
   | {kind: 'paid'; openid?: string; shown_by: ('query' | 'notification')[]}
@@ -72,8 +73,12 @@ function fromEvent(event: EventEntry): TimelineEntry[] {
   switch (event.kind) {
     case 'made':
       return [{at, kind: 'made', profile: text('profile'), command: text('command'), live: d.live === true}]
-    case 'qr':
-      return [{at, kind: 'qr', drawn: text('drawn'), file: text('file')}]
+    case 'qr': {
+      const drawn = text('drawn')
+      // An earlier gw recorded a QR not drawn without saying why.
+      const not_drawn = drawn ? undefined : (text('not_drawn') ?? 'why was not recorded')
+      return [{at, kind: 'qr', drawn, not_drawn, file: text('file'), code_url: text('code_url')}]
+    }
     case 'queried': {
       const paid = text('time_end')
       const payment: TimelineEntry[] = paid

@@ -16,13 +16,12 @@ function what(entry: TimelineEntry): [string, string] {
       const profile = entry.profile ? `by profile ${shown(entry.profile, 40)}${by}` : `on this machine${by}`
       return ['made', `${profile}${entry.live ? ', LIVE' : ''}`]
     }
-    case 'qr':
-      return [
-        'QR code',
-        [entry.drawn && `drawn (${shown(entry.drawn, 20)})`, entry.file && `saved to ${fileShown(entry.file)}`]
-          .filter(Boolean)
-          .join(', ') || 'not drawn (stdout was not a terminal)',
-      ]
+    case 'qr': {
+      const drawn = entry.drawn ? `drawn (${shown(entry.drawn, 20)})` : `not drawn (${shown(entry.not_drawn, 80)})`
+      const file = entry.file ? `, saved to ${fileShown(entry.file)}` : ''
+      const code = entry.code_url ? `; code_url ${shown(entry.code_url, 200)}` : ''
+      return ['QR code', `${drawn}${file}${code}`]
+    }
     case 'queried':
       return ['queried', `${shown(entry.state, 20)}: ${describeOrderState(entry.state)}`]
     case 'paid':

@@ -198,3 +198,58 @@ describe('gw order timeline by any number of the order', () => {
     expect(hinted.run.code, hinted.run.stderr).toBe(0)
   })
 })
+
+describe("gw order timeline's QR code", () => {
+  it('says in --json what the text says: where it was drawn or why not, the file, and its code_url', async () => {
+    const cases: [string, string[], Record<string, unknown>, string][] = [
+      ['TL-QR-NO', ['--no-qr'], {not_drawn: '--no-qr was given'}, 'not drawn (--no-qr was given)'],
+      [
+        'TL-QR-JSON',
+        ['--json'],
+        {not_drawn: 'stdout was the --json document'},
+        'not drawn (stdout was the --json document)',
+      ],
+      ['TL-QR-PIPE', [], {not_drawn: 'stdout was not a terminal'}, 'not drawn (stdout was not a terminal)'],
+      ['TL-QR-ASKED', ['--qr'], {drawn: 'stdout'}, 'drawn (stdout)'],
+    ]
+    for (const [order, flags, said, text] of cases) {
+      const made = orderCreate(order, 'wechat', '5.00').filter((word) => word !== '--no-qr')
+      const created = await world.run([...made, ...flags, '--qr-out', join(world.configDir, `${order}.png`)])
+      expect(created.code, created.stderr).toBe(0)
+      const codeUrl =
+        /code_url: +(\S+)/.exec(created.stdout)?.[1] ?? created.json<{order: {code_url: string}}>().order.code_url
+      const story = (await world.run(['order', 'timeline', order, '--json'])).json<Story>()
+      expect(story.entries.find((e) => e.kind === 'qr')).toEqual({
+        at: expect.stringMatching(ONE_FORM),
+        kind: 'qr',
+        ...said,
+        file: join(world.configDir, `${order}.png`),
+        code_url: codeUrl,
+      })
+      const told = await world.run(['order', 'timeline', order])
+      expect(told.stdout).toContain(
+        `QR code    ${text}, saved to ${join(world.configDir, `${order}.png`)}; code_url ${codeUrl}`,
+      )
+    }
+  })
+  it('of an earlier gw, which did not record why it was not drawn: says so, never guesses', async () => {
+    const {dir, env} = world.machine()
+    writeFileSync(
+      join(dir, 'history.jsonl'),
+      [
+        line({type: 'order', mch_order_no: 'TL-QR-OLD', channel: 'wechat', total_fee: 500, fee_type: 'THB'}),
+        line({
+          type: 'event',
+          mch_order_no: 'TL-QR-OLD',
+          kind: 'qr',
+          detail: {code_url: 'weixin://wxpay/bizpayurl?pr=old'},
+        }),
+      ].join('\n'),
+    )
+    const story = (await world.run(['order', 'timeline', 'TL-QR-OLD', '--json'], {env})).json<Story>()
+    expect(story.entries.find((e) => e.kind === 'qr')).toMatchObject({
+      not_drawn: 'why was not recorded',
+      code_url: 'weixin://wxpay/bizpayurl?pr=old',
+    })
+  })
+})
