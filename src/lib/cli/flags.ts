@@ -13,6 +13,7 @@ import {
   DEFAULT_GATEWAY_ZONE,
   readAmountText,
   toMinorUnits,
+  zoneName,
 } from '../gateway/protocol/index.js'
 
 type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
@@ -239,6 +240,24 @@ export function orderReference(
   if (given === 0) throw usageError('Name the order: MCH_ORDER_NO, --gw-order-no or --channel-order-no.')
   if (given > 1) throw usageError('Name the order one way only: MCH_ORDER_NO, --gw-order-no or --channel-order-no.')
   return ref
+}
+
+/**
+ * The zone `--zone` names for the times of a view: undefined for this machine's (`local`, the
+ * default), the profile's gateway zone (`gateway`: the customer's clock, as the gateway and the
+ * wallet's receipts write times), or any IANA name (a customer abroad).
+ */
+export function zoneOf(text: string | undefined, gatewayZone: string): string | undefined {
+  const said = text?.trim().toLowerCase()
+  if (said === undefined || said === 'local') return undefined
+  if (said === 'gateway') return gatewayZone
+  const zone = zoneName(text!)
+  if (!zone)
+    throw usageError(
+      `--zone ${quoted(text)} is not a time zone.`,
+      "Give local (this machine's clock, the default), gateway (the gateway's, as receipts show times) or an IANA name like Asia/Bangkok.",
+    )
+  return zone
 }
 
 /** Pacing of batch work (bulk refunds, reconcile): how many requests in flight, how many started per second. */

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {localZone} from '../../../src/lib/gateway/protocol/time.js'
 import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
 
 let world: GwWorld
@@ -251,5 +252,118 @@ describe("gw order timeline's QR code", () => {
       not_drawn: 'why was not recorded',
       code_url: 'weixin://wxpay/bizpayurl?pr=old',
     })
+  })
+})
+
+interface Totals {
+  paid_amount: string
+  refunded_amount?: string
+  left_amount?: string
+  unproven?: {mch_refund_no: string; status: string; refund_amount?: string}[]
+  unproven_amount?: string
+  refunds_not_known?: string
+}
+
+describe("gw order timeline's story told short", () => {
+  it('adds up: paid, refunded as proven, left; a refund not proven either way said apart, never counted', async () => {
+    const made = await world.run(orderCreate('TL-TOTALS', 'wechat', '150.50'))
+    expect(made.code, made.stderr).toBe(0)
+    await world.pay('TL-TOTALS')
+    expect((await world.run(['refund', 'create', 'TL-TOTALS', '--amount', '75.25'])).code).toBe(0)
+    const told = await world.run(['order', 'timeline', 'TL-TOTALS'])
+    expect(told.stdout).toContain('\n\nPaid 150.50 THB, refunded 75.25 THB, left 75.25 THB.\n')
+    // A refund whose answer and every lookup are lost: sent, outcome unknown.
+    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
+    const lost = await world.run(['refund', 'create', 'TL-TOTALS', '--amount', '10.00', '--json', '--timeout', '2'])
+    await world.faults('')
+    expect(lost.code, lost.stderr).toBe(5)
+    const unknown = lost.json<{mch_refund_no: string}>().mch_refund_no
+
+    const again = await world.run(['order', 'timeline', 'TL-TOTALS'])
+    expect(again.stdout).toContain('Paid 150.50 THB, refunded 75.25 THB as the gateway showed it, left 75.25 THB.')
+    expect(again.stdout).toContain(
+      `Not proven either way, so not counted: 1 refund, ${unknown} of 10.00 THB (unknown); if made, 65.25 THB is left.`,
+    )
+    const story = (await world.run(['order', 'timeline', 'TL-TOTALS', '--json'])).json<Story & {totals: Totals}>()
+    expect(story.totals).toMatchObject({
+      paid_amount: '150.50',
+      refunded_amount: '75.25',
+      left_amount: '75.25',
+      unproven: [{mch_refund_no: unknown, status: 'unknown', refund_amount: '10.00'}],
+      unproven_amount: '10.00',
+    })
+    // Asked now, the gateway shows it made: counted.
+    const refreshed = await world.run(['order', 'timeline', 'TL-TOTALS', '--refresh'])
+    expect(refreshed.stdout).toContain('Paid 150.50 THB, refunded 85.25 THB, left 65.25 THB.')
+  })
+
+  it('on a desk that cannot name the refunds of a refunded order, says refunded is not known here, and why', async () => {
+    const paid = await paidElsewhere('TL-NOTKNOWN')
+    expect(
+      (await world.run(['refund', 'create', paid.order, '--amount', '5.00'], {env: world.machine().env})).code,
+    ).toBe(0)
+    const {env} = world.machine()
+    const told = await world.run(['order', 'timeline', paid.order, '--refresh', '--json'], {env})
+    expect(told.json<{totals: Totals}>().totals).toMatchObject({paid_amount: '150.50'})
+    expect(told.json<{totals: Totals}>().totals.refunds_not_known).toMatch(/^the order is REFUND/)
+    expect(told.json<{totals: Totals}>().totals.refunded_amount).toBeUndefined()
+    const text = await world.run(['order', 'timeline', paid.order, '--refresh'], {env})
+    expect(text.stdout).toContain('Paid 150.50 THB; refunded: not known here: the order is REFUND')
+  })
+
+  it("folds support's own lookups: queries in a row showing the same state are one line with a count, in --json too", async () => {
+    const made = await world.run(orderCreate('TL-FOLD', 'wechat', '8.00'))
+    expect(made.code, made.stderr).toBe(0)
+    await world.pay('TL-FOLD')
+    for (let i = 0; i < 3; i++) expect((await world.run(['order', 'query', 'TL-FOLD'])).code).toBe(0)
+    const text = await world.run(['order', 'timeline', 'TL-FOLD'])
+    expect(text.stdout.match(/queried/g)).toHaveLength(1)
+    expect(text.stdout).toMatch(/ {2}queried {4}SUCCESS: paid \(3 times, the last at \S+\)\n/)
+    const story = (await world.run(['order', 'timeline', 'TL-FOLD', '--json'])).json<Story>()
+    const queried = story.entries.filter((e) => e.kind === 'queried')
+    expect(queried).toEqual([
+      {
+        at: expect.stringMatching(ONE_FORM),
+        kind: 'queried',
+        state: 'SUCCESS',
+        count: 3,
+        last_at: expect.stringMatching(ONE_FORM),
+      },
+    ])
+    expect(Date.parse(queried[0]!.last_at as string)).toBeGreaterThanOrEqual(Date.parse(queried[0]!.at))
+  })
+
+  it("shows times on the gateway's clock (--zone gateway: the customer's, as the receipt), or a zone named, the same instants", async () => {
+    const paid = await paidElsewhere('TL-ZONE')
+    // The gateway's own text of time_end: the wall clock of the sandbox, which runs in this machine's zone.
+    const wall = paid.time_end.slice(0, 19)
+    const gatewayZone = localZone() === 'Pacific/Chatham' ? 'Asia/Kathmandu' : 'Pacific/Chatham'
+    const {env} = world.machine()
+    const desk = {...env, GW_GATEWAY_ZONE: gatewayZone}
+    const story = async (...zone: string[]) => {
+      const run = await world.run(['order', 'timeline', paid.order, '--refresh', '--json', ...zone], {env: desk})
+      expect(run.code, run.stderr).toBe(0)
+      return run.json<Story & {zone: string; state_at: string}>()
+    }
+    const local = await story()
+    const gateway = await story('--zone', 'gateway')
+    expect(local.zone).toBe(localZone())
+    expect(gateway.zone).toBe(gatewayZone)
+    const paidAt = (s: Story) => s.entries.find((e) => e.kind === 'paid')!.at
+    expect(paidAt(gateway).slice(0, 19)).toBe(wall)
+    expect(paidAt(gateway)).toMatch(gatewayZone === 'Pacific/Chatham' ? /\+1[23]:45$/ : /\+05:45$/)
+    expect(Date.parse(paidAt(gateway))).toBe(Date.parse(paidAt(local)))
+    expect(gateway.state_at).toMatch(ONE_FORM)
+
+    const named = await world.run(['order', 'timeline', paid.order, '--refresh', '--zone', 'asia/kathmandu'], {
+      env: desk,
+    })
+    expect(named.code, named.stderr).toBe(0)
+    expect(named.stdout).toMatch(/^Order .*: SUCCESS as of \S+\+05:45 \(asked now\)/)
+    expect(named.stdout).toMatch(/\n {2}\S+\+05:45 {2}paid {7}/)
+
+    const refused = await world.run(['order', 'timeline', paid.order, '--zone', 'Mars/Olympus'], {env: desk})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--zone "Mars/Olympus" is not a time zone.')
   })
 })
