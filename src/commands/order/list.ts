@@ -5,7 +5,7 @@ import {ORDER_STATES} from '../../lib/gateway/protocol/index.js'
 export default class OrderList extends GwCommand<typeof OrderList> {
   static override summary = 'list the orders made on this machine, newest first'
   static override description =
-    "The gateway has no list of orders: gw lists the orders it made for the profile's appid, from its local history, with the state it last learned (when it made, queried or closed them). --refresh asks the gateway for the state of each listed order first. A long list shows its first 1000 on stdout with how many there are: --out FILE or --json gives all of them."
+    "The gateway has no list of orders: gw lists the orders it made for the profile's appid, from its local history, with the state it last learned (when it made, queried or closed them) and the payer a query or notification showed (openid, whole in --json and --out). --refresh asks the gateway for the state of each listed order first. A long list shows its first 1000 on stdout with how many there are: --out FILE or --json gives all of them."
   static override examples = [
     '<%= config.bin %> order list --since today',
     '<%= config.bin %> order list --since 24h --state NOTPAY --refresh',
