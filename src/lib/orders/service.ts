@@ -148,8 +148,8 @@ export class OrderService {
   }
 
   /**
-   * How a created order's QR code reached the payer's side: drawn (on the terminal, stdout or stderr), or
-   * why not; saved to a file. With its code_url, for the order's story.
+   * How a created order's QR code reached the payer's side, for the order's story: drawn (on the
+   * terminal, stdout or stderr) or why not, saved to a file, and the code_url it encodes.
    */
   noteQr(
     created: CreatedOrder,

@@ -1,10 +1,12 @@
 /**
  * One order's story (`gw order timeline`): everything this machine knows of it, in time order,
- * from the history (made, by which profile and command; its QR code drawn or saved; each query's
- * state; each notification a listener verified or rejected; each refund with its number, amount,
- * outcome, who made it and the gateway's refund number that proves it; closed), and with
- * `refresh` what the gateway says now (the order's state, its refunds, those made elsewhere too).
- * Services only: the view is render/timeline.
+ * from the history (made, by which profile and command; its QR code drawn or saved, or why not;
+ * queries, those in a row showing one state told once; each notification a listener verified or
+ * rejected; each refund with its number, amount, outcome, who made it and the gateway's refund
+ * number that proves it; closed), and with `refresh` what the gateway says now (the order's state,
+ * when it was paid and by whom, its refunds, those made elsewhere too); then what it adds up to,
+ * counting as refunded only what the gateway showed. Every time on one zone's clock. Services
+ * only: the view is render/timeline.
  */
 import {GwError, type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, decimalOf, isoTimeIn, localZone, normalizeRefundState} from '../gateway/protocol/index.js'
@@ -68,12 +70,6 @@ export interface Timeline {
   totals?: Totals
 }
 
-/**
- * Paid, refunded and left, in the order's currency. `refunded` counts only refunds the gateway
- * showed succeeded; refunds not proven either way (sent with no outcome yet, processing, not
- * confirmable on a channel without a refund query, or recorded by an earlier gw without the
- * gateway) are said apart, never counted.
- */
 /** A refund not proven either way: as this machine recorded it, or the gateway shows it now. */
 interface Unproven {
   mch_refund_no: string
@@ -84,6 +80,12 @@ interface Unproven {
   unattributed?: true
 }
 
+/**
+ * Paid, refunded and left, in the order's currency. `refunded` counts only refunds the gateway
+ * showed succeeded; refunds not proven either way (sent with no outcome yet, processing, not
+ * confirmable on a channel without a refund query, or recorded by an earlier gw without the
+ * gateway) are said apart, never counted.
+ */
 export interface Totals {
   fee_type: string
   paid_fee: number
