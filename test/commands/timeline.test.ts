@@ -86,7 +86,7 @@ describe('gw order timeline', () => {
 
     const text = await world.run(['order', 'timeline', 'STORY-1'])
     expect(text.stdout).toMatch(
-      /^Order STORY-1 \(gateway \d+, wechat, 100\.00 THB\): REFUND as of \S+ \(as this machine last learned it\)/,
+      /^Order STORY-1 \(gateway \d+, channel order \d+, wechat, 100\.00 THB\): REFUND as of \S+ \(as this machine last learned it\)/,
     )
     expect(text.stdout).toContain('made       by profile sandbox (gw order create)')
     expect(text.stdout).toContain(`notified   verified by the listener at ${url}`)

@@ -106,7 +106,9 @@ describe('what did we do today: order list and refund list', () => {
     await world.run(['refund', 'create', order!, '--amount', '1.25', '--channel', 'wechat'])
     const result = await world.run(['refund', 'list', '--since', 'today', '--out', join(world.configDir, 'today.xlsx')])
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(new RegExp(`${order} +│ 1\\.25 THB +│ refunded +│ \\d+ +│ refund create`))
+    expect(result.stdout).toMatch(
+      new RegExp(`${order} +│ 1\\.25 THB +│ 100\\.00 THB +│ refunded +│ \\d+ +│ refund create`),
+    )
     const [sheet] = await readWorkbook(join(world.configDir, 'today.xlsx'))
     const columns = sheet!.rows[0]!.map((c) => c.value)
     const row = sheet!.rows.find((r) => r[columns.indexOf('mch_order_no')]?.value === order)!

@@ -114,6 +114,18 @@ describe('help', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('$ gw order create --channel promptpay --amount 150.50 --fee-type THB')
   })
+
+  it("says what --amount selects in each list: orders by their total; refunds by theirs and by their order's", async () => {
+    const [orders, refunds] = await Promise.all([gw(['order', 'list', '--help']), gw(['refund', 'list', '--help'])])
+    const flat = (text: string) => text.replace(/\s+/g, ' ')
+    expect(flat(orders.stdout)).toContain(
+      '--amount=<value> only orders of this total (150.50, or ฿150.50 for one currency)',
+    )
+    expect(flat(refunds.stdout)).toContain(
+      '--amount=<value> only refunds of this amount, and every refund of an order of this total (150.50,',
+    )
+    expect(refunds.stdout).toContain('$ gw refund list --amount 150.50')
+  })
 })
 
 describe('the command reference', () => {

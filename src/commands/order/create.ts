@@ -77,17 +77,18 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const created = await orders.create({...fields, ...terminal, total_fee, expireSeconds: flags.expire})
     this.log(createdView(created))
     // Asked for (--qr), it is drawn wherever output goes; by default only on a terminal, and said when not.
-    const draw = flags.qr ?? (Boolean(this.io.stdout.isTTY) && !this.jsonEnabled())
+    const notAsked = this.#qrNotAsked(flags.qr)
     const {showQr, terminalStyle} = await import('../../lib/render/qr.js')
     const style = (flags['qr-style'] as QrStyle | undefined) ?? terminalStyle()
-    const qr = await showQr(created, {draw, style, file: flags['qr-out']})
+    const qr = await showQr(created, {notAsked, style, file: flags['qr-out']})
     if (qr.drawn && this.jsonEnabled()) this.note(qr.drawn)
     else if (qr.drawn) this.log(qr.drawn)
     else if (flags.qr === undefined && !this.jsonEnabled() && !flags['qr-out'] && !qr.notes.length)
       this.note('QR code not drawn: stdout is not a terminal. --qr draws it anyway; --qr-out FILE saves the image.')
     qr.notes.forEach((note) => this.note(note))
     orders.noteQr(created, {
-      drawn: qr.drawn ? (this.jsonEnabled() ? 'stderr' : 'terminal') : undefined,
+      drawn: qr.drawn ? (this.jsonEnabled() ? 'stderr' : this.io.stdout.isTTY ? 'terminal' : 'stdout') : undefined,
+      not_drawn: qr.not_drawn,
       file: qr.qr_file,
     })
     if (!flags.wait) return {...created, qr_file: qr.qr_file}
@@ -97,5 +98,12 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     status.end()
     this.present({...waitView(created, found, this.profile), outcome: waitEnded(found)})
     return {...created, qr_file: qr.qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
+  }
+
+  /** Why the QR code is not asked for: --no-qr; by default, stdout is the --json document, or not a terminal. */
+  #qrNotAsked(asked: boolean | undefined): string | undefined {
+    if (asked !== undefined) return asked ? undefined : '--no-qr was given'
+    if (this.jsonEnabled()) return 'stdout was the --json document'
+    return this.io.stdout.isTTY ? undefined : 'stdout was not a terminal'
   }
 }

@@ -14,6 +14,7 @@ import {
   DEFAULT_GATEWAY_ZONE,
   readAmountText,
   toMinorUnits,
+  zoneName,
 } from '../gateway/protocol/index.js'
 
 type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
@@ -74,8 +75,11 @@ export const profileFlags = {
   }),
 }
 
-/** The flags of `order list` and `refund list`: which part of the history, checked again or not, and where to write it. */
-export const listFlags = (states: readonly string[]) => ({
+/**
+ * The flags of `order list` and `refund list`: which part of the history, checked again or not,
+ * and where to write it. `amount`: what --amount selects, in the list's words.
+ */
+export const listFlags = (states: readonly string[], amount: string) => ({
   since: Flags.string({description: 'from this time: a date, a date and time, today, yesterday, or 30m, 24h, 7d ago'}),
   until: Flags.string({description: 'before this time (same forms as --since)'}),
   channel: Flags.string({description: 'only this channel', options: [...ALL_CHANNELS]}),
@@ -84,9 +88,7 @@ export const listFlags = (states: readonly string[]) => ({
     options: [...states],
   }),
   refresh: Flags.boolean({description: 'ask the gateway for the state of each listed order or refund first'}),
-  amount: Flags.string({
-    description: 'only of this amount (150.50, or ฿150.50 for one currency): the order total, or the refund',
-  }),
+  amount: Flags.string({description: `${amount} (150.50, or ฿150.50 for one currency)`}),
   payer: Flags.string({description: 'only orders of this payer (an openid), where a query or notification showed it'}),
   out: Flags.string({description: 'also write the list to this file, .csv or .xlsx'}),
   bom: fileFlags().bom,
@@ -272,6 +274,24 @@ export function orderReference(
   if (given === 0) throw usageError('Name the order: MCH_ORDER_NO, --gw-order-no or --channel-order-no.')
   if (given > 1) throw usageError('Name the order one way only: MCH_ORDER_NO, --gw-order-no or --channel-order-no.')
   return ref
+}
+
+/**
+ * The zone `--zone` names for the times of a view: undefined for this machine's (`local`, the
+ * default), the profile's gateway zone (`gateway`: the customer's clock, as the gateway and the
+ * wallet's receipts write times), or any IANA name (a customer abroad).
+ */
+export function zoneOf(text: string | undefined, gatewayZone: string): string | undefined {
+  const said = text?.trim().toLowerCase()
+  if (said === undefined || said === 'local') return undefined
+  if (said === 'gateway') return gatewayZone
+  const zone = zoneName(text!)
+  if (!zone)
+    throw usageError(
+      `--zone ${quoted(text)} is not a time zone.`,
+      "Give local (this machine's clock, the default), gateway (the gateway's, as receipts show times) or an IANA name like Asia/Bangkok.",
+    )
+  return zone
 }
 
 /** Pacing of batch work (bulk refunds, reconcile): how many requests in flight, how many started per second. */

@@ -42,6 +42,8 @@ export interface ListedOrder {
   /** The state last known (after --refresh: the gateway's now); undefined for orders of earlier versions never queried since. */
   state?: string
   state_at?: string
+  /** The payer, as a query or notification showed it (what --payer selects by). */
+  openid?: string
   /** Why the refresh of this order failed (its state is the one known before). */
   refresh_failed?: string
   [REFRESH_OUTCOME]?: Outcome
@@ -62,6 +64,7 @@ export const ORDER_LIST_COLUMNS = [
   'fee_type',
   'state',
   'state_at',
+  'openid',
 ] as const
 
 export const orderListRow = (o: ListedOrder) => ({...o, total_amount: {minor: o.total_fee, currency: o.fee_type}})
@@ -99,6 +102,7 @@ function* listedOrders(history: GatewayHistory, appid: string, filter: ListFilte
       fee_type: o.fee_type,
       state: o.state,
       state_at: local(o.state_at),
+      openid: o.openid,
       ...(o.unattributed ? {unattributed: true as const} : {}),
     }
   }
@@ -199,6 +203,7 @@ export function listOrders(
     else {
       order.state = found.record.result
       order.state_at = isoTime()
+      order.openid = found.record.openid ?? order.openid
     }
   }
   const count = () => history.count('orders', selectionOf(filter))

@@ -30,6 +30,11 @@ import {
   referenceWords,
 } from './reference.js'
 
+/** The words of a command asking about an order by another of its numbers (a hint's command). */
+type AskingAgain = (ref: OrderReference) => (string | number)[]
+
+const orderQueryBy: AskingAgain = (ref) => ['order', 'query', ...referenceWords(ref)]
+
 /** An order query that answers NOTSURE is asked again, a little later each time. */
 const NOTSURE_RETRY: RetryPolicy = {tries: 4, delayMs: linearBackoff(300)}
 
@@ -142,8 +147,14 @@ export class OrderService {
     )
   }
 
-  /** How a created order's QR code reached the payer's side: drawn (on the terminal or stderr), saved to a file, or neither. */
-  noteQr(created: CreatedOrder, qr: {drawn?: 'terminal' | 'stderr'; file?: string}): void {
+  /**
+   * How a created order's QR code reached the payer's side, for the order's story: drawn (on the
+   * terminal, stdout or stderr) or why not, saved to a file, and the code_url it encodes.
+   */
+  noteQr(
+    created: CreatedOrder,
+    qr: {drawn?: 'terminal' | 'stdout' | 'stderr'; not_drawn?: string; file?: string},
+  ): void {
     this.history.noteEvent(created.order.mch_order_no, 'qr', {...qr, code_url: created.order.code_url})
   }
 
@@ -167,7 +178,12 @@ export class OrderService {
     return known ? {channel: known.channel, source: 'history'} : {source: 'discovered'}
   }
 
-  async find(ref: OrderReference, channel?: string): Promise<FoundOrder> {
+  /**
+   * The order `ref` names, as the gateway shows it now, on `channel` or the one the history knows,
+   * else on each channel in turn. `asking` gives the words of the command that would ask by
+   * another number (the hint for a gateway's number given as the merchant's).
+   */
+  async find(ref: OrderReference, channel?: string, asking: AskingAgain = orderQueryBy): Promise<FoundOrder> {
     const known = this.#knownChannel(ref, channel)
     const candidates = known.channel ? [known.channel] : CHANNELS_BY_OPERATION.order_query
     if (known.channel && !CHANNELS_BY_OPERATION.order_query.includes(known.channel)) {
@@ -178,8 +194,8 @@ export class OrderService {
     for (const candidate of candidates) {
       const answer = await this.#query(ref, candidate)
       if (answer.status === 'success') {
-        const {mch_order_no: number, result, openid, time_end} = answer.data
-        if (number) this.history.noteOrderState(number, result, {by: 'query', openid, time_end})
+        const {mch_order_no: number, result, openid, time_end, channel_order_no} = answer.data
+        if (number) this.history.noteOrderState(number, result, {by: 'query', openid, time_end, channel_order_no})
         return {record: answer.data, channel: candidate, channel_source: known.source}
       }
       if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND && known.source === 'discovered') continue
@@ -193,7 +209,7 @@ export class OrderService {
     const gatewayLike = number !== undefined && looksLikeGatewayNumber(number)
     throw new GwError('refused', `No channel knows order ${describeReference(ref)} (tried ${candidates.join(', ')}).`, {
       advice: gatewayLike
-        ? `${number} looks like the gateway's order number, not the merchant's: give it with --gw-order-no in place of the order, as in ${gwCommand(this.client.profile, 'order', 'query', '--gw-order-no', number)}`
+        ? `${number} looks like the gateway's order number, not the merchant's: give it with --gw-order-no in place of the order, as in ${gwCommand(this.client.profile, ...asking({gw_order_no: number}))}`
         : 'Check the order number and the profile (appid); give --channel if you know it.',
       details: {err_code: ORDER_NOT_FOUND},
     })

@@ -1,24 +1,29 @@
 /**
  * One order's story (`gw order timeline`): everything this machine knows of it, in time order,
- * from the history (made, by which profile and command; its QR code drawn or saved; each query's
- * state; each notification a listener verified or rejected; each refund with its number, amount,
- * outcome, who made it and the gateway's refund number that proves it; closed), and with
- * `refresh` what the gateway says now (the order's state, its refunds, those made elsewhere too).
- * Services only: the view is render/timeline.
+ * from the history (made, by which profile and command; its QR code drawn or saved, or why not;
+ * queries, those in a row showing one state told once; each notification a listener verified or
+ * rejected; each refund with its number, amount, outcome, who made it and the gateway's refund
+ * number that proves it; closed), and with `refresh` what the gateway says now (the order's state,
+ * when it was paid and by whom, its refunds, those made elsewhere too); then what it adds up to,
+ * counting as refunded only what the gateway showed. Every time on one zone's clock. Services
+ * only: the view is render/timeline.
  */
-import {GwError, gwCommand} from '../errors.js'
-import {decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
+import {GwError, type SuggestedFor, gwCommand} from '../errors.js'
+import {PAID_ORDER_STATES, decimalOf, isoTimeIn, localZone, normalizeRefundState} from '../gateway/protocol/index.js'
 import {hasRefundQuery} from '../refunds/lookup.js'
 import type {RefundService} from '../refunds/service.js'
+import type {GatewayHistory} from '../store/history.js'
 import type {EventEntry, OrderEntry} from '../store/records.js'
-import {type OrderReference, describeReference} from './reference.js'
+import {type OrderReference, describeReference, looksLikeGatewayNumber, referenceWords} from './reference.js'
 import type {FoundOrder} from './service.js'
 
 /** A line of the story; each kind carries its own facts. */
 export type TimelineEntry = {at: string} & (
   | {kind: 'made'; profile?: string; command?: string; live?: boolean}
-  | {kind: 'qr'; drawn?: string; file?: string}
-  | {kind: 'queried'; state: string}
+  /** Drawn (where), or why not; saved to a file; the code_url it encodes (the gateway's). */
+  | {kind: 'qr'; drawn?: string; not_drawn?: string; file?: string; code_url?: string}
+  /** Queries in a row that showed the same state are one line: how many, and when the last was (`last_at`). */
+  | {kind: 'queried'; state: string; count?: number; last_at?: string}
   /** The gateway's time_end, once however many queries and notifications showed it. */
   | {kind: 'paid'; openid?: string; shown_by: ('query' | 'notification')[]}
   | {kind: 'notified'; verdict: string; reason?: string; retry?: number; listener?: string}
@@ -45,6 +50,8 @@ export type TimelineEntry = {at: string} & (
 export interface Timeline {
   mch_order_no: string
   gw_order_no?: string
+  /** The channel's number of the order (a wallet's receipt shows it), as a query showed it. */
+  channel_order_no?: string
   channel?: string
   total_fee?: number
   total_amount?: string
@@ -56,7 +63,43 @@ export interface Timeline {
   /** This machine made the order (else it knows it from a query, a notification or a refund). */
   made_here: boolean
   refreshed: boolean
+  /** The zone every time is written in (its clock and offset): this machine's, the gateway's or one named. */
+  zone: string
   entries: TimelineEntry[]
+  /** What the story adds up to, once the order took money (its total known). */
+  totals?: Totals
+}
+
+/** A refund not proven either way: as this machine recorded it, or the gateway shows it now. */
+interface Unproven {
+  mch_refund_no: string
+  status: string
+  refund_fee?: number
+  refund_amount?: string
+  /** Recorded by an earlier gw that did not record the gateway: maybe another gateway's. */
+  unattributed?: true
+}
+
+/**
+ * Paid, refunded and left, in the order's currency. `refunded` counts only refunds the gateway
+ * showed succeeded; refunds not proven either way (sent with no outcome yet, processing, not
+ * confirmable on a channel without a refund query, or recorded by an earlier gw without the
+ * gateway) are said apart, never counted.
+ */
+export interface Totals {
+  fee_type: string
+  paid_fee: number
+  paid_amount?: string
+  /** Undefined when the refunds are not known here (refunds_not_known says why). */
+  refunded_fee?: number
+  refunded_amount?: string
+  left_fee?: number
+  left_amount?: string
+  /** Refunds not proven either way, and their amount (of those whose amount is known). */
+  unproven?: Unproven[]
+  unproven_fee?: number
+  unproven_amount?: string
+  refunds_not_known?: string
 }
 
 /** The facts an event carries, as recorded (the history's JSON). */
@@ -69,8 +112,12 @@ function fromEvent(event: EventEntry): TimelineEntry[] {
   switch (event.kind) {
     case 'made':
       return [{at, kind: 'made', profile: text('profile'), command: text('command'), live: d.live === true}]
-    case 'qr':
-      return [{at, kind: 'qr', drawn: text('drawn'), file: text('file')}]
+    case 'qr': {
+      const drawn = text('drawn')
+      // An earlier gw recorded a QR not drawn without saying why.
+      const not_drawn = drawn ? undefined : (text('not_drawn') ?? 'why was not recorded')
+      return [{at, kind: 'qr', drawn, not_drawn, file: text('file'), code_url: text('code_url')}]
+    }
     case 'queried': {
       const paid = text('time_end')
       const payment: TimelineEntry[] = paid
@@ -109,35 +156,34 @@ const timeOf = (entry: TimelineEntry) => {
 }
 
 /**
- * The story of the order `ref` names (merchant or gateway number). `refresh`: the gateway is asked
- * first (the order, and its refunds by the numbers this machine knows), and what it says is part
- * of the story. Throws a usage error when neither this machine nor (with refresh) the gateway knows it.
+ * The story of the order `ref` names (by any of its numbers; a number given as the merchant's is
+ * also looked for as the gateway's and the channel's). `refresh`: the gateway is asked first (the
+ * order, and its refunds by the numbers this machine knows), and what it says is part of the story:
+ * when it was paid and by whom, on a desk that did not make the order too. Throws a usage error
+ * when neither this machine nor (with refresh) the gateway knows it.
  */
 export async function orderTimeline(
   refunds: RefundService,
   ref: OrderReference,
-  options: {refresh: boolean; channel?: string},
+  options: {refresh: boolean; channel?: string; zone?: string},
 ): Promise<Timeline> {
   const {history} = refunds
+  const profile = refunds.client.profile
+  const named = knownAs(history, ref)
   let found: FoundOrder | undefined
   let gatewayRefunds
   if (options.refresh) {
-    found = await refunds.orders.find(ref, options.channel)
+    const timelineBy = (again: OrderReference) => ['order', 'timeline', ...referenceWords(again), '--refresh']
+    found = await refunds.orders.find(named, options.channel, timelineBy)
     gatewayRefunds = await refunds.queries.refundsOf(found)
   }
   // Asked after the refresh: the query's own line is in the story.
-  const known = found?.record.mch_order_no ? {mch_order_no: found.record.mch_order_no} : ref
+  const known = found?.record.mch_order_no ? {mch_order_no: found.record.mch_order_no} : named
   const story = history.story(known)
-  if (!found && !story.order && !story.events.length && !story.refunds.length) {
-    const named = ref.mch_order_no
-      ? [ref.mch_order_no]
-      : ref.gw_order_no
-        ? ['--gw-order-no', ref.gw_order_no]
-        : ['--channel-order-no', ref.channel_order_no ?? '']
+  if (!found && !story.order && !story.events.length && !story.refunds.length)
     throw new GwError('usage', `This machine knows nothing of order ${describeReference(ref)}.`, {
-      advice: `Ask the gateway too: ${gwCommand(refunds.client.profile, 'order', 'timeline', ...named, '--refresh')}`,
+      advice: askTheGateway(profile, ref),
     })
-  }
   const order: Partial<OrderEntry> = story.order ?? {}
   const record = found?.record
   const fee_type = record?.fee_type ?? order.fee_type
@@ -145,6 +191,9 @@ export async function orderTimeline(
   const entries: TimelineEntry[] = story.events.flatMap(fromEvent)
   if (story.order && !story.events.some((event) => event.kind === 'made'))
     entries.push({at: story.order.at, kind: 'made'})
+  // What the gateway's answer holds, whoever made the order: when it was paid, and by whom.
+  if (record?.time_end && PAID_ORDER_STATES.includes(record.result))
+    entries.push({at: record.time_end, kind: 'paid', openid: record.openid, shown_by: ['query']})
   const gatewayOf = new Map((gatewayRefunds ?? []).map((refund) => [refund.mch_refund_no, refund]))
   for (const refund of story.refunds) {
     const shown = gatewayOf.get(refund.mch_refund_no)
@@ -187,26 +236,127 @@ export async function orderTimeline(
   // The same time: in the order things happen (made before its QR, a payment before its notification).
   const order_of_kinds = ['made', 'qr', 'paid', 'notified', 'queried', 'refund', 'closed']
   entries.sort((a, b) => timeOf(a) - timeOf(b) || order_of_kinds.indexOf(a.kind) - order_of_kinds.indexOf(b.kind))
+  const zone = options.zone ?? localZone()
+  const inZone = (at: string) => inOneForm(at, zone)
+  const state = record?.result ?? order.state
+  const told = foldQueries(onePayment(entries))
   return {
     mch_order_no: record?.mch_order_no ?? order.mch_order_no ?? ref.mch_order_no ?? '',
     gw_order_no: record?.gw_order_no ?? order.gw_order_no ?? ref.gw_order_no,
+    channel_order_no: record?.channel_order_no ?? order.channel_order_no ?? ref.channel_order_no,
     channel: found?.channel ?? order.channel,
     total_fee,
     total_amount: decimalOf(total_fee, fee_type),
     fee_type,
-    state: record?.result ?? order.state,
-    state_at: found ? isoTime() : order.state_at && inOneForm(order.state_at),
+    state,
+    state_at: found ? isoTimeIn(new Date(), zone) : order.state_at && inZone(order.state_at),
     openid: record?.openid ?? order.openid,
     made_here: Boolean(story.order),
     refreshed: Boolean(found),
-    entries: onePayment(entries).map((entry) => ({...entry, at: inOneForm(entry.at)})),
+    zone,
+    entries: told.map((entry) =>
+      entry.kind === 'queried' && entry.last_at
+        ? {...entry, at: inZone(entry.at), last_at: inZone(entry.last_at)}
+        : {...entry, at: inZone(entry.at)},
+    ),
+    totals: totalsOf(told, {state, total_fee, fee_type}),
   }
 }
 
-/** A time in the one form gw writes (ISO 8601 to the second, with this machine's offset); text that is not a time, as it is. */
-function inOneForm(at: string): string {
+/**
+ * The order as this machine's history knows it: a number given as the merchant's may be the
+ * gateway's or the channel's (a wallet's receipt shows those), taken as such when the history holds it.
+ */
+function knownAs(history: GatewayHistory, ref: OrderReference): OrderReference {
+  const number = ref.mch_order_no
+  if (!number || history.findOrder(ref)) return ref
+  const order = history.findOrder({gw_order_no: number}) ?? history.findOrder({channel_order_no: number})
+  return order ? {mch_order_no: order.mch_order_no} : ref
+}
+
+/**
+ * The advice for an order this machine knows nothing of: the command that asks the gateway, by
+ * the number as given, or, for one that looks like the gateway's (all digits, 16 or more), by that.
+ */
+function askTheGateway(profile: SuggestedFor, ref: OrderReference): string {
+  const number = ref.mch_order_no
+  const ask = (words: string[]) => gwCommand(profile, 'order', 'timeline', ...words, '--refresh')
+  if (!number || !looksLikeGatewayNumber(number)) return `Ask the gateway too: ${ask(referenceWords(ref))}`
+  return `${number} looks like the gateway's order number (a wallet's receipt shows the channel's: give that with --channel-order-no). Ask the gateway by it: ${ask(['--gw-order-no', number])}`
+}
+
+/** A time in the one form gw writes (ISO 8601 to the second, with the offset of `zone`); text that is not a time, as it is. */
+function inOneForm(at: string, zone: string): string {
   const ms = Date.parse(at)
-  return Number.isNaN(ms) ? at : isoTime(new Date(ms))
+  return Number.isNaN(ms) ? at : isoTimeIn(new Date(ms), zone)
+}
+
+/**
+ * Support's own lookups, told once: queries in a row (nothing else between them) that showed the
+ * same state are one line, with how many and when the last was. --json tells the story the same
+ * way; no query is lost from it (`count`).
+ */
+function foldQueries(entries: TimelineEntry[]): TimelineEntry[] {
+  const told: TimelineEntry[] = []
+  for (const entry of entries) {
+    const last = told.at(-1)
+    if (entry.kind === 'queried' && last?.kind === 'queried' && last.state === entry.state) {
+      told[told.length - 1] = {...last, count: (last.count ?? 1) + 1, last_at: entry.at}
+    } else told.push(entry)
+  }
+  return told
+}
+
+/** Refund states that prove money went back (the gateway showed it), and those that prove none did. */
+const PROVEN = new Set(['SUCCESS', 'refunded'])
+const NOT_MADE = new Set(['FAIL', 'failed', 'absent'])
+
+/**
+ * What the story adds up to: paid (once the order took money), refunded as proven, what is left,
+ * and refunds not proven either way apart. Undefined for an order that took no money, or whose
+ * total is not known.
+ */
+function totalsOf(
+  entries: TimelineEntry[],
+  order: {state?: string; total_fee?: number; fee_type?: string},
+): Totals | undefined {
+  const paid = PAID_ORDER_STATES.includes(order.state ?? '') || entries.some((entry) => entry.kind === 'paid')
+  const {total_fee, fee_type} = order
+  if (!paid || total_fee === undefined || !fee_type) return undefined
+  let refunded = 0
+  let unprovenFee = 0
+  const unproven: Unproven[] = []
+  for (const entry of entries) {
+    if (entry.kind !== 'refund') continue
+    // The gateway's word now (with refresh) over what this machine recorded.
+    const status = entry.gateway_state ?? entry.status
+    if (NOT_MADE.has(status)) continue
+    if (PROVEN.has(status) && !entry.unattributed && entry.refund_fee !== undefined) refunded += entry.refund_fee
+    else {
+      const {mch_refund_no, refund_fee, refund_amount, unattributed} = entry
+      unproven.push({mch_refund_no, status, refund_fee, refund_amount, ...(unattributed ? {unattributed} : {})})
+      unprovenFee += refund_fee ?? 0
+    }
+  }
+  const amount = (fee: number) => decimalOf(fee, fee_type)
+  const base = {fee_type, paid_fee: total_fee, paid_amount: amount(total_fee)}
+  // A refunded order none of whose refunds this machine can name: the gateway lists them only when asked by one.
+  if (order.state === 'REFUND' && !refunded && !unproven.length)
+    return {
+      ...base,
+      refunds_not_known:
+        "the order is REFUND, refunded in part or whole by refunds this machine did not make: the gateway lists them when asked with one of their numbers (gw refund query's --mch-refund-no, a number from the merchant platform)",
+    }
+  const left = total_fee - refunded
+  const apart = unproven.length ? {unproven, unproven_fee: unprovenFee, unproven_amount: amount(unprovenFee)} : {}
+  return {
+    ...base,
+    refunded_fee: refunded,
+    refunded_amount: amount(refunded),
+    left_fee: left,
+    left_amount: amount(left),
+    ...apart,
+  }
 }
 
 /** The payment once per time_end, with every kind of answer that showed it (the payer from any of them). */

@@ -31,6 +31,9 @@ export interface ListedRefund {
   refund_fee: number
   refund_amount?: string
   fee_type?: string
+  /** The total of its order, where this machine knows it (what --amount also matches). */
+  total_fee?: number
+  total_amount?: string
   /** As the history says (refunded, processing, failed, unknown, intent...), or after --refresh as the gateway says. */
   status: string
   gw_refund_no?: string
@@ -83,6 +86,8 @@ function* listedRefunds(history: GatewayHistory, appid: string, filter: ListFilt
       refund_fee: r.refund_fee,
       refund_amount: decimalOf(r.refund_fee, r.fee_type),
       fee_type: r.fee_type,
+      total_fee: r.total_fee,
+      total_amount: decimalOf(r.total_fee, r.fee_type),
       status,
       gw_refund_no: r.gw_refund_no,
       source: r.source,

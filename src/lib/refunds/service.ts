@@ -45,11 +45,18 @@ export interface PlannedRefund {
   number_given?: boolean
 }
 
-/** What the history records of a refund. */
-type HistoryFacts = Pick<
-  PlannedRefund,
-  'mch_order_no' | 'gw_order_no' | 'channel' | 'mch_refund_no' | 'refund_fee' | 'fee_type'
->
+/** What the history records of a refund: one known from a bulk journal may lack its channel and its order's total. */
+type HistoryFacts = Pick<PlannedRefund, 'mch_order_no' | 'gw_order_no' | 'mch_refund_no' | 'refund_fee' | 'fee_type'> &
+  Partial<Pick<PlannedRefund, 'channel' | 'total_fee'>>
+
+/**
+ * A refund's facts as the history records them. An order total of 0 is one the order query did
+ * not give (plannedFrom): not recorded, so the history fills it from the order where it knows it.
+ */
+function historyFacts(planned: HistoryFacts) {
+  const {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, total_fee} = planned
+  return {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, total_fee: total_fee || undefined}
+}
 
 /**
  * `not_confirmable`: sent, and the gateway holds its number, but the channel gives no way to
@@ -220,9 +227,7 @@ export class RefundService {
    * (LocalStateError) when the history cannot take it: then the refund is not sent.
    */
   recordIntent(planned: PlannedRefund, source: string): void {
-    const {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type} = planned
-    const entry = {appid: this.appid, mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, source}
-    this.history.recordIntent(entry)
+    this.history.recordIntent({...historyFacts(planned), source})
   }
 
   /**
@@ -232,23 +237,12 @@ export class RefundService {
    * may lack its channel, and carries when it was sent.
    */
   recordOutcome(
-    planned: Omit<HistoryFacts, 'channel'> & {channel?: string},
+    planned: HistoryFacts,
     status: RefundEntryStatus,
     extra: {source: string; gw_refund_no?: string; at?: string},
     credit = true,
   ): Recorded {
-    const {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type} = planned
-    const entry = {
-      appid: this.appid,
-      mch_order_no,
-      gw_order_no,
-      channel,
-      mch_refund_no,
-      refund_fee,
-      fee_type,
-      status,
-      ...extra,
-    }
+    const entry = {...historyFacts(planned), status, ...extra}
     return this.history.recordOutcome(entry, {sync: extra.source === 'refund create', credit})
   }
 

@@ -6,6 +6,7 @@ import {type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, describeOrderState, formatAmount} from '../gateway/protocol/index.js'
 import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
+import {shown} from '../untrusted.js'
 import {fields} from './fields.js'
 import {table} from './table.js'
 import {listCount, listedState, unattributedNote} from './words.js'
@@ -111,6 +112,30 @@ export function orderListView(
     // The state is what gw last learned, and when: a made order is NOTPAY until a query or the listener says more.
     o.state_at ?? '',
     o.gw_order_no ?? '',
+    o.openid === undefined ? '' : payerShown(o.openid).text,
   ])
-  return `${table(['made', 'order', 'amount', 'channel', 'state', 'as of', 'gateway order'], rows)}\n${listCount(orders.length, total, 'order', inFile)}${unattributedNote(orders)}`
+  const head = ['made', 'order', 'amount', 'channel', 'state', 'as of', 'gateway order', 'payer']
+  const shortened = orders.some((o) => o.openid !== undefined && payerShown(o.openid).shortened)
+    ? `\npayer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
+    : ''
+  return `${table(head, rows)}\n${listCount(orders.length, total, 'order', inFile)}${unattributedNote(orders)}${shortened}`
+}
+
+const PAYER_WHOLE = 16
+const PAYER_HEAD = 8
+const PAYER_TAIL = 4
+
+/**
+ * A payer's openid in a list's column: shown safely (the gateway's text: no control reaches the
+ * terminal), and when long (a WeChat openid is 28 characters) its first and last characters,
+ * enough to tell payers apart at a glance; --payer takes it whole, from --json or --out.
+ */
+function payerShown(openid: string): {text: string; shortened: boolean} {
+  // The protocol bounds an openid at 128 characters: shown whole, then cut.
+  const characters = [...shown(openid, 1000)]
+  if (characters.length <= PAYER_WHOLE) return {text: characters.join(''), shortened: false}
+  return {
+    text: `${characters.slice(0, PAYER_HEAD).join('')}…${characters.slice(-PAYER_TAIL).join('')}`,
+    shortened: true,
+  }
 }

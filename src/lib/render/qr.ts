@@ -48,20 +48,26 @@ export function drawQr(text: string, style: QrStyle): string {
 }
 
 /**
- * The QR of a created order for people: drawn when `draw` (and there is one to draw), saved
- * to `file` when given, with a note when no QR can be shown.
+ * The QR of a created order for people: drawn unless `notAsked` says why it was not asked for
+ * (and there is one to draw), saved to `file` when given, with a note when no QR can be shown.
+ * `not_drawn`: why it was not drawn, in words, for the order's story.
  */
 export async function showQr(
   created: CreatedOrder,
-  options: {draw: boolean; style: QrStyle; file?: string},
-): Promise<{drawn?: string; notes: string[]; qr_file?: string}> {
+  options: {notAsked?: string; style: QrStyle; file?: string},
+): Promise<{drawn?: string; not_drawn?: string; notes: string[]; qr_file?: string}> {
   const notes: string[] = []
   const why = qrNote(created, Boolean(options.file))
   if (why) notes.push(why)
   const codeUrl = created.order.code_url
-  const drawn = !why && options.draw && codeUrl ? drawQr(codeUrl, options.style) : undefined
-  if (!options.file || created.qr_lost) return {drawn, notes}
+  const not_drawn = why
+    ? created.qr_lost
+      ? 'the answer carrying it was lost'
+      : `${created.channel}'s code_url is an image to show, not text to encode`
+    : (options.notAsked ?? (codeUrl ? undefined : 'the gateway gave no code_url'))
+  const drawn = not_drawn === undefined && codeUrl ? drawQr(codeUrl, options.style) : undefined
+  if (!options.file || created.qr_lost) return {drawn, not_drawn, notes}
   const type = await saveQrImage(created, options.file)
   notes.push(`QR image (${type}) saved to ${options.file}`)
-  return {drawn, notes, qr_file: options.file}
+  return {drawn, not_drawn, notes, qr_file: options.file}
 }

@@ -258,9 +258,11 @@ export function refundListView(
     r.mch_refund_no,
     r.mch_order_no,
     formatAmount(r.refund_fee, r.fee_type),
+    r.total_fee === undefined ? '' : formatAmount(r.total_fee, r.fee_type),
     listedState(r.status, r),
     r.gw_refund_no ?? '',
     r.source ?? '',
   ])
-  return `${table(['made', 'refund', 'order', 'amount', 'status', 'gateway refund', 'made by'], rows)}\n${listCount(refunds.length, total, 'refund', inFile)}${unattributedNote(refunds)}`
+  const head = ['made', 'refund', 'order', 'amount', 'order total', 'status', 'gateway refund', 'made by']
+  return `${table(head, rows)}\n${listCount(refunds.length, total, 'refund', inFile)}${unattributedNote(refunds)}`
 }

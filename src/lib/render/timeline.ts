@@ -1,13 +1,14 @@
-/** `gw order timeline` for people: the order in one line, then its story, a line each, oldest first. */
-import {describeOrderState, formatAmount, isoTime} from '../gateway/protocol/index.js'
-import type {Timeline, TimelineEntry} from '../orders/timeline.js'
+/**
+ * `gw order timeline` for people: the order in one line, then its story, a line each, oldest
+ * first, then what it adds up to (paid, refunded, left).
+ */
+import {describeOrderState, formatAmount} from '../gateway/protocol/index.js'
+import type {Timeline, TimelineEntry, Totals} from '../orders/timeline.js'
+import {plural} from '../plural.js'
 import {fileShown, shown} from '../untrusted.js'
 
-/** A time as gw writes every time (this machine's offset, to the second); text that is not one, shown safely. */
-const when = (at: string) => {
-  const ms = Date.parse(at)
-  return Number.isNaN(ms) ? shown(at, 30) : isoTime(new Date(ms))
-}
+/** A time as the story gives it (in the one form, in the zone asked for); text that is not one (a record's), shown safely. */
+const when = (at: string) => shown(at, 30)
 
 function what(entry: TimelineEntry): [string, string] {
   switch (entry.kind) {
@@ -16,15 +17,16 @@ function what(entry: TimelineEntry): [string, string] {
       const profile = entry.profile ? `by profile ${shown(entry.profile, 40)}${by}` : `on this machine${by}`
       return ['made', `${profile}${entry.live ? ', LIVE' : ''}`]
     }
-    case 'qr':
-      return [
-        'QR code',
-        [entry.drawn && `drawn (${shown(entry.drawn, 20)})`, entry.file && `saved to ${fileShown(entry.file)}`]
-          .filter(Boolean)
-          .join(', ') || 'not drawn (stdout was not a terminal)',
-      ]
-    case 'queried':
-      return ['queried', `${shown(entry.state, 20)}: ${describeOrderState(entry.state)}`]
+    case 'qr': {
+      const drawn = entry.drawn ? `drawn (${shown(entry.drawn, 20)})` : `not drawn (${shown(entry.not_drawn, 80)})`
+      const file = entry.file ? `, saved to ${fileShown(entry.file)}` : ''
+      const code = entry.code_url ? `; code_url ${shown(entry.code_url, 200)}` : ''
+      return ['QR code', `${drawn}${file}${code}`]
+    }
+    case 'queried': {
+      const again = entry.count ? ` (${entry.count} times, the last at ${when(entry.last_at ?? '')})` : ''
+      return ['queried', `${shown(entry.state, 20)}: ${describeOrderState(entry.state)}${again}`]
+    }
     case 'paid':
       return [
         'paid',
@@ -68,6 +70,7 @@ export function timelineView(timeline: Timeline): string {
   const amount = formatAmount(timeline.total_fee, timeline.fee_type)
   const numbers = [
     timeline.gw_order_no && `gateway ${shown(timeline.gw_order_no, 40)}`,
+    timeline.channel_order_no && `channel order ${shown(timeline.channel_order_no, 40)}`,
     timeline.channel,
     timeline.total_fee !== undefined && amount,
   ].filter(Boolean)
@@ -86,5 +89,27 @@ export function timelineView(timeline: Timeline): string {
         `This machine's knowledge; add --refresh to ask the gateway now (the order, its refunds, those made elsewhere).`,
       ]
   const elsewhere = timeline.made_here ? [] : ['', 'This order was not made on this machine.']
-  return [head, ...lines, ...elsewhere, ...more].join('\n')
+  const totals = timeline.totals ? ['', ...totalsView(timeline.totals)] : []
+  return [head, ...lines, ...totals, ...elsewhere, ...more].join('\n')
+}
+
+/** "Paid 150.50 THB, refunded 75.25 THB, left 75.25 THB.", and the refunds not proven either way, apart. */
+function totalsView(totals: Totals): string[] {
+  const money = (fee: number | undefined) => formatAmount(fee, totals.fee_type)
+  const paid = `Paid ${money(totals.paid_fee)}`
+  if (totals.refunds_not_known) return [`${paid}; refunded: not known here: ${totals.refunds_not_known}.`]
+  const {unproven = []} = totals
+  const proven = unproven.length ? ' as the gateway showed it' : ''
+  const lines = [`${paid}, refunded ${money(totals.refunded_fee)}${proven}, left ${money(totals.left_fee)}.`]
+  if (unproven.length) {
+    const each = unproven.map(
+      (refund) =>
+        `${shown(refund.mch_refund_no, 40)} of ${money(refund.refund_fee)} (${shown(refund.status, 20)}${refund.unattributed ? ", recorded by an earlier gw: maybe another gateway's" : ''})`,
+    )
+    const ifMade = (totals.left_fee ?? 0) - (totals.unproven_fee ?? 0)
+    lines.push(
+      `Not proven either way, so not counted: ${plural(unproven.length, 'refund')}, ${each.join(', ')}; if made, ${money(ifMade)} is left.`,
+    )
+  }
+  return lines
 }

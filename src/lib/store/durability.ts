@@ -25,14 +25,14 @@ export interface Pending {
 
 /**
  * An order's state as a query or notification showed it, with what else it showed (the payer,
- * when it was paid), waiting to be recorded.
+ * when it was paid, the channel's number of it), waiting to be recorded.
  */
 export interface Seen {
   gateway: GatewayIdentity
   mchOrderNo: string
   state: string
   at: string
-  facts: {by: 'query' | 'notification' | 'close'; openid?: string; time_end?: string}
+  facts: {by: 'query' | 'notification' | 'close'; openid?: string; time_end?: string; channel_order_no?: string}
 }
 
 /**

@@ -20,8 +20,8 @@ import {type Selection, pages, paramsOf, recordOf} from './queries/lists.js'
 import {type EventEntry, type OrderEntry, type RefundEntry, isUnsettled} from './records.js'
 import type {Queries} from './queries/index.js'
 
-/** An order as a command names it: by the merchant's number or the gateway's. */
-type OrderNumbers = {mch_order_no?: string; gw_order_no?: string}
+/** An order as a command names it: by the merchant's number, the gateway's or the channel's. */
+type OrderNumbers = {mch_order_no?: string; gw_order_no?: string; channel_order_no?: string}
 
 /** A record of a list or a story: `unattributed` when it is from before gw recorded gateways (never used for money). */
 type Shown<T> = T & {unattributed?: true}
@@ -148,7 +148,7 @@ export class GatewayHistory {
     return this.core.commits.settle()
   }
 
-  /** The order made here on this gateway, by its merchant or gateway number. */
+  /** The order made here on this gateway, by its merchant, gateway or channel number (one a query or notification showed). */
   findOrder(ref: OrderNumbers): OrderEntry | undefined {
     const q = this.core.queries(true)
     const id = this.core.id(false)
@@ -157,7 +157,9 @@ export class GatewayHistory {
       ? q.orders.byMerchantNumber.get(id, ref.mch_order_no)
       : ref.gw_order_no
         ? q.orders.byGatewayNumber.get(id, ref.gw_order_no)
-        : undefined
+        : ref.channel_order_no
+          ? q.orders.byChannelNumber.get(id, ref.channel_order_no)
+          : undefined
     return recordOf<OrderEntry>('order', row as Record<string, unknown> | undefined, this.appid)
   }
 
@@ -195,7 +197,7 @@ export class GatewayHistory {
   }
 
   /**
-   * What this machine knows of one order, named by its merchant or gateway number: its record,
+   * What this machine knows of one order, named by any of its numbers: its record,
    * the refunds made here, the lines of its story (events), oldest first; and what records of
    * earlier versions of unknown gateway hold of that order number, marked.
    */

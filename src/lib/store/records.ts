@@ -30,6 +30,8 @@ const orderEntry = z.object({
   state_at: z.optional(time),
   /** The payer, as a query or a notification showed it (openid). */
   openid: z.optional(text),
+  /** The channel's number of the order (a wallet's receipt shows it), as a query or a notification showed it. */
+  channel_order_no: z.optional(text),
 })
 export type OrderEntry = z.infer<typeof orderEntry>
 
@@ -56,6 +58,8 @@ const refundEntry = z.object({
   /** Where it was made: `refund create`, or the file of a bulk run. */
   source: z.optional(text),
   at: time,
+  /** The total of its order, in the same currency, where it is known (the refund's answer, or the order made here). */
+  total_fee: z.optional(amount),
 })
 export type RefundEntry = z.infer<typeof refundEntry>
 

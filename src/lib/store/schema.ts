@@ -33,6 +33,9 @@ export const MIGRATIONS = [
   // versions knew only their appid: they go to that appid's gateway of unknown base URL and key
   // (both ''), until one gateway of the appid is certain (store.ts: adopt). An event has a key of
   // its own (what it says, of which order, when), so that merging the same records twice changes nothing.
+  // An order keeps the channel's number of it (wallet receipts show it) once a query or notification
+  // showed it; a refund keeps the total of its order (--amount 150.50 finds a 150.50 order's refunds),
+  // filled from the orders where the order is known.
   `CREATE TABLE gateways (
      id INTEGER PRIMARY KEY, appid TEXT NOT NULL, base_url TEXT NOT NULL, key TEXT NOT NULL, since TEXT NOT NULL,
      UNIQUE (appid, base_url, key));
@@ -46,24 +49,26 @@ export const MIGRATIONS = [
    CREATE TABLE orders_ (
      gateway INTEGER NOT NULL REFERENCES gateways (id), mch_order_no TEXT NOT NULL, gw_order_no TEXT,
      channel TEXT NOT NULL, total_fee INTEGER NOT NULL, fee_type TEXT NOT NULL,
-     at TEXT NOT NULL, at_ms INTEGER NOT NULL, state TEXT, state_at TEXT, openid TEXT,
+     at TEXT NOT NULL, at_ms INTEGER NOT NULL, state TEXT, state_at TEXT, openid TEXT, channel_order_no TEXT,
      UNIQUE (gateway, mch_order_no));
    INSERT INTO orders_ SELECT g.id, o.mch_order_no, o.gw_order_no, o.channel, o.total_fee, o.fee_type, o.at,
-       o.at_ms, o.state, o.state_at, o.openid
+       o.at_ms, o.state, o.state_at, o.openid, NULL
      FROM orders o JOIN gateways g ON g.appid = o.appid AND g.base_url = '' ORDER BY o.rowid;
    DROP TABLE orders;
    ALTER TABLE orders_ RENAME TO orders;
    CREATE INDEX orders_by_gateway_number ON orders (gateway, gw_order_no) WHERE gw_order_no IS NOT NULL;
    CREATE INDEX orders_by_time ON orders (gateway, at_ms);
    CREATE INDEX orders_by_payer ON orders (gateway, openid) WHERE openid IS NOT NULL;
+   CREATE INDEX orders_by_channel_number ON orders (gateway, channel_order_no) WHERE channel_order_no IS NOT NULL;
 
    CREATE TABLE refunds_ (
      gateway INTEGER NOT NULL REFERENCES gateways (id), mch_order_no TEXT NOT NULL, gw_order_no TEXT, channel TEXT,
      mch_refund_no TEXT NOT NULL, refund_fee INTEGER NOT NULL, fee_type TEXT, status TEXT,
-     gw_refund_no TEXT, source TEXT, at TEXT NOT NULL, at_ms INTEGER NOT NULL,
+     gw_refund_no TEXT, source TEXT, at TEXT NOT NULL, at_ms INTEGER NOT NULL, total_fee INTEGER,
      UNIQUE (gateway, mch_order_no, mch_refund_no));
    INSERT INTO refunds_ SELECT g.id, r.mch_order_no, r.gw_order_no, r.channel, r.mch_refund_no, r.refund_fee,
-       r.fee_type, r.status, r.gw_refund_no, r.source, r.at, r.at_ms
+       r.fee_type, r.status, r.gw_refund_no, r.source, r.at, r.at_ms,
+       (SELECT o.total_fee FROM orders o WHERE o.gateway = g.id AND o.mch_order_no = r.mch_order_no)
      FROM refunds r JOIN gateways g ON g.appid = r.appid AND g.base_url = '' ORDER BY r.rowid;
    DROP TABLE refunds;
    ALTER TABLE refunds_ RENAME TO refunds;

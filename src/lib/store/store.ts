@@ -276,18 +276,19 @@ export class LocalStore {
   /**
    * What the states seen change: a query of an order made here is a line of its story, whatever
    * it showed; its record moves when the state goes further than the one kept (see movesState),
-   * or when it shows the payer for the first time.
+   * or when it shows the payer, or the channel's number of the order, for the first time.
    */
   #changes(seen: Seen[]): Pending[] {
     const q = this.#open()
     return this.#db!.read(() => {
       // One question per gateway for all the orders seen (one each was 512 round trips into SQLite).
-      const known = new Map<string, {state: string | null; openid: string | null}>()
+      type Kept = {state: string | null; openid: string | null; channel_order_no: string | null}
+      const known = new Map<string, Kept>()
       const ids = new Map(seen.map((s) => [s.gateway, this.#idOf(s.gateway, false)]))
       for (const [gateway, id] of ids) {
         if (id === undefined) continue
         const numbers = JSON.stringify(seen.filter((s) => s.gateway === gateway).map((s) => s.mchOrderNo))
-        for (const row of q.orders.statesOf.all(id, numbers) as {mch_order_no: string; state: null; openid: null}[])
+        for (const row of q.orders.statesOf.all(id, numbers) as ({mch_order_no: string} & Kept)[])
           known.set(`${id}\n${row.mch_order_no}`, row)
       }
       return seen.flatMap(({gateway, mchOrderNo, state, at, facts}): Pending[] => {
@@ -307,13 +308,16 @@ export class LocalStore {
                 },
               ]
             : []
-        const payer = shown.openid && shown.openid !== was.openid ? shown.openid : undefined
-        if ((was.state === state || !movesState(was.state, state)) && !payer) return queried
+        const payer = shown.openid && shown.openid !== was.openid ? {openid: shown.openid} : undefined
+        // The channel's number is kept once known (a receipt names the order by it).
+        const number =
+          shown.channel_order_no && !was.channel_order_no ? {channel_order_no: shown.channel_order_no} : undefined
+        if ((was.state === state || !movesState(was.state, state)) && !payer && !number) return queried
         const row = q.orders.byMerchantNumber.get(id, mchOrderNo) as Record<string, unknown>
         const {type: _type, at: _at, state_at: _stateAt, ...order} = recordOf<OrderEntry>('order', row, appid)!
         // A payer shown with a state that proves less than the one kept: the payer is kept, the state stays.
         const moved = movesState(was.state, state) ? {state, state_at: at} : {}
-        const entry: OrderEntry = {type: 'order', ...order, ...moved, at, ...(payer ? {openid: payer} : {})}
+        const entry: OrderEntry = {type: 'order', ...order, ...moved, at, ...payer, ...number}
         return [...queried, {entry, gateway, credit: true}]
       })
     })
@@ -335,9 +339,10 @@ function columnsOf(entry: Entry, gateway: number, credit: boolean): Record<strin
     at_ms,
   }
   if (entry.type === 'order') {
-    const {total_fee, fee_type, state = null, state_at = null, openid = null} = entry
-    return {...common, total_fee, fee_type, state, state_at, openid}
+    const {total_fee, fee_type, state = null, state_at = null, openid = null, channel_order_no = null} = entry
+    return {...common, total_fee, fee_type, state, state_at, openid, channel_order_no}
   }
   const {mch_refund_no, refund_fee, fee_type = null, status = null, gw_refund_no = null, source = null} = entry
-  return {...common, mch_refund_no, refund_fee, fee_type, status, gw_refund_no, source, credit: credit ? 1 : 0}
+  const refund = {mch_refund_no, refund_fee, fee_type, status, gw_refund_no, source, total_fee: entry.total_fee ?? null}
+  return {...common, ...refund, credit: credit ? 1 : 0}
 }

@@ -4,7 +4,8 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {localZone} from '../../../src/lib/gateway/protocol/time.js'
+import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
 
 let world: GwWorld
 beforeAll(async () => {
@@ -75,5 +76,294 @@ describe('gw order timeline', () => {
     // eslint-disable-next-line no-control-regex -- the escape character is what must not be there
     expect(told.stdout).not.toMatch(/\u001b|\u0007/)
     expect(told.stdout).toContain('\\x1B[1A')
+  })
+})
+
+/** gw's one form of a time: ISO 8601 to the second with its offset. */
+const ONE_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/
+
+interface Story {
+  mch_order_no: string
+  gw_order_no?: string
+  channel_order_no?: string
+  state?: string
+  made_here: boolean
+  refreshed: boolean
+  entries: {at: string; kind: string; [fact: string]: unknown}[]
+}
+
+/** The command an advice ends with (`... : gw order timeline X --refresh`), run as printed: in this process, word by word. */
+async function runAdvice(stderr: string, after: string, env?: Record<string, string>) {
+  const line = stderr.split('\n').find((l) => l.includes(after))
+  expect(line, stderr).toBeDefined()
+  const command = line!.slice(line!.indexOf(after) + after.length).trim()
+  expect(command).toMatch(/^gw [\w\- ]+$/)
+  return {command, run: await world.run(command.split(' ').slice(1), {env})}
+}
+
+/** An order paid through the sandbox (not this machine), its numbers and payer as an order query shows them. */
+async function paidElsewhere(prefix: string, totalFee = 15_050) {
+  const [order] = await world.paidOrders(1, totalFee, prefix)
+  const queried = await world.run(['order', 'query', order!, '--json'], {env: world.machine().env})
+  expect(queried.code, queried.stderr).toBe(0)
+  type Record = {gw_order_no: string; channel_order_no: string; openid: string; time_end: string}
+  return {order: order!, ...queried.json<{record: Record}>().record}
+}
+
+describe('gw order timeline on a desk that did not make the order', () => {
+  it('--refresh tells when it was paid and by whom, as the gateway answered, in the text and in --json', async () => {
+    const paid = await paidElsewhere('TL-DESK')
+    const {env} = world.machine()
+    const told = await world.run(['order', 'timeline', paid.order, '--refresh'], {env})
+    expect(told.code, told.stderr).toBe(0)
+    expect(told.stdout).toMatch(
+      new RegExp(
+        `^Order ${paid.order} \\(gateway ${paid.gw_order_no}, channel order ${paid.channel_order_no}, wechat, 150\\.50 THB\\): SUCCESS as of \\S+ \\(asked now\\)`,
+      ),
+    )
+    expect(told.stdout).toContain(
+      `  ${paid.time_end}  paid       the gateway's time_end, as a query showed it; payer ${paid.openid}`,
+    )
+    expect(told.stdout).toContain('This order was not made on this machine.')
+    const json = await world.run(['order', 'timeline', paid.order, '--refresh', '--json'], {env})
+    const story = json.json<Story>()
+    expect(story).toMatchObject({made_here: false, refreshed: true, channel_order_no: paid.channel_order_no})
+    expect(story.entries).toEqual([{at: paid.time_end, kind: 'paid', openid: paid.openid, shown_by: ['query']}])
+    expect(story.entries[0]!.at).toMatch(ONE_FORM)
+  })
+
+  it('without --refresh: exit 2, and the advice, run as printed, asks the gateway', async () => {
+    const paid = await paidElsewhere('TL-ADVICE')
+    const {env} = world.machine()
+    const unknown = await world.run(['order', 'timeline', paid.order], {env})
+    expect(unknown.code).toBe(2)
+    const {command, run} = await runAdvice(unknown.stderr, 'Ask the gateway too: ', env)
+    expect(command).toBe(`gw order timeline ${paid.order} --refresh`)
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain(`paid       the gateway's time_end, as a query showed it; payer ${paid.openid}`)
+  })
+})
+
+describe('gw order timeline by any number of the order', () => {
+  it("knows an order made here by its gateway's number as the argument, and by the channel's once a query showed it", async () => {
+    const made = await world.run(orderCreate('TL-NUMBERS', 'wechat', '20.00'))
+    expect(made.code, made.stderr).toBe(0)
+    await world.pay('TL-NUMBERS')
+    const queried = await world.run(['order', 'query', 'TL-NUMBERS', '--json'])
+    const {gw_order_no, channel_order_no} = queried.json<{record: {gw_order_no: string; channel_order_no: string}}>()
+      .record
+    for (const named of [
+      [gw_order_no],
+      ['--gw-order-no', gw_order_no],
+      ['--channel-order-no', channel_order_no],
+      [channel_order_no],
+    ]) {
+      const told = await world.run(['order', 'timeline', ...named])
+      expect(told.code, `${named.join(' ')}: ${told.stderr}`).toBe(0)
+      expect(told.stdout).toMatch(/^Order TL-NUMBERS \(gateway \d+, channel order \d+, wechat, 20\.00 THB\): SUCCESS/)
+      expect(told.stdout).toContain('made       by profile sandbox (gw order create)')
+    }
+  })
+
+  it('--channel-order-no with --refresh asks the gateway by it, on a desk that did not make the order', async () => {
+    const paid = await paidElsewhere('TL-RECEIPT')
+    const {env} = world.machine()
+    const told = await world.run(
+      ['order', 'timeline', '--channel-order-no', paid.channel_order_no, '--refresh', '--json'],
+      {env},
+    )
+    expect(told.code, told.stderr).toBe(0)
+    expect(told.json<Story>()).toMatchObject({
+      mch_order_no: paid.order,
+      gw_order_no: paid.gw_order_no,
+      channel_order_no: paid.channel_order_no,
+      state: 'SUCCESS',
+    })
+  })
+
+  it("a gateway's number this desk does not know: the advice, with or without --refresh, names the timeline by --gw-order-no, and runs as printed", async () => {
+    const paid = await paidElsewhere('TL-GWNO')
+    const {env} = world.machine()
+    const local = await world.run(['order', 'timeline', paid.gw_order_no], {env})
+    expect(local.code).toBe(2)
+    const asked = await runAdvice(local.stderr, 'Ask the gateway by it: ', env)
+    expect(asked.command).toBe(`gw order timeline --gw-order-no ${paid.gw_order_no} --refresh`)
+    expect(asked.run.code, asked.run.stderr).toBe(0)
+    expect(asked.run.stdout).toMatch(new RegExp(`^Order ${paid.order} `))
+
+    const refreshed = await world.run(['order', 'timeline', paid.gw_order_no, '--refresh'], {env})
+    expect(refreshed.code).toBe(1)
+    expect(refreshed.stderr).not.toContain('gw order query')
+    const hinted = await runAdvice(refreshed.stderr, 'in place of the order, as in ', env)
+    expect(hinted.command).toBe(`gw order timeline --gw-order-no ${paid.gw_order_no} --refresh`)
+    expect(hinted.run.code, hinted.run.stderr).toBe(0)
+  })
+})
+
+describe("gw order timeline's QR code", () => {
+  it('says in --json what the text says: where it was drawn or why not, the file, and its code_url', async () => {
+    const cases: [string, string[], Record<string, unknown>, string][] = [
+      ['TL-QR-NO', ['--no-qr'], {not_drawn: '--no-qr was given'}, 'not drawn (--no-qr was given)'],
+      [
+        'TL-QR-JSON',
+        ['--json'],
+        {not_drawn: 'stdout was the --json document'},
+        'not drawn (stdout was the --json document)',
+      ],
+      ['TL-QR-PIPE', [], {not_drawn: 'stdout was not a terminal'}, 'not drawn (stdout was not a terminal)'],
+      ['TL-QR-ASKED', ['--qr'], {drawn: 'stdout'}, 'drawn (stdout)'],
+    ]
+    for (const [order, flags, said, text] of cases) {
+      const made = orderCreate(order, 'wechat', '5.00').filter((word) => word !== '--no-qr')
+      const created = await world.run([...made, ...flags, '--qr-out', join(world.configDir, `${order}.png`)])
+      expect(created.code, created.stderr).toBe(0)
+      const codeUrl =
+        /code_url: +(\S+)/.exec(created.stdout)?.[1] ?? created.json<{order: {code_url: string}}>().order.code_url
+      const story = (await world.run(['order', 'timeline', order, '--json'])).json<Story>()
+      expect(story.entries.find((e) => e.kind === 'qr')).toEqual({
+        at: expect.stringMatching(ONE_FORM),
+        kind: 'qr',
+        ...said,
+        file: join(world.configDir, `${order}.png`),
+        code_url: codeUrl,
+      })
+      const told = await world.run(['order', 'timeline', order])
+      expect(told.stdout).toContain(
+        `QR code    ${text}, saved to ${join(world.configDir, `${order}.png`)}; code_url ${codeUrl}`,
+      )
+    }
+  })
+  it('of an earlier gw, which did not record why it was not drawn: says so, never guesses', async () => {
+    const {dir, env} = world.machine()
+    writeFileSync(
+      join(dir, 'history.jsonl'),
+      [
+        line({type: 'order', mch_order_no: 'TL-QR-OLD', channel: 'wechat', total_fee: 500, fee_type: 'THB'}),
+        line({
+          type: 'event',
+          mch_order_no: 'TL-QR-OLD',
+          kind: 'qr',
+          detail: {code_url: 'weixin://wxpay/bizpayurl?pr=old'},
+        }),
+      ].join('\n'),
+    )
+    const story = (await world.run(['order', 'timeline', 'TL-QR-OLD', '--json'], {env})).json<Story>()
+    expect(story.entries.find((e) => e.kind === 'qr')).toMatchObject({
+      not_drawn: 'why was not recorded',
+      code_url: 'weixin://wxpay/bizpayurl?pr=old',
+    })
+  })
+})
+
+interface Totals {
+  paid_amount: string
+  refunded_amount?: string
+  left_amount?: string
+  unproven?: {mch_refund_no: string; status: string; refund_amount?: string}[]
+  unproven_amount?: string
+  refunds_not_known?: string
+}
+
+describe("gw order timeline's story told short", () => {
+  it('adds up: paid, refunded as proven, left; a refund not proven either way said apart, never counted', async () => {
+    const made = await world.run(orderCreate('TL-TOTALS', 'wechat', '150.50'))
+    expect(made.code, made.stderr).toBe(0)
+    await world.pay('TL-TOTALS')
+    expect((await world.run(['refund', 'create', 'TL-TOTALS', '--amount', '75.25'])).code).toBe(0)
+    const told = await world.run(['order', 'timeline', 'TL-TOTALS'])
+    expect(told.stdout).toContain('\n\nPaid 150.50 THB, refunded 75.25 THB, left 75.25 THB.\n')
+    // A refund whose answer and every lookup are lost: sent, outcome unknown.
+    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
+    const lost = await world.run(['refund', 'create', 'TL-TOTALS', '--amount', '10.00', '--json', '--timeout', '2'])
+    await world.faults('')
+    expect(lost.code, lost.stderr).toBe(5)
+    const unknown = lost.json<{mch_refund_no: string}>().mch_refund_no
+
+    const again = await world.run(['order', 'timeline', 'TL-TOTALS'])
+    expect(again.stdout).toContain('Paid 150.50 THB, refunded 75.25 THB as the gateway showed it, left 75.25 THB.')
+    expect(again.stdout).toContain(
+      `Not proven either way, so not counted: 1 refund, ${unknown} of 10.00 THB (unknown); if made, 65.25 THB is left.`,
+    )
+    const story = (await world.run(['order', 'timeline', 'TL-TOTALS', '--json'])).json<Story & {totals: Totals}>()
+    expect(story.totals).toMatchObject({
+      paid_amount: '150.50',
+      refunded_amount: '75.25',
+      left_amount: '75.25',
+      unproven: [{mch_refund_no: unknown, status: 'unknown', refund_amount: '10.00'}],
+      unproven_amount: '10.00',
+    })
+    // Asked now, the gateway shows it made: counted.
+    const refreshed = await world.run(['order', 'timeline', 'TL-TOTALS', '--refresh'])
+    expect(refreshed.stdout).toContain('Paid 150.50 THB, refunded 85.25 THB, left 65.25 THB.')
+  })
+
+  it('on a desk that cannot name the refunds of a refunded order, says refunded is not known here, and why', async () => {
+    const paid = await paidElsewhere('TL-NOTKNOWN')
+    expect(
+      (await world.run(['refund', 'create', paid.order, '--amount', '5.00'], {env: world.machine().env})).code,
+    ).toBe(0)
+    const {env} = world.machine()
+    const told = await world.run(['order', 'timeline', paid.order, '--refresh', '--json'], {env})
+    expect(told.json<{totals: Totals}>().totals).toMatchObject({paid_amount: '150.50'})
+    expect(told.json<{totals: Totals}>().totals.refunds_not_known).toMatch(/^the order is REFUND/)
+    expect(told.json<{totals: Totals}>().totals.refunded_amount).toBeUndefined()
+    const text = await world.run(['order', 'timeline', paid.order, '--refresh'], {env})
+    expect(text.stdout).toContain('Paid 150.50 THB; refunded: not known here: the order is REFUND')
+  })
+
+  it("folds support's own lookups: queries in a row showing the same state are one line with a count, in --json too", async () => {
+    const made = await world.run(orderCreate('TL-FOLD', 'wechat', '8.00'))
+    expect(made.code, made.stderr).toBe(0)
+    await world.pay('TL-FOLD')
+    for (let i = 0; i < 3; i++) expect((await world.run(['order', 'query', 'TL-FOLD'])).code).toBe(0)
+    const text = await world.run(['order', 'timeline', 'TL-FOLD'])
+    expect(text.stdout.match(/queried/g)).toHaveLength(1)
+    expect(text.stdout).toMatch(/ {2}queried {4}SUCCESS: paid \(3 times, the last at \S+\)\n/)
+    const story = (await world.run(['order', 'timeline', 'TL-FOLD', '--json'])).json<Story>()
+    const queried = story.entries.filter((e) => e.kind === 'queried')
+    expect(queried).toEqual([
+      {
+        at: expect.stringMatching(ONE_FORM),
+        kind: 'queried',
+        state: 'SUCCESS',
+        count: 3,
+        last_at: expect.stringMatching(ONE_FORM),
+      },
+    ])
+    expect(Date.parse(queried[0]!.last_at as string)).toBeGreaterThanOrEqual(Date.parse(queried[0]!.at))
+  })
+
+  it("shows times on the gateway's clock (--zone gateway: the customer's, as the receipt), or a zone named, the same instants", async () => {
+    const paid = await paidElsewhere('TL-ZONE')
+    // The gateway's own text of time_end: the wall clock of the sandbox, which runs in this machine's zone.
+    const wall = paid.time_end.slice(0, 19)
+    const gatewayZone = localZone() === 'Pacific/Chatham' ? 'Asia/Kathmandu' : 'Pacific/Chatham'
+    const {env} = world.machine()
+    const desk = {...env, GW_GATEWAY_ZONE: gatewayZone}
+    const story = async (...zone: string[]) => {
+      const run = await world.run(['order', 'timeline', paid.order, '--refresh', '--json', ...zone], {env: desk})
+      expect(run.code, run.stderr).toBe(0)
+      return run.json<Story & {zone: string; state_at: string}>()
+    }
+    const local = await story()
+    const gateway = await story('--zone', 'gateway')
+    expect(local.zone).toBe(localZone())
+    expect(gateway.zone).toBe(gatewayZone)
+    const paidAt = (s: Story) => s.entries.find((e) => e.kind === 'paid')!.at
+    expect(paidAt(gateway).slice(0, 19)).toBe(wall)
+    expect(paidAt(gateway)).toMatch(gatewayZone === 'Pacific/Chatham' ? /\+1[23]:45$/ : /\+05:45$/)
+    expect(Date.parse(paidAt(gateway))).toBe(Date.parse(paidAt(local)))
+    expect(gateway.state_at).toMatch(ONE_FORM)
+
+    const named = await world.run(['order', 'timeline', paid.order, '--refresh', '--zone', 'asia/kathmandu'], {
+      env: desk,
+    })
+    expect(named.code, named.stderr).toBe(0)
+    expect(named.stdout).toMatch(/^Order .*: SUCCESS as of \S+\+05:45 \(asked now\)/)
+    expect(named.stdout).toMatch(/\n {2}\S+\+05:45 {2}paid {7}/)
+
+    const refused = await world.run(['order', 'timeline', paid.order, '--zone', 'Mars/Olympus'], {env: desk})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--zone "Mars/Olympus" is not a time zone.')
   })
 })

@@ -5,6 +5,7 @@ import {
   displayTime,
   gatewayTimeIso,
   isoTime,
+  isoTimeIn,
   isoWithOffset,
   localZone,
   zoneName,
@@ -92,5 +93,19 @@ describe('the times gw writes and reads, in local time with the offset', () => {
       expect(gatewayTimeIso(unreal, 'Asia/Bangkok')).toBe(unreal)
     expect(gatewayTimeIso('', 'Asia/Bangkok')).toBeUndefined()
     expect(gatewayTimeIso(undefined, 'Asia/Bangkok')).toBeUndefined()
+  })
+})
+
+describe('a time on the clock of a zone gw does not run in', () => {
+  it.each([
+    ['2026-11-21T02:31:02.700Z', 'Asia/Bangkok', '2026-11-21T09:31:02+07:00'],
+    ['2026-11-21T02:31:02Z', 'Pacific/Chatham', '2026-11-21T16:16:02+13:45'],
+    ['2026-11-21T02:31:02Z', 'America/St_Johns', '2026-11-20T23:01:02-03:30'],
+    // Either side of a change to summer time.
+    ['2026-03-08T06:59:59Z', 'America/New_York', '2026-03-08T01:59:59-05:00'],
+    ['2026-03-08T07:00:00Z', 'America/New_York', '2026-03-08T03:00:00-04:00'],
+  ])('%s in %s is %s, the same instant', (instant, tz, written) => {
+    expect(isoTimeIn(new Date(instant), tz)).toBe(written)
+    expect(Date.parse(written)).toBe(Math.floor(Date.parse(instant) / 1000) * 1000)
   })
 })

@@ -15,15 +15,29 @@ export function displayTime(date: Date): string {
 const localDate = (date: Date) => `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`
 const localClock = (date: Date) => `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
 
-/** The local offset of a time, +07:00. */
-function offsetOf(date: Date): string {
-  const offset = -date.getTimezoneOffset()
-  const abs = Math.abs(offset)
-  return `${offset >= 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+/** An offset from UTC in minutes as ISO 8601 writes it: +07:00. */
+function offsetText(minutes: number): string {
+  const abs = Math.abs(minutes)
+  return `${minutes >= 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
 }
+
+/** The local offset of a time, +07:00. */
+const offsetOf = (date: Date) => offsetText(-date.getTimezoneOffset())
 
 /** ISO 8601 to the second with the local offset, as gw writes every time: 2026-11-21T09:31:02+07:00. */
 export const isoTime = (date = new Date()) => `${localDate(date)}T${localClock(date)}${offsetOf(date)}`
+
+/**
+ * The same instant as isoTime writes it, on the clock of `zone` (an IANA name) with its offset:
+ * 2026-11-21T02:31:02Z is 2026-11-21T09:31:02+07:00 in Asia/Bangkok, whatever zone gw runs in.
+ */
+export function isoTimeIn(date: Date, zone: string): string {
+  const offset = offsetAt(date.getTime(), zone)
+  const wall = new Date(date.getTime() + offset)
+  const day = `${wall.getUTCFullYear()}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}`
+  const clock = `${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}`
+  return `${day}T${clock}${offsetText(Math.round(offset / 60_000))}`
+}
 
 /** The forms of a time the gateway gives: `yyyy-MM-dd HH:mm:ss` or `yyyyMMddHHmmss`. */
 const GATEWAY_TIME = /^(\d{4})-?(\d{2})-?(\d{2})[ T]?(\d{2}):?(\d{2}):?(\d{2})$/

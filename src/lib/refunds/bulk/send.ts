@@ -125,11 +125,15 @@ function recordInHistory(states: RowState[], refunds: RefundService, source: str
   )
   for (const {sent, outcome, planned} of missing) {
     const {gw_refund_no} = outcome as {gw_refund_no?: string}
-    refunds.recordOutcome({...sent!, channel: planned?.channel}, HISTORY_STATUS[outcome.status]!, {
-      source,
-      gw_refund_no,
-      at: sent!.at,
-    })
+    refunds.recordOutcome(
+      {...sent!, channel: planned?.channel, total_fee: planned?.total_fee},
+      HISTORY_STATUS[outcome.status]!,
+      {
+        source,
+        gw_refund_no,
+        at: sent!.at,
+      },
+    )
   }
 }
 

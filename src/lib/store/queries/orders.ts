@@ -24,6 +24,7 @@ export class OrderQueries {
   readonly save: Statement
   readonly byMerchantNumber: Statement
   readonly byGatewayNumber: Statement
+  readonly byChannelNumber: Statement
   /** The states kept of many orders, in one read (their numbers as a JSON array). */
   readonly statesOf: Statement
   readonly page: Statement
@@ -31,10 +32,13 @@ export class OrderQueries {
 
   constructor(db: LocalDatabase) {
     this.save = db.prepare(
-      `INSERT INTO orders (gateway, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, at_ms, state, state_at, openid)
-       VALUES (@gateway, @mch_order_no, @gw_order_no, @channel, @total_fee, @fee_type, @at, @at_ms, @state, @state_at, @openid)
+      `INSERT INTO orders (gateway, mch_order_no, gw_order_no, channel, total_fee, fee_type, at, at_ms, state, state_at,
+                           openid, channel_order_no)
+       VALUES (@gateway, @mch_order_no, @gw_order_no, @channel, @total_fee, @fee_type, @at, @at_ms, @state, @state_at,
+               @openid, @channel_order_no)
        ON CONFLICT (gateway, mch_order_no) DO UPDATE SET
          gw_order_no = coalesce(gw_order_no, excluded.gw_order_no), openid = coalesce(excluded.openid, openid),
+         channel_order_no = coalesce(channel_order_no, excluded.channel_order_no),
          state = CASE WHEN ${MOVES} THEN excluded.state ELSE state END,
          state_at = CASE WHEN ${MOVES} THEN excluded.state_at ELSE state_at END`,
     )
@@ -42,8 +46,11 @@ export class OrderQueries {
     this.byGatewayNumber = db.prepare(
       'SELECT * FROM orders WHERE gateway = ? AND gw_order_no = ? ORDER BY rowid DESC LIMIT 1',
     )
+    this.byChannelNumber = db.prepare(
+      'SELECT * FROM orders WHERE gateway = ? AND channel_order_no = ? ORDER BY rowid DESC LIMIT 1',
+    )
     this.statesOf = db.prepare(
-      `SELECT mch_order_no, state, state_at, openid FROM orders
+      `SELECT mch_order_no, state, state_at, openid, channel_order_no FROM orders
          WHERE gateway = ? AND mch_order_no IN (SELECT value FROM json_each(?))`,
     )
     this.page = db.prepare(pageSql('orders', ORDERS_LISTED))

@@ -24,15 +24,20 @@ const PAYER_OF_REFUND = `EXISTS (SELECT 1 FROM orders o
 
 /**
  * The refunds of a list: one gateway's, made in [since, upto], of one channel or all, in one
- * state or all (a refund recorded without a status, by an earlier version, is one made: refunded).
+ * state or all (a refund recorded without a status, by an earlier version, is one made: refunded),
+ * of an amount or all: the refund's own, or its order's total (the customer paid 150.50).
  */
 const REFUNDS_LISTED = `gateway = @gateway AND at_ms >= @since AND at_ms <= @upto
   AND (@channel IS NULL OR channel = @channel) AND (@state IS NULL OR coalesce(status, 'refunded') = @state)
-  AND (@amounts IS NULL OR fee_type || ':' || refund_fee IN (SELECT value FROM json_each(@amounts)))
+  AND (@amounts IS NULL OR fee_type || ':' || refund_fee IN (SELECT value FROM json_each(@amounts))
+       OR fee_type || ':' || total_fee IN (SELECT value FROM json_each(@amounts)))
   AND (@payer IS NULL OR ${PAYER_OF_REFUND})`
 
 export class RefundQueries {
-  /** A later record of a refund keeps what it does not say again, and never says less than the one kept. */
+  /**
+   * A later record of a refund keeps what it does not say again, and never says less than the one
+   * kept. The order's total, when the record does not carry it, is the order's made here.
+   */
   readonly save: Statement
   readonly ofOrder: Statement
   readonly byNumber: Statement
@@ -43,12 +48,13 @@ export class RefundQueries {
   constructor(db: LocalDatabase) {
     this.save = db.prepare(
       `INSERT INTO refunds (gateway, mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, status,
-                            gw_refund_no, source, at, at_ms)
+                            gw_refund_no, source, at, at_ms, total_fee)
        VALUES (@gateway, @mch_order_no, @gw_order_no, @channel, @mch_refund_no, @refund_fee, @fee_type, @status,
-               @gw_refund_no, @source, @at, @at_ms)
+               @gw_refund_no, @source, @at, @at_ms, coalesce(@total_fee,
+                 (SELECT total_fee FROM orders WHERE gateway = @gateway AND mch_order_no = @mch_order_no)))
        ON CONFLICT (gateway, mch_order_no, mch_refund_no) DO UPDATE SET
          gw_order_no = coalesce(gw_order_no, excluded.gw_order_no), channel = coalesce(channel, excluded.channel),
-         fee_type = coalesce(fee_type, excluded.fee_type),
+         fee_type = coalesce(fee_type, excluded.fee_type), total_fee = coalesce(total_fee, excluded.total_fee),
          status = CASE WHEN ${AS_PROVEN} THEN coalesce(excluded.status, 'refunded') ELSE status END,
          gw_refund_no = CASE WHEN ${AS_PROVEN} THEN coalesce(excluded.gw_refund_no, gw_refund_no)
                              ELSE coalesce(gw_refund_no, excluded.gw_refund_no) END,

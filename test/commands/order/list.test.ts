@@ -1,0 +1,74 @@
+/**
+ * gw order list as support uses it: orders by their total (--amount) and by their payer (--payer),
+ * the payer in a column of the table (shortened safely) and whole in --json, as --payer takes it.
+ */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+
+let world: GwWorld
+beforeAll(async () => {
+  world = await startWorld({spawned: false})
+})
+afterAll(() => world.close())
+
+type Listed = {mch_order_no: string; total_amount: string; openid?: string}
+const listed = async (args: string[], env?: Record<string, string>) => {
+  const run = await world.run(['order', 'list', ...args, '--json'], {env})
+  expect(run.code, run.stderr).toBe(0)
+  return run.json<{orders: Listed[]}>().orders
+}
+
+describe('gw order list', () => {
+  it('shows who paid: a payer column, openid in --json, and --payer takes what --json gives', async () => {
+    const made = await world.run(orderCreate('OL-PAYER', 'wechat', '61.25'))
+    expect(made.code, made.stderr).toBe(0)
+    await world.pay('OL-PAYER')
+    const queried = await world.run(['order', 'query', 'OL-PAYER', '--json'])
+    const {openid} = queried.json<{record: {openid: string}}>().record
+
+    const [order] = await listed(['--amount', '61.25'])
+    expect(order).toMatchObject({mch_order_no: 'OL-PAYER', total_amount: '61.25', openid})
+    expect((await listed(['--payer', order!.openid!])).map((o) => o.mch_order_no)).toEqual(['OL-PAYER'])
+
+    const text = await world.run(['order', 'list', '--amount', '61.25'])
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toMatch(/│ gateway order +│ payer +│/)
+    expect(text.stdout).toMatch(new RegExp(`│ OL-PAYER .*│ \\d+ +│ ${openid} +│`))
+    expect(text.stdout).not.toContain('are shortened')
+  })
+
+  it("shortens a long openid to its first and last characters, says so, and never lets the gateway's text reach the terminal raw", async () => {
+    const {dir, env} = world.machine()
+    const long = 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o'
+    const hostile = 'u_\u001b[2J\u001b]0;owned\u0007'
+    const line = (mch: string, openid: string) =>
+      JSON.stringify({
+        type: 'order',
+        appid: world.sandbox.info.merchants[0]!.appid,
+        at: '2026-03-01T10:00:00Z',
+        mch_order_no: mch,
+        channel: 'wechat',
+        total_fee: 4200,
+        fee_type: 'THB',
+        state: 'SUCCESS',
+        openid,
+      })
+    writeFileSync(join(dir, 'history.jsonl'), [line('OL-LONG', long), line('OL-HOSTILE', hostile)].join('\n'))
+
+    const text = await world.run(['order', 'list', '--amount', '42.00'], {env})
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toMatch(/│ OL-LONG .*│ oUpF8uMu…eS6o +│/)
+    expect(text.stdout).toContain(
+      'payer: openids longer than 16 characters show their first 8 and last 4 (whole in --json and --out, for --payer).',
+    )
+    // eslint-disable-next-line no-control-regex -- the escape and bell characters are what must not be there
+    expect(text.stdout).not.toMatch(/\u001b|\u0007/)
+    expect(text.stdout).toMatch(/│ OL-HOSTILE .*│ u_\\x1B\[2…\\x07 +│/)
+    const json = await listed(['--payer', long], env)
+    expect(json).toEqual([expect.objectContaining({mch_order_no: 'OL-LONG', openid: long})])
+  })
+})
