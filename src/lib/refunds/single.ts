@@ -381,14 +381,12 @@ function stillUnknown(planned: PlannedRefund, why: string): GwError {
 
 /**
  * An earlier refund of the order, sent without a known outcome under records that may be this
- * gateway's under another name (its key at another address) or from before gw recorded gateways:
- * gw cannot tell whether it went here, so nothing is sent (exit 5) until it is settled.
+ * gateway's under another name (its key at another address): gw cannot tell whether it went
+ * here, so nothing is sent (exit 5) until it is settled.
  */
 function unsettledElsewhere(planned: PlannedRefund, other: UnsettledElsewhere): GwError {
   const amount = formatAmount(planned.refund_fee, planned.fee_type)
-  const where = other.gateway
-    ? `to ${describeGateway(other.gateway)}, which has this gateway's key at another address`
-    : 'by an earlier version of gw, which did not record the gateway'
+  const where = `to ${describeGateway(other.gateway)}, which has this gateway's key at another address`
   const sendIt = gwCommand(
     undefined,
     'refund',
@@ -404,7 +402,7 @@ function unsettledElsewhere(planned: PlannedRefund, other: UnsettledElsewhere): 
     `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent ${where}, at ${isoTime(new Date(other.entry.at))}, and its outcome is not known. It may have been made on this gateway: nothing was sent, so that the customer is not refunded twice.`,
     {
       advice: `Check refund ${planned.mch_refund_no} on the merchant platform. To settle it here, send it under its own number (the gateway takes a number once, so it is never made twice where it already is): ${sendIt}`,
-      details: {mch_refund_no: planned.mch_refund_no, sent_to: other.gateway ?? 'unrecorded'},
+      details: {mch_refund_no: planned.mch_refund_no, sent_to: other.gateway},
     },
   )
 }

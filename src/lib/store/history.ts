@@ -40,13 +40,12 @@ export interface Kin {
 
 /**
  * A refund of an order left unsettled under records that may be this gateway's: `address`, its
- * address under another key (a key rotated); `key`, its key at another address; `unattributed`,
- * from before gw recorded gateways.
+ * address under another key (a key rotated); `key`, its key at another address.
  */
 export interface UnsettledElsewhere {
   entry: RefundEntry
-  gateway?: GatewayIdentity
-  kinship: 'address' | 'key' | 'unattributed'
+  gateway: GatewayIdentity
+  kinship: 'address' | 'key'
 }
 
 /** What a gateway's history needs of the store it belongs to. */
@@ -170,15 +169,16 @@ export class GatewayHistory {
 
   /**
    * The order's refunds left without a known outcome (an intent, or unknown) under the records
-   * that may be this gateway's under another name, or from before gw recorded gateways. A refund
-   * command settles them before anything new is sent: they are never taken for another's.
+   * that may be this gateway's under another name. A refund command settles them before anything
+   * new is sent. (Records from before gw recorded gateways, of an appid with several, are not
+   * among them: they may be the test gateway's, and are never used for money.)
    */
   unsettledElsewhere(mchOrderNo: string): UnsettledElsewhere[] {
-    const unsettled = (id: number | undefined) => this.#refundsOf(id, mchOrderNo).filter(isUnsettled)
-    return [
-      ...this.core.kin().flatMap(({id, gateway, kinship}) => unsettled(id).map((entry) => ({entry, gateway, kinship}))),
-      ...unsettled(this.core.legacy()).map((entry) => ({entry, kinship: 'unattributed' as const})),
-    ]
+    return this.core.kin().flatMap(({id, gateway, kinship}) =>
+      this.#refundsOf(id, mchOrderNo)
+        .filter(isUnsettled)
+        .map((entry) => ({entry, gateway, kinship})),
+    )
   }
 
   /** Whether this gateway's history holds any refund of an order. */
