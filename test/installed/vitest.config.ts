@@ -11,5 +11,10 @@ const {projects: _tiers, ...shared} = base.test ?? {}
 
 export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
-  test: {...shared, include: ['test/commands/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/installed/**/*.test.ts']},
+  // Under qemu or wine a case takes several times its native time.
+  test: {
+    ...shared,
+    testTimeout: 90_000,
+    include: ['test/commands/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/installed/**/*.test.ts'],
+  },
 })
