@@ -28,7 +28,6 @@ import {
   readFileSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs'
 import {hostname} from 'node:os'
 import {basename, dirname, join} from 'node:path'
@@ -37,7 +36,7 @@ import type {DatabaseSync, StatementSync} from 'node:sqlite'
 import {GwError, shellWord} from '../errors.js'
 import {fileHolders} from './file-holders.js'
 import {isRunning} from './lock.js'
-import {ensurePrivateDir} from './private-file.js'
+import {ensurePrivateDir, writePrivateFile} from './private-file.js'
 
 export type Statement = StatementSync
 
@@ -322,7 +321,8 @@ export class LocalDatabase {
       since: new Date().toISOString(),
       command: process.argv.slice(2, 4).join(' '),
     }
-    writeFileSync(this.#holderFile, JSON.stringify(holder), {mode: 0o600})
+    // Replaced, never written through: a link put in its place points nowhere of gw's.
+    writePrivateFile(this.#holderFile, JSON.stringify(holder))
     this.#noted = true
   }
 

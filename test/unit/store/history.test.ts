@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {existsSync, readdirSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
 import {DatabaseSync} from 'node:sqlite'
@@ -285,5 +285,19 @@ describe('the history database', () => {
     expect((error as GwError).exitCode).toBe(2)
     expect((error as GwError).message).toMatch(/history\.db is not a readable gw database/)
     expect((error as GwError).advice).toMatch(/Move it aside .*sqlite3 .*\.recover/)
+  })
+})
+
+describe('the note of who writes the history', () => {
+  it('replaces a link put in its place, never writing through it', () => {
+    const dir = folder()
+    const target = join(dir, 'someone-elses.txt')
+    writeFileSync(target, 'kept\n')
+    symlinkSync(target, join(dir, 'history.db.writer'))
+    const history = historyOf(dir)
+    history.recordIntent({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1})
+    expect(history.refundsOf('O1')).toEqual([expect.objectContaining({mch_refund_no: 'R1', status: 'intent'})])
+    expect(readFileSync(target, 'utf8')).toBe('kept\n')
+    expect(lstatSync(join(dir, 'history.db.writer')).isFile()).toBe(true)
   })
 })
