@@ -18,6 +18,8 @@ export interface AuditTrail {
   appid: string
   mode: 'test' | 'live'
   gw_version: string
+  /** A bulk run's --batch-id (it enters the refund numbers gw derives): a re-check names it again. */
+  batch_id?: string
   os_user: string
   /** ISO 8601 with the machine's offset. */
   started: string
@@ -39,6 +41,7 @@ export function startTrail(
   sha256: string,
   profile: {name: string; appid: string; live: boolean},
   gwVersion: string,
+  batchId?: string,
 ): AuditTrail {
   const started = isoTime()
   return {
@@ -48,6 +51,7 @@ export function startTrail(
     appid: profile.appid,
     mode: profile.live ? 'live' : 'test',
     gw_version: gwVersion,
+    ...(batchId ? {batch_id: batchId} : {}),
     os_user: osUser(),
     started,
     finished: started,

@@ -417,4 +417,31 @@ describe("a colleague's re-check of a report", () => {
     expect((await refundsOn(world.sandbox, orders[1]!)).map((r) => r.fee)).toEqual([1000])
     expect((await refundsOn(world.sandbox, orders[0]!)).map((r) => r.fee)).toEqual([1000])
   })
+
+  it('of a batch run with --batch-id and repeats, re-checked without them: never failed for another number; the summary names the batch', async () => {
+    const order = 'INV-RECHECK-BATCH'
+    await paidOn(world.sandbox, order, 'alipay')
+    const csv = world.file('recheck-batch.csv', `mch_order_no,refund_amount\n${order},10.00\n${order},10.00\n`)
+    const run = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      csv,
+      '--yes',
+      '--batch-id',
+      'NOV-2',
+      '--allow-repeats',
+      '--json',
+    ])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.json<{audit: {batch_id?: string}}>().audit.batch_id).toBe('NOV-2')
+    const summary = readFileSync(csv.replace(/\.csv$/, '.report.summary.csv'), 'utf8')
+    expect(summary).toMatch(/^batch_id,NOV-2\r?$/m)
+    const copy = world.file('recheck-batch-report.csv', readFileSync(csv.replace(/\.csv$/, '.report.csv')))
+    const {env} = world.machine()
+    const recheck = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--allow-repeats'], {env})
+    expect(recheck.stdout + recheck.stderr).not.toContain('another refund number')
+    expect(world.reportOf(copy).map((r) => r.status)).toEqual(['not_confirmable', 'not_confirmable'])
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000, 1000])
+  })
 })

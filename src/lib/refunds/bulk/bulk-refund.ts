@@ -105,7 +105,7 @@ export async function runBulkRefund(
       soleGateway: refunds.history.isSoleGateway(),
       batch_id: options.batch_id,
     }
-    const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version)
+    const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version, options.batch_id)
     let earlierReport: string | undefined
     const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
     hooks.planned(plan, lock?.tookOver, fitted.note)

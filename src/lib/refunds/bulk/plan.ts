@@ -370,8 +370,6 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
   })
   let first = 0
   let occurrence = 0
-  /** Rows of this order and amount so far, this one included: the occurrences a number given for it may be derived for. */
-  let inPair = 0
   for (const [k, i] of indexes.entries()) {
     const row = file.rows[i]!
     let state = states[i]!
@@ -379,13 +377,11 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
     if (k === 0 || !samePair(indexes[k - 1]!, i)) {
       first = i
       occurrence = 0
-      inPair = 0
     } else if (!input.allow_repeats && state.planned) {
       const amount = formatAmount(refund.refund_fee, refund.fee_type)
       const message = `repeats the refund of line ${file.rows[first]!.line} (the same order, ${amount}); add --allow-repeats if both are meant`
       problems.push({line: row.line, message})
     }
-    inPair++
     const planned = state.planned
     if (!planned) continue
     const derive = (n: number) =>
@@ -419,20 +415,14 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
       problems.push({line: row.line, message: describeRefundProblem(reused, mch_order_no, COLUMN_NAMES)})
       continue
     }
-    // A number gw derives for this row's order and amount (a report run again carries it) is gw's
-    // own, whoever's machine sent it: the gateway holding it means this refund, never another order's.
-    const derived = !row.mchRefundNo || isDerived(number, derive, inPair)
+    // A number of the form gw derives (a report run again carries it, whatever its --batch-id or
+    // occurrence) is gw's own, whoever's machine sent it: the gateway holding it means this refund,
+    // never another order's, and "give another number" would refund the customer twice.
+    const derived = !row.mchRefundNo || DERIVED_FORM.test(number)
     const number_given = Boolean(row.mchRefundNo) && !derived && !state.sent && !refunds.sentHere(mch_order_no, number)
     states[i] = {...state, planned: {...planned, mch_refund_no: number, number_given}}
   }
   return problems
-}
-
-/** Whether a refund number is one gw derives for the order and amount, for one of its first `occurrences`. */
-function isDerived(number: string, derive: (occurrence: number) => string, occurrences: number): boolean {
-  if (!DERIVED_FORM.test(number)) return false
-  for (let n = 1; n <= occurrences; n++) if (derive(n) === number) return true
-  return false
 }
 
 /**
