@@ -44,7 +44,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
       await Promise.all([
         import('../lib/reconcile/reconcile.js'),
         import('../lib/render/reconcile.js'),
-        import('../lib/reconcile/statuses.js'),
+        import('../lib/orders/status-words.js'),
       ])
     const statuses = new StatusWords(flags['status-map'])
     const input = await openForReconcile(args.file, {...flags, existenceOnly: flags['existence-only']})

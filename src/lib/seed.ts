@@ -10,7 +10,8 @@ import {join} from 'node:path'
 
 import {runBatch} from './batch.js'
 import {GwError} from './errors.js'
-import type {GatewayServices} from './cli/services.js'
+import type {OrderService} from './orders/service.js'
+import type {RefundService} from './refunds/service.js'
 import {writeTable} from './files/annotated-output.js'
 import {toDecimal} from './gateway/protocol/index.js'
 import {compactTimestamp} from './gateway/protocol/time.js'
@@ -71,7 +72,10 @@ const amountOf = (i: number, currency: string) => {
   return currency === 'JPY' ? base * 10 : base * 100 + ((i * 37) % 100)
 }
 
-export async function seedSandbox(services: GatewayServices, options: SeedOptions): Promise<SeedResult> {
+export async function seedSandbox(
+  services: {orders: OrderService; refunds: RefundService},
+  options: SeedOptions,
+): Promise<SeedResult> {
   // Two seeds in the same second still make orders of their own.
   const run = `SEED-${compactTimestamp().slice(2, 14)}-${randomBytes(2).toString('hex').toUpperCase()}`
   const seeded: Seeded[] = Array.from({length: options.orders}, (_, i) => {

@@ -5,8 +5,7 @@ import {Flags} from '@oclif/core'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {checkEndpoint, durationFlag} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
-import {checkHost, isItself, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
-import {usageError} from '../../lib/errors.js'
+import {checkHost} from '../../lib/cli/listening.js'
 import {plural} from '../../lib/plural.js'
 
 export default class NotifyListen extends GwCommand<typeof NotifyListen> {
@@ -47,78 +46,28 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     const forwardTo = flags['forward-to']
     if (forwardTo) checkEndpoint('--forward-to', forwardTo)
     checkHost(flags.host)
-    const [
-      {NotificationListener},
-      {openLog},
-      {ListenTally},
-      {recordDelivery},
-      {eventLine, listenSummary, rejectedWarning},
-    ] = await Promise.all([
-      import('../../lib/notify/listener.js'),
-      import('../../lib/io/json-lines.js'),
-      import('../../lib/notify/tally.js'),
-      import('../../lib/notify/record.js'),
+    const [{startListener}, {listenSummary}] = await Promise.all([
+      import('../../lib/cli/notify-run.js'),
       import('../../lib/render/notify.js'),
     ])
     // What the listener sees goes into this machine's history: the orders' stories and their states.
     const {history} = await this.services({signs: false})
-    let url = ''
-    let historyFailed = false
-    // A payment is notified once and may be delivered many times (the gateway retries until acknowledged).
-    const tally = new ListenTally(Boolean(forwardTo))
-    const enough = new AbortController()
-    const listener = new NotificationListener({
-      ...flags,
-      gatewayPublicKeyPem: profile.gatewayPublicKeyPem,
-      signScheme: profile.signScheme,
-      appid: profile.appid,
-      forwardTo: forwardTo?.href,
-      log: flags.log === undefined ? undefined : openLog(flags.log, 'notifications.jsonl'),
-      onLogFailure: (error) =>
-        this.warning(
-          `cannot write to the log ${flags.log} (${error.code ?? error.message}): deliveries from now on are not logged; the listener goes on answering.`,
-        ),
-      onEvent: (event) => {
-        tally.add(event)
-        // The listener answers the gateway whatever the history's trouble (held, damaged): said once.
-        try {
-          recordDelivery(history, profile, event, url)
-        } catch (error) {
-          if (!historyFailed) this.warning(`the history could not record this delivery (${(error as Error).message}).`)
-          historyFailed = true
-        }
-        if (this.jsonEnabled()) this.io.stdout.write(`${JSON.stringify(event)}\n`)
-        else this.log(eventLine(event))
-        if (event.verdict === 'REJECTED') this.warning(rejectedWarning(event, profile.name))
-        if (flags['exit-after'] && tally.acknowledged >= flags['exit-after']) enough.abort()
-      },
-    })
-    url = await listener.listen().catch((error: unknown) => {
-      throw listenError(error, flags.host, flags.port)
-    })
-    const port = new URL(url).port
-    if (forwardTo && isItself(forwardTo, flags.host, port)) {
-      await listener.close()
-      throw usageError(
-        `--forward-to ${forwardTo.href} is this listener itself: each notification would be forwarded to itself without end.`,
-        'Give the address of your own endpoint, on another port.',
-      )
+    const show = {
+      json: this.jsonEnabled(),
+      io: this.io,
+      log: (line: string) => this.log(line),
+      warn: (message: string) => this.warning(message),
     }
-    if (!isLoopbackHost(flags.host)) {
-      const forward = forwardTo ? `, and passed on to ${forwardTo.href}` : ''
-      this.warning(
-        `listening on ${flags.host}: any machine that reaches this one on port ${port} can POST here. Only notifications signed with the gateway key of profile "${profile.name}" for ${profile.appid} are answered SUCCESS${forward}; everything else is refused and logged. Stop it when the test is done.`,
-      )
-    }
+    const {url, tally, enough, close} = await startListener(flags, forwardTo, profile, history, show)
     this.note(
       `listening for notifications at ${url} (profile "${profile.name}"); pass it as: gw order create ... --notify-url ${url}`,
     )
     const interrupt = onInterrupt()
     const timeout = flags.timeout ? [AbortSignal.timeout(flags.timeout * 1000)] : []
-    await once(AbortSignal.any([enough.signal, interrupt.signal, ...timeout]), 'abort')
+    await once(AbortSignal.any([enough, interrupt.signal, ...timeout]), 'abort')
     interrupt.dispose()
-    await listener.close()
-    const timedOut = Boolean(flags['exit-after']) && !enough.signal.aborted && !interrupt.signal.aborted
+    await close()
+    const timedOut = Boolean(flags['exit-after']) && !enough.aborted && !interrupt.signal.aborted
     const missed = timedOut ? ` --timeout passed before ${plural(flags['exit-after']!, 'payment')} came.` : ''
     this.note(`${listenSummary(tally, forwardTo?.href)}${missed}`)
     this.setOutcome(timedOut ? 'unknown' : tally.outcome)

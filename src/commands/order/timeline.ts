@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {networkFlags, orderArgs, orderFlags, orderReference, usage, zoneOf} from '../../lib/cli/flags.js'
-import type {Timeline} from '../../lib/orders/timeline.js'
+import type {Timeline} from '../../lib/refunds/timeline.js'
 
 export default class OrderTimeline extends GwCommand<typeof OrderTimeline> {
   static override summary = "one order's whole story: made, shown, notified, queried, refunded, closed, in time order"
@@ -30,7 +30,7 @@ export default class OrderTimeline extends GwCommand<typeof OrderTimeline> {
   async run(): Promise<Timeline> {
     const {flags} = this
     const [{orderTimeline}, {timelineView}, {refunds}] = await Promise.all([
-      import('../../lib/orders/timeline.js'),
+      import('../../lib/refunds/timeline.js'),
       import('../../lib/render/timeline.js'),
       this.services({signs: flags.refresh}),
     ])

@@ -1,6 +1,3 @@
-import {statSync} from 'node:fs'
-import {setFlagsFromString} from 'node:v8'
-
 import {Args, Flags} from '@oclif/core'
 
 import {amountOf} from '../../lib/cli/amount-input.js'
@@ -14,16 +11,6 @@ import {type RefundDocument, identicalQuestion, refundAction, refundOutcome} fro
 
 type BulkRun = BulkResult & {profile: string; appid: string; live: boolean; resume_command: string | null}
 const confirmBulk = {always: true, otherwise: 'or --dry-run to see the plan'}
-/** Files from this size on are planned with V8's heap kept close to what is live. */
-const LARGE_FILE_BYTES = 1024 * 1024
-/** The size of a file; 0 when it cannot be read (reading it says why). */
-function sizeOf(file: string): number {
-  try {
-    return statSync(file).size
-  } catch {
-    return 0
-  }
-}
 
 export default class RefundCreate extends GwCommand<typeof RefundCreate> {
   static override summary = 'refund a paid order, fully or in part, or every row of a CSV'
@@ -92,13 +79,8 @@ With --from-csv: the whole file is checked first (every problem with its line), 
 
   async #bulk(csv: string): Promise<BulkRun> {
     const {flags, profile} = this
-    // The plan holds every row of the file. V8 grows its heap up to four times what is live
-    // before collecting: asked to grow it by 30% at a time, Excel's largest sheet (1,048,576
-    // rows) is planned in 0.9 GiB instead of 1.7 (bench/large-files.mjs), for about 10% more CPU.
-    // A file under 1 MiB keeps V8's own growth: some 45,000 rows of CSV, or 71,000 of .xlsx (it is
-    // compressed), whose dry run peaks at 218 MiB (budget: 300 for 100,000 rows).
-    if (sizeOf(csv) >= LARGE_FILE_BYTES) setFlagsFromString('--heap-growing-percent=30')
-    const {runBulkRefund} = await import('../../lib/refunds/bulk/bulk-refund.js')
+    const {runBulkRefund, tuneHeapFor} = await import('../../lib/refunds/bulk/bulk-refund.js')
+    tuneHeapFor(csv)
     const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes, resumeCommand} =
       await import('../../lib/render/bulk.js')
     const {refunds} = await this.services()

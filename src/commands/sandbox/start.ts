@@ -1,18 +1,12 @@
 import {once} from 'node:events'
-import {closeSync} from 'node:fs'
-import {resolve} from 'node:path'
 
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {durationFlag} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
-import {usageError} from '../../lib/errors.js'
-import {defaultSandboxDir} from '../../lib/paths.js'
-import {requestLines, safeRecord, sandboxView} from '../../lib/render/sandbox.js'
-import {adoptSandbox} from '../../lib/profiles/sandbox-profile.js'
-import {checkHost, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
-import type {RequestRecord} from '../../sandbox/request-log.js'
+import {sandboxView} from '../../lib/render/sandbox.js'
+import {startSandboxRun} from '../../lib/cli/sandbox-run.js'
 
 export default class SandboxStart extends GwCommand<typeof SandboxStart> {
   static override summary = 'run the simulated gateway on this machine'
@@ -64,64 +58,13 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
 
   async run(): Promise<void> {
     const {flags} = this
-    const [{startSandbox}, {FaultSpecError, parseFaults}, {logLines, openLog}] = await Promise.all([
-      import('../../sandbox/server.js'),
-      import('../../sandbox/faults.js'),
-      import('../../lib/io/json-lines.js'),
-    ])
-    try {
-      parseFaults(flags.faults)
-    } catch (error) {
-      throw error instanceof FaultSpecError ? usageError(`--faults: ${error.message}.`) : error
-    }
-    checkHost(flags.host)
-    const dataDir = resolve(flags['data-dir'] ?? defaultSandboxDir(this.io.env))
-    const logFd = flags.log === undefined ? undefined : openLog(flags.log, 'requests.jsonl')
-    const toLog =
-      logFd === undefined
-        ? undefined
-        : logLines(logFd, (error) =>
-            this.warning(
-              `cannot write to the log ${flags.log} (${error.code ?? error.message}): requests from now on are not logged; the sandbox goes on answering.`,
-            ),
-          )
-    const onRequest = (record: RequestRecord) => {
-      toLog?.(safeRecord(record))
-      if (flags.quiet) return
-      if (this.jsonEnabled()) this.io.stderr.write(`${JSON.stringify(safeRecord(record))}\n`)
-      else this.io.stderr.write(`${requestLines(record, this.io.stderr)}\n`)
-    }
-    const log = flags.quiet
-      ? undefined
-      : (line: string) => this.io.stderr.write(`${new Date().toISOString()} ${line}\n`)
-    const options = {...flags, dataDir, timeScale: flags['time-scale'], autoPay: flags['auto-pay'], log, onRequest}
-    const sandbox = await startSandbox(options).catch((error: unknown) => {
-      throw listenError(error, flags.host, flags.port)
-    })
-    if (!isLoopbackHost(flags.host)) {
-      this.warning(
-        `listening on ${flags.host} port ${new URL(sandbox.info.base_url).port}: other machines can reach the sandbox's operations and payer pages (the control API still answers loopback only).`,
-      )
-    }
-    const adopted = flags['no-profile'] ? undefined : adoptSandbox(this.store, sandbox.info, flags['replace-profile'])
-    if (adopted?.replaced)
-      this.warning(
-        `profile "sandbox" pointed at another sandbox (${adopted.replaced.appid} at ${adopted.replaced.base_url}); it points here now (--replace-profile).`,
-      )
-    const summary = {
-      ...sandbox.info,
-      data_dir: dataDir,
-      profile: adopted?.name ?? null,
-      other_sandbox: adopted?.kept ?? null,
-      default_profile: this.store.defaultName() ?? null,
-      strict: flags.strict,
-    }
+    const reporting = {json: this.jsonEnabled(), io: this.io, warn: (message: string) => this.warning(message)}
+    const {summary, stop} = await startSandboxRun(flags, this.store, reporting)
     if (this.jsonEnabled()) this.logJson(summary)
     else this.log(sandboxView(summary, flags.faults))
     const interrupt = onInterrupt()
     await once(interrupt.signal, 'abort')
-    await sandbox.close()
-    if (logFd !== undefined) closeSync(logFd)
+    await stop()
     interrupt.dispose()
     this.note('sandbox stopped; the ledger is saved')
   }

@@ -17,7 +17,7 @@ import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
 import {fileShown, shown, terminalSafe, viewSafe, withoutKeys} from '../untrusted.js'
-import {type ConfirmOptions, confirm} from './confirm.js'
+import {type ConfirmOptions, askHidden, confirm} from './confirm.js'
 import {endOnSignals, onInterrupt} from './interrupt.js'
 import {canonicalChoices, listFilterOf} from './flags.js'
 import type {Work} from '../batch.js'
@@ -114,7 +114,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     )
     this.flags = flags as GwFlags<T>
     this.args = args as GwArgs<T>
-    startRun(this.io, this.flags['passphrase-file'])
+    startRun(this.io, this.flags['passphrase-file'], (message) => askHidden(message, this.io))
   }
 
   #store?: ProfileStore

@@ -23,6 +23,12 @@ export interface ConfirmOptions {
   before?: string
 }
 
+/** A passphrase asked on the command's terminal, its input hidden. */
+export async function askHidden(message: string, io: CommandIO): Promise<string> {
+  const {password} = await import('@inquirer/prompts')
+  return password({message}, {input: io.stdin, output: io.stderr})
+}
+
 export async function confirm(action: string, options: ConfirmOptions, io: CommandIO): Promise<void> {
   const {profile, yes} = options
   if (yes || (!profile.live && !options.always)) return

@@ -12,7 +12,6 @@ import {Agent as HttpsAgent} from 'node:https'
 import type {KeyObject} from 'node:crypto'
 
 import {GwError} from '../errors.js'
-import type {Profile} from '../profiles/store.js'
 import {type RetryPolicy, jitteredBackoff, tries} from '../retry.js'
 import {
   type Answer,
@@ -110,8 +109,23 @@ export class Connections {
  */
 export class GatewayUnreachable extends GwError {}
 
+/** What the client needs of a merchant's profile (profiles/store.ts's Profile is one). */
+export interface GatewayProfile {
+  name: string
+  appid: string
+  baseUrl: string
+  signScheme: SignScheme
+  live: boolean
+  /** The IANA zone the gateway writes its times (time_end, refund_time) in. */
+  gatewayZone: string
+  privateKeyPem: string
+  gatewayPublicKeyPem: string
+  /** Chosen on the command line (--profile): the commands gw suggests name it too. */
+  named?: boolean
+}
+
 export class GatewayClient {
-  readonly profile: Profile
+  readonly profile: GatewayProfile
   readonly #options: Required<Omit<ClientOptions, 'keyPassphrase'>>
   readonly #retry: RetryPolicy
   /** Read on the first signature: a command that only reads the history never needs an encrypted key's passphrase. */
@@ -124,7 +138,7 @@ export class GatewayClient {
   readonly #agent: HttpAgent
 
   constructor(
-    profile: Profile,
+    profile: GatewayProfile,
     {keyPassphrase, ...options}: ClientOptions = {},
     readonly connections = new Connections(),
   ) {

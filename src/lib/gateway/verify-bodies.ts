@@ -6,9 +6,9 @@
 import type {KeyObject} from 'node:crypto'
 
 import {usageError} from '../errors.js'
-import {notificationFields} from '../notify/verification.js'
 import {shown} from '../untrusted.js'
 import {type SignScheme, type SignatureExplanation, canonicalString, explainSignature, verify} from './signing.js'
+import {notificationFields} from './protocol/index.js'
 
 export interface BodyVerdict {
   /** The line of a JSON-lines input (1 for a single body). */

@@ -19,16 +19,7 @@
  * what was sent: the caller knows that.
  */
 import {randomBytes} from 'node:crypto'
-import {
-  closeSync,
-  existsSync,
-  linkSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from 'node:fs'
+import {closeSync, existsSync, linkSync, lstatSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {basename, dirname, join} from 'node:path'
 import type {DatabaseSync, StatementSync} from 'node:sqlite'

@@ -12,12 +12,12 @@ import {type IncomingHttpHeaders, type IncomingMessage, type Server, type Server
 import type {AddressInfo} from 'node:net'
 
 import {NOTIFICATION_ACK, isAcknowledgement, isoTime} from '../gateway/protocol/index.js'
+import type {NotificationFields} from '../gateway/protocol/index.js'
 import type {SignScheme} from '../gateway/signing.js'
 import {type Posted, post, readBody, reply} from '../io/http.js'
 import {logLines} from '../io/json-lines.js'
 import {
   MAX_NOTIFICATION_BYTES,
-  type NotificationFields,
   type Verifier,
   isGatewayContentType,
   judgeNotification,

@@ -6,7 +6,13 @@
  */
 import type {KeyObject} from 'node:crypto'
 
-import {type NotificationData, notificationDataSchema, paymentNotificationSchema} from '../gateway/protocol/index.js'
+import {
+  type NotificationData,
+  type NotificationFields,
+  notificationDataSchema,
+  notificationFields,
+  paymentNotificationSchema,
+} from '../gateway/protocol/index.js'
 import {type SignScheme, parsePublicKey, verifyData} from '../gateway/signing.js'
 import {DuplicateKeyError, parseStrictJson} from '../io/strict-json.js'
 
@@ -16,33 +22,6 @@ export const MAX_NOTIFICATION_BYTES = 64 * 1024
 /** What the gateway sends notifications as: plain text or JSON, in UTF-8, written plainly. */
 export const isGatewayContentType = (type: unknown): type is string =>
   typeof type === 'string' && /^(?:text\/plain|application\/json)(?:; ?charset="?utf-8"?)?$/i.test(type)
-
-/** What a line about the notification shows: from the body as sent, verified or not. */
-export interface NotificationFields {
-  mch_order_no?: string
-  gw_order_no?: string
-  total_fee?: number
-  fee_type?: string
-  channel?: string
-  /** As the gateway wrote it: the merchant's local time, no zone. */
-  time_end?: string
-  openid?: string
-}
-
-/** What a line about a notification shows of its `data` (nothing when it is not one). */
-export function notificationFields(value: unknown): NotificationFields {
-  const data = notificationDataSchema.safeParse(value)
-  if (!data.success) return {}
-  return {
-    mch_order_no: data.data.mch_order_no ?? data.data.order_no,
-    gw_order_no: data.data.gw_order_no,
-    total_fee: data.data.total_fee,
-    fee_type: data.data.fee_type,
-    channel: data.data.channel,
-    time_end: data.data.time_end,
-    openid: data.data.openid,
-  }
-}
 
 type Judgement =
   | {verified: true; fields: NotificationFields; data: NotificationData; envelope: Record<string, unknown>}

@@ -7,7 +7,7 @@ import {setImmediate} from 'node:timers/promises'
 
 import type {BatchOptions} from '../batch.js'
 import {GwError, type Outcome} from '../errors.js'
-import {mapInOrder} from '../reconcile/ordered-window.js'
+import {mapInOrder} from '../batch.js'
 import {GatewayUnreachable} from '../gateway/client.js'
 import {CHANNELS_BY_OPERATION, decimalOf, isoTime} from '../gateway/protocol/index.js'
 import type {GatewayHistory} from '../store/history.js'

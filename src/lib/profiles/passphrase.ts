@@ -9,12 +9,15 @@ import {type CommandIO, canAsk, processIO} from '../io/streams.js'
 import {usageError} from '../errors.js'
 import {isEncryptedPem} from '../gateway/signing.js'
 
+/** Asks for a passphrase on the command's terminal, with hidden input (the command's prompts). */
+type AskHidden = (message: string) => Promise<string>
+
 /** The command running (one at a time in a process): its streams and environment, and the passphrase it was given. */
-let run: {io: CommandIO; given?: string} = {io: processIO()}
+let run: {io: CommandIO; ask?: AskHidden; given?: string} = {io: processIO()}
 
 /** A command starts: the passphrase is its own (GW_KEY_PASSPHRASE of its environment, --passphrase-file), never an earlier one's. */
-export function startRun(io: CommandIO, passphraseFile?: string): void {
-  run = {io}
+export function startRun(io: CommandIO, passphraseFile?: string, ask?: AskHidden): void {
+  run = {io, ask}
   if (passphraseFile) passphraseFromFile(passphraseFile)
 }
 
@@ -41,9 +44,8 @@ function passphraseFromFile(path: string): void {
  */
 export async function unlockKey(pem: string, what: string, file?: string): Promise<void> {
   if (!isEncryptedPem(pem) || keyPassphrase() !== undefined) return
-  if (canAsk(run.io)) {
-    const {password} = await import('@inquirer/prompts')
-    run.given = await password({message: `Passphrase of ${what}`}, {input: run.io.stdin, output: run.io.stderr})
+  if (run.ask && canAsk(run.io)) {
+    run.given = await run.ask(`Passphrase of ${what}`)
     return
   }
   throw usageError(

@@ -15,6 +15,7 @@ import * as z from 'zod/mini'
 
 import {GwError, gwCommand, usageError} from '../errors.js'
 import {type SignScheme, isSignScheme} from '../gateway/signing.js'
+import type {GatewayProfile} from '../gateway/client.js'
 import {DEFAULT_GATEWAY_ZONE, OPERATIONS, zoneName} from '../gateway/protocol/index.js'
 import {LockHeld, acquireLock} from '../io/lock.js'
 import {ensurePrivateDir, notOurs, writePrivateFile} from '../io/private-file.js'
@@ -51,19 +52,8 @@ const storeSchema = z.object({
 type StoreShape = z.infer<typeof storeSchema>
 
 /** A profile ready to use: keys read. `source` says where it came from. */
-export interface Profile {
-  name: string
-  appid: string
-  baseUrl: string
-  signScheme: SignScheme
-  live: boolean
-  /** The IANA zone the gateway writes its times (time_end, refund_time) in. */
-  gatewayZone: string
-  privateKeyPem: string
-  gatewayPublicKeyPem: string
+export interface Profile extends GatewayProfile {
   source: 'store' | 'environment'
-  /** Chosen on the command line (--profile): the commands gw suggests name it too. */
-  named?: boolean
   /** Where the private key was read from, when it was a file (named in advice about an encrypted key). */
   privateKeyFile?: string
   /** For a stored profile: the folders and files that hold it, which only its owner may read. */

@@ -22,7 +22,7 @@ import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems, unresolvedFor
 import {type OrderReference, WRONG_CHANNEL, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
 import {quoted} from '../untrusted.js'
-import {type StatusMeaning, StatusWords} from './statuses.js'
+import {type StatusMeaning, StatusWords} from '../orders/status-words.js'
 
 export const CLASSES = [
   'match',

@@ -42,8 +42,8 @@ import {
   currencyOfRow,
   readMerchantRow,
 } from './classify.js'
-import {mapInOrder} from './ordered-window.js'
-import type {StatusWords} from './statuses.js'
+import {mapInOrder} from '../batch.js'
+import type {StatusWords} from '../orders/status-words.js'
 
 const OUTPUT_COLUMNS = [
   'gateway_state',

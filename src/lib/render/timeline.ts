@@ -3,7 +3,7 @@
  * first, then what it adds up to (paid, refunded, left).
  */
 import {describeOrderState, formatAmount} from '../gateway/protocol/index.js'
-import type {Timeline, TimelineEntry, Totals} from '../orders/timeline.js'
+import type {Timeline, TimelineEntry, Totals} from '../refunds/timeline.js'
 import {plural} from '../plural.js'
 import {fileShown, shown} from '../untrusted.js'
 

@@ -10,7 +10,7 @@ import {
   readMerchantRow,
 } from '../../../src/lib/reconcile/classify.js'
 import type {FoundOrder} from '../../../src/lib/orders/service.js'
-import {StatusWords} from '../../../src/lib/reconcile/statuses.js'
+import {StatusWords} from '../../../src/lib/orders/status-words.js'
 import {tempFile} from '../../helpers/shared.js'
 
 async function rowOf(header: string, line: string) {

@@ -3,7 +3,7 @@ import {utimesSync, writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 
 import {fileSha256} from '../../../src/lib/io/file-version.js'
-import {REPORT_COLUMNS} from '../../../src/lib/refunds/bulk/bulk-result.js'
+import {REPORT_COLUMNS} from '../../../src/lib/refunds/bulk/rows.js'
 import {type ReportLine, readRefundFile, reportLines} from '../../../src/lib/refunds/bulk/refund-file.js'
 import {tempFile} from '../../helpers/shared.js'
 

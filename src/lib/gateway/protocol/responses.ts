@@ -255,3 +255,30 @@ export function isAcknowledgement(status: number | null | undefined, body: strin
 
 /** Retry delays after a failed delivery, in seconds (section 6). */
 export const NOTIFICATION_RETRY_DELAYS = [1, 2, 2, 10, 30, 60, 600, 3600, 10_800, 18_000, 28_800, 43_200] as const
+
+/** What a line about the notification shows: from the body as sent, verified or not. */
+export interface NotificationFields {
+  mch_order_no?: string
+  gw_order_no?: string
+  total_fee?: number
+  fee_type?: string
+  channel?: string
+  /** As the gateway wrote it: the merchant's local time, no zone. */
+  time_end?: string
+  openid?: string
+}
+
+/** What a line about a notification shows of its `data` (nothing when it is not one). */
+export function notificationFields(value: unknown): NotificationFields {
+  const data = notificationDataSchema.safeParse(value)
+  if (!data.success) return {}
+  return {
+    mch_order_no: data.data.mch_order_no ?? data.data.order_no,
+    gw_order_no: data.data.gw_order_no,
+    total_fee: data.data.total_fee,
+    fee_type: data.data.fee_type,
+    channel: data.data.channel,
+    time_end: data.data.time_end,
+    openid: data.data.openid,
+  }
+}

@@ -4,25 +4,17 @@ import type {AuditTrail} from '../../files/audit.js'
 import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {TotalsRow} from '../../files/totals.js'
-import type {LeftOut} from './refund-file.js'
-import type {OrderLine} from './plan.js'
-import {ROW_STATUSES, type RefundRow, type RowState, type RowStatus, amountOf, isToSend, numberOf} from './rows.js'
-
-/** The columns a report adds to the input's: what became of each row. */
-export const REPORT_COLUMNS = [
-  'status',
-  'mch_refund_no',
-  'gw_refund_no',
-  'refund_fee',
-  'refund_amount',
-  'fee_type',
-  'refund_time',
-  'earlier_run_at',
-  'settled_by',
-  'err_code',
-  'err_msg',
-  'advice',
-] as const
+import {
+  type LeftOut,
+  type OrderLine,
+  ROW_STATUSES,
+  type RefundRow,
+  type RowState,
+  type RowStatus,
+  amountOf,
+  isToSend,
+  numberOf,
+} from './rows.js'
 
 /** A row's status as shown: a dry run's row that would be sent is `would_refund`. */
 export type ViewStatus = RowStatus | 'would_refund'

@@ -20,6 +20,7 @@ import {type CheckPace, type OrderGroup, groupByOrder, preflight} from './prefli
 import type {RefundFile} from './refund-file.js'
 import {DERIVED_FORM, deriveRefundNumber} from './refund-number.js'
 import {
+  type OrderLine,
   type Problem,
   type RefundRow,
   type RowRequest,
@@ -55,16 +56,6 @@ export interface BulkPlan {
   readonly orders: readonly OrderLine[]
   /** Distinct orders of the file: rows naming one order by different numbers count once. */
   readonly distinct_orders: number
-}
-
-/** An order several rows refund: their lines, what they send, and the order's balance. */
-export interface OrderLine {
-  order: string
-  lines: number[]
-  to_send_fee: number
-  currency: string
-  /** What is left to refund of the order before these rows. */
-  balance_fee: number
 }
 
 interface PlanInput {

@@ -37,12 +37,11 @@ import {
 } from '../../files/table.js'
 import {fileSha256, fileStamp} from '../../io/file-version.js'
 import {shellWord, usageError} from '../../errors.js'
-import {StatusWords} from '../../reconcile/statuses.js'
+import {StatusWords} from '../../orders/status-words.js'
 import {fileShown, quoted, shown} from '../../untrusted.js'
 import type {OrderNumberField, OrderReference} from '../../orders/reference.js'
 import {REFUND_LIST_COLUMNS} from '../list.js'
-import {REPORT_COLUMNS} from './bulk-result.js'
-import type {Problem, RefundRow, RowRequest} from './rows.js'
+import {type LeftOut, type Problem, REPORT_COLUMNS, type RefundRow, type RowRequest} from './rows.js'
 
 /** The fields a refund file gives. */
 const FIELDS = [
@@ -94,12 +93,6 @@ export interface RefundFile {
   left: LeftOut[]
   /** The longest cell of the file's rows (a workbook report holds 32,767 characters a cell). */
   longest: number
-}
-
-/** A row left out: its line, and why the sheet does not show it. */
-export interface LeftOut {
-  line: number
-  why: string
 }
 
 /** What an earlier report of gw's says of a row that was not refunded, nor may have been. */

@@ -9,8 +9,8 @@ import {Tally, type TallyLine} from '../../files/tally.js'
 import {totalsVerdict} from '../../files/totals.js'
 import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import {type RefundFile, reportLines} from './refund-file.js'
-import {REPORT_COLUMNS, type SummaryLine, type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
-import {type RowState, amountOf} from './rows.js'
+import {type SummaryLine, type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
+import {REPORT_COLUMNS, type RowState, amountOf} from './rows.js'
 
 const money = (minor: number | undefined, currency: string | undefined) =>
   minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined

@@ -246,3 +246,35 @@ function journalDisagreement(row: RefundRow, intent: IntentRecord): string | und
     return differs(`amount is ${minor === undefined ? 'not that' : formatAmount(minor, currency)}`)
   return undefined
 }
+
+/** The columns a report adds to the input's: what became of each row. */
+export const REPORT_COLUMNS = [
+  'status',
+  'mch_refund_no',
+  'gw_refund_no',
+  'refund_fee',
+  'refund_amount',
+  'fee_type',
+  'refund_time',
+  'earlier_run_at',
+  'settled_by',
+  'err_code',
+  'err_msg',
+  'advice',
+] as const
+
+/** An order several rows refund: their lines, what they send, and the order's balance. */
+export interface OrderLine {
+  order: string
+  lines: number[]
+  to_send_fee: number
+  currency: string
+  /** What is left to refund of the order before these rows. */
+  balance_fee: number
+}
+
+/** A row left out: its line, and why the sheet does not show it. */
+export interface LeftOut {
+  line: number
+  why: string
+}

@@ -10,12 +10,12 @@
  */
 import {GwError, type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, decimalOf, isoTimeIn, localZone, normalizeRefundState} from '../gateway/protocol/index.js'
-import {hasRefundQuery} from '../refunds/lookup.js'
-import type {RefundService} from '../refunds/service.js'
+import {hasRefundQuery} from './lookup.js'
+import type {RefundService} from './service.js'
 import type {GatewayHistory} from '../store/history.js'
 import type {EventEntry, OrderEntry} from '../store/records.js'
-import {type OrderReference, describeReference, looksLikeGatewayNumber, referenceWords} from './reference.js'
-import type {FoundOrder} from './service.js'
+import {type OrderReference, describeReference, looksLikeGatewayNumber, referenceWords} from '../orders/reference.js'
+import type {FoundOrder} from '../orders/service.js'
 
 /** A line of the story; each kind carries its own facts. */
 export type TimelineEntry = {at: string} & (

@@ -8,7 +8,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {GwError, usageError} from '../errors.js'
 import {type CommandIO, canAsk} from '../io/streams.js'
 import {isEncryptedPem, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
-import {normalizeBaseUrl} from './store.js'
+import {normalizeBaseUrl} from '../profiles/store.js'
 
 export interface ProfileAnswers {
   name?: string

@@ -2,7 +2,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describe, expect, it} from 'vitest'
 
-import {mapInOrder} from '../../../src/lib/reconcile/ordered-window.js'
+import {mapInOrder} from '../../src/lib/batch.js'
 
 async function* count(n: number, pulled: {n: number}) {
   for (let i = 0; i < n; i++) {
