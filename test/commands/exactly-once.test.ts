@@ -1,7 +1,7 @@
 // Money moves exactly once, on every path: each case of the issue, reproduced against the sandbox.
 import {execFileSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -499,6 +499,22 @@ describe('the journal', () => {
     const result = await bulk(csv)
     expect(result.code, result.stderr).toBe(0)
     expect(reportOf(csv)[0]).toMatchObject({status: 'refunded', gw_refund_no: expect.stringMatching(/^910/)})
+    expect(await refundsOf(order!)).toHaveLength(1)
+  })
+
+  it('with times edited into words ("then"): resumed, the rows kept in the history at the time they are recorded, exit 0', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-THEN')
+    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const first = await bulk(csv)
+    expect(first.code, first.stderr).toBe(0)
+    const journal = `${csv}.journal.jsonl`
+    writeFileSync(journal, readFileSync(journal, 'utf8').replace(/"at":"[^"]+"/g, '"at":"then"'))
+    rmSync(join(world.configDir, 'history.db'), {force: true})
+    const again = await bulk(csv)
+    expect(again.code, again.stderr).toBe(0)
+    expect(reportOf(csv)[0]).toMatchObject({status: 'refunded_earlier'})
+    const listed = await world.run(['refund', 'list', '--json'])
+    expect(listed.json<{refunds: {mch_order_no: string}[]}>().refunds.map((r) => r.mch_order_no)).toContain(order)
     expect(await refundsOf(order!)).toHaveLength(1)
   })
 

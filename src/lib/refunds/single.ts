@@ -145,20 +145,25 @@ export class SingleRefunds {
     const settling: Settling = {earlier: []}
     const orderNo = found.record.mch_order_no ?? ''
     const elsewhere = history.unsettledElsewhere(orderNo)
+    // A refund of another order of the same number (its gateway number differs: another gateway's,
+    // adopted from before gw recorded gateways) is never this order's, to look up or to send.
+    const ofThisOrder = (entry: RefundEntry) =>
+      !entry.gw_order_no || !found.record.gw_order_no || entry.gw_order_no === found.record.gw_order_no
     // Another record's refund this gateway has since settled (sent or looked up here) is settled.
     const settledHere = (entry: RefundEntry) => {
       const here = history.findRefund(entry.mch_refund_no)
       return here !== undefined && !isUnsettled(here)
     }
-    for (const other of elsewhere.filter(({entry, kinship}) => kinship !== 'address' && !settledHere(entry))) {
+    const open = (entry: RefundEntry) => ofThisOrder(entry) && !settledHere(entry)
+    for (const other of elsewhere.filter(({entry, kinship}) => kinship !== 'address' && open(entry))) {
       // The refund asked for by its own number: sent under it (taken once where it already is).
       if (asked.mchRefundNo !== other.entry.mch_refund_no || !isAsked(other.entry, asked))
         throw unsettledElsewhere(plannedFrom(other.entry, found), other)
     }
     // Sent to this gateway's address under an earlier key: this gateway's, settled here as ours.
     const unsettled = [
-      ...history.refundsOf(orderNo).filter(isUnsettled),
-      ...elsewhere.filter(({entry, kinship}) => kinship === 'address' && !settledHere(entry)).map(({entry}) => entry),
+      ...history.refundsOf(orderNo).filter((entry) => isUnsettled(entry) && ofThisOrder(entry)),
+      ...elsewhere.filter(({entry, kinship}) => kinship === 'address' && open(entry)).map(({entry}) => entry),
     ]
     for (const entry of unsettled) {
       const planned = plannedFrom(entry, found)

@@ -326,8 +326,12 @@ export class LocalStore {
 
 /** A record's columns, as the INSERTs name them: what it does not say is NULL. `credit`: see the refunds' CREDITED. */
 function columnsOf(entry: Entry, gateway: number, credit: boolean): Record<string, SQLInputValue> {
-  const {mch_order_no, at} = entry
-  const at_ms = Date.parse(at)
+  const {mch_order_no} = entry
+  // A time that is none (a journal edited by hand: "then") is recorded as the time it is recorded,
+  // never refused: the refund it comes with was sent, and its record must be kept.
+  const parsed = Date.parse(entry.at)
+  const at_ms = Number.isNaN(parsed) ? Date.now() : parsed
+  const at = Number.isNaN(parsed) ? new Date(at_ms).toISOString() : entry.at
   if (entry.type === 'event')
     return {gateway, mch_order_no, kind: entry.kind, at, at_ms, detail: JSON.stringify(entry.detail)}
   const common = {

@@ -344,6 +344,21 @@ describe('files in the config folder that gw did not write', () => {
     },
   )
 
+  it("an earlier version's intent for another gateway's order of the same number (its gateway number differs) is not this order's", async () => {
+    const order = 'INV-OTHER-GW'
+    await paidOn(world.sandbox, order, 'alipay')
+    const {dir, env} = world.machine()
+    // Left unknown on the test gateway by an earlier gw, whose order there was TESTGW-1; the one gateway known now is this one.
+    const line = JSON.parse(intent(order, 'RF-TEST-GATEWAY', 1000, 'alipay')) as Record<string, unknown>
+    writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify({...line, gw_order_no: 'TESTGW-1'})}\n`)
+    const refunded = await world.run(['refund', 'create', order, '--amount', '10.00', '--json'], {env})
+    expect(refunded.code, refunded.stderr).toBe(0)
+    expect(refunded.json<Refunded & {sent_again?: boolean}>()).toMatchObject({status: 'refunded', refund_fee: 1000})
+    expect(refunded.json<Refunded & {sent_again?: boolean}>().sent_again).toBeUndefined()
+    expect(refunded.json<Refunded>().mch_refund_no).not.toBe('RF-TEST-GATEWAY')
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.no)).not.toContain('RF-TEST-GATEWAY')
+  })
+
   it('a history.jsonl restored from a backup with an intent is looked up, never sent: absent where the gateway can tell', async () => {
     const [wechat, alipay] = ['INV-RESTORE-W', 'INV-RESTORE-A']
     await paidOn(world.sandbox, wechat)
