@@ -12,6 +12,7 @@
 import {
   GwError,
   type Outcome,
+  type SuggestedFor,
   type StopSignal,
   gwCommand,
   outcomeOfSignal,
@@ -158,7 +159,7 @@ export class SingleRefunds {
     for (const other of elsewhere.filter(({entry, kinship}) => kinship !== 'address' && open(entry))) {
       // The refund asked for by its own number: sent under it (taken once where it already is).
       if (asked.mchRefundNo !== other.entry.mch_refund_no || !isAsked(other.entry, asked))
-        throw unsettledElsewhere(plannedFrom(other.entry, found), other)
+        throw unsettledElsewhere(plannedFrom(other.entry, found), other, this.refunds.client.profile)
     }
     // Sent to this gateway's address under an earlier key: this gateway's, settled here as ours.
     const unsettled = [
@@ -174,7 +175,7 @@ export class SingleRefunds {
           settling.again = planned
           continue
         }
-        throw cannotLookUp(planned, entry)
+        throw cannotLookUp(planned, entry, this.refunds.client.profile)
       }
       const looked = await this.refunds.lookup(planned)
       if (looked.state === 'unknown') throw stillUnknown(planned, looked.why)
@@ -384,16 +385,10 @@ function stillUnknown(planned: PlannedRefund, why: string): GwError {
   )
 }
 
-/**
- * An earlier refund of the order, sent without a known outcome under records that may be this
- * gateway's under another name (its key at another address): gw cannot tell whether it went
- * here, so nothing is sent (exit 5) until it is settled.
- */
-function unsettledElsewhere(planned: PlannedRefund, other: UnsettledElsewhere): GwError {
-  const amount = formatAmount(planned.refund_fee, planned.fee_type)
-  const where = `to ${describeGateway(other.gateway)}, which has this gateway's key at another address`
-  const sendIt = gwCommand(
-    undefined,
+/** The command that sends an earlier refund on purpose, under its own number (the gateway takes a number once). */
+const sendUnderItsNumber = (planned: PlannedRefund, profile: SuggestedFor) =>
+  gwCommand(
+    profile,
     'refund',
     'create',
     planned.mch_order_no,
@@ -402,6 +397,16 @@ function unsettledElsewhere(planned: PlannedRefund, other: UnsettledElsewhere): 
     '--mch-refund-no',
     planned.mch_refund_no,
   )
+
+/**
+ * An earlier refund of the order, sent without a known outcome under records that may be this
+ * gateway's under another name (its key at another address): gw cannot tell whether it went
+ * here, so nothing is sent (exit 5) until it is settled.
+ */
+function unsettledElsewhere(planned: PlannedRefund, other: UnsettledElsewhere, profile: SuggestedFor): GwError {
+  const amount = formatAmount(planned.refund_fee, planned.fee_type)
+  const where = `to ${describeGateway(other.gateway)}, which has this gateway's key at another address`
+  const sendIt = sendUnderItsNumber(planned, profile)
   return new GwError(
     'unknown',
     `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent ${where}, at ${isoTime(new Date(other.entry.at))}, and its outcome is not known. It may have been made on this gateway: nothing was sent, so that the customer is not refunded twice.`,
@@ -417,18 +422,9 @@ function unsettledElsewhere(planned: PlannedRefund, other: UnsettledElsewhere): 
  * query, that is not the refund this command asks for: gw never sends it unasked (exit 5). What
  * settles it is the merchant platform, or sending it on purpose under its own number.
  */
-function cannotLookUp(planned: PlannedRefund, entry: RefundEntry): GwError {
+function cannotLookUp(planned: PlannedRefund, entry: RefundEntry, profile: SuggestedFor): GwError {
   const amount = formatAmount(planned.refund_fee, planned.fee_type)
-  const sendIt = gwCommand(
-    undefined,
-    'refund',
-    'create',
-    planned.mch_order_no,
-    '--amount',
-    decimalOf(planned.refund_fee, planned.fee_type)!,
-    '--mch-refund-no',
-    planned.mch_refund_no,
-  )
+  const sendIt = sendUnderItsNumber(planned, profile)
   return new GwError(
     'unknown',
     `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent ${entry.source && entry.source !== 'refund create' ? `by ${entry.source} ` : ''}at ${isoTime(new Date(entry.at))} and its outcome is not known; the gateway has no refund query for ${planned.channel} to look it up. Nothing was sent: gw does not send a refund this command did not ask for.`,

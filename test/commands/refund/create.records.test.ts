@@ -196,8 +196,9 @@ describe('one gateway under another name: its key rotated, its address respelled
     expect(refused.stderr).toContain('nothing was sent')
     expect(await refundsOn(gateway, order)).toEqual([{no: number, fee: 3000}])
     const command = /To settle it here, [^:]+: (gw refund create .+)/.exec(refused.stderr)?.[1]
-    expect(command).toBe(`gw refund create ${order} --amount 30.00 --mch-refund-no ${number}`)
-    const settled = await rotating([...command!.split(' ').slice(1), '--json'])
+    // Advice names the profile it was given: pasted as printed, it settles it on that profile's gateway.
+    expect(command).toBe(`gw refund create ${order} --amount 30.00 --mch-refund-no ${number} --profile rotating`)
+    const settled = await world.run([...command!.split(' ').slice(1), '--yes', '--json'])
     expect(settled.code, settled.stderr).toBe(0)
     expect(settled.json<Refunded>()).toMatchObject({status: 'refunded', mch_refund_no: number, refund_fee: 3000})
     const next = await rotating(['refund', 'create', order, '--amount', '10.00', '--json'])
