@@ -48,6 +48,8 @@ describe('damage and a newer gw', () => {
     expect(refused.stderr).toMatch(
       /history\.db was made by a newer gw \(its schema is version 99; this gw knows up to \d+\)/,
     )
+    // Said once: "Nothing was sent." is the refusal's, not twice over.
+    expect(refused.stderr.match(/Nothing was sent\./g)).toHaveLength(1)
     expect(await refundsOf(order!)).toEqual([])
   })
 })

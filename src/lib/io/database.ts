@@ -142,7 +142,7 @@ export class LocalDatabase {
       this.close()
       throw new LocalStateError(
         'damaged',
-        `${path} was made by a newer gw (its schema is version ${version}; this gw knows up to ${migrations.length}). Nothing was sent.`,
+        `${path} was made by a newer gw (its schema is version ${version}; this gw knows up to ${migrations.length}).`,
         {
           advice:
             'Use the newer gw on this machine (gw --version says which this is), or give this one a config dir of its own (GW_CONFIG_DIR).',
