@@ -9,7 +9,7 @@
 import {GwError} from '../errors.js'
 import type {Refusal} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
-import {DUPLICATE_CODES, ORDER_NOT_FOUND, explainError, formatAmount, lookupError} from '../gateway/protocol/index.js'
+import {ORDER_NOT_FOUND, explainError, formatAmount, lookupError} from '../gateway/protocol/index.js'
 import {LocalStateError} from '../io/database.js'
 import type {GatewayHistory} from '../store/history.js'
 import type {Recorded} from '../store/durability.js'
@@ -19,6 +19,7 @@ import type {FoundOrder, OrderService} from '../orders/service.js'
 import {type RetryPolicy, tries} from '../retry.js'
 import {type RefundAsk, type RefundProblem, checkRefund} from './balance.js'
 import {type Lookup, hasRefundQuery, howSettled, lookupOf} from './lookup.js'
+import {afterAnswer, afterLookup} from './send-decision.js'
 import {RefundQueries, refundQuery} from './query.js'
 
 export interface RefundRequest extends RefundAsk {
@@ -269,38 +270,30 @@ export class RefundService {
       if (answer.status === 'success') {
         // The client has checked that the answer is about this refund: its number and amount.
         const {gw_refund_no, refund_time} = answer.data
-        return {
-          status: 'refunded',
-          planned,
-          gw_refund_no,
-          refund_time,
-          resolved_by: 'answer',
-        }
+        return {status: 'refunded', planned, gw_refund_no, refund_time, resolved_by: 'answer'}
       }
-      const duplicate = answer.status === 'refused' && DUPLICATE_CODES.includes(answer.code)
-      if (answer.status === 'refused' && !duplicate) return this.#refused(planned, answer, signal)
-      const unverified =
-        answer.status === 'uncertain' && (answer.reason === 'bad_signature' || answer.reason === 'not_about_request')
-      const existed = duplicate && round === 1
-      if (!canQuery) {
-        if (unverified) return this.#unverified(planned, answer.message)
-        if (answer.status === 'uncertain' && answer.code === 'TRADE_STATE_ERROR') {
+      const decided = afterAnswer(answer, {canQuery, round, numberGiven: Boolean(planned.number_given)})
+      switch (decided.next) {
+        case 'refused':
+          return this.#refused(planned, answer as Extract<typeof answer, {status: 'refused'}>, signal)
+        case 'unverified':
+          return this.#unverified(planned, answer.message)
+        case 'processing': {
           const explanation = `${lookupError('TRADE_STATE_ERROR')!.action} The gateway has no refund query for ${planned.channel}: confirm refund ${planned.mch_refund_no} on the merchant platform.`
-          return {status: 'processing', planned, err_code: answer.code, explanation, resolved_by: 'answer'}
+          return {status: 'processing', planned, err_code: 'TRADE_STATE_ERROR', explanation, resolved_by: 'answer'}
         }
-        if (existed && planned.number_given) {
-          // Nothing tells whose refund the number is: the order's state would be another refund's word.
+        case 'number_taken': {
           const explanation =
             `Refund number ${planned.mch_refund_no} is already used at the gateway, by this order or another, and ` +
             `the gateway has no refund query for ${planned.channel} to tell which; gw never sent it for order ` +
             `${planned.mch_order_no}. Nothing was refunded by this run. Give another refund number, or none (gw makes one).`
           return {status: 'failed', planned, err_code: answer.code, explanation, resolved_by: 'answer'}
         }
-        // No refund query: the same number sent again settles whether the gateway holds it, not its amount or state.
-        if (duplicate || (answer.status === 'uncertain' && answer.reason === 'duplicate_on_retry'))
-          return this.#held(planned, existed, signal)
-        lastWhy = answer.message
-        continue
+        case 'held':
+          return this.#held(planned, decided.existed, signal)
+        case 'send_again':
+          lastWhy = answer.message
+          continue
       }
       // Stopped: no lookup leaves; the next run settles it.
       if (signal?.aborted) {
@@ -309,37 +302,33 @@ export class RefundService {
       }
       // Unclear, or the number is taken: the gateway's record of this refund number decides.
       const found = await this.lookup(planned, signal)
-      const failed = (err_code: string | undefined, why: string): RefundResult => {
-        return {
-          status: 'failed',
-          planned,
-          err_code,
-          explanation: explainError(err_code, why),
-          resolved_by: 'refund_query',
-        }
+      const failed = (why: string): RefundResult => ({
+        status: 'failed',
+        planned,
+        err_code: answer.code,
+        explanation: explainError(answer.code, why),
+        resolved_by: 'refund_query',
+      })
+      const looked = afterLookup(found, decided)
+      if (looked.next === 'other_amount') {
+        const other = formatAmount((found as Extract<Lookup, {state: 'other_amount'}>).refund_fee, planned.fee_type)
+        return failed(`refund ${planned.mch_refund_no} exists at the gateway with another amount (${other})`)
       }
-      if (found.state === 'other_amount') {
-        const other = formatAmount(found.refund_fee, planned.fee_type)
-        return failed(
-          answer.code,
-          `refund ${planned.mch_refund_no} exists at the gateway with another amount (${other})`,
-        )
-      }
-      // After a failed verification nothing is sent again: the next run settles it by looking it up.
-      if (unverified && (found.state === 'unknown' || found.state === 'absent'))
-        return this.#unverified(planned, answer.message)
-      if (found.state === 'unknown') {
-        lastWhy = found.why
+      if (looked.next === 'other_order')
+        return failed(`refund number ${planned.mch_refund_no} belongs to another order`)
+      if (looked.next === 'unverified') return this.#unverified(planned, answer.message)
+      if (looked.next === 'unknown') {
+        lastWhy = (found as Extract<Lookup, {state: 'unknown'}>).why
         break
       }
-      if (found.state === 'absent') {
-        if (duplicate) return failed(answer.code, `refund number ${planned.mch_refund_no} belongs to another order`)
+      if (looked.next === 'send_again') {
         // The refund did not land; the same refund number may be sent again.
         lastWhy = answer.message
         continue
       }
-      const status = STATUS_OF_LOOKUP[found.state]
-      const {gw_refund_no, refund_time} = found
+      const existed = decided.existed
+      const status = STATUS_OF_LOOKUP[looked.state]
+      const {gw_refund_no, refund_time} = found as Extract<Lookup, {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'}>
       const settled = {
         planned,
         status,
