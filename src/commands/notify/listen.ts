@@ -52,13 +52,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     ])
     // What the listener sees goes into this machine's history: the orders' stories and their states.
     const {history} = await this.services({signs: false})
-    const show = {
-      json: this.jsonEnabled(),
-      io: this.io,
-      log: (line: string) => this.log(line),
-      warn: (message: string) => this.warning(message),
-    }
-    const {url, tally, enough, close} = await startListener(flags, forwardTo, profile, history, show)
+    const {url, tally, enough, close} = await startListener(flags, forwardTo, profile, history, this.showing)
     this.note(
       `listening for notifications at ${url} (profile "${profile.name}"); pass it as: gw order create ... --notify-url ${url}`,
     )

@@ -2,12 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {amountOf, minorUnitsOrUsage} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {statusLine} from '../../lib/cli/progress.js'
 import {durationFlag, endpointOf, fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
 import {type CreatedOrder, type FoundOrder, waitEnded} from '../../lib/orders/service.js'
 import {CURRENCIES, ORDER_CHANNELS, formatAmount} from '../../lib/gateway/protocol/index.js'
-import {createdView, waitView, waitingLine} from '../../lib/render/orders.js'
-import type {QrStyle} from '../../lib/render/qr.js'
+import {createdView, waitView} from '../../lib/render/orders.js'
 
 type Result = CreatedOrder & {qr_file?: string; waited?: {state: string; record?: FoundOrder['record']}}
 
@@ -76,34 +74,11 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const terminal = fieldsOf(flags, ['device-id', 'operator-id', 'img-type'])
     const created = await orders.create({...fields, ...terminal, total_fee, expireSeconds: flags.expire})
     this.log(createdView(created))
-    // Asked for (--qr), it is drawn wherever output goes; by default only on a terminal, and said when not.
-    const notAsked = this.#qrNotAsked(flags.qr)
-    const {showQr, terminalStyle} = await import('../../lib/render/qr.js')
-    const style = (flags['qr-style'] as QrStyle | undefined) ?? terminalStyle()
-    const qr = await showQr(created, {notAsked, style, file: flags['qr-out']})
-    if (qr.drawn && this.jsonEnabled()) this.note(qr.drawn)
-    else if (qr.drawn) this.log(qr.drawn)
-    else if (flags.qr === undefined && !this.jsonEnabled() && !flags['qr-out'] && !qr.notes.length)
-      this.note('QR code not drawn: stdout is not a terminal. --qr draws it anyway; --qr-out FILE saves the image.')
-    qr.notes.forEach((note) => this.note(note))
-    orders.noteQr(created, {
-      drawn: qr.drawn ? (this.jsonEnabled() ? 'stderr' : this.io.stdout.isTTY ? 'terminal' : 'stdout') : undefined,
-      not_drawn: qr.not_drawn,
-      file: qr.qr_file,
-    })
-    if (!flags.wait) return {...created, qr_file: qr.qr_file}
-    const status = statusLine(this.io.stderr)
-    const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))
-    const found = await orders.waitForPayment(created, flags['wait-timeout'], onPoll)
-    status.end()
+    const {showOrderQr, waitShown} = await import('../../lib/cli/order-run.js')
+    const qr_file = await showOrderQr(created, flags, orders, this.showing)
+    if (!flags.wait) return {...created, qr_file}
+    const found = await waitShown(created, flags['wait-timeout'], orders, this.showing)
     this.present({...waitView(created, found, this.profile), outcome: waitEnded(found)})
-    return {...created, qr_file: qr.qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
-  }
-
-  /** Why the QR code is not asked for: --no-qr; by default, stdout is the --json document, or not a terminal. */
-  #qrNotAsked(asked: boolean | undefined): string | undefined {
-    if (asked !== undefined) return asked ? undefined : '--no-qr was given'
-    if (this.jsonEnabled()) return 'stdout was the --json document'
-    return this.io.stdout.isTTY ? undefined : 'stdout was not a terminal'
+    return {...created, qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
   }
 }

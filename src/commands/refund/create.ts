@@ -2,15 +2,13 @@ import {Args, Flags} from '@oclif/core'
 
 import {amountOf} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {onInterrupt} from '../../lib/cli/interrupt.js'
 import * as shared from '../../lib/cli/flags.js'
 import {usageError} from '../../lib/errors.js'
 import {describeReference} from '../../lib/orders/reference.js'
 import type {BulkResult} from '../../lib/refunds/bulk/bulk-result.js'
-import {type RefundDocument, identicalQuestion, refundAction, refundOutcome} from '../../lib/render/refunds.js'
+import {type RefundDocument, refundOutcome} from '../../lib/render/refunds.js'
 
 type BulkRun = BulkResult & {profile: string; appid: string; live: boolean; resume_command: string | null}
-const confirmBulk = {always: true, otherwise: 'or --dry-run to see the plan'}
 
 export default class RefundCreate extends GwCommand<typeof RefundCreate> {
   static override summary = 'refund a paid order, fully or in part, or every row of a CSV'
@@ -55,22 +53,10 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
     const amount = amountOf(flags.amount, flags['refund-fee'], names, flags['fee-type'])
-    const [{refunds}, {SingleRefunds}] = await Promise.all([this.services(), import('../../lib/refunds/single.js')])
+    const [{refunds}, {refundOne}] = await Promise.all([this.services(), import('../../lib/cli/refund-run.js')])
     const {channel, 'mch-refund-no': mchRefundNo, 'fee-type': feeType, 'total-fee': totalFee} = flags
-    const interrupt = onInterrupt()
-    const result = await new SingleRefunds(refunds)
-      .refund(
-        {ref, amount, mchRefundNo, channel, feeType, totalFee},
-        {
-          identical: (made, planned) => {
-            const [action, options] = identicalQuestion(made, planned, this.profile)
-            return this.confirm(action, {...options, signal: interrupt.signal})
-          },
-          sending: (planned) => this.confirm(refundAction(planned), {signal: interrupt.signal}),
-        },
-        interrupt.signal,
-      )
-      .finally(() => interrupt.dispose())
+    const request = {ref, amount, mchRefundNo, channel, feeType, totalFee}
+    const result = await refundOne(request, refunds, this.profile, this.asking)
     const outcome = refundOutcome(result, describeReference(ref), names, this.profile)
     if ('error' in outcome) throw outcome.error
     this.present(outcome)
@@ -78,28 +64,20 @@ With --from-csv: the whole file is checked first (every problem with its line), 
   }
 
   async #bulk(csv: string): Promise<BulkRun> {
-    const {flags, profile} = this
-    const {runBulkRefund, tuneHeapFor} = await import('../../lib/refunds/bulk/bulk-refund.js')
-    tuneHeapFor(csv)
-    const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes, resumeCommand} =
-      await import('../../lib/render/bulk.js')
+    const {runBulk} = await import('../../lib/cli/bulk-run.js')
     const {refunds} = await this.services()
-    const named = shared.fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'retry-failed', 'batch-id'])
-    const options = {...flags, ...named, csv, gw_version: this.config.version}
-    const result = await runBulkRefund(refunds, options, {
-      checking: (label, total) => this.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
-      planned: (plan, tookOver, output) => planNotes(plan, csv, tookOver, output).forEach((note) => this.note(note)),
-      confirm: (planned) => {
-        const {plan, action} = confirmText(planned, profile)
-        return this.confirm(action, {...confirmBulk, before: plan})
-      },
-      // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
-      sending: (total) => this.longWork('refunds', total, STOPPING, 'not refunded'),
-    })
     // The command as given, every flag kept: resuming it repeats every flag that shaped the run.
     const again = this.sameCommand('--yes')
-    this.present({...bulkResultView(result, profile, again), outcome: result.outcome})
-    const resume_command = resumeCommand(result, again) ?? null
-    return {...result, profile: profile.name, appid: profile.appid, live: profile.live, resume_command}
+    const command = {
+      ...this.showing,
+      ...this.asking,
+      profile: this.profile,
+      refunds,
+      version: this.config.version,
+      again,
+    }
+    const {view, document} = await runBulk(csv, this.flags, command)
+    this.present(view)
+    return document
   }
 }

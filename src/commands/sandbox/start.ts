@@ -58,8 +58,7 @@ export default class SandboxStart extends GwCommand<typeof SandboxStart> {
 
   async run(): Promise<void> {
     const {flags} = this
-    const reporting = {json: this.jsonEnabled(), io: this.io, warn: (message: string) => this.warning(message)}
-    const {summary, stop} = await startSandboxRun(flags, this.store, reporting)
+    const {summary, stop} = await startSandboxRun(flags, this.store, this.showing)
     if (this.jsonEnabled()) this.logJson(summary)
     else this.log(sandboxView(summary, flags.faults))
     const interrupt = onInterrupt()

@@ -50,6 +50,23 @@ interface ListShape<T, C extends string> {
 type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
+/** How a run shows things (GwCommand's showing). */
+export interface Showing {
+  io: CommandIO
+  /** stdout is the --json document. */
+  json: boolean
+  /** A line on stdout. */
+  log(line: string): void
+  note(message: string): void
+  warn(message: string): void
+}
+
+/** How a run asks before money moves and shows long work (GwCommand's asking). */
+export interface Asking {
+  confirm(action: string, options?: Omit<ConfirmOptions, 'profile' | 'yes' | 'flag'>): Promise<void>
+  longWork(label: string, total: number | undefined, stopping: string, failedWord?: string): Promise<Work>
+}
+
 export abstract class GwCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
 
@@ -173,7 +190,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
         trace,
         keyPassphrase: keyPassphrase(),
       }
-      return factory.connect(profile, options, this.io, this.notes)
+      return factory.connect(profile, options, this.io, this.showing)
     })()
     return this.#services
   }
@@ -184,9 +201,26 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     return this.#factory
   }
 
-  /** Where services say what they could not read or write, and their progress. */
-  protected get notes(): {warn(message: string): void; note(message: string): void} {
-    return {warn: (message) => this.warning(message), note: (message) => this.note(message)}
+  /**
+   * How what a command runs (a service, a run of src/lib/cli) shows things: the command's streams,
+   * whether stdout is the --json document, a line on stdout, a note and a warning on stderr.
+   */
+  protected get showing(): Showing {
+    return {
+      io: this.io,
+      json: this.jsonEnabled(),
+      log: (line) => this.log(line),
+      note: (message) => this.note(message),
+      warn: (message) => this.warning(message),
+    }
+  }
+
+  /** How a run of src/lib/cli asks before money moves, and shows long work (confirm, longWork). */
+  protected get asking(): Asking {
+    return {
+      confirm: (action, options) => this.confirm(action, options),
+      longWork: (label, total, stopping, failedWord) => this.longWork(label, total, stopping, failedWord),
+    }
   }
 
   /** Under --verbose, what shows each attempt on the wire (on stderr); else undefined. */

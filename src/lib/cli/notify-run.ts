@@ -6,12 +6,12 @@
 import {usageError} from '../errors.js'
 import type {GatewayProfile} from '../gateway/client.js'
 import {openLog} from '../io/json-lines.js'
-import type {CommandIO} from '../io/streams.js'
 import {NotificationListener} from '../notify/listener.js'
 import {recordDelivery} from '../notify/record.js'
 import {ListenTally} from '../notify/tally.js'
 import {eventLine, rejectedWarning} from '../render/notify.js'
 import type {GatewayHistory} from '../store/history.js'
+import type {Showing} from './base-command.js'
 import {isItself, isLoopbackHost, listenError} from './listening.js'
 
 interface ListenFlags {
@@ -19,14 +19,6 @@ interface ListenFlags {
   host: string
   'exit-after'?: number
   log?: string
-}
-
-interface Showing {
-  json: boolean
-  io: CommandIO
-  /** A line of text on stdout. */
-  log(line: string): void
-  warn(message: string): void
 }
 
 /** Listens: its address, what it counted, a signal once --exit-after's payments came, and how it stops. */

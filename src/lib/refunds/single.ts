@@ -53,7 +53,7 @@ export interface MadeRefund {
   refused?: boolean
 }
 
-interface OneRefundHooks {
+export interface OneRefundHooks {
   /** An identical refund was made recently; resolves when another is wanted, throws otherwise. */
   identical(made: MadeRefund, planned: PlannedRefund): Promise<void>
   /** The refund is about to be sent (after the live-profile confirmation). */

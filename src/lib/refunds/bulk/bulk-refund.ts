@@ -27,7 +27,7 @@ import {REPORT_COLUMNS, type RowState} from './rows.js'
 import {sendPlan} from './send.js'
 
 /** What a run is asked to do; named as the flags are. */
-interface BulkOptions extends Omit<ReadOptions, 'fields'> {
+export interface BulkOptions extends Omit<ReadOptions, 'fields'> {
   csv: string
   'only-visible'?: boolean
   journal?: string

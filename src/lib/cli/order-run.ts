@@ -1,0 +1,51 @@
+/**
+ * gw order create's showing: the QR code drawn where it was asked for (--qr: wherever output
+ * goes; by default only on a terminal, and said when not), saved with --qr-out, and noted in the
+ * order's story (where it was drawn, or why not); with --wait, the wait on a status line.
+ */
+import type {CreatedOrder, OrderService} from '../orders/service.js'
+import {waitingLine} from '../render/orders.js'
+import type {QrStyle} from '../render/qr.js'
+import type {Showing} from './base-command.js'
+import {statusLine} from './progress.js'
+
+/** Shows the order's QR code as asked: the file it was saved to, if any. */
+export async function showOrderQr(
+  created: CreatedOrder,
+  flags: {qr?: boolean; 'qr-style'?: string; 'qr-out'?: string},
+  orders: OrderService,
+  show: Showing,
+): Promise<string | undefined> {
+  const {showQr, terminalStyle} = await import('../render/qr.js')
+  const style = (flags['qr-style'] as QrStyle | undefined) ?? terminalStyle()
+  const qr = await showQr(created, {notAsked: notAsked(flags.qr, show), style, file: flags['qr-out']})
+  if (qr.drawn && show.json) show.note(qr.drawn)
+  else if (qr.drawn) show.log(qr.drawn)
+  else if (flags.qr === undefined && !show.json && !flags['qr-out'] && !qr.notes.length)
+    show.note('QR code not drawn: stdout is not a terminal. --qr draws it anyway; --qr-out FILE saves the image.')
+  qr.notes.forEach((note) => show.note(note))
+  const drawn = qr.drawn ? (show.json ? 'stderr' : show.io.stdout.isTTY ? 'terminal' : 'stdout') : undefined
+  orders.noteQr(created, {drawn, not_drawn: qr.not_drawn, file: qr.qr_file})
+  return qr.qr_file
+}
+
+/** Why the QR code is not asked for: --no-qr; by default, stdout is the --json document, or not a terminal. */
+function notAsked(asked: boolean | undefined, show: Showing): string | undefined {
+  if (asked !== undefined) return asked ? undefined : '--no-qr was given'
+  if (show.json) return 'stdout was the --json document'
+  return show.io.stdout.isTTY ? undefined : 'stdout was not a terminal'
+}
+
+/** Waits for the order's payment (--wait), the wait shown on a status line: the order as it ended, if found. */
+export async function waitShown(
+  created: CreatedOrder,
+  timeout: number | undefined,
+  orders: OrderService,
+  show: Showing,
+) {
+  const status = statusLine(show.io.stderr)
+  const onPoll = (state: string, deadline: number) => status.update(waitingLine(state, deadline))
+  const found = await orders.waitForPayment(created, timeout, onPoll)
+  status.end()
+  return found
+}

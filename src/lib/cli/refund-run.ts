@@ -1,0 +1,29 @@
+/**
+ * gw refund create's single refund: asked before it is sent (and before an identical one is
+ * made again), stopped by Ctrl-C before it leaves, settled as refunds/single.ts says.
+ */
+import type {Profile} from '../profiles/store.js'
+import type {RefundService} from '../refunds/service.js'
+import type {OneRefundHooks, SingleRefunds} from '../refunds/single.js'
+import {identicalQuestion, refundAction} from '../render/refunds.js'
+import type {Asking} from './base-command.js'
+import {onInterrupt} from './interrupt.js'
+
+export async function refundOne(
+  request: Parameters<SingleRefunds['refund']>[0],
+  refunds: RefundService,
+  profile: Profile,
+  asking: Asking,
+) {
+  const {SingleRefunds} = await import('../refunds/single.js')
+  const interrupt = onInterrupt()
+  const {signal} = interrupt
+  const hooks: OneRefundHooks = {
+    identical: (made, planned) => {
+      const [action, options] = identicalQuestion(made, planned, profile)
+      return asking.confirm(action, {...options, signal})
+    },
+    sending: (planned) => asking.confirm(refundAction(planned), {signal}),
+  }
+  return new SingleRefunds(refunds).refund(request, hooks, signal).finally(() => interrupt.dispose())
+}
