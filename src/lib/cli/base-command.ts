@@ -6,7 +6,7 @@
 import {Command, type Config, Errors, Flags, type Interfaces} from '@oclif/core'
 import {closest, distance} from 'fastest-levenshtein'
 
-import {EXIT_CODES, GwError, type Outcome, gwCommand, localWriteFailure, outcomeOfSignal} from '../errors.js'
+import {EXIT_CODES, GwError, type Outcome, gwCommand, localWriteFailure} from '../errors.js'
 import {KeyError} from '../gateway/signing.js'
 import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
@@ -16,36 +16,14 @@ import {keyPassphrase, startRun, unlockKey} from '../profiles/passphrase.js'
 import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
-import {fileShown, shown, terminalSafe, viewSafe, withoutKeys} from '../untrusted.js'
+import {terminalSafe, viewSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, askHidden, confirm} from './confirm.js'
 import {endOnSignals, onInterrupt} from './interrupt.js'
 import {canonicalChoices, listFilterOf} from './flags.js'
 import type {Work} from '../batch.js'
 import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices, ServiceFactory} from './services.js'
-import type {Cell} from '../files/cells.js'
-import type {JsonListWriter, RefreshTally} from './list-output.js'
-import type {ListFilter} from '../orders/list.js'
-
-/**
- * How many rows of a list stdout shows: a table of hundreds of thousands of rows helps no one
- * at a terminal (and cli-table3 lays out every row before printing any), so beyond this the
- * first ones and how many, and where all of them are: --out FILE or --json.
- */
-const LIST_SHOWN = 1000
-/** With --out, the file holds them all: stdout shows the first few. */
-const LIST_SHOWN_WITH_FILE = 200
-
-/** An item of a list, marked when --refresh could not ask the gateway about it. */
-type RefreshMarks = Parameters<RefreshTally['add']>[0]
-
-/** How a list is written: what its items are called (its --json key too), its file's columns, its text view. */
-interface ListShape<T, C extends string> {
-  what: string
-  file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string}
-  /** The table of the first items shown, with how many there are (`inFile`: all of them are in --out's file). */
-  view: (shown: T[], total: number, inFile: boolean) => string
-}
+import type {JsonListWriter, ListQuery, ListShape, RefreshMarks} from './list-output.js'
 
 type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -277,80 +255,21 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     await super.finally(error)
   }
 
-  /**
-   * A list from the history's query, each item to every output as it comes (a year of history
-   * never sits whole in memory): --json's document written an item at a time, --out's file a
-   * row at a time, and on stdout a table of the first rows with how many there are (all of them
-   * are in the file or --json). After a --refresh, what could not be asked is said. Ctrl-C ends
-   * the list where it is: --json's document still closes (with `stopped_by`), no half file is put in place.
-   */
+  /** A list from the history's query, to every output as it comes (list-output.ts: showList). */
   protected async showList<T extends RefreshMarks, C extends string>(
     shape: ListShape<T, C>,
-    list: (emit: (item: T) => Promise<void>, filter: ListFilter) => Promise<{stopped: boolean; total: number}>,
+    list: ListQuery<T>,
   ): Promise<void> {
-    const flags = this.flags as Parameters<typeof listFilterOf>[0] & {bom?: boolean}
-    const filter = listFilterOf(flags)
-    const [{RefreshTally}, {openTable}] = await Promise.all([
-      import('./list-output.js'),
-      import('../files/annotated-output.js'),
-    ])
-    const json = this.jsonEnabled() ? await this.startJsonList(shape.what) : undefined
-    const {columns, row, sheet} = shape.file
-    const file = flags.out ? await openTable(flags.out, columns, {sheet, bom: flags.bom}) : undefined
-    const limit = file ? LIST_SHOWN_WITH_FILE : LIST_SHOWN
-    const shown: T[] = []
-    const tally = new RefreshTally()
-    const interrupt = onInterrupt(() => this.note(`Stopping: the list ends with the ${shape.what} read so far.`))
-    // Only a table on stdout needs no more than its first rows: the others are counted, not read.
-    const first = json || file || flags.refresh ? undefined : limit
-    let stopped: boolean
-    let total: number
-    try {
-      const emit = async (item: T) => {
-        tally.add(item)
-        if (!json && shown.length < limit) shown.push(item)
-        await json?.add(item)
-        await file?.write(row(item))
-      }
-      const pace = {...filter.pace, signal: interrupt.signal}
-      ;({stopped, total} = await list(emit, {...filter, first, pace}))
-    } catch (error) {
-      await file?.abort()
-      throw error
-    } finally {
-      interrupt.dispose()
+    const {showList} = await import('./list-output.js')
+    const command = {
+      flags: this.flags as Parameters<typeof listFilterOf>[0] & {bom?: boolean},
+      showing: this.showing,
+      startJsonList: (key: string) => this.startJsonList(key),
+      endJsonList: (more: Record<string, unknown>) => this.endJsonList(more),
+      present: (view: {text?: string}) => this.present(view),
+      setOutcome: (outcome: Outcome) => this.setOutcome(outcome),
     }
-    const signal = stopped ? String(interrupt.signal.reason) : undefined
-    if (file && signal) await file.abort()
-    else if (file) {
-      await file.close()
-      this.note(`written to ${fileShown(flags.out!)}`)
-    }
-    if (json) await this.endJsonList(signal ? {stopped_by: signal} : {})
-    else this.present({text: shape.view(shown, total, Boolean(file && !signal))})
-    this.refreshFailures(tally, shape.what)
-    if (signal) {
-      if (file) this.note(`Nothing was written to ${fileShown(flags.out!)}: the list was stopped.`)
-      this.setOutcome(outcomeOfSignal(signal))
-    }
-  }
-
-  /**
-   * After a --refresh: those the gateway could not be asked about are said (their state is the
-   * one known before), and the run ends with the exit code of their failures (3 for transport, 4
-   * when an answer failed verification: the highest), so a script does not take old states for new ones.
-   * Those on a channel without the query are said too, without failing: asking cannot help.
-   */
-  protected refreshFailures(tally: RefreshTally, what: string): void {
-    if (tally.skipped)
-      this.note(
-        `${tally.skipped} of ${tally.listed} ${what} keep the state gw knew, marked "as known": ${[...tally.skippedWhy].join('; ')}, so the gateway cannot be asked.`,
-      )
-    if (!tally.failed) return
-    this.warning(
-      `${tally.failed} of ${tally.listed} ${what} could not be refreshed (${shown(tally.firstFailure?.replace(/\.$/, ''))}): their state is the one gw knew before, marked "not refreshed".`,
-    )
-    this.setOutcome(tally.outcome!)
+    await showList(command, shape, list)
   }
 
   /** A view for people: its text on stdout, its notes on stderr, and how the command ends. */

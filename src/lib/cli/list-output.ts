@@ -5,9 +5,14 @@
  */
 import type {Writable} from 'node:stream'
 
-import {type Outcome, gravest} from '../errors.js'
+import {type Outcome, gravest, outcomeOfSignal} from '../errors.js'
+import type {Cell} from '../files/cells.js'
 import {JSON_CHUNK, jsonPieces} from '../io/json-text.js'
-import {REFRESH_OUTCOME} from '../orders/list.js'
+import {type ListFilter, REFRESH_OUTCOME} from '../orders/list.js'
+import {fileShown, shown} from '../untrusted.js'
+import type {Showing} from './base-command.js'
+import {listFilterOf} from './flags.js'
+import {onInterrupt} from './interrupt.js'
 
 /**
  * The --json document `{"KEY": [items...]}` exactly as JSON.stringify(document, null, 2) writes
@@ -93,4 +98,114 @@ export class RefreshTally {
       this.skippedWhy.add(item.refresh_skipped)
     }
   }
+}
+
+/**
+ * How many rows of a list stdout shows: a table of hundreds of thousands of rows helps no one
+ * at a terminal (and cli-table3 lays out every row before printing any), so beyond this the
+ * first ones and how many, and where all of them are: --out FILE or --json.
+ */
+const LIST_SHOWN = 1000
+/** With --out, the file holds them all: stdout shows the first few. */
+const LIST_SHOWN_WITH_FILE = 200
+
+/** An item of a list, marked when --refresh could not ask the gateway about it. */
+export type RefreshMarks = Parameters<RefreshTally['add']>[0]
+
+/** How a list is written: what its items are called (its --json key too), its file's columns, its text view. */
+export interface ListShape<T, C extends string> {
+  what: string
+  file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string}
+  /** The table of the first items shown, with how many there are (`inFile`: all of them are in --out's file). */
+  view: (shown: T[], total: number, inFile: boolean) => string
+}
+
+/** The history's query of a list: each item given to `emit`, as the filter selects them. */
+export type ListQuery<T> = (
+  emit: (item: T) => Promise<void>,
+  filter: ListFilter,
+) => Promise<{stopped: boolean; total: number}>
+
+/** What a list needs of the command showing it. */
+interface ListCommand {
+  flags: Parameters<typeof listFilterOf>[0] & {bom?: boolean}
+  showing: Showing
+  startJsonList(key: string): Promise<JsonListWriter>
+  endJsonList(more: Record<string, unknown>): Promise<void>
+  present(view: {text?: string}): void
+  setOutcome(outcome: Outcome): void
+}
+
+/**
+ * A list from the history's query, each item to every output as it comes (a year of history
+ * never sits whole in memory): --json's document written an item at a time, --out's file a
+ * row at a time, and on stdout a table of the first rows with how many there are (all of them
+ * are in the file or --json). After a --refresh, what could not be asked is said. Ctrl-C ends
+ * the list where it is: --json's document still closes (with `stopped_by`), no half file is put in place.
+ */
+export async function showList<T extends RefreshMarks, C extends string>(
+  command: ListCommand,
+  shape: ListShape<T, C>,
+  list: ListQuery<T>,
+): Promise<void> {
+  const {flags, showing} = command
+  const filter = listFilterOf(flags)
+  const {openTable} = await import('../files/annotated-output.js')
+  const json = showing.json ? await command.startJsonList(shape.what) : undefined
+  const {columns, row, sheet} = shape.file
+  const file = flags.out ? await openTable(flags.out, columns, {sheet, bom: flags.bom}) : undefined
+  const limit = file ? LIST_SHOWN_WITH_FILE : LIST_SHOWN
+  const shown: T[] = []
+  const tally = new RefreshTally()
+  const interrupt = onInterrupt(() => showing.note(`Stopping: the list ends with the ${shape.what} read so far.`))
+  // Only a table on stdout needs no more than its first rows: the others are counted, not read.
+  const first = json || file || flags.refresh ? undefined : limit
+  let stopped: boolean
+  let total: number
+  try {
+    const emit = async (item: T) => {
+      tally.add(item)
+      if (!json && shown.length < limit) shown.push(item)
+      await json?.add(item)
+      await file?.write(row(item))
+    }
+    const pace = {...filter.pace, signal: interrupt.signal}
+    ;({stopped, total} = await list(emit, {...filter, first, pace}))
+  } catch (error) {
+    await file?.abort()
+    throw error
+  } finally {
+    interrupt.dispose()
+  }
+  const signal = stopped ? String(interrupt.signal.reason) : undefined
+  if (file && signal) await file.abort()
+  else if (file) {
+    await file.close()
+    showing.note(`written to ${fileShown(flags.out!)}`)
+  }
+  if (json) await command.endJsonList(signal ? {stopped_by: signal} : {})
+  else command.present({text: shape.view(shown, total, Boolean(file && !signal))})
+  refreshFailures(command, tally, shape.what)
+  if (signal) {
+    if (file) showing.note(`Nothing was written to ${fileShown(flags.out!)}: the list was stopped.`)
+    command.setOutcome(outcomeOfSignal(signal))
+  }
+}
+
+/**
+ * After a --refresh: those the gateway could not be asked about are said (their state is the
+ * one known before), and the run ends with the exit code of their failures (3 for transport, 4
+ * when an answer failed verification: the highest), so a script does not take old states for new ones.
+ * Those on a channel without the query are said too, without failing: asking cannot help.
+ */
+function refreshFailures(command: ListCommand, tally: RefreshTally, what: string): void {
+  if (tally.skipped)
+    command.showing.note(
+      `${tally.skipped} of ${tally.listed} ${what} keep the state gw knew, marked "as known": ${[...tally.skippedWhy].join('; ')}, so the gateway cannot be asked.`,
+    )
+  if (!tally.failed) return
+  command.showing.warn(
+    `${tally.failed} of ${tally.listed} ${what} could not be refreshed (${shown(tally.firstFailure?.replace(/\.$/, ''))}): their state is the one gw knew before, marked "not refreshed".`,
+  )
+  command.setOutcome(tally.outcome!)
 }
