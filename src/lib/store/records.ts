@@ -14,11 +14,12 @@ const time = z.iso.datetime({offset: true})
 
 const gateway = z.object({appid: text, base_url: text, key: text})
 
+/** What every record names: its gateway (missing in earlier versions' lines), its merchant and its order. */
+const ofOrder = {gateway: z.optional(gateway), appid: text, mch_order_no: text}
+
 const orderEntry = z.object({
   type: z.literal('order'),
-  gateway: z.optional(gateway),
-  appid: text,
-  mch_order_no: text,
+  ...ofOrder,
   gw_order_no: z.optional(text),
   channel: text,
   total_fee: amount,
@@ -44,9 +45,7 @@ export type RefundEntryStatus = z.infer<typeof refundStatus>
 
 const refundEntry = z.object({
   type: z.literal('refund'),
-  gateway: z.optional(gateway),
-  appid: text,
-  mch_order_no: text,
+  ...ofOrder,
   gw_order_no: z.optional(text),
   channel: z.optional(text),
   mch_refund_no: text,
@@ -70,9 +69,7 @@ export type RefundEntry = z.infer<typeof refundEntry>
  */
 const eventEntry = z.object({
   type: z.literal('event'),
-  gateway: z.optional(gateway),
-  appid: text,
-  mch_order_no: text,
+  ...ofOrder,
   kind: z.enum(['made', 'qr', 'queried', 'notified', 'closed']),
   at: time,
   detail: z.record(z.string(), z.unknown()),
