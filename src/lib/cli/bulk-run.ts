@@ -24,7 +24,7 @@ interface BulkCommand extends Asking, Pick<Showing, 'note'> {
 /** The command's flags: the bulk run's options, as flags name them. */
 type BulkFlags = Omit<
   BulkOptions,
-  'csv' | 'gw_version' | `${'dry' | 'skip' | 'allow' | 'retry' | 'batch'}_${string}`
+  'csv' | 'gw_version' | 'dry_run' | 'skip_invalid' | 'allow_repeats' | 'retry_failed' | 'batch_id'
 > & {
   'dry-run': boolean
   'skip-invalid': boolean
