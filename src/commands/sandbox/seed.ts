@@ -5,7 +5,7 @@ import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {GwError, usageError} from '../../lib/errors.js'
-import type {SeedResult} from '../../lib/seed.js'
+import type {SeedResult} from '../../lib/render/sandbox.js'
 
 const share = (name: string, fallback: number) =>
   Flags.custom<number>({
@@ -51,7 +51,7 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
     )
     const [{sandboxOf}, {seedSandbox}, {seedView}] = await Promise.all([
       import('../../lib/cli/sandbox-control.js'),
-      import('../../lib/seed.js'),
+      import('../../lib/cli/sandbox-seed.js'),
       import('../../lib/render/sandbox.js'),
     ])
     // Only gw's sandbox: anything else is refused before an order is made.

@@ -5,7 +5,6 @@ import {type SuggestedFor, gwCommand} from '../errors.js'
 import {shown} from '../untrusted.js'
 import {fields} from './fields.js'
 import {green, red, yellow} from './style.js'
-import type {SeedResult} from '../seed.js'
 import {plural} from '../plural.js'
 
 interface SandboxSummary extends SandboxInfo {
@@ -93,6 +92,17 @@ export function sandboxView(summary: SandboxSummary, faults: string | undefined)
     ]),
     `Try: ${tryIt}   (Ctrl-C stops the sandbox)`,
   ].join('\n')
+}
+
+/** What `gw sandbox seed` made and wrote. */
+export interface SeedResult {
+  orders: number
+  paid: number
+  refunded: number
+  export_file: string
+  refunds_file: string
+  /** The differences planted in the export, by its line, for reconcile to find. */
+  planted: {line: number; mch_order_no: string; difference: string}[]
 }
 
 /** What `gw sandbox seed` made and wrote, and the commands that use it. */

@@ -8,14 +8,15 @@
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 
-import {runBatch} from './batch.js'
-import {GwError} from './errors.js'
-import type {OrderService} from './orders/service.js'
-import type {RefundService} from './refunds/service.js'
-import {writeTable} from './files/annotated-output.js'
-import {toDecimal} from './gateway/protocol/index.js'
-import {compactTimestamp} from './gateway/protocol/time.js'
-import {hasRefundQuery} from './refunds/lookup.js'
+import {runBatch} from '../batch.js'
+import {GwError} from '../errors.js'
+import type {OrderService} from '../orders/service.js'
+import type {RefundService} from '../refunds/service.js'
+import {writeTable} from '../files/annotated-output.js'
+import {toDecimal} from '../gateway/protocol/index.js'
+import {compactTimestamp} from '../gateway/protocol/time.js'
+import {hasRefundQuery} from '../refunds/lookup.js'
+import type {SeedResult} from '../render/sandbox.js'
 
 interface SeedOptions {
   orders: number
@@ -32,16 +33,6 @@ interface SeedOptions {
   pay(mchOrderNo: string): Promise<void>
   /** Called as each order is made and settled. */
   tick(): void
-}
-
-export interface SeedResult {
-  orders: number
-  paid: number
-  refunded: number
-  export_file: string
-  refunds_file: string
-  /** The differences planted in the export, by its line, for reconcile to find. */
-  planted: {line: number; mch_order_no: string; difference: string}[]
 }
 
 interface Seeded {
