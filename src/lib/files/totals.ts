@@ -9,7 +9,8 @@
 import {AmountError, type TypedAmount} from '../gateway/protocol/index.js'
 import {amountOfField} from './amount-cell.js'
 import {formatNumber} from './number-format.js'
-import {type TableRow, orderColumnOf} from './table.js'
+import {orderColumnOf} from './row-checks.js'
+import type {TableRow} from './table.js'
 
 /** A totals row found: its line, the amount it gives, and the sum of the rows above when known. */
 export interface TotalsRow {

@@ -9,7 +9,8 @@ import {Worker} from 'node:worker_threads'
 
 import {usageError} from '../errors.js'
 import type {WorkerMessage} from './workbook-worker.js'
-import {WORKER_HEAP_MB, type WorkbookRecord, type WorkbookRecords, readWorkbook, tooLarge} from './workbook-reader.js'
+import {WORKER_HEAP_MB, type WorkbookRecords, readWorkbook, tooLarge} from './workbook-reader.js'
+import type {WorkbookRecord} from './workbook-rows.js'
 
 export async function workbookRecords(path: string, wanted: string | undefined): Promise<WorkbookRecords> {
   const entry = new URL('./workbook-worker.js', import.meta.url)

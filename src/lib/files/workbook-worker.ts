@@ -7,7 +7,8 @@
 import {parentPort, workerData} from 'node:worker_threads'
 
 import {GwError} from '../errors.js'
-import {type WorkbookRecord, readWorkbook} from './workbook-reader.js'
+import {readWorkbook} from './workbook-reader.js'
+import type {WorkbookRecord} from './workbook-rows.js'
 
 /** Rows per message. */
 const BATCH = 500

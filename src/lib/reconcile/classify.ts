@@ -18,7 +18,8 @@ import {
   toMinorUnits,
 } from '../gateway/protocol/index.js'
 import {amountOfField} from '../files/amount-cell.js'
-import {type TableRow, orderColumnOf, orderNumbersOf, rowProblems, unresolvedFormulas} from '../files/table.js'
+import {orderColumnOf, orderNumbersOf, rowProblems, unresolvedFormulas} from '../files/row-checks.js'
+import type {TableRow} from '../files/table.js'
 import {type OrderReference, WRONG_CHANNEL, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
 import {quoted} from '../untrusted.js'

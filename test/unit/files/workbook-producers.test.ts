@@ -3,7 +3,8 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {type WorkbookRecord, readWorkbook} from '../../../src/lib/files/workbook-reader.js'
+import {readWorkbook} from '../../../src/lib/files/workbook-reader.js'
+import type {WorkbookRecord} from '../../../src/lib/files/workbook-rows.js'
 import {REPO_ROOT} from '../../helpers/shared.js'
 
 const fixture = (name: string) => join(REPO_ROOT, 'test/fixtures/finance', name)

@@ -26,15 +26,17 @@ import {
   type TableSource,
   missingOrderColumn,
   type TableLine,
-  DroppedZeros,
   linesOf,
-  mergedNote,
   openTable,
+} from '../../files/table.js'
+import {
+  DroppedZeros,
+  mergedNote,
   orderColumnOf,
   orderNumbersOf,
   rowProblems,
   unresolvedFormulas,
-} from '../../files/table.js'
+} from '../../files/row-checks.js'
 import {fileSha256, fileStamp} from '../../io/file-version.js'
 import {shellWord, usageError} from '../../errors.js'
 import {StatusWords} from '../../orders/status-words.js'

@@ -1,0 +1,145 @@
+/**
+ * What the readers of both workbook formats share (xlsx-sheets, ods-sheets): a row as gw reads
+ * it, built cell by cell, with the columns' letters, the sheets a workbook lists, and the merged
+ * ranges over its cells.
+ */
+import type {SaxesTagPlain} from 'saxes'
+
+import type {TypedCells} from './cells.js'
+import {MAX_FIELD, fieldTooLong} from './limits.js'
+import type {CellNote, ReadCell} from './workbook-cells.js'
+import type {ZipParts} from './zip-parts.js'
+
+/** A row of a sheet: its cells as text, its row number, which cells hold a number past 15 digits, and cells by value. */
+export interface WorkbookRecord {
+  record: string[]
+  line: number
+  /** The last line of a CSV record with line ends inside its quotes (a workbook's row is one line). */
+  end?: number
+  inexact?: number[]
+  /** Cells that are not text, by column: amounts are read from these. */
+  notes?: Record<number, CellNote>
+  /** The number and date cells as typed, by column: a workbook report writes them back as they were. */
+  typed?: TypedCells
+  /** The row is not shown: why ("hidden", "filtered out by the filter on column D", "collapsed"). */
+  hidden?: string
+  /** Cells struck through, by column. */
+  struck?: number[]
+  /** Cells covered by merged cells (empty but for the first), by column: the merged range. */
+  merged?: Record<number, string>
+}
+
+/** A sheet of the workbook: its name, whether it is shown, and where its rows are. */
+export interface SheetEntry {
+  name: string
+  hidden: boolean
+  part: string
+}
+
+/** A tag's name without its namespace prefix (`x:row` and `row` alike). */
+export const local = (tag: SaxesTagPlain | string) => {
+  const name = typeof tag === 'string' ? tag : tag.name
+  return name.slice(name.indexOf(':') + 1)
+}
+export const attr = (tag: SaxesTagPlain, name: string) => tag.attributes[name]
+
+/** Parses a whole (small) part with `handlers`. */
+export async function parseAll(zip: ZipParts, name: string, handlers: Parameters<ZipParts['parse']>[1]) {
+  for await (const _ of zip.parse(name, handlers)) void _
+}
+
+/** A column's letters (0-based column 3 is D). */
+export function columnLetters(column: number): string {
+  let letters = ''
+  for (let n = column + 1; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters
+  return letters
+}
+
+/** Column number (0-based) of a cell reference such as `AB12`. */
+export function columnOf(ref: string): number | undefined {
+  const letters = /^[A-Z]+/i.exec(ref)?.[0]
+  if (!letters) return undefined
+  let n = 0
+  for (const c of letters.toUpperCase()) n = n * 26 + (c.charCodeAt(0) - 64)
+  return n - 1
+}
+
+/** The first and last row and column (0-based columns) of a range such as `A1:D7`. */
+export function rangeOf(ref: string): {top: number; bottom: number; left: number; right: number} | undefined {
+  const [from, to = from] = ref.split(':') as [string, string | undefined]
+  const row = (cell: string) => Number(/\d+$/.exec(cell)?.[0] ?? NaN)
+  const [top, bottom, left, right] = [row(from), row(to!), columnOf(from), columnOf(to!)]
+  if (!Number.isFinite(top) || !Number.isFinite(bottom) || left === undefined || right === undefined) return undefined
+  return {top, bottom, left, right}
+}
+
+/** Merged ranges of a sheet: the cells each covers beside its first (which alone holds the value). */
+export class MergedCells {
+  readonly #byRow = new Map<number, Record<number, string>>()
+
+  constructor(refs: readonly string[]) {
+    for (const ref of refs) {
+      const range = rangeOf(ref)
+      // A range of a whole column or more is not a merge of cells a row holds.
+      if (!range || (range.bottom - range.top + 1) * (range.right - range.left + 1) > 100_000) continue
+      for (let line = range.top; line <= range.bottom; line++)
+        for (let column = range.left; column <= range.right; column++) {
+          if (line === range.top && column === range.left) continue
+          const covered = this.#byRow.get(line) ?? {}
+          covered[column] = ref
+          this.#byRow.set(line, covered)
+        }
+    }
+  }
+
+  coveredIn(line: number): Record<number, string> | undefined {
+    return this.#byRow.get(line)
+  }
+}
+
+/** A row being built: cells by column, then a record with trailing empty cells dropped. */
+export class RowBuilder {
+  cells: string[] = []
+  notes: Record<number, CellNote> = {}
+  inexact: number[] = []
+  typed: TypedCells = []
+  struck: number[] = []
+  hasNotes = false
+  hidden?: string
+
+  constructor(
+    readonly path: string,
+    readonly line: number,
+  ) {}
+
+  set(column: number, cell: ReadCell) {
+    if (cell.text.length > MAX_FIELD) throw fieldTooLong(this.path, this.line, column + 1, cell.text.length)
+    while (this.cells.length < column) this.cells.push('')
+    this.cells[column] = cell.text
+    if (cell.note) {
+      this.notes[column] = cell.note
+      this.hasNotes = true
+    }
+    if (cell.inexact) this.inexact.push(column)
+    if (cell.typed !== undefined) this.typed.push({at: column, ...cell.typed})
+    if (cell.struck) this.struck.push(column)
+  }
+
+  /** `covered`: the cells of this row that merged ranges cover beside their first. */
+  record(covered?: Record<number, string>): WorkbookRecord | undefined {
+    const record = this.cells
+    while (record.length && record.at(-1)!.trim() === '' && this.notes[record.length - 1] === undefined) record.pop()
+    if (!record.length) return undefined
+    return {
+      record,
+      line: this.line,
+      ...(this.hidden ? {hidden: this.hidden} : {}),
+      ...(this.struck.length ? {struck: this.struck} : {}),
+      ...(covered ? {merged: covered} : {}),
+      ...(this.inexact.length ? {inexact: this.inexact} : {}),
+      ...(this.hasNotes ? {notes: this.notes} : {}),
+      ...(this.typed.length ? {typed: this.typed.filter((t) => t.at < record.length)} : {}),
+    }
+  }
+}
