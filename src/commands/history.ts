@@ -10,7 +10,14 @@ export default class History extends GwCommand<typeof History> {
 
   async run(): Promise<HistoryReport> {
     const [factory, {historyView}] = await Promise.all([this.serviceFactory(), import('../lib/render/history.js')])
-    const described = factory.store(this.io, this.showing).describe()
+    const store = factory.store(this.io, this.showing)
+    let described
+    try {
+      described = store.describe()
+    } finally {
+      const said = store.close()
+      if (said) this.showing.warn(said)
+    }
     // The history keeps UTC instants; gw says times one way everywhere: ISO 8601 to the second with the offset.
     const local = (at: string) => isoTime(new Date(at))
     const report: HistoryReport = {
