@@ -8,10 +8,10 @@ import {readKeyArgument} from '../../src/lib/profiles/keys.js'
 
 describe('a key given as a flag or a variable', () => {
   it('quotes back a value that is plainly a path', () => {
-    expect(() => readKeyArgument('/no/such/key.pem', 'GW_PRIVATE_KEY')).toThrow(
+    expect(() => readKeyArgument('/no/such/key.pem', 'GW_PRIVATE_KEY', {})).toThrow(
       'GW_PRIVATE_KEY: there is no file "/no/such/key.pem".',
     )
-    expect(() => readKeyArgument('./keys/mch.pem', '--private-key')).toThrow('there is no file "./keys/mch.pem"')
+    expect(() => readKeyArgument('./keys/mch.pem', '--private-key', {})).toThrow('there is no file "./keys/mch.pem"')
   })
 
   it('never quotes a value that may be key material', () => {
@@ -24,7 +24,7 @@ describe('a key given as a flag or a variable', () => {
     ]) {
       let message = ''
       try {
-        readKeyArgument(value, 'GW_PRIVATE_KEY')
+        readKeyArgument(value, 'GW_PRIVATE_KEY', {})
       } catch (error) {
         message = `${(error as Error).message} ${(error as {advice?: string}).advice}`
       }

@@ -36,7 +36,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
     const guided = missingAnswers(given).length > 0
     const answers = guided ? await askMissing(given, this.io) : (given as Required<ProfileAnswers>)
     const {name} = answers
-    const privateKeyPem = readKeyArgument(answers['private-key'], '--private-key')
+    const privateKeyPem = readKeyArgument(answers['private-key'], '--private-key', this.io.stdin)
     await unlockKey(privateKeyPem, 'the private key (--private-key)', answers['private-key'])
     const check = this.store.add(
       {
@@ -44,7 +44,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
         appid: answers.appid,
         baseUrl: answers['base-url'],
         privateKeyPem,
-        gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key'], '--gateway-public-key'),
+        gatewayPublicKeyPem: readKeyArgument(answers['gateway-public-key'], '--gateway-public-key', this.io.stdin),
         signScheme: flags['sign-scheme'] as SignScheme | undefined,
         live: answers.live,
         gatewayZone: flags['gateway-zone'],

@@ -30,9 +30,10 @@ export default class ProfileSet extends GwCommand<typeof ProfileSet> {
     if (flags.profile) throw usageError('--profile does not apply to profile set; give the name as the argument.')
     const changes = {
       baseUrl: flags['base-url'],
-      privateKeyPem: flags['private-key'] && readKeyArgument(flags['private-key'], '--private-key'),
+      privateKeyPem: flags['private-key'] && readKeyArgument(flags['private-key'], '--private-key', this.io.stdin),
       gatewayPublicKeyPem:
-        flags['gateway-public-key'] && readKeyArgument(flags['gateway-public-key'], '--gateway-public-key'),
+        flags['gateway-public-key'] &&
+        readKeyArgument(flags['gateway-public-key'], '--gateway-public-key', this.io.stdin),
       signScheme: flags['sign-scheme'] as SignScheme | undefined,
       live: flags.live,
       gatewayZone: flags['gateway-zone'],

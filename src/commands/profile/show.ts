@@ -15,7 +15,7 @@ export default class ProfileShow extends GwCommand<typeof ProfileShow> {
   }
 
   async run(): Promise<ProfileView> {
-    const profile = resolveProfile(this.args.name ?? this.flags.profile, this.store, this.io.env)
+    const profile = resolveProfile(this.args.name ?? this.flags.profile, this.store, this.io)
     const view = viewProfile(profile, this.store.defaultName() === profile.name)
     const {private_key: key, gateway_public_key: gatewayKey} = view
     const rsa = (info: {bits?: number; fingerprint?: string}) =>

@@ -46,7 +46,7 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
     if (Object.keys(params).length === 0)
       throw usageError('Give parameters with --param KEY=VALUE or --params-file FILE.')
     const pem = flags['private-key']
-      ? readKeyArgument(flags['private-key'], '--private-key')
+      ? readKeyArgument(flags['private-key'], '--private-key', this.io.stdin)
       : (await this.unlockedProfile()).privateKeyPem
     if (flags['private-key']) await unlockKey(pem, 'the private key (--private-key)', flags['private-key'])
     const scheme = (flags.scheme ?? (flags['private-key'] ? 'rsa-md5' : this.profile.signScheme)) as SignScheme

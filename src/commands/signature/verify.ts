@@ -56,7 +56,7 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
       )
     }
     const pem = flags['public-key']
-      ? readKeyArgument(flags['public-key'], '--public-key')
+      ? readKeyArgument(flags['public-key'], '--public-key', this.io.stdin)
       : this.profile.gatewayPublicKeyPem
     const scheme = (flags.scheme ?? (flags['public-key'] ? 'rsa-md5' : this.profile.signScheme)) as SignScheme
     let key

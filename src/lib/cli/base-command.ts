@@ -122,7 +122,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   /** The profile this command acts for (loaded once). */
   protected get profile(): Profile {
-    this.#profile ??= resolveProfile(this.flags.profile, this.store, this.io.env)
+    this.#profile ??= resolveProfile(this.flags.profile, this.store, this.io)
     return this.#profile
   }
 

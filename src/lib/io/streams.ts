@@ -8,7 +8,8 @@ export type Output = NodeJS.WritableStream & {isTTY?: boolean; columns?: number}
 export interface CommandIO {
   stdout: Output
   stderr: Output
-  stdin: NodeJS.ReadableStream & {isTTY?: boolean}
+  /** `fd`: its file descriptor, from which a key given as `-` is read whole. */
+  stdin: NodeJS.ReadableStream & {isTTY?: boolean; fd?: number}
   env: Readonly<Record<string, string | undefined>>
 }
 

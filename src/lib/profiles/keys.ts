@@ -110,19 +110,21 @@ function isPathLike(value: string): boolean {
   return shaped && value.split(/[\\/]/).every((segment) => segment.length <= 40)
 }
 
-/** Standard input, which `-` names: one key at most can come from it. */
-let standardInputRead = false
+/** The standard input a command was given (its file descriptor, `-`): one key at most comes from it. */
+export type KeyInput = {isTTY?: boolean; fd?: number}
+/** The inputs a key was read from already, each a command's. */
+const readFrom = new WeakSet<KeyInput>()
 
-function keyFromStandardInput(what: string): string {
-  if (process.stdin.isTTY)
+function keyFromStandardInput(what: string, stdin: KeyInput): string {
+  if (stdin.isTTY)
     throw usageError(
       `${what} -: standard input is this terminal, not a key.`,
       `Pipe the key in (pass show shop/key | gw … ${what} -), or give ${what} <(pass show shop/key).`,
     )
-  if (standardInputRead)
+  if (readFrom.has(stdin))
     throw usageError(`${what} -: standard input was read already for another key; one key at most comes from it.`)
-  standardInputRead = true
-  return readFileSync(0, 'utf8')
+  readFrom.add(stdin)
+  return readFileSync(stdin.fd ?? 0, 'utf8')
 }
 
 /**
@@ -130,11 +132,12 @@ function keyFromStandardInput(what: string): string {
  * the shell passes as /dev/fd/63, or a named pipe), or as `-` for standard input: the ways without
  * a file that never put the key on a command line every user of the machine can read. An error
  * never quotes the value unless it is plainly a path: it may be key material pasted in the wrong form.
+ * `stdin`: the command's standard input.
  */
-export function readKeyArgument(value: string, what: string): string {
+export function readKeyArgument(value: string, what: string, stdin: KeyInput): string {
   // PEM text on one line with its line breaks written as \n (a common form of CI secrets) is read as PEM.
   if (value.includes('-----BEGIN')) return value.includes('\n') ? value : value.replace(/(?:\\r)?\\n/g, '\n')
-  if (value === '-') return keyFromStandardInput(what)
+  if (value === '-') return keyFromStandardInput(what, stdin)
   const stat = existsSync(value) ? statSync(value) : undefined
   if (stat?.isFile() || stat?.isFIFO() || stat?.isCharacterDevice()) return readFileSync(value, 'utf8')
   const expected =

@@ -1,7 +1,7 @@
 /** Which profile a command uses: --profile, GW_PROFILE, a profile from the environment alone, or the default. */
 import {GwError, gwCommand, usageError} from '../errors.js'
 import {isSignScheme} from '../gateway/signing.js'
-import {checkLoadedKeys, keyLabels, readKeyArgument} from './keys.js'
+import {type KeyInput, checkLoadedKeys, keyLabels, readKeyArgument} from './keys.js'
 import {DEFAULT_GATEWAY_ZONE} from '../gateway/protocol/index.js'
 import {type Profile, ProfileStore, checkGatewayZone, normalizeBaseUrl} from './store.js'
 
@@ -33,7 +33,7 @@ function liveOf(value: string | undefined): boolean {
 }
 
 /** A profile defined by GW_APPID, GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY and GW_BASE_URL; written nowhere. */
-function environmentProfile(env: Env): Profile | undefined {
+function environmentProfile(env: Env, stdin: KeyInput): Profile | undefined {
   if (!env.GW_APPID) return undefined
   const missing = ['GW_PRIVATE_KEY', 'GW_GATEWAY_PUBLIC_KEY', 'GW_BASE_URL'].filter((n) => !env[n])
   if (missing.length)
@@ -43,8 +43,8 @@ function environmentProfile(env: Env): Profile | undefined {
     )
   const scheme = env.GW_SIGN_SCHEME ?? 'rsa-md5'
   if (!isSignScheme(scheme)) throw usageError(`GW_SIGN_SCHEME "${scheme}" is not known.`, 'Use rsa-md5 or rsa-sha256.')
-  const privateKeyPem = readKeyArgument(env.GW_PRIVATE_KEY!, 'GW_PRIVATE_KEY')
-  const gatewayPublicKeyPem = readKeyArgument(env.GW_GATEWAY_PUBLIC_KEY!, 'GW_GATEWAY_PUBLIC_KEY')
+  const privateKeyPem = readKeyArgument(env.GW_PRIVATE_KEY!, 'GW_PRIVATE_KEY', stdin)
+  const gatewayPublicKeyPem = readKeyArgument(env.GW_GATEWAY_PUBLIC_KEY!, 'GW_GATEWAY_PUBLIC_KEY', stdin)
   checkLoadedKeys(privateKeyPem, gatewayPublicKeyPem, keyLabels({name: ENV_PROFILE_NAME, source: 'environment'}))
   return {
     name: ENV_PROFILE_NAME,
@@ -61,11 +61,15 @@ function environmentProfile(env: Env): Profile | undefined {
 }
 
 /** `--profile`, else GW_PROFILE, else the environment-only profile, else the default. */
-export function resolveProfile(flag: string | undefined, store: ProfileStore, env: Env = process.env): Profile {
+export function resolveProfile(
+  flag: string | undefined,
+  store: ProfileStore,
+  {env, stdin}: {env: Env; stdin: KeyInput},
+): Profile {
   if (flag) return {...store.load(flag), named: true}
   const named = env.GW_PROFILE
   if (named) return store.load(named)
-  const fromEnvironment = environmentProfile(env)
+  const fromEnvironment = environmentProfile(env, stdin)
   if (fromEnvironment) return fromEnvironment
   const fallback = store.defaultName()
   const known = store.names()

@@ -30,7 +30,7 @@ export default class SandboxMerchantAdd extends GwCommand<typeof SandboxMerchant
 
   async run(): Promise<OwnMerchant> {
     const {flags} = this
-    const publicKeyPem = readKeyArgument(flags['public-key'], '--public-key')
+    const publicKeyPem = readKeyArgument(flags['public-key'], '--public-key', this.io.stdin)
     const dataDir = resolve(flags['data-dir'] ?? defaultSandboxDir(this.io.env))
     const [{addOwnMerchant}, {MerchantConfigError}] = await Promise.all([
       import('../../../sandbox/own-merchant.js'),
