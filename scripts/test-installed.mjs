@@ -32,12 +32,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
  * whole CI run stays under 15 minutes.
  */
 const DAY = [
-  'test/e2e/profiles.test.ts',
+  'test/commands/profiles.test.ts',
   'test/commands/commands.test.ts',
-  'test/e2e/everyday.test.ts',
+  'test/commands/everyday.test.ts',
   'test/commands/notify.test.ts',
   'test/e2e/sandbox-cli.test.ts',
-  'test/e2e/reports.test.ts',
+  'test/commands/reports.test.ts',
 ]
 const SMOKE = ['test/installed/smoke.test.ts']
 /** A program's path: the tests run gw with a PATH of their own. */

@@ -18,6 +18,12 @@ export interface CliOptions {
   input?: string
   timeoutMs?: number
   cwd?: string
+  /**
+   * Runs gw in a process of its own in the command tier too, for what only a process shows: a
+   * time zone (TZ), a mistyped command (oclif's hook), a build's identity (dist/build.json), a
+   * preload or a database held by another process.
+   */
+  process?: boolean
 }
 
 /** Runs the `gw` under test (gw-under-test.ts) as a child process, as a user would. */

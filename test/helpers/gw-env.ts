@@ -14,6 +14,8 @@ import {removeDir, tempDir} from './shared.js'
 export interface GwWorld {
   sandbox: TestSandbox
   configDir: string
+  /** Whether `run` starts a process: a built gw, which names its build (version+date.commit); from src/, the package's version. */
+  spawned: boolean
   /** Every output seen, to check no key material ever appears. */
   outputs: string[]
   run(args: string[], options?: CliOptions): Promise<CliResult>
@@ -77,6 +79,13 @@ export const orderCreate = (mchOrderNo: string, channel = 'wechat', amount = '15
   '--no-qr',
 ]
 
+/** Whether gw runs in-process: in the command tier, unless the gw under test is an installed one. */
+const IN_PROCESS = process.env.GW_TEST_TIER === 'commands' && !INSTALLED
+
+/** Runs `gw ARGS...` as this tier does: in-process in the command tier, else (or when `options.process` says so) a process. */
+export const runGw = (args: string[], options: CliOptions = {}): Promise<CliResult> =>
+  (IN_PROCESS && !options.process ? runInProcess : gw)(args, options)
+
 /**
  * A sandbox and a config dir for gw. `run` runs gw in-process in the command tier, and starts a
  * process in the end-to-end tier and in a test of an installed gw (GW_TEST_COMMAND), or when
@@ -85,8 +94,7 @@ export const orderCreate = (mchOrderNo: string, channel = 'wechat', amount = '15
 export async function startWorld(
   options: Parameters<typeof startTestSandbox>[0] & {spawned?: boolean} = {},
 ): Promise<GwWorld> {
-  const {spawned = process.env.GW_TEST_TIER !== 'commands' || INSTALLED, ...sandboxOptions} = options
-  const runGw = spawned ? gw : runInProcess
+  const {spawned = !IN_PROCESS, ...sandboxOptions} = options
   const sandbox = await startTestSandbox(sandboxOptions)
   const configDir = tempDir('gw-config-')
   const outputs: string[] = []
@@ -95,9 +103,11 @@ export async function startWorld(
   const world: GwWorld = {
     sandbox,
     configDir,
+    spawned,
     outputs,
     async run(args, runOptions = {}) {
-      const result = await runGw(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
+      const runner = spawned || runOptions.process ? gw : runInProcess
+      const result = await runner(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
       outputs.push(result.stdout, result.stderr)
       return result
     },

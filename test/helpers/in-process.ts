@@ -4,9 +4,11 @@
  * time. What only a process shows (signals, a kill and the resume after it, the installed forms)
  * stays with the spawned tests (cli.ts).
  */
-import {existsSync} from 'node:fs'
+import {randomUUID} from 'node:crypto'
+import {createReadStream, existsSync, openSync, unlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {PassThrough, Readable} from 'node:stream'
+import {PassThrough} from 'node:stream'
 
 import {Config} from '@oclif/core'
 
@@ -27,7 +29,9 @@ async function commandOf(args: string[]): Promise<{id: string; command: CommandC
     const {default: command} = (await import(path)) as {default: CommandClass}
     return {id: args.slice(0, words).join(':'), command, argv: args.slice(words)}
   }
-  throw new Error(`no command of gw begins ${args.slice(0, 3).join(' ')}`)
+  throw new Error(
+    `no command of gw begins ${args.slice(0, 3).join(' ')}: a mistyped command is oclif's, run it with {process: true}`,
+  )
 }
 
 /** A stream that keeps what is written to it, not a terminal. */
@@ -43,17 +47,24 @@ function capture(): {stream: PassThrough; text: () => string} {
  * the test's without gw's own variables (as cli.ts gives a spawned gw), then `options.env`.
  */
 export async function runInProcess(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  // A time zone is the process's: a run that names one needs a process of its own (cli.ts, `process`).
+  if (options.env?.TZ !== undefined && options.env.TZ !== process.env.TZ)
+    throw new Error(`TZ=${options.env.TZ} is a process's: run gw with {process: true}`)
   loaded ??= Config.load({root: REPO_ROOT})
   const config = await loaded
   const {id, command, argv} = await commandOf(args)
   const stdout = capture()
   const stderr = capture()
-  const stdin = Readable.from([options.input ?? ''])
+  // Standard input as a process is given it: a file descriptor (a key given as `-` is read from it whole).
+  const inputFile = join(tmpdir(), `gw-stdin-${randomUUID()}`)
+  writeFileSync(inputFile, options.input ?? '')
+  const stdin = createReadStream(inputFile, {fd: openSync(inputFile, 'r')})
+  unlinkSync(inputFile)
   const env: Record<string, string | undefined> = {...process.env, NO_COLOR: '1', ...options.env}
   for (const name of ['GW_PROFILE', 'GW_APPID', 'NODE_ENV'])
     if (!options.env || !(name in options.env)) delete env[name]
   const io = {stdout: stdout.stream, stderr: stderr.stream, stdin, env}
-  const code = await command.runIn(id, argv, config, {io})
+  const code = await command.runIn(id, argv, config, {io}).finally(() => stdin.destroy())
   // What was written has been read by the captures once the streams end.
   await Promise.all([stdout, stderr].map(({stream}) => new Promise((resolve) => stream.end(resolve))))
   const out = stdout.text()

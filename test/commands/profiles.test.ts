@@ -4,7 +4,7 @@ import {dirname, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {shellWord} from '../../src/lib/errors.js'
-import {gw} from '../helpers/cli.js'
+import {runGw} from '../helpers/gw-env.js'
 import {gwShellLine} from '../helpers/gw-under-test.js'
 import {readShared} from '../helpers/shared.js'
 import {removeDir, tempDir} from '../helpers/shared.js'
@@ -51,7 +51,7 @@ const addArgs = (name: string, baseUrl: string, key = files.merchant!) => [
 ]
 
 const add = (name: string, extra: string[] = [], key = files.merchant!) =>
-  gw([...addArgs(name, 'https://gateway.example/Gateway/', key), ...extra], {env: env()})
+  runGw([...addArgs(name, 'https://gateway.example/Gateway/', key), ...extra], {env: env()})
 
 describe('gw profile', () => {
   it('adds the first profile as the default, with 0600 files in a 0700 folder', async () => {
@@ -71,7 +71,7 @@ describe('gw profile', () => {
   })
 
   it('keeps the default when a second profile is added, and accepts a PKCS#1 gateway key', async () => {
-    const result = await gw(
+    const result = await runGw(
       [
         'profile',
         'add',
@@ -90,7 +90,7 @@ describe('gw profile', () => {
       {env: env()},
     )
     expect(result.code).toBe(0)
-    const list = (await gw(['profile', 'list', '--json'], {env: env()})).json<{
+    const list = (await runGw(['profile', 'list', '--json'], {env: env()})).json<{
       profiles: {name: string; default: boolean; live: boolean}[]
     }>()
     expect(list.profiles).toEqual([
@@ -100,12 +100,12 @@ describe('gw profile', () => {
   })
 
   it('shows fingerprints and sizes, never key material', async () => {
-    const result = await gw(['profile', 'show', 'shop', '--json'], {env: env()})
+    const result = await runGw(['profile', 'show', 'shop', '--json'], {env: env()})
     expect(result.code).toBe(0)
     const view = result.json<{private_key: {bits: number; fingerprint: string}; appid: string}>()
     expect(view.appid).toBe('mch20001')
     expect(view.private_key.bits).toBe(2048)
-    const text = await gw(['profile', 'show', 'shop'], {env: env()})
+    const text = await runGw(['profile', 'show', 'shop'], {env: env()})
     for (const output of [result.stdout, result.stderr, text.stdout, text.stderr]) {
       expect(output).not.toContain('PRIVATE KEY')
       expect(output).not.toContain(keys.merchant!.private_pkcs1!.split('\n')[1])
@@ -125,7 +125,7 @@ describe('gw profile', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/The private key is not a readable private key/)
     expect(
-      (await gw(['profile', 'list', '--json'], {env: env()}))
+      (await runGw(['profile', 'list', '--json'], {env: env()}))
         .json<{profiles: {name: string}[]}>()
         .profiles.map((p) => p.name),
     ).not.toContain('broken')
@@ -144,14 +144,14 @@ describe('gw profile', () => {
     })
     expect(piped.status, piped.stderr).toBe(0)
     expect(piped.stdout).toContain('Profile "piped" saved')
-    const fromStdin = await gw(addArgs('stdin', 'https://gateway.example/Gateway/', '-'), {
+    const fromStdin = await runGw(addArgs('stdin', 'https://gateway.example/Gateway/', '-'), {
       env: env(),
       input: keys.merchant!.private_pkcs1!,
     })
     expect(fromStdin.code, fromStdin.stderr).toBe(0)
     const shown = await Promise.all(
       ['shop', 'piped', 'stdin'].map(async (name) => {
-        const view = (await gw(['profile', 'show', name, '--json'], {env: env()})).json<{
+        const view = (await runGw(['profile', 'show', name, '--json'], {env: env()})).json<{
           private_key: {fingerprint: string}
         }>()
         return view.private_key.fingerprint
@@ -164,14 +164,14 @@ describe('gw profile', () => {
 
   it('a piped key that is not one is refused without a word of it, nor one piped twice', async () => {
     const secret = 'MIIEowIBAAKCAQEAsecretsecretsecret'
-    const broken = await gw(addArgs('broken-pipe', 'https://gateway.example/Gateway/', '-'), {
+    const broken = await runGw(addArgs('broken-pipe', 'https://gateway.example/Gateway/', '-'), {
       env: env(),
       input: `-----BEGIN RSA PRIVATE KEY-----\n${secret}\n-----END RSA PRIVATE KEY-----\n`,
     })
     expect(broken.code).toBe(2)
     expect(broken.stderr).toMatch(/The private key is not a readable private key/)
     expect(broken.stdout + broken.stderr).not.toContain(secret)
-    const twice = await gw([...addArgs('twice', 'https://gateway.example/Gateway/', '-').slice(0, -1), '-'], {
+    const twice = await runGw([...addArgs('twice', 'https://gateway.example/Gateway/', '-').slice(0, -1), '-'], {
       env: env(),
       input: keys.merchant!.private_pkcs1!,
     })
@@ -182,7 +182,7 @@ describe('gw profile', () => {
   })
 
   it('refuses a live profile on plain http:// to another machine unless --allow-plain-http says so', async () => {
-    const refused = await gw([...addArgs('clear', 'http://gateway.example/Gateway'), '--live'], {env: env()})
+    const refused = await runGw([...addArgs('clear', 'http://gateway.example/Gateway'), '--live'], {env: env()})
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain(
       "Error: A live profile on plain http:// to gateway.example is refused: its requests, amounts and the gateway's answers would cross the network unencrypted.",
@@ -190,25 +190,25 @@ describe('gw profile', () => {
     expect(refused.stderr).toContain(
       "Give the gateway's https:// address (--base-url https://gateway.example/Gateway), or, if this gateway is truly reached over plain HTTP (a private line), add --allow-plain-http.",
     )
-    const local = await gw([...addArgs('local', 'http://127.0.0.1:8787/Gateway'), '--live'], {env: env()})
+    const local = await runGw([...addArgs('local', 'http://127.0.0.1:8787/Gateway'), '--live'], {env: env()})
     expect(local.code, local.stderr).toBe(0)
-    const test = await gw(addArgs('clear', 'http://gateway.example/Gateway'), {env: env()})
+    const test = await runGw(addArgs('clear', 'http://gateway.example/Gateway'), {env: env()})
     expect(test.code, test.stderr).toBe(0)
-    const toLive = await gw(['profile', 'set', 'clear', '--live'], {env: env()})
+    const toLive = await runGw(['profile', 'set', 'clear', '--live'], {env: env()})
     expect(toLive.code).toBe(2)
-    const allowed = await gw(['profile', 'set', 'clear', '--live', '--allow-plain-http'], {env: env()})
+    const allowed = await runGw(['profile', 'set', 'clear', '--live', '--allow-plain-http'], {env: env()})
     expect(allowed.code, allowed.stderr).toBe(0)
     expect(allowed.stdout).toContain('LIVE')
-    const doctor = await gw(['doctor', '--profile', 'clear'], {env: env()})
+    const doctor = await runGw(['doctor', '--profile', 'clear'], {env: env()})
     expect(doctor.code).toBe(2)
     expect(doctor.stdout).toContain(
       "Use the gateway's https:// address: gw profile set clear --base-url https://gateway.example/Gateway",
     )
-    for (const name of ['clear', 'local']) await gw(['profile', 'remove', name], {env: env()})
+    for (const name of ['clear', 'local']) await runGw(['profile', 'remove', name], {env: env()})
   })
 
   it('refuses a missing flag with exit 2 and a JSON error under --json', async () => {
-    const result = await gw(['profile', 'add', 'x', '--appid', 'mch1', '--json'], {env: env()})
+    const result = await runGw(['profile', 'add', 'x', '--appid', 'mch1', '--json'], {env: env()})
     expect(result.code).toBe(2)
     expect(result.json<{error: {kind: string; message: string}}>().error).toMatchObject({
       kind: 'usage',
@@ -217,11 +217,11 @@ describe('gw profile', () => {
   })
 
   it('switches and removes profiles', async () => {
-    expect((await gw(['profile', 'use', 'test'], {env: env()})).code).toBe(0)
-    expect((await gw(['profile', 'show', '--json'], {env: env()})).json<{name: string}>().name).toBe('test')
-    const removed = await gw(['profile', 'remove', 'test'], {env: env()})
+    expect((await runGw(['profile', 'use', 'test'], {env: env()})).code).toBe(0)
+    expect((await runGw(['profile', 'show', '--json'], {env: env()})).json<{name: string}>().name).toBe('test')
+    const removed = await runGw(['profile', 'remove', 'test'], {env: env()})
     expect(removed.stdout).toContain('There is no default profile now')
-    const unknown = await gw(['profile', 'use', 'nope'], {env: env()})
+    const unknown = await runGw(['profile', 'use', 'nope'], {env: env()})
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('There is no profile "nope"')
   })
@@ -229,7 +229,9 @@ describe('gw profile', () => {
   it('refuses a base URL ending in an operation, saying which part to drop', async () => {
     const keyFlags = ['--private-key', files.merchant!, '--gateway-public-key', files.gateway!]
     const url = 'https://gw.example/Gateway/native_pay/'
-    const result = await gw(['profile', 'add', 'op', '--appid', 'mch1', '--base-url', url, ...keyFlags], {env: env()})
+    const result = await runGw(['profile', 'add', 'op', '--appid', 'mch1', '--base-url', url, ...keyFlags], {
+      env: env(),
+    })
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('ends in the operation /native_pay')
     expect(result.stderr).toContain('Drop "/native_pay": give https://gw.example/Gateway.')
@@ -240,28 +242,30 @@ describe('gw profile', () => {
     writeFileSync(own, keys.merchant!.public_spki)
     const keyFlags = ['--private-key', files.merchant!, '--gateway-public-key', own]
     const url = 'http://127.0.0.1:9/Gateway'
-    const result = await gw(['profile', 'add', 'own', '--appid', 'mch1', '--base-url', url, ...keyFlags], {env: env()})
+    const result = await runGw(['profile', 'add', 'own', '--appid', 'mch1', '--base-url', url, ...keyFlags], {
+      env: env(),
+    })
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('The gateway public key is the public half of your own private key')
-    expect((await gw(['profile', 'list', '--json'], {env: env()})).stdout).not.toContain('"own"')
+    expect((await runGw(['profile', 'list', '--json'], {env: env()})).stdout).not.toContain('"own"')
   })
 
   it('profile set changes what is given, keeps the rest, and checks the profile after a change of URL or key', async () => {
     expect((await add('edit')).code).toBe(0)
-    const before = (await gw(['profile', 'show', 'edit', '--json'], {env: env()})).json<Record<string, unknown>>()
-    const live = await gw(['profile', 'set', 'edit', '--live'], {env: env()})
+    const before = (await runGw(['profile', 'show', 'edit', '--json'], {env: env()})).json<Record<string, unknown>>()
+    const live = await runGw(['profile', 'set', 'edit', '--live'], {env: env()})
     expect(live.code, live.stderr).toBe(0)
     expect(live.stdout).toContain(', LIVE.')
     expect(live.stdout).not.toContain('Checking it against the gateway')
-    const moved = await gw(['profile', 'set', 'edit', '--base-url', 'http://127.0.0.1:9/Gateway'], {env: env()})
+    const moved = await runGw(['profile', 'set', 'edit', '--base-url', 'http://127.0.0.1:9/Gateway'], {env: env()})
     expect(moved.stdout).toContain('Checking it against the gateway (gw doctor):')
     expect(moved.code).toBe(3)
     expect(moved.stderr).toContain('The profile "edit" is saved as given')
-    const after = (await gw(['profile', 'show', 'edit', '--json'], {env: env()})).json<Record<string, unknown>>()
+    const after = (await runGw(['profile', 'show', 'edit', '--json'], {env: env()})).json<Record<string, unknown>>()
     expect(after).toMatchObject({base_url: 'http://127.0.0.1:9/Gateway', live: true, appid: before.appid})
     expect(after.private_key).toEqual(before.private_key)
-    expect((await gw(['profile', 'set', 'edit'], {env: env()})).stderr).toContain('Nothing to change')
-    expect((await gw(['profile', 'set', 'nope', '--live'], {env: env()})).code).toBe(2)
+    expect((await runGw(['profile', 'set', 'edit'], {env: env()})).stderr).toContain('Nothing to change')
+    expect((await runGw(['profile', 'set', 'nope', '--live'], {env: env()})).code).toBe(2)
   })
 
   /** The variables of a profile from the environment alone, written nowhere. */
@@ -275,13 +279,13 @@ describe('gw profile', () => {
 
   it('uses GW_PROFILE, then an environment-only profile written nowhere', async () => {
     expect(
-      (await gw(['profile', 'show', '--json'], {env: {...env(), GW_PROFILE: 'shop'}})).json<{name: string}>().name,
+      (await runGw(['profile', 'show', '--json'], {env: {...env(), GW_PROFILE: 'shop'}})).json<{name: string}>().name,
     ).toBe('shop')
-    const fromEnv = await gw(['profile', 'show', '--json'], {env: environmentOnly()})
+    const fromEnv = await runGw(['profile', 'show', '--json'], {env: environmentOnly()})
     expect(fromEnv.code).toBe(0)
     expect(fromEnv.json()).toMatchObject({appid: 'mch77777', source: 'environment'})
     expect(readFileSync(join(home, 'config', 'profiles.json'), 'utf8')).not.toContain('mch77777')
-    const partial = await gw(['profile', 'show'], {env: {...env(), GW_APPID: 'mch77777'}})
+    const partial = await runGw(['profile', 'show'], {env: {...env(), GW_APPID: 'mch77777'}})
     expect(partial.code).toBe(2)
     expect(partial.stderr).toContain('GW_APPID is set but GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY, GW_BASE_URL are not')
   })
@@ -289,13 +293,13 @@ describe('gw profile', () => {
   it('takes GW_LIVE as a yes or a no in any case, and refuses anything else rather than take it for test', async () => {
     const variables = environmentOnly()
     const liveOf = async (value: string) => {
-      const shown = await gw(['profile', 'show', '--json'], {env: {...variables, GW_LIVE: value}})
+      const shown = await runGw(['profile', 'show', '--json'], {env: {...variables, GW_LIVE: value}})
       return shown.code === 0 ? shown.json<{live: boolean}>().live : shown.code
     }
     for (const yes of ['1', 'TRUE', 'Yes', ' on ']) expect(await liveOf(yes), yes).toBe(true)
     for (const no of ['0', 'False', 'off', '']) expect(await liveOf(no), no).toBe(false)
     for (const typo of ['y', 'ture', 'live', '2']) expect(await liveOf(typo), typo).toBe(2)
-    const refused = await gw(['profile', 'show'], {env: {...variables, GW_LIVE: 'ture'}})
+    const refused = await runGw(['profile', 'show'], {env: {...variables, GW_LIVE: 'ture'}})
     expect(refused.stderr).toContain('GW_LIVE is not a yes or a no.')
   })
 })
@@ -303,14 +307,14 @@ describe('gw profile', () => {
 describe('the profile store, as other hands and other processes leave it', () => {
   const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(home, name)})
   const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    gw(addArgs(name, baseUrl), {env: storeEnv(dir)})
+    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
 
   it('takes names that objects have built in ("constructor") as any other name', async () => {
     expect((await addTo('builtin', 'constructor')).code).toBe(0)
-    const shown = await gw(['profile', 'show', 'constructor', '--json'], {env: storeEnv('builtin')})
+    const shown = await runGw(['profile', 'show', 'constructor', '--json'], {env: storeEnv('builtin')})
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.json()).toMatchObject({name: 'constructor', appid: 'mch20001'})
-    const missing = await gw(['profile', 'use', 'toString'], {env: storeEnv('builtin')})
+    const missing = await runGw(['profile', 'use', 'toString'], {env: storeEnv('builtin')})
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('There is no profile "toString"')
     expect(missing.stderr).toContain('Known profiles: constructor.')
@@ -321,14 +325,14 @@ describe('the profile store, as other hands and other processes leave it', () =>
     for (let round = 0; round < 5; round++) {
       const scheme = round % 2 ? 'rsa-md5' : 'rsa-sha256'
       const [live, signed] = await Promise.all([
-        gw(['profile', 'set', 'shop', round % 2 ? '--no-live' : '--live'], {env: storeEnv('concurrent')}),
-        gw(['profile', 'set', 'shop', '--sign-scheme', scheme], {env: storeEnv('concurrent')}),
+        runGw(['profile', 'set', 'shop', round % 2 ? '--no-live' : '--live'], {env: storeEnv('concurrent')}),
+        runGw(['profile', 'set', 'shop', '--sign-scheme', scheme], {env: storeEnv('concurrent')}),
       ])
       expect(live.code, live.stderr).toBe(0)
       // A new sign scheme is checked by doctor, which finds no gateway at this profile's address (exit 3); the change stays.
       expect(signed.code, signed.stderr).toBe(3)
       expect(signed.stdout).toContain('Profile "shop" saved')
-      const shown = await gw(['profile', 'show', 'shop', '--json'], {env: storeEnv('concurrent')})
+      const shown = await runGw(['profile', 'show', 'shop', '--json'], {env: storeEnv('concurrent')})
       expect(shown.json()).toMatchObject({live: round % 2 === 0, sign_scheme: scheme})
     }
   })
@@ -339,14 +343,14 @@ describe('the profile store, as other hands and other processes leave it', () =>
     const store = JSON.parse(readFileSync(path, 'utf8')) as {profiles: Record<string, unknown>}
     store.profiles['$(touch pwned)\u001b[2J'] = store.profiles.shop
     writeFileSync(path, JSON.stringify(store))
-    const listed = await gw(['profile', 'list'], {env: storeEnv('hostile')})
+    const listed = await runGw(['profile', 'list'], {env: storeEnv('hostile')})
     expect(listed.code).toBe(2)
     expect(listed.stderr).toContain('holds a profile named "$(touch pwned)')
     expect(listed.stderr).toContain('which is not a profile name')
     expect(listed.stderr).not.toContain('\u001b')
     // "__proto__" would be taken as the record's prototype by a plain reader, and the profile silently lost.
     writeFileSync(path, readFileSync(path, 'utf8').replace('"$(touch pwned)\\u001b[2J"', '"__proto__"'))
-    const proto = await gw(['profile', 'list'], {env: storeEnv('hostile')})
+    const proto = await runGw(['profile', 'list'], {env: storeEnv('hostile')})
     expect(proto.code).toBe(2)
     expect(proto.stderr).toContain('holds a profile named "__proto__"')
   })
@@ -361,7 +365,7 @@ describe('the profile store, as other hands and other processes leave it', () =>
         ['profile', 'show', 'shop'],
         ['order', 'query', 'INV-1'],
       ]) {
-        const result = await gw(args, {env: storeEnv('edited')})
+        const result = await runGw(args, {env: storeEnv('edited')})
         expect(result.code, args.join(' ')).toBe(2)
         expect(result.stderr).toContain('gives profile "shop" a base URL gw would not accept')
         expect(result.stderr + result.stdout).not.toContain('s3cret')
@@ -372,8 +376,8 @@ describe('the profile store, as other hands and other processes leave it', () =>
   it('says which profiles there are when none is the default', async () => {
     expect((await addTo('nodefault', 'shop')).code).toBe(0)
     expect((await addTo('nodefault', 'other')).code).toBe(0)
-    expect((await gw(['profile', 'remove', 'shop'], {env: storeEnv('nodefault')})).code).toBe(0)
-    const shown = await gw(['order', 'query', 'INV-1'], {env: storeEnv('nodefault')})
+    expect((await runGw(['profile', 'remove', 'shop'], {env: storeEnv('nodefault')})).code).toBe(0)
+    const shown = await runGw(['order', 'query', 'INV-1'], {env: storeEnv('nodefault')})
     expect(shown.code).toBe(2)
     expect(shown.stderr).toContain('No profile is the default (there are "other").')
     expect(shown.stderr).toContain('gw profile use other')

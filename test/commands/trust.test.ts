@@ -122,7 +122,7 @@ describe('private keys are never printed', () => {
       const runs = [
         world.run(['profile', 'set', 'sandbox', `--privat-key=${value}`]),
         world.run(['profile', 'set', 'sandbox', '--privat-key', value, '--json']),
-        world.run(['profle', 'add', 't2', '--private-key', value]),
+        world.run(['profle', 'add', 't2', '--private-key', value], {process: true}),
         world.run(['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', value, '--json']),
         world.run(['order', 'query', value, '--channel', 'wechat']),
       ]

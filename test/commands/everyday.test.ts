@@ -320,7 +320,7 @@ describe('which build, and whether a newer one is out', () => {
   const {id} = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
 
   it('gw version names the build; --check asks the address once and says whether it names a newer one', async () => {
-    const shown = await world.run(['version'])
+    const shown = await world.run(['version'], {process: true})
     expect(shown.code).toBe(0)
     expect(shown.stdout).toMatch(
       new RegExp(
@@ -330,21 +330,21 @@ describe('which build, and whether a newer one is out', () => {
     const answers = [JSON.stringify({id: '99.0.0+20991231.abcdef0'}), JSON.stringify({id}), 'not json']
     const published = await startReceiver((n) => ({status: 200, body: answers[n]!}))
     try {
-      const newer = await world.run(['version', '--check', published.url])
+      const newer = await world.run(['version', '--check', published.url], {process: true})
       expect(newer.code, newer.stderr).toBe(0)
       expect(newer.stdout).toContain(
         'A newer build is out: 99.0.0+20991231.abcdef0 (commit abcdef0 of 2099-12-31). Get it where you got gw, and check it against its SHA256SUMS.',
       )
-      const same = await world.run(['version', '--check', published.url, '--json'])
+      const same = await world.run(['version', '--check', published.url, '--json'], {process: true})
       expect(same.json()).toMatchObject({build: {id}, newest: {id}, newer: false})
-      const junk = await world.run(['version', '--check', published.url])
+      const junk = await world.run(['version', '--check', published.url], {process: true})
       expect(junk.code).toBe(3)
       expect(junk.stderr).toContain(`${published.url} did not say which build is the newest: its answer is not JSON.`)
       expect(published.received).toHaveLength(3)
     } finally {
       await published.close()
     }
-    const down = await world.run(['version', '--check', 'http://127.0.0.1:9/build.json'])
+    const down = await world.run(['version', '--check', 'http://127.0.0.1:9/build.json'], {process: true})
     expect(down.code).toBe(3)
     expect(down.stderr).toContain('http://127.0.0.1:9/build.json could not be asked (ECONNREFUSED).')
   })
@@ -418,17 +418,17 @@ describe('shell completion', () => {
 
 describe('forgiving input', () => {
   it('a mistyped command is said as typed, with the closest command and its arguments, exit 2', async () => {
-    const typo = await world.run(['ordr', 'query', 'INV-1'])
+    const typo = await world.run(['ordr', 'query', 'INV-1'], {process: true})
     expect(typo.code).toBe(2)
     expect(typo.stderr).toContain('Error: "ordr query INV-1" is not a gw command.')
     expect(typo.stderr).toContain('Did you mean: gw order query INV-1')
     expect(typo.stderr).not.toContain('ordr:query')
-    const sub = await world.run(['sandbox', 'strat'])
+    const sub = await world.run(['sandbox', 'strat'], {process: true})
     expect(sub.stderr).toContain('Did you mean: gw sandbox start')
-    const unknown = await world.run(['launch', 'rockets'])
+    const unknown = await world.run(['launch', 'rockets'], {process: true})
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('See the commands with: gw help')
-    const version = await world.run(['--verison'])
+    const version = await world.run(['--verison'], {process: true})
     expect(version.code).toBe(2)
     expect(version.stderr).toContain('Did you mean: gw --version')
     const folder = await world.run(['signature', 'verify', world.configDir])

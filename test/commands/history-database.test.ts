@@ -66,7 +66,7 @@ describe('an earlier history.jsonl', () => {
         fee_type: 'THB',
       },
     ])
-    const refunds = await world.run(['refund', 'list', '--json'], {env: {...env, TZ: 'UTC'}})
+    const refunds = await world.run(['refund', 'list', '--json'], {env: {...env, TZ: 'UTC'}, process: true})
     expect(refunds.stderr).not.toContain('not a record')
     expect(refunds.json<{refunds: unknown[]}>().refunds).toEqual([
       expect.objectContaining({mch_refund_no: 'RF-NEW', status: 'refunded', gw_refund_no: 'GR-1', refund_fee: 900}),
@@ -76,7 +76,7 @@ describe('an earlier history.jsonl', () => {
     expect(readFileSync(join(dir, 'history.jsonl.imported'), 'utf8')).toContain('RF-OLD')
 
     // Times as every other view gives them: to the second, with this machine's offset.
-    const shown = await world.run(['history', '--json'], {env: {...env, TZ: 'Asia/Bangkok'}})
+    const shown = await world.run(['history', '--json'], {env: {...env, TZ: 'Asia/Bangkok'}, process: true})
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.json()).toMatchObject({
       database: join(dir, 'history.db'),
@@ -98,7 +98,7 @@ describe('an earlier history.jsonl', () => {
       ],
       adopted: [{appid, base_url: world.sandbox.info.base_url, orders: 2, refunds: 2}],
     })
-    const text = await world.run(['history'], {env: {...env, TZ: 'Asia/Bangkok'}})
+    const text = await world.run(['history'], {env: {...env, TZ: 'Asia/Bangkok'}, process: true})
     expect(text.stdout).toContain(`${join(dir, 'history.db')} (`)
     expect(text.stdout).toMatch(
       new RegExp(
@@ -195,7 +195,7 @@ describe('lists, streamed from the history', () => {
       `{"type":"refund","appid":"${appid()}","mch_order_no":"LONG-0","mch_refund_no":"RF-ESC","refund_fee":100,"fee_type":"THB","status":"refunded","source":"\\u001b[2J\\u001b[31mrefunds.csv","at":"${minute(3000)}"}`,
     ])
     const utc = {...env, TZ: 'UTC'}
-    const text = await world.run(['order', 'list'], {env: utc})
+    const text = await world.run(['order', 'list'], {env: utc, process: true})
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toContain(
       'the first 1000 of 2400 orders shown (all of them with --out FILE.csv or FILE.xlsx, or --json)',
@@ -208,11 +208,11 @@ describe('lists, streamed from the history', () => {
       [['--state', 'SUCCESS'], 1800],
       [['--channel', 'alipay'], 1200],
     ] as const) {
-      const matching = await world.run(['order', 'list', ...flags], {env: utc})
+      const matching = await world.run(['order', 'list', ...flags], {env: utc, process: true})
       expect(matching.stdout).toContain(`the first 1000 of ${count} orders shown`)
     }
 
-    const json = await world.run(['order', 'list', '--json'], {env: utc})
+    const json = await world.run(['order', 'list', '--json'], {env: utc, process: true})
     expect(json.code, json.stderr).toBe(0)
     // Byte for byte the document gw wrote when it held the whole list: JSON.stringify(document, null, 2).
     const orders = Array.from({length: 2400}, (_, k) => {
@@ -229,7 +229,7 @@ describe('lists, streamed from the history', () => {
     })
     expect(json.stdout).toBe(`${JSON.stringify({orders}, null, 2)}\n`)
 
-    const refunds = await world.run(['refund', 'list'], {env: utc})
+    const refunds = await world.run(['refund', 'list'], {env: utc, process: true})
     expect(refunds.code, refunds.stderr).toBe(0)
     expect(refunds.stdout).toContain('\\x1B[2J\\x1B[31mrefunds.csv')
     expect(refunds.stdout).not.toContain('\u001b')
