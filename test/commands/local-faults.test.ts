@@ -354,7 +354,7 @@ describe('a history that is emptied or appears later', () => {
     expect(
       (JSON.parse(listed.stdout) as {orders: {mch_order_no: string}[]}).orders.map((o) => o.mch_order_no).sort(),
     ).toEqual(['AFTER', 'BEFORE'])
-    // Peak memory in KiB: the line was never held whole (677 MB it took).
+    // Peak memory in KiB: the line was never held whole.
     expect(Number(listed.output[3]) / 1024).toBeLessThan(250)
   })
 })

@@ -316,7 +316,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
    * The --json document on stdout, as JSON.stringify(json, null, 2) writes it, in chunks (its
    * lazy lists item by item: a million rows are never one string), each written when stdout has
    * taken the last: a pipe read slowly does not make gw hold the document. oclif's own tokenises
-   * the whole document to colour it (with no colours set): a 100,000-row dry run took 420 MiB more.
+   * the whole document to colour it (with no colours set), holding all of it at once.
    */
   override logJson(json: unknown): void {
     const chunks = jsonChunks(json)

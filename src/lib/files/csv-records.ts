@@ -110,7 +110,7 @@ function reading<P extends Parser>(path: string, options: CsvOptions, parser: P)
  * The line of a CSV error as the file counts lines (a CRLF inside quotes is one), from a second
  * reading that counts those line ends as it parses: the records the first reading had not taken
  * when the parser stopped are gone with it. (Only this second reading has the hook: on every
- * reading it raised a 100,000-row dry run's peak memory by about 100 MiB.)
+ * reading it raised a large dry run's peak memory, bench/large-files.mjs.)
  */
 async function lineOfError(path: string, options: CsvOptions): Promise<number | undefined> {
   let doubled = 0

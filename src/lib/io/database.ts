@@ -131,9 +131,8 @@ export class LocalDatabase {
       if (mode.journal_mode !== 'wal') this.#db.exec('PRAGMA journal_mode = WAL')
       this.#db.exec('PRAGMA synchronous = NORMAL')
       this.#db.exec('PRAGMA foreign_keys = ON')
-      // 8 MiB of pages (SQLite's default is 2): an index of a million records stays in memory. 32 MiB
-      // cost a list of 500,000 orders 35 MiB more at its peak and took no time off it; an import of a
-      // million records takes 10 s either way (bench/RESULTS.md).
+      // 8 MiB of pages (SQLite's default is 2): an index of a million records stays in memory. More
+      // raised a long list's peak memory and took no time off it or off an import (bench/RESULTS.md).
       this.#db.exec('PRAGMA cache_size = -8192')
     })
     const version = this.#version()
@@ -302,7 +301,7 @@ export class LocalDatabase {
    * Says this process writes, once for a run of its writes: the file is written again only when
    * another process has written it since (reading it is a tenth of writing it). Inside the
    * transaction no other writer can. A bulk run commits a write per refund: writing the file
-   * each time was 12% of its time.
+   * each time showed in its time.
    */
   #noteHolder(): void {
     if (this.#noted && this.#readHolder()?.pid === process.pid) return

@@ -2,7 +2,7 @@
  * How records reach the database. A single refund's intent and outcome are committed with a
  * synced write before the call returns. A bulk run's records (and the states queries show) are
  * committed together: those of a tenth of a second, or 512, in one transaction (one per refund
- * was 4% of a 1,500-row run's CPU); its journal is what makes each refund once, and what waits
+ * showed in a bulk run's CPU, bench/RESULTS.md); its journal is what makes each refund once, and what waits
  * is committed before any question and when the command ends.
  *
  * After a refund is sent, recording it never fails the command: when the database cannot take

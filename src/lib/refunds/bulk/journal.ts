@@ -11,7 +11,7 @@
  *
  * A group is written and synced on the main thread while the disk syncs fast: there, the
  * thread pool's hand-offs (a write, a sync, and waking the main thread for each) cost more
- * than the sync itself (a 1,500-row run on this machine: 8% faster, 4% less CPU, alternating).
+ * than the sync itself (measured with bench/run.mjs --against, bench/RESULTS.md).
  * Once syncs take `inlineSyncMs` on average (a spinning disk, macOS's full sync), the rest
  * of the run goes to the thread pool, where the wait lets more records join the next group.
  * An average, as one sync in ten takes several times the usual under load (and a new file's first).
