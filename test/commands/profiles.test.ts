@@ -1,4 +1,4 @@
-import {statSync, writeFileSync, readFileSync} from 'node:fs'
+import {existsSync, statSync, writeFileSync, readFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -53,6 +53,13 @@ const addArgs = (name: string, baseUrl: string, key = files.merchant!) => [
 const add = (name: string, extra: string[] = [], key = files.merchant!) =>
   runGw([...addArgs(name, 'https://gateway.example/Gateway/', key), ...extra], {env: env()})
 
+/** The profile `name` the cases before this one add, added here when a case runs alone (-t). */
+async function having(name: string, extra: string[] = []) {
+  const stored = join(home, 'config', 'profiles.json')
+  if (existsSync(stored) && JSON.parse(readFileSync(stored, 'utf8')).profiles[name]) return
+  expect((await add(name, extra)).code).toBe(0)
+}
+
 describe('gw profile', () => {
   it('adds the first profile as the default, with 0600 files in a 0700 folder', async () => {
     const result = await add('shop', ['--live'])
@@ -71,6 +78,7 @@ describe('gw profile', () => {
   })
 
   it('keeps the default when a second profile is added, and accepts a PKCS#1 gateway key', async () => {
+    await having('shop', ['--live'])
     const result = await runGw(
       [
         'profile',
@@ -100,6 +108,7 @@ describe('gw profile', () => {
   })
 
   it('shows fingerprints and sizes, never key material', async () => {
+    await having('shop', ['--live'])
     const result = await runGw(['profile', 'show', 'shop', '--json'], {env: env()})
     expect(result.code).toBe(0)
     const view = result.json<{private_key: {bits: number; fingerprint: string}; appid: string}>()
@@ -217,6 +226,7 @@ describe('gw profile', () => {
   })
 
   it('switches and removes profiles', async () => {
+    await having('test')
     expect((await runGw(['profile', 'use', 'test'], {env: env()})).code).toBe(0)
     expect((await runGw(['profile', 'show', '--json'], {env: env()})).json<{name: string}>().name).toBe('test')
     const removed = await runGw(['profile', 'remove', 'test'], {env: env()})
@@ -278,6 +288,7 @@ describe('gw profile', () => {
   })
 
   it('uses GW_PROFILE, then an environment-only profile written nowhere', async () => {
+    await having('shop', ['--live'])
     expect(
       (await runGw(['profile', 'show', '--json'], {env: {...env(), GW_PROFILE: 'shop'}})).json<{name: string}>().name,
     ).toBe('shop')
