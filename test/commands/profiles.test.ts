@@ -141,6 +141,7 @@ describe('gw profile', () => {
   })
 
   it('takes a key through a pipe, as <(command) or - for standard input: never "there is no file"', async () => {
+    await having('shop', ['--live'])
     const {spawnSync} = await import('node:child_process')
     // As a person types it in bash: the key from a command's output (pass, a vault), no file.
     const args = addArgs('piped', 'https://gateway.example/Gateway/', '<(cat KEY)').map((word) =>
@@ -186,8 +187,23 @@ describe('gw profile', () => {
     })
     expect(twice.code).toBe(2)
     expect(twice.stderr).toContain(
-      '--gateway-public-key -: standard input was read already for another key; one key at most comes from it.',
+      '--gateway-public-key -: standard input was read already for --private-key; one input at most comes from it.',
     )
+  })
+
+  it('waits for a key piped by a command that writes it late (pass asking for its passphrase first)', async () => {
+    const args = addArgs('late', 'https://gateway.example/Gateway/', '-').map(shellWord).join(' ')
+    const {spawnSync} = await import('node:child_process')
+    const late = spawnSync(
+      'bash',
+      ['-c', `(sleep 1; cat ${shellWord(files.merchant!)}) | ${gwShellLine([])} ${args}`],
+      {
+        encoding: 'utf8',
+        env: {...process.env, ...env(), NODE_ENV: undefined, NO_COLOR: '1'},
+      },
+    )
+    expect(late.status, late.stderr).toBe(0)
+    expect(late.stdout).toContain('Profile "late" saved')
   })
 
   it('refuses a live profile on plain http:// to another machine unless --allow-plain-http says so', async () => {
@@ -336,8 +352,12 @@ describe('the profile store, as other hands and other processes leave it', () =>
     for (let round = 0; round < 5; round++) {
       const scheme = round % 2 ? 'rsa-md5' : 'rsa-sha256'
       const [live, signed] = await Promise.all([
-        runGw(['profile', 'set', 'shop', round % 2 ? '--no-live' : '--live'], {env: storeEnv('concurrent')}),
-        runGw(['profile', 'set', 'shop', '--sign-scheme', scheme], {env: storeEnv('concurrent')}),
+        // Two processes, as two terminals are: in one process the two would never meet in the store's lock.
+        runGw(['profile', 'set', 'shop', round % 2 ? '--no-live' : '--live'], {
+          env: storeEnv('concurrent'),
+          process: true,
+        }),
+        runGw(['profile', 'set', 'shop', '--sign-scheme', scheme], {env: storeEnv('concurrent'), process: true}),
       ])
       expect(live.code, live.stderr).toBe(0)
       // A new sign scheme is checked by doctor, which finds no gateway at this profile's address (exit 3); the change stays.

@@ -110,6 +110,8 @@ describe('private keys are never printed', () => {
       ]
       for (const result of await Promise.all(runs)) {
         expect(result.code, `${form}: ${result.stderr}`).toBe(2)
+        // The error (or doctor's failed check) was said where the test reads it: nothing went around the streams.
+        expect(result.stdout + result.stderr).toMatch(/Error: |"error":|"ok": false/)
         expectNoKey(result.stdout + result.stderr)
       }
     }
@@ -128,9 +130,28 @@ describe('private keys are never printed', () => {
       ]
       for (const result of await Promise.all(runs)) {
         expect(result.code, `${form}: ${result.stderr}`).toBe(2)
+        // The error (or doctor's failed check) was said where the test reads it: nothing went around the streams.
+        expect(result.stdout + result.stderr).toMatch(/Error: |"error":|"ok": false/)
         expectNoKey(result.stdout + result.stderr)
       }
     }
+  })
+
+  it('standard input given for two things (a body or parameters, and a key): refused naming what took it, the key not shown', async () => {
+    const verify = await world.run(['signature', 'verify', '-', '--public-key', '-'], {input: pem()})
+    expect(verify.code).toBe(2)
+    expect(verify.stderr).toContain('--public-key -: standard input was read already for FILE')
+    const sign = await world.run(['signature', 'sign', '--params-file', '-', '--private-key', '-'], {input: pem()})
+    expect(sign.code).toBe(2)
+    expect(sign.stderr).toContain('--params-file -: it is not JSON.')
+    // A key's body without its PEM lines, given as the parameters: the parser's words would quote it.
+    const body = pem()
+      .split('\n')
+      .filter((line) => line && !line.startsWith('-----'))
+      .join('\n')
+    const bare = await world.run(['signature', 'sign', '--params-file', '-', '--param', 'a=1'], {input: body})
+    expect(bare.stderr).toContain('--params-file -: it is not JSON.')
+    for (const result of [verify, sign, bare]) expectNoKey(result.stdout + result.stderr)
   })
 
   it('pasted as a parameter to sign: signed as given, withheld where the canonical string is shown', async () => {

@@ -58,12 +58,15 @@ export async function runInProcess(args: string[], options: CliOptions = {}): Pr
   // Standard input as a process is given it: a file descriptor (a key given as `-` is read from it whole).
   const inputFile = join(tmpdir(), `gw-stdin-${randomUUID()}`)
   writeFileSync(inputFile, options.input ?? '')
-  const stdin = createReadStream(inputFile, {fd: openSync(inputFile, 'r')})
+  const fd = openSync(inputFile, 'r')
   unlinkSync(inputFile)
+  // Its descriptor stays open to the run's end, as a process's 0 does, whoever reads the stream.
+  const stdin = createReadStream(inputFile, {fd, autoClose: false})
   const env: Record<string, string | undefined> = {...process.env, NO_COLOR: '1', ...options.env}
   for (const name of ['GW_PROFILE', 'GW_APPID', 'NODE_ENV'])
     if (!options.env || !(name in options.env)) delete env[name]
   const io = {stdout: stdout.stream, stderr: stderr.stream, stdin, env}
+  // Destroyed, the stream closes its descriptor.
   const code = await command.runIn(id, argv, config, {io}).finally(() => stdin.destroy())
   // What was written has been read by the captures once the streams end.
   await Promise.all([stdout, stderr].map(({stream}) => new Promise((resolve) => stream.end(resolve))))

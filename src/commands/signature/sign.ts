@@ -4,6 +4,7 @@ import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {usageError} from '../../lib/errors.js'
+import {standardInputText} from '../../lib/io/standard-input.js'
 import {readKeyArgument} from '../../lib/profiles/keys.js'
 import {keyPassphrase, unlockKey} from '../../lib/profiles/passphrase.js'
 import {
@@ -66,11 +67,14 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
 
   #readParams(file: string): Record<string, unknown> {
     try {
-      const parsed = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as unknown
+      const text = file === '-' ? standardInputText(this.io.stdin, '--params-file') : readFileSync(file, 'utf8')
+      const parsed = JSON.parse(text) as unknown
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object')
       return parsed as Record<string, unknown>
     } catch (error) {
-      throw usageError(`--params-file ${file}: ${(error as Error).message}.`)
+      // The parser's own words quote the text it read, which may be a key given in the wrong place.
+      const why = error instanceof SyntaxError ? 'it is not JSON' : (error as Error).message
+      throw usageError(`--params-file ${file}: ${why}.`)
     }
   }
 }

@@ -1,10 +1,10 @@
 import {readFileSync} from 'node:fs'
-import {text as streamText} from 'node:stream/consumers'
 
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {usageError} from '../../lib/errors.js'
+import {standardInputText} from '../../lib/io/standard-input.js'
 import {readKeyArgument} from '../../lib/profiles/keys.js'
 import {SIGN_SCHEMES, type SignScheme, parsePublicKey} from '../../lib/gateway/signing.js'
 import type {BodyVerdict} from '../../lib/gateway/verify-bodies.js'
@@ -42,8 +42,7 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
     ])
     let text
     try {
-      // Standard input is the command's own (a test's, in-process), not always the process's fd 0.
-      text = args.file === '-' ? await streamText(this.io.stdin) : readFileSync(args.file, 'utf8')
+      text = args.file === '-' ? standardInputText(this.io.stdin, 'FILE') : readFileSync(args.file, 'utf8')
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       throw usageError(

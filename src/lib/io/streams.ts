@@ -8,8 +8,8 @@ export type Output = NodeJS.WritableStream & {isTTY?: boolean; columns?: number}
 export interface CommandIO {
   stdout: Output
   stderr: Output
-  /** `fd`: its file descriptor, from which a key given as `-` is read whole. */
-  stdin: NodeJS.ReadableStream & {isTTY?: boolean; fd?: number}
+  /** `fd`: its file descriptor, from which what a user gives as `-` is read whole (standard-input.ts). */
+  stdin: NodeJS.ReadableStream & {isTTY?: boolean; fd?: number | null}
   env: Readonly<Record<string, string | undefined>>
 }
 

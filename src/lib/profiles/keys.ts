@@ -2,6 +2,7 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
 
 import {usageError} from '../errors.js'
+import {type StandardInput, standardInputText} from '../io/standard-input.js'
 import {type KeyInfo, KeyError, isEncryptedPem, keyInfo, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
 import {keyPassphrase} from './passphrase.js'
 
@@ -110,21 +111,14 @@ function isPathLike(value: string): boolean {
   return shaped && value.split(/[\\/]/).every((segment) => segment.length <= 40)
 }
 
-/** The standard input a command was given (its file descriptor, `-`): one key at most comes from it. */
-export type KeyInput = {isTTY?: boolean; fd?: number}
-/** The inputs a key was read from already, each a command's. */
-const readFrom = new WeakSet<KeyInput>()
-
-function keyFromStandardInput(what: string, stdin: KeyInput): string {
+/** Standard input, which `-` names: a pipe, never this terminal. */
+function keyFromStandardInput(what: string, stdin: StandardInput): string {
   if (stdin.isTTY)
     throw usageError(
       `${what} -: standard input is this terminal, not a key.`,
       `Pipe the key in (pass show shop/key | gw … ${what} -), or give ${what} <(pass show shop/key).`,
     )
-  if (readFrom.has(stdin))
-    throw usageError(`${what} -: standard input was read already for another key; one key at most comes from it.`)
-  readFrom.add(stdin)
-  return readFileSync(stdin.fd ?? 0, 'utf8')
+  return standardInputText(stdin, what)
 }
 
 /**
@@ -134,7 +128,7 @@ function keyFromStandardInput(what: string, stdin: KeyInput): string {
  * never quotes the value unless it is plainly a path: it may be key material pasted in the wrong form.
  * `stdin`: the command's standard input.
  */
-export function readKeyArgument(value: string, what: string, stdin: KeyInput): string {
+export function readKeyArgument(value: string, what: string, stdin: StandardInput): string {
   // PEM text on one line with its line breaks written as \n (a common form of CI secrets) is read as PEM.
   if (value.includes('-----BEGIN')) return value.includes('\n') ? value : value.replace(/(?:\\r)?\\n/g, '\n')
   if (value === '-') return keyFromStandardInput(what, stdin)

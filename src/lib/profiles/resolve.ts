@@ -1,7 +1,8 @@
 /** Which profile a command uses: --profile, GW_PROFILE, a profile from the environment alone, or the default. */
 import {GwError, gwCommand, usageError} from '../errors.js'
 import {isSignScheme} from '../gateway/signing.js'
-import {type KeyInput, checkLoadedKeys, keyLabels, readKeyArgument} from './keys.js'
+import type {StandardInput} from '../io/standard-input.js'
+import {checkLoadedKeys, keyLabels, readKeyArgument} from './keys.js'
 import {DEFAULT_GATEWAY_ZONE} from '../gateway/protocol/index.js'
 import {type Profile, ProfileStore, checkGatewayZone, normalizeBaseUrl} from './store.js'
 
@@ -33,7 +34,7 @@ function liveOf(value: string | undefined): boolean {
 }
 
 /** A profile defined by GW_APPID, GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY and GW_BASE_URL; written nowhere. */
-function environmentProfile(env: Env, stdin: KeyInput): Profile | undefined {
+function environmentProfile(env: Env, stdin: StandardInput): Profile | undefined {
   if (!env.GW_APPID) return undefined
   const missing = ['GW_PRIVATE_KEY', 'GW_GATEWAY_PUBLIC_KEY', 'GW_BASE_URL'].filter((n) => !env[n])
   if (missing.length)
@@ -64,7 +65,7 @@ function environmentProfile(env: Env, stdin: KeyInput): Profile | undefined {
 export function resolveProfile(
   flag: string | undefined,
   store: ProfileStore,
-  {env, stdin}: {env: Env; stdin: KeyInput},
+  {env, stdin}: {env: Env; stdin: StandardInput},
 ): Profile {
   if (flag) return {...store.load(flag), named: true}
   const named = env.GW_PROFILE
