@@ -9,24 +9,26 @@ export default class History extends GwCommand<typeof History> {
   static override examples = ['<%= config.bin %> history', '<%= config.bin %> history --json']
 
   async run(): Promise<HistoryReport> {
-    const [factory, {historyView}] = await Promise.all([this.serviceFactory(), import('../lib/render/history.js')])
+    const [factory, {closeStore}, {historyView}] = await Promise.all([
+      this.serviceFactory(),
+      import('../lib/cli/services.js'),
+      import('../lib/render/history.js'),
+    ])
     const store = factory.store(this.io, this.showing)
-    let described
     try {
-      described = store.describe()
+      const described = store.describe()
+      // The history keeps UTC instants; gw says times one way everywhere: ISO 8601 to the second with the offset.
+      const local = (at: string) => isoTime(new Date(at))
+      const report: HistoryReport = {
+        ...described,
+        imported: described.imported && {...described.imported, at: local(described.imported.at)},
+        gateways: described.gateways.map((g) => ({...g, oldest: local(g.oldest), newest: local(g.newest)})),
+        adopted: described.adopted.map((a) => ({...a, at: local(a.at)})),
+      }
+      this.log(historyView(report))
+      return report
     } finally {
-      const said = store.close()
-      if (said) this.showing.warn(said)
+      closeStore(store, this.showing)
     }
-    // The history keeps UTC instants; gw says times one way everywhere: ISO 8601 to the second with the offset.
-    const local = (at: string) => isoTime(new Date(at))
-    const report: HistoryReport = {
-      ...described,
-      imported: described.imported && {...described.imported, at: local(described.imported.at)},
-      gateways: described.gateways.map((g) => ({...g, oldest: local(g.oldest), newest: local(g.newest)})),
-      adopted: described.adopted.map((a) => ({...a, at: local(a.at)})),
-    }
-    this.log(historyView(report))
-    return report
   }
 }

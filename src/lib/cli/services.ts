@@ -30,6 +30,12 @@ export interface Notes {
   note(message: string): void
 }
 
+/** Closes a command's store, saying what it could not keep. */
+export function closeStore(store: LocalStore, notes: Notes): void {
+  const said = store.close()
+  if (said) notes.warn(said)
+}
+
 /** Where commands get what they work with. */
 export interface ServiceFactory {
   /** The local store of the command's environment (its config dir). */
@@ -67,8 +73,7 @@ export const defaultServices: ServiceFactory = {
       orders,
       refunds: new RefundService(client, history, orders),
       close: async () => {
-        const said = store.close()
-        if (said) notes.warn(said)
+        closeStore(store, notes)
         connections.close()
       },
     }
