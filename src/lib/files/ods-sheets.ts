@@ -5,6 +5,7 @@
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
+  MergedCells,
   RowBuilder,
   type SheetEntry,
   type WorkbookRecord,
@@ -72,8 +73,8 @@ export async function openOds(path: string, zip: ZipParts) {
     let rowRepeat = 1
     let column = 0
     let cell: {repeat: number; read?: ReadCell; text: string; paragraphs: number; struck: boolean} | undefined
-    /** The cells merged ranges cover beside their first, by line (ODF says the span at the range's first cell). */
-    const covered = new Map<number, Record<number, string>>()
+    /** The sheet's merged ranges, as their first cells come (ODF says the span there). */
+    const merged = new MergedCells()
     const filtered = filters.get(sheet.name) ?? []
     let depth = 0
     const ready: WorkbookRecord[] = []
@@ -103,14 +104,8 @@ export async function openOds(path: string, zip: ZipParts) {
             const type = attr(tag, 'office:value-type')
             const value = attr(tag, 'office:value') ?? ''
             const [across, down] = ['columns', 'rows'].map((d) => Number(attr(tag, `table:number-${d}-spanned`) ?? 1))
-            if ((across! > 1 || down! > 1) && across! * down! <= 100_000) {
-              const ref = `${columnLetters(column)}${line + 1}:${columnLetters(column + across! - 1)}${line + down!}`
-              for (let l = line + 1; l <= line + down!; l++)
-                for (let c = column; c < column + across!; c++) {
-                  if (l === line + 1 && c === column) continue
-                  covered.set(l, {...covered.get(l), [c]: ref})
-                }
-            }
+            if (across! > 1 || down! > 1)
+              merged.add(`${columnLetters(column)}${line + 1}:${columnLetters(column + across! - 1)}${line + down!}`)
             let read: ReadCell | undefined
             if (type === 'float' || type === 'currency') {
               read = numberCell(value, undefined)
@@ -167,8 +162,8 @@ export async function openOds(path: string, zip: ZipParts) {
           column += cell.repeat
           cell = undefined
         } else if (name === 'table:table-row' && row) {
-          const record = row.record(covered.get(line + 1))
-          covered.delete(line + 1)
+          const record = row.record(merged.coveredIn(line + 1))
+          merged.forget(line + 1)
           if (record) {
             for (let i = 0; i < rowRepeat && i < 1_048_576; i++) ready.push({...record, line: line + 1 + i})
           }

@@ -78,23 +78,31 @@ export function rangeOf(ref: string): {top: number; bottom: number; left: number
 export class MergedCells {
   readonly #byRow = new Map<number, Record<number, string>>()
 
-  constructor(refs: readonly string[]) {
-    for (const ref of refs) {
-      const range = rangeOf(ref)
-      // A range of a whole column or more is not a merge of cells a row holds.
-      if (!range || (range.bottom - range.top + 1) * (range.right - range.left + 1) > 100_000) continue
-      for (let line = range.top; line <= range.bottom; line++)
-        for (let column = range.left; column <= range.right; column++) {
-          if (line === range.top && column === range.left) continue
-          const covered = this.#byRow.get(line) ?? {}
-          covered[column] = ref
-          this.#byRow.set(line, covered)
-        }
-    }
+  constructor(refs: readonly string[] = []) {
+    for (const ref of refs) this.add(ref)
+  }
+
+  /** A merged range such as `A5:B6`. */
+  add(ref: string): void {
+    const range = rangeOf(ref)
+    // A range of a whole column or more is not a merge of cells a row holds.
+    if (!range || (range.bottom - range.top + 1) * (range.right - range.left + 1) > 100_000) return
+    for (let line = range.top; line <= range.bottom; line++)
+      for (let column = range.left; column <= range.right; column++) {
+        if (line === range.top && column === range.left) continue
+        const covered = this.#byRow.get(line) ?? {}
+        covered[column] = ref
+        this.#byRow.set(line, covered)
+      }
   }
 
   coveredIn(line: number): Record<number, string> | undefined {
     return this.#byRow.get(line)
+  }
+
+  /** Lets go of a line read: a sheet's ranges are held only until their rows are. */
+  forget(line: number): void {
+    this.#byRow.delete(line)
   }
 }
 
