@@ -106,7 +106,7 @@ export async function startWorld(
     spawned,
     outputs,
     async run(args, runOptions = {}) {
-      const runner = spawned || runOptions.process ? gw : runInProcess
+      const runner = spawned ? gw : runGw
       const result = await runner(args, {...runOptions, env: {GW_CONFIG_DIR: configDir, ...runOptions.env}})
       outputs.push(result.stdout, result.stderr)
       return result
