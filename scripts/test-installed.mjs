@@ -107,11 +107,11 @@ async function installedOnWindows(wine) {
   const node = windowsPath(registryNode('win-x64', '22'))
   // Windows' Node under wine writes to files, not pipes.
   const log = join(scratch, 'wine-npm.log')
-  const output = openSync(log, 'w')
   const args = [node, windowsPath(process.env.npm_execpath), 'install', '-g', '--offline', '--prefix', 'C:\\gw']
-  // Node on the Windows PATH, as its installer puts it there: the package's preinstall runs `node`.
   const {tarball} = await installed()
+  const output = openSync(log, 'w')
   try {
+    // Node on the Windows PATH, as its installer puts it there: the package's preinstall runs `node`.
     await run(WINE, [...args, windowsPath(tarball)], {
       env: {...process.env, ...wine, WINEPATH: windowsPath(dirname(registryNode('win-x64', '22')))},
       stdio: ['ignore', output, output],
@@ -171,7 +171,6 @@ const TARGETS = {
 
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(TARGETS)
 const unknown = chosen.filter((name) => !TARGETS[name])
-if (unknown.length) throw new Error(`No target ${unknown.join(', ')}; the targets: ${Object.keys(TARGETS).join(', ')}`)
 
 /**
  * The targets in two lanes at once (on two cores: a case mostly waits on gw, qemu or wine), each
@@ -183,7 +182,6 @@ const LANES = [
   ['node22', 'node24', 'node26', 'linux-arm64', 'executables'],
 ]
 const unlaned = Object.keys(TARGETS).filter((name) => !LANES.flat().includes(name))
-if (unlaned.length) throw new Error(`Targets in no lane: ${unlaned.join(', ')}`)
 
 /** Runs one target's files; resolves with whether they passed, its output written once it ends. */
 async function runTarget(name) {
@@ -229,6 +227,10 @@ async function runTarget(name) {
 
 const results = []
 try {
+  // Refused inside the try: the scratch folder goes with them.
+  if (unknown.length)
+    throw new Error(`No target ${unknown.join(', ')}; the targets: ${Object.keys(TARGETS).join(', ')}`)
+  if (unlaned.length) throw new Error(`Targets in no lane: ${unlaned.join(', ')}`)
   const lanes = LANES.map((lane) => lane.filter((name) => chosen.includes(name)))
   await Promise.all(
     lanes.map(async (lane) => {
