@@ -10,6 +10,10 @@ import {defineConfig} from 'vitest/config'
  *   against an installed gw;
  * - e2e: what only a process shows (signals, a kill and the resume, exit codes as a shell sees
  *   them, terminals), spawning the built gw: a dist/ older than src/ is refused (test/helpers/gw-under-test.ts).
+ * The unit and command tiers run their files one after another in each worker without a fresh
+ * module registry for each file (isolate: false), as one long-lived process runs many commands:
+ * a command must leave nothing behind for the next (a store left open, standard input taken),
+ * and the source is loaded once a worker, not once a file.
  */
 export default defineConfig({
   test: {
@@ -21,12 +25,13 @@ export default defineConfig({
     // latencies, timers), and so does a command's (on the sandbox).
     maxWorkers: 3,
     projects: [
-      {extends: true, test: {name: 'unit', include: ['test/unit/**/*.test.ts']}},
+      {extends: true, test: {name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false}},
       {
         extends: true,
         test: {
           name: 'commands',
           include: ['test/commands/**/*.test.ts'],
+          isolate: false,
           env: {GW_TEST_TIER: 'commands'},
         },
       },
