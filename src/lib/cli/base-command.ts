@@ -24,26 +24,10 @@ import type {Work} from '../batch.js'
 import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices, ServiceFactory} from './services.js'
 import type {JsonListWriter, ListQuery, ListShape, RefreshMarks} from './list-output.js'
+import type {Asking, Showing} from './command-ports.js'
 
 type GwFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof GwCommand)['baseFlags'] & T['flags']>
 type GwArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-/** How a run shows things (GwCommand's showing). */
-export interface Showing {
-  io: CommandIO
-  /** stdout is the --json document. */
-  json: boolean
-  /** A line on stdout. */
-  log(line: string): void
-  note(message: string): void
-  warn(message: string): void
-}
-
-/** How a run asks before money moves and shows long work (GwCommand's asking). */
-export interface Asking {
-  confirm(action: string, options?: Omit<ConfirmOptions, 'profile' | 'yes' | 'flag'>): Promise<void>
-  longWork(label: string, total: number | undefined, stopping: string, failedWord?: string): Promise<Work>
-}
 
 export abstract class GwCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true

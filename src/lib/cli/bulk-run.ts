@@ -6,7 +6,7 @@
 import type {Profile} from '../profiles/store.js'
 import type {BulkOptions} from '../refunds/bulk/bulk-refund.js'
 import type {RefundService} from '../refunds/service.js'
-import type {Asking, Showing} from './base-command.js'
+import type {Asking, Showing} from './command-ports.js'
 import {fieldsOf} from './flags.js'
 
 const CONFIRM_BULK = {always: true, otherwise: 'or --dry-run to see the plan'}

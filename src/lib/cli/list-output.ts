@@ -10,7 +10,7 @@ import type {Cell} from '../files/cells.js'
 import {JSON_CHUNK, jsonPieces} from '../io/json-text.js'
 import {type ListFilter, REFRESH_OUTCOME} from '../orders/list.js'
 import {fileShown, shown} from '../untrusted.js'
-import type {Showing} from './base-command.js'
+import type {Showing} from './command-ports.js'
 import {listFilterOf} from './flags.js'
 import {onInterrupt} from './interrupt.js'
 

@@ -11,7 +11,7 @@ import {recordDelivery} from '../notify/record.js'
 import {ListenTally} from '../notify/tally.js'
 import {eventLine, rejectedWarning} from '../render/notify.js'
 import type {GatewayHistory} from '../store/history.js'
-import type {Showing} from './base-command.js'
+import type {Showing} from './command-ports.js'
 import {isItself, isLoopbackHost, listenError} from './listening.js'
 
 interface ListenFlags {

@@ -6,7 +6,7 @@
 import type {CreatedOrder, OrderService} from '../orders/service.js'
 import {waitingLine} from '../render/orders.js'
 import type {QrStyle} from '../render/qr.js'
-import type {Showing} from './base-command.js'
+import type {Showing} from './command-ports.js'
 import {statusLine} from './progress.js'
 
 /** Shows the order's QR code as asked: the file it was saved to, if any. */

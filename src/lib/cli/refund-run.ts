@@ -6,7 +6,7 @@ import type {Profile} from '../profiles/store.js'
 import type {RefundService} from '../refunds/service.js'
 import type {OneRefundHooks, SingleRefunds} from '../refunds/single.js'
 import {identicalQuestion, refundAction} from '../render/refunds.js'
-import type {Asking} from './base-command.js'
+import type {Asking} from './command-ports.js'
 import {onInterrupt} from './interrupt.js'
 
 export async function refundOne(
