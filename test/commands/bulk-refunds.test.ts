@@ -433,4 +433,29 @@ describe('crash safety and faults', () => {
     },
     120_000,
   )
+
+  it.skipIf(!HAS_TMUX)(
+    'a terminal whose writes fail before its hang-up reaches gw (EIO first): never a crash; the run ends, its report written, by the hang-up',
+    async () => {
+      const {rows, csv} = await batchOf('EIO')
+      const orders = [...new Set(rows.map((r) => r.order))]
+      const exitFile = join(world.configDir, 'eio-exit.json')
+      const args = ['refund', 'create', '--from-csv', csv, '--yes', '--rate', '40']
+      const env = {GW_CONFIG_DIR: world.configDir, EXIT_RECORDER_UNREACHED: '1'}
+      const terminal = new Terminal(args, env, exitFile)
+      try {
+        const ended = (async () => {
+          while (!existsSync(exitFile)) await new Promise((r) => setTimeout(r, 50))
+        })()
+        expect(await refundsReach(orders, 20, ended)).toBe(true)
+        // Its progress line fails (EIO) and no SIGHUP comes: it goes on to its end, then ends by the hang-up.
+        expect(await terminal.hangUp(60_000)).toEqual({code: null, signal: 'SIGHUP'})
+      } finally {
+        terminal.close()
+      }
+      expect(new Set(report(csv).map((l) => l.status))).toEqual(new Set(['refunded']))
+      for (const order of orders) expect((await world.ledger(order))!.refunds).toHaveLength(2)
+    },
+    90_000,
+  )
 })

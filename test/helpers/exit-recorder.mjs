@@ -7,10 +7,15 @@
 import {spawn} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 
+// With EXIT_RECORDER_UNREACHED=1 the hang-up never reaches the command: it runs in a session of
+// its own (no kernel SIGHUP) and is passed nothing, so it learns of the closed terminal only from
+// its writes there failing (EIO), as it may before its SIGHUP is handled.
 const [file, command, ...args] = process.argv.slice(2)
-const child = spawn(command, args, {stdio: 'inherit'})
+const unreached = process.env.EXIT_RECORDER_UNREACHED === '1'
+const child = spawn(command, args, {stdio: 'inherit', detached: unreached})
 writeFileSync(`${file}.pid`, String(child.pid))
 process.on('SIGHUP', () => {
+  if (unreached) return
   child.kill('SIGHUP')
   setTimeout(() => child.kill('SIGHUP'), 100)
 })

@@ -50,16 +50,32 @@ export function onInterrupt(onFirst?: () => void): Interrupt {
 }
 
 let ending = false
+/** A SIGHUP has been heard (the terminal may have been found closed before it came). */
+let hangUpHeard = false
+
+/**
+ * A write to the terminal that fails with EIO: the terminal is gone, and its SIGHUP may not have
+ * been handled yet (a progress line written in between). Taken as the hang-up it announces, not
+ * as an error that ends gw mid-work; the SIGHUP that follows stops the work. A reader gone from
+ * stdout's pipe (EPIPE, `| head`) is not an error either, as oclif has it; any other error is.
+ */
+function onOutputError(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EIO') terminalClosed()
+  else if (error.code !== 'EPIPE') throw error
+}
 
 /** From a command's start: a signal ends gw through its exit handlers, unless its work listens for it. */
 export function endOnSignals(): void {
   if (ending) return
   ending = true
+  // stdout's listener is oclif's (EPIPE dropped, all else thrown), which this one replaces.
+  for (const stream of [process.stdout, process.stderr]) stream.removeAllListeners('error').on('error', onOutputError)
   for (const name of STOP_SIGNALS) {
     process.on(name, (received: StopSignal) => {
       if (received === 'SIGHUP') {
         // Heard once: the shell's and the kernel's are one hang-up, and the work ends as it was ending.
-        if (hungUp) return
+        if (hangUpHeard) return
+        hangUpHeard = true
         terminalClosed()
       }
       if (!listening) endNow(received)
