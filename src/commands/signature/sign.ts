@@ -66,9 +66,10 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
   }
 
   #readParams(file: string): Record<string, unknown> {
+    // Standard input's own refusals are said as they are, not as this file's.
+    const given = file === '-' ? standardInputText(this.io.stdin, '--params-file') : undefined
     try {
-      const text = file === '-' ? standardInputText(this.io.stdin, '--params-file') : readFileSync(file, 'utf8')
-      const parsed = JSON.parse(text) as unknown
+      const parsed = JSON.parse(given ?? readFileSync(file, 'utf8')) as unknown
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object')
       return parsed as Record<string, unknown>
     } catch (error) {

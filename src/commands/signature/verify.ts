@@ -40,9 +40,10 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
       import('../../lib/gateway/verify-bodies.js'),
       import('../../lib/render/signature.js'),
     ])
-    let text
+    // Standard input's own refusals are said as they are, not as a file's.
+    let text = args.file === '-' ? standardInputText(this.io.stdin, 'FILE') : undefined
     try {
-      text = args.file === '-' ? standardInputText(this.io.stdin, 'FILE') : readFileSync(args.file, 'utf8')
+      text ??= readFileSync(args.file, 'utf8')
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       throw usageError(
