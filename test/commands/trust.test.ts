@@ -11,7 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {NOTIFICATION_ACK} from '../../src/lib/gateway/protocol/index.js'
 import {parsePrivateKey, sign} from '../../src/lib/gateway/signing.js'
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {paymentNotification} from '../helpers/notification.js'
 
@@ -28,6 +28,18 @@ const file = (name: string, content: string | Buffer) => {
   const path = join(world.configDir, `${++n}-${name}`)
   writeFileSync(path, content)
   return path
+}
+
+/** `csv` refused by a bulk refund's dry run and by reconcile alike: exit 2, saying `problem`. */
+async function refusedByBoth(csv: string, problem: string) {
+  for (const args of [
+    ['refund', 'create', '--from-csv', csv, '--dry-run'],
+    ['reconcile', csv, '--existence-only'],
+  ]) {
+    const result = await world.run(args)
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(problem)
+  }
 }
 const ESC = '\u001b'
 
@@ -249,19 +261,7 @@ describe('untrusted text on a terminal', () => {
 
   it("a gateway message with escapes (it quotes the request's order number) is shown with the escapes visible", async () => {
     const mch = `${ESC}[31mX${n}`
-    const create = [
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-      '--no-qr',
-    ]
+    const create = orderCreate(mch, 'wechat', '1')
     expect((await world.run(create)).code).toBe(0)
     const again = await world.run(create)
     expect(again.code).toBe(1)
@@ -430,14 +430,7 @@ describe("the sandbox's control API", () => {
 describe('bounded inputs', () => {
   it('a CSV field over 64 KiB: exit 2 naming the line, in refunds and reconcile', async () => {
     const csv = file('huge.csv', `mch_order_no,refund_fee,note\nA,100,small\nB,100,${'x'.repeat(70_000)}\n`)
-    for (const args of [
-      ['refund', 'create', '--from-csv', csv, '--dry-run'],
-      ['reconcile', csv, '--existence-only'],
-    ]) {
-      const result = await world.run(args)
-      expect(result.code, result.stderr).toBe(2)
-      expect(result.stderr).toContain('line 3: field 3 is 70000 characters long; at most 65536 are read')
-    }
+    await refusedByBoth(csv, 'line 3: field 3 is 70000 characters long; at most 65536 are read')
   })
 
   it('a file of junk rows stops being checked after 1000 problems, exit 2', async () => {
@@ -479,14 +472,7 @@ describe('bounded inputs', () => {
 describe('every bad input has its exit code', () => {
   it('a quote inside an unquoted field: exit 2 naming the line, in refunds and reconcile', async () => {
     const csv = file('quote.csv', 'mch_order_no,refund_fee,note\nA,100,=HYPERLINK("x","y")\n')
-    for (const args of [
-      ['refund', 'create', '--from-csv', csv, '--dry-run'],
-      ['reconcile', csv, '--existence-only'],
-    ]) {
-      const result = await world.run(args)
-      expect(result.code, result.stderr).toBe(2)
-      expect(result.stderr).toContain('line 2: not valid CSV (a quote inside a field that does not start with one)')
-    }
+    await refusedByBoth(csv, 'line 2: not valid CSV (a quote inside a field that does not start with one)')
   })
 
   it('a binary file and a file that is not UTF-8: exit 2, the second naming its line', async () => {
