@@ -105,11 +105,13 @@ export class LocalStore {
    * records of earlier versions: they are that gateway's only when it is the one gateway of their appid).
    */
   for(gateway: GatewayIdentity, known: readonly GatewayIdentity[] = []): GatewayHistory {
+    // Asked once: records of earlier versions enter the database only as it opens (the merge).
+    let adopted = false
     return new GatewayHistory(gateway, {
       queries: (states) => {
         this.#commits.beforeQuestion(states)
         this.#open()
-        this.#adopt(gateway, known)
+        adopted ||= this.#adopt(gateway, known)
         return this.#queries!
       },
       db: () => (this.#open(), this.#db!),
@@ -207,13 +209,13 @@ export class LocalStore {
    * Records of earlier versions of the gateway's appid become its own when it is the one gateway
    * this machine knows for that appid: no other in the store, none in the profiles. Moved with
    * the merge's rules (a record never says less than one kept), and noted for `gw history`.
-   * The database held: they wait, never used meanwhile.
+   * The database held: they wait, never used meanwhile, and false says to ask again.
    */
-  #adopt(gateway: GatewayIdentity, known: readonly GatewayIdentity[]): void {
+  #adopt(gateway: GatewayIdentity, known: readonly GatewayIdentity[]): boolean {
     const q = this.#queries!
     const ofAppid = q.gateways.ofAppid.all(gateway.appid) as unknown as ({id: number} & GatewayIdentity)[]
     const legacy = ofAppid.find((g) => g.base_url === '')
-    if (!legacy || this.#others(gateway, known).length) return
+    if (!legacy || this.#others(gateway, known).length) return true
     const why = `the one gateway this machine knew for appid ${gateway.appid} (${describeGateway(gateway)})`
     try {
       this.#db!.write(() => {
@@ -232,8 +234,10 @@ export class LocalStore {
         this.#db!.prepare('DELETE FROM gateways WHERE id = ?').run(legacy.id)
         this.#ids.delete(`${gateway.appid}\n\n`)
       })
+      return true
     } catch (error) {
       if (!(error instanceof LocalStateError)) throw error
+      return false
     }
   }
 

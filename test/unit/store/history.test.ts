@@ -219,6 +219,27 @@ describe('the history database', () => {
     expect(other.count('orders')).toBe(0)
   })
 
+  it("gives an earlier version's records to their gateway at a question after the database was held at the first", () => {
+    const dir = folder()
+    writeFileSync(join(dir, 'history.jsonl'), order('E1', '2026-01-01T00:00:00.000Z', {state: 'SUCCESS'}))
+    const store = new LocalStore(dir)
+    // Opened (and the earlier file imported) by another question, before any of A1's.
+    expect(store.describe().gateways).toEqual([expect.objectContaining({appid: 'A1', unattributed: true})])
+    const history = store.for(A1)
+    const holder = new DatabaseSync(join(dir, 'history.db'))
+    holder.exec('BEGIN IMMEDIATE')
+    try {
+      // Held: nothing is given, and the record waits, never used as A1's meanwhile.
+      expect(history.findOrder({mch_order_no: 'E1'})).toBeUndefined()
+    } finally {
+      holder.exec('ROLLBACK')
+      holder.close()
+    }
+    expect(history.findOrder({mch_order_no: 'E1'})).toMatchObject({mch_order_no: 'E1', state: 'SUCCESS'})
+    expect(store.describe().adopted).toEqual([expect.objectContaining({appid: 'A1', orders: 1})])
+    store.close()
+  }, 20_000)
+
   it('never records a state a query showed over one another gw learned later', () => {
     const dir = folder()
     writeFileSync(join(dir, 'history.jsonl'), order('M1', '2026-01-01T00:00:00.000Z', {state: 'SUCCESS'}))
