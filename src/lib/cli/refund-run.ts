@@ -5,7 +5,7 @@
 import type {Profile} from '../profiles/store.js'
 import type {RefundService} from '../refunds/service.js'
 import type {OneRefundHooks, SingleRefunds} from '../refunds/single.js'
-import {identicalQuestion, refundAction} from '../render/refunds.js'
+import {endedAfterSettling, identicalQuestion, refundAction} from '../render/refunds.js'
 import type {Asking} from './command-ports.js'
 import {onInterrupt} from './interrupt.js'
 
@@ -25,5 +25,10 @@ export async function refundOne(
     },
     sending: (planned) => asking.confirm(refundAction(planned), {signal}),
   }
-  return new SingleRefunds(refunds).refund(request, hooks, signal).finally(() => interrupt.dispose())
+  return new SingleRefunds(refunds)
+    .refund(request, hooks, signal)
+    .catch((error: unknown) => {
+      throw endedAfterSettling(error)
+    })
+    .finally(() => interrupt.dispose())
 }

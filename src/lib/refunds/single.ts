@@ -139,11 +139,16 @@ export class SingleRefunds {
    * Settles the order's refunds sent without a known outcome by looking each up: nothing is sent
    * here. One that stays unknown, or cannot be looked up (no refund query for its channel), stops
    * the command (exit 5), unless it is the refund `asked` for: then the caller sends it again
-   * under its number. What the gateway shows is recorded.
+   * under its number. What the gateway shows is recorded, and each refund settled is added to
+   * `earlier` as it is (the command says them even when it ends before settling them all).
    */
-  async settle(found: FoundOrder, asked: {minor?: number; mchRefundNo?: string}): Promise<Settling> {
+  async settle(
+    found: FoundOrder,
+    asked: {minor?: number; mchRefundNo?: string},
+    earlier: EarlierRefund[],
+  ): Promise<Settling> {
     const {history} = this.refunds
-    const settling: Settling = {earlier: []}
+    const settling: Settling = {earlier}
     const orderNo = found.record.mch_order_no ?? ''
     const elsewhere = history.unsettledElsewhere(orderNo)
     // A refund of another order of the same number (its gateway number differs: another gateway's,
@@ -306,6 +311,8 @@ export class SingleRefunds {
     signal?: AbortSignal,
   ): Promise<OneRefund | RefusedRefund> {
     let inFlight: PlannedRefund | undefined
+    // The earlier refunds settled, as they are: said however the command ends after.
+    const earlier: EarlierRefund[] = []
     try {
       // Nothing is in flight yet: a stop here is "nothing was sent".
       const found = (await interruptible(
@@ -316,14 +323,18 @@ export class SingleRefunds {
       const claim = this.#claimOrder(found)
       try {
         const sending = (planned: PlannedRefund) => (inFlight = planned)
-        return await interruptible(this.#refundClaimed(request, found, hooks, sending, signal), signal, () => inFlight)
+        const work = this.#refundClaimed(request, found, hooks, {sending, earlier}, signal)
+        const result = await interruptible(work, signal, () => inFlight)
+        return result.settled_earlier || !earlier.length ? result : {...result, settled_earlier: [...earlier]}
       } finally {
         claim.release()
       }
     } catch (error) {
       // The local database stopped the refund before it left (held by another program, damaged).
-      if (error instanceof LocalStateError && !inFlight) throw error.nothingSent()
-      throw error
+      const ended = error instanceof LocalStateError && !inFlight ? error.nothingSent() : error
+      if (!earlier.length || !(ended instanceof GwError)) throw ended
+      const {kind, message, advice, details} = ended
+      throw new GwError(kind, message, {advice, details: {...details, settled_earlier: [...earlier]}, cause: ended})
     }
   }
 
@@ -331,11 +342,11 @@ export class SingleRefunds {
     request: RefundRequest,
     found: FoundOrder,
     hooks: OneRefundHooks,
-    sent: (planned: PlannedRefund) => void,
+    {sending: sent, earlier}: {sending: (planned: PlannedRefund) => void; earlier: EarlierRefund[]},
     signal?: AbortSignal,
   ): Promise<OneRefund | RefusedRefund> {
     const minor = requestedMinor(request, found)
-    const {earlier, made, again} = await this.settle(found, {minor, mchRefundNo: request.mchRefundNo})
+    const {made, again} = await this.settle(found, {minor, mchRefundNo: request.mchRefundNo}, earlier)
     const settled_earlier = earlier.length ? earlier : undefined
     // The refund asked for is the one an earlier run left unsettled: shown made, it is done.
     if (made) return {...made, completed_earlier: true, settled_earlier}

@@ -223,6 +223,17 @@ export function refundOutcome(
   }
 }
 
+/**
+ * An error that ended `gw refund create` after it settled earlier refunds of the order (a question
+ * declined or stopped, a refund it could not settle): those refunds said first, as a result says them.
+ */
+export function endedAfterSettling(error: unknown): unknown {
+  const earlier = error instanceof GwError ? (error.details?.settled_earlier as EarlierRefund[] | undefined) : undefined
+  if (!earlier?.length) return error
+  const {kind, message, advice, details} = error as GwError
+  return new GwError(kind, [...earlier.map(earlierSentence), message].join(' '), {advice, details, cause: error})
+}
+
 /** An earlier refund of the order this command settled by looking it up, in a sentence. */
 function earlierSentence(e: EarlierRefund): string {
   const refund = `Refund ${e.mch_refund_no} of ${formatAmount(e.refund_fee, e.fee_type)}, sent earlier${e.source && e.source !== 'refund create' ? ` by ${shown(e.source, 60)}` : ''} without a known outcome,`

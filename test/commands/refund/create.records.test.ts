@@ -247,6 +247,32 @@ describe('a refund an earlier run left unknown', () => {
     expect(await refundsOn(world.sandbox, order)).toEqual([{no: earlier, fee: 9000}])
   })
 
+  it('settled, then the command stops at a question: the earlier refund is said with the error, in the text and --json', async () => {
+    const order = 'INV-ASK-4'
+    await paidOn(world.sandbox, order)
+    const first = await world.run(['refund', 'create', order, '--amount', '30.00', '--json'])
+    expect(first.code, first.stderr).toBe(0)
+    for (const json of [[], ['--json']]) {
+      await world.faults('http-500=1@order_refund')
+      const lost = await world.run(['refund', 'create', order, '--amount', '20.00', '--json', '--timeout', '2'])
+      await world.faults('')
+      expect(lost.code, lost.stderr).toBe(5)
+      const earlier = lost.json<Refunded>().mch_refund_no
+      // The same 30.00 again: the lost 20.00 is looked up (absent), then "again?" has no terminal to ask on.
+      const asked = await world.run(['refund', 'create', order, '--amount', '30.00', ...json])
+      expect(asked.code, asked.stderr).toBe(2)
+      expect(asked.stderr).toContain('Add --again to confirm')
+      const said = `Refund ${earlier} of 20.00 THB, sent earlier without a known outcome, never reached the gateway: nothing was refunded under it.`
+      if (!json.length) expect(asked.stderr).toContain(said)
+      else
+        expect(asked.json<{error: Refunded & {message: string}}>().error).toMatchObject({
+          message: expect.stringContaining(said) as string,
+          settled_earlier: [expect.objectContaining({mch_refund_no: earlier, refund_fee: 2000, status: 'absent'})],
+        })
+    }
+    expect(await refundsOn(world.sandbox, order)).toEqual([{no: first.json<Refunded>().mch_refund_no, fee: 3000}])
+  })
+
   it('on a channel with no refund query stops another refund (exit 5), and the command it gives sends it on purpose', async () => {
     const order = 'INV-ASK-3'
     await paidOn(world.sandbox, order, 'alipay')
