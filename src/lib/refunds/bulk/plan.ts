@@ -230,7 +230,8 @@ async function checkRows(
       }
     }
   }
-  for (const problem of numberRows(input.file, states, input, refunds)) problems.push(problem)
+  const numbering = refunds.history.reading(() => numberRows(input.file, states, input, refunds))
+  for (const problem of numbering) problems.push(problem)
   // Rows sent before without a known outcome: the gateway's record of their number decides.
   // Without a refund query for the channel, they are sent again under the same number.
   const settled: Record<string, number> = {}
