@@ -50,6 +50,10 @@ export const outcomeOfSignal = (signal: unknown): Outcome => KIND_OF_SIGNAL[stop
 export const stoppedError = (signal: unknown, message: string, advice: string) =>
   new GwError(KIND_OF_SIGNAL[stopSignalOf(signal)], message, {advice})
 
+/** The command was stopped (a signal, Ctrl-C at a question): it ends so, never taken for a failed step. */
+export const isStopped = (error: unknown): boolean =>
+  error instanceof GwError && Object.values<string>(KIND_OF_SIGNAL).includes(error.kind)
+
 export class GwError extends Error {
   readonly kind: ErrorKind
   /** What to do about it, one sentence. */

@@ -243,21 +243,34 @@ describe('encrypted private keys, as merchants have them', () => {
     neverShown(text.stdout, text.stderr, opened.stdout, opened.stderr)
   })
 
-  it.skipIf(!HAS_TMUX)('on a terminal, asks for the passphrase with hidden input', async () => {
-    const added = await world.run(addWith('asked', encrypted('pkcs1')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
-    expect(added.code, added.stderr).toBe(0)
-    const terminal = new Terminal(['doctor', '-p', 'asked'], {GW_CONFIG_DIR: world.configDir})
-    try {
-      await terminal.waitFor(/Passphrase of the private key of profile "asked"/)
-      terminal.type(PASSPHRASE)
-      const screen = await terminal.waitFor(/EXIT=\d+/)
-      expect(screen).toContain('All checks passed.')
-      expect(screen).toContain('EXIT=0')
-      expect(screen).not.toContain(PASSPHRASE)
-    } finally {
-      terminal.close()
-    }
-  })
+  it.skipIf(!HAS_TMUX)(
+    'on a terminal, asks for the passphrase with hidden input; Ctrl-C there is exit 130',
+    async () => {
+      const added = await world.run(addWith('asked', encrypted('pkcs1')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+      expect(added.code, added.stderr).toBe(0)
+      const terminal = new Terminal(['doctor', '-p', 'asked'], {GW_CONFIG_DIR: world.configDir})
+      try {
+        await terminal.waitFor(/Passphrase of the private key of profile "asked"/)
+        terminal.type(PASSPHRASE)
+        const screen = await terminal.waitFor(/EXIT=\d+/)
+        expect(screen).toContain('All checks passed.')
+        expect(screen).toContain('EXIT=0')
+        expect(screen).not.toContain(PASSPHRASE)
+      } finally {
+        terminal.close()
+      }
+      const stopped = new Terminal(['doctor', '-p', 'asked'], {GW_CONFIG_DIR: world.configDir})
+      try {
+        await stopped.waitFor(/Passphrase of the private key of profile "asked"/)
+        stopped.press('C-c')
+        const screen = await stopped.waitFor(/EXIT=\d+/)
+        expect(screen).toContain('Stopped before the passphrase was given: nothing was sent.')
+        expect(screen).toContain('EXIT=130')
+      } finally {
+        stopped.close()
+      }
+    },
+  )
 })
 
 describe('hints that lead the right way', () => {

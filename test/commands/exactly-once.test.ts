@@ -72,20 +72,29 @@ describe('a single refund', () => {
   })
 
   it.skipIf(!HAS_TMUX)(
-    'asked "again?" on a terminal and stopped there (SIGTERM, a closed terminal): nothing sent, no intent left, gw ends',
+    'asked "again?" on a terminal and stopped there (Ctrl-C, SIGTERM, a closed terminal): nothing sent, no intent left, gw ends',
     async () => {
       for (const [stop, ended] of [
+        ['Ctrl-C', {code: 130, signal: null}],
         ['SIGTERM', {code: 143, signal: null}],
         ['hang-up', {code: null, signal: 'SIGHUP'}],
       ] as const) {
         const [order] = await world.paidOrders(1, 10_000, `ONCE-ASK-${stop}`)
         const refund = ['refund', 'create', order!, '--amount', '20.00']
         expect((await world.run(refund)).code).toBe(0)
-        const exitFile = join(world.configDir, `ask-${stop}.json`)
+        // Ctrl-C is typed into the terminal, which then shows how gw ended; the others come from outside.
+        const exitFile = stop === 'Ctrl-C' ? undefined : join(world.configDir, `ask-${stop}.json`)
         const terminal = new Terminal(refund, {GW_CONFIG_DIR: world.configDir}, exitFile)
         try {
           await terminal.waitFor(/again: refund RF\w+ of 20\.00 THB was made/)
-          if (stop === 'SIGTERM') {
+          if (stop === 'Ctrl-C') {
+            // Typed at the question: the question takes the key itself, no signal reaches gw.
+            terminal.press('C-c')
+            const screen = await terminal.waitFor(/EXIT=\d+/)
+            expect(screen).toContain('Stopped before the question was answered: nothing was sent.')
+            expect(screen).not.toContain('unexpected failure')
+            expect(screen).toContain(`EXIT=${ended.code}`)
+          } else if (stop === 'SIGTERM') {
             terminal.kill('SIGTERM')
             expect(await terminal.ended()).toEqual(ended)
           } else expect(await terminal.hangUp()).toEqual(ended)
@@ -103,7 +112,7 @@ describe('a single refund', () => {
         expect(await refundsOf(order!)).toHaveLength(2)
       }
     },
-    60_000,
+    90_000,
   )
 
   it.skipIf(!HAS_TMUX)(

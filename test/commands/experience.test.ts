@@ -55,6 +55,26 @@ describe.skipIf(!HAS_TMUX && !CI)('gw profile add on a terminal', () => {
     }
   })
 
+  it('Ctrl-C at a question stops it as the signal does (exit 130), saving nothing', async () => {
+    const config = tempDir('gw-guided-')
+    const terminal = new Terminal(['profile', 'add'], {GW_CONFIG_DIR: config})
+    try {
+      await terminal.waitFor(/Profile name/)
+      terminal.type('stopped')
+      await terminal.waitFor(/Merchant appid/)
+      terminal.press('C-c')
+      const screen = await terminal.waitFor(/EXIT=\d+/)
+      expect(screen).toContain('Stopped before the question was answered: no profile was saved.')
+      expect(screen).not.toContain('unexpected failure')
+      expect(screen).toContain('EXIT=130')
+      const listed = await world.run(['profile', 'list', '--json'], {env: {GW_CONFIG_DIR: config}})
+      expect(listed.stdout).not.toContain('stopped')
+    } finally {
+      terminal.close()
+      removeDir(config)
+    }
+  })
+
   it("keeps a profile whose closing doctor fails, says so, and exits with the doctor's code", async () => {
     const config = tempDir('gw-guided-')
     const merchant = world.sandbox.info.merchants[0]!

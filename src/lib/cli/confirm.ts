@@ -23,10 +23,27 @@ export interface ConfirmOptions {
   before?: string
 }
 
+/**
+ * A question's answer. Ctrl-C typed at it reaches no signal handler (the question reads the
+ * terminal key by key, and takes the key itself): it stops the command as the signal would (exit
+ * 130), saying `stopped`, never as an unexpected failure.
+ */
+export async function answered<T>(question: Promise<T>, stopped: string): Promise<T> {
+  try {
+    return await question
+  } catch (error) {
+    if ((error as Error).name !== 'ExitPromptError') throw error
+    throw stoppedError('SIGINT', stopped, 'Run the same command again.')
+  }
+}
+
 /** A passphrase asked on the command's terminal, its input hidden. */
 export async function askHidden(message: string, io: CommandIO): Promise<string> {
   const {password} = await import('@inquirer/prompts')
-  return password({message}, {input: io.stdin, output: io.stderr})
+  return answered(
+    password({message}, {input: io.stdin, output: io.stderr}),
+    'Stopped before the passphrase was given: nothing was sent.',
+  )
 }
 
 export async function confirm(action: string, options: ConfirmOptions, io: CommandIO): Promise<void> {
@@ -64,7 +81,7 @@ export async function confirm(action: string, options: ConfirmOptions, io: Comma
   let ok: boolean
   try {
     const asked = ask({message, default: false}, {input: io.stdin, output: io.stderr, signal: options.signal})
-    ok = await Promise.race([asked, hungUp])
+    ok = await Promise.race([answered(asked, 'Stopped before the question was answered: nothing was sent.'), hungUp])
   } catch (error) {
     if ((error as Error).name === 'AbortPromptError') throw stopped(stopSignalOf(options.signal?.reason))
     throw error

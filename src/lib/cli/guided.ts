@@ -7,6 +7,7 @@ import {existsSync, readFileSync} from 'node:fs'
 
 import {GwError, usageError} from '../errors.js'
 import {type CommandIO, canAsk} from '../io/streams.js'
+import {answered} from './confirm.js'
 import {isEncryptedPem, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
 import {normalizeBaseUrl} from '../profiles/store.js'
 
@@ -79,18 +80,22 @@ export async function askMissing(answers: ProfileAnswers, io: CommandIO): Promis
   }
   const {input, select} = await import('@inquirer/prompts')
   const complete = {...answers}
+  const stopped = 'Stopped before the question was answered: no profile was saved.'
   for (const [key, message, validate] of QUESTIONS) {
-    complete[key] ??= await input({message, validate}, {input: io.stdin, output: io.stderr})
+    complete[key] ??= await answered(input({message, validate}, {input: io.stdin, output: io.stderr}), stopped)
   }
-  complete.live ??= await select(
-    {
-      message: 'Which kind of account is it?',
-      choices: [
-        {name: 'test: the sandbox or the gateway test environment', value: false},
-        {name: 'live: real money moves (commands that move it will ask first)', value: true},
-      ],
-    },
-    {input: io.stdin, output: io.stderr},
+  complete.live ??= await answered(
+    select(
+      {
+        message: 'Which kind of account is it?',
+        choices: [
+          {name: 'test: the sandbox or the gateway test environment', value: false},
+          {name: 'live: real money moves (commands that move it will ask first)', value: true},
+        ],
+      },
+      {input: io.stdin, output: io.stderr},
+    ),
+    stopped,
   )
   return complete as Required<ProfileAnswers>
 }

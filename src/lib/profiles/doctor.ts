@@ -8,7 +8,7 @@ import {randomBytes} from 'node:crypto'
 import {connect} from 'node:net'
 
 import {type ClientOptions, GatewayClient} from '../gateway/client.js'
-import {EXIT_CODES, type ExitCode, GwError, type Outcome, gwCommand, shellWord} from '../errors.js'
+import {EXIT_CODES, type ExitCode, GwError, type Outcome, gwCommand, isStopped, shellWord} from '../errors.js'
 import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
 import {checkKeys, loosePrivateFiles, replaceKey} from './keys.js'
 import {keyPassphrase} from './passphrase.js'
@@ -111,6 +111,8 @@ export async function runDoctor(
       detail: `"${profile.name}": ${profile.appid} at ${profile.baseUrl} (${profile.live ? 'LIVE' : 'test'}, ${profile.signScheme})`,
     })
   } catch (error) {
+    // Stopped at the passphrase's question: the doctor is stopped, no check failed.
+    if (isStopped(error)) throw error
     const gw = error instanceof GwError ? error : undefined
     checks.push({name: 'profile', verdict: 'fail', detail: (error as Error).message, advice: gw?.advice})
     return finish(null, 'usage')
