@@ -141,10 +141,11 @@ export class SingleRefunds {
    * the command (exit 5), unless it is the refund `asked` for: then the caller sends it again
    * under its number. What the gateway shows is recorded, and each refund settled is added to
    * `earlier` as it is (the command says them even when it ends before settling them all).
+   * `asked.ours`: refund numbers the command sends or settles itself (a bulk file's rows), not earlier ones.
    */
   async settle(
     found: FoundOrder,
-    asked: {minor?: number; mchRefundNo?: string},
+    asked: {minor?: number; mchRefundNo?: string; ours?: ReadonlySet<string>},
     earlier: EarlierRefund[],
   ): Promise<Settling> {
     const {history} = this.refunds
@@ -160,7 +161,8 @@ export class SingleRefunds {
       const here = history.findRefund(entry.mch_refund_no)
       return here !== undefined && !isUnsettled(here)
     }
-    const open = (entry: RefundEntry) => ofThisOrder(entry) && !settledHere(entry)
+    const earlierOne = (entry: RefundEntry) => ofThisOrder(entry) && !asked.ours?.has(entry.mch_refund_no)
+    const open = (entry: RefundEntry) => earlierOne(entry) && !settledHere(entry)
     for (const other of elsewhere.filter(({entry, kinship}) => kinship !== 'address' && open(entry))) {
       // The refund asked for by its own number: sent under it (taken once where it already is).
       if (asked.mchRefundNo !== other.entry.mch_refund_no || !isAsked(other.entry, asked))
@@ -168,7 +170,7 @@ export class SingleRefunds {
     }
     // Sent to this gateway's address under an earlier key: this gateway's, settled here as ours.
     const unsettled = [
-      ...history.refundsOf(orderNo).filter((entry) => isUnsettled(entry) && ofThisOrder(entry)),
+      ...history.refundsOf(orderNo).filter((entry) => isUnsettled(entry) && earlierOne(entry)),
       ...elsewhere.filter(({entry, kinship}) => kinship === 'address' && open(entry)).map(({entry}) => entry),
     ]
     for (const entry of unsettled) {
@@ -212,8 +214,15 @@ export class SingleRefunds {
     return settling
   }
 
-  /** A refund of the same order and amount made recently, on this machine or (where the gateway tells) elsewhere. */
-  identical(planned: PlannedRefund, gatewayRefunds: RefundOrder[]): MadeRefund | undefined {
+  /**
+   * A refund of the same order and amount made recently, on this machine or (where the gateway
+   * tells) elsewhere; `isOther` says which refund numbers count (all, for a single refund).
+   */
+  identical(
+    planned: PlannedRefund,
+    gatewayRefunds: readonly RefundOrder[],
+    isOther: (mchRefundNo: string) => boolean = () => true,
+  ): MadeRefund | undefined {
     const since = Date.now() - IDENTICAL_WINDOW_MS
     const {history} = this.refunds
     // A refusal on a channel without a refund query cannot be confirmed: such a refund may have been made.
@@ -222,12 +231,15 @@ export class SingleRefunds {
     const local = history
       .refundsOf(planned.mch_order_no)
       .filter((r) => mayBeMade(r) && r.refund_fee === planned.refund_fee && Date.parse(r.at) >= since)
+      .filter((r) => isOther(r.mch_refund_no))
       .at(-1)
     if (local) return {...local, fee_type: planned.fee_type, refused: local.status === 'failed'}
     const remote = gatewayRefunds.find((r) => {
       const made = ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state))
       const at = r.refund_time
-      return made && r.mch_refund_fee === planned.refund_fee && (!at || Date.parse(at) >= since)
+      return (
+        made && r.mch_refund_fee === planned.refund_fee && (!at || Date.parse(at) >= since) && isOther(r.mch_refund_no)
+      )
     })
     if (!remote) return undefined
     const {mch_refund_no, gw_refund_no} = remote

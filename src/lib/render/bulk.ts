@@ -8,6 +8,7 @@ import {earlierOutputNote, ignoredNote, leftOutNotes, markNotes, sourceNotes, to
 import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
+import {earlierSentence} from './refunds.js'
 
 /** The first `limit` items that `keep` takes, one to a line, then how many more: a million rows are read once, none held. */
 function lines<T>(items: Iterable<T>, line: (item: T) => string, limit = 200, keep: (item: T) => boolean = () => true) {
@@ -47,6 +48,16 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder, ou
     ([status, n]) => `${n} ${status === 'pending' ? 'not found, to send again' : status}`,
   )
   if (asked.length) notes.push(`the uncertain rows, asked of the gateway: ${asked.join(', ')}`)
+  for (const earlier of plan.settled_earlier)
+    notes.push(`order ${shown(earlier.mch_order_no, 64)}: ${earlierSentence(earlier)}`)
+  const held = plan.file.rows.flatMap((row, i) => {
+    const outcome = plan.states[i]!.outcome
+    return outcome.status === 'held' ? [{line: row.line, message: outcome.err_msg}] : []
+  })
+  if (held.length)
+    notes.push(
+      `${plural(held.length, 'row')} held, not sent: a refund of their order sent earlier is still unknown; run the same command again once it is settled:\n${problemLines(held)}`,
+    )
   if (problems.length)
     notes.push(`${plural(problems.length, 'problem')} in ${fileShown(csv)}:\n${problemLines(problems)}`)
   if (plan.file.truncated)
@@ -200,9 +211,9 @@ export function bulkResultView(
     )
   } else if (result.interrupted) {
     notes.push(`Interrupted: ${plural(count('pending'), 'row')} not sent. Resume with the same command: ${again}`)
-  } else if (count('processing') + count('unknown') > 0) {
+  } else if (count('processing') + count('unknown') + count('held') > 0) {
     notes.push(
-      `Some refunds are still processing or unknown: run the same command again later to settle them: ${again}`,
+      `Some refunds are still processing or unknown${count('held') ? ', or held behind an earlier refund of their order' : ''}: run the same command again later to settle them: ${again}`,
     )
   } else if (result.outcome === 'not_confirmable') {
     notes.push(

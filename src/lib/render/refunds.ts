@@ -235,7 +235,7 @@ export function endedAfterSettling(error: unknown): unknown {
 }
 
 /** An earlier refund of the order this command settled by looking it up, in a sentence. */
-function earlierSentence(e: EarlierRefund): string {
+export function earlierSentence(e: EarlierRefund): string {
   const refund = `Refund ${e.mch_refund_no} of ${formatAmount(e.refund_fee, e.fee_type)}, sent earlier${e.source && e.source !== 'refund create' ? ` by ${shown(e.source, 60)}` : ''} without a known outcome,`
   const gateway = e.gw_refund_no ? ` (gateway refund ${e.gw_refund_no})` : ''
   return {

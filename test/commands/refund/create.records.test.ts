@@ -289,6 +289,73 @@ describe('a refund an earlier run left unknown', () => {
   })
 })
 
+describe('a bulk run on an order with a single refund left unknown', () => {
+  const fileOf = (name: string, rows: string[]) => {
+    const csv = join(world.configDir, name)
+    writeFileSync(csv, `mch_order_no,refund_amount\n${rows.join('\n')}\n`)
+    return csv
+  }
+
+  it('settles it first and says so; a row of the same amount is refused as a repeat of it unless --again', async () => {
+    const order = 'INV-BULK-AFTER-1'
+    await paidOn(world.sandbox, order)
+    // Made on the gateway, its answer lost, and the lookups too: unknown (exit 5).
+    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
+    const single = await world.run(['refund', 'create', order, '--amount', '5.00', '--json', '--timeout', '2'])
+    await world.faults('')
+    expect(single.code, single.stderr).toBe(5)
+    const earlier = single.json<Refunded>().mch_refund_no
+    const csv = fileOf('after-single.csv', [`${order},5.00`])
+    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json'])
+    expect(run.code, run.stderr).toBe(2)
+    expect(run.stderr).toContain(
+      `order ${order}: Refund ${earlier} of 5.00 THB, sent earlier without a known outcome, was made: the gateway shows it refunded`,
+    )
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `line 2: order ${order} had refund "${earlier}" of 5\\.00 THB made at \\S+ by "refund create", the same amount as this row; add --again`,
+      ),
+    )
+    expect(await refundsOn(world.sandbox, order)).toEqual([{no: earlier, fee: 500}])
+    const listed = (await world.run(['refund', 'list', '--json'])).json<{
+      refunds: {mch_refund_no: string; status: string}[]
+    }>()
+    expect(listed.refunds.find((r) => r.mch_refund_no === earlier)?.status).toBe('refunded')
+    // Meant: a second refund of the same amount, on purpose.
+    const again = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--again', '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([500, 500])
+  })
+
+  it('on a channel with no refund query, holds the rows of its order (exit 5), sends the others, and a rerun sends them once it is settled', async () => {
+    const [held, other] = ['INV-BULK-AFTER-2', 'INV-BULK-AFTER-3']
+    await paidOn(world.sandbox, held, 'alipay')
+    await paidOn(world.sandbox, other, 'alipay')
+    await world.faults('http-500=1@order_refund')
+    const single = await world.run(['refund', 'create', held, '--amount', '5.00', '--json', '--timeout', '2'])
+    await world.faults('')
+    expect(single.code, single.stderr).toBe(5)
+    const earlier = single.json<Refunded>().mch_refund_no
+    const csv = fileOf('held.csv', [`${held},3.00`, `${other},3.00`])
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
+    expect(dry.json<{rows: {status: string}[]}>().rows.map((r) => r.status)).toEqual(['held', 'would_refund'])
+    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json'])
+    expect(run.code, run.stderr).toBe(5)
+    const rows = run.json<{rows: {status: string; err_msg?: string}[]; outcome: string}>().rows
+    expect(rows.map((r) => r.status)).toEqual(['held', 'refunded'])
+    expect(rows[0]!.err_msg).toContain(`Refund ${earlier} of 5.00 THB on order ${held}`)
+    expect(run.stderr).toContain('1 row held, not sent: a refund of their order sent earlier is still unknown')
+    expect(await refundsOn(world.sandbox, held)).toEqual([])
+    // Settled as the advice says (sent on purpose under its number, the gateway takes it once), the rerun sends the row.
+    const settled = await world.run(['refund', 'create', held, '--amount', '5.00', '--mch-refund-no', earlier])
+    expect(settled.code, settled.stderr).toBe(0)
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json'])
+    expect(rerun.json<{rows: {status: string}[]}>().rows.map((r) => r.status)).toEqual(['refunded', 'refunded_earlier'])
+    expect((await refundsOn(world.sandbox, held)).map((r) => r.fee)).toEqual([500, 300])
+    expect((await refundsOn(world.sandbox, other)).map((r) => r.fee)).toEqual([300])
+  })
+})
+
 describe('files in the config folder that gw did not write', () => {
   /** An order's refund intent, as a history.jsonl line of gw's (of this gateway's appid, no gateway: an earlier version's). */
   const intent = (order: string, number: string, fee: number, channel: string) =>

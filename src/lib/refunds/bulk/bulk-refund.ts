@@ -146,6 +146,7 @@ export async function runBulkRefund(
       totals: file.totals,
       left_out: file.left,
       problems: [...plan.problems],
+      settled_earlier: [...plan.settled_earlier],
       to_send: toSend,
       summary: summarize(file, states, options.dry_run),
       rows: rowViews(file.rows, states, options.dry_run),

@@ -4,6 +4,7 @@ import type {AuditTrail} from '../../files/audit.js'
 import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {TotalsRow} from '../../files/totals.js'
+import type {SettledEarlier} from './order-checks.js'
 import {
   type LeftOut,
   type OrderLine,
@@ -76,6 +77,8 @@ export interface BulkResult {
   /** Rows the sheet does not show, left out by --only-visible: never sent. */
   left_out: LeftOut[]
   problems: {line: number; message: string}[]
+  /** Refunds of the file's orders sent earlier outside it without a known outcome, settled by looking them up first. */
+  settled_earlier: SettledEarlier[]
   to_send: ToSendTotal[]
   summary: SummaryLine[]
   /** Every row, in the file's order, each made as it is read (--json writes them one by one). */
@@ -136,7 +139,7 @@ function rowsOutcome(
   if (ended.writeFailure) return 'unknown'
   if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return 'signature'
   if (any('failed', 'skipped_invalid', 'left_out')) return 'refused'
-  if (any('processing', 'unknown')) return 'unknown'
+  if (any('processing', 'unknown', 'held')) return 'unknown'
   // Not the "run again later" outcome: a rerun cannot tell more of these; the merchant platform can.
   if (any('not_confirmable')) return 'not_confirmable'
   return 'done'

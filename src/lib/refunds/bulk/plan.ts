@@ -8,14 +8,15 @@
  */
 import {type Work, runBatch} from '../../batch.js'
 import {stoppedError} from '../../errors.js'
-import {formatAmount, isoTime} from '../../gateway/protocol/index.js'
+import {formatAmount} from '../../gateway/protocol/index.js'
 import {describeReference, disagreement, orderKey} from '../../orders/reference.js'
 import {quoted} from '../../untrusted.js'
 import type {FoundOrder} from '../../orders/service.js'
-import {balanceProblem, describeRefundProblem} from '../balance.js'
-import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
+import {describeRefundProblem} from '../balance.js'
+import {hasRefundQuery} from '../lookup.js'
 import type {RefundService} from '../service.js'
 import {Journal, type JournalIdentity} from './journal.js'
+import {type LineIndex, type SettledEarlier, checkOrderBalance} from './order-checks.js'
 import {type CheckPace, type OrderGroup, groupByOrder, preflight} from './preflight.js'
 import type {RefundFile} from './refund-file.js'
 import {DERIVED_FORM, deriveRefundNumber} from './refund-number.js'
@@ -29,10 +30,8 @@ import {
   isOpen,
   isToSend,
   NOT_SENT,
-  numberOf,
   settleByLookup,
   stateFromJournal,
-  succeeded,
 } from './rows.js'
 
 /** How the file's columns name the two amount forms, for messages. */
@@ -56,6 +55,8 @@ export interface BulkPlan {
   readonly orders: readonly OrderLine[]
   /** Distinct orders of the file: rows naming one order by different numbers count once. */
   readonly distinct_orders: number
+  /** Refunds of the file's orders sent earlier without a known outcome (not by this file), settled by looking them up. */
+  readonly settled_earlier: readonly SettledEarlier[]
 }
 
 interface PlanInput {
@@ -67,6 +68,8 @@ interface PlanInput {
   /** Send the rows gw's own earlier report (the file) says failed or were not sent: a re-check sends none of them otherwise. */
   retry_failed: boolean
   batch_id?: string
+  /** Refund rows of the same order and amount as a refund made in the last 7 days outside the file. */
+  again?: boolean
   dry_run: boolean
   concurrency: number
   /** A phase of the checks starts: progress over `total` queries, and the signal that stops them (Ctrl-C). */
@@ -74,9 +77,6 @@ interface PlanInput {
 }
 
 type Usable = RefundRow & {request: RowRequest}
-
-/** The index of a line's row: a search of the rows (in the file's order), not a map of a million lines. */
-type LineIndex = (line: number) => number | undefined
 
 function lineIndex(rows: readonly RefundRow[]): LineIndex {
   return (line) => {
@@ -117,6 +117,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
       states,
       orders: [],
       distinct_orders,
+      settled_earlier: [],
     }
   }
   const {rows: history, resumed, torn} = Journal.read(input.journalPath, input.identity)
@@ -202,7 +203,7 @@ async function phase<T>(
 async function checkRows(
   checking: Checking,
   refunds: RefundService,
-): Promise<Pick<BulkPlan, 'settled' | 'orders' | 'distinct_orders'>> {
+): Promise<Pick<BulkPlan, 'settled' | 'orders' | 'distinct_orders' | 'settled_earlier'>> {
   const {input, states, problems, groups, uncertain, indexOf} = checking
   const preflighted = await phase(input, 'checking orders', groups.size, (pace) =>
     preflight(groups, refunds.orders, pace),
@@ -236,6 +237,7 @@ async function checkRows(
   // Without a refund query for the channel, they are sent again under the same number.
   const settled: Record<string, number> = {}
   const orders: OrderLine[] = []
+  const settled_earlier: SettledEarlier[] = []
   const lookups = uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel))
   const byOrder = sameOrders(groups, preflighted.found)
   await phase(input, 'checking refunds', lookups.length + byOrder.size, async (pace) => {
@@ -253,7 +255,8 @@ async function checkRows(
       byOrder.values(),
       async (group) => {
         const order = preflighted.found.get(orderKey(group.request.ref))
-        const checked = order ? await checkOrderBalance(group, order, states, indexOf, refunds) : undefined
+        const earlier = {repeatsMeant: Boolean(input.again || input.batch_id), settled: settled_earlier}
+        const checked = order ? await checkOrderBalance(group, order, {states, indexOf, earlier}, refunds) : undefined
         for (const problem of checked?.problems ?? []) problems.push(problem)
         if (checked?.line && group.rows.length > 1) orders.push(checked.line)
         pace.tick(Boolean(checked?.problems.length))
@@ -269,7 +272,8 @@ async function checkRows(
     const order = preflighted.found.get(key)
     return order ? orderIdentity(order) : key
   }
-  return {settled, orders, distinct_orders: new Set(usable.map(identity)).size}
+  settled_earlier.sort((a, b) => a.mch_order_no.localeCompare(b.mch_order_no))
+  return {settled, orders, distinct_orders: new Set(usable.map(identity)).size, settled_earlier}
 }
 
 /**
@@ -415,80 +419,4 @@ function numberRows(file: RefundFile, states: RowState[], input: PlanInput, refu
     states[i] = {...state, planned: {...planned, mch_refund_no: number, number_given}}
   }
   return problems
-}
-
-/**
- * Rows of one order may not add up beyond what is left of it. The refund query that gives
- * the balance also shows rows whose number the gateway already has (a journal lost, or a
- * file run before): those are already refunded, with the time and refund they match.
- *
- * An order the gateway shows paid in full (SUCCESS: no refund of it succeeded), of which this
- * machine knows no refund, needs no refund query: its balance is its total. A refund of it
- * still processing elsewhere is not shown then, but the gateway refuses a refund beyond the
- * balance, and takes a refund number once: money still moves once.
- */
-async function checkOrderBalance(
-  group: OrderGroup,
-  order: FoundOrder,
-  states: RowState[],
-  indexOf: LineIndex,
-  refunds: RefundService,
-): Promise<{problems: Problem[]; line?: OrderLine}> {
-  const at = (row: RefundRow) => indexOf(row.line)!
-  const numbers = group.rows.map((r) => numberOf(r, states[at(r)]!)).filter(Boolean)
-  const knownHere = refunds.history.hasRefunds(order.record.mch_order_no ?? '')
-  const paidInFull = order.record.result === 'SUCCESS' && !knownHere
-  const existing = paidInFull ? [] : await refunds.queries.refundsOf(order, numbers.slice(0, 2))
-  const pendingRow = (number: string) =>
-    group.rows.find((r) => numberOf(r, states[at(r)]!) === number && states[at(r)]!.outcome.status === 'pending')
-  for (const refund of existing ?? []) {
-    const row = pendingRow(refund.mch_refund_no)
-    if (!row) continue
-    const settled = settleByLookup(states[at(row)]!, lookupOf(refund, states[at(row)]!.planned?.refund_fee ?? NaN))
-    const made_by = refunds.history.findRefund(refund.mch_refund_no)?.source
-    const outcome = settled.outcome.status === 'already_refunded' ? {...settled.outcome, made_by} : settled.outcome
-    states[at(row)] = {...settled, outcome}
-  }
-  // No refund query for the channel: what this machine's history holds of a row's number (sent
-  // for this order and amount) is not sent again, in the dry run as in the run: a refund it saw
-  // succeed is already refunded; one the gateway held without showing its state stays not confirmable.
-  if (!hasRefundQuery(order.channel)) {
-    for (const made of refunds.history.refundsOf(order.record.mch_order_no ?? '')) {
-      // A row still to send, or sent by this file with its outcome lost: the history settles both.
-      const row = group.rows.find((r) => numberOf(r, states[at(r)]!) === made.mch_refund_no && isOpen(states[at(r)]!))
-      const planned = row && states[at(row)]!.planned
-      if (!planned || made.refund_fee !== planned.refund_fee) continue
-      const facts = {gw_refund_no: made.gw_refund_no, made_by: made.source, settled_by: 'history' as const}
-      // The history is evidence: the order's own state is the gateway's word, and one that shows no refund succeeded contradicts it.
-      if (made.status === 'refunded' && order.record.result !== 'REFUND') {
-        const advice = `This machine's history records refund ${made.mch_refund_no} as refunded (${made.source ?? 'gw'}), but the order is ${order.record.result}: no refund of it shows as succeeded, and the gateway has no refund query for ${order.channel} to say more. It is not sent: confirm it on the merchant platform.`
-        states[at(row)] = {...states[at(row)]!, outcome: {status: 'not_confirmable' as const, ...facts, advice}}
-      } else if (made.status === 'refunded') {
-        const refund_time = isoTime(new Date(made.at))
-        states[at(row)] = {...states[at(row)]!, outcome: succeeded(states[at(row)]!, {...facts, refund_time})}
-      } else if (made.status === 'not_confirmable') {
-        const advice = `Sent before from this machine (${made.source ?? 'gw'}); the gateway holds the number and has no refund query for ${order.channel}: confirm it on the merchant platform. It is not sent again.`
-        states[at(row)] = {...states[at(row)]!, outcome: {status: 'not_confirmable' as const, ...facts, advice}}
-      }
-    }
-  }
-  const toSend = group.rows.filter((r) => isToSend(states[at(r)]!))
-  const sum = toSend.reduce((total, r) => total + states[at(r)]!.planned!.refund_fee, 0)
-  const record = order.record
-  if (existing === undefined || record.total_fee === undefined || !record.fee_type) return {problems: []}
-  const facts = {state: record.result, total: record.total_fee, currency: record.fee_type}
-  const refunded = refundedTotal(existing)
-  const named = describeReference(group.request.ref)
-  const balance = facts.total - refunded
-  const line = {
-    order: named,
-    lines: group.rows.map((r) => r.line),
-    to_send_fee: sum,
-    currency: facts.currency,
-    balance_fee: balance,
-  }
-  if (!balanceProblem(facts, sum, refunded)) return {problems: [], line}
-  const amount = (minor: number) => formatAmount(minor, facts.currency)
-  const message = `the rows of order ${named} add up to ${amount(sum)}, more than its balance of ${amount(balance)}`
-  return {problems: toSend.map((row) => ({line: row.line, message})), line}
 }

@@ -98,7 +98,7 @@ export interface RefundFile {
 }
 
 /** What an earlier report of gw's says of a row that was not refunded, nor may have been. */
-const UNSENT_STATUSES = new Set(['failed', 'pending', 'skipped_invalid', 'left_out'])
+const UNSENT_STATUSES = new Set(['failed', 'pending', 'held', 'skipped_invalid', 'left_out'])
 
 /** Problems listed before the check stops reading: a file this broken is to be fixed first, not sent. */
 const MAX_PROBLEMS = 1000

@@ -72,6 +72,11 @@ export type RowOutcome =
       readonly advice?: string
     } & Settled)
   | {readonly status: 'skipped_invalid'; readonly err_msg: string}
+  /**
+   * Not sent: its order has a refund sent earlier (a single refund, another file's row) whose
+   * outcome no lookup could give. A new refund of an order waits for it; a rerun tries again.
+   */
+  | {readonly status: 'held'; readonly err_msg: string; readonly advice?: string}
   /** Usable, and not sent on purpose: a row gw's own earlier report says failed or was not sent, run again without --retry-failed. */
   | {readonly status: 'left_out'; readonly err_msg: string}
 
@@ -86,6 +91,7 @@ export const ROW_STATUSES: readonly RowStatus[] = [
   'not_confirmable',
   'failed',
   'unknown',
+  'held',
   'pending',
   'skipped_invalid',
   'left_out',
