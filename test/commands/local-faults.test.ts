@@ -266,6 +266,50 @@ describe('a journal edited between runs', () => {
   })
 })
 
+describe('a journal line copied to another row', () => {
+  it("one row's refund given to a row never sent: caught (one gateway refund for two rows), looked up, never claimed refunded", async () => {
+    const [paid] = await world.paidOrders(1, 10_000, 'COPY-PAID')
+    const unpaid = `COPY-LATER-${process.pid}`
+    const created = await world.sandbox
+      .wire()
+      .call('native_pay', {channel: 'wechat', mch_order_no: unpaid, total_fee: 10_000, fee_type: 'THB'})
+    expect(created.data.result).toBe('SUCCESS')
+    const {dir, env} = machine()
+    const csv = join(dir, 'refunds.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${paid},1.00\n${unpaid},1.00\n`)
+    // The unpaid order's row is skipped; the other is refunded.
+    const first = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid'], {env})
+    expect(first.code, first.stderr).toBe(1)
+    expect((await world.sandbox.controls.pay(unpaid)).status).toBe(200)
+    const plan = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'], {env})
+    const number = plan.json<{rows: {mch_refund_no: string}[]}>().rows[1]!.mch_refund_no
+    // Line 2's intent and outcome copied as line 3's: its order and refund number put in, the gateway's numbers kept.
+    const journal = `${csv}.journal.jsonl`
+    const lines = readFileSync(journal, 'utf8').trim().split('\n')
+    const copied = lines
+      .filter((l) => JSON.parse(l).line === 2)
+      .map((l) => JSON.stringify({...JSON.parse(l), line: 3, mch_order_no: unpaid, mch_refund_no: number}))
+    writeFileSync(journal, `${[...lines, ...copied].join('\n')}\n`)
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    expect(rerun.code, rerun.stderr).toBe(2)
+    expect(rerun.stderr).toMatch(/the journal's lines \d+ and \d+ give gateway refund "\d+" to lines 2 and 3: edited/)
+    expect(rerun.stderr).toContain('nothing is sent for this row')
+    expect(reportOf(csv).map((row) => row.status)).not.toContain('refunded_earlier')
+    expect(await refundsOf(unpaid)).toEqual([])
+    // A journal of its own, as the advice says: the row is refunded once, the other found made.
+    const fresh = await world.run(
+      ['refund', 'create', '--from-csv', csv, '--yes', '--journal', join(dir, 'new.jsonl')],
+      {
+        env,
+      },
+    )
+    expect(fresh.code, fresh.stderr).toBe(0)
+    expect(reportOf(csv).map((row) => row.status)).toEqual(['already_refunded', 'refunded'])
+    expect((await refundsOf(unpaid)).map((r) => r.refund_fee)).toEqual([100])
+    expect((await refundsOf(paid!)).map((r) => r.refund_fee)).toEqual([100])
+  })
+})
+
 describe('a history that is emptied or appears later', () => {
   it('a 0-byte history.db is damage, refused like any other: the unsettled refund is not forgotten, nothing is sent twice', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ZERO')

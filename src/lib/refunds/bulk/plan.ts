@@ -29,6 +29,7 @@ import {
   isFinal,
   isOpen,
   isToSend,
+  journalCrossCheck,
   NOT_SENT,
   settleByLookup,
   stateFromJournal,
@@ -124,6 +125,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   file.rows.forEach((row, i) => {
     if (row.request) states[i] = stateFromJournal(row, history.get(row.line))
   })
+  journalCrossCheck(file.rows, states)
   const uncertain = file.rows.map((_, i) => i).filter((i) => states[i]!.outcome.status === 'unknown')
   const found = {
     done: states.filter((s) => isFinal(s.outcome)).length,

@@ -226,6 +226,45 @@ export function stateFromJournal(row: RefundRow, entry: RowHistory | undefined):
   return {...state, outcome: succeeded(state, {gw_refund_no, refund_time, earlier_run_at})}
 }
 
+/**
+ * What no two rows' journal lines can both hold, each row's own lines agreeing with it: one
+ * gateway refund made for two rows, one gateway order under two merchant order numbers. An
+ * edit (a line copied to another row's), whoever made it: those rows are not taken on the
+ * journal's word; each is looked up under its own refund number, as an edited row is.
+ */
+export function journalCrossCheck(rows: readonly RefundRow[], states: RowState[]): void {
+  const firstOf = new Map<string, number>()
+  const clashes: [number, number, string][] = []
+  for (const [i, {sent, outcome}] of states.entries()) {
+    if (!sent) continue
+    const refund = 'gw_refund_no' in outcome ? outcome.gw_refund_no : undefined
+    const keys: [string, string, (first: SentRefund) => boolean][] = [
+      [`refund\u0000${refund ?? ''}`, `gateway refund ${quoted(refund ?? '')}`, () => Boolean(refund)],
+      [
+        `order\u0000${sent.gw_order_no ?? ''}`,
+        `gateway order ${quoted(sent.gw_order_no ?? '')}`,
+        (first) => Boolean(sent.gw_order_no) && first.mch_order_no !== sent.mch_order_no,
+      ],
+    ]
+    for (const [key, what, clashesWith] of keys) {
+      const first = firstOf.get(key)
+      if (first === undefined) firstOf.set(key, i)
+      else if (clashesWith(states[first]!.sent!)) {
+        clashes.push([first, i, what])
+        break
+      }
+    }
+  }
+  const sentOf = (at: number) => states[at]!.sent!
+  const edits = clashes.map(([first, i, what]) => {
+    const lines = `lines ${sentOf(first).journal_line} and ${sentOf(i).journal_line}`
+    const edited = `the journal's ${lines} give ${what} to lines ${rows[first]!.line} and ${rows[i]!.line}: edited, or another file's journal`
+    return [first, i, edited] as const
+  })
+  for (const [first, i, edited] of edits)
+    for (const at of [first, i]) states[at] = {outcome: {status: 'unknown'}, edited}
+}
+
 /** How a journal's intent is not the row's refund, in words; undefined when it may be (what the row says agrees). */
 function journalDisagreement(row: RefundRow, intent: IntentRecord): string | undefined {
   const request = row.request
