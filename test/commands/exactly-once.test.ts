@@ -208,6 +208,11 @@ describe('a single refund', () => {
     expect(run.code, run.stderr).toBe(2)
     expect(run.stderr).toContain('Refund number SHARED-R1 was sent from this machine')
     expect(await refundsOf(other!)).toEqual([expect.objectContaining({refund_fee: 300})])
+    // The plan shows the row's own number, never one made up for a row it does not send.
+    const plan = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
+    expect(plan.json<{rows: {status: string; mch_refund_no: string}[]}>().rows).toEqual([
+      expect.objectContaining({status: 'skipped_invalid', mch_refund_no: 'SHARED-R1'}),
+    ])
     const listed = JSON.parse((await world.run(['refund', 'list', '--json'])).stdout) as {
       refunds: {mch_refund_no: string; mch_order_no: string; status: string}[]
     }

@@ -229,7 +229,8 @@ async function checkRows(
         problems.push({line: row.line, message})
       } else {
         const at = indexOf(row.line)!
-        states[at] = {...states[at]!, planned}
+        // The row's own refund number, else none until the numbering derives it: never one made up here.
+        states[at] = {...states[at]!, planned: {...planned, mch_refund_no: row.mchRefundNo}}
       }
     }
   }
