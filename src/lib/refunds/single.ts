@@ -29,6 +29,7 @@ import {
   normalizeRefundState,
 } from '../gateway/protocol/index.js'
 import {describeGateway} from '../store/gateway.js'
+import {shown} from '../untrusted.js'
 import type {OrderClaim, UnsettledElsewhere} from '../store/history.js'
 import {type RefundEntry, isMade, isUnsettled} from '../store/records.js'
 import type {FoundOrder} from '../orders/service.js'
@@ -51,6 +52,16 @@ export interface MadeRefund {
   source?: string
   /** The gateway refused it, on a channel that cannot confirm a refusal (no refund query). */
   refused?: boolean
+}
+
+/** A refund made recently, as the question before another of the same order and amount names it. */
+export function describeMadeRefund(made: MadeRefund): string {
+  const when = made.at ? ` at ${isoTime(new Date(made.at))}` : ''
+  const where = made.source && made.source !== 'refund create' ? ` (by ${shown(made.source, 60)})` : ''
+  const what = made.refused
+    ? 'was refused, which the gateway cannot confirm without a refund query (check the merchant platform),'
+    : 'was made'
+  return `refund ${shown(made.mch_refund_no, 40)} of ${formatAmount(made.refund_fee, made.fee_type)} ${what}${when}${where}`
 }
 
 export interface OneRefundHooks {
@@ -128,6 +139,9 @@ function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
   }
 }
 
+/** The number an order's claim is taken under, by a single refund or a bulk run. */
+export const claimKeyOf = (found: FoundOrder) => found.record.mch_order_no ?? found.record.gw_order_no ?? ''
+
 /** Whether an earlier refund is the one asked for: the same amount, and the same number when one is given. */
 const isAsked = (entry: RefundEntry, asked: {minor?: number; mchRefundNo?: string}) =>
   entry.refund_fee === asked.minor && (!asked.mchRefundNo || entry.mch_refund_no === asked.mchRefundNo)
@@ -201,7 +215,8 @@ export class SingleRefunds {
         } as const
       )[looked.state]
       const facts = looked.state === 'absent' ? {} : {gw_refund_no: looked.gw_refund_no}
-      this.refunds.recordOutcome(planned, status, {source, ...facts})
+      // Kept as made when it was sent (the identical-refund window counts from then), not when it was looked up.
+      this.refunds.recordOutcome(planned, status, {source, ...facts, at: entry.at})
       const refund_time = 'refund_time' in looked ? looked.refund_time : undefined
       const amount = {refund_fee: planned.refund_fee, refund_amount: decimalOf(planned.refund_fee, planned.fee_type)}
       const said = {mch_refund_no: planned.mch_refund_no, ...amount, fee_type: planned.fee_type, status, source}
@@ -258,8 +273,7 @@ export class SingleRefunds {
    * see the first's refund. A claim in the history's database, taken in a transaction.
    */
   #claimOrder(found: FoundOrder): OrderClaim {
-    const {history} = this.refunds
-    return history.claimOrder(found.record.mch_order_no ?? found.record.gw_order_no ?? '')
+    return this.refunds.history.claimOrder(claimKeyOf(found))
   }
 
   /**

@@ -56,7 +56,7 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder, ou
   })
   if (held.length)
     notes.push(
-      `${plural(held.length, 'row')} held, not sent: a refund of their order sent earlier is still unknown; run the same command again once it is settled:\n${problemLines(held)}`,
+      `${plural(held.length, 'row')} held, not sent: a refund of their order is under way or unknown outside this file; run the same command again once it is settled:\n${problemLines(held)}`,
     )
   if (problems.length)
     notes.push(`${plural(problems.length, 'problem')} in ${fileShown(csv)}:\n${problemLines(problems)}`)

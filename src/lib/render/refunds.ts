@@ -25,6 +25,7 @@ import {
   type MadeRefund,
   type OneRefund,
   type RefusedRefund,
+  describeMadeRefund,
   outcomeOfRefund,
 } from '../refunds/single.js'
 import {fields} from './fields.js'
@@ -163,14 +164,6 @@ function howToCheck(p: {mch_order_no: string; mch_refund_no: string; channel: st
 }
 
 /** "refund RF1 of 30.00 THB was made at 2026-11-21T16:30:00+07:00 (by refunds.csv)" */
-function describeMade(made: MadeRefund): string {
-  const when = made.at ? ` at ${isoTime(new Date(made.at))}` : ''
-  const where = made.source && made.source !== 'refund create' ? ` (by ${made.source})` : ''
-  const what = made.refused
-    ? 'was refused, which the gateway cannot confirm without a refund query (check the merchant platform),'
-    : 'was made'
-  return `refund ${made.mch_refund_no} of ${formatAmount(made.refund_fee, made.fee_type)} ${what}${when}${where}`
-}
 
 /**
  * The question asked before a refund identical to one made recently: the action, and what
@@ -180,7 +173,7 @@ function describeMade(made: MadeRefund): string {
 export function identicalQuestion(made: MadeRefund, planned: PlannedRefund, profile: SuggestedFor) {
   const look = howToCheck({...planned, mch_refund_no: made.mch_refund_no}, profile)
   const options = {always: true, flag: 'again' as const, otherwise: `or look at the refund made first: ${look}`}
-  return [`${refundAction(planned)} again: ${describeMade(made)}`, options] as const
+  return [`${refundAction(planned)} again: ${describeMadeRefund(made)}`, options] as const
 }
 
 /**

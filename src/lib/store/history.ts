@@ -27,6 +27,17 @@ type OrderNumbers = {mch_order_no?: string; gw_order_no?: string; channel_order_
 type Shown<T> = T & {unattributed?: true}
 
 /** A refund of an order under way in this process: released when it ends. */
+/** Who holds an order's claim: a process of a host, since when. */
+export interface ClaimHolder {
+  pid: number
+  host: string
+  since: string
+}
+
+/** An order another run is refunding, in a sentence. */
+export const heldSentence = (mchOrderNo: string, held: ClaimHolder) =>
+  `Order ${mchOrderNo} is being refunded by process ${held.pid} on ${held.host} (since ${held.since}).`
+
 export interface OrderClaim {
   release(): void
 }
@@ -265,34 +276,66 @@ export class GatewayHistory {
    * refused (exit 2) naming its process.
    */
   claimOrder(mchOrderNo: string): OrderClaim {
+    const {claim, refused} = this.claimOrders([mchOrderNo])
+    const held = refused.get(mchOrderNo)
+    if (held)
+      throw new GwError('usage', `${heldSentence(mchOrderNo, held)} Nothing was sent.`, {
+        advice: 'Wait for that run to end, then run this again: gw will see what it refunded.',
+        details: {database: this.file, holder: held},
+      })
+    return claim
+  }
+
+  /**
+   * The claims of many orders (a bulk run's), in one transaction: `refused` names the orders
+   * another live process holds, with their holder; the others are this process's until released.
+   */
+  claimOrders(mchOrderNos: Iterable<string>): {claim: OrderClaim; refused: Map<string, ClaimHolder>} {
     const q = this.core.queries(false)
     const mine = {pid: process.pid, host: hostname(), since: new Date().toISOString()}
     const db = this.core.db()
+    const refused = new Map<string, ClaimHolder>()
+    const taken: string[] = []
     let id!: number
-    db.write(() => {
-      id = this.core.id(true)!
-      const held = q.claims.of.get(id, mchOrderNo) as typeof mine | undefined
-      if (held && (held.host !== mine.host || isRunning(held.pid))) {
-        throw new GwError(
-          'usage',
-          `Order ${mchOrderNo} is being refunded by process ${held.pid} on ${held.host} (since ${held.since}). Nothing was sent.`,
-          {
-            advice: 'Wait for that run to end, then run this again: gw will see what it refunded.',
-            details: {database: this.file, holder: held},
-          },
-        )
-      }
-      q.claims.take.run(id, mchOrderNo, mine.pid, mine.host, mine.since)
-    })
-    return {
-      // Never throws (it runs after a refund was sent): a claim left behind names this process,
-      // which will have ended, and is taken over by the next refund of the order.
-      release: () => {
-        try {
-          db.write(() => q.claims.release.run(id, mchOrderNo, mine.pid, mine.host, mine.since))
-        } catch (error) {
-          if (!(error instanceof LocalStateError)) throw error
+    const live = (held: ClaimHolder | undefined) => held && (held.host !== mine.host || isRunning(held.pid))
+    try {
+      db.write(() => {
+        id = this.core.id(true)!
+        for (const mchOrderNo of new Set(mchOrderNos)) {
+          const held = q.claims.of.get(id, mchOrderNo) as ClaimHolder | undefined
+          if (live(held)) refused.set(mchOrderNo, held!)
+          else {
+            q.claims.take.run(id, mchOrderNo, mine.pid, mine.host, mine.since)
+            taken.push(mchOrderNo)
+          }
         }
+      })
+    } catch (error) {
+      if (!(error instanceof LocalStateError) || error.problem !== 'busy') throw error
+      // Held by another program: no run can take a claim now (a single refund's intent cannot be
+      // written either); the claims of runs under way are read, and respected.
+      const known = this.core.id(false)
+      if (known !== undefined)
+        for (const mchOrderNo of new Set(mchOrderNos)) {
+          const held = q.claims.of.get(known, mchOrderNo) as ClaimHolder | undefined
+          if (live(held)) refused.set(mchOrderNo, held!)
+        }
+    }
+    return {
+      refused,
+      claim: {
+        // Never throws (it runs after refunds were sent): a claim left behind names this process,
+        // which will have ended, and is taken over by the next refund of the order.
+        release: () => {
+          if (!taken.length) return
+          try {
+            db.write(() => {
+              for (const mchOrderNo of taken) q.claims.release.run(id, mchOrderNo, mine.pid, mine.host, mine.since)
+            })
+          } catch (error) {
+            if (!(error instanceof LocalStateError)) throw error
+          }
+        },
       },
     }
   }

@@ -9,6 +9,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import type {CliResult} from '../../helpers/cli.js'
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
 import {type TestSandbox, startTestSandbox} from '../../helpers/sandbox.js'
 
@@ -313,9 +314,13 @@ describe('a bulk run on an order with a single refund left unknown', () => {
     )
     expect(run.stderr).toMatch(
       new RegExp(
-        `line 2: order ${order} had refund "${earlier}" of 5\\.00 THB made at \\S+ by "refund create", the same amount as this row; add --again`,
+        `line 2: order ${order}: refund ${earlier} of 5\\.00 THB was made at \\S+, the same amount as this row; add --again`,
       ),
     )
+    // Recorded now, and said in the error's document too: never said again by a later run.
+    expect(run.json<{error: {settled_earlier: Refunded[]}}>().error.settled_earlier).toEqual([
+      expect.objectContaining({mch_refund_no: earlier, status: 'refunded', mch_order_no: order}),
+    ])
     expect(await refundsOn(world.sandbox, order)).toEqual([{no: earlier, fee: 500}])
     const listed = (await world.run(['refund', 'list', '--json'])).json<{
       refunds: {mch_refund_no: string; status: string}[]
@@ -344,7 +349,9 @@ describe('a bulk run on an order with a single refund left unknown', () => {
     const rows = run.json<{rows: {status: string; err_msg?: string}[]; outcome: string}>().rows
     expect(rows.map((r) => r.status)).toEqual(['held', 'refunded'])
     expect(rows[0]!.err_msg).toContain(`Refund ${earlier} of 5.00 THB on order ${held}`)
-    expect(run.stderr).toContain('1 row held, not sent: a refund of their order sent earlier is still unknown')
+    expect(run.stderr).toContain(
+      '1 row held, not sent: a refund of their order is under way or unknown outside this file',
+    )
     expect(await refundsOn(world.sandbox, held)).toEqual([])
     // Settled as the advice says (sent on purpose under its number, the gateway takes it once), the rerun sends the row.
     const settled = await world.run(['refund', 'create', held, '--amount', '5.00', '--mch-refund-no', earlier])
@@ -353,6 +360,95 @@ describe('a bulk run on an order with a single refund left unknown', () => {
     expect(rerun.json<{rows: {status: string}[]}>().rows.map((r) => r.status)).toEqual(['refunded', 'refunded_earlier'])
     expect((await refundsOn(world.sandbox, held)).map((r) => r.fee)).toEqual([500, 300])
     expect((await refundsOn(world.sandbox, other)).map((r) => r.fee)).toEqual([300])
+  })
+})
+
+describe('a bulk run beside other refunds of its orders', () => {
+  const fileOf = (name: string, rows: string[]) => {
+    const csv = join(world.configDir, name)
+    writeFileSync(csv, `mch_order_no,refund_amount\n${rows.join('\n')}\n`)
+    return csv
+  }
+  /** `args` in a process of its own, its refund held at the gateway (latency) while `meanwhile` runs. */
+  async function whileRefunding<T>(args: string[], meanwhile: () => Promise<T>): Promise<[CliResult, T]> {
+    await world.faults('latency=2500-2500ms@order_refund')
+    try {
+      const before = (await world.requests()).order_refund ?? 0
+      const running = world.spawn(args)
+      while (((await world.requests()).order_refund ?? 0) === before) await new Promise((r) => setTimeout(r, 50))
+      const other = await meanwhile()
+      return [await running.result, other]
+    } finally {
+      await world.faults('')
+    }
+  }
+
+  it("a single refund in flight holds the run's rows of its order, never settled from outside; one refund in the ledger", async () => {
+    const order = 'INV-BESIDE-1'
+    await paidOn(world.sandbox, order)
+    const csv = fileOf('beside-1.csv', [`${order},10.00`])
+    const [single, bulk] = await whileRefunding(['refund', 'create', order, '--amount', '10.00'], () =>
+      world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json']),
+    )
+    expect(single.code, single.stderr).toBe(0)
+    expect(bulk.code, bulk.stderr).toBe(5)
+    expect(bulk.json<{rows: {status: string; err_msg: string}[]}>().rows).toEqual([
+      expect.objectContaining({
+        status: 'held',
+        err_msg: expect.stringMatching(/is being refunded by process \d+/) as string,
+      }),
+    ])
+    expect(bulk.stderr).not.toContain('never reached the gateway')
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+  })
+
+  it('a bulk run in flight refuses a single refund of its order (exit 2); one refund in the ledger', async () => {
+    const order = 'INV-BESIDE-2'
+    await paidOn(world.sandbox, order)
+    const csv = fileOf('beside-2.csv', [`${order},10.00`])
+    const [bulk, single] = await whileRefunding(['refund', 'create', '--from-csv', csv, '--yes'], () =>
+      world.run(['refund', 'create', order, '--amount', '10.00']),
+    )
+    expect(bulk.code, bulk.stderr).toBe(0)
+    expect(single.code, single.stderr).toBe(2)
+    expect(single.stderr).toMatch(new RegExp(`Order ${order} is being refunded by process \\d+`))
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+  })
+
+  it('a file of another --batch-id refunded the same: a problem unless --again; a refusal is said refused, never made', async () => {
+    const order = 'INV-BESIDE-3'
+    await paidOn(world.sandbox, order)
+    const first = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      fileOf('round2.csv', [`${order},10.00`]),
+      '--yes',
+      '--batch-id',
+      'round2',
+    ])
+    expect(first.code, first.stderr).toBe(0)
+    const plain = await world.run(['refund', 'create', '--from-csv', fileOf('plain.csv', [`${order},10.00`]), '--yes'])
+    expect(plain.code, plain.stderr).toBe(2)
+    expect(plain.stderr).toMatch(
+      /refund RF\w+ of 10\.00 THB was made at \S+ \(by round2\.csv\), the same amount as this row/,
+    )
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+
+    const alipay = 'INV-BESIDE-4'
+    await paidOn(world.sandbox, alipay, 'alipay')
+    expect((await world.run(['refund', 'create', alipay, '--amount', '60.00'])).code).toBe(0)
+    expect((await world.run(['refund', 'create', alipay, '--amount', '50.00'])).code).toBe(1)
+    const dry = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      fileOf('refused.csv', [`${alipay},50.00`]),
+      '--dry-run',
+    ])
+    expect(dry.code, dry.stderr).toBe(2)
+    expect(dry.stderr).toMatch(/of 50\.00 THB was refused, which the gateway cannot confirm without a refund query/)
+    expect((await refundsOn(world.sandbox, alipay)).map((r) => r.fee)).toEqual([6000])
   })
 })
 

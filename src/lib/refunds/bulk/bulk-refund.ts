@@ -17,6 +17,7 @@ import {checkOutputs} from '../../files/output-paths.js'
 import {isoTime} from '../../gateway/protocol/index.js'
 import type {ReadOptions} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
+import type {OrderClaim} from '../../store/history.js'
 import type {RefundService} from '../service.js'
 import {type BulkResult, type RunEnd, ending, outcomeOf, rowViews, toSendTotals} from './bulk-result.js'
 import {Journal} from './journal.js'
@@ -115,6 +116,7 @@ export async function runBulkRefund(
     {flag: '--out', path: reportPath},
   ])
   const lock = options.dry_run ? undefined : lockJournal(journalPath)
+  let claim: OrderClaim | undefined
   try {
     const identity = {
       csv_file: basename(csv),
@@ -127,6 +129,7 @@ export async function runBulkRefund(
     const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version, options.batch_id)
     let earlierReport: string | undefined
     const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
+    claim = plan.claim
     hooks.planned(plan, lock?.tookOver, fitted.note)
     const toSend = toSendTotals(plan.states)
     const result = (states: readonly RowState[], ended: RunEnd): BulkResult => ({
@@ -180,7 +183,11 @@ export async function runBulkRefund(
         `${csv} has ${count} problem${count === 1 ? '' : 's'} (listed above); nothing was sent.`,
         {
           advice: 'Fix them and run again, or add --skip-invalid to send the valid rows and report the rest.',
-          details: {problems: plan.problems},
+          // The earlier refunds the plan settled are recorded now: said here, or never again.
+          details: {
+            problems: plan.problems,
+            ...(plan.settled_earlier.length && {settled_earlier: plan.settled_earlier}),
+          },
         },
       )
     }
@@ -201,6 +208,7 @@ export async function runBulkRefund(
     }
     return result(sent.states, {...sent, reportFailure: await report(sent.states)})
   } finally {
+    claim?.release()
     lock?.release()
   }
 }

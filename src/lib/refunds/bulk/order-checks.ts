@@ -7,13 +7,12 @@ import {GwError, isStopped} from '../../errors.js'
 import {type RefundOrder, formatAmount, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
-import {quoted} from '../../untrusted.js'
 import {balanceProblem} from '../balance.js'
 import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
 import type {RefundService} from '../service.js'
-import {type EarlierRefund, SingleRefunds} from '../single.js'
+import {type EarlierRefund, SingleRefunds, claimKeyOf, describeMadeRefund} from '../single.js'
+import {type ClaimHolder, heldSentence} from '../../store/history.js'
 import type {OrderGroup} from './preflight.js'
-import {DERIVED_FORM} from './refund-number.js'
 import {
   type OrderLine,
   type Problem,
@@ -46,16 +45,24 @@ async function settleEarlier(
   refunds: RefundService,
 ): Promise<void> {
   const {states, indexOf} = checking
+  const hold = (outcome: {status: 'held'; err_msg: string; advice?: string}) => {
+    for (const row of group.rows) {
+      const state = states[indexOf(row.line)!]!
+      if (state.outcome.status === 'pending' && isToSend(state)) states[indexOf(row.line)!] = {...state, outcome}
+    }
+  }
+  // Another run refunds the order now: what it sent is still in flight, never settled from here.
+  const holder = checking.refused.get(claimKeyOf(order))
+  if (holder) {
+    const advice = 'Run the same command again once that run has ended: gw will see what it refunded.'
+    return hold({status: 'held', err_msg: heldSentence(claimKeyOf(order), holder), advice})
+  }
   const found: EarlierRefund[] = []
   try {
     await new SingleRefunds(refunds).settle(order, {ours}, found)
   } catch (error) {
     if (!(error instanceof GwError) || isStopped(error)) throw error
-    for (const row of group.rows) {
-      const state = states[indexOf(row.line)!]!
-      if (state.outcome.status !== 'pending' || !isToSend(state)) continue
-      states[indexOf(row.line)!] = {...state, outcome: {status: 'held', err_msg: error.message, advice: error.advice}}
-    }
+    hold({status: 'held', err_msg: error.message, advice: error.advice})
   } finally {
     const mch_order_no = order.record.mch_order_no ?? ''
     for (const refund of found) checking.earlier.settled.push({...refund, mch_order_no})
@@ -64,9 +71,10 @@ async function settleEarlier(
 
 /**
  * A row refunding what a refund of the order made in the last 7 days outside the file already
- * refunded (the same amount: a single refund, one on the merchant platform) is a problem unless
- * --again, as a single refund asks "again?". Refunds of gw's derived numbers are left to them:
- * the same row in another file has the same number, and --batch-id makes a second round on purpose.
+ * refunded (the same amount: a single refund, one on the merchant platform, another file's of
+ * another --batch-id) is a problem unless --again or --batch-id (a second round on purpose), as a
+ * single refund asks "again?". A row whose own number the gateway already holds is found made
+ * before this, whichever file sent it: the same refund in any file has the same number.
  */
 function identicalProblems(
   group: OrderGroup,
@@ -78,7 +86,7 @@ function identicalProblems(
   const {states, indexOf} = checking
   if (checking.earlier.repeatsMeant) return []
   const single = new SingleRefunds(refunds)
-  const other = (number: string) => !ours.has(number) && !DERIVED_FORM.test(number)
+  const other = (number: string) => !ours.has(number)
   const named = describeReference(group.request.ref)
   // Asked once an amount: the rows of an order are many, its amounts few.
   const madeOf = new Map<number, ReturnType<SingleRefunds['identical']>>()
@@ -89,11 +97,7 @@ function identicalProblems(
     if (!madeOf.has(fee)) madeOf.set(fee, single.identical(state.planned, existing, other))
     const made = madeOf.get(fee)
     if (!made) return []
-    const amount = formatAmount(made.refund_fee, made.fee_type)
-    const at = made.at === undefined ? Number.NaN : Date.parse(made.at)
-    const when = Number.isNaN(at) ? '' : ` at ${isoTime(new Date(at))}`
-    const by = made.source ? ` by ${quoted(made.source)}` : ''
-    const message = `order ${named} had refund ${quoted(made.mch_refund_no)} of ${amount} made${when}${by}, the same amount as this row; add --again if this one is meant too`
+    const message = `order ${named}: ${describeMadeRefund(made)}, the same amount as this row; add --again if this one is meant too`
     return [{line: row.line, message}]
   })
 }
@@ -106,6 +110,8 @@ interface OrderChecking {
   states: RowState[]
   indexOf: LineIndex
   earlier: {repeatsMeant: boolean; settled: SettledEarlier[]}
+  /** Orders another run holds (its claim): their rows wait. */
+  refused: ReadonlyMap<string, ClaimHolder>
 }
 
 /**

@@ -9,15 +9,17 @@
 import {type Work, runBatch} from '../../batch.js'
 import {stoppedError} from '../../errors.js'
 import {formatAmount} from '../../gateway/protocol/index.js'
+import type {ClaimHolder, OrderClaim} from '../../store/history.js'
 import {describeReference, disagreement, orderKey} from '../../orders/reference.js'
 import {quoted} from '../../untrusted.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../balance.js'
 import {hasRefundQuery} from '../lookup.js'
 import type {RefundService} from '../service.js'
+import {claimKeyOf} from '../single.js'
 import {Journal, type JournalIdentity} from './journal.js'
 import {type LineIndex, type SettledEarlier, checkOrderBalance} from './order-checks.js'
-import {type CheckPace, type OrderGroup, groupByOrder, preflight} from './preflight.js'
+import {type CheckPace, type OrderGroup, type Preflighted, groupByOrder, preflight} from './preflight.js'
 import type {RefundFile} from './refund-file.js'
 import {DERIVED_FORM, deriveRefundNumber} from './refund-number.js'
 import {
@@ -56,6 +58,8 @@ export interface BulkPlan {
   readonly orders: readonly OrderLine[]
   /** Distinct orders of the file: rows naming one order by different numbers count once. */
   readonly distinct_orders: number
+  /** The claims of the file's orders this run holds until it ends (released by whoever ends it); none for a dry run. */
+  readonly claim?: OrderClaim
   /** Refunds of the file's orders sent earlier without a known outcome (not by this file), settled by looking them up. */
   readonly settled_earlier: readonly SettledEarlier[]
 }
@@ -205,11 +209,32 @@ async function phase<T>(
 async function checkRows(
   checking: Checking,
   refunds: RefundService,
-): Promise<Pick<BulkPlan, 'settled' | 'orders' | 'distinct_orders' | 'settled_earlier'>> {
-  const {input, states, problems, groups, uncertain, indexOf} = checking
+): Promise<Pick<BulkPlan, 'settled' | 'orders' | 'distinct_orders' | 'settled_earlier' | 'claim'>> {
+  const {input, groups} = checking
   const preflighted = await phase(input, 'checking orders', groups.size, (pace) =>
     preflight(groups, refunds.orders, pace),
   )
+  // One refund of an order at a time, as a single refund takes it: the orders' claims are this
+  // run's until it ends (a dry run's only long enough to see which another run holds).
+  const claimed = refunds.history.claimOrders([...preflighted.found.values()].map(claimKeyOf))
+  if (input.dry_run) claimed.claim.release()
+  try {
+    const checked = await checkFound(checking, preflighted, claimed.refused, refunds)
+    return {...checked, claim: input.dry_run ? undefined : claimed.claim}
+  } catch (error) {
+    if (!input.dry_run) claimed.claim.release()
+    throw error
+  }
+}
+
+/** The checks once the orders are known, each order claimed by this run or held by another (`refused`). */
+async function checkFound(
+  checking: Checking,
+  preflighted: Preflighted,
+  refused: ReadonlyMap<string, ClaimHolder>,
+  refunds: RefundService,
+): Promise<Pick<BulkPlan, 'settled' | 'orders' | 'distinct_orders' | 'settled_earlier'>> {
+  const {input, states, problems, groups, uncertain, indexOf} = checking
   // One by one: a spread of a hundred thousand problems would overflow the stack.
   for (const problem of preflighted.problems) problems.push(problem)
   for (const [key, group] of groups) {
@@ -259,7 +284,8 @@ async function checkRows(
       async (group) => {
         const order = preflighted.found.get(orderKey(group.request.ref))
         const earlier = {repeatsMeant: Boolean(input.again || input.batch_id), settled: settled_earlier}
-        const checked = order ? await checkOrderBalance(group, order, {states, indexOf, earlier}, refunds) : undefined
+        const orderChecking = {states, indexOf, earlier, refused}
+        const checked = order ? await checkOrderBalance(group, order, orderChecking, refunds) : undefined
         for (const problem of checked?.problems ?? []) problems.push(problem)
         if (checked?.line && group.rows.length > 1) orders.push(checked.line)
         pace.tick(Boolean(checked?.problems.length))

@@ -37,11 +37,17 @@ export interface CheckPace {
   tick(problem: boolean): void
 }
 
+/** The orders as the gateway shows them, by their groups' keys, and the rows whose order cannot be used. */
+export interface Preflighted {
+  found: Map<string, FoundOrder>
+  problems: Problem[]
+}
+
 export async function preflight(
   groups: Map<string, OrderGroup>,
   orders: OrderService,
   pace: CheckPace,
-): Promise<{found: Map<string, FoundOrder>; problems: Problem[]}> {
+): Promise<Preflighted> {
   const found = new Map<string, FoundOrder>()
   const problems: Problem[] = []
   const ofRows = (group: OrderGroup, message: string) => {

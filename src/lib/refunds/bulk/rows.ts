@@ -73,8 +73,9 @@ export type RowOutcome =
     } & Settled)
   | {readonly status: 'skipped_invalid'; readonly err_msg: string}
   /**
-   * Not sent: its order has a refund sent earlier (a single refund, another file's row) whose
-   * outcome no lookup could give. A new refund of an order waits for it; a rerun tries again.
+   * Not sent: another run is refunding its order (it holds the order's claim), or the order has a
+   * refund sent earlier outside the file (a single refund, another file's row) whose outcome no
+   * lookup could give. A new refund of an order waits for them; a rerun tries again.
    */
   | {readonly status: 'held'; readonly err_msg: string; readonly advice?: string}
   /** Usable, and not sent on purpose: a row gw's own earlier report says failed or was not sent, run again without --retry-failed. */
