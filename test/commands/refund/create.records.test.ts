@@ -332,7 +332,7 @@ describe('a bulk run on an order with a single refund left unknown', () => {
     expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([500, 500])
   })
 
-  it('on a channel with no refund query, holds the rows of its order (exit 5), sends the others, and a rerun sends them once it is settled', async () => {
+  it('on a channel with no refund query, holds the rows of its order (exit 5, even beside a skipped row), sends the others, and a rerun sends them once it is settled', async () => {
     const [held, other] = ['INV-BULK-AFTER-2', 'INV-BULK-AFTER-3']
     await paidOn(world.sandbox, held, 'alipay')
     await paidOn(world.sandbox, other, 'alipay')
@@ -341,13 +341,15 @@ describe('a bulk run on an order with a single refund left unknown', () => {
     await world.faults('')
     expect(single.code, single.stderr).toBe(5)
     const earlier = single.json<Refunded>().mch_refund_no
-    const csv = fileOf('held.csv', [`${held},3.00`, `${other},3.00`])
+    const csv = fileOf('held.csv', [`${held},3.00`, `${other},3.00`, `NO-SUCH-ORDER-${process.pid},1.00`])
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
-    expect(dry.json<{rows: {status: string}[]}>().rows.map((r) => r.status)).toEqual(['held', 'would_refund'])
-    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json'])
+    const planned = dry.json<{rows: {status: string}[]}>().rows.map((r) => r.status)
+    expect(planned).toEqual(['held', 'would_refund', 'skipped_invalid'])
+    // Held (money unproven elsewhere) outranks the skipped row: 5, run it again, not 1.
+    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid', '--json'])
     expect(run.code, run.stderr).toBe(5)
     const rows = run.json<{rows: {status: string; err_msg?: string}[]; outcome: string}>().rows
-    expect(rows.map((r) => r.status)).toEqual(['held', 'refunded'])
+    expect(rows.map((r) => r.status)).toEqual(['held', 'refunded', 'skipped_invalid'])
     expect(rows[0]!.err_msg).toContain(`Refund ${earlier} of 5.00 THB on order ${held}`)
     expect(run.stderr).toContain(
       '1 row held, not sent: a refund of their order is under way or unknown outside this file',
@@ -356,8 +358,10 @@ describe('a bulk run on an order with a single refund left unknown', () => {
     // Settled as the advice says (sent on purpose under its number, the gateway takes it once), the rerun sends the row.
     const settled = await world.run(['refund', 'create', held, '--amount', '5.00', '--mch-refund-no', earlier])
     expect(settled.code, settled.stderr).toBe(0)
-    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json'])
-    expect(rerun.json<{rows: {status: string}[]}>().rows.map((r) => r.status)).toEqual(['refunded', 'refunded_earlier'])
+    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid', '--json'])
+    expect(rerun.code, rerun.stderr).toBe(1)
+    const statuses = rerun.json<{rows: {status: string}[]}>().rows.map((r) => r.status)
+    expect(statuses).toEqual(['refunded', 'refunded_earlier', 'skipped_invalid'])
     expect((await refundsOn(world.sandbox, held)).map((r) => r.fee)).toEqual([500, 300])
     expect((await refundsOn(world.sandbox, other)).map((r) => r.fee)).toEqual([300])
   })

@@ -138,8 +138,9 @@ function rowsOutcome(
   if (ended.stopped) return outcomeOfSignal(ended.stoppedBy)
   if (ended.writeFailure) return 'unknown'
   if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return 'signature'
-  if (any('failed', 'skipped_invalid', 'left_out')) return 'refused'
+  // Money unproven outranks rows refused: run again, the rerun settles them (and then says the refused ones).
   if (any('processing', 'unknown', 'held')) return 'unknown'
+  if (any('failed', 'skipped_invalid', 'left_out')) return 'refused'
   // Not the "run again later" outcome: a rerun cannot tell more of these; the merchant platform can.
   if (any('not_confirmable')) return 'not_confirmable'
   return 'done'
