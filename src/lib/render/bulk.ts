@@ -198,7 +198,9 @@ export function bulkResultView(
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
         ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
-        : 'Nothing was sent. Run again without --dry-run to send.',
+        : count('held')
+          ? `Nothing was sent. Run again without --dry-run to send the others; held rows (${count('held')}, above) are not sent until what holds them is settled.`
+          : 'Nothing was sent. Run again without --dry-run to send.',
     ].filter(Boolean)
     const failure = result.report_failure && `The plan file could not be written (${result.report_failure}).`
     return {text: text.join('\n'), notes: failure ? [failure] : []}

@@ -345,6 +345,8 @@ describe('a bulk run on an order with a single refund left unknown', () => {
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
     const planned = dry.json<{rows: {status: string}[]}>().rows.map((r) => r.status)
     expect(planned).toEqual(['held', 'would_refund', 'skipped_invalid'])
+    const said = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--skip-invalid'])
+    expect(said.stdout).toContain('held rows (1, above) are not sent until what holds them is settled')
     // Held (money unproven elsewhere) outranks the skipped row: 5, run it again, not 1.
     const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid', '--json'])
     expect(run.code, run.stderr).toBe(5)
