@@ -88,9 +88,8 @@ export interface EarlierRefund {
   source?: string
 }
 
-/** What settling the order's earlier refunds gives: each as it was found, and the refund asked for when it is one of them. */
+/** What settling the order's earlier refunds gives of the refund asked for, when it is one of them (each settled goes into the caller's `earlier`). */
 interface Settling {
-  earlier: EarlierRefund[]
   /** The refund this command asks for is an earlier one the gateway shows made: nothing is sent. */
   made?: RefundResult
   /** The refund this command asks for is an earlier one that never arrived, or cannot be looked up: sent under its number. */
@@ -163,7 +162,7 @@ export class SingleRefunds {
     earlier: EarlierRefund[],
   ): Promise<Settling> {
     const {history} = this.refunds
-    const settling: Settling = {earlier}
+    const settling: Settling = {}
     const orderNo = found.record.mch_order_no ?? ''
     const elsewhere = history.unsettledElsewhere(orderNo)
     // A refund of another order of the same number (its gateway number differs: another gateway's,
@@ -220,7 +219,7 @@ export class SingleRefunds {
       const refund_time = 'refund_time' in looked ? looked.refund_time : undefined
       const amount = {refund_fee: planned.refund_fee, refund_amount: decimalOf(planned.refund_fee, planned.fee_type)}
       const said = {mch_refund_no: planned.mch_refund_no, ...amount, fee_type: planned.fee_type, status, source}
-      settling.earlier.push({...said, ...facts, ...(refund_time ? {refund_time} : {})})
+      earlier.push({...said, ...facts, ...(refund_time ? {refund_time} : {})})
       if (theOneAsked && (status === 'refunded' || status === 'processing')) {
         const {gw_refund_no} = facts
         settling.made = {status, planned, gw_refund_no, refund_time, resolved_by: 'refund_query'}

@@ -26,7 +26,6 @@ type OrderNumbers = {mch_order_no?: string; gw_order_no?: string; channel_order_
 /** A record of a list or a story: `unattributed` when it is from before gw recorded gateways (never used for money). */
 type Shown<T> = T & {unattributed?: true}
 
-/** A refund of an order under way in this process: released when it ends. */
 /** Who holds an order's claim: a process of a host, since when. */
 export interface ClaimHolder {
   pid: number
@@ -38,6 +37,7 @@ export interface ClaimHolder {
 export const heldSentence = (mchOrderNo: string, held: ClaimHolder) =>
   `Order ${mchOrderNo} is being refunded by process ${held.pid} on ${held.host} (since ${held.since}).`
 
+/** A refund of an order under way in this process: released when it ends. */
 export interface OrderClaim {
   release(): void
 }
@@ -294,20 +294,22 @@ export class GatewayHistory {
     const q = this.core.queries(false)
     const mine = {pid: process.pid, host: hostname(), since: new Date().toISOString()}
     const db = this.core.db()
+    const orders = [...new Set(mchOrderNos)]
     const refused = new Map<string, ClaimHolder>()
     const taken: string[] = []
     let id!: number
-    const live = (held: ClaimHolder | undefined) => held && (held.host !== mine.host || isRunning(held.pid))
+    /** Whether another live process holds the order's claim (then it is refused); one of a process gone is taken over. */
+    const heldElsewhere = (gateway: number, mchOrderNo: string) => {
+      const held = q.claims.of.get(gateway, mchOrderNo) as ClaimHolder | undefined
+      if (held && (held.host !== mine.host || isRunning(held.pid))) refused.set(mchOrderNo, held)
+      return refused.has(mchOrderNo)
+    }
     try {
       db.write(() => {
         id = this.core.id(true)!
-        for (const mchOrderNo of new Set(mchOrderNos)) {
-          const held = q.claims.of.get(id, mchOrderNo) as ClaimHolder | undefined
-          if (live(held)) refused.set(mchOrderNo, held!)
-          else {
-            q.claims.take.run(id, mchOrderNo, mine.pid, mine.host, mine.since)
-            taken.push(mchOrderNo)
-          }
+        for (const mchOrderNo of orders.filter((order) => !heldElsewhere(id, order))) {
+          q.claims.take.run(id, mchOrderNo, mine.pid, mine.host, mine.since)
+          taken.push(mchOrderNo)
         }
       })
     } catch (error) {
@@ -315,11 +317,7 @@ export class GatewayHistory {
       // Held by another program: no run can take a claim now (a single refund's intent cannot be
       // written either); the claims of runs under way are read, and respected.
       const known = this.core.id(false)
-      if (known !== undefined)
-        for (const mchOrderNo of new Set(mchOrderNos)) {
-          const held = q.claims.of.get(known, mchOrderNo) as ClaimHolder | undefined
-          if (live(held)) refused.set(mchOrderNo, held!)
-        }
+      if (known !== undefined) for (const mchOrderNo of orders) heldElsewhere(known, mchOrderNo)
     }
     return {
       refused,

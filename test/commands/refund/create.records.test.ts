@@ -59,6 +59,12 @@ const refundsOn = async (sandbox: TestSandbox, mch: string) =>
 const shop = (args: string[]) => world.run([...args, '--profile', 'shop', ...(args[1] === 'create' ? ['--yes'] : [])])
 
 type Refunded = {status: string; mch_refund_no: string; refund_fee: number; settled_earlier?: unknown[]}
+/** A refund file of `rows` (order, amount) in the config folder. */
+const fileOf = (name: string, rows: string[]) => {
+  const csv = join(world.configDir, name)
+  writeFileSync(csv, `mch_order_no,refund_amount\n${rows.join('\n')}\n`)
+  return csv
+}
 
 describe('a test and a live gateway of one appid', () => {
   it('a refund left unknown on the test gateway is never sent, listed, counted or guarded on the live one', async () => {
@@ -291,12 +297,6 @@ describe('a refund an earlier run left unknown', () => {
 })
 
 describe('a bulk run on an order with a single refund left unknown', () => {
-  const fileOf = (name: string, rows: string[]) => {
-    const csv = join(world.configDir, name)
-    writeFileSync(csv, `mch_order_no,refund_amount\n${rows.join('\n')}\n`)
-    return csv
-  }
-
   it('settles it first and says so; a row of the same amount is refused as a repeat of it unless --again', async () => {
     const order = 'INV-BULK-AFTER-1'
     await paidOn(world.sandbox, order)
@@ -370,11 +370,6 @@ describe('a bulk run on an order with a single refund left unknown', () => {
 })
 
 describe('a bulk run beside other refunds of its orders', () => {
-  const fileOf = (name: string, rows: string[]) => {
-    const csv = join(world.configDir, name)
-    writeFileSync(csv, `mch_order_no,refund_amount\n${rows.join('\n')}\n`)
-    return csv
-  }
   /** `args` in a process of its own, its refund held at the gateway (latency) while `meanwhile` runs. */
   async function whileRefunding<T>(args: string[], meanwhile: () => Promise<T>): Promise<[CliResult, T]> {
     await world.faults('latency=2500-2500ms@order_refund')

@@ -52,10 +52,11 @@ async function settleEarlier(
     }
   }
   // Another run refunds the order now: what it sent is still in flight, never settled from here.
-  const holder = checking.refused.get(claimKeyOf(order))
+  const key = claimKeyOf(order)
+  const holder = checking.refused.get(key)
   if (holder) {
     const advice = 'Run the same command again once that run has ended: gw will see what it refunded.'
-    return hold({status: 'held', err_msg: heldSentence(claimKeyOf(order), holder), advice})
+    return hold({status: 'held', err_msg: heldSentence(key, holder), advice})
   }
   const found: EarlierRefund[] = []
   try {

@@ -268,6 +268,8 @@ async function checkFound(
   const settled_earlier: SettledEarlier[] = []
   const lookups = uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel))
   const byOrder = sameOrders(groups, preflighted.found)
+  const earlier = {repeatsMeant: Boolean(input.again || input.batch_id), settled: settled_earlier}
+  const orderChecking = {states, indexOf, earlier, refused}
   await phase(input, 'checking refunds', lookups.length + byOrder.size, async (pace) => {
     await provenSince(input.file, states, refunds, {...pace, tick: () => {}})
     await runBatch(
@@ -283,8 +285,6 @@ async function checkFound(
       byOrder.values(),
       async (group) => {
         const order = preflighted.found.get(orderKey(group.request.ref))
-        const earlier = {repeatsMeant: Boolean(input.again || input.batch_id), settled: settled_earlier}
-        const orderChecking = {states, indexOf, earlier, refused}
         const checked = order ? await checkOrderBalance(group, order, orderChecking, refunds) : undefined
         for (const problem of checked?.problems ?? []) problems.push(problem)
         if (checked?.line && group.rows.length > 1) orders.push(checked.line)

@@ -235,33 +235,33 @@ export function stateFromJournal(row: RefundRow, entry: RowHistory | undefined):
  */
 export function journalCrossCheck(rows: readonly RefundRow[], states: RowState[]): void {
   const firstOf = new Map<string, number>()
-  const clashes: [number, number, string][] = []
+  /** The row that gave `key` first; none when this one (`i`) is the first. */
+  const earlierWith = (key: string, i: number) => {
+    const first = firstOf.get(key)
+    if (first === undefined) firstOf.set(key, i)
+    return first
+  }
+  const edits: [number, number, string][] = []
+  const clash = (first: number, i: number, what: string) => {
+    const lines = `lines ${states[first]!.sent!.journal_line} and ${states[i]!.sent!.journal_line}`
+    edits.push([
+      first,
+      i,
+      `the journal's ${lines} give ${what} to lines ${rows[first]!.line} and ${rows[i]!.line}: edited, or another file's journal`,
+    ])
+  }
   for (const [i, {sent, outcome}] of states.entries()) {
     if (!sent) continue
     const refund = 'gw_refund_no' in outcome ? outcome.gw_refund_no : undefined
-    const keys: [string, string, (first: SentRefund) => boolean][] = [
-      [`refund\u0000${refund ?? ''}`, `gateway refund ${quoted(refund ?? '')}`, () => Boolean(refund)],
-      [
-        `order\u0000${sent.gw_order_no ?? ''}`,
-        `gateway order ${quoted(sent.gw_order_no ?? '')}`,
-        (first) => Boolean(sent.gw_order_no) && first.mch_order_no !== sent.mch_order_no,
-      ],
-    ]
-    for (const [key, what, clashesWith] of keys) {
-      const first = firstOf.get(key)
-      if (first === undefined) firstOf.set(key, i)
-      else if (clashesWith(states[first]!.sent!)) {
-        clashes.push([first, i, what])
-        break
-      }
+    const byRefund = refund ? earlierWith(`refund\u0000${refund}`, i) : undefined
+    if (byRefund !== undefined) {
+      clash(byRefund, i, `gateway refund ${quoted(refund)}`)
+      continue
     }
+    const byOrder = sent.gw_order_no ? earlierWith(`order\u0000${sent.gw_order_no}`, i) : undefined
+    if (byOrder !== undefined && states[byOrder]!.sent!.mch_order_no !== sent.mch_order_no)
+      clash(byOrder, i, `gateway order ${quoted(sent.gw_order_no)}`)
   }
-  const sentOf = (at: number) => states[at]!.sent!
-  const edits = clashes.map(([first, i, what]) => {
-    const lines = `lines ${sentOf(first).journal_line} and ${sentOf(i).journal_line}`
-    const edited = `the journal's ${lines} give ${what} to lines ${rows[first]!.line} and ${rows[i]!.line}: edited, or another file's journal`
-    return [first, i, edited] as const
-  })
   for (const [first, i, edited] of edits)
     for (const at of [first, i]) states[at] = {outcome: {status: 'unknown'}, edited}
 }
