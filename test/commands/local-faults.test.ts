@@ -491,7 +491,7 @@ describe('a thousands dot in a German file', () => {
     for (const order of ['GER-1', 'GER-2', 'GER-3']) expect(await refundsOf(order)).toEqual([])
   })
 
-  it('an Excel-style ";" CSV written byte for byte (BOM, CRLF, 1.500 THB and 2.000 JPY): refused, nothing sent', async () => {
+  it('an Excel-style ";" CSV written byte for byte (BOM, CRLF, 1.500 THB and 2.000 JPY): refused, nothing sent; yen have no decimals, so 2.000 reads one way', async () => {
     const {dir, env} = machine()
     const csv = join(dir, 'excel-de.csv')
     writeFileSync(
@@ -502,7 +502,7 @@ describe('a thousands dot in a German file', () => {
     const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
     expect(run.code).toBe(2)
     expect(run.stdout + run.stderr).toContain('"1.500" reads two ways')
-    expect(run.stdout + run.stderr).toContain('"2.000" reads two ways')
+    expect(run.stdout + run.stderr).not.toContain('"2.000" reads two ways')
     expect(await seen('order_refund')).toBe(before)
   })
 })

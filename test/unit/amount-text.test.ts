@@ -1,6 +1,11 @@
 import {describe, expect, it} from 'vitest'
 
-import {type AmountContext, readAmountText} from '../../src/lib/gateway/protocol/index.js'
+import {
+  type AmountContext,
+  CurrencyMismatch,
+  currencyOfHeader,
+  readAmountText,
+} from '../../src/lib/gateway/protocol/index.js'
 
 const read = (text: string, currency?: string, context?: AmountContext) => readAmountText(text, currency, context)
 /** The reading as [decimal, negative, currency named, mark shown]. */
@@ -108,9 +113,7 @@ describe('the amount rule: amounts as people type them and spreadsheets export t
     ["1'500,00", /has an apostrophe between digits, which does not group them with a decimal comma/],
     ['1,234.567,8', /has more than one/],
     ['1.234,567.8', /has more than one/],
-    ['฿100', /written in THB but the row is MYR/, 'MYR'],
     ['฿100 THB', /names its currency twice/],
-    ['$100', /is not an amount/],
     ['--5', /has more than one sign or parentheses/],
     ['+-5', /has more than one sign or parentheses/],
     ['(-5)', /has more than one sign or parentheses/],
@@ -122,5 +125,60 @@ describe('the amount rule: amounts as people type them and spreadsheets export t
   ])('%j is refused, naming what is wrong and what is allowed', (text, why, currency?: string) => {
     expect(() => read(text, currency)).toThrow(why)
     expect(() => read(text, currency)).toThrow(/write digits with a decimal point or comma/)
+  })
+
+  it.each([
+    ['฿100', 'MYR', /"฿100" is written in THB but the row is MYR/],
+    [
+      '$100',
+      undefined,
+      /"\$100" is written in a dollar \(\$\), which the gateway does not take \(THB, MYR, JPY, AED\)/,
+    ],
+    ['US$12.50', 'THB', /is written in USD, which the gateway does not take .*; the row is THB/],
+    ['€5.00', undefined, /is written in EUR/],
+    ['12.50 GBP', undefined, /is written in GBP/],
+    ['CN¥100', 'JPY', /is written in CNY/],
+    ['¥1,000', 'THB', /is written in JPY but the row is THB/],
+  ])('%j (row %s) is written in another currency: refused naming both', (text, currency, why) => {
+    expect(() => read(text, currency)).toThrow(CurrencyMismatch)
+    expect(() => read(text, currency)).toThrow(why)
+  })
+
+  it.each([
+    // A currency without minor units has no decimal mark: its grouping reads one way only.
+    ['1,500', 'JPY', '1500', undefined],
+    ['１，５００', 'JPY', '1500', undefined],
+    ['￥２，０００', undefined, '2000', 'JPY'],
+    ['1.500', 'JPY', '1500', undefined],
+    // Thai, Arabic-Indic digits and the Arabic marks; currency words in English.
+    ['๑,๕๐๐.๐๐', 'THB', '1500.00', undefined],
+    ['٥٠٫٢٥', 'AED', '50.25', undefined],
+    ['50 baht', undefined, '50', 'THB'],
+    ['50 บาท', undefined, '50', 'THB'],
+    ['RM50', undefined, '50', 'MYR'],
+  ])('%j (row %s) reads as %s, naming %s', (text, currency, decimal, named) => {
+    const r = read(text, currency)
+    expect([r.decimal, r.currency]).toEqual([decimal, named])
+  })
+
+  it('a code inside a word is not a currency: FORM is no RM', () => {
+    expect(() => read('FORM 5')).toThrow(/is not an amount/)
+  })
+})
+
+describe('the currency a header names', () => {
+  it.each([
+    ['Refund (JPY)', 'JPY'],
+    ['Amount THB', 'THB'],
+    ['ยอดคืน (บาท)', 'THB'],
+    ['金額(円)', 'JPY'],
+    ['Refund in US$', 'USD'],
+    ['Refund (฿)', 'THB'],
+    ['Amount (RM)', 'MYR'],
+    ['refund_amount', undefined],
+    ['Refund (THB or MYR)', undefined],
+    ['Form amount', undefined],
+  ])('%j names %s', (header, currency) => {
+    expect(currencyOfHeader(header)?.currency).toBe(currency)
   })
 })

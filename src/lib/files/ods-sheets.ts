@@ -1,8 +1,11 @@
 /**
  * The tables of an .ods (LibreOffice's own format) and the rows of one, streamed from its
- * content.xml: hidden tables and rows, struck cells, filters and merged ranges as ODF writes them.
+ * content.xml: each number cell as its number style shows it (ods-styles), hidden tables, rows
+ * and columns (collapsed, filtered, of zero size), struck cells and struck runs of text, filters
+ * and merged ranges as ODF writes them.
  */
 import {MAX_FIELD, fieldTooLong} from './limits.js'
+import {OdsStyles} from './ods-styles.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
   MergedCells,
@@ -22,31 +25,35 @@ export async function isOds(zip: ZipParts): Promise<boolean> {
   return (await zip.text('mimetype')).trim() === 'application/vnd.oasis.opendocument.spreadsheet'
 }
 
-/** An .ods: its tables in order (a first pass over content.xml), and the rows of one, streamed. */
+/** The columns ODF writes at most (LibreOffice's 16,384): repeats past it only move the column. */
+const MAX_COLUMNS = 16_384
+
+/** A cell being read: its repeat, what it holds when not text, its text and how much of it is struck. */
+interface OdsCell {
+  repeat: number
+  read?: ReadCell
+  text: string
+  paragraphs: number
+  struck: boolean
+  /** Characters of its text in struck runs (`text:span`s of a struck text style), and the depth of such runs open. */
+  struckText: number
+  inStruck: number
+}
+
+/** An .ods: its tables in order (a first pass over its styles and content.xml), and the rows of one, streamed. */
 export async function openOds(path: string, zip: ZipParts) {
-  const hiddenStyles = new Set<string>()
-  /** Cell styles that strike their text through. */
-  const struckStyles = new Set<string>()
+  const styles = new OdsStyles()
+  if (zip.has('styles.xml')) await parseAll(zip, 'styles.xml', styles.handlers)
   const sheets: SheetEntry[] = []
   /** The columns each sheet's filter (a database range's) filters on, by sheet name. */
   const filters = new Map<string, number[]>()
-  let style: {name: string; family?: string} | undefined
   let range: {sheet: string; left: number} | undefined
   await parseAll(zip, 'content.xml', {
     open(tag) {
-      if (tag.name === 'style:style') style = {name: attr(tag, 'style:name') ?? '', family: attr(tag, 'style:family')}
-      else if (
-        tag.name === 'style:table-properties' &&
-        style?.family === 'table' &&
-        attr(tag, 'table:display') === 'false'
-      )
-        hiddenStyles.add(style.name)
-      else if (tag.name === 'style:text-properties' && style?.family === 'table-cell') {
-        const through = attr(tag, 'style:text-line-through-style')
-        if (through && through !== 'none') struckStyles.add(style.name)
-      } else if (tag.name === 'table:table') {
+      styles.handlers.open(tag)
+      if (tag.name === 'table:table') {
         const name = attr(tag, 'table:name') ?? ''
-        sheets.push({name, hidden: hiddenStyles.has(attr(tag, 'table:style-name') ?? ''), part: name})
+        sheets.push({name, hidden: styles.hiddenTables.has(attr(tag, 'table:style-name') ?? ''), part: name})
       } else if (tag.name === 'table:database-range') {
         // "'Refunds'.A1:'Refunds'.D7": the sheet and the first column of the range.
         const [, sheet = '', cell = ''] =
@@ -59,9 +66,10 @@ export async function openOds(path: string, zip: ZipParts) {
       }
     },
     close(name) {
-      if (name === 'style:style') style = undefined
-      else if (name === 'table:database-range') range = undefined
+      styles.handlers.close(name)
+      if (name === 'table:database-range') range = undefined
     },
+    text: styles.handlers.text,
   })
   const active = zip.has('settings.xml') ? await activeTable(zip) : undefined
 
@@ -72,12 +80,33 @@ export async function openOds(path: string, zip: ZipParts) {
     let row: RowBuilder | undefined
     let rowRepeat = 1
     let column = 0
-    let cell: {repeat: number; read?: ReadCell; text: string; paragraphs: number; struck: boolean} | undefined
+    let cell: OdsCell | undefined
+    /** Each column's default cell style, and why a column is hidden, as the table's columns say. */
+    const defaults: (string | undefined)[] = []
+    const hiddenColumns: Record<number, string> = {}
+    let columnsSeen = 0
+    let first = true
     /** The sheet's merged ranges, as their first cells come (ODF says the span there). */
     const merged = new MergedCells()
     const filtered = filters.get(sheet.name) ?? []
     let depth = 0
     const ready: WorkbookRecord[] = []
+    const closeCell = () => {
+      if (!cell || !row) return
+      const read = cell.read ?? {text: cell.text}
+      // The text written in a number cell is what a previewer shows: kept when it is not the style's.
+      if (read.note?.kind === 'number' && cell.paragraphs && cell.text.trim() !== read.text.trim())
+        read.note.written = cell.text
+      const filled = cell.text.trim().length
+      if (read.text !== '' && (cell.struck || (filled > 0 && cell.struckText >= filled))) read.struck = true
+      else if (read.text !== '' && cell.struckText > 0) read.partlyStruck = true
+      if (read.text !== '' || read.note) {
+        // Repeated filled cells are written out; repeated empty ones only move the column.
+        for (let i = 0; i < cell.repeat && column + i < MAX_COLUMNS; i++) row.set(column + i, read)
+      }
+      column += cell.repeat
+      cell = undefined
+    }
     const parse = zip.parse('content.xml', {
       open(tag) {
         if (done) return
@@ -88,6 +117,23 @@ export async function openOds(path: string, zip: ZipParts) {
         }
         if (!inSheet || depth !== 1) return
         switch (tag.name) {
+          case 'table:table-column': {
+            const repeat = Math.min(Number(attr(tag, 'table:number-columns-repeated') ?? 1), MAX_COLUMNS)
+            const visibility = attr(tag, 'table:visibility')
+            const why =
+              visibility === 'collapse'
+                ? 'hidden'
+                : visibility === 'filter'
+                  ? 'filtered out'
+                  : styles.zeroColumns.has(attr(tag, 'table:style-name') ?? '')
+                    ? 'zero width'
+                    : undefined
+            for (let i = 0; i < repeat && columnsSeen < MAX_COLUMNS; i++, columnsSeen++) {
+              defaults[columnsSeen] = attr(tag, 'table:default-cell-style-name')
+              if (why) hiddenColumns[columnsSeen] = why
+            }
+            break
+          }
           case 'table:table-row': {
             row = new RowBuilder(path, line + 1)
             rowRepeat = Number(attr(tag, 'table:number-rows-repeated') ?? 1)
@@ -96,6 +142,7 @@ export async function openOds(path: string, zip: ZipParts) {
             if (visibility === 'collapse') row.hidden = 'hidden (collapsed)'
             else if (visibility === 'filter')
               row.hidden = `filtered out by the filter${filtered.length ? ` on column ${filtered.map(columnLetters).join(', ')}` : ''}`
+            else if (styles.zeroRows.has(attr(tag, 'table:style-name') ?? '')) row.hidden = 'hidden (zero height)'
             break
           }
           case 'table:table-cell':
@@ -103,35 +150,42 @@ export async function openOds(path: string, zip: ZipParts) {
             const repeat = Number(attr(tag, 'table:number-columns-repeated') ?? 1)
             const type = attr(tag, 'office:value-type')
             const value = attr(tag, 'office:value') ?? ''
+            const style = attr(tag, 'table:style-name') ?? defaults[column]
             const [across, down] = ['columns', 'rows'].map((d) => Number(attr(tag, `table:number-${d}-spanned`) ?? 1))
             if (across! > 1 || down! > 1)
               merged.add(`${columnLetters(column)}${line + 1}:${columnLetters(column + across! - 1)}${line + down!}`)
-            let read: ReadCell | undefined
-            if (type === 'float' || type === 'currency') {
-              read = numberCell(value, undefined)
-              if (read.note?.kind === 'number' && isSubtotal(attr(tag, 'table:formula') ?? ''))
-                read.note.subtotal = true
-            } else if (type === 'percentage')
-              read = {...numberCell(value, {code: '0.00%'}), note: {kind: 'percent', value}}
-            else if (type === 'date') {
+            cell = {repeat, text: '', paragraphs: 0, struck: styles.struck(style), struckText: 0, inStruck: 0}
+            if (type === 'float' || type === 'currency' || type === 'percentage') {
+              const format = styles.formatOf(style)
+              const read = numberCell(
+                value,
+                'unmappable' in format
+                  ? {code: 'General', unrenderable: `a number style with ${format.unmappable}`}
+                  : format,
+              )
+              if (read.note?.kind === 'number') {
+                if (isSubtotal(attr(tag, 'table:formula') ?? '')) read.note.subtotal = true
+                const shown = styles.withCellCurrency(read.text, attr(tag, 'office:currency'))
+                const currency = attr(tag, 'office:currency') ?? shown.currency
+                if (type === 'currency' && currency) read.note.currency = currency
+                read.text = shown.text
+              }
+              cell.read = read
+            } else if (type === 'date') {
               const date = attr(tag, 'office:date-value') ?? ''
-              read = {
+              cell.read = {
                 text: dateText(new Date(`${date.replace(/Z?$/, '')}${date.includes('T') ? '' : 'T00:00:00'}Z`)),
                 note: {kind: 'date'},
               }
             } else if (type === 'boolean')
-              read = {text: attr(tag, 'office:boolean-value') === 'true' ? 'TRUE' : 'FALSE'}
-            cell = {
-              repeat,
-              read,
-              text: '',
-              paragraphs: 0,
-              struck: struckStyles.has(attr(tag, 'table:style-name') ?? ''),
-            }
+              cell.read = {text: attr(tag, 'office:boolean-value') === 'true' ? 'TRUE' : 'FALSE'}
             break
           }
           case 'text:p':
             if (cell && cell.paragraphs++) cell.text += '\n'
+            break
+          case 'text:span':
+            if (cell && (cell.inStruck || styles.struckText.has(attr(tag, 'text:style-name') ?? ''))) cell.inStruck++
             break
           case 'text:s':
             if (cell) cell.text += ' '.repeat(Math.min(Number(attr(tag, 'text:c') ?? 1), MAX_FIELD))
@@ -152,19 +206,14 @@ export async function openOds(path: string, zip: ZipParts) {
           return
         }
         if (!inSheet || depth !== 1) return
-        if ((name === 'table:table-cell' || name === 'table:covered-table-cell') && cell && row) {
-          const read = cell.read ?? {text: cell.text}
-          if (cell.struck && read.text !== '') read.struck = true
-          if (read.text !== '' || read.note) {
-            // Repeated filled cells are written out; repeated empty ones only move the column.
-            for (let i = 0; i < cell.repeat && column + i < 16_384; i++) row.set(column + i, read)
-          }
-          column += cell.repeat
-          cell = undefined
-        } else if (name === 'table:table-row' && row) {
+        if (name === 'text:span' && cell?.inStruck) cell.inStruck--
+        else if (name === 'table:table-cell' || name === 'table:covered-table-cell') closeCell()
+        else if (name === 'table:table-row' && row) {
           const record = row.record(merged.coveredIn(line + 1))
           merged.forget(line + 1)
           if (record) {
+            if (first && Object.keys(hiddenColumns).length) record.hiddenColumns = hiddenColumns
+            first = false
             for (let i = 0; i < rowRepeat && i < 1_048_576; i++) ready.push({...record, line: line + 1 + i})
           }
           line += rowRepeat
@@ -172,8 +221,10 @@ export async function openOds(path: string, zip: ZipParts) {
         }
       },
       text(text) {
-        if (cell && !done) cell.text += text
-        if (cell && cell.text.length > MAX_FIELD) throw fieldTooLong(path, line + 1, column + 1, cell.text.length)
+        if (!cell || done) return
+        cell.text += text
+        if (cell.inStruck) cell.struckText += text.trim().length
+        if (cell.text.length > MAX_FIELD) throw fieldTooLong(path, line + 1, column + 1, cell.text.length)
       },
     })
     for await (const _ of parse) {

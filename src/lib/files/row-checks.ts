@@ -87,7 +87,8 @@ export function rowProblems(row: TableRow): string[] {
       `${row.extra} more field${row.extra === 1 ? '' : 's'} than the header has columns (a separator inside a value?)`,
     )
   for (const field of ORDER_NUMBER_FIELDS) {
-    if (ROUNDED.test(row.get(field)))
+    // A workbook's number past 15 digits is said as that: its digits were lost when it was stored, not shown.
+    if (ROUNDED.test(row.get(field)) && !row.inexact(field))
       problems.push(
         `${field} ${quoted(row.get(field))} is a number a spreadsheet rounded and wrote in scientific notation: its digits are lost; format the column as text, type the numbers again and export it`,
       )

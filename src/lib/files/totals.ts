@@ -8,9 +8,9 @@
  */
 import {AmountError, type TypedAmount} from '../gateway/protocol/index.js'
 import {amountOfField} from './amount-cell.js'
-import {formatNumber} from './number-format.js'
 import {orderColumnOf} from './row-checks.js'
 import type {TableRow} from './table.js'
+import {heldDigits} from './workbook-cells.js'
 
 /** A totals row found: its line, the amount it gives, and the sum of the rows above when known. */
 export interface TotalsRow {
@@ -52,7 +52,7 @@ export function totalsVerdict(t: TotalsRow): string {
  */
 function asHeld(amount: TypedAmount): TypedAmount {
   if (amount.decimal.replace('.', '').replace(/^0+/, '').length <= 15) return amount
-  return {...amount, decimal: formatNumber(Number(amount.decimal))}
+  return {...amount, decimal: heldDigits(Number(amount.decimal))}
 }
 
 /** A sum as a decimal, with at least `places` decimals (a total's own: 15.00 beside 15.00). */

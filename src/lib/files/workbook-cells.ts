@@ -1,12 +1,11 @@
 /**
- * A workbook cell by its value: a number cell is the number the file stores (a double, read to
- * the digits a spreadsheet shows of it, never the text its format shows: a red or parenthesised
- * negative is negative, `[$฿-41E]#,##0.00` is a number), a percentage is marked as one, a date
- * cell is an ISO date, and a formula without a stored result is marked with its address. The
- * text a person sees (number-format) is kept beside the value, for order numbers and for writing
- * the row back.
+ * A workbook cell read: its text is what the spreadsheet shows (a number rendered by its format:
+ * shown-number), and what it holds beside when that is not text: a number cell's value to the 15
+ * significant digits a spreadsheet keeps, a percentage marked as one, a date as an ISO date, a
+ * formula without a stored result with its address. gw reads every cell from its shown text; the
+ * value it holds must agree (amount-cell).
  */
-import {formatNumber} from './number-format.js'
+import {type NumberFormat, showNumber} from './shown-number.js'
 
 /**
  * Text in a workbook's XML as ECMA-376 escapes it (`_xHHHH_` for a character XML cannot keep,
@@ -25,8 +24,23 @@ export const fromWorkbookText = (text: string) =>
 
 /** What a cell holds when it is not text: gw reads amounts from these, never from the shown text. */
 export type CellNote =
-  /** `subtotal`: the number is a SUBTOTAL formula's result (a totals row under a filter). */
-  | {kind: 'number'; value: string; subtotal?: boolean}
+  /**
+   * `value`: what it holds; `format`: the code its text is shown by; `subtotal`: a SUBTOTAL
+   * formula's result (a totals row under a filter); `unrenderable`: why gw cannot render what it
+   * shows (a format whose symbol the machine showing it chooses); `currency`: the currency the
+   * cell says it is in (an .ods currency cell's `office:currency`, a code or a symbol); `written`:
+   * the text an .ods wrote in the cell, when another than its style shows (a file previewer shows it).
+   */
+  | {
+      kind: 'number'
+      value: string
+      format?: string
+      subtotal?: boolean
+      unrenderable?: string
+      currency?: string
+      /** The text an .ods wrote in the cell (its `text:p`), when it is not the one its style shows. */
+      written?: string
+    }
   | {kind: 'percent'; value: string}
   | {kind: 'date'}
   | {kind: 'formula'; address: string}
@@ -43,37 +57,6 @@ const EXACT_LIMIT = 1e15
 
 /** A number as the XML of a workbook stores it: `-1281.33`, `1.5E-2`, Gnumeric's `12.3400000000000000001`. */
 const STORED_NUMBER = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/
-
-/** Excel's built-in number formats gw tells apart: dates and percentages (ECMA-376 18.8.30). */
-const BUILT_IN_DATES = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 30, 36, 45, 46, 47, 50, 57])
-const BUILT_IN_PERCENT = new Set([9, 10])
-
-/** A format's code with literal text, colours and conditions taken out. */
-const codeOf = (format: string) => format.replace(/"[^"]*"|\\.|\[(?!h\]|hh\]|m\]|mm\]|s\]|ss\])[^\]]*\]|[_*]./gi, '')
-
-export const isPercentFormat = (format: string) => codeOf(format.split(';')[0]!).includes('%')
-export const isDateFormat = (format: string) => /[ydhs]|\[[hms]+\]|m/i.test(codeOf(format.split(';')[0]!))
-
-/** A style's number format: a built-in id's kind, or its code. */
-export interface NumberStyle {
-  code?: string
-  kind?: 'date' | 'percent'
-}
-
-export function numberStyle(id: number, code: string | undefined): NumberStyle {
-  if (code !== undefined) {
-    if (isPercentFormat(code)) return {code, kind: 'percent'}
-    if (/^(general|@)?$/i.test(code.trim())) return {code}
-    if (isDateFormat(code)) return {code, kind: 'date'}
-    return {code}
-  }
-  if (BUILT_IN_DATES.has(id)) return {kind: 'date'}
-  if (BUILT_IN_PERCENT.has(id)) return {code: id === 9 ? '0%' : '0.00%', kind: 'percent'}
-  return {code: BUILT_IN_CODES[id]}
-}
-
-/** Built-in number formats whose digits matter to the shown text. */
-const BUILT_IN_CODES: Record<number, string> = {1: '0', 2: '0.00', 3: '#,##0', 4: '#,##0.00', 11: '0.00E+00'}
 
 const pad = (n: number) => String(n).padStart(2, '0')
 
@@ -101,32 +84,63 @@ export interface ReadCell {
   inexact?: boolean
   /** A number or date cell as typed and formatted, for a workbook report to write back as it was. */
   typed?: {typed: number | Date; numFmt?: string}
-  /** Shown struck through (its font's strike), as a row crossed out by hand. */
+  /** Shown struck through (its font's strike, a conditional format's, or every run of its text), as a row crossed out by hand. */
   struck?: boolean
+  /** Some runs of its text struck through, not all. */
+  partlyStruck?: boolean
 }
 
 /** A formula that totals the rows above it as a filter shows them: `SUBTOTAL(109,D2:D7)`, ODF's `of:=SUBTOTAL(9;[.D2:.D7])`. */
 export const isSubtotal = (formula: string) => /^(?:of:)?=?\s*(?:_xlfn\.)?(?:SUBTOTAL|AGGREGATE)\s*\(/i.test(formula)
 
 /**
- * A number cell: the stored digits `raw`, its style, the workbook's date system. Its value is the
- * double the digits stand for, to the 15 significant digits a spreadsheet shows and keeps of a
- * typed number (its shortest round-trip form whenever that has 15 digits or fewer): Gnumeric's
- * `12.3400000000000000001` is 12.34, as every spreadsheet shows it, and a sum's float noise
- * (`0.30000000000000004`) is 0.3, while a real third decimal (12.345) stays, to be refused as
- * an amount.
+ * A number as the 15 significant digits a spreadsheet keeps of it, as a plain decimal (no
+ * exponent): Gnumeric's `12.3400000000000000001` is 12.34, a sum's float noise
+ * (`0.30000000000000004`) is 0.3, and a real third decimal (12.345) stays.
  */
-export function numberCell(raw: string, style: NumberStyle | undefined, date1904 = false): ReadCell {
+export function heldDigits(value: number): string {
+  const negative = value < 0
+  const [mantissa, exponentText] = Math.abs(value).toPrecision(15).split('e')
+  const [whole, fraction = ''] = mantissa!.split('.')
+  let digits = `${whole}${fraction}`
+  let point = whole!.length + Number(exponentText ?? 0)
+  if (point <= 0) {
+    digits = `${'0'.repeat(1 - point)}${digits}`
+    point = 1
+  }
+  digits = digits.padEnd(point, '0')
+  const int = digits.slice(0, point).replace(/^0+(?=\d)/, '')
+  const frac = digits.slice(point).replace(/0+$/, '')
+  const text = frac ? `${int}.${frac}` : int
+  return negative && /[1-9]/.test(text) ? `-${text}` : text
+}
+
+/**
+ * A number cell: the stored digits `raw`, its style's number format, the workbook's date system.
+ * Its text is what the format shows; its value what it holds (heldDigits).
+ */
+export function numberCell(raw: string, format: NumberFormat | undefined, date1904 = false): ReadCell {
   const number = STORED_NUMBER.test(raw) ? Number(raw) : NaN
   if (!Number.isFinite(number)) return {text: raw}
-  const value = formatNumber(number)
+  const value = heldDigits(number)
   const inexact = Math.abs(number) >= EXACT_LIMIT && Number.isInteger(number)
-  const numFmt = style?.code ? {numFmt: style.code} : {}
-  if (style?.kind === 'date') {
+  const numFmt = format && format.code !== 'General' ? {numFmt: format.code} : {}
+  if (format?.kind === 'date') {
     const date = serialDate(number, date1904)
     return {text: dateText(date), note: {kind: 'date'}, typed: {typed: date, ...numFmt}}
   }
-  const text = formatNumber(number, style?.code)
-  const note: CellNote = {kind: style?.kind === 'percent' ? 'percent' : 'number', value}
+  if (format?.kind === 'percent')
+    return {text: showNumber(number, format.code), note: {kind: 'percent', value}, typed: {typed: number, ...numFmt}}
+  const unrenderable =
+    format?.localeCurrency === undefined
+      ? format?.unrenderable
+      : `Excel's built-in currency format ${format.localeCurrency}, whose symbol and shape depend on the computer that shows it (฿ on one, $ on another)`
+  const text = unrenderable === undefined ? showNumber(number, format?.code) : value
+  const note: CellNote = {
+    kind: 'number',
+    value,
+    ...(format && format.code !== 'General' ? {format: format.code} : {}),
+    ...(unrenderable === undefined ? {} : {unrenderable}),
+  }
   return {text, note, typed: {typed: number, ...numFmt}, ...(inexact ? {inexact} : {})}
 }

@@ -25,6 +25,10 @@ export interface WorkbookRecord {
   hidden?: string
   /** Cells struck through, by column. */
   struck?: number[]
+  /** Cells with some runs of their text struck through, not all, by column. */
+  partlyStruck?: number[]
+  /** On a sheet's first row only: the columns the sheet hides (hidden, collapsed, zero width), by column, with why. */
+  hiddenColumns?: Record<number, string>
   /** Cells covered by merged cells (empty but for the first), by column: the merged range. */
   merged?: Record<number, string>
 }
@@ -113,6 +117,7 @@ export class RowBuilder {
   inexact: number[] = []
   typed: TypedCells = []
   struck: number[] = []
+  partlyStruck: number[] = []
   hasNotes = false
   hidden?: string
 
@@ -132,6 +137,7 @@ export class RowBuilder {
     if (cell.inexact) this.inexact.push(column)
     if (cell.typed !== undefined) this.typed.push({at: column, ...cell.typed})
     if (cell.struck) this.struck.push(column)
+    if (cell.partlyStruck) this.partlyStruck.push(column)
   }
 
   /** `covered`: the cells of this row that merged ranges cover beside their first. */
@@ -144,6 +150,7 @@ export class RowBuilder {
       line: this.line,
       ...(this.hidden ? {hidden: this.hidden} : {}),
       ...(this.struck.length ? {struck: this.struck} : {}),
+      ...(this.partlyStruck.length ? {partlyStruck: this.partlyStruck} : {}),
       ...(covered ? {merged: covered} : {}),
       ...(this.inexact.length ? {inexact: this.inexact} : {}),
       ...(this.hasNotes ? {notes: this.notes} : {}),

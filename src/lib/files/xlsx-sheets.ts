@@ -7,15 +7,8 @@ import {posix} from 'node:path'
 
 import {usageError} from '../errors.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
-import {
-  type NumberStyle,
-  type ReadCell,
-  dateText,
-  fromWorkbookText,
-  isSubtotal,
-  numberCell,
-  numberStyle,
-} from './workbook-cells.js'
+import {type NumberFormat, numberFormat} from './shown-number.js'
+import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
   MergedCells,
   RowBuilder,
@@ -96,9 +89,9 @@ async function sharedStrings(zip: ZipParts, part: string | undefined): Promise<s
 async function cellStyles(
   zip: ZipParts,
   part: string | undefined,
-): Promise<{numbers: NumberStyle[]; struck: boolean[]}> {
+): Promise<{numbers: NumberFormat[]; struck: boolean[]}> {
   const codes = new Map<number, string>()
-  const numbers: NumberStyle[] = []
+  const numbers: NumberFormat[] = []
   const struck: boolean[] = []
   const fonts: boolean[] = []
   if (!part || !zip.has(part)) return {numbers, struck}
@@ -114,7 +107,7 @@ async function cellStyles(
       else if (name === 'cellXfs') inCellXfs = true
       else if (name === 'xf' && inCellXfs) {
         const id = Number(attr(tag, 'numFmtId') ?? 0)
-        numbers.push(numberStyle(id, codes.get(id)))
+        numbers.push(numberFormat(id, codes.get(id)))
         struck.push(fonts[Number(attr(tag, 'fontId') ?? 0)] ?? false)
       }
     },

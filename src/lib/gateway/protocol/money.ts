@@ -115,14 +115,77 @@ export function formatAmount(minor: number | undefined, currency: string | undef
 
 /** The symbols, codes and words people write beside an amount, by currency (after NFKC: `￥` is `¥`). */
 const CURRENCY_MARKS: Record<Currency, readonly string[]> = {
-  THB: ['฿', 'THB', 'บาท'],
-  MYR: ['RM', 'MYR'],
-  JPY: ['¥', '円', 'JPY'],
-  AED: ['AED', 'د.إ'],
+  THB: ['฿', 'THB', 'บาท', 'BAHT'],
+  MYR: ['RM', 'MYR', 'RINGGIT'],
+  JPY: ['¥', '円', 'JPY', 'YEN'],
+  AED: ['AED', 'د.إ', 'DIRHAM', 'DIRHAMS', 'درهم'],
 }
-const MARKS = Object.entries(CURRENCY_MARKS)
-  .flatMap(([currency, marks]) => marks.map((mark) => ({mark, currency: currency as Currency})))
-  .sort((a, b) => b.mark.length - a.mark.length)
+
+/**
+ * Currencies the gateway does not take, as people and spreadsheet formats write them (`US$12.50`,
+ * `[$€-407]`, `£`): an amount written in one is never read as the order's. `$` alone is a dollar
+ * of some country.
+ */
+const FOREIGN_MARKS: Readonly<Record<string, readonly string[]>> = {
+  USD: ['US$', 'USD'],
+  'a dollar ($)': ['$'],
+  SGD: ['S$', 'SGD'],
+  HKD: ['HK$', 'HKD'],
+  AUD: ['A$', 'AU$', 'AUD'],
+  EUR: ['€', 'EUR'],
+  GBP: ['£', 'GBP'],
+  CNY: ['CN¥', 'RMB', 'CNY', '元', '人民币'],
+  KRW: ['₩', 'KRW'],
+  INR: ['₹', 'INR'],
+  IDR: ['RP', 'IDR'],
+  VND: ['₫', 'VND'],
+  PHP: ['₱', 'PHP'],
+  CHF: ['CHF'],
+}
+
+/** Every mark, longest first (`US$` before `$`, `CN¥` before `¥`), with the currency it names (gateway's or not). */
+const MARKS = [
+  ...Object.entries(CURRENCY_MARKS).flatMap(([currency, marks]) => marks.map((mark) => ({mark, currency}))),
+  ...Object.entries(FOREIGN_MARKS).flatMap(([currency, marks]) => marks.map((mark) => ({mark, currency}))),
+].sort((a, b) => b.mark.length - a.mark.length)
+
+/** Whether `mark` stands as a word in `text` at `at` (a code or word is not part of a longer word: `RM` in `FORM`). */
+const standsAlone = (text: string, at: number, mark: string) => {
+  if (!/^[A-Z]/.test(mark)) return true
+  const before = text[at - 1] ?? ' '
+  const after = text[at + mark.length] ?? ' '
+  return !/[A-Z0-9]/i.test(before) && !/[A-Z]/i.test(after)
+}
+
+/**
+ * The currency a column's header names (`Refund (JPY)`, `Amount THB`, `ยอดคืน (บาท)`, `金額(円)`,
+ * `Refund in US$`), with the mark as written; undefined when it names none or two.
+ */
+export function currencyOfHeader(header: string): {currency: string; mark: string} | undefined {
+  const upper = header.normalize('NFKC').toUpperCase()
+  const found = new Map<string, string>()
+  for (const {mark, currency} of MARKS) {
+    for (let at = upper.indexOf(mark); at !== -1; at = upper.indexOf(mark, at + 1)) {
+      if (!standsAlone(upper, at, mark)) continue
+      // A longer mark already seen here (`US$` over `$`).
+      if ([...found.values()].some((m) => m.length > mark.length && m.includes(mark))) continue
+      found.set(currency, mark)
+      break
+    }
+  }
+  if (found.size !== 1) return undefined
+  const [currency, mark] = [...found][0]!
+  return {currency, mark}
+}
+
+/** The currency a mark stands for (`฿`, `US$`, `RM`, `thb`), gateway's or not; undefined for none. */
+export function currencyOfMark(mark: string): string | undefined {
+  const upper = mark.normalize('NFKC').trim().toUpperCase()
+  return MARKS.find((m) => m.mark === upper)?.currency
+}
+
+/** An amount written in another currency than the one it is read in (the row's, the column's): its message says both. */
+export class CurrencyMismatch extends AmountError {}
 
 /** The decimal mark of a column of amounts: a point (1,234.50) or a comma (1.234,50). */
 export type DecimalMark = 'point' | 'comma'
@@ -196,9 +259,20 @@ function readWith(body: string, mark: DecimalMark): {decimal: string} | {why: st
 
 /** What the amount rule accepts, for messages. */
 const AMOUNT_FORMS =
-  "digits with a decimal point or comma and optional thousands separators (1,267.11; 1.267,11; 1 267,11; 1'267.11; 1,26,711.00), the currency's symbol, code or word before or after (฿ THB บาท RM MYR ¥ 円 JPY AED د.إ)"
+  "digits with a decimal point or comma and optional thousands separators (1,267.11; 1.267,11; 1 267,11; 1'267.11; 1,26,711.00), the currency's symbol, code or word before or after (฿ THB บาท baht RM MYR ¥ 円 JPY AED د.إ)"
 
 const DIGITS = /^\d+$/
+
+/** Thai, Arabic-Indic and Persian digits as 0 to 9, and the Arabic decimal and thousands marks as `.` and `,`. */
+function withLatinDigits(text: string): string {
+  return text.replace(/[\u0e50-\u0e59\u0660-\u0669\u06f0-\u06f9\u066b\u066c]/g, (c) => {
+    const code = c.charCodeAt(0)
+    if (code === 0x066b) return '.'
+    if (code === 0x066c) return ','
+    const zero = code >= 0x0e50 ? 0x0e50 : code >= 0x06f0 ? 0x06f0 : 0x0660
+    return String(code - zero)
+  })
+}
 
 /**
  * An amount as people type it and spreadsheets export it, exactly (the digits are kept as text):
@@ -215,7 +289,7 @@ export function readAmountText(text: string, currency?: string, context: AmountC
   // Most cells are plain digits (what exports write): read as they are.
   if (DIGITS.test(text)) return {decimal: text, negative: false}
   const refuse = (why: string) => new AmountError(`${quoted(text)} ${why}; write ${AMOUNT_FORMS}`)
-  let rest = text
+  let rest = withLatinDigits(text)
     .normalize('NFKC')
     .replace(/[\u2212\u2012\u2013]/g, '-')
     .replace(/[\s\u2000-\u200b\u202f\u205f\u3000]+/g, ' ')
@@ -223,7 +297,7 @@ export function readAmountText(text: string, currency?: string, context: AmountC
   if (context.yen) rest = rest.replace(/^\\|\\$/g, '¥')
   let signs = 0
   let plus = 0
-  let named: Currency | undefined
+  let named: string | undefined
   for (let changed = true; changed && rest;) {
     changed = false
     const paren = /^\((.*)\)$/s.exec(rest)
@@ -244,23 +318,28 @@ export function readAmountText(text: string, currency?: string, context: AmountC
     }
     for (const {mark, currency: of} of MARKS) {
       const upper = rest.toUpperCase()
-      if (!upper.startsWith(mark) && !upper.endsWith(mark)) continue
+      const starts = upper.startsWith(mark) && standsAlone(upper, 0, mark)
+      if (!starts && !(upper.endsWith(mark) && standsAlone(upper, upper.length - mark.length, mark))) continue
       if (named) throw refuse('names its currency twice')
       named = of
-      rest = (upper.startsWith(mark) ? rest.slice(mark.length) : rest.slice(0, -mark.length)).trim()
+      rest = (starts ? rest.slice(mark.length) : rest.slice(0, -mark.length)).trim()
       changed = true
       break
     }
   }
   if (signs + plus > 1) throw refuse('has more than one sign or parentheses')
   const wanted = currency?.toUpperCase()
+  if (named && !isCurrency(named))
+    throw new CurrencyMismatch(
+      `${quoted(text)} is written in ${named}, which the gateway does not take (${CURRENCIES.join(', ')})${wanted ? `; the row is ${wanted}` : ''}`,
+    )
   if (named && wanted && isCurrency(wanted) && named !== wanted)
-    throw refuse(`is written in ${named} but the row is ${wanted}`)
+    throw new CurrencyMismatch(`${quoted(text)} is written in ${named} but the row is ${wanted}`)
   if (!/^[\d.,'’ ]+$/.test(rest) || !/\d/.test(rest)) throw refuse('is not an amount')
   const read = (decimal: string, mark?: DecimalMark): TypedAmount => ({
     decimal,
     negative: signs === 1,
-    ...(named ? {currency: named} : {}),
+    ...(named ? {currency: named as Currency} : {}),
     ...(mark ? {mark} : {}),
   })
   const point = readWith(rest, 'point')
@@ -268,6 +347,9 @@ export function readAmountText(text: string, currency?: string, context: AmountC
   if ('decimal' in point && 'decimal' in comma) {
     if (point.decimal === comma.decimal) return read(point.decimal)
     if (context.mark) return read(context.mark === 'point' ? point.decimal : comma.decimal)
+    // A currency without minor units has no decimal mark to read: 1,500 and 1.500 yen are 1500.
+    const of = named ?? (wanted && isCurrency(wanted) ? wanted : undefined)
+    if (of && exponentOf(of) === 0) return read(point.decimal.includes('.') ? comma.decimal : point.decimal)
     throw new AmbiguousAmount(
       `${quoted(text)} reads two ways: ${point.decimal} with ${MARK_WORDS.point.name}, or ${comma.decimal} with ${MARK_WORDS.comma.name}, and no amount of its column shows which mark it uses: give --decimal-mark point or --decimal-mark comma`,
     )

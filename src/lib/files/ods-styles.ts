@@ -1,0 +1,254 @@
+/**
+ * The styles of an .ods that decide what a person sees: each cell style's number format, written
+ * as an ECMA-376 format code (the model every workbook is rendered with: shown-number), whether it
+ * strikes its text through, and which row heights, column widths and tables are hidden. ODF's
+ * number styles (ODF 1.3, 16.29) map onto that grammar: `number:number` is its digits (decimal
+ * places, grouping, a display factor of 1,000 as a scaling comma), `number:text` and
+ * `number:currency-symbol` its literal text, `number:text-content` its `@`, a percentage style its
+ * `%`, and `style:map` conditions its sections. A style that does not map (a display factor that is
+ * not a power of 1,000, embedded text, three conditions) is marked, never rendered by a guess.
+ */
+import type {SaxesTagPlain} from 'saxes'
+
+import {type NumberFormat, numberFormat} from './shown-number.js'
+import {attr} from './workbook-rows.js'
+
+/** A number style as read: its family, the parts of its code in order, its conditions. */
+interface DataStyle {
+  family: string
+  parts: string[]
+  maps: {condition: string; style: string}[]
+  unmappable?: string
+}
+
+/** A cell style: the data style it shows numbers with, whether its text is struck through, its parent. */
+interface CellStyle {
+  data?: string
+  struck?: boolean
+  parent?: string
+}
+
+/** Where a style shows the currency of the cell it formats (an empty `number:currency-symbol`). */
+const CELL_CURRENCY = '"\u0000"'
+
+/** The symbol a currency's own locale shows, for a cell of that currency whose style names none (else its code). */
+const HOME_SYMBOLS: Readonly<Record<string, string>> = {THB: '฿', MYR: 'RM', JPY: '¥', USD: '$', EUR: '€', GBP: '£'}
+
+/** The currency of a document's country, for a currency cell that names none (its locale's). */
+const COUNTRY_CURRENCIES: Readonly<Record<string, string>> = {
+  TH: 'THB',
+  MY: 'MYR',
+  JP: 'JPY',
+  AE: 'AED',
+  US: 'USD',
+  GB: 'GBP',
+  ...Object.fromEntries(['DE', 'FR', 'IT', 'ES', 'NL', 'BE', 'AT', 'FI', 'IE', 'PT'].map((c) => [c, 'EUR'])),
+}
+
+/** A length of ODF (`0.2083in`, `0cm`) that is zero. */
+const isZeroLength = (length: string | undefined) =>
+  length !== undefined && /^\s*0*(?:\.0*)?\s*[a-z%]*\s*$/i.test(length)
+
+/** Text as a quoted literal of a format code (a `"` in it escaped character by character). */
+const literal = (text: string) =>
+  text === '' ? '' : text.includes('"') ? [...text].map((c) => `\\${c}`).join('') : `"${text}"`
+
+/** `number:number`'s digits as a format code: `#,##0.00`, `000000`, `#,##0,` (a display factor of 1,000). */
+function digitsOf(tag: SaxesTagPlain): string | {unmappable: string} {
+  const number = (name: string) => {
+    const value = attr(tag, name)
+    return value === undefined ? undefined : Number(value)
+  }
+  const places = number('number:decimal-places')
+  const min = number('number:min-decimal-places') ?? number('loext:min-decimal-places') ?? places ?? 0
+  const integers = number('number:min-integer-digits') ?? 0
+  const grouping = attr(tag, 'number:grouping') === 'true'
+  const factor = number('number:display-factor') ?? 1
+  const replacement = attr(tag, 'number:decimal-replacement')
+  if (places === undefined && !grouping && factor === 1) return 'General'
+  if (replacement) return {unmappable: `a decimal replacement (${replacement})`}
+  const commas = Math.log10(factor) / 3
+  if (!Number.isInteger(commas) || commas < 0) return {unmappable: `a display factor of ${factor}`}
+  const whole = '0'.repeat(integers) || '#'
+  const fraction =
+    (places ?? 0) > 0 ? `.${'0'.repeat(Math.min(min, places!))}${'#'.repeat(places! - Math.min(min, places!))}` : ''
+  return `${grouping ? `#,${whole}` : whole}${fraction}${','.repeat(commas)}`
+}
+
+/** `value()>=0` as `>=0`; undefined for a condition of another shape. */
+const conditionOf = (condition: string) => /^\s*value\(\)\s*(<=|>=|!=|<>|=|<|>)\s*(-?[\d.]+)\s*$/.exec(condition)
+
+/** The styles of a workbook, read from styles.xml and content.xml's automatic styles. */
+export class OdsStyles {
+  readonly #data = new Map<string, DataStyle>()
+  readonly #cells = new Map<string, CellStyle>()
+  readonly #formats = new Map<string, NumberFormat | {unmappable: string}>()
+  /** Table styles that hide their table, row styles of zero height, column styles of zero width. */
+  readonly hiddenTables = new Set<string>()
+  readonly zeroRows = new Set<string>()
+  readonly zeroColumns = new Set<string>()
+  /** Text styles (of `text:span`s) that strike their text through. */
+  readonly struckText = new Set<string>()
+  /** The country of the document's default cell style (its locale: `US`), whose currency a cell without one is in. */
+  #country?: string
+  #inDefault = false
+
+  #style?: {name: string; family?: string}
+  #dataStyle?: DataStyle
+  #text?: string
+
+  /** The SAX handlers that read a part's styles into this. */
+  readonly handlers = {
+    open: (tag: SaxesTagPlain) => this.#open(tag),
+    close: (name: string) => this.#close(name),
+    text: (text: string) => {
+      if (this.#text !== undefined) this.#text += text
+    },
+  }
+
+  #open(tag: SaxesTagPlain) {
+    const name = tag.name
+    if (name === 'style:default-style') this.#inDefault = attr(tag, 'style:family') === 'table-cell'
+    else if (name === 'style:text-properties' && this.#inDefault) this.#country ??= attr(tag, 'fo:country')
+    if (name === 'style:style') {
+      this.#style = {name: attr(tag, 'style:name') ?? '', family: attr(tag, 'style:family')}
+      if (this.#style.family === 'table-cell')
+        this.#cells.set(this.#style.name, {
+          data: attr(tag, 'style:data-style-name'),
+          parent: attr(tag, 'style:parent-style-name'),
+        })
+      return
+    }
+    if (/^number:[a-z]+-style$/.test(name)) {
+      this.#dataStyle = {family: name.slice(7, -6), parts: [], maps: []}
+      this.#data.set(attr(tag, 'style:name') ?? '', this.#dataStyle)
+      return
+    }
+    const data = this.#dataStyle
+    if (data) {
+      if (name === 'number:number') {
+        const digits = digitsOf(tag)
+        if (typeof digits === 'string') data.parts.push(digits)
+        else data.unmappable = digits.unmappable
+      } else if (name === 'number:text' || name === 'number:currency-symbol') this.#text = ''
+      else if (name === 'number:text-content') data.parts.push('@')
+      else if (name === 'number:scientific-number') {
+        const places = Number(attr(tag, 'number:decimal-places') ?? 0)
+        const exponent = Number(attr(tag, 'number:min-exponent-digits') ?? 2)
+        data.parts.push(`0${places ? `.${'0'.repeat(places)}` : ''}E+${'0'.repeat(exponent)}`)
+      } else if (name === 'number:fraction') {
+        const denominator = attr(tag, 'number:denominator-value')
+        const digits = '?'.repeat(Number(attr(tag, 'number:min-numerator-digits') ?? 1))
+        data.parts.push(
+          `# ${digits}/${denominator ?? '?'.repeat(Number(attr(tag, 'number:min-denominator-digits') ?? 1))}`,
+        )
+      } else if (name === 'number:embedded-text') data.unmappable = 'text inside the number'
+      else if (name === 'style:map')
+        data.maps.push({
+          condition: attr(tag, 'style:condition') ?? '',
+          style: attr(tag, 'style:apply-style-name') ?? '',
+        })
+      return
+    }
+    const style = this.#style
+    if (!style) return
+    if (name === 'style:table-properties' && style.family === 'table' && attr(tag, 'table:display') === 'false')
+      this.hiddenTables.add(style.name)
+    else if (name === 'style:table-row-properties' && isZeroLength(attr(tag, 'style:row-height')))
+      this.zeroRows.add(style.name)
+    else if (name === 'style:table-column-properties' && isZeroLength(attr(tag, 'style:column-width')))
+      this.zeroColumns.add(style.name)
+    else if (name === 'style:text-properties') {
+      const through = attr(tag, 'style:text-line-through-style')
+      const struck = through !== undefined && through !== 'none'
+      if (struck && style.family === 'table-cell') this.#cells.get(style.name)!.struck = true
+      if (struck && style.family === 'text') this.struckText.add(style.name)
+    }
+  }
+
+  #close(name: string) {
+    if (name === 'style:default-style') this.#inDefault = false
+    if (name === 'style:style') this.#style = undefined
+    else if (/^number:[a-z]+-style$/.test(name)) this.#dataStyle = undefined
+    else if ((name === 'number:text' || name === 'number:currency-symbol') && this.#text !== undefined) {
+      const text = this.#text
+      this.#text = undefined
+      const data = this.#dataStyle
+      if (!data) return
+      // An empty symbol is the currency the cell says it is in (office:currency), shown in its place.
+      if (name === 'number:currency-symbol' && !text.trim()) {
+        data.parts.push(CELL_CURRENCY)
+        return
+      }
+      // A percentage style's `%` is the operator that shows the value a hundred times.
+      const at = data.family === 'percentage' ? text.indexOf('%') : -1
+      data.parts.push(at === -1 ? literal(text) : `${literal(text.slice(0, at))}%${literal(text.slice(at + 1))}`)
+    }
+  }
+
+  /** What a cell style inherits: its own, else its parent's (a named style of styles.xml). */
+  #cellStyle<K extends keyof CellStyle>(name: string | undefined, key: K): CellStyle[K] | undefined {
+    for (let seen = 0, at = name; at !== undefined && seen < 16; seen++) {
+      const style = this.#cells.get(at)
+      if (!style) return undefined
+      if (style[key] !== undefined) return style[key]
+      at = style.parent
+    }
+    return undefined
+  }
+
+  /**
+   * A cell's rendered text with its currency where its style shows the cell's (an empty symbol):
+   * the one the cell names (office:currency), else the document's country's; and that currency.
+   */
+  withCellCurrency(text: string, named: string | undefined): {text: string; currency?: string} {
+    if (!text.includes('\u0000')) return {text}
+    const currency = named ?? COUNTRY_CURRENCIES[this.#country ?? '']
+    return {text: text.split('\u0000').join(HOME_SYMBOLS[currency ?? ''] ?? currency ?? ''), currency}
+  }
+
+  /** Whether a cell style strikes its text through. */
+  struck(cellStyle: string | undefined): boolean {
+    return Boolean(this.#cellStyle(cellStyle, 'struck'))
+  }
+
+  /** The number format a cell style shows its numbers with (General when it names none). */
+  formatOf(cellStyle: string | undefined): NumberFormat | {unmappable: string} {
+    const data = this.#cellStyle(cellStyle, 'data')
+    if (!data) return numberFormat(0, undefined)
+    let format = this.#formats.get(data)
+    if (!format) {
+      const code = this.#code(data)
+      format = typeof code === 'string' ? numberFormat(164, code) : code
+      this.#formats.set(data, format)
+    }
+    return format
+  }
+
+  /** A data style's format code, its conditions as sections; or why it does not map. */
+  #code(name: string, depth = 0): string | {unmappable: string} {
+    const style = this.#data.get(name)
+    if (!style) return 'General'
+    if (style.unmappable) return {unmappable: style.unmappable}
+    if (['date', 'time'].includes(style.family)) return 'yyyy-mm-dd'
+    const own = style.parts.join('') || (style.family === 'text' ? '@' : '')
+    if (!style.maps.length || depth > 2) return own
+    const sections: string[] = []
+    const maps = style.maps.map((m) => ({...m, test: conditionOf(m.condition)}))
+    if (maps.length > 3 || maps.some((m) => !m.test))
+      return {unmappable: `the conditions ${maps.map((m) => m.condition).join(', ')}`}
+    for (const map of maps) {
+      const code = this.#code(map.style, depth + 1)
+      if (typeof code !== 'string') return code
+      sections.push(code)
+    }
+    const tests = maps.map((m) => `${m.test![1]}${m.test![2]}`).join(' ')
+    // The shapes LibreOffice writes for Excel's sections: positive;negative, positive;negative;zero, and with text.
+    if (tests === '>=0') return `${sections[0]};${own}`
+    if (tests === '>0 <0') return `${sections[0]};${sections[1]};${own}`
+    if (tests === '>0 <0 =0') return `${sections[0]};${sections[1]};${sections[2]};${own}`
+    if (maps.length > 2) return {unmappable: `the conditions ${maps.map((m) => m.condition).join(', ')}`}
+    const conditioned = maps.map((m, i) => `[${m.test![1] === '!=' ? '<>' : m.test![1]}${m.test![2]}]${sections[i]}`)
+    return [...conditioned, own].join(';')
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Render, then read: every number cell of formats.openpyxl.xlsx (a format a row, test/fixtures/
+ * shown) as gw shows it, held against what LibreOffice shows of it (its CSV saved as shown), and
+ * the same sheet saved by LibreOffice as .ods, each cell as gw renders its number style held
+ * against the text LibreOffice wrote into the cell.
+ */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {parse} from 'csv-parse/sync'
+import {describe, expect, it} from 'vitest'
+
+import {readWorkbook} from '../../../src/lib/files/workbook-reader.js'
+import type {WorkbookRecord} from '../../../src/lib/files/workbook-rows.js'
+import {REPO_ROOT} from '../../helpers/shared.js'
+
+const fixture = (name: string) => join(REPO_ROOT, 'test', 'fixtures', 'shown', name)
+
+async function rowsOf(name: string): Promise<WorkbookRecord[]> {
+  const book = await readWorkbook(fixture(name), undefined)
+  const rows: WorkbookRecord[] = []
+  for await (const row of book.records) rows.push(row)
+  return rows
+}
+
+/** Text as compared: runs of spaces as one, a Unicode minus as `-`, ends trimmed (alignment padding). */
+const plain = (text: string) =>
+  text
+    .replace(/\u2212/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim()
+
+/** A row's cells as compared: empty cells at its end dropped (LibreOffice writes none for `;;;`). */
+const cellsOf = (cells: string[]) => {
+  const kept = cells.map(plain)
+  while (kept.at(-1) === '') kept.pop()
+  return kept
+}
+
+/**
+ * A format of literal text only (`"see note"`), or with conditions (`[>=1000]#,##0,"K";0`), shows a
+ * negative number with a minus in Excel (numfmt, Gnumeric, gw), without one in LibreOffice: the
+ * minus is left out of the comparison there. (gw refuses a negative amount either way.)
+ */
+const minusDiffers = (code: string) => !/[0#?]/.test(code.replace(/"[^"]*"/g, '')) || /^\[[<>=]/.test(code)
+/** Excel (numfmt, gw) shows `#.##` of 1500 as `1500.` and of 0 as `.`, LibreOffice as `1500` and nothing: a point with no digit after it is left out. */
+const unsigned = (code: string, cells: string[]) =>
+  cells.map((c) => (minusDiffers(code) ? c.replace(/^-/, '') : c).replace(/(^|\d)\.(?!\d)/g, '$1'))
+
+/** LibreOffice's #FMT: a fraction it cannot show (of 10^15); numfmt shows its digits. Left out of the comparison. */
+const comparable = (shown: string[], expected: string[]) => {
+  const kept = expected.flatMap((text, at) => (text === '#FMT' ? [] : [[shown[at], text]]))
+  return [kept.map(([s]) => s), kept.map(([, e]) => e)]
+}
+
+/**
+ * General shows as many digits as the column is wide: LibreOffice's CSV writes every digit
+ * (12.3400000000001), Gnumeric's a narrow column's (1234568), Excel's 11 characters (1234567.891,
+ * as numfmt and gw): no program's text is the one a person sees; test/unit/files/workbook.test.ts
+ * holds gw's General to Excel's rule. A number in a text-formatted cell is shown as General.
+ */
+const AS_WIDE_AS_THE_COLUMN = new Set(['General', '@'])
+
+describe('a number cell shows what LibreOffice shows of it', () => {
+  it('formats.openpyxl.xlsx: every cell as LibreOffice saved it "as shown"', async () => {
+    const libreoffice: string[][] = parse(readFileSync(fixture('formats.libreoffice.csv'), 'utf8'))
+    const rows = await rowsOf('formats.openpyxl.xlsx')
+    let compared = 0
+    for (const [at, row] of rows.entries()) {
+      if (at === 0) continue
+      if (AS_WIDE_AS_THE_COLUMN.has(row.record[0]!)) continue
+      const code = row.record[0]!
+      const [shown, expected] = comparable(
+        unsigned(code, cellsOf(row.record.slice(1))),
+        cellsOf(libreoffice[at]!.slice(1)),
+      )
+      expect(shown, `format ${code}`).toEqual(expected)
+      compared += expected!.length
+    }
+    expect(compared).toBeGreaterThan(500)
+  })
+
+  it('formats.libreoffice.ods: every number style rendered as the text LibreOffice wrote in its cell', async () => {
+    const rows = await rowsOf('formats.libreoffice.ods')
+    const xml = await import('node:child_process').then(({execFileSync}) =>
+      execFileSync('unzip', ['-p', fixture('formats.libreoffice.ods'), 'content.xml']).toString('utf8'),
+    )
+    // The text of each cell of each row, as LibreOffice wrote it (text:p, with text:s as a space).
+    const written = [...xml.matchAll(/<table:table-row[^>]*>([\s\S]*?)<\/table:table-row>/g)].map(([, cells]) =>
+      [...cells!.matchAll(/<table:table-cell[^>]*?(?:\/>|>([\s\S]*?)<\/table:table-cell>)/g)].map(([, inner]) =>
+        plain(
+          (inner ?? '')
+            .replace(/<text:s\/>/g, ' ')
+            .replace(/<[^>]+>/g, '')
+            .replace(/&quot;/g, '"')
+            .replace(/&amp;/g, '&'),
+        ),
+      ),
+    )
+    let compared = 0
+    for (const [at, row] of rows.entries()) {
+      if (at === 0 || AS_WIDE_AS_THE_COLUMN.has(row.record[0]!)) continue
+      const code = row.record[0]!
+      const [shown, expected] = comparable(unsigned(code, cellsOf(row.record.slice(1))), cellsOf(written[at]!.slice(1)))
+      expect(shown, `format ${code}`).toEqual(expected)
+      compared += row.record.length - 1
+    }
+    expect(compared).toBeGreaterThan(500)
+  })
+})
