@@ -136,7 +136,7 @@ describe('an installed gw, as its user meets it', () => {
         ? /^C:\\users\\[^\\]+\\AppData\\Roaming\\gw\\Config\\history\.db /
         : new RegExp(`^${join(scratch, 'home', '.config', 'gw', 'history.db')} `),
     )
-    // The sandbox's keys and ledger where the README says: %LOCALAPPDATA%\gw\Data\sandbox on Windows.
+    // The sandbox's keys and ledger where docs/install.md says: %LOCALAPPDATA%\gw\Data\sandbox on Windows.
     expect(sandbox.info.gateway_public_key_file).toMatch(
       windows
         ? /^C:\\users\\[^\\]+\\AppData\\Local\\gw\\Data\\sandbox\\/
