@@ -104,11 +104,14 @@ function unsigned(node) {
   return node.toString('latin1', 0, 2) === 'MZ' ? withoutPESignature(node) : node
 }
 
-// What the executable carries: the bundle (without source maps), the manifest, package.json.
+// What the executable carries: the bundle (without source maps), the manifest, package.json, and
+// the guides `gw help GUIDE` prints (docs/, as the package ships them).
 const files = {}
 for (const file of readdirSync(join(root, 'dist'), {recursive: true}))
   if (file.endsWith('.js'))
     files[join('dist', file).replaceAll('\\', '/')] = readFileSync(join(root, 'dist', file), 'utf8')
+for (const file of readdirSync(join(root, 'docs')))
+  if (file.endsWith('.md')) files[`docs/${file}`] = readFileSync(join(root, 'docs', file), 'utf8')
 for (const file of ['package.json', 'oclif.manifest.json']) files[file] = readFileSync(join(root, file), 'utf8')
 const payload = JSON.stringify(files)
 // The cache folder of this build: its name (build-id.mjs) and the hash of what it carries.

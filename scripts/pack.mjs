@@ -7,7 +7,7 @@
 // the same version. Plain `npm pack` in the
 // checkout is refused (prepack): it would name the tarball by the version alone.
 import {spawnSync} from 'node:child_process'
-import {cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -24,12 +24,15 @@ function shippedPackageJson() {
   return {...manifest, version: builtBuild(root).id, scripts: {preinstall: 'node bin/node-check.js'}}
 }
 
-/** Links of the README to files the package does not hold: a reader of the installed package would find none. */
+/** Links of the README and the guides to files the package does not hold: a reader of the installed package would find none. */
 function missingLinks(stage) {
-  const readme = readFileSync(join(stage, 'README.md'), 'utf8')
-  return [...readme.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)]
-    .map(([, target]) => target)
-    .filter((target) => !/^[a-z]+:/i.test(target) && !existsSync(join(stage, target)))
+  const pages = ['README.md', ...readdirSync(join(stage, 'docs')).map((name) => join('docs', name))]
+  return pages.flatMap((page) =>
+    [...readFileSync(join(stage, page), 'utf8').matchAll(/\]\(([^)#\s]+)[^)]*\)/g)]
+      .map(([, target]) => target)
+      .filter((target) => !/^[a-z]+:/i.test(target) && !existsSync(join(stage, dirname(page), target)))
+      .map((target) => `${page}: ${target}`),
+  )
 }
 
 const stage = mkdtempSync(join(tmpdir(), 'gw-pack-'))
@@ -41,7 +44,7 @@ try {
   const commands = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'))
   writeFileSync(join(stage, 'oclif.manifest.json'), JSON.stringify({...commands, version: manifest.version}))
   const missing = missingLinks(stage)
-  if (missing.length) throw new Error(`README.md links to files the package lacks: ${missing.join(', ')}`)
+  if (missing.length) throw new Error(`Links to files the package lacks: ${missing.join(', ')}`)
   const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm']
   const args = ['pack', '--ignore-scripts', '--silent', '--pack-destination', destination]
   const packed = spawnSync(npm[0], [...npm.slice(1), ...args], {

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
 import {SHELLS, candidates, completionScript} from '../lib/cli/completion.js'
+import {GUIDES} from '../lib/cli/guides.js'
 import {usageError} from '../lib/errors.js'
 
 export default class Completion extends GwCommand<typeof Completion> {
@@ -27,7 +28,7 @@ export default class Completion extends GwCommand<typeof Completion> {
       const words = this.argv.slice(this.argv.indexOf('--') + 1)
       if (this.flags['empty-word']) words.push('')
       const profiles = () => this.store.names()
-      this.log(candidates(words, this.config.commands as never, profiles).join('\n'))
+      this.log(candidates(words, this.config.commands as never, profiles, Object.keys(GUIDES)).join('\n'))
       return
     }
     const shell = SHELLS.find((name) => name === this.args.shell?.toLowerCase())

@@ -80,7 +80,7 @@ describe('order query shows what the payer paid, and when, only once the order t
   })
 })
 
-describe('--json as the README defines it', () => {
+describe('--json as docs/conventions.md defines it', () => {
   it('gateway times are ISO 8601 with their offset: time_end of an order, refund_time of each refund', async () => {
     await createOrder('JSON-1', 'wechat', '10.00')
     await world.pay('JSON-1')

@@ -354,7 +354,7 @@ describe("the README's quick start", () => {
   it("is five commands near the top, and runs as written (the sandbox of its first line is the tests')", async () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
     const block = /<!-- quick start -->\s*```sh\n([\s\S]*?)```/.exec(readme)!
-    expect(block.index).toBeLessThan(readme.indexOf('## A tour'))
+    expect(block.index).toBeLessThan(readme.indexOf('## Install'))
     const lines = block[1]!.trim().split('\n')
     expect(lines).toHaveLength(5)
     expect(lines[0]).toMatch(/^gw sandbox start /)
@@ -367,7 +367,7 @@ describe("the README's quick start", () => {
 })
 
 describe('shell completion', () => {
-  it('bash completes commands, flag values and the stored profile names, asking gw itself', async () => {
+  it('bash completes commands, flag values, the stored profile names and the guides, asking gw itself', async () => {
     const shims = tempDir('gw-shim-')
     const {writeFileSync, chmodSync} = await import('node:fs')
     writeFileSync(join(shims, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
@@ -387,6 +387,8 @@ describe('shell completion', () => {
     expect(complete('order', 'create', '--fee-type', 'J')).toEqual(['JPY'])
     expect(complete('order', 'list', '--state', 'SU')).toEqual(['SUCCESS'])
     expect(complete('order', 'query', '--profile', 's')).toEqual(['sandbox'])
+    expect(complete('help', 'fi')).toEqual(['finance'])
+    expect(complete('help', 's')).toEqual(['sandbox', 'security', 'signature', 'support'])
   })
 
   it('fish completes from gw itself too; PowerShell gets its script; a shell gw has none for is named, exit 2', async () => {

@@ -3,6 +3,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
+import {GUIDES, guideText} from '../../src/lib/cli/guides.js'
 import {gw} from '../helpers/cli.js'
 import {REPO_ROOT} from '../helpers/shared.js'
 
@@ -90,7 +91,7 @@ describe('help', () => {
     )
   }, 120_000)
 
-  it('lists topics in the order a merchant meets them', async () => {
+  it('lists topics in the order a merchant meets them, then the guides', async () => {
     const result = await gw(['--help'])
     const topics = [...result.stdout.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1])
     expect(topics).toEqual([
@@ -106,6 +107,7 @@ describe('help', () => {
       'completion',
       'version',
       'help',
+      ...Object.keys(GUIDES),
     ])
   })
 
@@ -145,5 +147,38 @@ describe('gw help --all', () => {
     expect(headed.sort()).toEqual(commands.sort())
     const refund = await gw(['refund', 'create', '--help'])
     expect(reference.stdout).toContain(refund.stdout.trimEnd())
+  })
+})
+
+describe('the guides, offline', () => {
+  it('gw help lists every guide with what its reader finds there', async () => {
+    const root = await gw(['help'])
+    expect(root.code).toBe(0)
+    const listed = /^GUIDES \(gw help GUIDE\)\n((?: {2}.*\n?)+)/m.exec(root.stdout)![1]!
+    const names = [...listed.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1])
+    expect(names).toEqual(Object.keys(GUIDES))
+    expect(listed).toContain('investigate an order')
+  })
+
+  it('gw help GUIDE prints the guide as docs/ holds it, its links said as where to read them offline', async () => {
+    const shown = await gw(['help', 'finance'])
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toBe(`${guideText(REPO_ROOT, 'finance').trimEnd()}\n`)
+    expect(shown.stdout).toMatch(/^# Finance/)
+    expect(shown.stdout).toContain('What gw keeps (gw help security)')
+    const json = await gw(['help', 'support', '--json'])
+    expect(json.json()).toEqual({guide: 'support', text: guideText(REPO_ROOT, 'support')})
+  })
+
+  it('a mistyped guide or command gets the closest to paste, exit 2, and nothing else', async () => {
+    const typo = await gw(['help', 'suport'])
+    expect(typo.code).toBe(2)
+    expect(typo.stdout).toBe('')
+    expect(typo.stderr).toBe('Error: "suport" is not a gw command, topic or guide.\nDid you mean: gw help support\n')
+    const command = await gw(['help', 'refnd', 'create'])
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('Did you mean: gw help refund create')
+    // Topics and commands are still help's: the guides take no name of theirs.
+    expect((await gw(['help', 'order'])).code).toBe(0)
   })
 })

@@ -5,8 +5,8 @@
  * Node gw cannot run on, where the gw installed before stays.
  */
 import {execFileSync, spawnSync} from 'node:child_process'
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join, posix} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -60,7 +60,7 @@ describe('npm run package', () => {
     expect(shipped.scripts).toEqual({preinstall: 'node bin/node-check.js'})
   })
 
-  it('holds the bundle, what oclif reads and the reference its README links to; no sources, tests or development entry', () => {
+  it('holds the bundle, what oclif reads, and the guides and reference its README links to; no sources, tests or development entry', () => {
     const paths = execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
       .trim()
       .split('\n')
@@ -69,10 +69,21 @@ describe('npm run package', () => {
       expect.arrayContaining(['bin/run.js', 'dist/main.js', 'oclif.manifest.json', 'package.json', 'README.md']),
     )
     expect(paths.filter((path) => /^(src|test|bench|scripts)\/|^bin\/dev|\.node$/.test(path))).toEqual([])
-    const readme = execFileSync('tar', ['-xzOf', tarball, 'package/README.md'], {encoding: 'utf8'})
-    const links = [...readme.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)].map(([, target]) => target!)
-    expect(links.filter((target) => !/^[a-z]+:/i.test(target) && !paths.includes(target))).toEqual([])
-    expect(links).toContain('docs/commands.md')
+    // The README and every guide of the repository, each of whose links is a file the package holds.
+    const pages = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).map((name) => `docs/${name}`)]
+    expect(paths).toEqual(expect.arrayContaining(pages))
+    for (const page of pages) {
+      const text = execFileSync('tar', ['-xzOf', tarball, `package/${page}`], {encoding: 'utf8'})
+      const links = [...text.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)]
+        .map(([, target]) => target!)
+        .filter((target) => !/^[a-z]+:/i.test(target))
+        .map((target) => posix.join(posix.dirname(page), target))
+      expect(
+        links.filter((target) => !paths.includes(target)),
+        page,
+      ).toEqual([])
+    }
+    expect(pages).toContain('docs/commands.md')
   })
 
   it('is the one way to pack: plain npm pack is refused, saying which', () => {

@@ -12,6 +12,7 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
+import {GUIDES, type Guide, guideText} from '../../src/lib/cli/guides.js'
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
 
 const build = process.env.GW_TEST_BUILD ?? join(REPO_ROOT, 'build')
@@ -115,6 +116,14 @@ describe('npm run build:binary -- --all', () => {
     expect(reference.stdout).toMatch(/^={80}\ngw refund create\n/m)
     expect(reference.stdout).toContain('$ gw refund create --from-csv FILE [--dry-run] [--yes] [FLAGS]')
     expect(reference.stdout).toMatch(/^={80}\ngw completion\n/m)
+  })
+
+  it('linux-x64 carries the guides: gw help GUIDE prints each as docs/ holds it', () => {
+    for (const guide of Object.keys(GUIDES) as Guide[]) {
+      const shown = spawnSync(join(build, 'gw-linux-x64'), ['help', guide], {env, encoding: 'utf8'})
+      expect(shown.status, shown.stderr).toBe(0)
+      expect(shown.stdout).toBe(`${guideText(REPO_ROOT, guide).trimEnd()}\n`)
+    }
   })
 
   it('linux-arm64 says so, under qemu-user', () => {

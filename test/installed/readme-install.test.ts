@@ -1,12 +1,13 @@
 /**
- * The README's install lines, run exactly as written: each block is read from the README (the one
- * after its `<!-- install: NAME -->` mark) and run by bash, in a folder holding what a user is
- * handed (npm run test:installed's executables, SHA256SUMS and its signature, the package), for an
- * account with nothing of gw's: no ~/.local/bin, no ~/.profile.
+ * The install lines of the README and docs/install.md, run exactly as written: each block is read
+ * from the pages the package ships (the one after its `<!-- install: NAME -->` mark) and run by
+ * bash, in a folder holding what a user is handed (npm run test:installed's executables,
+ * SHA256SUMS and its signature, the package), for an account with nothing of gw's: no
+ * ~/.local/bin, no ~/.profile.
  */
-import {spawnSync} from 'node:child_process'
-import {copyFileSync, mkdirSync, readFileSync, statSync} from 'node:fs'
-import {dirname, join} from 'node:path'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, statSync} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
@@ -17,11 +18,16 @@ const scratch = tempDir('gw-readme-install-')
 afterAll(() => removeDir(scratch))
 
 const {id} = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
-/** The lines of the README's block marked `<!-- install: name -->`. */
+const tarball = process.env.GW_TEST_TARBALL!
+/** The README and install guide as the package ships them. */
+const pages = ['README.md', 'docs/install.md'].map((page) =>
+  execFileSync('tar', ['-xzOf', tarball, `package/${page}`], {encoding: 'utf8'}),
+)
+/** The lines of the block marked `<!-- install: name -->` (in the README or docs/install.md). */
 function block(name: string): string {
-  const found = new RegExp(`<!-- install: ${name} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)
-  if (!found) throw new Error(`README.md has no block marked install: ${name}`)
+  const mark = new RegExp(`<!-- install: ${name} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``)
+  const found = pages.map((page) => mark.exec(page)).find(Boolean)
+  if (!found) throw new Error(`neither README.md nor docs/install.md has a block marked install: ${name}`)
   return found[1]!
 }
 
@@ -66,11 +72,11 @@ describe("the README's install lines, as written", () => {
     expect(verified.stderr).toMatch(/Good signature from "gw builder <builder@example\.invalid>"/)
   })
 
-  it('the package: installed with npm from the tarball as named, gw --version names the build', () => {
+  it('the package: installed with npm from the tarball handed out, under its own name; gw --version names the build', () => {
     const lines = block('package')
-    // The tarball under the name the README gives it.
-    const named = /\.\/(gw-\S+\.tgz)/.exec(lines)![1]!
-    copyFileSync(process.env.GW_TEST_TARBALL!, join(handedOut, named))
+    // The tarball as the builder hands it out: named by its build, whichever build the README was written at.
+    expect(basename(tarball)).toBe(`gw-${id}.tgz`)
+    copyFileSync(tarball, join(handedOut, basename(tarball)))
     const prefix = join(scratch, 'npm-global')
     const installed = bash(lines, {
       PATH: [join(prefix, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
@@ -81,4 +87,23 @@ describe("the README's install lines, as written", () => {
     expect(installed.status, installed.stderr).toBe(0)
     expect(installed.stdout).toContain(versionLine)
   }, 60_000)
+
+  it('Linux: the remove lines, where the sandbox never ran, take the file and its unpacked copy', () => {
+    const account = join(scratch, 'removing')
+    mkdirSync(account)
+    const env = {HOME: account, XDG_CACHE_HOME: undefined, XDG_DATA_HOME: undefined}
+    expect(bash(block('linux'), env).status).toBe(0)
+    // A run unpacks the executable into ~/.cache/gw; no sandbox ran, so no ~/.local/share/gw.
+    expect(bash('~/.local/bin/gw --version', env).status).toBe(0)
+    expect(existsSync(join(account, '.cache', 'gw'))).toBe(true)
+    expect(existsSync(join(account, '.local', 'share', 'gw'))).toBe(false)
+    const removed = bash(block('remove-linux'), env)
+    expect(removed.status, removed.stderr).toBe(0)
+    expect(removed.stderr).toBe('')
+    for (const path of [
+      ['.local', 'bin', 'gw'],
+      ['.cache', 'gw'],
+    ])
+      expect(existsSync(join(account, ...path))).toBe(false)
+  })
 })

@@ -13,6 +13,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {GUIDES, type Guide, guideText} from '../../src/lib/cli/guides.js'
 import {SandboxControl} from '../../src/sandbox/control-client.js'
 import {orderCreate} from '../helpers/gw-env.js'
 import {GW_ENV, gwUnderTest} from '../helpers/gw-under-test.js'
@@ -125,6 +126,15 @@ describe('an installed gw, as its user meets it', () => {
     )
   })
 
+  it('prints every guide it ships, offline (gw help GUIDE), and lists them (gw help)', async () => {
+    for (const guide of Object.keys(GUIDES) as Guide[]) {
+      const shown = await gw('help', guide)
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(shown.stdout.replaceAll('\r\n', '\n')).toBe(`${guideText(REPO_ROOT, guide).trimEnd()}\n`)
+    }
+    expect((await gw('help')).stdout).toContain('GUIDES (gw help GUIDE)')
+  })
+
   it('sandbox start made the default profile in the system folder, doctor passes every check', async () => {
     const listed = await gw('profile', 'list')
     expect(listed.code, listed.stderr).toBe(0)
@@ -136,7 +146,7 @@ describe('an installed gw, as its user meets it', () => {
         ? /^C:\\users\\[^\\]+\\AppData\\Roaming\\gw\\Config\\history\.db /
         : new RegExp(`^${join(scratch, 'home', '.config', 'gw', 'history.db')} `),
     )
-    // The sandbox's keys and ledger where the README says: %LOCALAPPDATA%\gw\Data\sandbox on Windows.
+    // The sandbox's keys and ledger where docs/install.md says: %LOCALAPPDATA%\gw\Data\sandbox on Windows.
     expect(sandbox.info.gateway_public_key_file).toMatch(
       windows
         ? /^C:\\users\\[^\\]+\\AppData\\Local\\gw\\Data\\sandbox\\/

@@ -40,6 +40,17 @@ describe('completion', () => {
     expect(complete('reconcile', 'ex')).toEqual([FILES])
   })
 
+  it('completes after help the name of a command, or a guide; never a file', () => {
+    const withHelp = [...commands, {id: 'help', flags: {all: {type: 'boolean'}}}]
+    const help = (...words: string[]) =>
+      candidates(['help', ...words], withHelp, () => [], ['finance', 'support', 'developers'])
+    expect(help('')).toEqual(['developers', 'finance', 'help', 'order', 'reconcile', 'support'])
+    expect(help('s')).toEqual(['support'])
+    expect(help('order', '')).toEqual(['create', 'query'])
+    expect(help('order', 'create', '')).toEqual([])
+    expect(help('--a')).toEqual(['--all'])
+  })
+
   it('completes the flags of the command, not the hidden ones', () => {
     expect(complete('order', 'create', '--')).toEqual(['--channel', '--fee-type', '--profile', '--qr-out', '--wait'])
     expect(complete('order', 'create', '--wait', '--f')).toEqual(['--fee-type'])

@@ -82,7 +82,7 @@ function exitTable(markdown: string): Map<number, string> {
 }
 
 describe('the one table of exit codes', () => {
-  it('gives every outcome its code, as the README and DESIGN.md say them', () => {
+  it('gives every outcome its code, as docs/conventions.md and DESIGN.md say them', () => {
     expect(EXIT_CODES).toEqual({
       done: 0,
       refused: 1,
@@ -95,9 +95,9 @@ describe('the one table of exit codes', () => {
       interrupted: 130,
       terminated: 143,
     })
-    const readme = exitTable(readFileSync(`${REPO_ROOT}/README.md`, 'utf8'))
-    expect([...readme.keys()].sort((a, b) => a - b)).toEqual(Object.values(EXIT_CODES).sort((a, b) => a - b))
-    expect(readme.get(6)).toMatch(/not confirmable/)
+    const guide = exitTable(readFileSync(`${REPO_ROOT}/docs/conventions.md`, 'utf8'))
+    expect([...guide.keys()].sort((a, b) => a - b)).toEqual(Object.values(EXIT_CODES).sort((a, b) => a - b))
+    expect(guide.get(6)).toMatch(/not confirmable/)
     if (!HAS_SHARED) return
     const design = exitTable(readFileSync(`${SHARED_DIR}/DESIGN.md`, 'utf8'))
     // DESIGN.md names the outcomes it fixes (129, SIGHUP, is gw's own): each is the table's.

@@ -21,7 +21,8 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
   static override flags = {
     port: Flags.integer({description: 'port to listen on (0 picks a free one)', default: 8788, min: 0, max: 65_535}),
     host: Flags.string({
-      description: 'address to listen on: 0.0.0.0 for every interface, so the gateway can reach it (see README)',
+      description:
+        'address to listen on: 0.0.0.0 for every interface, so the gateway can reach it (see gw help developers)',
       default: '127.0.0.1',
     }),
     'forward-to': Flags.url({description: 'also POST each verified notification to this URL and relay its answer'}),

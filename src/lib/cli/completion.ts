@@ -28,14 +28,28 @@ const PATH_FLAGS = new Set([
   'out-dir',
 ])
 
+/** The next word of a command's name after the words `typed`, that begin as `current` does. */
+function nextWords(typed: readonly string[], current: string, visible: readonly CompletableCommand[]): string[] {
+  const prefix = typed.join(':')
+  const next = new Set(
+    visible
+      .map((c) => c.id)
+      .filter((id) => !prefix || id.startsWith(`${prefix}:`))
+      .map((id) => id.split(':')[typed.length]!)
+      .filter(Boolean),
+  )
+  return [...next].filter((word) => word.startsWith(current)).sort()
+}
+
 /**
  * The words that may come next. `words`: what follows `gw` on the line, the last being the
- * word under the cursor (possibly empty).
+ * word under the cursor (possibly empty); `guides`: what `gw help` takes beside commands.
  */
 export function candidates(
   words: readonly string[],
   commands: readonly CompletableCommand[],
   profiles: () => string[],
+  guides: readonly string[] = [],
 ): string[] {
   const visible = commands.filter((c) => !c.hidden)
   const typed = words.slice(0, -1)
@@ -47,16 +61,11 @@ export function candidates(
       return parts.length <= typed.length && parts.every((part, i) => typed[i] === part)
     })
     .sort((a, b) => b.id.length - a.id.length)[0]
-  if (!command) {
-    const prefix = typed.join(':')
-    const next = new Set(
-      visible
-        .map((c) => c.id)
-        .filter((id) => !prefix || id.startsWith(`${prefix}:`))
-        .map((id) => id.split(':')[typed.length]!)
-        .filter(Boolean),
-    )
-    return [...next].filter((word) => word.startsWith(current)).sort()
+  if (!command) return nextWords(typed, current, visible)
+  // `gw help` takes a command's name, or a guide in its place.
+  if (command.id === 'help' && !current.startsWith('-')) {
+    const named = nextWords(typed.slice(1), current, visible)
+    return typed.length > 1 ? named : [...named, ...guides.filter((guide) => guide.startsWith(current))].sort()
   }
   const byName = new Map<string, [string, CompletableCommand['flags'][string]]>()
   for (const [name, flag] of Object.entries(command.flags)) {

@@ -25,22 +25,37 @@ export function closestCommand(words: readonly string[], commands: readonly stri
   return best && [best.id, best.used]
 }
 
-const hook: Hook.CommandNotFound = async function (options) {
-  const words = [...options.id.split(':'), ...(options.argv ?? [])]
-  // gw's own flags too: `gw --verison` is a near miss of --version.
-  const visible = [...options.config.commands.filter((c) => !c.hidden).map((c) => c.id), '--version', '--help']
-  const found = closestCommand(words, visible)
+/**
+ * Says that `words` name nothing gw has, `what` naming what they should have been, with the
+ * closest of `known` to paste (after `before`: `gw help …`), on stderr, and under --json as the
+ * error document on stdout. The caller exits 2.
+ */
+export function sayNotFound(
+  words: readonly string[],
+  known: readonly string[],
+  bin: string,
+  what: string,
+  before = '',
+) {
+  const found = closestCommand(words, known)
   const typed = shown(words.join(' '), 80)
   const suggestion = found
-    ? `Did you mean: ${options.config.bin} ${[...found[0].split(':'), ...words.slice(found[1])].join(' ')}`
-    : `See the commands with: ${options.config.bin} help`
-  const message = `"${typed}" is not a ${options.config.bin} command.`
+    ? `Did you mean: ${bin} ${before}${[...found[0].split(':'), ...words.slice(found[1])].join(' ')}`
+    : `See the commands with: ${bin} help`
+  const message = `"${typed}" is not a ${bin} ${what}.`
   // Under --json, stdout still holds one JSON document: the error, as every command gives it.
   if (words.includes('--json')) {
     const error = {kind: 'usage', exit_code: 2, message, advice: shown(suggestion, 200)}
     process.stdout.write(`${JSON.stringify({error}, null, 2)}\n`)
   }
   process.stderr.write(`${red('Error', process.stderr)}: ${message}\n${shown(suggestion, 200)}\n`)
+}
+
+const hook: Hook.CommandNotFound = async function (options) {
+  const words = [...options.id.split(':'), ...(options.argv ?? [])]
+  // gw's own flags too: `gw --verison` is a near miss of --version.
+  const visible = [...options.config.commands.filter((c) => !c.hidden).map((c) => c.id), '--version', '--help']
+  sayNotFound(words, visible, options.config.bin, 'command')
   this.exit(2)
 }
 

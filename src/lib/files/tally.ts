@@ -2,7 +2,7 @@
  * Summaries of a run: rows and amounts per group (a status or class, and a currency),
  * counted as the rows go by, so a streamed file need not be held. A row without an amount
  * (a skipped row, an unreadable one) is counted, never summed as zero. Each amount is named
- * as the README names amounts: `refund_fee` in minor units, `refund_amount` the same as a
+ * as docs/conventions.md names amounts: `refund_fee` in minor units, `refund_amount` the same as a
  * decimal in the currency.
  */
 import {isCurrency, toDecimal} from '../gateway/protocol/index.js'

@@ -96,7 +96,7 @@ interface ReconcileOptions {
   onRow(row: ReconciledRow, written: boolean): void | Promise<void>
 }
 
-/** The amounts a summary line sums: the gateway's and the merchant's (the file's), each named as the README names amounts. */
+/** The amounts a summary line sums: the gateway's and the merchant's (the file's), each named as docs/conventions.md names amounts. */
 type SummedAmounts = 'gateway_total_fee' | 'merchant_total_fee'
 
 /** Rows per class and currency, with the gateway's and the file's amounts (undefined when no row of the line has one). */
