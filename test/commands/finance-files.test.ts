@@ -416,7 +416,7 @@ describe('what the sheet shows is what is refunded (issue 37)', () => {
     )
     expect(stopped.stderr).toContain('line 4: hidden in the sheet: such a row is never refunded silently')
     expect(stopped.stderr).toContain('line 5: filtered out by the filter on column D in the sheet')
-    expect(stopped.stderr).toContain('line 6: struck through (cells A6, B6) in the sheet')
+    expect(stopped.stderr).toContain('line 6: struck through (cells A6, B6, D6) in the sheet')
     expect(stopped.stderr).toContain(
       'line 8: a totals row ("SUBTOTAL") of "1400.00", not acted on; it agrees with the rows above it that the sheet shows (1400.00)',
     )

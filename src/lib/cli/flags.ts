@@ -348,7 +348,7 @@ export const fileFlags = (group: {helpGroup?: string; dependsOn?: string[]} = {}
 export const statusMapFlag = (group: {helpGroup?: string; dependsOn?: string[]} = {}) =>
   Flags.string({
     description:
-      'what a status of your file means, as YOURS=WORD (WORD: paid, unpaid, refunded, refunded_partly, closed, cancelled, or a gateway state); repeat for each',
+      'what a status of your file means, as YOURS=WORD (WORD: paid, unpaid, refunded, refunded_partly, closed, cancelled, a gateway state, or for a refund file approved, rejected, pending); repeat for each',
     multiple: true,
     multipleNonGreedy: true,
     ...group,
@@ -381,6 +381,13 @@ export const bulkRefundFlags = {
     ...bulk,
   }),
   'status-map': statusMapFlag(bulk),
+  where: Flags.string({
+    description:
+      "refund only the rows whose column holds one of these values, as COLUMN=VALUE[,VALUE] (--where 'Status=Approved'); repeat for more columns. The others are left out and reported",
+    multiple: true,
+    multipleNonGreedy: true,
+    ...bulk,
+  }),
   'batch-id': Flags.string({
     description: 'a name for an intentional second round of refunds identical to an earlier file',
     ...bulk,

@@ -262,6 +262,8 @@ export async function openTable<C extends string>(path: string, columns: readonl
     ignored: [],
     mapped: new Map<string, string>(),
     gwColumns: [],
+    hidden: new Map<number, string>(),
+    unseen: [],
   }
   const writer = await AnnotatedWriter.open(path, none, columns, options)
   return {

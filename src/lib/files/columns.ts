@@ -55,8 +55,11 @@ export function resolveColumns(
   given: readonly string[] = [],
   /** Other names a field answers to (normalised), when no column has its own. */
   aliases: Readonly<Record<string, readonly string[]>> = {},
+  /** Columns the sheet hides: never read by their name (only when --column names one). */
+  hidden: ReadonlySet<number> = new Set(),
 ): Columns {
-  const keys = names.map(normalizeHeader)
+  // A hidden column is not there to be found by its name: its key is blank, as an unnamed column's.
+  const keys = names.map((name, at) => (hidden.has(at) ? '' : normalizeHeader(name)))
   const mapping = parseMapping(given, fields)
   const index = new Map<string, number>()
   const byKey = new Map<string, number[]>()
@@ -66,8 +69,10 @@ export function resolveColumns(
     else byKey.set(k, [i])
   })
   const positions = (key: string) => byKey.get(key) ?? []
+  // --column names any column, shown or hidden (a hidden one is then the caller's to refuse).
+  const named = (key: string) => names.flatMap((name, at) => (normalizeHeader(name) === key ? [at] : []))
   for (const [field, header] of mapping) {
-    const found = positions(normalizeHeader(header))
+    const found = named(normalizeHeader(header))
     if (found.length === 0)
       throw usageError(
         `--column ${field}=${shown(header, 60)}: the file has no column ${quoted(header)}.`,
@@ -177,6 +182,14 @@ function hintsOf(columns: Columns, fields: readonly string[], anyOf: readonly st
   }
   return hints
 }
+
+/** For each field the file lacks, the first ignored column that looks like it (its name, and what it looks like). */
+export const hintsFor = (columns: Columns, fields: readonly string[], anyOf: readonly string[][] = []) =>
+  new Map(
+    hintsOf(columns, fields, anyOf)
+      .reverse()
+      .map((h) => [h.field, h] as const),
+  )
 
 /**
  * For each ignored column that looks like a field the command reads and the file lacks:

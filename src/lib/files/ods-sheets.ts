@@ -4,6 +4,7 @@
  * and columns (collapsed, filtered, of zero size), struck cells and struck runs of text, filters
  * and merged ranges as ODF writes them.
  */
+import {type ConditionalRule, markRow, odfRule} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {OdsStyles} from './ods-styles.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
@@ -47,13 +48,27 @@ export async function openOds(path: string, zip: ZipParts) {
   const sheets: SheetEntry[] = []
   /** The columns each sheet's filter (a database range's) filters on, by sheet name. */
   const filters = new Map<string, number[]>()
+  /** Each sheet's conditional formats that strike or hide cells, evaluated or said (LibreOffice writes them after the rows). */
+  const conditional = new Map<string, {rules: ConditionalRule[]; unevaluated: string[]}>()
   let range: {sheet: string; left: number} | undefined
+  let table = ''
+  let target: string | undefined
   await parseAll(zip, 'content.xml', {
     open(tag) {
       styles.handlers.open(tag)
       if (tag.name === 'table:table') {
         const name = attr(tag, 'table:name') ?? ''
+        if (!target) table = name
         sheets.push({name, hidden: styles.hiddenTables.has(attr(tag, 'table:style-name') ?? ''), part: name})
+      } else if (tag.name === 'calcext:conditional-format') target = attr(tag, 'calcext:target-range-address') ?? ''
+      else if (tag.name === 'calcext:condition' && target !== undefined) {
+        const effect = styles.effectOf(attr(tag, 'calcext:apply-style-name'))
+        if (!effect) return
+        const rules = conditional.get(table) ?? {rules: [], unevaluated: []}
+        const rule = odfRule(target, attr(tag, 'calcext:value') ?? '', effect)
+        if (typeof rule === 'string') rules.unevaluated.push(rule)
+        else rules.rules.push(rule)
+        conditional.set(table, rules)
       } else if (tag.name === 'table:database-range') {
         // "'Refunds'.A1:'Refunds'.D7": the sheet and the first column of the range.
         const [, sheet = '', cell = ''] =
@@ -68,6 +83,7 @@ export async function openOds(path: string, zip: ZipParts) {
     close(name) {
       styles.handlers.close(name)
       if (name === 'table:database-range') range = undefined
+      else if (name === 'calcext:conditional-format') target = undefined
     },
     text: styles.handlers.text,
   })
@@ -89,6 +105,9 @@ export async function openOds(path: string, zip: ZipParts) {
     /** The sheet's merged ranges, as their first cells come (ODF says the span there). */
     const merged = new MergedCells()
     const filtered = filters.get(sheet.name) ?? []
+    const {rules, unevaluated} = conditional.get(sheet.name) ?? {rules: [], unevaluated: []}
+    /** Each cell's number, for the conditional formats that compare one (by column, this row). */
+    let numbers: Record<number, number> = {}
     let depth = 0
     const ready: WorkbookRecord[] = []
     const closeCell = () => {
@@ -102,7 +121,10 @@ export async function openOds(path: string, zip: ZipParts) {
       else if (read.text !== '' && cell.struckText > 0) read.partlyStruck = true
       if (read.text !== '' || read.note) {
         // Repeated filled cells are written out; repeated empty ones only move the column.
-        for (let i = 0; i < cell.repeat && column + i < MAX_COLUMNS; i++) row.set(column + i, read)
+        for (let i = 0; i < cell.repeat && column + i < MAX_COLUMNS; i++) {
+          row.set(column + i, read)
+          if (read.note?.kind === 'number') numbers[column + i] = Number(read.note.value)
+        }
       }
       column += cell.repeat
       cell = undefined
@@ -136,6 +158,7 @@ export async function openOds(path: string, zip: ZipParts) {
           }
           case 'table:table-row': {
             row = new RowBuilder(path, line + 1)
+            numbers = {}
             rowRepeat = Number(attr(tag, 'table:number-rows-repeated') ?? 1)
             column = 0
             const visibility = attr(tag, 'table:visibility')
@@ -209,10 +232,12 @@ export async function openOds(path: string, zip: ZipParts) {
         if (name === 'text:span' && cell?.inStruck) cell.inStruck--
         else if (name === 'table:table-cell' || name === 'table:covered-table-cell') closeCell()
         else if (name === 'table:table-row' && row) {
+          markRow(row, rules, numbers)
           const record = row.record(merged.coveredIn(line + 1))
           merged.forget(line + 1)
           if (record) {
-            if (first && Object.keys(hiddenColumns).length) record.hiddenColumns = hiddenColumns
+            if (first && (Object.keys(hiddenColumns).length || unevaluated.length))
+              record.facts = {hiddenColumns, unevaluated}
             first = false
             for (let i = 0; i < rowRepeat && i < 1_048_576; i++) ready.push({...record, line: line + 1 + i})
           }

@@ -10,7 +10,8 @@
  */
 import type {SaxesTagPlain} from 'saxes'
 
-import {type NumberFormat, numberFormat} from './shown-number.js'
+import type {Effect} from './conditional-formats.js'
+import {type NumberFormat, numberFormat, showNumber} from './shown-number.js'
 import {attr} from './workbook-rows.js'
 
 /** A number style as read: its family, the parts of its code in order, its conditions. */
@@ -112,11 +113,13 @@ export class OdsStyles {
     else if (name === 'style:text-properties' && this.#inDefault) this.#country ??= attr(tag, 'fo:country')
     if (name === 'style:style') {
       this.#style = {name: attr(tag, 'style:name') ?? '', family: attr(tag, 'style:family')}
-      if (this.#style.family === 'table-cell')
-        this.#cells.set(this.#style.name, {
-          data: attr(tag, 'style:data-style-name'),
-          parent: attr(tag, 'style:parent-style-name'),
-        })
+      if (this.#style.family === 'table-cell') {
+        const style = {data: attr(tag, 'style:data-style-name'), parent: attr(tag, 'style:parent-style-name')}
+        this.#cells.set(this.#style.name, style)
+        // A style is named by its name (`ConditionalStyle_5f_1`) or, in conditions, its display name (`ConditionalStyle_1`).
+        const shown = attr(tag, 'style:display-name')
+        if (shown) this.#cells.set(shown, style)
+      }
       return
     }
     if (/^number:[a-z]+-style$/.test(name)) {
@@ -205,6 +208,14 @@ export class OdsStyles {
     if (!text.includes('\u0000')) return {text}
     const currency = named ?? COUNTRY_CURRENCIES[this.#country ?? '']
     return {text: text.split('\u0000').join(HOME_SYMBOLS[currency ?? ''] ?? currency ?? ''), currency}
+  }
+
+  /** What a cell style applied by a conditional format does: strike its text, hide it (its format shows nothing), or neither. */
+  effectOf(cellStyle: string | undefined): Effect | undefined {
+    if (this.struck(cellStyle)) return 'struck'
+    const format = this.formatOf(cellStyle)
+    if ('unmappable' in format || format.code === 'General') return undefined
+    return showNumber(1, format.code) === '' && showNumber(-1, format.code) === '' ? 'hidden' : undefined
   }
 
   /** Whether a cell style strikes its text through. */

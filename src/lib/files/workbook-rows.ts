@@ -27,10 +27,18 @@ export interface WorkbookRecord {
   struck?: number[]
   /** Cells with some runs of their text struck through, not all, by column. */
   partlyStruck?: number[]
-  /** On a sheet's first row only: the columns the sheet hides (hidden, collapsed, zero width), by column, with why. */
-  hiddenColumns?: Record<number, string>
+  /** Cells a conditional format hides (its format shows nothing: `;;;`), by column. */
+  blanked?: number[]
+  /** On a sheet's first row only: what the sheet says of itself (the columns it hides, formats gw cannot evaluate). */
+  facts?: SheetFacts
   /** Cells covered by merged cells (empty but for the first), by column: the merged range. */
   merged?: Record<number, string>
+}
+
+/** What a sheet says of all its rows: the columns it hides (hidden, collapsed, zero width) with why, and conditional formats gw cannot evaluate. */
+export interface SheetFacts {
+  hiddenColumns: Record<number, string>
+  unevaluated: string[]
 }
 
 /** A sheet of the workbook: its name, whether it is shown, and where its rows are. */
@@ -118,6 +126,7 @@ export class RowBuilder {
   typed: TypedCells = []
   struck: number[] = []
   partlyStruck: number[] = []
+  blanked: number[] = []
   hasNotes = false
   hidden?: string
 
@@ -151,6 +160,7 @@ export class RowBuilder {
       ...(this.hidden ? {hidden: this.hidden} : {}),
       ...(this.struck.length ? {struck: this.struck} : {}),
       ...(this.partlyStruck.length ? {partlyStruck: this.partlyStruck} : {}),
+      ...(this.blanked.length ? {blanked: this.blanked} : {}),
       ...(covered ? {merged: covered} : {}),
       ...(this.inexact.length ? {inexact: this.inexact} : {}),
       ...(this.hasNotes ? {notes: this.notes} : {}),

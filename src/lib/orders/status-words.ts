@@ -54,6 +54,100 @@ const DID_NOT_STAND: Partial<Record<StatusWord, string>> = {
   closed: 'closed',
 }
 
+/**
+ * Whether a row is approved to be refunded, in the words finance writes in a Status or Approval
+ * column: approved, rejected, or waiting. Approval is not a payment state: a row is taken only
+ * when its word says approved, or the user says which rows to take (--where, --status-map).
+ */
+type Approval = 'approved' | 'rejected' | 'pending'
+
+const APPROVALS: Readonly<Record<Approval, readonly string[]>> = {
+  approved: [
+    'approved',
+    'approve',
+    'yes',
+    'y',
+    'ok',
+    'okay',
+    'true',
+    'done',
+    'go',
+    '✓',
+    '✔',
+    'อนุมัติ',
+    'อนุมัติแล้ว',
+    'ใช่',
+    '已批准',
+    '批准',
+    '同意',
+    '是',
+    '承認',
+    '承認済み',
+    'はい',
+    'موافق',
+    'نعم',
+    'تمت_الموافقة',
+    'aprobado',
+    'approuvé',
+    'genehmigt',
+  ],
+  rejected: [
+    'rejected',
+    'reject',
+    'declined',
+    'decline',
+    'denied',
+    'refused',
+    'no',
+    'n',
+    'false',
+    '✗',
+    '✘',
+    'ไม่อนุมัติ',
+    'ปฏิเสธ',
+    'ไม่',
+    'ไม่ใช่',
+    '拒绝',
+    '驳回',
+    '否',
+    '却下',
+    'いいえ',
+    'مرفوض',
+    'لا',
+    'rechazado',
+    'refusé',
+    'abgelehnt',
+  ],
+  pending: [
+    'pending',
+    'on_hold',
+    'hold',
+    'held',
+    'waiting',
+    'awaiting',
+    'awaiting_approval',
+    'in_review',
+    'review',
+    'tbd',
+    '?',
+    'รออนุมัติ',
+    'รอ',
+    'รอดำเนินการ',
+    '待审批',
+    '审批中',
+    '保留',
+    '承認待ち',
+    'قيد_الانتظار',
+    'معلق',
+    'pendiente',
+    'en_attente',
+  ],
+}
+const APPROVAL_OF = new Map(
+  Object.entries(APPROVALS).flatMap(([approval, words]) => words.map((word) => [word, approval as Approval])),
+)
+const isApproval = (word: string): word is Approval => Object.hasOwn(APPROVALS, word)
+
 /** What a status stands for: one of gw's words, or a gateway state compared as it is. */
 export type StatusMeaning = {word: StatusWord; states: readonly string[]; refunded?: RefundedAs} | {state: string}
 
@@ -79,13 +173,27 @@ export class StatusWords {
       const [yours, meaning] = [value.slice(0, Math.max(0, at)).trim(), value.slice(at + 1).trim()]
       if (at === -1 || !yours || !meaning)
         throw usageError(`--status-map ${quoted(value)}: write it as YOURS=MEANING, e.g. --status-map "Settled=paid".`)
-      if (!isWord(keyOf(meaning)) && !isState(meaning))
+      if (!isWord(keyOf(meaning)) && !isApproval(keyOf(meaning)) && !isState(meaning))
         throw usageError(
-          `--status-map ${quoted(value)}: ${quoted(meaning)} is not one of ${Object.keys(WORDS).join(', ')} or a gateway state (${Object.keys(ORDER_STATES).join(', ')}).`,
+          `--status-map ${quoted(value)}: ${quoted(meaning)} is not one of ${[...Object.keys(WORDS), ...Object.keys(APPROVALS)].join(', ')} or a gateway state (${Object.keys(ORDER_STATES).join(', ')}).`,
         )
       mapped.set(keyOf(yours), meaning)
     }
     this.#mapped = mapped
+  }
+
+  /**
+   * Whether a row with `status` is approved, rejected or waiting, and whether the user said so
+   * (--status-map); undefined when it is no approval word (a payment word, or none known).
+   */
+  approvalOf(status: string): {approval: Approval; mapped: boolean} | undefined {
+    const mapped = this.#mapped.get(keyOf(status))
+    if (mapped !== undefined)
+      return isApproval(keyOf(mapped)) ? {approval: keyOf(mapped) as Approval, mapped: true} : undefined
+    // A word, or a note that starts with one ("Approved by Somchai", "Rejected: duplicate").
+    const approval =
+      APPROVAL_OF.get(keyOf(status)) ?? APPROVAL_OF.get(keyOf(/^[\p{L}\p{M}]+/u.exec(status.trim())?.[0] ?? ''))
+    return approval && {approval, mapped: false}
   }
 
   /** What `status` means, or undefined when it is none of the words known or mapped. */

@@ -21,6 +21,7 @@ import {
   linesOf,
   missingOrderColumn,
   openTable,
+  unseenProblems,
 } from '../files/table.js'
 import {fileSha256} from '../io/file-version.js'
 import {GwError, usageError} from '../errors.js'
@@ -147,10 +148,15 @@ export async function openForReconcile(
   const read = {...options, fields: RECONCILE_FIELDS, required: [ORDER_NUMBER_FIELDS], outputs, amounts: ['amount']}
   const table = await openTable(file, read)
   const {header} = table
+  const anyOf = [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']]
+  // A column the sheet hides is never compared silently (a stale amount would decide a match).
+  const unseen = unseenProblems(table, RECONCILE_FIELDS, anyOf)
+  if (unseen.length)
+    throw usageError(`${file} line ${header.line ?? 1}: ${unseen.join('; ')}.`, 'Nothing was asked of the gateway.')
   const noOrderColumn = missingOrderColumn(table, RECONCILE_FIELDS)
   if (noOrderColumn) throw usageError(`${file} line ${header.line ?? 1}: ${noOrderColumn}.`)
   const comparisons = comparisonsOf(header)
-  const hints = columnHints(header, RECONCILE_FIELDS, [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']])
+  const hints = columnHints(header, RECONCILE_FIELDS, anyOf)
   // Its width is known from the header: a workbook too wide is written as CSV (or refused when named).
   const size = {columns: annotatedWidth(header, OUTPUT_COLUMNS), lines: 0, longest: 0}
   const {path: out, note} = fittedOutput(

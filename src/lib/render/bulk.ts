@@ -4,7 +4,16 @@ import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan} from '../refunds/bulk/plan.js'
 import type {OrderLine, Problem, RowStatus} from '../refunds/bulk/rows.js'
-import {earlierOutputNote, ignoredNote, leftOutNotes, markNotes, sourceNotes, totalsNotes} from './files.js'
+import {
+  earlierOutputNote,
+  hiddenNote,
+  ignoredNote,
+  leftOutNotes,
+  markNotes,
+  partlyStruckNote,
+  sourceNotes,
+  totalsNotes,
+} from './files.js'
 import {fileShown, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
@@ -35,7 +44,13 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder, ou
     ...totalsNotes(plan.file.totals),
     ...leftOutNotes(plan.file.left),
   )
-  for (const note of [earlierOutputNote(plan.file.header), ignoredNote(plan.file.header.ignored, plan.file.hints)])
+  const {header, source} = plan.file
+  for (const note of [
+    earlierOutputNote(header),
+    ignoredNote(header.ignored, plan.file.hints),
+    hiddenNote(header),
+    partlyStruckNote(source),
+  ])
     if (note) notes.push(note)
   if (output) notes.push(output)
   if (tookOver)

@@ -1,6 +1,7 @@
 /** What gw says of a file it reads: how it was read when that is not the plain default, and the columns it ignores. */
 import type {TableHeader, TableSource} from '../files/table.js'
 import {type TotalsRow, totalsVerdict} from '../files/totals.js'
+import {columnLetters as columnLetter} from '../files/workbook-rows.js'
 import {plural} from '../plural.js'
 import {quoted} from '../untrusted.js'
 
@@ -44,18 +45,17 @@ export function markNotes(source: TableSource, header: TableHeader): string[] {
   })
 }
 
-/** The rows --only-visible left out: each line and why the sheet does not show it. */
-export function leftOutNotes(left: readonly {line: number; why: string}[]): string[] {
-  if (!left.length) return []
-  const shown = left.slice(0, 20).map((l) => `  line ${l.line}: ${l.why}`)
-  const more = left.length > 20 ? [`  ... and ${left.length - 20} more (all are in --json and the report)`] : []
-  return [
-    [
-      `${plural(left.length, 'row')} the sheet does not show, left out (--only-visible): not sent`,
-      ...shown,
-      ...more,
-    ].join('\n'),
-  ]
+/** The rows left out, by the flag that left them out: each line and why. */
+export function leftOutNotes(left: readonly {line: number; why: string; by: string}[]): string[] {
+  const by = new Map<string, {line: number; why: string}[]>()
+  for (const row of left) by.set(row.by, [...(by.get(row.by) ?? []), row])
+  return [...by].map(([flag, rows]) => {
+    const shown = rows.slice(0, 20).map((l) => `  line ${l.line}: ${l.why}`)
+    const more = rows.length > 20 ? [`  ... and ${rows.length - 20} more (all are in --json and the report)`] : []
+    const what =
+      flag === '--only-visible' ? `${plural(rows.length, 'row')} the sheet does not show` : plural(rows.length, 'row')
+    return [`${what}, left out (${flag}): not sent`, ...shown, ...more].join('\n')
+  })
 }
 
 /** Each totals row: never sent or queried, and whether it agrees with the rows above it. */
@@ -64,6 +64,22 @@ export function totalsNotes(totals: readonly TotalsRow[]): string[] {
     const said = `line ${t.line}: a totals row${t.label ? ` (${quoted(t.label, 40)})` : ''}${t.amount ? ` of ${quoted(t.amount, 30)}` : ''}, not acted on; ${totalsVerdict(t)}`
     return t.agrees === false ? `warning: ${said}` : said
   })
+}
+
+/** The columns the sheet hides, not read (those gw would have read are problems, said apart): "columns the sheet hides, not read: C ("Old amount", hidden)". */
+export function hiddenNote(header: TableHeader): string | undefined {
+  const unseen = new Set(header.unseen.map((u) => u.at))
+  const others = [...header.hidden].filter(([at]) => !unseen.has(at) && (header.names[at] ?? '').trim())
+  if (!others.length) return undefined
+  const named = cut(others.map(([at, why]) => `${columnLetter(at)} (${quoted(header.names[at])}, ${why})`))
+  return `columns the sheet hides, not read: ${named.join(', ')}`
+}
+
+/** The cells partly struck through that gw read as written (cells gw reads that are partly struck are problems of their rows). */
+export function partlyStruckNote(source: TableSource): string | undefined {
+  const cells = source.partlyStruck ?? []
+  if (!cells.length) return undefined
+  return `warning: ${plural(cells.length, 'cell')} partly struck through, read as written (gw reads none of them): ${cells.join(', ')}${cells.length >= 20 ? ' and maybe more' : ''}; check what the strike means`
 }
 
 /** The columns of gw's own earlier output in a file fed back in (a report's status, advice, the gateway's answers), said once. */

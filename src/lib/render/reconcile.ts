@@ -1,7 +1,15 @@
 /** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
 import {AMOUNT_COLUMNS, type Comparison, type ReconcileInput, type ReconcileOutcome} from '../reconcile/reconcile.js'
-import {earlierOutputNote, ignoredNote, markNotes, sourceNotes, totalsNotes} from './files.js'
+import {
+  earlierOutputNote,
+  hiddenNote,
+  ignoredNote,
+  markNotes,
+  partlyStruckNote,
+  sourceNotes,
+  totalsNotes,
+} from './files.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
 import {fileShown} from '../untrusted.js'
@@ -20,7 +28,7 @@ export function readingNotes(input: ReconcileInput): string[] {
   return [
     ...sourceNotes(input.table.source),
     compared,
-    ...[earlier, ignored, input.outputNote].filter((n) => n !== undefined),
+    ...[earlier, ignored, hiddenNote(input.table.header), input.outputNote].filter((n) => n !== undefined),
   ]
 }
 
@@ -28,6 +36,7 @@ export function readingNotes(input: ReconcileInput): string[] {
 export const outcomeNotes = (outcome: ReconcileOutcome, input: ReconcileInput) => [
   ...markNotes(input.table.source, input.table.header),
   ...totalsNotes(outcome.totals),
+  ...[partlyStruckNote(input.table.source)].filter((n) => n !== undefined),
 ]
 
 export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out: string): string {

@@ -25,6 +25,8 @@ const headerOf = (names: string[], read: string[] = []) => ({
   keys: names.map((n) => n.trim().toLowerCase()),
   ...resolveColumns(names, read),
   gwColumns: [],
+  hidden: new Map(),
+  unseen: [],
 })
 
 describe('an output checked for size before anything is sent', () => {

@@ -30,9 +30,10 @@ const read = async (name: string, options: Parameters<typeof readRefundFile>[1] 
   outcome(await readRefundFile(fixture(name), {column: columns('THB'), ...options}))
 
 describe("CSVs of comma-decimal and other locales, as LibreOffice saves them in each country's settings", () => {
+  // The header says THB ("Refund (THB)"): 82,305 is 82.305, never 82305, and THB has two decimals.
   const comma = [
     [2, 'LOC-1', '150000.00'],
-    [3, 'LOC-2', '82.305'],
+    [3, 'LOC-2', 'refund_amount: THB has 2 decimal places; "82,305" (82.305) has more'],
     [4, 'LOC-3', '12.34'],
     [5, 'LOC-4', '1.5'],
     [6, 'LOC-5', '1500'],
@@ -55,7 +56,7 @@ describe("CSVs of comma-decimal and other locales, as LibreOffice saves them in 
     const {rows, source} = await read(name)
     expect(rows).toEqual([
       [2, 'LOC-1', '150000.00'],
-      [3, 'LOC-2', '82.305'],
+      [3, 'LOC-2', 'refund_amount: THB has 2 decimal places; "82.305" has more'],
       [4, 'LOC-3', '12.34'],
       [5, 'LOC-4', '1.5'],
       [6, 'LOC-5', '1500'],
@@ -110,7 +111,7 @@ describe('what the sheet shows is what is read: hidden, filtered-out and struck-
       ),
     ],
     [5, 'NOV-4', expect.stringMatching(new RegExp(`^${filtered} in the sheet`))],
-    [6, 'NOV-5', expect.stringMatching(/^struck through \(cells A6, B6\) in the sheet/)],
+    [6, 'NOV-5', expect.stringMatching(/^struck through \(cells A6, B6, D6\) in the sheet/)],
     [7, 'NOV-6', '600.00'],
   ]
   const subtotal = {line: 8, label: 'SUBTOTAL', amount: '1400.00', sum: '1400.00', agrees: true, shown: true}
@@ -151,7 +152,7 @@ describe('what the sheet shows is what is read: hidden, filtered-out and struck-
     expect(left.map((l) => [l.line, l.why])).toEqual([
       [4, expect.stringMatching(/^hidden$|^filtered out/)],
       [5, 'filtered out by the filter on column D'],
-      [6, 'struck through (cells A6, B6)'],
+      [6, 'struck through (cells A6, B6, D6)'],
     ])
     expect(totals).toEqual([subtotal])
   })

@@ -178,6 +178,15 @@ export function currencyOfHeader(header: string): {currency: string; mark: strin
   return {currency, mark}
 }
 
+/**
+ * The scale a header or title says its amounts are in (`Refunds in thousands of baht`,
+ * `Amount ('000 THB)`, `ยอด (พันบาท)`, `金額(千円)`), as written; undefined for none. gw never
+ * scales an amount: such a file is refused.
+ */
+export function scaleOfHeader(text: string): string | undefined {
+  return /\b(?:thousands?|millions?|in k|k thb)\b|'000|000s|พัน|ล้าน|千|百万|万/i.exec(text.normalize('NFKC'))?.[0]
+}
+
 /** The currency a mark stands for (`฿`, `US$`, `RM`, `thb`), gateway's or not; undefined for none. */
 export function currencyOfMark(mark: string): string | undefined {
   const upper = mark.normalize('NFKC').trim().toUpperCase()

@@ -31,6 +31,9 @@ import {sendPlan} from './send.js'
 export interface BulkOptions extends Omit<ReadOptions, 'fields'> {
   csv: string
   'only-visible'?: boolean
+  /** --where and --status-map: the rows taken by the words beside them. */
+  where?: readonly string[]
+  'status-map'?: readonly string[]
   journal?: string
   out?: string
   skip_invalid: boolean

@@ -41,7 +41,7 @@ export async function writeReport(
       else if ('blank' in line) await writer.write(line.blank, {status: 'not_a_row'})
       else if ('totals' in line) await writer.write(line.cells, {status: 'totals', advice: totalsVerdict(line.totals)})
       else if ('left' in line)
-        await writer.write(line.cells, {status: 'left_out', advice: `${line.left.why}: left out by --only-visible`})
+        await writer.write(line.cells, {status: 'left_out', advice: `${line.left.why}: left out by ${line.left.by}`})
       else {
         const {row, index, cells} = line
         const view = rowView(row, states[index]!, options.dryRun)

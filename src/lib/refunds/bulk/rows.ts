@@ -319,8 +319,9 @@ export interface OrderLine {
   balance_fee: number
 }
 
-/** A row left out: its line, and why the sheet does not show it. */
+/** A row left out: its line, why, and the flag that leaves it out (--only-visible: the sheet does not show it; --where, --status-map: not taken). */
 export interface LeftOut {
   line: number
   why: string
+  by: '--only-visible' | '--where' | '--status-map'
 }

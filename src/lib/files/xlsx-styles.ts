@@ -1,0 +1,170 @@
+/**
+ * What an .xlsx's shared parts say of how its cells look: the relationships that find its parts,
+ * its shared strings (with how much of each is struck through, run by run), and its styles (each
+ * cell style's number format and whether its font strikes the text through; each differential
+ * format, which conditional formats apply, and whether it strikes or hides).
+ */
+import {posix} from 'node:path'
+
+import type {SaxesTagPlain} from 'saxes'
+
+import type {Effect} from './conditional-formats.js'
+import {type NumberFormat, numberFormat, showNumber} from './shown-number.js'
+import {fromWorkbookText} from './workbook-cells.js'
+import {attr, local, parseAll} from './workbook-rows.js'
+import {PartTooLarge, type ZipParts} from './zip-parts.js'
+
+/** `Target` of a relationship, resolved from the part that has it (absolute targets as they are). */
+const resolvePart = (from: string, target: string) =>
+  target.startsWith('/') ? target.slice(1) : posix.normalize(posix.join(posix.dirname(from), target))
+
+/** The relationships of a part: id to part name, and type (its last word) to part name. */
+export async function relationships(zip: ZipParts, part: string) {
+  const rels = posix.join(posix.dirname(part), '_rels', `${posix.basename(part)}.rels`)
+  const byId = new Map<string, string>()
+  const byType = new Map<string, string>()
+  if (!zip.has(rels)) return {byId, byType}
+  await parseAll(zip, rels, {
+    open(tag) {
+      if (local(tag) !== 'Relationship' || attr(tag, 'TargetMode') === 'External') return
+      const target = resolvePart(part, attr(tag, 'Target') ?? '')
+      byId.set(attr(tag, 'Id') ?? '', target)
+      byType.set((attr(tag, 'Type') ?? '').split('/').pop()!, target)
+    },
+  })
+  return {byId, byType}
+}
+
+/**
+ * What the shared strings of a workbook may unpack to, and hold: a sheet of Excel's most rows
+ * with a few distinct texts a row holds far less. Past either, the workbook is not an export of
+ * rows (a ZIP bomb: megabytes that unpack to gigabytes of strings), and it is refused before
+ * the strings fill the reader's memory (WORKER_HEAP_MB).
+ */
+const MAX_SHARED_STRINGS_BYTES = 512 * 1024 * 1024
+const MAX_SHARED_STRINGS_TEXT = 96 * 1024 * 1024
+
+/** How much of a string's text its runs strike through: none, some (a warning), or all of it (struck). */
+export type Strike = 'none' | 'part' | 'all'
+
+/** A string's text and its strike, from the characters of its runs struck (`<r><rPr><strike/>`), spaces aside. */
+export class RunStrikes {
+  #struck = 0
+  #shown = 0
+  #inRun = false
+  #runStruck = false
+
+  open(name: string, tag: SaxesTagPlain): void {
+    if (name === 'r') [this.#inRun, this.#runStruck] = [true, false]
+    else if (name === 'strike' && this.#inRun) this.#runStruck = !['0', 'false'].includes(attr(tag, 'val') ?? '1')
+  }
+
+  close(name: string): void {
+    if (name === 'r') this.#inRun = false
+  }
+
+  text(text: string): void {
+    const shown = text.replace(/\s/g, '').length
+    this.#shown += shown
+    if (this.#inRun && this.#runStruck) this.#struck += shown
+  }
+
+  /** The strike of the string read since the last call, and a fresh count for the next. */
+  take(): Strike {
+    const strike = this.#struck === 0 ? 'none' : this.#struck >= this.#shown ? 'all' : 'part'
+    this.#struck = this.#shown = 0
+    return strike
+  }
+}
+
+/** The strings of a part's `si` items (shared strings), without phonetic runs, each with its strike; PartTooLarge past the limits above. */
+export async function sharedStrings(
+  zip: ZipParts,
+  part: string | undefined,
+): Promise<{strings: string[]; strikes: Map<number, Strike>}> {
+  const strings: string[] = []
+  const strikes = new Map<number, Strike>()
+  if (!part || !zip.has(part)) return {strings, strikes}
+  if (zip.size(part) > MAX_SHARED_STRINGS_BYTES) throw new PartTooLarge(part)
+  let held = 0
+  let current = ''
+  let inText = false
+  let phonetic = 0
+  const runs = new RunStrikes()
+  await parseAll(zip, part, {
+    open(tag) {
+      const name = local(tag)
+      if (name === 'si') current = ''
+      else if (name === 'rPh') phonetic++
+      else if (name === 't' && !phonetic) inText = true
+      runs.open(name, tag)
+    },
+    close(tag) {
+      const name = local(tag)
+      runs.close(name)
+      if (name === 'si') {
+        held += current.length
+        if (held > MAX_SHARED_STRINGS_TEXT) throw new PartTooLarge(part)
+        const strike = runs.take()
+        if (strike !== 'none') strikes.set(strings.length, strike)
+        strings.push(fromWorkbookText(current))
+      } else if (name === 'rPh') phonetic--
+      else if (name === 't') inText = false
+    },
+    text(text) {
+      if (!inText) return
+      current += text
+      runs.text(text)
+    },
+  })
+  return {strings, strikes}
+}
+
+/** The styles of a workbook: each cell style's number format and strike, and what each differential format does. */
+interface CellStyles {
+  numbers: NumberFormat[]
+  struck: boolean[]
+  /** By differential format (a conditional format's `dxfId`): whether it strikes its cells or hides them (`;;;`). */
+  effects: (Effect | undefined)[]
+}
+
+/** Each cell style (`s`): its number format's code and kind, and whether its font strikes the text through. */
+export async function cellStyles(zip: ZipParts, part: string | undefined): Promise<CellStyles> {
+  const codes = new Map<number, string>()
+  const styles: CellStyles = {numbers: [], struck: [], effects: []}
+  const fonts: boolean[] = []
+  if (!part || !zip.has(part)) return styles
+  let inCellXfs = false
+  let inFonts = false
+  let dxf: {struck: boolean; code?: string} | undefined
+  await parseAll(zip, part, {
+    open(tag) {
+      const name = local(tag)
+      if (name === 'dxf') dxf = {struck: false}
+      else if (dxf && name === 'strike') dxf.struck = !['0', 'false'].includes(attr(tag, 'val') ?? '1')
+      else if (dxf && name === 'numFmt') dxf.code = attr(tag, 'formatCode')
+      else if (name === 'numFmt') codes.set(Number(attr(tag, 'numFmtId')), attr(tag, 'formatCode') ?? '')
+      else if (name === 'fonts') inFonts = true
+      else if (name === 'font' && inFonts) fonts.push(false)
+      else if (name === 'strike' && inFonts) fonts[fonts.length - 1] = !['0', 'false'].includes(attr(tag, 'val') ?? '1')
+      else if (name === 'cellXfs') inCellXfs = true
+      else if (name === 'xf' && inCellXfs) {
+        const id = Number(attr(tag, 'numFmtId') ?? 0)
+        styles.numbers.push(numberFormat(id, codes.get(id)))
+        styles.struck.push(fonts[Number(attr(tag, 'fontId') ?? 0)] ?? false)
+      }
+    },
+    close(tag) {
+      const name = local(tag)
+      if (name === 'cellXfs') inCellXfs = false
+      else if (name === 'fonts') inFonts = false
+      else if (name === 'dxf' && dxf) {
+        // A format that shows nothing of a number (`;;;`) hides the cell; a strike strikes it.
+        const hides = dxf.code !== undefined && showNumber(1, dxf.code) === '' && showNumber(-1, dxf.code) === ''
+        styles.effects.push(dxf.struck ? 'struck' : hides ? 'hidden' : undefined)
+        dxf = undefined
+      }
+    },
+  })
+  return styles
+}

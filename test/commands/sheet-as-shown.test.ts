@@ -1,0 +1,232 @@
+/**
+ * Finance's journey with a sheet that does not show everything it holds (test/fixtures/shown,
+ * made by xlsxwriter, openpyxl, odfpy and LibreOffice: see its README): each file is refused
+ * before anything is sent, or refunds what the person sees, and the sandbox's ledger says so.
+ */
+import {copyFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {REPO_ROOT} from '../helpers/shared.js'
+
+let world: GwWorld
+const FIXTURES = join(REPO_ROOT, 'test/fixtures/shown')
+
+beforeAll(async () => {
+  world = await startWorld()
+  const wire = world.sandbox.wire()
+  const orders: [string, string][] = [
+    ...Array.from({length: 56}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
+    ['SHW-M1', 'MYR'],
+  ]
+  for (const [mch, fee_type] of orders) {
+    const created = await wire.call('native_pay', {
+      channel: 'wechat',
+      mch_order_no: mch,
+      total_fee: 1_000_000,
+      fee_type,
+    })
+    expect(created.data.result).toBe('SUCCESS')
+    expect((await world.sandbox.controls.pay(mch)).status).toBe(200)
+  }
+})
+afterAll(() => world.close())
+
+const copy = (name: string) => {
+  const path = join(world.configDir, name)
+  copyFileSync(join(FIXTURES, name), path)
+  return path
+}
+/** Refunds the ledger shows for the orders, as [order, refund_fee]. */
+const refunded = async (...orders: string[]) =>
+  (await Promise.all(orders.map(async (o) => ((await world.ledger(o))?.refunds ?? []).map((r) => [o, r.refund_fee]))))
+    .flat()
+    .sort()
+const send = (path: string, ...args: string[]) => world.run(['refund', 'create', '--from-csv', path, '--yes', ...args])
+
+describe('a column the sheet hides is never read', () => {
+  it('a hidden mch_order_no beside the shown "Invoice No" stops the run naming both; --column reads the shown one', async () => {
+    const path = copy('hidden-order-column.xlsxwriter.xlsx')
+    const refused = await send(path, '--column', 'refund_amount=Refund (THB)')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(
+      `column A ("mch_order_no") is hidden in the sheet, so gw does not read mch_order_no from it; the shown "Invoice No" looks like order numbers: name the column to read with --column mch_order_no='Invoice No'`,
+    )
+    expect(await refunded('SHW-1', 'SHW-2', 'SHW-3', 'SHW-4')).toEqual([])
+    const run = await send(path, '--column', 'refund_amount=Refund (THB)', '--column', 'mch_order_no=Invoice No')
+    expect(run.code, run.stderr).toBe(0)
+    expect(await refunded('SHW-1', 'SHW-2', 'SHW-3', 'SHW-4')).toEqual([
+      ['SHW-1', 1000],
+      ['SHW-2', 2000],
+    ])
+  })
+
+  it('a column of zero width is hidden as much (a hand-made package)', async () => {
+    const result = await send(copy('zero-width.handmade.xlsx'), '--column', 'refund_amount=Refund (THB)')
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('column A ("mch_order_no") is zero width in the sheet')
+  })
+
+  it('a stale hidden refund_amount beside the shown "Refund (THB)": stopped; the shown one refunds 2,747.14', async () => {
+    const path = copy('hidden-amount-column.openpyxl.xlsx')
+    const refused = await send(path)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(
+      `column B ("refund_amount") is hidden in the sheet, so gw does not read refund_amount from it; the shown "Refund (THB)" looks like amounts: name the column to read with --column refund_amount='Refund (THB)'`,
+    )
+    const run = await send(path, '--column', 'refund_amount=Refund (THB)')
+    expect(run.code, run.stderr).toBe(0)
+    const rows = await refunded('SHW-5', 'SHW-6', 'SHW-7', 'SHW-8')
+    expect(rows.reduce((sum, [, fee]) => sum + (fee as number), 0)).toBe(274_714)
+  })
+
+  it('reconcile: a hidden stale amount never decides a match; the shown one is compared', async () => {
+    const path = copy('reconcile-hidden-amount.openpyxl.xlsx')
+    const refused = await world.run(['reconcile', path])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('column B ("amount") is hidden in the sheet')
+    const shown = await world.run(['reconcile', path, '--column', 'amount=Amount (THB)', '--json'])
+    expect(shown.json<{results: {classification: string}[]}>().results[0]!.classification).toBe('amount_mismatch')
+  })
+})
+
+describe('rows hidden or struck in ways the sheet keeps', () => {
+  it.each([
+    ['zero-height.handmade.xlsx', 3, 'hidden (zero height)'],
+    ['struck-by-rule.xlsxwriter.xlsx', 3, 'struck through (cells A3, B3, D3)'],
+    ['struck-by-rule.libreoffice.xlsx', 3, 'struck through (cells A3, B3, D3)'],
+    ['struck-by-rule.libreoffice.ods', 3, 'struck through (cells A3, B3, D3)'],
+    ['struck-by-cellis.xlsxwriter.xlsx', 3, 'struck through (cell B3)'],
+    ['rich-strike.xlsxwriter.xlsx', 2, 'struck through (cell A2)'],
+  ])('%s: line %i is %s in the sheet: nothing sent', async (name, line, why) => {
+    const before = (await world.requests()).order_refund ?? 0
+    const result = await send(copy(name))
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`line ${line}: ${why} in the sheet: such a row is never refunded silently`)
+    expect((await world.requests()).order_refund ?? 0).toBe(before)
+  })
+
+  it('--only-visible refunds the rows the conditional format leaves standing, and the report says the struck one was left out', async () => {
+    const run = await send(copy('struck-by-rule.libreoffice.ods'), '--only-visible')
+    expect(run.code, run.stderr).toBe(0)
+    expect(await refunded('SHW-11', 'SHW-12', 'SHW-13')).toEqual([
+      ['SHW-11', 1000],
+      ['SHW-13', 1000],
+    ])
+  })
+
+  it('a conditional format gw cannot evaluate stops the run, naming it', async () => {
+    const result = await send(copy('struck-by-formula.xlsxwriter.xlsx'))
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(
+      'the sheet has a conditional format on A2:D4 that strikes its cells through when expression AND($D2="no",$B2>5), which gw cannot evaluate',
+    )
+  })
+
+  it('a cell partly struck that gw does not read is a warning naming it', async () => {
+    const result = await world.run(['refund', 'create', '--from-csv', copy('rich-strike.xlsxwriter.xlsx'), '--dry-run'])
+    expect(result.stderr).toContain(
+      'warning: 1 cell partly struck through, read as written (gw reads none of them): C3',
+    )
+  })
+
+  it("odfpy's .ods: a collapsed column, a row of zero height, a struck run, its own text against its style, a display factor", async () => {
+    const result = await send(copy('hidden.odfpy.ods'), '--column', 'mch_order_no=Invoice No')
+    expect(result.code).toBe(2)
+    for (const said of [
+      'line 3: hidden (zero height) in the sheet',
+      'line 4: struck through (cell B4) in the sheet',
+      `line 5: refund_amount: the file's own text of the cell is "1,500", but its number style shows "1499.6"`,
+      'line 6: refund_amount: the cell shows "1,500" (its number format is "#,0,") but holds 1,500,000',
+    ])
+      expect(result.stderr).toContain(said)
+    expect(await refunded('SHW-50', 'SHW-51', 'SHW-54', 'SHW-55', 'SHW-56')).toEqual([])
+  })
+})
+
+describe('the amount is what the cell shows, in the currency it shows', () => {
+  it('formats that scale or hide the number: every row refused, nothing sent (not 1,500,000.00 THB)', async () => {
+    const result = await send(copy('scaled.openpyxl.xlsx'))
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('"Refunds in thousands of baht" says the amounts are in thousands')
+    for (const said of [
+      'line 3: refund_amount: the cell shows "1,500" (its number format is "#,##0,") but holds 1,500,000',
+      'line 6: refund_amount: the cell looks empty (its number format is ";;;") but holds 1,500',
+      'line 7: refund_amount: the cell shows "see note"',
+      'line 8: refund_amount: the cell shows "50.00" (its number format is ""50.00"") but holds 5,000',
+    ])
+      expect(result.stderr).toContain(said)
+    expect(await refunded('SHW-15', 'SHW-16', 'SHW-17', 'SHW-18', 'SHW-19', 'SHW-20')).toEqual([])
+  })
+
+  it('฿ on a ringgit order, ¥ and US$ on baht orders: each refused naming both', async () => {
+    // --skip-invalid: the rows the file alone cannot refuse go on to be checked against their orders.
+    const result = await send(copy('currency-format.openpyxl.xlsx'), '--skip-invalid')
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toMatch(/line 2: .*THB.*MYR|line 2: .*MYR.*THB/)
+    expect(result.stderr).toMatch(/line 3: .*JPY.*THB|line 3: .*THB.*JPY/)
+    expect(result.stderr).toContain(
+      'line 4: refund_amount: "US$12.50" is written in USD, which the gateway does not take',
+    )
+    expect(await refunded('SHW-M1', 'SHW-21', 'SHW-22')).toEqual([])
+  })
+
+  it("LibreOffice's ringgit currency cell on a baht order: refused", async () => {
+    const result = await send(copy('currency-myr.libreoffice.ods'))
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/line 2: .*MYR.*THB|line 2: .*THB.*MYR/)
+    expect(await refunded('SHW-26')).toEqual([])
+  })
+
+  it('a column headed "Refund (JPY)" on a baht order: refused naming both; yen grouping reads one way', async () => {
+    const path = join(world.configDir, 'refund-jpy.csv')
+    writeFileSync(path, 'mch_order_no,Refund (JPY)\nSHW-23,"1,000"\n')
+    const result = await send(path, '--column', 'refund_amount=Refund (JPY)')
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/line 2: .*JPY.*THB|line 2: .*THB.*JPY/)
+    expect(await refunded('SHW-23')).toEqual([])
+  })
+})
+
+describe('approval words are not payment states', () => {
+  it('Rejected, Declined, Pending, On hold and their Thai forms beside Approved stop the run; --where takes the approved', async () => {
+    const path = copy('approval.openpyxl.xlsx')
+    const refused = await send(path)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('column "Status" says not every refund is approved: "Rejected" (1 row: line 3)')
+    expect(refused.stderr).toContain('--where Status=Approved')
+    const orders = Array.from({length: 9}, (_, i) => `SHW-${30 + i}`)
+    expect(await refunded(...orders)).toEqual([])
+    const run = await send(path, '--where', 'Status=Approved')
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toContain('7 rows, left out (--where): not sent')
+    expect(await refunded(...orders)).toEqual([
+      ['SHW-30', 1000],
+      ['SHW-38', 1000],
+    ])
+  })
+
+  it('a yes/no Approved column is read, not ignored: --status-map says what "no" means', async () => {
+    const path = copy('approved-yes-no.openpyxl.xlsx')
+    const refused = await send(path)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('column "Approved" says not every refund is approved: "no" (1 row: line 3)')
+    const run = await send(path, '--status-map', 'no=rejected')
+    expect(run.code, run.stderr).toBe(0)
+    expect(await refunded('SHW-40', 'SHW-41', 'SHW-42')).toEqual([
+      ['SHW-40', 1000],
+      ['SHW-42', 1000],
+    ])
+  })
+
+  it('a status word gw does not know is a problem of its line', async () => {
+    const path = join(world.configDir, 'unknown-status.csv')
+    writeFileSync(path, 'mch_order_no,refund_amount,Status\nSHW-44,10.00,Escalated\n')
+    const result = await send(path)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('line 2: status "Escalated" (column "Status") is not a word gw knows')
+    expect(await refunded('SHW-44')).toEqual([])
+  })
+})

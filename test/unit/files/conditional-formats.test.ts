@@ -1,0 +1,81 @@
+import {describe, expect, it} from 'vitest'
+
+import {type ConditionalRule, excelRule, markRow, odfRule} from '../../../src/lib/files/conditional-formats.js'
+import {StatusWords} from '../../../src/lib/orders/status-words.js'
+
+/** The cells of row `line` (A, B, C, D as `cells`) a rule strikes, by column letter. */
+function struck(rule: ConditionalRule | string, line: number, cells: string[], numbers: Record<number, number> = {}) {
+  if (typeof rule === 'string') throw new Error(rule)
+  const row = {line, cells, struck: [] as number[], blanked: [] as number[]}
+  markRow(row, [rule], numbers)
+  return [...row.struck, ...row.blanked].map((at) => 'ABCD'[at]).join('')
+}
+
+describe('conditional formats that strike rows, evaluated on each row', () => {
+  const row = (approved: string) => ['SHW-1', '10.00', 'ok', approved]
+  it.each([
+    ['expression $D2="no"', excelRule('A2:D9', {type: 'expression', formulas: ['$D2="no"']}, 'struck')],
+    [
+      'expression D2<>"yes" (relative column over one column)',
+      excelRule('D2:D9', {type: 'expression', formulas: ['D2<>"yes"']}, 'struck'),
+    ],
+    ['LibreOffice\'s formula-is([.$D2]="no")', odfRule('Refunds.A2:Refunds.D9', 'formula-is([.$D2]="no")', 'struck')],
+  ])('%s strikes the rows whose Approved is no, and only them', (_, rule) => {
+    const all = typeof rule !== 'string' && rule.ranges[0]!.left === 0 ? 'ABCD' : 'D'
+    expect(struck(rule, 3, row('no'))).toBe(all)
+    expect(struck(rule, 4, row('yes'))).toBe('')
+    expect(struck(rule, 12, row('no'))).toBe('')
+  })
+
+  it('cell value rules: equal a word (any case), greater than a number, between, text and blank rules', () => {
+    const equal = excelRule('D2:D9', {type: 'cellIs', operator: 'equal', formulas: ['"Rejected"']}, 'struck')
+    expect(struck(equal, 2, ['', '', '', 'REJECTED'])).toBe('D')
+    const over = excelRule('B2:B9', {type: 'cellIs', operator: 'greaterThan', formulas: ['15']}, 'struck')
+    expect(struck(over, 2, ['', '20.00'], {1: 20})).toBe('B')
+    expect(struck(over, 2, ['', '10.00'], {1: 10})).toBe('')
+    const between = excelRule('B2:B9', {type: 'cellIs', operator: 'between', formulas: ['5', '1']}, 'struck')
+    expect(struck(between, 2, ['', '3'], {1: 3})).toBe('B')
+    const contains = excelRule(
+      'C2:C9',
+      {type: 'containsText', operator: 'containsText', text: 'void', formulas: []},
+      'hidden',
+    )
+    expect(struck(contains, 2, ['', '', 'VOIDED'])).toBe('C')
+    expect(struck(odfRule('S.A2:S.A9', '="x"', 'struck'), 2, ['X'])).toBe('A')
+    expect(struck(odfRule('S.C2:S.C9', 'begins-with("dup")', 'struck'), 2, ['', '', 'duplicate'])).toBe('C')
+  })
+
+  it('a rule of another shape, or one that reads another row, is never guessed: said in words', () => {
+    expect(excelRule('A2:D9', {type: 'expression', formulas: ['AND($D2="no",$B2>5)']}, 'struck')).toBe(
+      'a conditional format on A2:D9 that strikes its cells through when expression AND($D2="no",$B2>5)',
+    )
+    expect(typeof excelRule('A2:D9', {type: 'expression', formulas: ['$D1="no"']}, 'struck')).toBe('string')
+    expect(typeof excelRule('A2:D9', {type: 'expression', formulas: ['$D$2="no"']}, 'struck')).toBe('string')
+    expect(typeof excelRule('A2:D9', {type: 'top10', formulas: []}, 'struck')).toBe('string')
+    expect(typeof odfRule('S.A2:S.D9', 'duplicate', 'hidden')).toBe('string')
+  })
+})
+
+describe('approval words', () => {
+  const words = new StatusWords(['Escalated=pending', 'Fine=approved'])
+  it.each([
+    ['Approved', 'approved'],
+    ['yes', 'approved'],
+    ['อนุมัติ', 'approved'],
+    ['Rejected', 'rejected'],
+    ['ไม่อนุมัติ', 'rejected'],
+    ['ปฏิเสธ', 'rejected'],
+    ['On hold', 'pending'],
+    ['รออนุมัติ', 'pending'],
+    ['Escalated', 'pending'],
+    ['Fine', 'approved'],
+  ])('%j is %s', (word, approval) => {
+    expect(words.approvalOf(word)?.approval).toBe(approval)
+  })
+
+  it('a payment word is no approval word; a mapped word says it was mapped', () => {
+    expect(words.approvalOf('paid')).toBeUndefined()
+    expect(words.approvalOf('Escalated')).toEqual({approval: 'pending', mapped: true})
+    expect(words.approvalOf('Rejected')).toEqual({approval: 'rejected', mapped: false})
+  })
+})
