@@ -167,7 +167,11 @@ describe('the guides, offline', () => {
     expect(shown.stdout).toMatch(/^# Finance/)
     expect(shown.stdout).toContain('What gw keeps (gw help security)')
     const json = await gw(['help', 'support', '--json'])
-    expect(json.json()).toEqual({guide: 'support', text: guideText(REPO_ROOT, 'support')})
+    expect(json.json()).toEqual({
+      guide: 'support',
+      file: join(REPO_ROOT, 'docs', 'support.md'),
+      text: guideText(REPO_ROOT, 'support'),
+    })
   })
 
   it('a mistyped guide or command gets the closest to paste, exit 2, and nothing else', async () => {
