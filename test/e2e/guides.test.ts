@@ -58,6 +58,7 @@ const SAYS: Record<string, ((result: LineResult) => void)[]> = {
     ({stdout}) => expect(stdout).toMatch(/^INV-2002 +acknowledged/),
   ],
   'gw doctor --profile mine': [({stdout}) => expect(stdout).toContain('All checks passed.')],
+  'gw history': [({stdout}) => expect(stdout).toMatch(/history\.db/)],
 }
 
 /**
