@@ -37,7 +37,8 @@ export default class Help extends Command {
   > {
     const {argv, flags} = await this.parse(Help)
     const words = (argv as string[]).filter((word) => word !== '--json')
-    if (words.length === 1 && isGuide(words[0]!)) {
+    // A guide is a page: words after its name are ignored, as help ignores them after a command's.
+    if (words[0] !== undefined && isGuide(words[0])) {
       const text = guideText(this.config.root, words[0])
       if (this.jsonEnabled()) return {guide: words[0], file: guideFile(this.config.root, words[0]), text}
       this.log(text.trimEnd())
