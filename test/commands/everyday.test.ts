@@ -350,22 +350,6 @@ describe('which build, and whether a newer one is out', () => {
   })
 })
 
-describe("the README's quick start", () => {
-  it("is five commands near the top, and runs as written (the sandbox of its first line is the tests')", async () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
-    const block = /<!-- quick start -->\s*```sh\n([\s\S]*?)```/.exec(readme)!
-    expect(block.index).toBeLessThan(readme.indexOf('## Install'))
-    const lines = block[1]!.trim().split('\n')
-    expect(lines).toHaveLength(5)
-    expect(lines[0]).toMatch(/^gw sandbox start /)
-    for (const line of lines.slice(1)) {
-      const ran = await world.asPrinted(line)
-      expect(ran.code, `${line}\n${ran.stderr}`).toBe(0)
-    }
-    expect((await world.ledger('INV-1001'))!.refunds.map((refund) => refund.refund_fee)).toEqual([5000])
-  })
-})
-
 describe('shell completion', () => {
   it('bash completes commands, flag values, the stored profile names and the guides, asking gw itself', async () => {
     const shims = tempDir('gw-shim-')

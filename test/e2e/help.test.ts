@@ -167,7 +167,11 @@ describe('the guides, offline', () => {
     expect(shown.stdout).toMatch(/^# Finance/)
     expect(shown.stdout).toContain('What gw keeps (gw help security)')
     const json = await gw(['help', 'support', '--json'])
-    expect(json.json()).toEqual({guide: 'support', text: guideText(REPO_ROOT, 'support')})
+    expect(json.json()).toEqual({
+      guide: 'support',
+      file: join(REPO_ROOT, 'docs', 'support.md'),
+      text: guideText(REPO_ROOT, 'support'),
+    })
   })
 
   it('a mistyped guide or command gets the closest to paste, exit 2, and nothing else', async () => {
@@ -178,6 +182,10 @@ describe('the guides, offline', () => {
     const command = await gw(['help', 'refnd', 'create'])
     expect(command.code).toBe(2)
     expect(command.stderr).toContain('Did you mean: gw help refund create')
+    // Words after a guide's name are ignored, as after a command's: never a suggestion of the same words.
+    const extra = await gw(['help', 'support', 'extra'])
+    expect(extra.code).toBe(0)
+    expect(extra.stdout).toMatch(/^# Support/)
     // Topics and commands are still help's: the guides take no name of theirs.
     expect((await gw(['help', 'order'])).code).toBe(0)
   })

@@ -50,6 +50,11 @@ function bash(script: string, env: Record<string, string | undefined> = {}) {
 const versionLine = `gw/${id} linux-x64 node-v${process.versions.node}\n`
 
 describe("the README's install lines, as written", () => {
+  it('are every block of the pages it ships marked install:, each run below', () => {
+    const marks = pages.flatMap((page) => [...page.matchAll(/<!-- install: (\S+) -->/g)].map((mark) => mark[1]))
+    expect(marks.sort()).toEqual(['linux', 'linux-path', 'package', 'remove-linux', 'signature'])
+  })
+
   it('Linux: the file checked against SHA256SUMS, installed into a ~/.local/bin the account did not have', () => {
     const installed = bash(block('linux'))
     expect(installed.status, installed.stderr).toBe(0)

@@ -22,12 +22,15 @@ export type Guide = keyof typeof GUIDES
 
 export const isGuide = (word: string): word is Guide => Object.hasOwn(GUIDES, word)
 
+/** Where gw installed at `root` keeps a guide. */
+export const guideFile = (root: string, guide: Guide): string => join(root, 'docs', `${guide}.md`)
+
 /**
  * A guide as a terminal shows it: its markdown, without the marks the tests read, each link said
  * as where to read it offline (another guide by its `gw help`, the reference by `gw help --all`).
  */
 export function guideText(root: string, guide: Guide): string {
-  return readFileSync(join(root, 'docs', `${guide}.md`), 'utf8')
+  return readFileSync(guideFile(root, guide), 'utf8')
     .replace(/^<!--[^\n]*-->\n\n/gm, '')
     .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, text: string, target: string) => `${text}${whereOffline(target)}`)
 }
