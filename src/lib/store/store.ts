@@ -17,6 +17,7 @@ import {join} from 'node:path'
 import type {SQLInputValue} from 'node:sqlite'
 
 import {LocalDatabase, LocalStateError} from '../io/database.js'
+import {OWN_CONFIG_DIR} from '../paths.js'
 import {type CommitPorts, GroupCommit, type Pending, type Seen} from './durability.js'
 import {type GatewayIdentity, describeGateway, kinship, sameGateway} from './gateway.js'
 import {GatewayHistory, type Kin} from './history.js'
@@ -173,7 +174,7 @@ export class LocalStore {
   /** The database, opened at the first question (commands that never ask never load SQLite). */
   #open(): Queries {
     if (this.#queries) return this.#queries
-    const db = new LocalDatabase(this.file, MIGRATIONS)
+    const db = new LocalDatabase(this.file, MIGRATIONS, OWN_CONFIG_DIR)
     this.#db = db
     this.#queries = prepareQueries(db)
     new Merge(this.jsonl, db, this.#queries.gateways, {...this.ports, save: (entry) => this.#saveMerged(entry)}).run()

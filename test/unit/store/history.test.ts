@@ -1,4 +1,4 @@
-import {spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {existsSync, lstatSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
@@ -264,7 +264,7 @@ describe('the history database', () => {
     }
   })
 
-  it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
+  it('gives one claim of an order at a time, held by the system: never by a pid on file', async () => {
     const dir = folder()
     const history = historyOf(dir)
     const claim = history.claimOrder('O1')
@@ -274,19 +274,36 @@ describe('the history database', () => {
     claim.release()
     other.claimOrder('O1').release()
 
-    // Left by a process killed while it held the claim.
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!
-    const db = new DatabaseSync(join(dir, 'history.db'))
-    db.prepare("INSERT INTO refund_claims VALUES ((SELECT id FROM gateways WHERE appid = 'A1'), ?, ?, ?, ?)").run(
-      'O1',
-      dead,
-      hostname(),
-      'then',
+    /** A claim row as another gw wrote it: pid 1 of its own namespace, its run's lock `run` (none: an earlier gw). */
+    const plant = (run: string | null) => {
+      const db = new DatabaseSync(join(dir, 'history.db'))
+      db.prepare(
+        "INSERT OR REPLACE INTO refund_claims VALUES ((SELECT id FROM gateways WHERE appid = 'A1'), 'O1', 1, ?, 'then', ?)",
+      ).run(hostname(), run)
+      db.close()
+    }
+    // Live in another pid namespace or container: its run's lock is held, whatever its pid says here.
+    const lock = join(dir, 'claims', 'elsewhere.lock')
+    const script = `const db = new (require('node:sqlite').DatabaseSync)(${JSON.stringify(lock)}); db.exec('PRAGMA journal_mode = MEMORY'); db.exec('BEGIN EXCLUSIVE'); process.stdout.write('held'); setInterval(() => {}, 1000)`
+    const live = spawn(process.execPath, ['--no-warnings', '-e', script], {stdio: ['ignore', 'pipe', 'inherit']})
+    await new Promise((resolve) => live.stdout.once('data', resolve))
+    plant('elsewhere')
+    expect(() => history.claimOrder('O1')).toThrow(
+      `Order O1 is being refunded by process 1 on ${hostname()} (since then).`,
     )
-    db.close()
+    // Killed: the system let go of its lock, and its claim is taken over.
+    await new Promise((resolve) => (live.once('exit', resolve), live.kill('SIGKILL')))
     const taken = history.claimOrder('O1')
     expect(() => other.claimOrder('O1')).toThrow(new RegExp(`by process ${process.pid} `))
     taken.release()
+    expect(existsSync(lock)).toBe(false)
+    // Of an earlier gw, naming this very pid (a restart that gave the pid back): taken over, never held for good.
+    const db = new DatabaseSync(join(dir, 'history.db'))
+    db.prepare("UPDATE refund_claims SET pid = ? WHERE mch_order_no = 'O1'").run(process.pid)
+    db.close()
+    plant(null)
+    history.claimOrder('O1').release()
+    expect(readdirSync(join(dir, 'claims'))).toEqual([])
   })
 
   it('says what to do with a file that is not a database, and never reads it as an empty history', () => {

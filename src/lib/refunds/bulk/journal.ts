@@ -126,7 +126,7 @@ export class Journal {
     const rows = new Map<number, RowHistory>()
     const file = lstatSync(path, {throwIfNoEntry: false})
     if (!file) return {rows, resumed: false, torn: false}
-    const foreign = notOurs(path, file, {sharedFolder: true})
+    const foreign = notOurs(file)
     if (foreign)
       throw usageError(
         `The journal ${path} is not one gw wrote for you: ${foreign}. Nothing was sent: what it says is evidence of nothing, and gw does not write into it.`,
