@@ -405,7 +405,8 @@ describe('bulk refunds', () => {
     const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
     const lock = `${csv}.journal.jsonl.lock`
     const slow = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--rate', '10'])
-    while (!existsSync(lock)) await new Promise((r) => setTimeout(r, 20))
+    // Its note, written once it holds the lock: what the refusal names it by.
+    while (!existsSync(`${lock}.holder`)) await new Promise((r) => setTimeout(r, 20))
     const second = await bulk(csv)
     expect(second.code).toBe(2)
     expect(second.stderr).toMatch(new RegExp(`This batch is being run by process ${slow.child.pid} on `))

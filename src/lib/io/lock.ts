@@ -156,9 +156,19 @@ export function holdLock(path: string, options: {waitMs?: number} = {}): Lock {
     db.close()
     // Locked, but removed by the holder it was taken from: the file at the path now is the lock.
     if (held) continue
-    if (Date.now() >= deadline) throw new LockHeld(path, readNote(path))
+    if (Date.now() >= deadline) throw new LockHeld(path, noteOfHolder(path))
     pause(25)
   }
+}
+
+/** The note of a lock's holder, waited for a moment: a holder writes it just after it takes the lock. */
+function noteOfHolder(path: string): LockHolder | undefined {
+  for (let tries = 0; tries < 8; tries += 1) {
+    const note = readNote(path)
+    if (note) return note
+    pause(25)
+  }
+  return undefined
 }
 
 /** A lock file of an earlier gw (its holder written in it): the holder kept as the note, the file emptied in place. */
