@@ -315,6 +315,11 @@ export class LocalDatabase {
     })
   }
 
+  /** A transaction is open on it (a write's, or a read's). */
+  get inTransaction(): boolean {
+    return this.#db.isTransaction
+  }
+
   close(): void {
     if (this.#db.isOpen) this.#db.close()
   }

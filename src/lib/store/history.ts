@@ -20,7 +20,7 @@ import {ensurePrivateDir} from '../io/private-file.js'
 import type {GroupCommit, Recorded, Seen, Settled} from './durability.js'
 import type {GatewayIdentity} from './gateway.js'
 import {type Selection, pages, paramsOf, recordOf} from './queries/lists.js'
-import {type EventEntry, type OrderEntry, type RefundEntry, isUnsettled} from './records.js'
+import {type EventEntry, type OrderEntry, type RefundEntry} from './records.js'
 import type {Queries} from './queries/index.js'
 
 /** An order as a command names it: by the merchant's number, the gateway's or the channel's. */
@@ -80,23 +80,6 @@ export interface OrderClaim {
   release(): void
 }
 
-/** Another gateway of the history that may be this one (gateway.ts's kinship): its records' id. */
-export interface Kin {
-  id: number
-  gateway: GatewayIdentity
-  kinship: 'address' | 'key'
-}
-
-/**
- * A refund of an order left unsettled under records that may be this gateway's: `address`, its
- * address under another key (a key rotated); `key`, its key at another address.
- */
-export interface UnsettledElsewhere {
-  entry: RefundEntry
-  gateway: GatewayIdentity
-  kinship: 'address' | 'key'
-}
-
 /** What a gateway's history needs of the store it belongs to. */
 interface HistoryCore {
   /** The queries, after what waits is committed (`states`: the states seen too). */
@@ -106,8 +89,6 @@ interface HistoryCore {
   id(create: boolean): number | undefined
   /** The id of the appid's records from before gw recorded gateways, when there are some. */
   legacy(): number | undefined
-  /** The gateways of the history that may be this one under another name. */
-  kin(): Kin[]
   /** This is the one gateway this machine knows for its appid (its history, its profiles). */
   sole(): boolean
   commits: GroupCommit
@@ -224,20 +205,6 @@ export class GatewayHistory {
   /** The refunds of an order made here on this gateway, each as its latest record says, oldest first. */
   refundsOf(mchOrderNo: string): RefundEntry[] {
     return this.#refundsOf(this.core.id(false), mchOrderNo)
-  }
-
-  /**
-   * The order's refunds left without a known outcome (an intent, or unknown) under the records
-   * that may be this gateway's under another name. A refund command settles them before anything
-   * new is sent. (Records from before gw recorded gateways, of an appid with several, are not
-   * among them: they may be the test gateway's, and are never used for money.)
-   */
-  unsettledElsewhere(mchOrderNo: string): UnsettledElsewhere[] {
-    return this.core.kin().flatMap(({id, gateway, kinship}) =>
-      this.#refundsOf(id, mchOrderNo)
-        .filter(isUnsettled)
-        .map((entry) => ({entry, gateway, kinship})),
-    )
   }
 
   /** Whether this gateway's history holds any refund of an order. */

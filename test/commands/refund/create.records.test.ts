@@ -199,28 +199,105 @@ describe('one gateway under another name: its key rotated, its address respelled
     ])
   })
 
-  it('its key at another address: gw cannot tell it went there, sends nothing (exit 5), and its command settles it', async () => {
+  it('its key at another address (localhost for 127.0.0.1): the same gateway, said once; the refund left unknown is settled there, never sent again', async () => {
     const order = 'INV-ROT-2'
     const number = await leftUnknown(order)
     const elsewhere = gateway.info.base_url.replace('127.0.0.1', 'localhost')
     const set = await world.run(['profile', 'add', 'rotating', ...profile(elsewhere)])
     expect(set.code, set.stderr).toBe(0)
-    const refused = await rotating(['refund', 'create', order, '--amount', '10.00'])
-    expect(refused.code, refused.stderr).toBe(5)
-    expect(refused.stderr).toContain(
-      `Refund ${number} of 30.00 THB on order ${order} was sent to appid ${APPID} at ${gateway.info.base_url}`,
+    const refunded = await rotating(['refund', 'create', order, '--amount', '10.00', '--json'])
+    expect(refunded.code, refunded.stderr).toBe(0)
+    expect(refunded.stderr).toContain(
+      `appid ${APPID} at ${elsewhere} (gateway key ${refunded.stderr.match(/gateway key (\S+)…/)?.[1]}…) is the gateway this machine knew as appid ${APPID} at ${gateway.info.base_url}`,
     )
-    expect(refused.stderr).toContain('nothing was sent')
-    expect(await refundsOn(gateway, order)).toEqual([{no: number, fee: 3000}])
-    const command = /To settle it here, [^:]+: (gw refund create .+)/.exec(refused.stderr)?.[1]
-    // Advice names the profile it was given: pasted as printed, it settles it on that profile's gateway.
-    expect(command).toBe(`gw refund create ${order} --amount 30.00 --mch-refund-no ${number} --profile rotating`)
-    const settled = await world.run([...command!.split(' ').slice(1), '--yes', '--json'])
-    expect(settled.code, settled.stderr).toBe(0)
-    expect(settled.json<Refunded>()).toMatchObject({status: 'refunded', mch_refund_no: number, refund_fee: 3000})
-    const next = await rotating(['refund', 'create', order, '--amount', '10.00', '--json'])
-    expect(next.code, next.stderr).toBe(0)
-    expect((await refundsOn(gateway, order)).map((r) => r.fee)).toEqual([3000, 1000])
+    expect(refunded.json<Refunded>().settled_earlier).toEqual([
+      expect.objectContaining({mch_refund_no: number, status: 'refunded'}),
+    ])
+    expect(await refundsOn(gateway, order)).toEqual([
+      {no: number, fee: 3000},
+      {no: refunded.json<Refunded>().mch_refund_no, fee: 1000},
+    ])
+    // Said once: the next command under that spelling says nothing of it.
+    const listed = await rotating(['refund', 'list'])
+    expect(listed.stderr).not.toContain('is the gateway this machine knew as')
+  })
+})
+
+describe("one gateway, however its address is spelled (127.0.0.1 and localhost: two colleagues' profiles)", () => {
+  /** The world's sandbox under its other name, as profile "local" (same appid, same keys). */
+  const local = (args: string[]) => world.run([...args, '--profile', 'local'])
+  beforeAll(async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const added = await world.run([
+      'profile',
+      'add',
+      'local',
+      '--appid',
+      APPID,
+      '--base-url',
+      world.sandbox.info.base_url.replace('127.0.0.1', 'localhost'),
+      '--private-key',
+      merchant.private_key_file!,
+      '--gateway-public-key',
+      world.sandbox.info.gateway_public_key_file,
+      '--gateway-zone',
+      world.sandbox.info.gateway_zone,
+    ])
+    expect(added.code, added.stderr).toBe(0)
+  })
+
+  it('holds one claim of an order across spellings: a refund under way under one refuses the other; one refund', async () => {
+    const order = 'INV-SPELL-1'
+    await paidOn(world.sandbox, order)
+    await world.faults('latency=2000-2000ms@order_refund')
+    try {
+      const before = (await world.requests()).order_refund ?? 0
+      const first = world.spawn(['refund', 'create', order, '--amount', '10.00'])
+      while (((await world.requests()).order_refund ?? 0) === before)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      const second = await local(['refund', 'create', order, '--amount', '12.00'])
+      expect(second.code, second.stderr).toBe(2)
+      expect(second.stderr).toContain(`Order ${order} is being refunded by process ${first.child.pid} on `)
+      expect((await first.result).code).toBe(0)
+    } finally {
+      await world.faults('')
+    }
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+  })
+
+  it('asks "again?" across spellings: an alipay repeat of the same amount is refused unless --again', async () => {
+    const order = 'INV-SPELL-2'
+    await paidOn(world.sandbox, order, 'alipay')
+    expect((await world.run(['refund', 'create', order, '--amount', '10.00'])).code).toBe(0)
+    const repeat = await local(['refund', 'create', order, '--amount', '10.00'])
+    expect(repeat.code, repeat.stderr).toBe(2)
+    expect(repeat.stderr).toContain('Add --again to confirm')
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+    const meant = await local(['refund', 'create', order, '--amount', '10.00', '--again'])
+    expect(meant.code, meant.stderr).toBe(0)
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000, 1000])
+  })
+
+  it("resumes a file's journal under the other spelling: nothing refused as another gateway's, nothing sent twice", async () => {
+    const order = 'INV-SPELL-4'
+    await paidOn(world.sandbox, order)
+    const csv = fileOf('spelled.csv', [`${order},10.00`])
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+    const again = await local(['refund', 'create', '--from-csv', csv, '--yes'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain('resuming: 1 done')
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+  })
+
+  it('lists and tells one history: what was refunded under one spelling is listed and in the timeline under the other', async () => {
+    const order = 'INV-SPELL-3'
+    await paidOn(world.sandbox, order)
+    const made = await world.run(['refund', 'create', order, '--amount', '10.00', '--json'])
+    expect(made.code, made.stderr).toBe(0)
+    const number = made.json<Refunded>().mch_refund_no
+    const listed = await local(['refund', 'list', '--json'])
+    expect(listed.json<{refunds: {mch_refund_no: string}[]}>().refunds.map((r) => r.mch_refund_no)).toContain(number)
+    expect((await local(['order', 'timeline', order])).stdout).toContain(number)
   })
 })
 

@@ -339,3 +339,56 @@ describe('the note of who writes the history', () => {
     expect(lstatSync(join(dir, 'history.db.writer')).isFile()).toBe(true)
   })
 })
+
+describe('one gateway, however its address is spelled', () => {
+  const at = (base_url: string, key = A1.key) => ({appid: 'A1', base_url, key})
+
+  it('is one history under its key at another address and its address under another key; said once; test and live apart', () => {
+    const dir = folder()
+    const notes: string[] = []
+    const ports = {note: (message: string) => notes.push(message)}
+    historyOf(dir, ports).recordIntent({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1})
+    const respelled = historyOf(dir, ports, at('https://203.0.113.9/Gateway'))
+    expect(respelled.refundsOf('O1')).toEqual([expect.objectContaining({mch_refund_no: 'R1'})])
+    expect(notes).toEqual([
+      'appid A1 at https://203.0.113.9/Gateway (gateway key aa:bb…) is the gateway this machine knew as appid A1 at https://gw.example/Gateway (gateway key aa:bb…): the same appid and its gateway key. Its records, claims and checks are one.',
+    ])
+    // Its claims are one: a claim under one spelling is held under the other.
+    const claim = respelled.claimOrder('O1')
+    expect(() => historyOf(dir).claimOrder('O1')).toThrow(/Order O1 is being refunded by process/)
+    claim.release()
+    const rotated = historyOf(dir, ports, at('https://gw.example/Gateway', 'cc:dd'))
+    expect(rotated.refundsOf('O1')).toHaveLength(1)
+    expect(notes[1]).toContain('the same appid and its address (its key was rotated)')
+    // Met again: nothing said.
+    historyOf(dir, ports, at('https://203.0.113.9/Gateway')).refundsOf('O1')
+    expect(notes).toHaveLength(2)
+    // Another address and another key: another gateway (the live one of a test one).
+    expect(historyOf(dir, ports, at('https://live.example/Gateway', 'ee:ff')).refundsOf('O1')).toEqual([])
+  })
+
+  it("an earlier gw's history of two spellings kept apart: made one as it is met, every record kept once", () => {
+    const dir = folder()
+    const first = historyOf(dir)
+    first.recordIntent({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1})
+    first.recordOutcome({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'refunded'}, {sync: true})
+    new LocalStore(dir).close()
+    // As the earlier gw kept it: a gateway of its own for localhost, with the same refund seen there and another.
+    const db = new DatabaseSync(join(dir, 'history.db'))
+    db.exec(
+      "INSERT INTO gateways (appid, base_url, key, since) VALUES ('A1', 'http://localhost:1/Gateway', 'aa:bb', 'then')",
+    )
+    const insert = db.prepare(
+      "INSERT INTO refunds (gateway, mch_order_no, mch_refund_no, refund_fee, status, at, at_ms) VALUES ((SELECT max(id) FROM gateways), 'O1', ?, 1, ?, '2026-01-01T00:00:00.000Z', 0)",
+    )
+    insert.run('R1', 'intent')
+    insert.run('R2', 'refunded')
+    db.close()
+    const met = historyOf(dir, {}, at('http://localhost:1/Gateway'))
+    expect(met.refundsOf('O1').map((r) => [r.mch_refund_no, r.status])).toEqual([
+      ['R1', 'refunded'],
+      ['R2', 'refunded'],
+    ])
+    expect(historyOf(dir).refundsOf('O1')).toHaveLength(2)
+  })
+})
