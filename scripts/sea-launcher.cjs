@@ -1,12 +1,25 @@
 // The launcher inside the single executable (npm run build:binary). The executable carries
 // gw's bundle as an asset; on first run it is written, once, to a cache folder named by its
 // build (the system's own place for caches), then every run loads it from there: oclif and the
-// workbook worker need real files. What is there is checked against what the build wrote (each
-// file's size on every start, and the SHA-256 of each module as it is loaded): a file a cache
-// cleaner removed or a full disk cut short is unpacked again, never a module error. The first run
-// of a build removes the unpacked copies of the builds before it.
+// workbook worker need real files. The cache runs code, so it is the user's alone: made 0700, and
+// one that another user owns or others could write (a shared GW_BINARY_CACHE) is refused, never
+// used or removed. What is there is checked against what the build wrote (each file's size on
+// every start, the SHA-256 of the files oclif reads on every start, of each module as it is
+// loaded, and of every file before a worker loads from there; a module the build did not write is
+// never loaded): a file a cache cleaner removed or a full disk cut short is unpacked again, never a
+// module error. The first run of a build removes the unpacked copies of the builds before it.
 const {createHash} = require('node:crypto')
-const {existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync} = require('node:fs')
+const {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} = require('node:fs')
 const module_ = require('node:module')
 const {homedir} = require('node:os')
 const {dirname, join} = require('node:path')
@@ -31,12 +44,39 @@ const STALE_STAGING_MS = 3_600_000
 let files
 const bundle = () => (files ??= JSON.parse(sea.getAsset('files.json', 'utf8')))
 
+/** What to do when the cache cannot be used: a folder of the user's own, which gw makes private. */
+const OWN_CACHE = 'set GW_BINARY_CACHE to a folder of your own that does not exist yet (gw makes it, mode 700)'
+
 function cannot(error) {
   process.stderr.write(
-    `gw: cannot unpack itself into ${root} (${error.code ?? error.message}). ` +
-      'Set GW_BINARY_CACHE to a folder you can write (e.g. a gw-cache folder in your home folder).\n',
+    `gw: cannot unpack itself into ${root} (${error.code ?? error.message}). Nothing was sent. To run, ${OWN_CACHE}.\n`,
   )
   process.exit(1)
+}
+
+/**
+ * Refuses (exit 2) a folder of the cache that is not the user's alone: another user's, one others
+ * can read or write, or a link (`follow`: the cache's own folder may be one, to a folder of the
+ * user's). Nothing in it is run, or removed. (Owners and modes are not Windows': there the
+ * cache is under the user's own profile.)
+ */
+function refuseNotOwn(path, follow) {
+  const uid = process.getuid?.()
+  if (uid === undefined) return
+  const folder = (follow ? statSync : lstatSync)(path)
+  const mode = (folder.mode & 0o7777).toString(8).padStart(4, '0')
+  const why = !folder.isDirectory()
+    ? 'it is not a folder'
+    : folder.uid !== uid
+      ? `it belongs to another user (uid ${folder.uid}), not to you (uid ${uid})`
+      : folder.mode & 0o077
+        ? `its mode is ${mode}, not 0700: others can look in or write it`
+        : undefined
+  if (!why) return
+  process.stderr.write(
+    `gw: ${path} is not used: ${why}. gw runs code from its cache, so only from a folder of yours alone. Nothing was sent. To run, ${OWN_CACHE}.\n`,
+  )
+  process.exit(2)
 }
 
 /**
@@ -47,10 +87,10 @@ function cannot(error) {
  */
 function unpack(replacing) {
   const staging = `${root}.${process.pid}.tmp`
-  mkdirSync(base, {recursive: true, mode: 0o700})
+  mkdirSync(staging, {mode: 0o700})
   for (const [path, content] of Object.entries(bundle())) {
-    mkdirSync(dirname(join(staging, path)), {recursive: true})
-    writeFileSync(join(staging, path), content)
+    mkdirSync(dirname(join(staging, path)), {recursive: true, mode: 0o700})
+    writeFileSync(join(staging, path), content, {mode: 0o600})
   }
   writeFileSync(join(staging, '.complete'), BUILD)
   const aside = `${root}.${process.pid}.old.tmp`
@@ -83,8 +123,21 @@ function removeOtherBuilds() {
   }
 }
 
-/** The first file that is not as the build wrote it (missing, or of another size), if any. */
-function firstDamaged() {
+const sha256 = (source) => createHash('sha256').update(source).digest('hex')
+/** Whether a file of the copy has the content the build wrote. */
+function asBuilt(path) {
+  try {
+    return sha256(readFileSync(join(root, path))) === FILES[path][1]
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The first file that is not as the build wrote it (missing, or of another size; `contents`:
+ * those files' content too), if any.
+ */
+function firstDamaged(contents = []) {
   if (!existsSync(join(root, '.complete'))) return undefined
   for (const [path, [size]] of Object.entries(FILES)) {
     try {
@@ -93,8 +146,11 @@ function firstDamaged() {
       return path
     }
   }
-  return undefined
+  return contents.find((path) => !asBuilt(path))
 }
+
+/** What oclif reads with fs rather than loads as a module: checked whole on every start. */
+const READ_BY_OCLIF = ['package.json', 'oclif.manifest.json']
 
 /** Unpacks the bundle again, saying why: `path` was missing or damaged. */
 function repair(path) {
@@ -107,11 +163,18 @@ function repair(path) {
 }
 
 try {
+  mkdirSync(base, {recursive: true, mode: 0o700})
+} catch (error) {
+  cannot(error)
+}
+refuseNotOwn(base, true)
+if (existsSync(root)) refuseNotOwn(root, false)
+try {
   if (!existsSync(join(root, '.complete'))) {
     unpack(false)
     removeOtherBuilds()
   } else {
-    const damaged = firstDamaged()
+    const damaged = firstDamaged(READ_BY_OCLIF)
     if (damaged) repair(damaged)
   }
 } catch (error) {
@@ -119,8 +182,8 @@ try {
 }
 
 // Each module of the bundle is checked as it is loaded: one whose content is not the build's is
-// unpacked again and loaded as the build wrote it; one gone since the start is unpacked again.
-const sha256 = (source) => createHash('sha256').update(source).digest('hex')
+// unpacked again and loaded as the build wrote it; one gone since the start is unpacked again;
+// one the build did not write is never loaded.
 const pathOf = (url) =>
   typeof url === 'string' && url.startsWith(rootUrl) ? decodeURIComponent(url.slice(rootUrl.length)) : undefined
 module_.registerHooks?.({
@@ -136,12 +199,33 @@ module_.registerHooks?.({
   },
   load(url, context, nextLoad) {
     const path = pathOf(url)
+    if (path !== undefined && !FILES[path]) {
+      process.stderr.write(
+        `gw: ${join(root, path)} is not part of this build: gw runs nothing else from its cache. Nothing was sent.\n`,
+      )
+      process.exit(2)
+    }
     const loaded = nextLoad(url, context)
-    if (path === undefined || !FILES[path] || sha256(loaded.source) === FILES[path][1]) return loaded
+    if (path === undefined || sha256(loaded.source) === FILES[path][1]) return loaded
     repair(path)
     return {...loaded, source: bundle()[path]}
   },
 })
+
+// A worker thread loads its modules without these hooks (they are this thread's): before one
+// starts from the cache, every file there is checked against the build, and unpacked again if not.
+const threads = require('node:worker_threads')
+const {Worker} = threads
+threads.Worker = class CheckedWorker extends Worker {
+  constructor(entry, options) {
+    if (pathOf(String(entry)) !== undefined) {
+      const damaged = firstDamaged(Object.keys(FILES))
+      if (damaged) repair(damaged)
+    }
+    super(entry, options)
+  }
+}
+module_.syncBuiltinESMExports()
 
 const main = pathToFileURL(join(root, 'dist', 'main.js')).href
 import(main)

@@ -7,6 +7,9 @@ import {join} from 'node:path'
 
 type Env = Readonly<Record<string, string | undefined>>
 
+/** Where else a user can keep gw's config and history, for the advice of a config dir refused. */
+export const OWN_CONFIG_DIR = 'set GW_CONFIG_DIR to a folder of your own'
+
 export function configDir(env: Env = process.env): string {
   if (env.GW_CONFIG_DIR) return env.GW_CONFIG_DIR
   const home = homedir()

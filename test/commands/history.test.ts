@@ -11,7 +11,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {tempFile} from '../helpers/shared.js'
+import {otherGatewayKey, tempFile} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
 
 let world: GwWorld
@@ -192,8 +192,10 @@ describe('records of an earlier gw, which did not record the gateway', () => {
     const [order] = await world.paidOrders(1, 10_000, 'HIST-TWO')
     const {dir, env} = world.machine()
     writeFileSync(join(dir, 'history.jsonl'), `${earlier(order!)}\n`)
-    // A second profile of the appid at another address: two gateways this machine knows for it.
+    // A second profile of the appid at another address, with the live gateway's own key: two gateways
+    // this machine knows for it (a key alike would make it the same gateway under another address).
     const key = world.sandbox.info.merchants[0]!.private_key_file!
+    const liveKey = otherGatewayKey()
     const added = await world.run(
       [
         'profile',
@@ -206,7 +208,7 @@ describe('records of an earlier gw, which did not record the gateway', () => {
         '--private-key',
         key,
         '--gateway-public-key',
-        world.sandbox.info.gateway_public_key_file,
+        liveKey,
       ],
       {env},
     )

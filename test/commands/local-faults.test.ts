@@ -174,7 +174,7 @@ describe('a disk that fills after a refund was sent', () => {
   it('a single refund: exit 5 saying where its outcome is (nowhere on this machine), never "unexpected failure"; the next run settles it once', async (context) => {
     const {dir, env} = machine()
     try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir], {stdio: 'ignore'})
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', dir], {stdio: 'ignore'})
     } catch {
       context.skip('this machine cannot mount a small filesystem')
     }

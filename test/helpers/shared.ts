@@ -1,3 +1,4 @@
+import {generateKeyPairSync} from 'node:crypto'
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -38,6 +39,16 @@ export function tempFile(name: string, content: string | Buffer): string {
   writeFileSync(path, content)
   return path
 }
+
+/**
+ * The public key of a gateway of its own (a live one beside a test sandbox), in a new file: a
+ * profile that names it talks to another gateway than the sandbox's, whatever its address.
+ */
+export const otherGatewayKey = (): string =>
+  tempFile(
+    'other-gateway.pem',
+    generateKeyPairSync('rsa', {modulusLength: 2048}).publicKey.export({type: 'spki', format: 'pem'}),
+  )
 
 /** A cell of a CSV gw wrote, as a script reads it: identifiers past 15 digits come after a tab, which keeps them text in a spreadsheet. */
 export const untab = (value: string) => value.replace(/^\t(?=\d{16,}$)/, '')

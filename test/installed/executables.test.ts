@@ -7,7 +7,17 @@
  */
 import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
@@ -196,8 +206,64 @@ describe('the unpacked copy of an executable', () => {
   const gw = (...args: string[]) => spawnSync(join(build, 'gw-linux-x64'), args, {env, encoding: 'utf8'})
   const unpacked = (path: string) => join(cache, builds.get('gw-linux-x64')!, path)
 
+  /** gw run with a cache of its own at `folder`. */
+  const gwWith = (folder: string, ...args: string[]) =>
+    spawnSync(join(build, 'gw-linux-x64'), args, {env: {...env, GW_BINARY_CACHE: folder}, encoding: 'utf8'})
+  /** This build unpacked in a cache of its own at `folder` (gw makes it 0700), with a module that says it ran: its copy. */
+  function copyWithPlant(folder: string): string {
+    expect(gwWith(folder, '--version').status).toBe(0)
+    const copy = join(folder, builds.get('gw-linux-x64')!)
+    writeFileSync(join(copy, 'dist', 'commands', 'versiox.js'), PLANTED)
+    return copy
+  }
+  const PLANTED = 'process.stderr.write("PLANTED CODE RAN\\n"); export default class {static run() {}}\n'
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'never runs from a cache folder others can write, or a copy another user made: exit 2, its code never loaded',
+    () => {
+      const shared = join(scratch, 'shared-cache')
+      mkdirSync(shared)
+      chmodSync(shared, 0o1777)
+      const refused = gwWith(shared, '--version')
+      expect(refused.status).toBe(2)
+      expect(refused.stderr).toBe(
+        `gw: ${shared} is not used: its mode is 1777, not 0700: others can look in or write it. gw runs code from its cache, so only from a folder of yours alone. Nothing was sent. To run, set GW_BINARY_CACHE to a folder of your own that does not exist yet (gw makes it, mode 700).\n`,
+      )
+      expect(readdirSync(shared)).toEqual([])
+      // Another user's copy of this build, its main module theirs: in a folder of yours, still refused.
+      const theirs = copyWithPlant(join(scratch, 'their-copy'))
+      writeFileSync(
+        join(theirs, 'dist', 'main.js'),
+        `import './commands/versiox.js'\n${readFileSync(join(theirs, 'dist', 'main.js'), 'utf8')}`,
+      )
+      spawnSync('chown', ['-R', 'nobody', theirs])
+      const planted = gwWith(join(scratch, 'their-copy'), '--version')
+      expect(planted.status).toBe(2)
+      expect(planted.stderr).toMatch(
+        /their-copy\/[^ ]+ is not used: it belongs to another user \(uid \d+\), not to you/,
+      )
+      expect(planted.stderr).not.toContain('PLANTED CODE RAN')
+    },
+  )
+
+  it('a manifest line changed to load a module added to the copy: the manifest unpacked again, the module never run', () => {
+    const copy = copyWithPlant(join(scratch, 'edited-manifest'))
+    const manifest = join(copy, 'oclif.manifest.json')
+    const text = readFileSync(manifest, 'utf8')
+    const at = text.indexOf('"version.js"', text.indexOf('"id": "version"'))
+    // The same size: only its content tells it from the build's.
+    writeFileSync(manifest, `${text.slice(0, at)}"versiox.js"${text.slice(at + '"version.js"'.length)}`)
+    const shown = gwWith(join(scratch, 'edited-manifest'), 'version')
+    expect(shown.stderr).not.toContain('PLANTED CODE RAN')
+    expect(shown.stderr).toContain(`gw: ${manifest} was missing or damaged; gw unpacked itself again.`)
+    expect(shown.status, shown.stderr).toBe(0)
+    expect(shown.stdout).toContain(`gw ${id}: version`)
+  })
+
   it("removes the copies of earlier builds when a build first unpacks, nothing else of the cache's", () => {
     const earlier = join(cache, '0.0.9+20260101.aaaaaaa-000000000000')
+    // The cache as gw makes it: the user's alone.
+    mkdirSync(cache, {mode: 0o700})
     mkdirSync(join(earlier, 'dist'), {recursive: true})
     writeFileSync(join(earlier, '.complete'), '')
     mkdirSync(join(cache, 'kept'))

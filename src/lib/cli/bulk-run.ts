@@ -43,7 +43,7 @@ export async function runBulk(csv: string, flags: BulkFlags, command: BulkComman
   const options = {...flags, ...named, csv, gw_version: command.version}
   const result = await runBulkRefund(command.refunds, options, {
     checking: (label, total) => command.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
-    planned: (plan, tookOver, output) => planNotes(plan, csv, tookOver, output).forEach((note) => command.note(note)),
+    planned: (plan, left, output) => planNotes(plan, csv, left, output).forEach((note) => command.note(note)),
     confirm: (planned) => {
       const {plan, action} = confirmText(planned, profile)
       return command.confirm(action, {...CONFIRM_BULK, before: plan})

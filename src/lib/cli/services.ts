@@ -56,7 +56,7 @@ export const defaultServices: ServiceFactory = {
       saidAt = Date.now()
       note(`importing the earlier history (${store.jsonl}) into ${store.file}: ${Math.floor((read / size) * 100)}%`)
     }
-    const store = new LocalStore(configDir(io.env), {warn, importing})
+    const store = new LocalStore(configDir(io.env), {warn, note, importing})
     return store
   },
   connect(profile, options, io, notes) {

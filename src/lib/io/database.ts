@@ -12,8 +12,8 @@
  *
  * Writes go through `write()`: one IMMEDIATE transaction. Another program may hold the database
  * (a `sqlite3` shell, a backup, another gw): a write waits for it up to its bound, then fails
- * naming what holds it, as the system knows it (file-holders), or the gw that wrote last when that
- * one still runs; never a process that has ended. `durable` commits with synchronous=FULL (an
+ * naming what holds it as the system knows it (file-holders), never by a pid on file alone (of
+ * another pid namespace, or ended). `durable` commits with synchronous=FULL (an
  * intent before its refund is sent); other commits are NORMAL (durable at the next checkpoint,
  * never torn). Errors are LocalStateErrors, which say what is wrong with the file and nothing of
  * what was sent: the caller knows that.
@@ -26,10 +26,12 @@ import type {DatabaseSync, StatementSync} from 'node:sqlite'
 
 import {GwError, shellWord} from '../errors.js'
 import {fileHolders} from './file-holders.js'
-import {isRunning} from './lock.js'
-import {ensurePrivateDir, writePrivateFile} from './private-file.js'
+import {ensurePrivateDir, notOurs, writePrivateFile} from './private-file.js'
 
 export type Statement = StatementSync
+
+/** The files SQLite opens beside a database: its write-ahead log, the log's index, a rollback journal. */
+const SIDE_FILES = ['-wal', '-shm', '-journal']
 
 /** How long a write waits for another program's transaction, unless told otherwise. */
 export const BUSY_WAIT_MS = 5000
@@ -92,8 +94,14 @@ function sqlite(): typeof import('node:sqlite') {
   }
 }
 
+/** A connection to a database file as it is (a lock file's), node:sqlite loaded as gw loads it. */
+export function openDatabase(path: string, options: {readOnly?: boolean} = {}): DatabaseSync {
+  const {DatabaseSync} = sqlite()
+  return new DatabaseSync(path, options)
+}
+
 /** The SQLite result code of an error of node:sqlite (its primary code), or undefined for any other error. */
-function sqliteCode(error: unknown): number | undefined {
+export function sqliteCode(error: unknown): number | undefined {
   const {code, errcode} = (error ?? {}) as {code?: string; errcode?: number}
   return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' ? errcode & 0xff : undefined
 }
@@ -107,20 +115,24 @@ export class LocalDatabase {
   #waitMs = BUSY_WAIT_MS
   #writing = false
 
-  /** `migrations[i]` takes the schema from version i to i + 1; each runs once, in one transaction. */
+  /**
+   * `migrations[i]` takes the schema from version i to i + 1; each runs once, in one transaction.
+   * `elsewhere`: where else the user can keep it, said when its folder is refused.
+   */
   constructor(
     readonly path: string,
     migrations: string[],
+    elsewhere?: string,
   ) {
     this.#holderFile = `${path}.writer`
     const {DatabaseSync} = sqlite()
     this.#db = this.guard(() => {
-      ensurePrivateDir(dirname(path))
+      ensurePrivateDir(dirname(path), elsewhere)
       // A link to nothing is not "no database yet": gw would make one where it points, in no folder of its own.
       if (lstatSync(path, {throwIfNoEntry: false}) && !existsSync(path))
         throw this.#damaged('it is a link to a file that does not exist', undefined)
-      if (!existsSync(path)) this.#create(DatabaseSync, migrations)
       this.#refuseForeign()
+      if (!existsSync(path)) this.#create(DatabaseSync, migrations)
       this.#refuseEmpty()
       const db = new DatabaseSync(path)
       db.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`)
@@ -194,19 +206,29 @@ export class LocalDatabase {
     }
   }
 
-  /** A database another user owns is not one this user's gw made: what it says is never taken for this machine's. */
+  /**
+   * Every file SQLite opens as part of the database (the file, its write-ahead log and index, a
+   * rollback journal), checked before the database is opened: one another
+   * user owns, or others can write, is not one this user's gw made. SQLite would take a log or a
+   * journal beside the file as part of it and replay it over the history (an unknown refund
+   * forgotten, then sent again), so such a file stops gw before anything is read.
+   */
   #refuseForeign(): void {
-    const uid = process.getuid?.()
-    const owner = statSync(this.path).uid
-    if (uid === undefined || owner === uid) return
-    throw new LocalStateError(
-      'unwritable',
-      `${this.path} belongs to another user (uid ${owner}), not to you (uid ${uid}): gw does not use a database it did not write.`,
-      {
-        advice: `Use your own config dir (GW_CONFIG_DIR), or have its owner move it aside.`,
-        details: {database: this.path, owner},
-      },
-    )
+    for (const file of [this.path, ...SIDE_FILES.map((suffix) => `${this.path}${suffix}`)]) {
+      const stats = lstatSync(file, {throwIfNoEntry: false})
+      // A link in the database's place is followed (and its target checked): a link beside it is refused.
+      const why = stats && notOurs(file === this.path && stats.isSymbolicLink() ? statSync(file) : stats)
+      if (!why) continue
+      const aside = shellWord(`${file}.not-mine`)
+      throw new LocalStateError(
+        'unwritable',
+        `${file} is not used: ${why}. SQLite would read it as part of ${basename(this.path)}, so gw opens nothing of it. Nothing was sent.`,
+        {
+          advice: `Find out who put it there, and move it aside (mv ${shellWord(file)} ${aside}); then run this again.`,
+          details: {database: this.path, file},
+        },
+      )
+    }
   }
 
   /**
@@ -293,6 +315,11 @@ export class LocalDatabase {
     })
   }
 
+  /** A transaction is open on it (a write's, or a read's). */
+  get inTransaction(): boolean {
+    return this.#db.isTransaction
+  }
+
   close(): void {
     if (this.#db.isOpen) this.#db.close()
   }
@@ -327,8 +354,9 @@ export class LocalDatabase {
   }
 
   /**
-   * What holds the database: the processes the system says lock it; else the gw that wrote to it
-   * last, when it is another process of this host that still runs; else "another program".
+   * What holds the database: the processes the system says lock it (the writer's note says which
+   * of them is a gw, and its command); else "another program". The note alone names no one: the
+   * pid it holds may be of another pid namespace, or a process that has ended.
    */
   #holders(): {who: string; holders: unknown[]} {
     const locking = fileHolders([this.path, `${this.path}-wal`, `${this.path}-shm`])
@@ -340,8 +368,6 @@ export class LocalDatabase {
       })
       return {who: named.join(' and '), holders: locking}
     }
-    if (gw && gw.pid !== process.pid && gw.host === hostname() && isRunning(gw.pid))
-      return {who: `gw process ${gw.pid} (gw ${gw.command}, writing since ${gw.since})`, holders: [gw]}
     return {who: 'another program', holders: []}
   }
 

@@ -19,7 +19,7 @@ import {
 } from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
-import {localWriteFailure} from '../errors.js'
+import {localWriteFailure, shellWord, usageError} from '../errors.js'
 
 /**
  * A new temporary file beside `path`, to be renamed into its place: hidden, unpredictable, 0600
@@ -40,36 +40,74 @@ export function writeFully(fd: number, content: string | Buffer): void {
   for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at)
 }
 
-/** A folder only its owner can read (0700). */
-export function ensurePrivateDir(path: string): string {
+/** The mode of a file or folder as `ls` and `chmod` write it: 0755, 1777. */
+const modeText = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0')
+
+/**
+ * A folder gw keeps state in, as OpenSSH's StrictModes has it: made 0700 when it is not there,
+ * refused when it is not the user's alone (see refuseSharedFolder); one of yours that others can
+ * only read is made 0700.
+ */
+export function ensurePrivateDir(path: string, elsewhere?: string): string {
   mkdirSync(path, {recursive: true, mode: 0o700})
-  chmodSync(path, 0o700)
+  const folder = refuseSharedFolder(path, elsewhere)
+  if (folder && folder.mode & 0o077) chmodSync(path, 0o700)
   return path
 }
 
 /**
- * Why a file in one of gw's folders is not one this user's gw wrote, or undefined when it may
- * be: not a plain file, another user's, or in a folder others can write (where another user
- * could have put it), unless the folder is `sharedFolder`. Such a file is evidence of nothing and
- * is never read as gw's. (Owners and modes are not Windows'.)
+ * A folder gw reads state from, refused (exit 2, nothing read from it, nothing sent) when another
+ * user owns it or others can write it: anyone who can write a folder can put a file in it under a
+ * name gw opens (a history.db-wal SQLite would replay, a journal, a lock). `elsewhere`: where
+ * else the user can keep it, in the advice. Its stats, or undefined where owners and modes are not
+ * the system's (Windows: there a folder under the user's profile is the user's).
  */
-export function notOurs(path: string, file: Stats, {sharedFolder = false} = {}): string | undefined {
+export function refuseSharedFolder(path: string, elsewhere?: string): Stats | undefined {
+  const uid = process.getuid?.()
+  if (uid === undefined) return undefined
+  // Followed through a link (a dotfile manager's): the folder it is must be this user's.
+  const folder = statSync(path)
+  const instead = elsewhere ? `, or ${elsewhere}` : ''
+  if (folder.uid !== uid)
+    throw usageError(
+      `${path} belongs to another user (uid ${folder.uid}), not to you (uid ${uid}): gw keeps its state only in folders of yours, and reads nothing from this one. Nothing was sent.`,
+      `Use a folder of your own${instead}.`,
+      {folder: path, owner: folder.uid},
+    )
+  if (folder.mode & 0o022) {
+    const mode = modeText(folder.mode)
+    throw usageError(
+      `${path} can be written by other users (mode ${mode}): anyone who can write it can put a file there under a name gw opens, so gw reads nothing from it. Nothing was sent.`,
+      `Make it yours alone: chmod 700 ${shellWord(path)}, then check that every file in it is yours (ls -la ${shellWord(path)})${instead}.`,
+      {folder: path, mode, wanted: '0700'},
+    )
+  }
+  return folder
+}
+
+/**
+ * Why a file gw would open as its own state is not one this user's gw wrote, or undefined when it
+ * may be: not a plain file (a link, a pipe, a folder), another user's, or writable by others. Its
+ * folder is checked apart (ensurePrivateDir). Such a file is evidence of nothing and is never read
+ * as gw's. (Owners and modes are not Windows'.)
+ */
+export function notOurs(file: Stats): string | undefined {
   if (!file.isFile()) return 'it is not a file gw wrote (a link, a pipe or a folder)'
   const uid = process.getuid?.()
   if (uid === undefined) return undefined
   if (file.uid !== uid) return `it belongs to another user (uid ${file.uid}), not to you (uid ${uid})`
-  // A folder shared with others (finance's, beside their files) can hold only their own files
-  // under their names: a file of yours there is still yours.
-  if (sharedFolder) return undefined
-  const folder = statSync(dirname(path))
-  if (folder.mode & 0o022 || folder.uid !== uid)
-    return `its folder ${dirname(path)} can be written by other users, who could have put it there`
+  if (file.mode & 0o022) return `other users can write it (mode ${modeText(file.mode)})`
   return undefined
 }
 
 /** Writes a file only its owner can read (0600), atomically: readers see the old or the new file. */
 export function writePrivateFile(path: string, content: string): void {
   ensurePrivateDir(dirname(path))
+  replaceFile(path, content)
+}
+
+/** The same in a folder whose mode is its owner's to set (a journal's, beside the user's files): 0600, atomically. */
+export function replaceFile(path: string, content: string): void {
   const {temporary, fd} = temporaryBeside(path)
   try {
     try {

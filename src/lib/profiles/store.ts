@@ -17,9 +17,9 @@ import {GwError, gwCommand, usageError} from '../errors.js'
 import {type SignScheme, isSignScheme} from '../gateway/signing.js'
 import type {GatewayProfile} from '../gateway/client.js'
 import {DEFAULT_GATEWAY_ZONE, OPERATIONS, zoneName} from '../gateway/protocol/index.js'
-import {LockHeld, acquireLock} from '../io/lock.js'
+import {LockHeld, holdLock} from '../io/lock.js'
 import {ensurePrivateDir, notOurs, writePrivateFile} from '../io/private-file.js'
-import {configDir} from '../paths.js'
+import {OWN_CONFIG_DIR, configDir} from '../paths.js'
 import {quoted} from '../untrusted.js'
 import {type KeyCheck, checkKeys, checkLoadedKeys, keyLabels, replaceKey} from './keys.js'
 
@@ -163,14 +163,14 @@ export class ProfileStore {
 
   /**
    * The store as on disk, held to what `add` writes: a file edited by hand is checked as a new
-   * profile is. The config folder is made private before anything in it is read, and a store
-   * another user could have written (theirs, or in a folder others can write) is refused.
+   * profile is. The config folder is checked before anything in it is read (ensurePrivateDir), and
+   * a store another user could have written (theirs, or writable by others) is refused.
    */
   #read(): StoreShape {
     if (!existsSync(this.path)) return {profiles: {}}
-    ensurePrivateDir(this.dir)
+    ensurePrivateDir(this.dir, OWN_CONFIG_DIR)
     // Followed through a link (a dotfile manager's): the file it is must be this user's.
-    const foreign = notOurs(this.path, statSync(this.path))
+    const foreign = notOurs(statSync(this.path))
     if (foreign)
       throw usageError(
         `The profile store ${this.path} is not used: ${foreign}.`,
@@ -208,10 +208,10 @@ export class ProfileStore {
    * two gw processes changing profiles at once both keep their change.
    */
   #update(change: (data: StoreShape) => StoreShape): void {
-    ensurePrivateDir(this.dir)
+    ensurePrivateDir(this.dir, OWN_CONFIG_DIR)
     let lock
     try {
-      lock = acquireLock(`${this.path}.lock`, {waitMs: 10_000})
+      lock = holdLock(`${this.path}.lock`, {waitMs: 10_000})
     } catch (error) {
       if (!(error instanceof LockHeld)) throw error
       throw new GwError('transport', `The profile store is busy: ${error.message}.`, {advice: 'Try again in a moment.'})

@@ -28,9 +28,8 @@ import {
   minorUnitsOf,
   normalizeRefundState,
 } from '../gateway/protocol/index.js'
-import {describeGateway} from '../store/gateway.js'
 import {shown} from '../untrusted.js'
-import type {OrderClaim, UnsettledElsewhere} from '../store/history.js'
+import type {OrderClaim} from '../store/history.js'
 import {type RefundEntry, isMade, isUnsettled} from '../store/records.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
@@ -164,28 +163,12 @@ export class SingleRefunds {
     const {history} = this.refunds
     const settling: Settling = {}
     const orderNo = found.record.mch_order_no ?? ''
-    const elsewhere = history.unsettledElsewhere(orderNo)
     // A refund of another order of the same number (its gateway number differs: another gateway's,
     // adopted from before gw recorded gateways) is never this order's, to look up or to send.
     const ofThisOrder = (entry: RefundEntry) =>
       !entry.gw_order_no || !found.record.gw_order_no || entry.gw_order_no === found.record.gw_order_no
-    // Another record's refund this gateway has since settled (sent or looked up here) is settled.
-    const settledHere = (entry: RefundEntry) => {
-      const here = history.findRefund(entry.mch_refund_no)
-      return here !== undefined && !isUnsettled(here)
-    }
     const earlierOne = (entry: RefundEntry) => ofThisOrder(entry) && !asked.ours?.has(entry.mch_refund_no)
-    const open = (entry: RefundEntry) => earlierOne(entry) && !settledHere(entry)
-    for (const other of elsewhere.filter(({entry, kinship}) => kinship !== 'address' && open(entry))) {
-      // The refund asked for by its own number: sent under it (taken once where it already is).
-      if (asked.mchRefundNo !== other.entry.mch_refund_no || !isAsked(other.entry, asked))
-        throw unsettledElsewhere(plannedFrom(other.entry, found), other, this.refunds.client.profile)
-    }
-    // Sent to this gateway's address under an earlier key: this gateway's, settled here as ours.
-    const unsettled = [
-      ...history.refundsOf(orderNo).filter((entry) => isUnsettled(entry) && earlierOne(entry)),
-      ...elsewhere.filter(({entry, kinship}) => kinship === 'address' && open(entry)).map(({entry}) => entry),
-    ]
+    const unsettled = history.refundsOf(orderNo).filter((entry) => isUnsettled(entry) && earlierOne(entry))
     for (const entry of unsettled) {
       const planned = plannedFrom(entry, found)
       const source = entry.source ?? 'refund create'
@@ -433,25 +416,6 @@ const sendUnderItsNumber = (planned: PlannedRefund, profile: SuggestedFor) =>
     '--mch-refund-no',
     planned.mch_refund_no,
   )
-
-/**
- * An earlier refund of the order, sent without a known outcome under records that may be this
- * gateway's under another name (its key at another address): gw cannot tell whether it went
- * here, so nothing is sent (exit 5) until it is settled.
- */
-function unsettledElsewhere(planned: PlannedRefund, other: UnsettledElsewhere, profile: SuggestedFor): GwError {
-  const amount = formatAmount(planned.refund_fee, planned.fee_type)
-  const where = `to ${describeGateway(other.gateway)}, which has this gateway's key at another address`
-  const sendIt = sendUnderItsNumber(planned, profile)
-  return new GwError(
-    'unknown',
-    `Refund ${planned.mch_refund_no} of ${amount} on order ${planned.mch_order_no} was sent ${where}, at ${isoTime(new Date(other.entry.at))}, and its outcome is not known. It may have been made on this gateway: nothing was sent, so that the customer is not refunded twice.`,
-    {
-      advice: `Check refund ${planned.mch_refund_no} on the merchant platform. To settle it here, send it under its own number (the gateway takes a number once, so it is never made twice where it already is): ${sendIt}`,
-      details: {mch_refund_no: planned.mch_refund_no, sent_to: other.gateway},
-    },
-  )
-}
 
 /**
  * An earlier refund of the order, sent without a known outcome, on a channel with no refund

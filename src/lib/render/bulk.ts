@@ -34,8 +34,8 @@ function lines<T>(items: Iterable<T>, line: (item: T) => string, limit = 200, ke
 /** The first 20 problems on screen, and how many more (all of them are in --json and the report). */
 const problemLines = (problems: readonly Problem[]) => lines(problems, (p) => `line ${p.line}: ${p.message}`, 20)
 
-/** Notes on stderr once the plan is known: a lock taken over, a resumed journal, how uncertain rows were settled, the problems. */
-export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder, output?: string): string[] {
+/** Notes on stderr once the plan is known: a lock an ended run left, a resumed journal, how uncertain rows were settled, the problems. */
+export function planNotes(plan: BulkPlan, csv: string, left?: LockHolder, output?: string): string[] {
   const notes: string[] = []
   const {found, settled, problems} = plan
   notes.push(
@@ -53,8 +53,10 @@ export function planNotes(plan: BulkPlan, csv: string, tookOver?: LockHolder, ou
   ])
     if (note) notes.push(note)
   if (output) notes.push(output)
-  if (tookOver)
-    notes.push(`took over the lock left by process ${tookOver.pid} (started ${tookOver.started_at}; no longer running)`)
+  if (left)
+    notes.push(
+      `the run before, process ${left.pid} on ${left.host} (since ${left.since}), ended without letting go of the lock; the system let go for it`,
+    )
   if (plan.journal?.torn)
     notes.push(`the journal's last line was cut short by a crash; it was set aside and its row is asked of the gateway`)
   if (plan.journal?.resumed)

@@ -1,6 +1,10 @@
 /**
  * Which gateway a record belongs to: the appid, the base URL gw sends to and the gateway key's
- * fingerprint, as a profile names them. A test and a live profile of one appid are two gateways:
+ * fingerprint, as a profile names them. A gateway is one however its address is spelled: the
+ * merchant's appid with the gateway's public key (what every answer is verified with) names it as
+ * well as its address does (localhost, 127.0.0.1 and [::1], a DNS name and its IP, http and https,
+ * another port of a sandbox over the same data), and so does its address when its key was
+ * rotated. A test and a live gateway of one appid are two (their keys and addresses differ):
  * nothing made on one is looked up, sent, listed or counted on the other.
  */
 import {keyInfo, parsePublicKey} from '../gateway/signing.js'
@@ -34,18 +38,18 @@ export function gatewayOf(profile: {appid: string; baseUrl: string; gatewayPubli
   }
 }
 
-export const sameGateway = (a: GatewayIdentity, b: GatewayIdentity): boolean =>
-  a.appid === b.appid && a.base_url === b.base_url && a.key === b.key
-
 /**
- * How another gateway of the same appid may be this one: `address`, the same address under
- * another gateway key (a key rotated: what was sent there was sent here); `key`, the same key at
- * another address (an address respelled, or another server of that key: it cannot be told).
+ * Whether two gateways, as two profiles name them, are one: the same appid, and the same gateway
+ * key (the address spelled another way) or the same address (the key rotated). Says which.
  */
-export function kinship(gateway: GatewayIdentity, other: GatewayIdentity): 'address' | 'key' | undefined {
-  if (other.appid !== gateway.appid || sameGateway(other, gateway)) return undefined
-  if (addressOf(other.base_url) === gateway.base_url) return 'address'
-  return other.key === gateway.key ? 'key' : undefined
+export function spellingOf(
+  gateway: GatewayIdentity,
+  other: GatewayIdentity,
+): 'the same' | 'key' | 'address' | undefined {
+  if (other.appid !== gateway.appid || !other.base_url || !gateway.base_url) return undefined
+  const address = addressOf(other.base_url) === addressOf(gateway.base_url)
+  if (address && other.key === gateway.key) return 'the same'
+  return other.key === gateway.key ? 'key' : address ? 'address' : undefined
 }
 
 /** A gateway in words: "appid mch1 at https://gw.example/Gateway (gateway key 3f:a2:…)". */

@@ -7,17 +7,20 @@
  *
  * For a single refund the history is also the journal: its intent is committed with a synced
  * write before it is sent, its outcome after; one refund of an order at a time, by a claim taken
- * in a transaction.
+ * in a transaction, held by a lock the system holds for the claiming process (claimOrders).
  */
+import {randomBytes} from 'node:crypto'
 import {hostname} from 'node:os'
+import {dirname, join} from 'node:path'
 
 import {GwError} from '../errors.js'
 import {type LocalDatabase, LocalStateError} from '../io/database.js'
-import {isRunning} from '../io/lock.js'
+import {type Lock, holdLock, isHeld, removeIfFree} from '../io/lock.js'
+import {ensurePrivateDir} from '../io/private-file.js'
 import type {GroupCommit, Recorded, Seen, Settled} from './durability.js'
 import type {GatewayIdentity} from './gateway.js'
 import {type Selection, pages, paramsOf, recordOf} from './queries/lists.js'
-import {type EventEntry, type OrderEntry, type RefundEntry, isUnsettled} from './records.js'
+import {type EventEntry, type OrderEntry, type RefundEntry} from './records.js'
 import type {Queries} from './queries/index.js'
 
 /** An order as a command names it: by the merchant's number, the gateway's or the channel's. */
@@ -26,11 +29,46 @@ type OrderNumbers = {mch_order_no?: string; gw_order_no?: string; channel_order_
 /** A record of a list or a story: `unattributed` when it is from before gw recorded gateways (never used for money). */
 type Shown<T> = T & {unattributed?: true}
 
-/** Who holds an order's claim: a process of a host, since when. */
+/** Who holds an order's claim, for messages: a process of a host, since when. */
 export interface ClaimHolder {
   pid: number
   host: string
   since: string
+}
+
+/**
+ * A process's claims are held by one lock of its own (claims/RUN.lock beside the history), which
+ * the system holds while the process lives: a claim whose run's lock is free was left by a process
+ * that has ended (killed, or before a reboot), whatever its pid and wherever it ran; one whose
+ * lock is held is live, whatever pid namespace or container it is in. Taken at the first claim of
+ * the process, let go when its last claim is released.
+ */
+interface Run {
+  name: string
+  lock: Lock
+  claims: number
+}
+const runs = new Map<string, Run>()
+
+/** The lock of a run's claims, in the history's `folder`. */
+const runFile = (folder: string, name: string) => join(folder, `${name}.lock`)
+
+function joinRun(folder: string): Run {
+  let run = runs.get(folder)
+  if (!run) {
+    const name = `${process.pid}-${randomBytes(6).toString('hex')}`
+    run = {name, lock: holdLock(runFile(ensurePrivateDir(folder), name)), claims: 0}
+    runs.set(folder, run)
+  }
+  run.claims += 1
+  return run
+}
+
+function leaveRun(folder: string, run: Run): void {
+  run.claims -= 1
+  if (run.claims > 0 || runs.get(folder) !== run) return
+  runs.delete(folder)
+  run.lock.release()
 }
 
 /** An order another run is refunding, in a sentence. */
@@ -42,23 +80,6 @@ export interface OrderClaim {
   release(): void
 }
 
-/** Another gateway of the history that may be this one (gateway.ts's kinship): its records' id. */
-export interface Kin {
-  id: number
-  gateway: GatewayIdentity
-  kinship: 'address' | 'key'
-}
-
-/**
- * A refund of an order left unsettled under records that may be this gateway's: `address`, its
- * address under another key (a key rotated); `key`, its key at another address.
- */
-export interface UnsettledElsewhere {
-  entry: RefundEntry
-  gateway: GatewayIdentity
-  kinship: 'address' | 'key'
-}
-
 /** What a gateway's history needs of the store it belongs to. */
 interface HistoryCore {
   /** The queries, after what waits is committed (`states`: the states seen too). */
@@ -68,8 +89,6 @@ interface HistoryCore {
   id(create: boolean): number | undefined
   /** The id of the appid's records from before gw recorded gateways, when there are some. */
   legacy(): number | undefined
-  /** The gateways of the history that may be this one under another name. */
-  kin(): Kin[]
   /** This is the one gateway this machine knows for its appid (its history, its profiles). */
   sole(): boolean
   commits: GroupCommit
@@ -188,20 +207,6 @@ export class GatewayHistory {
     return this.#refundsOf(this.core.id(false), mchOrderNo)
   }
 
-  /**
-   * The order's refunds left without a known outcome (an intent, or unknown) under the records
-   * that may be this gateway's under another name. A refund command settles them before anything
-   * new is sent. (Records from before gw recorded gateways, of an appid with several, are not
-   * among them: they may be the test gateway's, and are never used for money.)
-   */
-  unsettledElsewhere(mchOrderNo: string): UnsettledElsewhere[] {
-    return this.core.kin().flatMap(({id, gateway, kinship}) =>
-      this.#refundsOf(id, mchOrderNo)
-        .filter(isUnsettled)
-        .map((entry) => ({entry, gateway, kinship})),
-    )
-  }
-
   /** Whether this gateway's history holds any refund of an order. */
   hasRefunds(mchOrderNo: string): boolean {
     const q = this.core.queries(false)
@@ -271,9 +276,9 @@ export class GatewayHistory {
   }
 
   /**
-   * One refund of an order at a time, across processes: a claim row taken in a transaction. A
-   * claim of a process of this host that no longer runs (killed) is taken over; a live one is
-   * refused (exit 2) naming its process.
+   * One refund of an order at a time, across processes: a claim row taken in a transaction, held
+   * by this process's lock. A claim whose process has ended is taken over; a live one is refused
+   * (exit 2) naming its process.
    */
   claimOrder(mchOrderNo: string): OrderClaim {
     const {claim, refused} = this.claimOrders([mchOrderNo])
@@ -292,46 +297,65 @@ export class GatewayHistory {
    */
   claimOrders(mchOrderNos: Iterable<string>): {claim: OrderClaim; refused: Map<string, ClaimHolder>} {
     const q = this.core.queries(false)
+    const folder = join(dirname(this.file), 'claims')
+    const run = joinRun(folder)
     const mine = {pid: process.pid, host: hostname(), since: new Date().toISOString()}
     const db = this.core.db()
     const orders = [...new Set(mchOrderNos)]
     const refused = new Map<string, ClaimHolder>()
+    const ended = new Set<string>()
     const taken: string[] = []
     let id!: number
-    /** Whether another live process holds the order's claim (then it is refused); one of a process gone is taken over. */
+    /**
+     * Whether a live process holds the order's claim (its run's lock is held: then it is refused);
+     * one of a process that has ended, or of an earlier gw (no run), is taken over.
+     */
     const heldElsewhere = (gateway: number, mchOrderNo: string) => {
-      const held = q.claims.of.get(gateway, mchOrderNo) as ClaimHolder | undefined
-      if (held && (held.host !== mine.host || isRunning(held.pid))) refused.set(mchOrderNo, held)
+      const held = q.claims.of.get(gateway, mchOrderNo) as (ClaimHolder & {run: string | null}) | undefined
+      if (held?.run && isHeld(runFile(folder, held.run))) {
+        const {run: _run, ...holder} = held
+        refused.set(mchOrderNo, holder)
+      } else if (held?.run) ended.add(held.run)
       return refused.has(mchOrderNo)
     }
     try {
       db.write(() => {
         id = this.core.id(true)!
         for (const mchOrderNo of orders.filter((order) => !heldElsewhere(id, order))) {
-          q.claims.take.run(id, mchOrderNo, mine.pid, mine.host, mine.since)
+          q.claims.take.run(id, mchOrderNo, mine.pid, mine.host, mine.since, run.name)
           taken.push(mchOrderNo)
         }
       })
     } catch (error) {
-      if (!(error instanceof LocalStateError) || error.problem !== 'busy') throw error
+      if (!(error instanceof LocalStateError) || error.problem !== 'busy') {
+        leaveRun(folder, run)
+        throw error
+      }
       // Held by another program: no run can take a claim now (a single refund's intent cannot be
       // written either); the claims of runs under way are read, and respected.
       const known = this.core.id(false)
       if (known !== undefined) for (const mchOrderNo of orders) heldElsewhere(known, mchOrderNo)
     }
+    // The locks of ended runs whose claims were taken over: nothing holds or names them now.
+    for (const name of ended) if (name !== run.name) removeIfFree(runFile(folder, name))
+    if (!taken.length) leaveRun(folder, run)
+    let released = !taken.length
     return {
       refused,
       claim: {
-        // Never throws (it runs after refunds were sent): a claim left behind names this process,
-        // which will have ended, and is taken over by the next refund of the order.
+        // Never throws (it runs after refunds were sent): a claim left behind names this run, whose
+        // lock the system lets go when the process ends, and is taken over by the next refund of the order.
         release: () => {
-          if (!taken.length) return
+          if (released) return
+          released = true
           try {
             db.write(() => {
-              for (const mchOrderNo of taken) q.claims.release.run(id, mchOrderNo, mine.pid, mine.host, mine.since)
+              for (const mchOrderNo of taken) q.claims.release.run(id, mchOrderNo, run.name)
             })
           } catch (error) {
             if (!(error instanceof LocalStateError)) throw error
+          } finally {
+            leaveRun(folder, run)
           }
         },
       },

@@ -1,8 +1,8 @@
 /**
  * Merging history.jsonl into the database: the records this gw put there while the database was
  * held or full, and the history of earlier versions. A file gw did not write is not merged: one
- * that is not a plain file (a link, a pipe, a folder), one another user owns, or one in a folder
- * others can write (where another user could have put it). Such a file is named and left where
+ * that is not a plain file (a link, a pipe, a folder), one another user owns, or one others can
+ * write (its folder, the config dir, is refused when others can write it). Such a file is named and left where
  * it is. A merge is taken aside first (records appended from then on start a new file, merged
  * next time), read in one transaction, then kept renamed (history.jsonl.imported). Merging the
  * same records twice (a restored file) changes nothing: each record is kept once (see queries/).
@@ -53,7 +53,7 @@ export class Merge {
       this.db.write(() => {
         // Listed under the lock: another gw merging at the same time has finished, or not begun.
         const jsonl = lstatSync(this.jsonl, {throwIfNoEntry: false})
-        const refused = jsonl && notOurs(this.jsonl, jsonl)
+        const refused = jsonl && notOurs(jsonl)
         if (refused)
           this.ports.warn?.(`${this.jsonl} is not merged into the history: ${refused}. Move it aside, or remove it.`)
         else if (jsonl) renameSync(this.jsonl, `${this.jsonl}.${process.pid}-${Date.now()}.merging`)
@@ -87,7 +87,7 @@ export class Merge {
       .map((name) => join(dir, name))
       .filter((file) => {
         const stats = lstatSync(file, {throwIfNoEntry: false})
-        return stats && !notOurs(file, stats)
+        return stats && !notOurs(stats)
       })
   }
 

@@ -90,4 +90,11 @@ export const MIGRATIONS = [
      gateway INTEGER NOT NULL REFERENCES gateways (id), mch_order_no TEXT NOT NULL, pid INTEGER NOT NULL,
      host TEXT NOT NULL, since TEXT NOT NULL,
      PRIMARY KEY (gateway, mch_order_no));`,
+  // A claim names the lock its process holds while it lives (claims/RUN.lock, held by the system:
+  // released when the process ends, however it ends); its pid, host and time are for messages only.
+  // A claim of an earlier gw, which names none, was judged by its pid: it is taken over.
+  `ALTER TABLE refund_claims ADD COLUMN run TEXT;`,
+  // A gateway is one however its address is spelled (store/gateway.ts): a spelling met names the
+  // gateway whose records it shares. Gateways an earlier gw kept apart are made one as they are met.
+  `ALTER TABLE gateways ADD COLUMN same_as INTEGER REFERENCES gateways (id);`,
 ]

@@ -4,7 +4,16 @@
  * in the config folder, and a colleague's re-check of a report. Each asserts the gateways' ledgers.
  */
 import {execFileSync} from 'node:child_process'
-import {chmodSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -12,6 +21,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {CliResult} from '../../helpers/cli.js'
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
 import {type TestSandbox, startTestSandbox} from '../../helpers/sandbox.js'
+import {tempDir} from '../../helpers/shared.js'
 
 const APPID = 'mch77001'
 let world: GwWorld
@@ -189,28 +199,105 @@ describe('one gateway under another name: its key rotated, its address respelled
     ])
   })
 
-  it('its key at another address: gw cannot tell it went there, sends nothing (exit 5), and its command settles it', async () => {
+  it('its key at another address (localhost for 127.0.0.1): the same gateway, said once; the refund left unknown is settled there, never sent again', async () => {
     const order = 'INV-ROT-2'
     const number = await leftUnknown(order)
     const elsewhere = gateway.info.base_url.replace('127.0.0.1', 'localhost')
     const set = await world.run(['profile', 'add', 'rotating', ...profile(elsewhere)])
     expect(set.code, set.stderr).toBe(0)
-    const refused = await rotating(['refund', 'create', order, '--amount', '10.00'])
-    expect(refused.code, refused.stderr).toBe(5)
-    expect(refused.stderr).toContain(
-      `Refund ${number} of 30.00 THB on order ${order} was sent to appid ${APPID} at ${gateway.info.base_url}`,
+    const refunded = await rotating(['refund', 'create', order, '--amount', '10.00', '--json'])
+    expect(refunded.code, refunded.stderr).toBe(0)
+    expect(refunded.stderr).toContain(
+      `appid ${APPID} at ${elsewhere} (gateway key ${refunded.stderr.match(/gateway key (\S+)…/)?.[1]}…) is the gateway this machine knew as appid ${APPID} at ${gateway.info.base_url}`,
     )
-    expect(refused.stderr).toContain('nothing was sent')
-    expect(await refundsOn(gateway, order)).toEqual([{no: number, fee: 3000}])
-    const command = /To settle it here, [^:]+: (gw refund create .+)/.exec(refused.stderr)?.[1]
-    // Advice names the profile it was given: pasted as printed, it settles it on that profile's gateway.
-    expect(command).toBe(`gw refund create ${order} --amount 30.00 --mch-refund-no ${number} --profile rotating`)
-    const settled = await world.run([...command!.split(' ').slice(1), '--yes', '--json'])
-    expect(settled.code, settled.stderr).toBe(0)
-    expect(settled.json<Refunded>()).toMatchObject({status: 'refunded', mch_refund_no: number, refund_fee: 3000})
-    const next = await rotating(['refund', 'create', order, '--amount', '10.00', '--json'])
-    expect(next.code, next.stderr).toBe(0)
-    expect((await refundsOn(gateway, order)).map((r) => r.fee)).toEqual([3000, 1000])
+    expect(refunded.json<Refunded>().settled_earlier).toEqual([
+      expect.objectContaining({mch_refund_no: number, status: 'refunded'}),
+    ])
+    expect(await refundsOn(gateway, order)).toEqual([
+      {no: number, fee: 3000},
+      {no: refunded.json<Refunded>().mch_refund_no, fee: 1000},
+    ])
+    // Said once: the next command under that spelling says nothing of it.
+    const listed = await rotating(['refund', 'list'])
+    expect(listed.stderr).not.toContain('is the gateway this machine knew as')
+  })
+})
+
+describe("one gateway, however its address is spelled (127.0.0.1 and localhost: two colleagues' profiles)", () => {
+  /** The world's sandbox under its other name, as profile "local" (same appid, same keys). */
+  const local = (args: string[]) => world.run([...args, '--profile', 'local'])
+  beforeAll(async () => {
+    const merchant = world.sandbox.info.merchants[0]!
+    const added = await world.run([
+      'profile',
+      'add',
+      'local',
+      '--appid',
+      APPID,
+      '--base-url',
+      world.sandbox.info.base_url.replace('127.0.0.1', 'localhost'),
+      '--private-key',
+      merchant.private_key_file!,
+      '--gateway-public-key',
+      world.sandbox.info.gateway_public_key_file,
+      '--gateway-zone',
+      world.sandbox.info.gateway_zone,
+    ])
+    expect(added.code, added.stderr).toBe(0)
+  })
+
+  it('holds one claim of an order across spellings: a refund under way under one refuses the other; one refund', async () => {
+    const order = 'INV-SPELL-1'
+    await paidOn(world.sandbox, order)
+    await world.faults('latency=2000-2000ms@order_refund')
+    try {
+      const before = (await world.requests()).order_refund ?? 0
+      const first = world.spawn(['refund', 'create', order, '--amount', '10.00'])
+      while (((await world.requests()).order_refund ?? 0) === before)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      const second = await local(['refund', 'create', order, '--amount', '12.00'])
+      expect(second.code, second.stderr).toBe(2)
+      expect(second.stderr).toContain(`Order ${order} is being refunded by process ${first.child.pid} on `)
+      expect((await first.result).code).toBe(0)
+    } finally {
+      await world.faults('')
+    }
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+  })
+
+  it('asks "again?" across spellings: an alipay repeat of the same amount is refused unless --again', async () => {
+    const order = 'INV-SPELL-2'
+    await paidOn(world.sandbox, order, 'alipay')
+    expect((await world.run(['refund', 'create', order, '--amount', '10.00'])).code).toBe(0)
+    const repeat = await local(['refund', 'create', order, '--amount', '10.00'])
+    expect(repeat.code, repeat.stderr).toBe(2)
+    expect(repeat.stderr).toContain('Add --again to confirm')
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+    const meant = await local(['refund', 'create', order, '--amount', '10.00', '--again'])
+    expect(meant.code, meant.stderr).toBe(0)
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000, 1000])
+  })
+
+  it("resumes a file's journal under the other spelling: nothing refused as another gateway's, nothing sent twice", async () => {
+    const order = 'INV-SPELL-4'
+    await paidOn(world.sandbox, order)
+    const csv = fileOf('spelled.csv', [`${order},10.00`])
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+    const again = await local(['refund', 'create', '--from-csv', csv, '--yes'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain('resuming: 1 done')
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+  })
+
+  it('lists and tells one history: what was refunded under one spelling is listed and in the timeline under the other', async () => {
+    const order = 'INV-SPELL-3'
+    await paidOn(world.sandbox, order)
+    const made = await world.run(['refund', 'create', order, '--amount', '10.00', '--json'])
+    expect(made.code, made.stderr).toBe(0)
+    const number = made.json<Refunded>().mch_refund_no
+    const listed = await local(['refund', 'list', '--json'])
+    expect(listed.json<{refunds: {mch_refund_no: string}[]}>().refunds.map((r) => r.mch_refund_no)).toContain(number)
+    expect((await local(['order', 'timeline', order])).stdout).toContain(number)
   })
 })
 
@@ -458,8 +545,19 @@ describe('files in the config folder that gw did not write', () => {
   const intent = (order: string, number: string, fee: number, channel: string) =>
     `${JSON.stringify({type: 'refund', appid: APPID, mch_order_no: order, channel, mch_refund_no: number, refund_fee: fee, fee_type: 'THB', status: 'intent', source: 'refund create', at: new Date().toISOString()})}\n`
 
+  /** Runs `script` as the user nobody (another user of this machine), `input` on its standard input. */
+  const asNobody = (script: string, input?: string | Buffer) =>
+    execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-c', script], {input})
+  /** The refusal of a folder others can write: exit 2, the folder, its mode and the mode to set, nothing sent. */
+  const expectOpenFolder = (result: CliResult, dir: string, mode = '0777') => {
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(`${dir} can be written by other users (mode ${mode})`)
+    expect(result.stderr).toContain('Nothing was sent.')
+    expect(result.stderr).toContain(`chmod 700 ${dir}`)
+  }
+
   it.skipIf(process.getuid?.() !== 0)(
-    "another user's history.jsonl in a folder others could write is refused and named, never merged or sent",
+    "another user's history.jsonl: its folder others can write is refused before anything is read; made yours, the file is named and never merged",
     async () => {
       const order = 'INV-PLANT-1'
       await paidOn(world.sandbox, order, 'alipay')
@@ -467,9 +565,11 @@ describe('files in the config folder that gw did not write', () => {
       chmodSync(dir, 0o777)
       const planted = join(dir, 'history.jsonl')
       // Written by the user nobody: a 90.00 refund nobody here asked for.
-      execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-c', `cat > ${planted}`], {
-        input: intent(order, 'RF-PLANTED', 9000, 'alipay'),
-      })
+      asNobody(`cat > ${planted}`, intent(order, 'RF-PLANTED', 9000, 'alipay'))
+      expectOpenFolder(await world.run(['refund', 'create', order, '--amount', '10.00'], {env}), dir)
+      // gw changed nothing of the folder: making it private is the user's decision, once they have looked in it.
+      expect(execFileSync('stat', ['-c', '%a', dir], {encoding: 'utf8'}).trim()).toBe('777')
+      chmodSync(dir, 0o700)
       const refunded = await world.run(['refund', 'create', order, '--amount', '10.00'], {env})
       expect(refunded.code, refunded.stderr).toBe(0)
       expect(refunded.stderr).toMatch(
@@ -477,8 +577,49 @@ describe('files in the config folder that gw did not write', () => {
       )
       expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
       expect(existsSync(planted)).toBe(true)
-      // gw made its folder private before reading anything in it.
-      expect(execFileSync('stat', ['-c', '%a', dir], {encoding: 'utf8'}).trim()).toBe('700')
+    },
+  )
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "another user's history.db-wal is never replayed over the history: the refund left unknown is looked up, never sent again",
+    async () => {
+      const order = 'INV-PLANT-WAL'
+      await paidOn(world.sandbox, order)
+      const {dir, env} = world.machine()
+      // The history before the refund, as another user could copy it (a colleague's backup).
+      expect((await world.run(['refund', 'list'], {env})).code).toBe(0)
+      const before = join(tempDir('gw-backup-'), 'before.db')
+      copyFileSync(join(dir, 'history.db'), before)
+      // 10.00 made, its answer and every lookup lost: unknown, the history holds it.
+      await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
+      const unknown = await world.run(['refund', 'create', order, '--amount', '10.00', '--timeout', '2'], {env})
+      await world.faults('')
+      expect(unknown.code, unknown.stderr).toBe(5)
+      // A write-ahead log of the history without that refund: SQLite would replay it over the file.
+      execFileSync('sqlite3', [
+        before,
+        '.dbconfig no_ckpt_on_close on',
+        'PRAGMA journal_mode=WAL',
+        'DELETE FROM refunds',
+      ])
+      chmodSync(dir, 0o1777)
+      asNobody(`cat > ${join(dir, 'history.db-wal')}`, readFileSync(`${before}-wal`))
+      const again = ['refund', 'create', order, '--amount', '10.00']
+      expectOpenFolder(await world.run(again, {env}), dir, '1777')
+      chmodSync(dir, 0o700)
+      const named = await world.run(again, {env})
+      expect(named.code, named.stderr).toBe(2)
+      expect(named.stderr).toMatch(
+        new RegExp(`${dir}/history\\.db-wal is not used: it belongs to another user \\(uid \\d+\\), not to you`),
+      )
+      expect(named.stderr).toContain('Nothing was sent.')
+      expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+      // Moved aside as the advice says: the refund left unknown is found made, and nothing new goes.
+      renameSync(join(dir, 'history.db-wal'), join(dir, 'history.db-wal.not-mine'))
+      const settled = await world.run(again, {env})
+      expect(settled.code, settled.stderr).toBe(0)
+      expect(settled.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
+      expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
     },
   )
 
@@ -486,11 +627,11 @@ describe('files in the config folder that gw did not write', () => {
     "another user's profiles.json is never read: it could send this machine's refunds anywhere",
     async () => {
       const {dir} = world.machine()
-      chmodSync(dir, 0o777)
       const store = join(dir, 'profiles.json')
-      execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-c', `cat > ${store}`], {
-        input: readFileSync(join(world.configDir, 'profiles.json')),
-      })
+      chmodSync(dir, 0o777)
+      asNobody(`cat > ${store}`, readFileSync(join(world.configDir, 'profiles.json')))
+      expectOpenFolder(await world.run(['refund', 'list'], {env: {GW_CONFIG_DIR: dir}}), dir)
+      chmodSync(dir, 0o700)
       const listed = await world.run(['refund', 'list'], {env: {GW_CONFIG_DIR: dir}})
       expect(listed.code).toBe(2)
       expect(listed.stderr).toMatch(new RegExp(`The profile store ${store} is not used: it belongs to another user`))
@@ -498,23 +639,22 @@ describe('files in the config folder that gw did not write', () => {
   )
 
   it.skipIf(process.getuid?.() !== 0)(
-    "a bulk journal beside the file written by another user, or a link, is refused before anything is sent; a journal of one's own runs it once",
+    "a bulk journal in a folder others can write, another user's, or a link, is refused before anything is sent; a journal of one's own runs it once",
     async () => {
       const orders = ['INV-JRN-1', 'INV-JRN-2']
       for (const order of orders) await paidOn(world.sandbox, order)
       const {dir} = world.machine()
-      chmodSync(dir, 0o777)
       const csv = join(dir, 'refunds.csv')
       writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},10.00`).join('\n')}\n`)
+      chmodSync(dir, 0o777)
       // Another user's "journal" of the file: every row done, as far as it says.
-      execFileSync(
-        'setpriv',
-        ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-c', `cat > ${csv}.journal.jsonl`],
-        {
-          input: '{"type":"header"}\n',
-        },
-      )
+      asNobody(`cat > ${csv}.journal.jsonl`, '{"type":"header"}\n')
       const bulk = (...extra: string[]) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
+      for (const run of [await bulk(), await bulk('--dry-run')]) {
+        expectOpenFolder(run, dir)
+        expect(run.stderr).toContain('give the run a journal in a folder of your own: --journal FILE')
+      }
+      chmodSync(dir, 0o755)
       const refused = await bulk()
       expect(refused.code, refused.stderr).toBe(2)
       expect(refused.stderr).toContain(
@@ -532,6 +672,8 @@ describe('files in the config folder that gw did not write', () => {
       const own = await bulk('--journal', join(dir, 'mine.jsonl'))
       expect(own.code, own.stderr).toBe(0)
       for (const order of orders) expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+      // The file's folder keeps the mode its owner gave it.
+      expect(execFileSync('stat', ['-c', '%a', dir], {encoding: 'utf8'}).trim()).toBe('755')
     },
   )
 

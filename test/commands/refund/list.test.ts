@@ -10,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {MIGRATIONS} from '../../../src/lib/store/schema.js'
 import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {otherGatewayKey} from '../../helpers/shared.js'
 
 let world: GwWorld
 const LIVE_URL = 'https://gateway.example/Gateway'
@@ -91,8 +92,12 @@ describe('gw refund list --amount', () => {
 
   it("finds the refund of an earlier gw's database (schema 2) by its order's total, unattributed and marked", async () => {
     const {dir, env} = world.machine()
-    // A second gateway of the appid on this machine (a live profile): the earlier records stay unattributed.
-    const live = world.profileAdd('live').map((word) => (word === world.sandbox.info.base_url ? LIVE_URL : word))
+    // A second gateway of the appid on this machine (a live profile, its own key): the earlier records stay unattributed.
+    const liveKey = otherGatewayKey()
+    const live = world
+      .profileAdd('live')
+      .map((word) => (word === world.sandbox.info.base_url ? LIVE_URL : word))
+      .map((word) => (word === world.sandbox.info.gateway_public_key_file ? liveKey : word))
     expect((await world.run(live, {env: {GW_CONFIG_DIR: dir}})).code).toBe(0)
     const appid = world.sandbox.info.merchants[0]!.appid
     const at = "'2026-03-01T10:00:00.000Z', 1772359200000"

@@ -1,4 +1,4 @@
-import {spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {existsSync, lstatSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
@@ -264,7 +264,7 @@ describe('the history database', () => {
     }
   })
 
-  it('gives one claim of an order at a time; a claim of a process that no longer runs is taken over', () => {
+  it('gives one claim of an order at a time, held by the system: never by a pid on file', async () => {
     const dir = folder()
     const history = historyOf(dir)
     const claim = history.claimOrder('O1')
@@ -274,19 +274,36 @@ describe('the history database', () => {
     claim.release()
     other.claimOrder('O1').release()
 
-    // Left by a process killed while it held the claim.
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!
-    const db = new DatabaseSync(join(dir, 'history.db'))
-    db.prepare("INSERT INTO refund_claims VALUES ((SELECT id FROM gateways WHERE appid = 'A1'), ?, ?, ?, ?)").run(
-      'O1',
-      dead,
-      hostname(),
-      'then',
+    /** A claim row as another gw wrote it: pid 1 of its own namespace, its run's lock `run` (none: an earlier gw). */
+    const plant = (run: string | null) => {
+      const db = new DatabaseSync(join(dir, 'history.db'))
+      db.prepare(
+        "INSERT OR REPLACE INTO refund_claims VALUES ((SELECT id FROM gateways WHERE appid = 'A1'), 'O1', 1, ?, 'then', ?)",
+      ).run(hostname(), run)
+      db.close()
+    }
+    // Live in another pid namespace or container: its run's lock is held, whatever its pid says here.
+    const lock = join(dir, 'claims', 'elsewhere.lock')
+    const script = `const db = new (require('node:sqlite').DatabaseSync)(${JSON.stringify(lock)}); db.exec('PRAGMA journal_mode = MEMORY'); db.exec('BEGIN EXCLUSIVE'); process.stdout.write('held'); setInterval(() => {}, 1000)`
+    const live = spawn(process.execPath, ['--no-warnings', '-e', script], {stdio: ['ignore', 'pipe', 'inherit']})
+    await new Promise((resolve) => live.stdout.once('data', resolve))
+    plant('elsewhere')
+    expect(() => history.claimOrder('O1')).toThrow(
+      `Order O1 is being refunded by process 1 on ${hostname()} (since then).`,
     )
-    db.close()
+    // Killed: the system let go of its lock, and its claim is taken over.
+    await new Promise((resolve) => (live.once('exit', resolve), live.kill('SIGKILL')))
     const taken = history.claimOrder('O1')
     expect(() => other.claimOrder('O1')).toThrow(new RegExp(`by process ${process.pid} `))
     taken.release()
+    expect(existsSync(lock)).toBe(false)
+    // Of an earlier gw, naming this very pid (a restart that gave the pid back): taken over, never held for good.
+    const db = new DatabaseSync(join(dir, 'history.db'))
+    db.prepare("UPDATE refund_claims SET pid = ? WHERE mch_order_no = 'O1'").run(process.pid)
+    db.close()
+    plant(null)
+    history.claimOrder('O1').release()
+    expect(readdirSync(join(dir, 'claims'))).toEqual([])
   })
 
   it('says what to do with a file that is not a database, and never reads it as an empty history', () => {
@@ -320,5 +337,58 @@ describe('the note of who writes the history', () => {
     expect(history.refundsOf('O1')).toEqual([expect.objectContaining({mch_refund_no: 'R1', status: 'intent'})])
     expect(readFileSync(target, 'utf8')).toBe('kept\n')
     expect(lstatSync(join(dir, 'history.db.writer')).isFile()).toBe(true)
+  })
+})
+
+describe('one gateway, however its address is spelled', () => {
+  const at = (base_url: string, key = A1.key) => ({appid: 'A1', base_url, key})
+
+  it('is one history under its key at another address and its address under another key; said once; test and live apart', () => {
+    const dir = folder()
+    const notes: string[] = []
+    const ports = {note: (message: string) => notes.push(message)}
+    historyOf(dir, ports).recordIntent({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1})
+    const respelled = historyOf(dir, ports, at('https://203.0.113.9/Gateway'))
+    expect(respelled.refundsOf('O1')).toEqual([expect.objectContaining({mch_refund_no: 'R1'})])
+    expect(notes).toEqual([
+      'appid A1 at https://203.0.113.9/Gateway (gateway key aa:bb…) is the gateway this machine knew as appid A1 at https://gw.example/Gateway (gateway key aa:bb…): the same appid and its gateway key. Its records, claims and checks are one.',
+    ])
+    // Its claims are one: a claim under one spelling is held under the other.
+    const claim = respelled.claimOrder('O1')
+    expect(() => historyOf(dir).claimOrder('O1')).toThrow(/Order O1 is being refunded by process/)
+    claim.release()
+    const rotated = historyOf(dir, ports, at('https://gw.example/Gateway', 'cc:dd'))
+    expect(rotated.refundsOf('O1')).toHaveLength(1)
+    expect(notes[1]).toContain('the same appid and its address (its key was rotated)')
+    // Met again: nothing said.
+    historyOf(dir, ports, at('https://203.0.113.9/Gateway')).refundsOf('O1')
+    expect(notes).toHaveLength(2)
+    // Another address and another key: another gateway (the live one of a test one).
+    expect(historyOf(dir, ports, at('https://live.example/Gateway', 'ee:ff')).refundsOf('O1')).toEqual([])
+  })
+
+  it("an earlier gw's history of two spellings kept apart: made one as it is met, every record kept once", () => {
+    const dir = folder()
+    const first = historyOf(dir)
+    first.recordIntent({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1})
+    first.recordOutcome({mch_order_no: 'O1', mch_refund_no: 'R1', refund_fee: 1, status: 'refunded'}, {sync: true})
+    new LocalStore(dir).close()
+    // As the earlier gw kept it: a gateway of its own for localhost, with the same refund seen there and another.
+    const db = new DatabaseSync(join(dir, 'history.db'))
+    db.exec(
+      "INSERT INTO gateways (appid, base_url, key, since) VALUES ('A1', 'http://localhost:1/Gateway', 'aa:bb', 'then')",
+    )
+    const insert = db.prepare(
+      "INSERT INTO refunds (gateway, mch_order_no, mch_refund_no, refund_fee, status, at, at_ms) VALUES ((SELECT max(id) FROM gateways), 'O1', ?, 1, ?, '2026-01-01T00:00:00.000Z', 0)",
+    )
+    insert.run('R1', 'intent')
+    insert.run('R2', 'refunded')
+    db.close()
+    const met = historyOf(dir, {}, at('http://localhost:1/Gateway'))
+    expect(met.refundsOf('O1').map((r) => [r.mch_refund_no, r.status])).toEqual([
+      ['R1', 'refunded'],
+      ['R2', 'refunded'],
+    ])
+    expect(historyOf(dir).refundsOf('O1')).toHaveLength(2)
   })
 })

@@ -6,7 +6,7 @@
  * confirm, send (send), report (report).
  */
 import {existsSync, statSync} from 'node:fs'
-import {basename, resolve} from 'node:path'
+import {basename, dirname, resolve} from 'node:path'
 import {setFlagsFromString} from 'node:v8'
 
 import type {Work} from '../../batch.js'
@@ -17,6 +17,7 @@ import {checkOutputs} from '../../files/output-paths.js'
 import {isoTime} from '../../gateway/protocol/index.js'
 import type {ReadOptions} from '../../files/table.js'
 import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
+import {refuseSharedFolder} from '../../io/private-file.js'
 import type {OrderClaim} from '../../store/history.js'
 import type {RefundService} from '../service.js'
 import {type BulkResult, type RunEnd, ending, outcomeOf, rowViews, toSendTotals} from './bulk-result.js'
@@ -53,10 +54,10 @@ interface BulkHooks {
   /** The orders are being checked: progress over `total` queries, and the signal that stops the checks (Ctrl-C). */
   checking(label: string, total: number): Promise<Work>
   /**
-   * The plan is known (problems, resume); shown before anything is decided. `tookOver`: a lock
-   * left behind was taken; `output`: what is said of where the report goes (a CSV for a workbook too wide).
+   * The plan is known (problems, resume); shown before anything is decided. `left`: the holder of
+   * the lock before, which ended without letting go of it (a run killed); `output`: what is said of where the report goes (a CSV for a workbook too wide).
    */
-  planned(plan: BulkPlan, tookOver?: LockHolder, output?: string): void
+  planned(plan: BulkPlan, left?: LockHolder, output?: string): void
   /** Resolves when the refunds still to send may go; throws to cancel. */
   confirm(planned: BulkResult): Promise<void>
   /** Sending starts: progress over `total` rows, and the signal that stops it gracefully. */
@@ -87,9 +88,20 @@ export function tuneHeapFor(file: string): void {
  * versions gave (`Refunds-Nov.journal.jsonl`) that is this file's is resumed.
  */
 function defaultJournal(csv: string): string {
+  journalFolder(csv)
   const named = `${csv}.journal.jsonl`
   const earlier = besideInput(csv, '.journal.jsonl')
   return !existsSync(named) && Journal.fileOf(earlier) === basename(csv) ? earlier : named
+}
+
+/**
+ * The folder of a journal (and its lock), checked before anything in it is read: one that is not
+ * the user's alone is refused (refuseSharedFolder). Its mode is left as the user set it (finance's
+ * folder beside their files): gw only reads and writes its own files there.
+ */
+function journalFolder(journal: string): void {
+  const folder = dirname(journal)
+  if (existsSync(folder)) refuseSharedFolder(folder, 'give the run a journal in a folder of your own: --journal FILE')
 }
 
 /** The journal's lock: one run of a batch at a time. */
@@ -97,7 +109,7 @@ const lockJournal = (journal: string): Lock =>
   lockOrRefuse(
     `${journal}.lock`,
     'This batch is being run',
-    'Wait for that run to end. A lock left by a process of this machine that no longer runs is taken over by itself.',
+    'Wait for that run to end: the system lets go of its lock when it ends, however it ends.',
   )
 
 export async function runBulkRefund(
@@ -107,6 +119,7 @@ export async function runBulkRefund(
 ): Promise<BulkResult> {
   const csv = resolve(options.csv)
   const journalPath = resolve(options.journal ?? defaultJournal(csv))
+  journalFolder(journalPath)
   const file = await readRefundFile(csv, options)
   // The report's size is known once the file is read: one that does not fit a workbook is said now, before any money moves.
   const lines = Math.max(file.header.line ?? 1, ...[file.rows, file.totals, file.left].map((l) => l.at(-1)?.line ?? 0))
@@ -133,7 +146,7 @@ export async function runBulkRefund(
     let earlierReport: string | undefined
     const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
     claim = plan.claim
-    hooks.planned(plan, lock?.tookOver, fitted.note)
+    hooks.planned(plan, lock?.left, fitted.note)
     const toSend = toSendTotals(plan.states)
     const result = (states: readonly RowState[], ended: RunEnd): BulkResult => ({
       csv,

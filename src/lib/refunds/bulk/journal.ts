@@ -1,7 +1,8 @@
 /**
  * The bulk-refund journal: an append-only JSON-lines file. Its first record names the CSV
  * (by SHA-256) and the gateway it is run against (appid, base URL, gateway key): a journal of
- * another gateway (a test run of the file, then the live one) is never resumed; an `intent` record is on disk (written whole and synced)
+ * another gateway (a test run of the file, then the live one) is never resumed, one of the same
+ * gateway under another spelling is (store/gateway.ts); an `intent` record is on disk (written whole and synced)
  * before its refund is sent, and an `outcome` record follows. Records waiting together are
  * written and synced together (group commit), so concurrency costs no extra syncs and the
  * intent-before-send rule holds for each. Outcome-only groups are not synced: a lost outcome
@@ -29,7 +30,7 @@ import {
 import {type FileHandle, open} from 'node:fs/promises'
 
 import {shellWord, usageError} from '../../errors.js'
-import {type GatewayIdentity, describeGateway, sameGateway} from '../../store/gateway.js'
+import {type GatewayIdentity, describeGateway, spellingOf} from '../../store/gateway.js'
 import {cutTornTail, forEachLine} from '../../io/json-lines.js'
 import {notOurs} from '../../io/private-file.js'
 
@@ -126,7 +127,7 @@ export class Journal {
     const rows = new Map<number, RowHistory>()
     const file = lstatSync(path, {throwIfNoEntry: false})
     if (!file) return {rows, resumed: false, torn: false}
-    const foreign = notOurs(path, file, {sharedFolder: true})
+    const foreign = notOurs(file)
     if (foreign)
       throw usageError(
         `The journal ${path} is not one gw wrote for you: ${foreign}. Nothing was sent: what it says is evidence of nothing, and gw does not write into it.`,
@@ -175,7 +176,7 @@ export class Journal {
     }
     const {gateway} = header
     // A journal of an earlier gw names only its appid: this gateway's when it is the only one of the appid this machine knows.
-    if (first.gateway ? !sameGateway(first.gateway, gateway) : !header.soleGateway) {
+    if (first.gateway ? !spellingOf(gateway, first.gateway) : !header.soleGateway) {
       const written = first.gateway
         ? `against ${describeGateway(first.gateway)}`
         : `by an earlier gw, which did not record the gateway it sent to, and this machine knows more than one gateway of appid ${first.appid}`

@@ -1,7 +1,7 @@
 /**
  * The gateways records belong to, the earlier histories merged in, and what the history holds per
  * gateway (`gw history`). A gateway of base URL and key '' is an appid's records from before gw
- * recorded gateways.
+ * recorded gateways; one whose `same_as` names another is a spelling of it, holding no records.
  */
 import type {LocalDatabase, Statement} from '../../io/database.js'
 
@@ -18,8 +18,8 @@ export class GatewayQueries {
   readonly summaries: Statement
 
   constructor(db: LocalDatabase) {
-    this.find = db.prepare('SELECT id FROM gateways WHERE appid = ? AND base_url = ? AND key = ?')
-    this.add = db.prepare('INSERT INTO gateways (appid, base_url, key, since) VALUES (?, ?, ?, ?)')
+    this.find = db.prepare('SELECT * FROM gateways WHERE appid = ? AND base_url = ? AND key = ?')
+    this.add = db.prepare('INSERT INTO gateways (appid, base_url, key, since, same_as) VALUES (?, ?, ?, ?, ?)')
     this.ofAppid = db.prepare('SELECT * FROM gateways WHERE appid = ? ORDER BY id')
     this.held = db.prepare(
       `SELECT (SELECT count(*) FROM orders WHERE gateway = @gateway) AS orders,
