@@ -192,7 +192,7 @@ describe('gw order timeline by any number of the order', () => {
     expect(asked.run.stdout).toMatch(new RegExp(`^Order ${paid.order} `))
 
     const refreshed = await world.run(['order', 'timeline', paid.gw_order_no, '--refresh'], {env})
-    expect(refreshed.code).toBe(1)
+    expect(refreshed.code).toBe(2)
     expect(refreshed.stderr).not.toContain('gw order query')
     const hinted = await runAdvice(refreshed.stderr, 'in place of the order, as in ', env)
     expect(hinted.command).toBe(`gw order timeline --gw-order-no ${paid.gw_order_no} --refresh`)
