@@ -104,6 +104,27 @@ describe('an order not paid while waiting', () => {
 })
 
 describe("a gateway's or a channel's order number given where the merchant's goes", () => {
+  it("order query takes it as what it is, and says so; a number no order has is not called the gateway's", async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ADV-GWNO')
+    const {env} = world.machine()
+    const queried = await world.run(['order', 'query', order!, '--json'], {env})
+    const {gw_order_no, channel_order_no} = queried.json<{record: {gw_order_no: string; channel_order_no: string}}>()
+      .record
+    for (const [number, words] of [
+      [gw_order_no, "the gateway's order number"],
+      [channel_order_no, "the channel's order number"],
+    ] as const) {
+      // Another desk, which never saw the order: the gateway is asked by it as each of the order's numbers.
+      const other = world.machine()
+      const pasted = await world.run(['order', 'query', number], {env: other.env})
+      expect(pasted.code, pasted.stderr).toBe(0)
+      expect(pasted.stderr).toContain(`${number} is ${words} of order ${order}.`)
+      expect(pasted.stdout).toMatch(new RegExp(`order: +${order}`))
+    }
+    const unknown = await world.run(['order', 'query', 'NO-SUCH-ORDER'])
+    expect(unknown.stderr).not.toContain('--gw-order-no')
+  })
+
   it('refund create names the flag it goes with, the right one, and the command it gives finds the order', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ADV-CHNO')
     const queried = await world.run(['order', 'query', order!, '--json'])
@@ -123,9 +144,6 @@ describe("a gateway's or a channel's order number given where the merchant's goe
       expect(suggested(pasted.stderr, 'in place of the order, as in ')).toContain(`${flag} ${number}`)
     }
     expect((await world.ledger(order!))!.refunds).toEqual([])
-    // A merchant number that is not one gets no such hint.
-    const unknown = await world.run(['order', 'query', 'NO-SUCH-ORDER'])
-    expect(unknown.stderr).not.toContain('-order-no')
   })
 })
 

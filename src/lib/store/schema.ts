@@ -90,4 +90,7 @@ export const MIGRATIONS = [
      gateway INTEGER NOT NULL REFERENCES gateways (id), mch_order_no TEXT NOT NULL, pid INTEGER NOT NULL,
      host TEXT NOT NULL, since TEXT NOT NULL,
      PRIMARY KEY (gateway, mch_order_no));`,
+  // A refund found by the gateway's number of it (support pastes it from the merchant platform or a
+  // receipt), as by the merchant's: an indexed question.
+  `CREATE INDEX refunds_by_gateway_number ON refunds (gateway, gw_refund_no) WHERE gw_refund_no IS NOT NULL;`,
 ]
