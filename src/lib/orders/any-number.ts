@@ -97,6 +97,8 @@ async function findByAnyNumber(orders: OrderService, number: string, channel?: s
     const {ref: _asked, ...order} = found
     return {...order, channel_source: channel ? 'given' : 'discovered', number_is: field}
   }
+  // On the channel given: an order the gateway knows on another is said so (the channel is wrong), as find says.
+  if (channel) await orders.find({mch_order_no: number}, channel)
   const refundQuery = gwCommand(profile, 'refund', 'query', 'ORDER', '--mch-refund-no', 'REFUND_NO')
   throw new GwError(
     'refused',

@@ -82,6 +82,9 @@ type Discovered = FoundOrder & {ref: OrderReference}
 export type ClosedOrder = FoundOrder & {already_closed: boolean}
 
 export class OrderService {
+  /** The channels orders of this run were found on by discovering them: asked first (discover). */
+  readonly #foundOn = new Set<string>()
+
   constructor(
     readonly client: GatewayClient,
     readonly history: GatewayHistory,
@@ -218,15 +221,28 @@ export class OrderService {
 
   /**
    * The order one of `refs` names on one of `channels`, every pair asked at once (not one after
-   * another: seven channels at 300 ms of latency took 2.2 s), and the one that answers taken: an
-   * answer counts only signed and about what was asked (the client's checks: its order numbers,
-   * appid and channel); one that failed verification, to any pair, fails the lookup (exit 4):
-   * answers are being mixed up. Undefined when every pair says "no such order". Two orders (or one
-   * on two channels) answering is a problem said (exit 2), never a guess; with none, the gravest
-   * failure met is the lookup's (an answer not sure, a refusal other than "no such order", no
-   * connection).
+   * another: seven channels at 300 ms of latency took 2.2 s), and the one that answers taken. The
+   * channels orders were found on earlier in this run are asked first, the others only if none of
+   * them knows it: a batch (a file of orders on one channel, in a run that already asks many
+   * orders at once) then asks one channel an order, not seven. See #discoverOn for what an answer
+   * must be.
    */
   async discover(refs: readonly OrderReference[], channels: readonly string[]): Promise<Discovered | undefined> {
+    const likely = channels.filter((channel) => this.#foundOn.has(channel))
+    const others = channels.filter((channel) => !this.#foundOn.has(channel))
+    const first = likely.length ? await this.#discoverOn(refs, likely) : undefined
+    return first ?? (others.length ? this.#discoverOn(refs, others) : undefined)
+  }
+
+  /**
+   * The order one of `refs` names on one of `channels`, every pair asked at once: an answer counts
+   * only signed and about what was asked (the client's checks: its order numbers, appid and
+   * channel); one that failed verification, to any pair, fails the lookup (exit 4): answers are
+   * being mixed up. Undefined when every pair says "no such order". Two orders (or one on two
+   * channels) answering is a problem said (exit 2), never a guess; with none, the gravest failure
+   * met is the lookup's (an answer not sure, a refusal other than "no such order", no connection).
+   */
+  async #discoverOn(refs: readonly OrderReference[], channels: readonly string[]): Promise<Discovered | undefined> {
     const pairs = refs.flatMap((ref) => channels.map((channel) => ({ref, channel})))
     const asked = await Promise.all(
       pairs.map(({ref, channel}) =>
@@ -254,7 +270,10 @@ export class OrderService {
     if (failed && 'error' in failed) throw failed.error
     if (orders.size > 1) throw severalOrders([...orders.values()], this.client.profile)
     const [first] = orders.values()
-    if (first) return {...this.#found(first.answer.data, first.channel, 'discovered'), ref: first.ref}
+    if (first) {
+      this.#foundOn.add(first.channel)
+      return {...this.#found(first.answer.data, first.channel, 'discovered'), ref: first.ref}
+    }
     for (const status of ['uncertain', 'refused'] as const)
       for (const a of asked)
         if ('answer' in a && a.answer.status === status && !(status === 'refused' && a.answer.code === ORDER_NOT_FOUND))

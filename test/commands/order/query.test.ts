@@ -4,6 +4,9 @@
  * gateway's; a number this machine does not know asked of every channel at once, an answer taken
  * only when signed and about what was asked, and two orders answering said, never chosen between.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {startGatheringProxy} from '../../helpers/gathering-proxy.js'
@@ -122,6 +125,17 @@ describe('an order this machine does not know, asked of the gateway', () => {
     } finally {
       await proxy.close()
     }
+  })
+
+  it('in a run of many orders, the channel found first is asked first: seven queries for the first order, one for each after', async () => {
+    const orders = await world.paidOrders(10, 5_000, 'OQ-BATCH')
+    const {dir, env} = world.machine()
+    const csv = join(dir, 'refunds.csv')
+    writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
+    const before = (await world.requests()).order_query ?? 0
+    const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--concurrency', '1'], {env})
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(((await world.requests()).order_query ?? 0) - before).toBe(7 + 9)
   })
 
   it("takes an answer only when it is about what was asked: a signed answer of another channel's query is refused, exit 4", async () => {
