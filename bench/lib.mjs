@@ -154,15 +154,15 @@ export async function floorLoop(options) {
   return runs.reduce((best, run) => (run.rate > best.rate ? run : best))
 }
 
-/** Creates and pays `count` orders straight through the sandbox: their merchant numbers. */
-export async function seedPaidOrders(bench, prefix, count, totalFee = 100_000) {
+/** Creates and pays `count` orders (of `channel`) straight through the sandbox: their merchant numbers. */
+export async function seedPaidOrders(bench, prefix, count, totalFee = 100_000, channel = 'wechat') {
   const numbers = Array.from({length: count}, (_, i) => `${prefix}${i}`)
   await rawLoop({
     ...bench,
     operation: 'native_pay',
     count,
     concurrency: 8,
-    paramsFor: (i) => ({channel: 'wechat', mch_order_no: numbers[i], total_fee: totalFee, fee_type: 'THB'}),
+    paramsFor: (i) => ({channel, mch_order_no: numbers[i], total_fee: totalFee, fee_type: 'THB'}),
   })
   const pool = new Pool(bench.sandbox.info.origin, {connections: 8})
   let next = 0

@@ -28,7 +28,7 @@ import {
 const quick = process.argv.includes('--quick')
 const option = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
 /**
- * `--only history`, `--only ledger`, `--only batches` or `--only compare`: only those figures
+ * `--only history`, `--only ledger`, `--only batches`, `--only discovery` or `--only compare`: only those figures
  * (the full run takes long).
  */
 const only = option('--only')
@@ -343,6 +343,44 @@ async function writeJsonlHistory(path, appid, count, recent, known) {
 }
 
 /** The history's figures: 1,000,000 records against an empty history, the import, a list of 500,000 to a file. */
+/**
+ * An order this machine does not know, looked up on every channel (a desk that did not make it):
+ * `gw order query` of a truemoney order, the last channel of the order query's list, from an empty
+ * history each run, with every answer 300 ms late (a far gateway), against the same query on its
+ * channel (one request), alternating. Asked one channel after another it took seven round trips;
+ * asked at once, about the one.
+ */
+async function discovery(bench) {
+  const [order] = await seedPaidOrders(bench, 'BD', 1, 10_000, 'truemoney')
+  await bench.faults('latency=300ms@query')
+  try {
+    const times = {every: [], one: []}
+    for (let run = 0; run < 5; run++) {
+      for (const [which, channel] of [
+        ['every', []],
+        ['one', ['--channel', 'truemoney']],
+      ]) {
+        const fresh = tempDir('gw-bench-discovery-')
+        const env = {...bench.env, GW_CONFIG_DIR: fresh}
+        const {ms, code, stderr} = await runGw(['order', 'query', order, ...channel], env)
+        rmSync(fresh, {recursive: true, force: true})
+        if (code !== 0) throw new Error(`gw order query exited ${code}: ${stderr.slice(-500)}`)
+        times[which].push(ms)
+      }
+    }
+    const [every, one] = [median(times.every), median(times.one)]
+    record(
+      'lookup',
+      'gw order query of an order this machine does not know (truemoney: the last of 7 channels) / the same with --channel, every answer 300 ms late, start included (medians of 5)',
+      `${fmt(every, 0)} ms / ${fmt(one, 0)} ms = ${fmt(every / one, 2)}x`,
+      '<= 1.5x (every channel at once)',
+      pass(every <= 1.5 * one),
+    )
+  } finally {
+    await bench.faults('')
+  }
+}
+
 async function history(bench, known) {
   const count = SIZES.historyOrders
   const big = tempDir('gw-bench-history-')
@@ -659,6 +697,7 @@ if (only === 'ledger') {
 const bench = await benchSandbox()
 try {
   if (only === 'history') await history(bench, (await seedPaidOrders(bench, 'BQ', 1))[0])
+  else if (only === 'discovery') await discovery(bench)
   else if (only === 'batches') {
     // The loopback batches alone, each twice (what a change to a batch's path is checked with).
     const orders = await seedPaidOrders(bench, 'BQ', 2000)
@@ -692,6 +731,7 @@ try {
       await bench.faults('')
     }
     await memory(bench, orders)
+    await discovery(bench)
     await history(bench, orders[0])
     await ledger()
   }

@@ -103,21 +103,47 @@ describe('an order not paid while waiting', () => {
   })
 })
 
-describe("a gateway order number given as the merchant's", () => {
-  it('gets the --gw-order-no hint, and the command it gives finds the order', async () => {
+describe("a gateway's or a channel's order number given where the merchant's goes", () => {
+  it("order query takes it as what it is, and says so; a number no order has is not called the gateway's", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ADV-GWNO')
-    const queried = await world.run(['order', 'query', order!, '--json'])
-    const gwOrderNo = queried.json<{record: {gw_order_no: string}}>().record.gw_order_no
-    const pasted = await world.run(['order', 'query', gwOrderNo])
-    expect(pasted.code).toBe(1)
-    expect(pasted.stderr).toContain(`No channel knows order ${gwOrderNo}`)
-    expect(pasted.stderr).toContain("looks like the gateway's order number, not the merchant's")
-    const hinted = await world.asPrinted(suggested(pasted.stderr, 'in place of the order, as in '))
-    expect(hinted.code, hinted.stderr).toBe(0)
-    expect(hinted.stdout).toMatch(new RegExp(`order: +${order}`))
-    // A merchant number that is not one gets no such hint.
+    const {env} = world.machine()
+    const queried = await world.run(['order', 'query', order!, '--json'], {env})
+    const {gw_order_no, channel_order_no} = queried.json<{record: {gw_order_no: string; channel_order_no: string}}>()
+      .record
+    for (const [number, words] of [
+      [gw_order_no, "the gateway's order number"],
+      [channel_order_no, "the channel's order number"],
+    ] as const) {
+      // Another desk, which never saw the order: the gateway is asked by it as each of the order's numbers.
+      const other = world.machine()
+      const pasted = await world.run(['order', 'query', number], {env: other.env})
+      expect(pasted.code, pasted.stderr).toBe(0)
+      expect(pasted.stderr).toContain(`${number} is ${words} of order ${order}.`)
+      expect(pasted.stdout).toMatch(new RegExp(`order: +${order}`))
+    }
     const unknown = await world.run(['order', 'query', 'NO-SUCH-ORDER'])
     expect(unknown.stderr).not.toContain('--gw-order-no')
+  })
+
+  it('refund create names the flag it goes with, the right one, and the command it gives finds the order', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'ADV-CHNO')
+    const queried = await world.run(['order', 'query', order!, '--json'])
+    const {gw_order_no, channel_order_no} = queried.json<{record: {gw_order_no: string; channel_order_no: string}}>()
+      .record
+    const {env} = world.machine()
+    for (const [number, field, flag] of [
+      [channel_order_no, "channel's", '--channel-order-no'],
+      [gw_order_no, "gateway's", '--gw-order-no'],
+    ] as const) {
+      const pasted = await world.run(['refund', 'create', number, '--amount', '1.00'], {env})
+      expect(pasted.code).toBe(2)
+      expect(pasted.stderr).toContain(`${number} is the ${field} order number of order ${order} (wechat)`)
+      const hinted = await world.asPrinted(suggested(pasted.stderr, 'in place of the order, as in '), {env})
+      expect(hinted.code, hinted.stderr).toBe(0)
+      expect(hinted.stdout).toMatch(new RegExp(`order: +${order}`))
+      expect(suggested(pasted.stderr, 'in place of the order, as in ')).toContain(`${flag} ${number}`)
+    }
+    expect((await world.ledger(order!))!.refunds).toEqual([])
   })
 })
 

@@ -360,7 +360,9 @@ describe('gw order query and close', () => {
   it('says when no channel knows the order, exit 1', async () => {
     const result = await world.run(['order', 'query', 'NO-SUCH-ORDER'])
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain('No channel knows order NO-SUCH-ORDER')
+    expect(result.stderr).toContain(
+      'No order has the number "NO-SUCH-ORDER": this machine\'s history does not know it, and no channel knows it as a merchant order number',
+    )
   })
 
   it('closes an unpaid order; refuses to close it twice or to close a paid one', async () => {

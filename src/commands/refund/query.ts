@@ -1,10 +1,12 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {networkFlags, orderFlags, orderReference, usage} from '../../lib/cli/flags.js'
+import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage} from '../../lib/cli/flags.js'
+import {findNamed} from '../../lib/orders/any-number.js'
 import type {FoundOrder} from '../../lib/orders/service.js'
 import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
 import type {RefundEntry} from '../../lib/store/records.js'
+import {foundByNote} from '../../lib/render/orders.js'
 import {madeHereView, refundRecordView} from '../../lib/render/refunds.js'
 
 interface RefundQueryResult {
@@ -20,13 +22,14 @@ interface RefundQueryResult {
 export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   static override summary = 'list the refunds of an order, with their states'
   static override description =
-    "The gateway answers for the whole order (every refund, and the total refunded) but needs one refund number of it: --mch-refund-no, else the last refund gw made of this order on this machine. An order never refunded needs none; for one refunded elsewhere, the merchant platform shows each refund's merchant refund number. The gateway has no refund query for alipay: for an alipay order gw lists the refunds this machine made of it, from its own history, and says so."
+    "Name the order by any number support has: its merchant, gateway or channel order number, or a refund number of it this machine knows (gw's or the gateway's: then that refund is the one asked with). The gateway answers for the whole order (every refund, and the total refunded) but needs one refund number of it: --mch-refund-no, else the last refund gw made of this order on this machine. An order never refunded needs none; for one refunded elsewhere, the merchant platform shows each refund's merchant refund number. The gateway has no refund query for alipay: for an alipay order gw lists the refunds this machine made of it, from its own history, and says so."
   static override examples = [
     '<%= config.bin %> refund query INV-1001',
+    '<%= config.bin %> refund query 91020261121093015000002',
     '<%= config.bin %> refund query INV-1001 --mch-refund-no INV-1001-R1 --json',
   ]
-  static override usage = usage.order(' [--mch-refund-no R]')
-  static override args = {mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number'})}
+  static override usage = usage.anyNumber(' [--mch-refund-no R]')
+  static override args = anyNumberArgs
   static override flags = {
     'mch-refund-no': Flags.string({description: 'a refund number of the order'}),
     ...orderFlags,
@@ -34,13 +37,14 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   }
 
   async run(): Promise<RefundQueryResult> {
-    const {queries} = (await this.services()).refunds
-    const ref = orderReference(this.args.mch_order_no, this.flags)
-    const {found, refund, mch_refund_no, none, made_here} = await queries.query(
-      ref,
-      this.flags['mch-refund-no'],
-      this.flags.channel,
-    )
+    const {orders, refunds} = await this.services()
+    const {number} = this.args
+    const found = await findNamed(orders, orderReference(number, this.flags, 'NUMBER'), this.flags.channel)
+    const note = foundByNote(number, found)
+    if (note) this.note(note)
+    // A refund's number given as the argument is the one the gateway is asked with.
+    const asked = this.flags['mch-refund-no'] ?? found.refund?.mch_refund_no
+    const {refund, mch_refund_no, none, made_here} = await refunds.queries.query(found, asked)
     const mchOrderNo = found.record.mch_order_no ?? ''
     if (refund) this.log(refundRecordView(mchOrderNo, refund))
     else if (made_here?.length) this.log(madeHereView(mchOrderNo, found.channel, made_here))

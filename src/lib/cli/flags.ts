@@ -239,6 +239,11 @@ export const usage = {
     `<%= command.id %> MCH_ORDER_NO${more} [FLAGS]`,
     `<%= command.id %> --gw-order-no N${more} [FLAGS]`,
   ],
+  /** A command that finds an order by any number support has (anyNumberArgs). */
+  anyNumber: (more = '') => [
+    `<%= command.id %> NUMBER${more} [FLAGS]`,
+    `<%= command.id %> --gw-order-no N${more} [FLAGS]`,
+  ],
   list: '<%= command.id %> [--since T] [--until T] [--state S] [--refresh] [FLAGS]',
 }
 
@@ -252,6 +257,18 @@ export const orderArgs = {
   mch_order_no: Args.string({ignoreStdin: true, description: 'merchant order number'}),
 }
 
+/**
+ * The argument of a command that finds an order by any number support has (orders/any-number): the
+ * order's merchant, gateway or channel number, or a refund number of it this machine knows.
+ */
+export const anyNumberArgs = {
+  number: Args.string({
+    ignoreStdin: true,
+    description:
+      "any number of the order: the merchant's order number, the gateway's, the channel's (a wallet's receipt), or a refund number of it this machine knows (gw's or the gateway's)",
+  }),
+}
+
 export const orderFlags = {
   'gw-order-no': Flags.string({description: "the gateway's order number instead of the merchant's"}),
   'channel-order-no': Flags.string({description: "the channel's order number instead of the merchant's"}),
@@ -261,9 +278,11 @@ export const orderFlags = {
   }),
 }
 
+/** The order a command names, by its argument (`argument`: how its usage calls it) or one of the flags. */
 export function orderReference(
   mchOrderNo: string | undefined,
   flags: {'gw-order-no'?: string; 'channel-order-no'?: string},
+  argument = 'MCH_ORDER_NO',
 ): OrderReference {
   const ref: OrderReference = {
     mch_order_no: mchOrderNo,
@@ -271,8 +290,8 @@ export function orderReference(
     channel_order_no: flags['channel-order-no'],
   }
   const given = Object.values(ref).filter(Boolean).length
-  if (given === 0) throw usageError('Name the order: MCH_ORDER_NO, --gw-order-no or --channel-order-no.')
-  if (given > 1) throw usageError('Name the order one way only: MCH_ORDER_NO, --gw-order-no or --channel-order-no.')
+  if (given === 0) throw usageError(`Name the order: ${argument}, --gw-order-no or --channel-order-no.`)
+  if (given > 1) throw usageError(`Name the order one way only: ${argument}, --gw-order-no or --channel-order-no.`)
   return ref
 }
 

@@ -104,11 +104,12 @@ export function readEnvelope(
 /**
  * What a successful answer must repeat of its request, beyond the merchant (appid) and the order
  * numbers, which are compared wherever the answer carries them: a refund's number and amount
- * always (2.5), amounts and currency where the answer gives them.
+ * always (2.5), amounts, currency and an order's channel where the answer gives them.
  */
 const ECHOED: Record<Operation, {always: readonly string[]; whenGiven: readonly string[]}> = {
   native_pay: {always: [], whenGiven: ['total_fee', 'fee_type']},
-  order_query: {always: [], whenGiven: []},
+  // The channel too: every channel is asked at once for an order not known here, and the one that answers is taken.
+  order_query: {always: [], whenGiven: ['channel']},
   order_refund: {always: ['mch_refund_no', 'refund_fee'], whenGiven: ['total_fee', 'fee_type']},
   // The refund query answers for the order; each refund in it is matched by number and amount by its reader.
   refund_query: {always: [], whenGiven: []},

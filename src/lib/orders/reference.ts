@@ -21,6 +21,14 @@ export function describeReference(ref: OrderReference): string {
   return `${field} ${ref[field]}`
 }
 
+/** What number of its order a reference gives, in words: "merchant order number", "gateway order number"... */
+export const describeField = (ref: OrderReference): string =>
+  ({
+    mch_order_no: 'merchant order number',
+    gw_order_no: 'gateway order number',
+    channel_order_no: 'channel order number',
+  })[referenceField(ref) ?? 'mch_order_no']
+
 /** The reference as gw's command line names it: `INV-1`, `--gw-order-no 900…` or `--channel-order-no 420…`. */
 export function referenceWords(ref: OrderReference): string[] {
   if (ref.mch_order_no) return [ref.mch_order_no]
@@ -62,3 +70,6 @@ export function newOrderNumber(prefix = 'GW'): string {
 
 /** The code of an order named with a channel the gateway does not know it on, when another does. */
 export const WRONG_CHANNEL = 'WRONG_CHANNEL'
+
+/** The code of a number more than one order answered for. */
+export const SEVERAL_ORDERS = 'SEVERAL_ORDERS'

@@ -9,7 +9,6 @@ import type {GatewayClient} from '../gateway/client.js'
 import {ORDER_NOT_FOUND, PAID_ORDER_STATES, type RefundOrder, type RefundRecord} from '../gateway/protocol/index.js'
 import type {GatewayHistory} from '../store/history.js'
 import {type RefundEntry, isMade} from '../store/records.js'
-import type {OrderReference} from '../orders/reference.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
 import {hasRefundQuery, refundedTotal} from './lookup.js'
 
@@ -88,29 +87,25 @@ export class RefundQueries {
   }
 
   /**
-   * The refund query of `gw refund query`: the order's refunds, asked with the given number or
-   * the last one known. An order never refunded has none (`refund` undefined, `none` says why);
-   * one refunded elsewhere needs a number, and the message says where to find one.
+   * The refund query of `gw refund query`, of the order found: its refunds, asked with the given
+   * number or the last one known. An order never refunded has none (`refund` undefined, `none`
+   * says why); one refunded elsewhere needs a number, and the message says where to find one.
    */
   async query(
-    ref: OrderReference,
+    found: FoundOrder,
     mchRefundNo?: string,
-    channel?: string,
   ): Promise<{
-    found: FoundOrder
     refund?: RefundRecord
     mch_refund_no?: string
     none?: string
     /** The channel has no refund query: the refunds this machine made of the order, and so much is said. */
     made_here?: RefundEntry[]
   }> {
-    const found = await this.orders.find(ref, channel)
-    const mchOrderNo = found.record.mch_order_no ?? ref.mch_order_no ?? ''
+    const mchOrderNo = found.record.mch_order_no ?? ''
     if (!hasRefundQuery(found.channel)) {
       const made = this.madeHere(found)
       const wanted = mchRefundNo ? made.filter((r) => r.mch_refund_no === mchRefundNo) : made
       return {
-        found,
         made_here: wanted,
         none: wanted.length
           ? undefined
@@ -121,10 +116,9 @@ export class RefundQueries {
     const number = mchRefundNo ?? known.at(-1)?.mch_refund_no
     const state = found.record.result
     if (!number && !PAID_ORDER_STATES.includes(state))
-      return {found, none: `Order ${mchOrderNo} has no refunds: it was never paid (${state}).`}
+      return {none: `Order ${mchOrderNo} has no refunds: it was never paid (${state}).`}
     if (!number && state === 'SUCCESS')
       return {
-        found,
         none: `No refund of order ${mchOrderNo} has completed: the gateway shows it paid in full. A refund still processing is found only by its number (--mch-refund-no).`,
       }
     if (!number) {
@@ -154,6 +148,6 @@ export class RefundQueries {
         advice: 'Query again in a minute.',
       })
     }
-    return {found, refund: answer.data, mch_refund_no: number}
+    return {refund: answer.data, mch_refund_no: number}
   }
 }

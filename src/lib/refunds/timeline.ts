@@ -12,10 +12,9 @@ import {GwError, type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, decimalOf, isoTimeIn, localZone, normalizeRefundState} from '../gateway/protocol/index.js'
 import {hasRefundQuery} from './lookup.js'
 import type {RefundService} from './service.js'
-import type {GatewayHistory} from '../store/history.js'
 import type {EventEntry, OrderEntry} from '../store/records.js'
-import {type OrderReference, describeReference, looksLikeGatewayNumber, referenceWords} from '../orders/reference.js'
-import type {FoundOrder} from '../orders/service.js'
+import {type FoundByNumber, type NumberKind, findNamed, knownNumber} from '../orders/any-number.js'
+import {type OrderReference, describeReference, referenceWords} from '../orders/reference.js'
 
 /** A line of the story; each kind carries its own facts. */
 export type TimelineEntry = {at: string} & (
@@ -63,6 +62,8 @@ export interface Timeline {
   /** This machine made the order (else it knows it from a query, a notification or a refund). */
   made_here: boolean
   refreshed: boolean
+  /** What the number given was of the order, when not its merchant number (its channel's, a refund's...). */
+  found_by?: NumberKind
   /** The zone every time is written in (its clock and offset): this machine's, the gateway's or one named. */
   zone: string
   entries: TimelineEntry[]
@@ -156,8 +157,8 @@ const timeOf = (entry: TimelineEntry) => {
 }
 
 /**
- * The story of the order `ref` names (by any of its numbers; a number given as the merchant's is
- * also looked for as the gateway's and the channel's). `refresh`: the gateway is asked first (the
+ * The story of the order `ref` names (by any of its numbers; the argument by any number support
+ * has, a refund's too: orders/any-number). `refresh`: the gateway is asked first (the
  * order, and its refunds by the numbers this machine knows), and what it says is part of the story:
  * when it was paid and by whom, on a desk that did not make the order too. Throws a usage error
  * when neither this machine nor (with refresh) the gateway knows it.
@@ -169,17 +170,19 @@ export async function orderTimeline(
 ): Promise<Timeline> {
   const {history} = refunds
   const profile = refunds.client.profile
-  const named = knownAs(history, ref)
-  let found: FoundOrder | undefined
+  // The argument is any number support has: the order's merchant, gateway or channel number, or a refund's.
+  const known = ref.mch_order_no ? knownNumber(history, ref.mch_order_no, profile) : undefined
+  const named = known ? {mch_order_no: known.mch_order_no} : ref
+  let found: FoundByNumber | undefined
   let gatewayRefunds
   if (options.refresh) {
-    const timelineBy = (again: OrderReference) => ['order', 'timeline', ...referenceWords(again), '--refresh']
-    found = await refunds.orders.find(named, options.channel, timelineBy)
+    found = await findNamed(refunds.orders, ref, options.channel)
     gatewayRefunds = await refunds.queries.refundsOf(found)
   }
+  const foundBy = found?.number_is ?? known?.is
   // Asked after the refresh: the query's own line is in the story.
-  const known = found?.record.mch_order_no ? {mch_order_no: found.record.mch_order_no} : named
-  const story = history.story(known)
+  const asked = found?.record.mch_order_no ? {mch_order_no: found.record.mch_order_no} : named
+  const story = history.story(asked)
   if (!found && !story.order && !story.events.length && !story.refunds.length)
     throw new GwError('usage', `This machine knows nothing of order ${describeReference(ref)}.`, {
       advice: askTheGateway(profile, ref),
@@ -253,6 +256,7 @@ export async function orderTimeline(
     openid: record?.openid ?? order.openid,
     made_here: Boolean(story.order),
     refreshed: Boolean(found),
+    ...(foundBy && foundBy !== 'mch_order_no' ? {found_by: foundBy} : {}),
     zone,
     entries: told.map((entry) =>
       entry.kind === 'queried' && entry.last_at
@@ -263,26 +267,9 @@ export async function orderTimeline(
   }
 }
 
-/**
- * The order as this machine's history knows it: a number given as the merchant's may be the
- * gateway's or the channel's (a wallet's receipt shows those), taken as such when the history holds it.
- */
-function knownAs(history: GatewayHistory, ref: OrderReference): OrderReference {
-  const number = ref.mch_order_no
-  if (!number || history.findOrder(ref)) return ref
-  const order = history.findOrder({gw_order_no: number}) ?? history.findOrder({channel_order_no: number})
-  return order ? {mch_order_no: order.mch_order_no} : ref
-}
-
-/**
- * The advice for an order this machine knows nothing of: the command that asks the gateway, by
- * the number as given, or, for one that looks like the gateway's (all digits, 16 or more), by that.
- */
+/** The advice for an order this machine knows nothing of: the same timeline, asking the gateway (by any number). */
 function askTheGateway(profile: SuggestedFor, ref: OrderReference): string {
-  const number = ref.mch_order_no
-  const ask = (words: string[]) => gwCommand(profile, 'order', 'timeline', ...words, '--refresh')
-  if (!number || !looksLikeGatewayNumber(number)) return `Ask the gateway too: ${ask(referenceWords(ref))}`
-  return `${number} looks like the gateway's order number (a wallet's receipt shows the channel's: give that with --channel-order-no). Ask the gateway by it: ${ask(['--gw-order-no', number])}`
+  return `Ask the gateway too: ${gwCommand(profile, 'order', 'timeline', ...referenceWords(ref), '--refresh')}`
 }
 
 /** A time in the one form gw writes (ISO 8601 to the second, with the offset of `zone`); text that is not a time, as it is. */

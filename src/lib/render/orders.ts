@@ -4,6 +4,7 @@
  */
 import {type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, describeOrderState, formatAmount} from '../gateway/protocol/index.js'
+import {type FoundByNumber, NUMBER_WORDS} from '../orders/any-number.js'
 import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {shown} from '../untrusted.js'
@@ -58,6 +59,14 @@ export function orderView(found: FoundOrder): string {
     ],
     {boldFirst: true},
   )
+}
+
+/** What the number an order was found by is of it, when not its merchant number: "RF1 is a refund number of order INV-1". */
+export function foundByNote(number: string | undefined, found: FoundByNumber): string | undefined {
+  if (!number || found.number_is === 'mch_order_no') return undefined
+  const order = shown(found.record.mch_order_no ?? found.record.gw_order_no ?? '', 64)
+  const article = found.number_is === 'mch_refund_no' ? 'a' : 'the'
+  return `${shown(number, 64)} is ${article} ${NUMBER_WORDS[found.number_is]} of order ${order}.`
 }
 
 /** Why no QR is drawn for a created order, when that is so: the answer carrying it was lost, or airpay's is an image (`saved`: it is being saved). */

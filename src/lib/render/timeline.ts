@@ -3,6 +3,7 @@
  * first, then what it adds up to (paid, refunded, left).
  */
 import {describeOrderState, formatAmount} from '../gateway/protocol/index.js'
+import {NUMBER_WORDS} from '../orders/any-number.js'
 import type {Timeline, TimelineEntry, Totals} from '../refunds/timeline.js'
 import {plural} from '../plural.js'
 import {fileShown, shown} from '../untrusted.js'
@@ -89,8 +90,9 @@ export function timelineView(timeline: Timeline): string {
         `This machine's knowledge; add --refresh to ask the gateway now (the order, its refunds, those made elsewhere).`,
       ]
   const elsewhere = timeline.made_here ? [] : ['', 'This order was not made on this machine.']
+  const foundBy = timeline.found_by ? ['', `Found by its ${NUMBER_WORDS[timeline.found_by]}.`] : []
   const totals = timeline.totals ? ['', ...totalsView(timeline.totals)] : []
-  return [head, ...lines, ...totals, ...elsewhere, ...more].join('\n')
+  return [head, ...lines, ...totals, ...foundBy, ...elsewhere, ...more].join('\n')
 }
 
 /** "Paid 150.50 THB, refunded 75.25 THB, left 75.25 THB.", and the refunds not proven either way, apart. */

@@ -222,6 +222,14 @@ export class GatewayHistory {
     return recordOf<RefundEntry>('refund', q.refunds.byNumber.get(id, mchRefundNo) as never, this.appid)
   }
 
+  /** The latest record of the refund the gateway numbered `gwRefundNo` (its answer showed it), on any order. */
+  findRefundByGatewayNumber(gwRefundNo: string): RefundEntry | undefined {
+    const q = this.core.queries(false)
+    const id = this.core.id(false)
+    if (id === undefined) return undefined
+    return recordOf<RefundEntry>('refund', q.refunds.byGatewayNumber.get(id, gwRefundNo) as never, this.appid)
+  }
+
   /**
    * What this machine knows of one order, named by any of its numbers: its record,
    * the refunds made here, the lines of its story (events), oldest first; and what records of

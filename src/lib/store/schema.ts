@@ -97,4 +97,7 @@ export const MIGRATIONS = [
   // A gateway is one however its address is spelled (store/gateway.ts): a spelling met names the
   // gateway whose records it shares. Gateways an earlier gw kept apart are made one as they are met.
   `ALTER TABLE gateways ADD COLUMN same_as INTEGER REFERENCES gateways (id);`,
+  // A refund found by the gateway's number of it (support pastes it from the merchant platform or a
+  // receipt), as by the merchant's: an indexed question.
+  `CREATE INDEX refunds_by_gateway_number ON refunds (gateway, gw_refund_no) WHERE gw_refund_no IS NOT NULL;`,
 ]

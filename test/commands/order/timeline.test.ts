@@ -181,22 +181,21 @@ describe('gw order timeline by any number of the order', () => {
     })
   })
 
-  it("a gateway's number this desk does not know: the advice, with or without --refresh, names the timeline by --gw-order-no, and runs as printed", async () => {
+  it("a gateway's or a channel's number this desk does not know: the advice asks the gateway by it, and runs as printed", async () => {
     const paid = await paidElsewhere('TL-GWNO')
-    const {env} = world.machine()
-    const local = await world.run(['order', 'timeline', paid.gw_order_no], {env})
-    expect(local.code).toBe(2)
-    const asked = await runAdvice(local.stderr, 'Ask the gateway by it: ', env)
-    expect(asked.command).toBe(`gw order timeline --gw-order-no ${paid.gw_order_no} --refresh`)
-    expect(asked.run.code, asked.run.stderr).toBe(0)
-    expect(asked.run.stdout).toMatch(new RegExp(`^Order ${paid.order} `))
-
-    const refreshed = await world.run(['order', 'timeline', paid.gw_order_no, '--refresh'], {env})
-    expect(refreshed.code).toBe(1)
-    expect(refreshed.stderr).not.toContain('gw order query')
-    const hinted = await runAdvice(refreshed.stderr, 'in place of the order, as in ', env)
-    expect(hinted.command).toBe(`gw order timeline --gw-order-no ${paid.gw_order_no} --refresh`)
-    expect(hinted.run.code, hinted.run.stderr).toBe(0)
+    for (const [number, words] of [
+      [paid.gw_order_no, "gateway's order number"],
+      [paid.channel_order_no, "channel's order number"],
+    ]) {
+      const {env} = world.machine()
+      const local = await world.run(['order', 'timeline', number!], {env})
+      expect(local.code).toBe(2)
+      const asked = await runAdvice(local.stderr, 'Ask the gateway too: ', env)
+      expect(asked.command).toBe(`gw order timeline ${number} --refresh`)
+      expect(asked.run.code, asked.run.stderr).toBe(0)
+      expect(asked.run.stdout).toMatch(new RegExp(`^Order ${paid.order} `))
+      expect(asked.run.stdout).toContain(`Found by its ${words}.`)
+    }
   })
 })
 

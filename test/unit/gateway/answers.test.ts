@@ -213,6 +213,16 @@ describe('an answer bound to its request', () => {
     expect(mismatchOf('order_close', {mch_order_no: 'M1'}, {result: 'SUCCESS', mch_order_no: 'M2'})).toContain('"M2"')
   })
 
+  it('for a query: an order of another channel than the one asked is not the answer (every channel is asked at once)', () => {
+    const asked = {mch_order_no: 'M', channel: 'wechat'}
+    expect(mismatchOf('order_query', asked, {result: 'SUCCESS', mch_order_no: 'M', channel: 'wechat'})).toBeUndefined()
+    expect(mismatchOf('order_query', asked, {result: 'SUCCESS', mch_order_no: 'M', channel: 'alipay'})).toContain(
+      'is about channel "alipay", not channel "wechat"',
+    )
+    // A published sample's answer carries an empty channel: it says nothing of it, so it is not another's.
+    expect(mismatchOf('order_query', asked, {result: 'SUCCESS', mch_order_no: 'M', channel: ''})).toBeUndefined()
+  })
+
   it('shows what an answer says safely: control characters made visible', () => {
     expect(mismatchOf('order_refund', refund, {...answer, mch_refund_no: 'R\u001b[31m7'})).not.toContain('\u001b')
   })

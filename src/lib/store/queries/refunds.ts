@@ -41,6 +41,7 @@ export class RefundQueries {
   readonly save: Statement
   readonly ofOrder: Statement
   readonly byNumber: Statement
+  readonly byGatewayNumber: Statement
   readonly anyOf: Statement
   readonly page: Statement
   readonly count: Statement
@@ -65,6 +66,9 @@ export class RefundQueries {
     this.ofOrder = db.prepare('SELECT * FROM refunds WHERE gateway = ? AND mch_order_no = ? ORDER BY rowid')
     this.byNumber = db.prepare(
       'SELECT * FROM refunds WHERE gateway = ? AND mch_refund_no = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1',
+    )
+    this.byGatewayNumber = db.prepare(
+      'SELECT * FROM refunds WHERE gateway = ? AND gw_refund_no = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1',
     )
     this.anyOf = db.prepare('SELECT 1 AS found FROM refunds WHERE gateway = ? AND mch_order_no = ? LIMIT 1')
     this.page = db.prepare(pageSql('refunds', REFUNDS_LISTED))
