@@ -99,7 +99,9 @@ export function likeliestHeader(seen: readonly SourceRecord[], options: ReadOpti
     try {
       return groupsNamed(resolveColumns(names, options.fields), options.fields, options.required ?? [])
     } catch {
-      return 0
+      // A header that cannot be read as one (two columns named as one field) still names its fields: it is the header, whose reading then says why.
+      const keys = new Set(names.map(normalizeHeader))
+      return (options.required ?? []).filter((group) => group.some((field) => keys.has(field))).length
     }
   }
   const scores = seen.map(({record}) => [named(record), record.filter((v) => v.trim()).length] as const)

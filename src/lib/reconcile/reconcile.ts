@@ -18,6 +18,7 @@ import {
   type TableHeader,
   type TableLine,
   type TableRow,
+  decimalMarkOf,
   linesOf,
   missingOrderColumn,
   openTable,
@@ -26,6 +27,7 @@ import {
 import {fileSha256} from '../io/file-version.js'
 import {GwError, usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS, isCurrency, isoTime} from '../gateway/protocol/index.js'
+import {type NoteLine, NotesUnder} from '../files/notes.js'
 import {type TotalsRow, TotalsRows, totalsVerdict} from '../files/totals.js'
 import {ORDER_LIST_COLUMNS} from '../orders/list.js'
 import type {OrderService} from '../orders/service.js'
@@ -255,6 +257,7 @@ export class Reconciler {
     const writer = await AnnotatedWriter.open(input.out, table.header, OUTPUT_COLUMNS, {
       bom: options.bom,
       delimiter: table.source.delimiter,
+      decimalMark: decimalMarkOf(table.source),
       sheet: 'reconciled',
       keep: true,
       lead: ['classification', 'detail'],
@@ -267,6 +270,9 @@ export class Reconciler {
     const writeLine = async (line: NotRow) => {
       if ('blank' in line) {
         if (!options.onlyMismatches) await writer.write(line.blank, {classification: 'not_a_row'})
+      } else if ('note' in line) {
+        if (!options.onlyMismatches)
+          await writer.write(line.cells, {classification: 'not_a_row', detail: 'a note under the rows'})
       } else if (!options.onlyMismatches || line.totals.agrees === false)
         await writer.write(line.cells, {classification: 'totals', detail: totalsVerdict(line.totals)})
     }
@@ -320,7 +326,7 @@ export class Reconciler {
 }
 
 /** A line of the file that is not a row to reconcile: blank, or a totals row (which `totals` records and checks). */
-type NotRow = {blank: TableLine} | {totals: TotalsRow; cells: TableRow}
+type NotRow = {blank: TableLine} | {totals: TotalsRow; cells: TableRow} | {note: NoteLine; cells: TableRow}
 
 const NO_LINES: readonly NotRow[] = Object.freeze([])
 
@@ -332,11 +338,13 @@ const NO_LINES: readonly NotRow[] = Object.freeze([])
  */
 function rowsBetweenLines(table: Table, totals: TotalsRows, above: (line: TableLine) => Promise<void>) {
   const after: NotRow[] = []
+  const notes = new NotesUnder(['amount', 'total_fee'], ORDER_NUMBER_FIELDS)
   async function* rows(): AsyncGenerator<{row: TableRow; before: readonly NotRow[]}> {
     for await (const line of linesOf(table)) {
       if ('above' in line) await above(line.above)
       else if ('blank' in line) after.push(line)
       else if (totals.take(line.row)) after.push({totals: totals.found.at(-1)!, cells: line.row})
+      else if (notes.take(line.row)) after.push({note: notes.found.at(-1)!, cells: line.row})
       else yield {row: line.row, before: after.length ? after.splice(0) : NO_LINES}
     }
   }

@@ -109,7 +109,10 @@ export async function runBulkRefund(
   const journalPath = resolve(options.journal ?? defaultJournal(csv))
   const file = await readRefundFile(csv, options)
   // The report's size is known once the file is read: one that does not fit a workbook is said now, before any money moves.
-  const lines = Math.max(file.header.line ?? 1, ...[file.rows, file.totals, file.left].map((l) => l.at(-1)?.line ?? 0))
+  const lines = Math.max(
+    file.header.line ?? 1,
+    ...[file.rows, file.totals, file.left, file.notes].map((l) => l.at(-1)?.line ?? 0),
+  )
   const size = {columns: annotatedWidth(file.header, REPORT_COLUMNS), lines, longest: file.longest}
   const chosen = outputFor(csv, options.out, options.dry_run ? '.dry-run' : '.report', file.source.kind)
   const fitted = fittedOutput(chosen, options.out !== undefined, size)

@@ -3,6 +3,7 @@
  * Every problem names its line; a row with problems is kept (to be reported, never sent).
  */
 import {columnHints} from '../../files/columns.js'
+import {type NoteLine, NotesUnder} from '../../files/notes.js'
 import {type TotalsRow, TotalsRows} from '../../files/totals.js'
 import {
   type ReadOptions,
@@ -42,6 +43,8 @@ export interface RefundFile {
   truncated?: boolean
   /** Totals rows: reported, never sent. */
   totals: TotalsRow[]
+  /** Notes under the rows, after a blank line: reported as they are, never sent. */
+  notes: NoteLine[]
   /**
    * The file is gw's own earlier report (or refund list): the lines it says failed or were not
    * sent, with the status it gives them. Run again, a report re-checks: those are not sent unless asked.
@@ -95,6 +98,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
+  const notes = new NotesUnder(AMOUNT_FIELDS, ORDER_NUMBER_FIELDS)
   // The status gw's earlier output gave each row, where the file is one (the longest gw_…status, as gwColumnsOf names it).
   const statusAt = header.gwColumns.find((at) => /^(gw_)*status$/.test(header.keys[at]!))
   const unsentBefore = statusAt === undefined ? undefined : new Map<number, string>()
@@ -111,6 +115,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
     problems,
     truncated,
     totals: totals.found,
+    notes: notes.found,
     unsentBefore,
     left,
     longest,
@@ -125,7 +130,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
     for (const value of item.values) if (value.length > longest) longest = value.length
-    if (totals.take(item)) continue
+    if (totals.take(item) || notes.take(item)) continue
     const line = item.line
     const unseen = item.hidden ?? item.struck
     if (unseen && options['only-visible']) {
@@ -177,6 +182,7 @@ export type ReportLine =
   | {row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}
   | {totals: TotalsRow; cells: Pick<TableRow, 'values' | 'typed'>}
   | {left: LeftOut; cells: Pick<TableRow, 'values' | 'typed'>}
+  | {note: NoteLine; cells: Pick<TableRow, 'values' | 'typed'>}
   | {above: TableLine}
   | {blank: TableLine}
 
@@ -197,7 +203,8 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
   const table = await openTable(file.path, file.read)
   const totals = new Map(file.totals.map((t) => [t.line, t]))
   const left = new Map(file.left.map((l) => [l.line, l]))
-  const last = Math.max(file.rows.at(-1)?.line ?? 0, file.totals.at(-1)?.line ?? 0, file.left.at(-1)?.line ?? 0)
+  const notes = new Map(file.notes.map((n) => [n.line, n]))
+  const last = Math.max(...[file.rows, file.totals, file.left, file.notes].map((l) => l.at(-1)?.line ?? 0))
   const lines = linesOf(table)
   try {
     let index = 0
@@ -210,9 +217,11 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
       if (cells.line > last) break
       const total = totals.get(cells.line)
       const leftOut = left.get(cells.line)
+      const note = notes.get(cells.line)
       const row = file.rows[index]
       if (total) yield {totals: total, cells}
       else if (leftOut) yield {left: leftOut, cells}
+      else if (note) yield {note, cells}
       else if (row?.line === cells.line) yield {row, index: index++, cells}
       else throw changed(` (line ${row?.line ?? cells.line} is not there)`)
     }

@@ -6,6 +6,7 @@
 import {AnnotatedWriter} from '../../files/annotated-output.js'
 import {type AuditTrail, summarySheet} from '../../files/audit.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
+import {decimalMarkOf} from '../../files/table.js'
 import {totalsVerdict} from '../../files/totals.js'
 import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import {type RefundFile, reportLines} from './refund-file.js'
@@ -30,6 +31,7 @@ export async function writeReport(
   const writer = await AnnotatedWriter.open(path, file.header, REPORT_COLUMNS, {
     bom: options.bom,
     delimiter: file.source.delimiter,
+    decimalMark: decimalMarkOf(file.source),
     sheet,
     keep: true,
     lead: ['status'],
@@ -40,6 +42,7 @@ export async function writeReport(
       if ('above' in line) await writer.writeAbove(line.above, {status: 'not_a_row'})
       else if ('blank' in line) await writer.write(line.blank, {status: 'not_a_row'})
       else if ('totals' in line) await writer.write(line.cells, {status: 'totals', advice: totalsVerdict(line.totals)})
+      else if ('note' in line) await writer.write(line.cells, {status: 'not_a_row', advice: 'a note under the rows'})
       else if ('left' in line)
         await writer.write(line.cells, {status: 'left_out', advice: `${line.left.why}: left out by ${line.left.by}`})
       else {
