@@ -179,10 +179,10 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
 
 /** A line of the file as its report writes it: a row with what became of it, a totals row, or a line that is not a row. */
 export type ReportLine =
-  | {row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}
-  | {totals: TotalsRow; cells: Pick<TableRow, 'values' | 'typed'>}
-  | {left: LeftOut; cells: Pick<TableRow, 'values' | 'typed'>}
-  | {note: NoteLine; cells: Pick<TableRow, 'values' | 'typed'>}
+  | {row: RefundRow; index: number; cells: TableRow}
+  | {totals: TotalsRow; cells: TableRow}
+  | {left: LeftOut; cells: TableRow}
+  | {note: NoteLine; cells: TableRow}
   | {above: TableLine}
   | {blank: TableLine}
 
