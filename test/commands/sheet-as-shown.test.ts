@@ -175,6 +175,32 @@ describe('the amount is what the cell shows, in the currency it shows', () => {
     expect(await refunded('SHW-M1', 'SHW-21', 'SHW-22')).toEqual([])
   })
 
+  it('reconcile: the currency a cell shows is compared: never a silent match', async () => {
+    const result = await world.run([
+      'reconcile',
+      copy('currency-format.openpyxl.xlsx'),
+      '--column',
+      'amount=refund_amount',
+      '--existence-only',
+      '--json',
+    ])
+    const rows = result.json<{results: {line: number; classification: string; detail: string}[]}>().results
+    expect(rows.map((r) => [r.line, r.classification])).toEqual([
+      [2, 'currency_mismatch'],
+      [3, 'currency_mismatch'],
+      [4, 'invalid_row'],
+    ])
+    expect(rows[2]!.detail).toContain('"US$12.50" is written in USD')
+  })
+
+  it('reconcile: a header "Amount (JPY)" over baht orders is a currency_mismatch', async () => {
+    const path = join(world.configDir, 'reconcile-jpy.csv')
+    writeFileSync(path, 'mch_order_no,Amount (JPY)\nSHW-47,"10,000"\n')
+    const result = await world.run(['reconcile', path, '--column', 'amount=Amount (JPY)', '--json'])
+    const rows = result.json<{results: {classification: string}[]}>().results
+    expect(rows.map((r) => r.classification)).toEqual(['currency_mismatch'])
+  })
+
   it("LibreOffice's ringgit currency cell on a baht order: refused", async () => {
     const result = await send(copy('currency-myr.libreoffice.ods'))
     expect(result.code).toBe(2)

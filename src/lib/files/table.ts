@@ -22,7 +22,13 @@ import type {SheetFacts} from './workbook-rows.js'
 import {workbookRecords} from './workbook-records.js'
 
 export type {ReadOptions, Table, TableHeader, TableLine, TableRow, TableSource} from './table-model.js'
-export {missingOrderColumn, unseenProblems} from './table-header.js'
+export {
+  type ColumnCurrencies,
+  amountHeaders,
+  columnCurrency,
+  missingOrderColumn,
+  unseenProblems,
+} from './table-header.js'
 
 /** The decimal mark a CSV's amounts were written with, when it is a comma: gw's own amounts in its outputs follow it. */
 export const decimalMarkOf = (source: TableSource) =>

@@ -18,6 +18,8 @@ import {
   type TableHeader,
   type TableLine,
   type TableRow,
+  amountHeaders,
+  type ColumnCurrencies,
   decimalMarkOf,
   linesOf,
   missingOrderColumn,
@@ -81,9 +83,13 @@ export interface ReconcileInput {
   hints: string[]
   /** Where the output goes when it is not where it was to go (a workbook too wide, written as CSV). */
   outputNote?: string
+  /** The currency the amount column's header names (`Amount (MYR)`). */
+  currencies: ColumnCurrencies
 }
 
 interface ReconcileOptions {
+  /** The currency the amount column's header names, from the input (ReconcileInput). */
+  currencies?: ColumnCurrencies
   /** What the file's statuses mean (gw's and POS systems' words, and --status-map). */
   statuses: StatusWords
   concurrency: number
@@ -152,7 +158,8 @@ export async function openForReconcile(
   const {header} = table
   const anyOf = [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']]
   // A column the sheet hides is never compared silently (a stale amount would decide a match).
-  const unseen = unseenProblems(table, RECONCILE_FIELDS, anyOf)
+  const amounts = amountHeaders(table, ['amount', 'total_fee'])
+  const unseen = [...unseenProblems(table, RECONCILE_FIELDS, anyOf), ...amounts.problems]
   if (unseen.length)
     throw usageError(`${file} line ${header.line ?? 1}: ${unseen.join('; ')}.`, 'Nothing was asked of the gateway.')
   const noOrderColumn = missingOrderColumn(table, RECONCILE_FIELDS)
@@ -174,6 +181,7 @@ export async function openForReconcile(
     ignored_columns: header.ignored,
     hints,
     ...(note ? {outputNote: note} : {}),
+    currencies: amounts.currencies,
   }
   if (comparisons.length === 1 && !options.existenceOnly) {
     const names = header.names.map((n) => quoted(n)).join(', ')
@@ -219,7 +227,7 @@ export class Reconciler {
 
   async #judge(row: TableRow, options: ReconcileOptions): Promise<ReconciledRow> {
     const base = {line: row.line, values: row.values, typed: row.typed}
-    const view = readMerchantRow(row, options.channel, options.statuses)
+    const view = readMerchantRow(row, options.channel, options.statuses, options.currencies)
     if (typeof view === 'string')
       return {...base, classification: 'invalid_row', detail: view, currency: currencyOfRow(row)}
     let found
@@ -279,9 +287,10 @@ export class Reconciler {
     const lines = rowsBetweenLines(table, totals, (above) => writer.writeAbove(above, {classification: 'not_a_row'}))
     try {
       const window = Math.max(256, options.concurrency * 32)
+      const judging = {...options, currencies: input.currencies}
       const judged = await mapInOrder(
         lines.rows,
-        async ({row, before}) => ({row: await this.#judge(row, options), before}),
+        async ({row, before}) => ({row: await this.#judge(row, judging), before}),
         async ({row, before}) => {
           for (const line of before) await writeLine(line)
           rows++

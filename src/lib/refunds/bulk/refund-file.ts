@@ -11,6 +11,7 @@ import {
   type TableRow,
   type TableSource,
   type TableLine,
+  amountHeaders,
   linesOf,
   openTable,
 } from '../../files/table.js'
@@ -24,7 +25,7 @@ import {REFUND_LIST_COLUMNS} from '../list.js'
 import {AMOUNT_FIELDS, ANY_OF, APPROVAL_HEADERS, FIELDS, STATUS_HEADERS, headerProblems} from './refund-columns.js'
 import {type LeftOut, type Problem, REPORT_COLUMNS, type RefundRow} from './rows.js'
 import {RowsTaken} from './rows-taken.js'
-import {columnCurrencies, readRefundRow} from './row-reading.js'
+import {readRefundRow} from './row-reading.js'
 
 export interface RefundFile {
   /** The file, and how it was read: the report reads its rows' cells again (rows are not held with them). */
@@ -126,7 +127,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
     ORDER_NUMBER_FIELDS.some((f) => header.index.has(f)) && AMOUNT_FIELDS.some((f) => header.index.has(f))
   if (problems.length && !readable) return file()
   const taken = new RowsTaken(header, statuses, options.where)
-  const currencies = columnCurrencies(header)
+  const {currencies} = amountHeaders({header, source}, AMOUNT_FIELDS)
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
     for (const value of item.values) if (value.length > longest) longest = value.length
