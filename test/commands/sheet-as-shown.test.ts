@@ -20,7 +20,7 @@ beforeAll(async () => {
   world = await startWorld()
   const wire = world.sandbox.wire()
   const orders: [string, string][] = [
-    ...Array.from({length: 56}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
+    ...Array.from({length: 61}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
     ['SHW-M1', 'MYR'],
   ]
   for (const [mch, fee_type] of orders) {
@@ -359,5 +359,16 @@ describe.skipIf(!HAS_CHROMIUM)('the sheet as gw read it (--dry-run --preview), i
     ])
     expect(live.code).toBe(2)
     expect(await refunded('SHW-46')).toEqual([])
+  })
+})
+
+describe('the built gw reads a workbook in its worker thread, whose heap is bounded', () => {
+  it('a workbook read by the built gw (its worker beside the chunk that starts it) plans as in-process', async () => {
+    const result = await world.run(
+      ['refund', 'create', '--from-csv', copy('subtotal.libreoffice.xlsx'), '--dry-run', '--json'],
+      {process: true},
+    )
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.json<{rows: {line: number}[]}>().rows.map((r) => r.line)).toEqual([2, 3, 5])
   })
 })
