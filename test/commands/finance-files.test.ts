@@ -418,7 +418,7 @@ describe('what the sheet shows is what is refunded (issue 37)', () => {
     expect(stopped.stderr).toContain('line 5: filtered out by the filter on column D in the sheet')
     expect(stopped.stderr).toContain('line 6: struck through (cells A6, B6, D6) in the sheet')
     expect(stopped.stderr).toContain(
-      'line 8: a totals row ("SUBTOTAL") of "1400.00", not acted on; it agrees with the rows above it that the sheet shows (1400.00)',
+      'line 8: a totals row ("visible total") of "1400.00", not acted on; it agrees with the rows above it that the sheet shows (1400.00)',
     )
     for (let n = 1; n <= 6; n++) expect((await world.ledger(`NOV-${n}`))!.refunds).toEqual([])
 

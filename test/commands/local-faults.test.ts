@@ -462,7 +462,7 @@ describe('a thousands dot in a German file', () => {
     `refund_amount=Refund (${currency})`,
   ]
 
-  it("LibreOffice's German CSV (1.500 and 3.200 baht, 2.000 yen): refused before anything is sent, naming each line and both readings", async () => {
+  it("LibreOffice's German CSV (1.500 and 3.200 baht, 2.000 yen): refused before anything is sent, naming each line and both readings of the baht", async () => {
     await world.paidOrders(3, 500_000, 'GER')
     const {env} = machine()
     const before = await seen('order_refund')
@@ -483,10 +483,9 @@ describe('a thousands dot in a German file', () => {
       ['refund', 'create', '--from-csv', fixture('refunds-jpy.libreoffice-de.csv'), ...columns('JPY'), '--yes'],
       {env},
     )
+    // "Refund (JPY)": yen have no decimals, so 2.000 reads one way (2000); the run is refused all the same.
     expect(yen.code).toBe(2)
-    expect(yen.stdout + yen.stderr).toMatch(
-      /"2\.000" reads two ways: 2\.000 with a decimal point, or 2000 with a decimal comma/,
-    )
+    expect(yen.stdout + yen.stderr).not.toContain('"2.000" reads two ways')
     expect(await seen('order_refund')).toBe(before)
     for (const order of ['GER-1', 'GER-2', 'GER-3']) expect(await refundsOf(order)).toEqual([])
   })

@@ -5,9 +5,11 @@
  */
 import {copyFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {HAS_CHROMIUM, launchChromium} from '../helpers/browser.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {REPO_ROOT} from '../helpers/shared.js'
 
@@ -18,7 +20,7 @@ beforeAll(async () => {
   world = await startWorld()
   const wire = world.sandbox.wire()
   const orders: [string, string][] = [
-    ...Array.from({length: 56}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
+    ...Array.from({length: 61}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
     ['SHW-M1', 'MYR'],
   ]
   for (const [mch, fee_type] of orders) {
@@ -173,6 +175,32 @@ describe('the amount is what the cell shows, in the currency it shows', () => {
     expect(await refunded('SHW-M1', 'SHW-21', 'SHW-22')).toEqual([])
   })
 
+  it('reconcile: the currency a cell shows is compared: never a silent match', async () => {
+    const result = await world.run([
+      'reconcile',
+      copy('currency-format.openpyxl.xlsx'),
+      '--column',
+      'amount=refund_amount',
+      '--existence-only',
+      '--json',
+    ])
+    const rows = result.json<{results: {line: number; classification: string; detail: string}[]}>().results
+    expect(rows.map((r) => [r.line, r.classification])).toEqual([
+      [2, 'currency_mismatch'],
+      [3, 'currency_mismatch'],
+      [4, 'invalid_row'],
+    ])
+    expect(rows[2]!.detail).toContain('"US$12.50" is written in USD')
+  })
+
+  it('reconcile: a header "Amount (JPY)" over baht orders is a currency_mismatch', async () => {
+    const path = join(world.configDir, 'reconcile-jpy.csv')
+    writeFileSync(path, 'mch_order_no,Amount (JPY)\nSHW-47,"10,000"\n')
+    const result = await world.run(['reconcile', path, '--column', 'amount=Amount (JPY)', '--json'])
+    const rows = result.json<{results: {classification: string}[]}>().results
+    expect(rows.map((r) => r.classification)).toEqual(['currency_mismatch'])
+  })
+
   it("LibreOffice's ringgit currency cell on a baht order: refused", async () => {
     const result = await send(copy('currency-myr.libreoffice.ods'))
     expect(result.code).toBe(2)
@@ -228,5 +256,119 @@ describe('approval words are not payment states', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('line 2: status "Escalated" (column "Status") is not a word gw knows')
     expect(await refunded('SHW-44')).toEqual([])
+  })
+})
+
+describe.skipIf(!HAS_CHROMIUM)('the sheet as gw read it (--dry-run --preview), in Chromium', () => {
+  /** The page a dry run wrote, opened in Chromium: its text, what each struck and marked cell says, what it asked for. */
+  async function open(page: string) {
+    const browser = await launchChromium()
+    try {
+      const tab = await browser.newPage({viewport: {width: 1280, height: 900}})
+      const requests: string[] = []
+      tab.on('request', (request) => requests.push(request.url()))
+      await tab.goto(pathToFileURL(page).href)
+      const text = await tab.innerText('body')
+      // Run in the page, where getComputedStyle is the window's (the tests' own types know no DOM).
+      const struck = await tab.$$eval('tr.not_sent td.cell', (cells) =>
+        cells.map(
+          (cell) =>
+            (globalThis as unknown as {getComputedStyle(e: unknown): {textDecorationLine: string}}).getComputedStyle(
+              cell,
+            ).textDecorationLine,
+        ),
+      )
+      const marked = await tab.$$eval('tbody mark', (marks) =>
+        marks.map((m) => [m.textContent, m.getAttribute('title')]),
+      )
+      const images = await tab.$$eval('img, script, iframe', (found) => found.length)
+      const title = await tab.title()
+      await tab.screenshot({path: page.replace(/\.html$/, '.png'), fullPage: true})
+      return {text, struck, marked, images, title, requests}
+    } finally {
+      await browser.close()
+    }
+  }
+
+  it("odfpy's sheet: cells as shown, the amount to send marked, rows not sent struck with why, the hidden column and row listed", async () => {
+    const page = join(world.configDir, 'hidden.preview.html')
+    const result = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      copy('hidden.odfpy.ods'),
+      '--column',
+      'mch_order_no=Invoice No',
+      '--dry-run',
+      '--preview',
+      page,
+    ])
+    expect(result.code).toBe(2)
+    const seen = await open(page)
+    expect(seen.requests).toEqual([pathToFileURL(page).href])
+    expect(seen.marked).toEqual([['10', 'gw would send 10.00 THB']])
+    expect(seen.text).toContain('would refund 10.00 THB')
+    expect(seen.text).toMatch(/SHW-54\s+30\s+skipped_invalid: struck through \(cell B4\) in the sheet/)
+    expect(seen.text).toMatch(/SHW-56\s+1,500\s+skipped_invalid: refund_amount: the cell shows "1,500"/)
+    expect(seen.struck.length).toBeGreaterThan(0)
+    expect(seen.struck.every((line) => line.includes('line-through'))).toBe(true)
+    expect(seen.text).toContain('column A (mch_order_no) is hidden: not shown, not read')
+    expect(seen.text).toContain('line 3: hidden (zero height)')
+    // The hidden column is not among the columns shown.
+    expect(seen.text).not.toContain('SHW-52')
+  })
+
+  it('text of the file with markup is shown as text: no element made, no script run, nothing fetched', async () => {
+    const csv = join(world.configDir, 'markup.csv')
+    writeFileSync(
+      csv,
+      `mch_order_no,refund_amount,Reason\nSHW-45,10.00,"<img src=x onerror=""document.title='pwned'""><script>document.title='pwned'</script>"\n`,
+    )
+    const page = join(world.configDir, 'markup.preview.html')
+    const result = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--preview', page])
+    expect(result.code, result.stderr).toBe(0)
+    const seen = await open(page)
+    expect(seen.images).toBe(0)
+    expect(seen.title).not.toContain('pwned')
+    expect(seen.text).toContain(`<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`)
+    expect(seen.requests).toEqual([pathToFileURL(page).href])
+  })
+
+  it('--preview is a page (.html) and only of a dry run', async () => {
+    const csv = join(world.configDir, 'one.csv')
+    writeFileSync(csv, 'mch_order_no,refund_amount\nSHW-46,1.00\n')
+    const named = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      csv,
+      '--dry-run',
+      '--preview',
+      csv.replace('.csv', '.txt'),
+    ])
+    expect(named.code).toBe(2)
+    expect(named.stderr).toContain('name the page .html')
+    const live = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      csv,
+      '--yes',
+      '--preview',
+      csv.replace('.csv', '.html'),
+    ])
+    expect(live.code).toBe(2)
+    expect(await refunded('SHW-46')).toEqual([])
+  })
+})
+
+describe('the built gw reads a workbook in its worker thread, whose heap is bounded', () => {
+  it('a workbook read by the built gw (its worker beside the chunk that starts it) plans as in-process', async () => {
+    const result = await world.run(
+      ['refund', 'create', '--from-csv', copy('subtotal.libreoffice.xlsx'), '--dry-run', '--json'],
+      {process: true},
+    )
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.json<{rows: {line: number}[]}>().rows.map((r) => r.line)).toEqual([2, 3, 5])
   })
 })

@@ -383,6 +383,12 @@ export const bulkRefundFlags = {
     exclusive: ['amount', 'refund-fee', 'mch-refund-no', 'gw-order-no', 'channel-order-no'],
   }),
   'dry-run': Flags.boolean({description: 'check the file and the orders, show the plan, send nothing', ...bulk}),
+  preview: Flags.string({
+    description:
+      'with --dry-run: write FILE.html, the sheet as gw read it (cells as shown, the amounts it would send marked, rows not sent struck with why, what the sheet hides listed), to open in a browser',
+    helpGroup: 'BULK',
+    dependsOn: ['dry-run'],
+  }),
   'skip-invalid': Flags.boolean({description: 'send the valid rows and report the others as skipped_invalid', ...bulk}),
   'allow-repeats': Flags.boolean({
     description: 'refund rows that repeat the same order and amount, each once',

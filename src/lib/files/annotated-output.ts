@@ -18,7 +18,8 @@ import {pipeline} from 'node:stream/promises'
 
 import {stringify} from 'csv-stringify'
 
-import {type Cell, type RowSink, type SummarySheet, type TypedCells, cellText, summaryLines} from './cells.js'
+import type {DecimalMark} from '../gateway/protocol/index.js'
+import {type Cell, type RowSink, type SummarySheet, type TypedCells, cellText, isMoney, summaryLines} from './cells.js'
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {temporaryBeside} from '../io/private-file.js'
 import {RUNS_AS_FORMULA} from '../untrusted.js'
@@ -150,6 +151,8 @@ interface OutputOptions {
   bom?: boolean
   /** A CSV's separator: the input's, so a spreadsheet set for `;` opens it as it opened the input. */
   delimiter?: string
+  /** A CSV's decimal mark for the amounts gw writes: the input's (a decimal comma beside its `;`). */
+  decimalMark?: DecimalMark
   /** A report: an earlier file at its path is kept (moved aside under its time), never overwritten. */
   keep?: boolean
   /** Ours that a workbook shows first, right after the input's order number column (a row's status). */
@@ -176,8 +179,10 @@ interface CsvSink extends RowSink {
 function csvSink(stream: Writable, options: OutputOptions): CsvSink {
   const {bom = true, delimiter = ','} = options
   let tabbedIds = false
+  const comma = options.decimalMark === 'comma'
   const safe = (cell: Cell) => {
-    const text = spreadsheetSafe(cell)
+    // gw's amounts as the file writes its own: with a decimal comma where it does.
+    const text = comma && isMoney(cell) ? cellText(cell).replace('.', ',') : spreadsheetSafe(cell)
     if (!tabbedIds && text.charCodeAt(0) === 9) tabbedIds = LONG_DIGITS.test(text.slice(1))
     return text
   }

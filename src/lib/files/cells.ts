@@ -41,6 +41,10 @@ export const summaryLines = (summary: SummarySheet): Cell[][] => [
   ...summary.rows,
 ]
 
+/** Whether a cell is one of gw's amounts in a currency. */
+export const isMoney = (value: Cell): value is Money =>
+  typeof value === 'object' && value !== null && 'minor' in value && 'currency' in value
+
 /** A cell as plain text: gw's amounts as decimals in their currency. */
 export function cellText(value: Cell): string {
   if (value === undefined) return ''

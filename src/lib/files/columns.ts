@@ -6,6 +6,7 @@
  */
 import {shellWord, usageError} from '../errors.js'
 import {quoted, shown} from '../untrusted.js'
+import {withoutInvisible} from './invisible.js'
 
 export interface Columns {
   /** Each field read, and the position of the column that holds it. */
@@ -19,11 +20,7 @@ export interface Columns {
 }
 
 /** A header as a person reads it: line breaks (Alt+Enter in Excel) and runs of spaces as one space, invisible characters gone. */
-const cleanHeader = (name: string) =>
-  name
-    .replace(/[\u200b-\u200f\u2060\ufeff\u00ad]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
+const cleanHeader = (name: string) => withoutInvisible(name).replace(/\s+/g, ' ').trim()
 
 /** A header as gw matches it: clean, in any case. */
 export const normalizeHeader = (name: string) => cleanHeader(name).toLowerCase()
@@ -141,16 +138,29 @@ export function gwColumnsOf(
 
 /** What a column's name suggests it holds, and the fields that would read it. */
 const LOOKS_LIKE: readonly {pattern: RegExp; what: string; fields: readonly string[]}[] = [
-  {pattern: /order|invoice|\binv\b|bill|receipt|เลขที่|คำสั่งซื้อ|ใบสั่ง/, what: 'order numbers', fields: ['mch_order_no']},
   {
-    pattern: /amount|total|sum|price|value|baht|thb|ยอด|จำนวนเงิน|ราคา/,
+    pattern:
+      /order|invoice|\binv\b|bill|receipt|commande|facture|n°|pedido|factura|encomenda|bestell|rechnung|auftrag|เลขที่|คำสั่งซื้อ|ใบสั่ง|注文|订单|رقم الطلب/,
+    what: 'order numbers',
+    fields: ['mch_order_no'],
+  },
+  {
+    pattern:
+      /amount|total|sum|price|value|baht|thb|montant|rembours|importe|reembolso|valor|betrag|erstattung|ยอด|จำนวนเงิน|ราคา|金額|金额|المبلغ/,
     what: 'amounts',
     fields: ['amount', 'refund_amount'],
   },
-  {pattern: /currency|ccy|สกุลเงิน/, what: 'currencies', fields: ['fee_type']},
-  {pattern: /status|state|สถานะ/, what: 'states', fields: ['status']},
-  {pattern: /channel|wallet|ช่องทาง/, what: 'channels', fields: ['channel']},
+  {
+    pattern: /currency|ccy|devise|moneda|moeda|währung|สกุลเงิน|通貨|货币|العملة/,
+    what: 'currencies',
+    fields: ['fee_type'],
+  },
+  {pattern: /status|state|statut|estado|สถานะ|状态|ステータス|الحالة/, what: 'states', fields: ['status']},
+  {pattern: /channel|wallet|canal|ช่องทาง/, what: 'channels', fields: ['channel']},
 ]
+
+/** A cell that reads as a value, not a header: one word with a digit (INV-1001, 50.00, 2026-11-30), or a number. */
+const looksLikeValue = (name: string) => /^\S*\d\S*$|^[\d\s.,'’+-]+$/.test(name)
 
 /** The flag that maps `field` to `header`, ready to paste. */
 export const columnFlag = (field: string, header: string) =>
@@ -176,6 +186,7 @@ function hintsOf(columns: Columns, fields: readonly string[], anyOf: readonly st
     // A name two columns share cannot be mapped: no hint that would fail.
     if (twice(name)) continue
     const key = normalizeHeader(name)
+    if (looksLikeValue(key)) continue
     const guess = LOOKS_LIKE.find((g) => g.pattern.test(key))
     const field = guess?.fields.find((f) => fields.includes(f) && !has(f))
     if (guess && field) hints.push({name, what: guess.what, field})

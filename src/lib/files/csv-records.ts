@@ -7,7 +7,7 @@
  * it starts on; a malformed file is a usage error naming its line.
  */
 import {createReadStream} from 'node:fs'
-import {pipeline} from 'node:stream'
+import {Transform, pipeline} from 'node:stream'
 
 import {CsvError, type Parser, parse} from 'csv-parse'
 
@@ -102,7 +102,13 @@ const parserOptions = (delimiter: string) => ({
 
 /** `parser` fed the file's text. */
 function reading<P extends Parser>(path: string, options: CsvOptions, parser: P): P {
-  pipeline(createReadStream(path), new StrictText(path, options.encoding, options.head), parser, () => {})
+  pipeline(
+    createReadStream(path),
+    new StrictText(path, options.encoding, options.head),
+    new ShownFields(options.delimiter),
+    parser,
+    () => {},
+  )
   return parser
 }
 
@@ -122,6 +128,62 @@ async function lineOfError(path: string, options: CsvOptions): Promise<number | 
     if (error instanceof CsvError && typeof error.lines === 'number') return error.lines - doubled
   }
   return undefined
+}
+
+/**
+ * The text of a CSV with `="000141"` fields (what exports write so that a spreadsheet keeps an
+ * id's leading zeros, and shows 000141) written as the quoted fields `"000141"`: an `=` that
+ * starts an unquoted field right before a quote is dropped. Nothing else changes: any other quote
+ * inside a field that does not start with one stays the CSV error it is.
+ */
+class ShownFields extends Transform {
+  #quoted = false
+  /** The last character seen ended a field (a separator, a line end, or the start). */
+  #atStart = true
+  /** An `=` at a field's start held back, the chunk having ended right after it. */
+  #held = false
+
+  constructor(readonly delimiter: string) {
+    super({decodeStrings: false, encoding: 'utf8'})
+  }
+
+  override _transform(chunk: string, _encoding: string, done: (error?: Error | null, data?: string) => void) {
+    let text = this.#held ? `=${chunk}` : chunk
+    this.#held = false
+    if (!text.includes('=')) {
+      this.#scan(text)
+      done(null, text)
+      return
+    }
+    let out = ''
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!
+      if (c === '=' && this.#atStart && !this.#quoted) {
+        if (i === text.length - 1) {
+          this.#held = true
+          break
+        }
+        if (text[i + 1] === '"') continue
+      }
+      out += c
+      this.#step(c)
+    }
+    text = out
+    done(null, text)
+  }
+
+  override _flush(done: (error?: Error | null, data?: string) => void) {
+    done(null, this.#held ? '=' : '')
+  }
+
+  #scan(text: string) {
+    for (let i = 0; i < text.length; i++) this.#step(text[i]!)
+  }
+
+  #step(c: string) {
+    if (c === '"') this.#quoted = !this.#quoted
+    this.#atStart = !this.#quoted && (c === this.delimiter || c === '\n' || c === '\r')
+  }
 }
 
 export async function* csvRecords(

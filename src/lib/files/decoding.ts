@@ -27,7 +27,40 @@ export function kindOf(path: string, head: Uint8Array): FileKind {
       'Open it in Excel and save it as .xlsx (without a password) or as CSV UTF-8.',
     )
   }
+  const odd = textFileKind(head)
+  if (odd) throw usageError(`${path} is not a CSV or .xlsx file: it is ${odd.what}.`, odd.wayOut)
   return 'csv'
+}
+
+/**
+ * Text files people give for a spreadsheet that are not CSV, told by their first characters:
+ * LibreOffice's flat XML (.fods), Excel 2003's XML Spreadsheet, and an HTML table saved with a
+ * spreadsheet's name (what web reports and ERP exports call .xls).
+ */
+function textFileKind(head: Uint8Array): {what: string; wayOut: string} | undefined {
+  const text = new TextDecoder('utf-8')
+    .decode(head.subarray(0, 4096))
+    .replace(/^\ufeff/, '')
+    .trimStart()
+    .toLowerCase()
+  if (text.startsWith('<?xml') || text.startsWith('<office:document') || text.startsWith('<workbook')) {
+    if (text.includes('application/vnd.oasis.opendocument.spreadsheet'))
+      return {
+        what: 'a flat OpenDocument spreadsheet (.fods)',
+        wayOut: 'Open it in LibreOffice and save it as ODF Spreadsheet (.ods), or export the sheet as CSV UTF-8.',
+      }
+    if (text.includes('progid="excel.sheet"') || text.includes('urn:schemas-microsoft-com:office:spreadsheet'))
+      return {
+        what: "Excel 2003's XML Spreadsheet",
+        wayOut: 'Open it in Excel and save it as Excel Workbook (.xlsx), or export the sheet as CSV UTF-8.',
+      }
+  }
+  if (/^(?:<!doctype html|<html|<table|<meta|<head)\b/.test(text))
+    return {
+      what: 'an HTML page (a table saved with a spreadsheet name, as web reports export .xls)',
+      wayOut: 'Open it in Excel or LibreOffice and save it as .xlsx, or export the sheet as CSV UTF-8.',
+    }
+  return undefined
 }
 
 /** A text file's encoding: its BOM when it has one, else `given`, else UTF-8. */

@@ -5,6 +5,7 @@
  */
 import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
 import {quoted} from '../untrusted.js'
+import {invisibleIn} from './invisible.js'
 import type {TableRow} from './table.js'
 import {formulasWithoutResult} from './workbook-cells.js'
 
@@ -86,6 +87,13 @@ export function rowProblems(row: TableRow): string[] {
     problems.push(
       `${row.extra} more field${row.extra === 1 ? '' : 's'} than the header has columns (a separator inside a value?)`,
     )
+  for (const field of [...ORDER_NUMBER_FIELDS, 'mch_refund_no']) {
+    const invisible = invisibleIn(row.get(field))
+    if (invisible)
+      problems.push(
+        `${field} ${quoted(row.get(field))} holds an invisible character (${invisible}) inside it, which the gateway would receive as part of the number: type the number again`,
+      )
+  }
   for (const field of ORDER_NUMBER_FIELDS) {
     // A workbook's number past 15 digits is said as that: its digits were lost when it was stored, not shown.
     if (ROUNDED.test(row.get(field)) && !row.inexact(field))

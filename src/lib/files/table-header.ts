@@ -3,7 +3,13 @@
  * rows that holds them, or the one most like a header), each field's column, the columns the
  * sheet hides (never read by their name), and what is wrong with it before any row is read.
  */
-import {ORDER_NUMBER_FIELDS} from '../gateway/protocol/index.js'
+import {
+  CURRENCIES,
+  ORDER_NUMBER_FIELDS,
+  currencyOfHeader,
+  isCurrency,
+  scaleOfHeader,
+} from '../gateway/protocol/index.js'
 import {quoted} from '../untrusted.js'
 import {
   type Columns,
@@ -15,7 +21,7 @@ import {
   normalizeHeader,
   resolveColumns,
 } from './columns.js'
-import type {ReadOptions, SourceRecord, Table, TableHeader, TableSource, UnseenColumn} from './table-model.js'
+import type {ReadOptions, SourceRecord, Table, TableHeader, TableRow, TableSource, UnseenColumn} from './table-model.js'
 import {columnLetters} from './workbook-rows.js'
 
 /** How many rows the header is looked for among. */
@@ -99,7 +105,9 @@ export function likeliestHeader(seen: readonly SourceRecord[], options: ReadOpti
     try {
       return groupsNamed(resolveColumns(names, options.fields), options.fields, options.required ?? [])
     } catch {
-      return 0
+      // A header that cannot be read as one (two columns named as one field) still names its fields: it is the header, whose reading then says why.
+      const keys = new Set(names.map(normalizeHeader))
+      return (options.required ?? []).filter((group) => group.some((field) => keys.has(field))).length
     }
   }
   const scores = seen.map(({record}) => [named(record), record.filter((v) => v.trim()).length] as const)
@@ -163,3 +171,43 @@ export function sheetNote(source: TableSource): string {
     : ''
   return ` (sheet ${quoted(source.sheet)}${also})`
 }
+
+/** The currency an amount column's header names (`Refund (JPY)`), with that header, by field. */
+export type ColumnCurrencies = Partial<Record<string, {currency: string; header: string}>>
+
+/**
+ * What the headers of a table's amount columns (and its titles) say of their amounts: each
+ * column's currency (`Refund (JPY)`, `ยอดคืน (บาท)`), and the problems of the file: a currency
+ * the gateway does not take, a scale (`in thousands`: gw never scales an amount).
+ */
+export function amountHeaders(
+  table: Pick<Table, 'header' | 'source'>,
+  fields: readonly string[],
+): {currencies: ColumnCurrencies; problems: string[]} {
+  const {header, source} = table
+  const currencies: ColumnCurrencies = {}
+  const problems: string[] = []
+  const names = fields.flatMap((field) => {
+    const at = header.index.get(field)
+    return at === undefined ? [] : [{field, name: header.names[at]!}]
+  })
+  for (const {field, name} of names) {
+    const said = currencyOfHeader(name)
+    if (!said) continue
+    if (isCurrency(said.currency)) currencies[field] = {currency: said.currency, header: name}
+    else
+      problems.push(
+        `column ${quoted(name)} says its amounts are in ${said.currency}, which the gateway does not take (${CURRENCIES.join(', ')})`,
+      )
+  }
+  const scaled = [...names.map((n) => n.name), ...(source.titles ?? []).map((t) => t.text)].find(scaleOfHeader)
+  if (scaled)
+    problems.push(
+      `${quoted(scaled)} says the amounts are in ${scaleOfHeader(scaled)}: gw reads an amount as it is written and never scales it; write each amount in full (1,500,000.00, not 1,500)`,
+    )
+  return {currencies, problems}
+}
+
+/** The currency the header of the row's amount column names, when the row fills that column. */
+export const columnCurrency = (row: TableRow, fields: readonly string[], columns: ColumnCurrencies) =>
+  columns[fields.find((f) => row.get(f) !== '' || row.note(f) !== undefined) ?? '']

@@ -5,6 +5,7 @@
 import type {AmountContext} from '../gateway/protocol/index.js'
 import {type DecimalMarks, HOLD_LIMIT} from './decimal-marks.js'
 import type {SourceRecord, TableHeader, TableRow, TableSource} from './table-model.js'
+import {trimmed} from './invisible.js'
 import {columnLetters} from './workbook-rows.js'
 
 export async function* rowsOf(
@@ -73,7 +74,7 @@ export async function* rowsOf(
       extra: values.slice(width).filter((v) => v.trim() !== '').length,
       get: (field) => {
         const at = index.get(field)
-        return at === undefined ? '' : (values[at] ?? '').trim()
+        return at === undefined ? '' : trimmed(values[at] ?? '')
       },
       has: (field) => index.has(field),
       inexact: (field) => {

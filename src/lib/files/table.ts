@@ -22,7 +22,19 @@ import type {SheetFacts} from './workbook-rows.js'
 import {workbookRecords} from './workbook-records.js'
 
 export type {ReadOptions, Table, TableHeader, TableLine, TableRow, TableSource} from './table-model.js'
-export {missingOrderColumn, unseenProblems} from './table-header.js'
+export {
+  type ColumnCurrencies,
+  amountHeaders,
+  columnCurrency,
+  missingOrderColumn,
+  unseenProblems,
+} from './table-header.js'
+
+/** The decimal mark a CSV's amounts were written with, when it is a comma: gw's own amounts in its outputs follow it. */
+export const decimalMarkOf = (source: TableSource) =>
+  source.kind === 'csv' && source.marks.length > 0 && source.marks.every((m) => m.mark === 'comma')
+    ? ('comma' as const)
+    : undefined
 
 /** The first bytes of a file, to tell what it is; a usage error when it cannot be read. */
 async function headOf(path: string): Promise<Uint8Array> {
@@ -99,6 +111,12 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
         )
     }
     const names = seen[at]!.record
+    // One column whose name holds bars: a file separated by | (gw reads it when told, never by a guess).
+    if (names.length === 1 && !options.delimiter && source.kind === 'csv' && (names[0]!.match(/\|/g)?.length ?? 0) >= 1)
+      throw usageError(
+        `${path}: its header is one column, ${quoted(names[0], 80)}: the file looks separated by | (bars).`,
+        "Add --delimiter '|' to read it so.",
+      )
     if (names.length === 1 && options.delimiter && /[,;\t|]/.test(names[0]!))
       throw usageError(
         `${path}: with --delimiter ${shown(options.delimiter, 5)} the header is one column, ${quoted(names[0])}.`,

@@ -13,9 +13,12 @@ import {WORKER_HEAP_MB, type WorkbookRecords, readWorkbook, tooLarge} from './wo
 import type {WorkbookRecord} from './workbook-rows.js'
 
 export async function workbookRecords(path: string, wanted: string | undefined): Promise<WorkbookRecords> {
-  const entry = new URL('./workbook-worker.js', import.meta.url)
   // Under the test runner the sources are TypeScript, which a worker cannot load: read in this thread.
-  if (!existsSync(fileURLToPath(entry))) return readWorkbook(path, wanted)
+  if (import.meta.url.endsWith('.ts')) return readWorkbook(path, wanted)
+  // Built, the worker stands beside the chunk that starts it (scripts/build.mjs): one missing is a broken build, said.
+  const entry = new URL('./workbook-worker.js', import.meta.url)
+  if (!existsSync(fileURLToPath(entry)))
+    throw new Error(`gw's workbook reader is missing (${fileURLToPath(entry)}): reinstall gw`)
   const worker = new Worker(entry, {
     workerData: {path, wanted},
     resourceLimits: {maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 32},

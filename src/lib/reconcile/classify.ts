@@ -19,7 +19,7 @@ import {
 } from '../gateway/protocol/index.js'
 import {amountOfField} from '../files/amount-cell.js'
 import {orderColumnOf, orderNumbersOf, rowProblems, unresolvedFormulas} from '../files/row-checks.js'
-import type {TableRow} from '../files/table.js'
+import {type ColumnCurrencies, type TableRow, columnCurrency} from '../files/table.js'
 import {type OrderReference, WRONG_CHANNEL, disagreement} from '../orders/reference.js'
 import type {FoundOrder} from '../orders/service.js'
 import {quoted} from '../untrusted.js'
@@ -99,6 +99,8 @@ export function readMerchantRow(
   row: TableRow,
   defaultChannel: string | undefined,
   statuses = new StatusWords(),
+  /** The currency the amount column's header names (`Amount (MYR)`). */
+  columns: ColumnCurrencies = {},
 ): MerchantView | string {
   const unresolved = unresolvedFormulas(row)
   if (unresolved) return unresolved
@@ -122,8 +124,12 @@ export function readMerchantRow(
   const channel = row.get('channel').toLowerCase() || defaultChannel
   if (channel && !(ALL_CHANNELS as readonly string[]).includes(channel))
     return `channel ${quoted(row.get('channel'))} is not one of ${ALL_CHANNELS.join(', ')}`
-  const feeType = row.get('fee_type').toUpperCase() || undefined
-  if (feeType && !isCurrency(feeType)) return `fee_type ${quoted(row.get('fee_type'))} is not ${CURRENCIES.join(', ')}`
+  const written = row.get('fee_type').toUpperCase() || undefined
+  if (written && !isCurrency(written)) return `fee_type ${quoted(row.get('fee_type'))} is not ${CURRENCIES.join(', ')}`
+  const said = columnCurrency(row, ['amount'], columns)
+  if (said && written && said.currency !== written)
+    return `fee_type is ${written} but the amount's column ${quoted(said.header)} says ${said.currency}`
+  const feeType = written ?? said?.currency
   let totalFee: number | undefined
   try {
     if (row.get('total_fee')) totalFee = parseMinorUnits(row.get('total_fee'))

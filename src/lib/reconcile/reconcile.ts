@@ -18,6 +18,9 @@ import {
   type TableHeader,
   type TableLine,
   type TableRow,
+  amountHeaders,
+  type ColumnCurrencies,
+  decimalMarkOf,
   linesOf,
   missingOrderColumn,
   openTable,
@@ -26,6 +29,7 @@ import {
 import {fileSha256} from '../io/file-version.js'
 import {GwError, usageError} from '../errors.js'
 import {ORDER_NUMBER_FIELDS, isCurrency, isoTime} from '../gateway/protocol/index.js'
+import {type NoteLine, NotesUnder} from '../files/notes.js'
 import {type TotalsRow, TotalsRows, totalsVerdict} from '../files/totals.js'
 import {ORDER_LIST_COLUMNS} from '../orders/list.js'
 import type {OrderService} from '../orders/service.js'
@@ -79,9 +83,13 @@ export interface ReconcileInput {
   hints: string[]
   /** Where the output goes when it is not where it was to go (a workbook too wide, written as CSV). */
   outputNote?: string
+  /** The currency the amount column's header names (`Amount (MYR)`). */
+  currencies: ColumnCurrencies
 }
 
 interface ReconcileOptions {
+  /** The currency the amount column's header names, from the input (ReconcileInput). */
+  currencies?: ColumnCurrencies
   /** What the file's statuses mean (gw's and POS systems' words, and --status-map). */
   statuses: StatusWords
   concurrency: number
@@ -150,7 +158,8 @@ export async function openForReconcile(
   const {header} = table
   const anyOf = [[...ORDER_NUMBER_FIELDS], ['total_fee', 'amount']]
   // A column the sheet hides is never compared silently (a stale amount would decide a match).
-  const unseen = unseenProblems(table, RECONCILE_FIELDS, anyOf)
+  const amounts = amountHeaders(table, ['amount', 'total_fee'])
+  const unseen = [...unseenProblems(table, RECONCILE_FIELDS, anyOf), ...amounts.problems]
   if (unseen.length)
     throw usageError(`${file} line ${header.line ?? 1}: ${unseen.join('; ')}.`, 'Nothing was asked of the gateway.')
   const noOrderColumn = missingOrderColumn(table, RECONCILE_FIELDS)
@@ -172,6 +181,7 @@ export async function openForReconcile(
     ignored_columns: header.ignored,
     hints,
     ...(note ? {outputNote: note} : {}),
+    currencies: amounts.currencies,
   }
   if (comparisons.length === 1 && !options.existenceOnly) {
     const names = header.names.map((n) => quoted(n)).join(', ')
@@ -217,7 +227,7 @@ export class Reconciler {
 
   async #judge(row: TableRow, options: ReconcileOptions): Promise<ReconciledRow> {
     const base = {line: row.line, values: row.values, typed: row.typed}
-    const view = readMerchantRow(row, options.channel, options.statuses)
+    const view = readMerchantRow(row, options.channel, options.statuses, options.currencies)
     if (typeof view === 'string')
       return {...base, classification: 'invalid_row', detail: view, currency: currencyOfRow(row)}
     let found
@@ -255,6 +265,7 @@ export class Reconciler {
     const writer = await AnnotatedWriter.open(input.out, table.header, OUTPUT_COLUMNS, {
       bom: options.bom,
       delimiter: table.source.delimiter,
+      decimalMark: decimalMarkOf(table.source),
       sheet: 'reconciled',
       keep: true,
       lead: ['classification', 'detail'],
@@ -267,15 +278,19 @@ export class Reconciler {
     const writeLine = async (line: NotRow) => {
       if ('blank' in line) {
         if (!options.onlyMismatches) await writer.write(line.blank, {classification: 'not_a_row'})
+      } else if ('note' in line) {
+        if (!options.onlyMismatches)
+          await writer.write(line.cells, {classification: 'not_a_row', detail: 'a note under the rows'})
       } else if (!options.onlyMismatches || line.totals.agrees === false)
         await writer.write(line.cells, {classification: 'totals', detail: totalsVerdict(line.totals)})
     }
     const lines = rowsBetweenLines(table, totals, (above) => writer.writeAbove(above, {classification: 'not_a_row'}))
     try {
       const window = Math.max(256, options.concurrency * 32)
+      const judging = {...options, currencies: input.currencies}
       const judged = await mapInOrder(
         lines.rows,
-        async ({row, before}) => ({row: await this.#judge(row, options), before}),
+        async ({row, before}) => ({row: await this.#judge(row, judging), before}),
         async ({row, before}) => {
           for (const line of before) await writeLine(line)
           rows++
@@ -320,7 +335,7 @@ export class Reconciler {
 }
 
 /** A line of the file that is not a row to reconcile: blank, or a totals row (which `totals` records and checks). */
-type NotRow = {blank: TableLine} | {totals: TotalsRow; cells: TableRow}
+type NotRow = {blank: TableLine} | {totals: TotalsRow; cells: TableRow} | {note: NoteLine; cells: TableRow}
 
 const NO_LINES: readonly NotRow[] = Object.freeze([])
 
@@ -332,11 +347,13 @@ const NO_LINES: readonly NotRow[] = Object.freeze([])
  */
 function rowsBetweenLines(table: Table, totals: TotalsRows, above: (line: TableLine) => Promise<void>) {
   const after: NotRow[] = []
+  const notes = new NotesUnder(['amount', 'total_fee'], ORDER_NUMBER_FIELDS)
   async function* rows(): AsyncGenerator<{row: TableRow; before: readonly NotRow[]}> {
     for await (const line of linesOf(table)) {
       if ('above' in line) await above(line.above)
       else if ('blank' in line) after.push(line)
       else if (totals.take(line.row)) after.push({totals: totals.found.at(-1)!, cells: line.row})
+      else if (notes.take(line.row)) after.push({note: notes.found.at(-1)!, cells: line.row})
       else yield {row: line.row, before: after.length ? after.splice(0) : NO_LINES}
     }
   }

@@ -10,6 +10,7 @@ import {
   ignoredNote,
   leftOutNotes,
   markNotes,
+  noteLines,
   partlyStruckNote,
   sourceNotes,
   totalsNotes,
@@ -42,6 +43,7 @@ export function planNotes(plan: BulkPlan, csv: string, left?: LockHolder, output
     ...sourceNotes(plan.file.source),
     ...markNotes(plan.file.source, plan.file.header),
     ...totalsNotes(plan.file.totals),
+    ...noteLines(plan.file.notes),
     ...leftOutNotes(plan.file.left),
   )
   const {header, source} = plan.file

@@ -58,6 +58,10 @@ export function leftOutNotes(left: readonly {line: number; why: string; by: stri
   })
 }
 
+/** Each note under the rows (after a blank line): read as a note, not a row. */
+export const noteLines = (notes: readonly {line: number; text: string}[]) =>
+  notes.map((n) => `line ${n.line}: a note under the rows (${quoted(n.text, 60)}), not a row`)
+
 /** Each totals row: never sent or queried, and whether it agrees with the rows above it. */
 export function totalsNotes(totals: readonly TotalsRow[]): string[] {
   return totals.map((t) => {

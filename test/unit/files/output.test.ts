@@ -103,6 +103,19 @@ describe('annotated output', () => {
     }
   })
 
+  it("a CSV for a decimal-comma file writes gw's amounts with a decimal comma, beside its ; separator", async () => {
+    const out = join(tempDir(), 'out.csv')
+    const writer = await AnnotatedWriter.open(out, headerOf(['Rechnung']), ['refund_amount'], {
+      sheet: 's',
+      bom: false,
+      delimiter: ';',
+      decimalMark: 'comma',
+    })
+    await writer.write({values: ['GER-1']}, {refund_amount: {minor: 150_050, currency: 'THB'}})
+    await writer.close()
+    expect(readFileSync(out, 'utf8')).toBe('Rechnung;refund_amount\nGER-1;1500,50\n')
+  })
+
   it('is not there until closed, and not at all when aborted', async () => {
     const out = join(tempDir(), 'out.csv')
     const writer = await AnnotatedWriter.open(out, headerOf(['a']), ['x'], {sheet: 's'})

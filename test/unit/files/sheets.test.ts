@@ -114,7 +114,7 @@ describe('what the sheet shows is what is read: hidden, filtered-out and struck-
     [6, 'NOV-5', expect.stringMatching(/^struck through \(cells A6, B6, D6\) in the sheet/)],
     [7, 'NOV-6', '600.00'],
   ]
-  const subtotal = {line: 8, label: 'SUBTOTAL', amount: '1400.00', sum: '1400.00', agrees: true, shown: true}
+  const subtotal = {line: 8, label: 'visible total', amount: '1400.00', sum: '1400.00', agrees: true, shown: true}
 
   it.each([
     ['filtered.excel.xlsx', 'hidden'],

@@ -363,9 +363,11 @@ describe('the rows of a good file', () => {
             ? line.totals.line
             : 'left' in line
               ? line.left.line
-              : 'above' in line
-                ? line.above.line
-                : line.blank.line
+              : 'note' in line
+                ? line.note.line
+                : 'above' in line
+                  ? line.above.line
+                  : line.blank.line
       const values = 'cells' in line ? line.cells.values : 'above' in line ? line.above.values : line.blank.values
       lines.push([kind(line), at, values.join('|')])
     }

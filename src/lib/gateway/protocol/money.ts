@@ -54,10 +54,15 @@ export function toMinorUnits(decimal: string, currency: string, written = decima
   if (fraction.length > exponent) {
     // The text as the file wrote it, and the decimal it reads as when that differs (1,500 with a decimal comma).
     const said = written === decimal ? quoted(decimal) : `${quoted(written)} (${decimal})`
+    // A float written in full by a program (pandas' 370.34999999999997): its digits are noise, not cents.
+    const float =
+      `${whole}${fraction}`.replace(/^0+/, '').length >= 15
+        ? `: it looks like a number a program wrote in full (pandas, Python: ${Number(decimal).toFixed(exponent)}); round it when exporting (df.round(${exponent}), or to_csv(float_format='%.${exponent}f'))`
+        : ''
     throw new AmountError(
       exponent === 0
-        ? `${currency} has no minor unit; ${said} must be a whole number`
-        : `${currency} has ${exponent} decimal places; ${said} has more`,
+        ? `${currency} has no minor unit; ${said} must be a whole number${float}`
+        : `${currency} has ${exponent} decimal places; ${said} has more${float}`,
     )
   }
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0')

@@ -10,7 +10,7 @@ import {basename, dirname, resolve} from 'node:path'
 import {setFlagsFromString} from 'node:v8'
 
 import type {Work} from '../../batch.js'
-import {GwError} from '../../errors.js'
+import {GwError, usageError} from '../../errors.js'
 import {annotatedWidth, besideInput, fittedOutput, outputFor} from '../../files/annotated-output.js'
 import {startTrail} from '../../files/audit.js'
 import {checkOutputs} from '../../files/output-paths.js'
@@ -32,6 +32,8 @@ import {sendPlan} from './send.js'
 export interface BulkOptions extends Omit<ReadOptions, 'fields'> {
   csv: string
   'only-visible'?: boolean
+  /** --preview: the page of the sheet as gw read it, written by a dry run. */
+  preview?: string
   /** --where and --status-map: the rows taken by the words beside them. */
   where?: readonly string[]
   'status-map'?: readonly string[]
@@ -122,14 +124,21 @@ export async function runBulkRefund(
   journalFolder(journalPath)
   const file = await readRefundFile(csv, options)
   // The report's size is known once the file is read: one that does not fit a workbook is said now, before any money moves.
-  const lines = Math.max(file.header.line ?? 1, ...[file.rows, file.totals, file.left].map((l) => l.at(-1)?.line ?? 0))
+  const lines = Math.max(
+    file.header.line ?? 1,
+    ...[file.rows, file.totals, file.left, file.notes].map((l) => l.at(-1)?.line ?? 0),
+  )
   const size = {columns: annotatedWidth(file.header, REPORT_COLUMNS), lines, longest: file.longest}
   const chosen = outputFor(csv, options.out, options.dry_run ? '.dry-run' : '.report', file.source.kind)
   const fitted = fittedOutput(chosen, options.out !== undefined, size)
   const reportPath = resolve(fitted.path)
+  const preview = options.preview && resolve(options.preview)
+  if (preview && !/\.html?$/i.test(preview))
+    throw usageError(`--preview ${options.preview}: name the page .html (it is a web page to open in a browser).`)
   checkOutputs(csv, [
     ...(options.dry_run ? [] : [{flag: '--journal', path: journalPath}]),
     {flag: '--out', path: reportPath},
+    ...(preview ? [{flag: '--preview', path: preview}] : []),
   ])
   const lock = options.dry_run ? undefined : lockJournal(journalPath)
   let claim: OrderClaim | undefined
@@ -186,7 +195,12 @@ export async function runBulkRefund(
     const report = async (states: readonly RowState[]) => {
       if (!file.rows.length) return undefined
       trail.finished = isoTime()
-      return writeReport(reportPath, file, states, {bom: options.bom, dryRun: options.dry_run, trail}).then(
+      return writeReport(reportPath, file, states, {
+        bom: options.bom,
+        dryRun: options.dry_run,
+        trail,
+        ...(preview ? {preview} : {}),
+      }).then(
         (kept) => void (earlierReport = kept),
         (error: Error) => error.message,
       )

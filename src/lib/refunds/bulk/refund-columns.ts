@@ -3,15 +3,14 @@
  * is wrong with the header before any row is read (no order or amount column, a column the sheet
  * hides, a currency or a scale the gateway does not take).
  */
+import {ORDER_NUMBER_FIELDS} from '../../gateway/protocol/index.js'
 import {
-  CURRENCIES,
-  ORDER_NUMBER_FIELDS,
-  currencyOfHeader,
-  isCurrency,
-  scaleOfHeader,
-} from '../../gateway/protocol/index.js'
-import {type TableHeader, type TableSource, missingOrderColumn, unseenProblems} from '../../files/table.js'
-import {quoted} from '../../untrusted.js'
+  type TableHeader,
+  type TableSource,
+  amountHeaders,
+  missingOrderColumn,
+  unseenProblems,
+} from '../../files/table.js'
 import type {Problem} from './rows.js'
 import {WORD_FIELDS} from './rows-taken.js'
 
@@ -72,26 +71,7 @@ export function headerProblems(header: TableHeader, source: TableSource, hints: 
   const unseen = (fields: readonly string[]) => header.unseen.some((u) => fields.includes(u.field))
   const noOrderColumn = missingOrderColumn({header, source}, FIELDS)
   if (noOrderColumn && !unseen(ORDER_NUMBER_FIELDS)) problems.push({line, message: noOrderColumn})
-  for (const field of AMOUNT_FIELDS) {
-    const at = header.index.get(field)
-    if (at === undefined) continue
-    const name = header.names[at]!
-    const currency = currencyOfHeader(name)?.currency
-    if (currency && !isCurrency(currency))
-      problems.push({
-        line,
-        message: `column ${quoted(name)} says its amounts are in ${currency}, which the gateway does not take (${CURRENCIES.join(', ')})`,
-      })
-  }
-  const scaled = [
-    ...AMOUNT_FIELDS.flatMap((f) => (header.index.has(f) ? [header.names[header.index.get(f)!]!] : [])),
-    ...(source.titles ?? []).map((t) => t.text),
-  ].find((text) => scaleOfHeader(text))
-  if (scaled)
-    problems.push({
-      line,
-      message: `${quoted(scaled)} says the amounts are in ${scaleOfHeader(scaled)}: gw reads an amount as it is written and never scales it; write each amount in full (1,500,000.00, not 1,500)`,
-    })
+  for (const message of amountHeaders({header, source}, AMOUNT_FIELDS).problems) problems.push({line, message})
   if (!header.index.has('refund_fee') && !header.index.has('refund_amount') && !unseen(AMOUNT_FIELDS)) {
     const hint = hints.find((h) => h.includes('refund_amount'))
     problems.push({

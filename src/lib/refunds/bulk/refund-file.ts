@@ -3,6 +3,7 @@
  * Every problem names its line; a row with problems is kept (to be reported, never sent).
  */
 import {columnHints} from '../../files/columns.js'
+import {type NoteLine, NotesUnder} from '../../files/notes.js'
 import {type TotalsRow, TotalsRows} from '../../files/totals.js'
 import {
   type ReadOptions,
@@ -10,6 +11,7 @@ import {
   type TableRow,
   type TableSource,
   type TableLine,
+  amountHeaders,
   linesOf,
   openTable,
 } from '../../files/table.js'
@@ -23,7 +25,7 @@ import {REFUND_LIST_COLUMNS} from '../list.js'
 import {AMOUNT_FIELDS, ANY_OF, APPROVAL_HEADERS, FIELDS, STATUS_HEADERS, headerProblems} from './refund-columns.js'
 import {type LeftOut, type Problem, REPORT_COLUMNS, type RefundRow} from './rows.js'
 import {RowsTaken} from './rows-taken.js'
-import {columnCurrencies, readRefundRow} from './row-reading.js'
+import {readRefundRow} from './row-reading.js'
 
 export interface RefundFile {
   /** The file, and how it was read: the report reads its rows' cells again (rows are not held with them). */
@@ -42,6 +44,8 @@ export interface RefundFile {
   truncated?: boolean
   /** Totals rows: reported, never sent. */
   totals: TotalsRow[]
+  /** Notes under the rows, after a blank line: reported as they are, never sent. */
+  notes: NoteLine[]
   /**
    * The file is gw's own earlier report (or refund list): the lines it says failed or were not
    * sent, with the status it gives them. Run again, a report re-checks: those are not sent unless asked.
@@ -95,6 +99,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   const problems = headerProblems(header, source, hints)
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
+  const notes = new NotesUnder(AMOUNT_FIELDS, ORDER_NUMBER_FIELDS)
   // The status gw's earlier output gave each row, where the file is one (the longest gw_…status, as gwColumnsOf names it).
   const statusAt = header.gwColumns.find((at) => /^(gw_)*status$/.test(header.keys[at]!))
   const unsentBefore = statusAt === undefined ? undefined : new Map<number, string>()
@@ -111,6 +116,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
     problems,
     truncated,
     totals: totals.found,
+    notes: notes.found,
     unsentBefore,
     left,
     longest,
@@ -121,11 +127,11 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
     ORDER_NUMBER_FIELDS.some((f) => header.index.has(f)) && AMOUNT_FIELDS.some((f) => header.index.has(f))
   if (problems.length && !readable) return file()
   const taken = new RowsTaken(header, statuses, options.where)
-  const currencies = columnCurrencies(header)
+  const {currencies} = amountHeaders({header, source}, AMOUNT_FIELDS)
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
     for (const value of item.values) if (value.length > longest) longest = value.length
-    if (totals.take(item)) continue
+    if (totals.take(item) || notes.take(item)) continue
     const line = item.line
     const unseen = item.hidden ?? item.struck
     if (unseen && options['only-visible']) {
@@ -174,9 +180,10 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
 
 /** A line of the file as its report writes it: a row with what became of it, a totals row, or a line that is not a row. */
 export type ReportLine =
-  | {row: RefundRow; index: number; cells: Pick<TableRow, 'values' | 'typed'>}
-  | {totals: TotalsRow; cells: Pick<TableRow, 'values' | 'typed'>}
-  | {left: LeftOut; cells: Pick<TableRow, 'values' | 'typed'>}
+  | {row: RefundRow; index: number; cells: TableRow}
+  | {totals: TotalsRow; cells: TableRow}
+  | {left: LeftOut; cells: TableRow}
+  | {note: NoteLine; cells: TableRow}
   | {above: TableLine}
   | {blank: TableLine}
 
@@ -197,7 +204,8 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
   const table = await openTable(file.path, file.read)
   const totals = new Map(file.totals.map((t) => [t.line, t]))
   const left = new Map(file.left.map((l) => [l.line, l]))
-  const last = Math.max(file.rows.at(-1)?.line ?? 0, file.totals.at(-1)?.line ?? 0, file.left.at(-1)?.line ?? 0)
+  const notes = new Map(file.notes.map((n) => [n.line, n]))
+  const last = Math.max(...[file.rows, file.totals, file.left, file.notes].map((l) => l.at(-1)?.line ?? 0))
   const lines = linesOf(table)
   try {
     let index = 0
@@ -210,9 +218,11 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
       if (cells.line > last) break
       const total = totals.get(cells.line)
       const leftOut = left.get(cells.line)
+      const note = notes.get(cells.line)
       const row = file.rows[index]
       if (total) yield {totals: total, cells}
       else if (leftOut) yield {left: leftOut, cells}
+      else if (note) yield {note, cells}
       else if (row?.line === cells.line) yield {row, index: index++, cells}
       else throw changed(` (line ${row?.line ?? cells.line} is not there)`)
     }

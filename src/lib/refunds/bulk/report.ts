@@ -6,8 +6,11 @@
 import {AnnotatedWriter} from '../../files/annotated-output.js'
 import {type AuditTrail, summarySheet} from '../../files/audit.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
+import {type PreviewLine, PreviewPage} from '../../files/preview.js'
+import {type TableLine, type TableRow, decimalMarkOf} from '../../files/table.js'
+import {columnLetters} from '../../files/workbook-rows.js'
 import {totalsVerdict} from '../../files/totals.js'
-import {isCurrency, lookupError} from '../../gateway/protocol/index.js'
+import {formatAmount, isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import {type RefundFile, reportLines} from './refund-file.js'
 import {type SummaryLine, type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
 import {REPORT_COLUMNS, type RowState, amountOf} from './rows.js'
@@ -24,25 +27,59 @@ export async function writeReport(
   path: string,
   file: RefundFile,
   states: readonly RowState[],
-  options: {bom?: boolean; dryRun: boolean; trail: AuditTrail},
+  options: {bom?: boolean; dryRun: boolean; trail: AuditTrail; preview?: string},
 ): Promise<string | undefined> {
   const sheet = options.dryRun ? 'plan' : 'report'
   const writer = await AnnotatedWriter.open(path, file.header, REPORT_COLUMNS, {
     bom: options.bom,
     delimiter: file.source.delimiter,
+    decimalMark: decimalMarkOf(file.source),
     sheet,
     keep: true,
     lead: ['status'],
   })
+  const about = {file: file.path, sheet: file.source.sheet, sha256: file.sha256}
+  const preview = options.preview ? await PreviewPage.open(options.preview, file.header, about) : undefined
+  const problems = problemsByLine(file)
+  // The amount's column, marked on the preview where gw reads it.
+  const amountColumn = file.header.index.get('refund_amount') ?? file.header.index.get('refund_fee')
+  const show = async (
+    line: number,
+    cells: TableRow | TableLine,
+    kind: PreviewLine['kind'],
+    said: string,
+    send?: string,
+  ) => {
+    if (!preview) return
+    if ('hidden' in cells && cells.hidden)
+      preview.hiddenRow(line, `${cells.hidden}: ${kind === 'sent' ? said : 'not sent'}`)
+    else
+      await preview.write({
+        line,
+        cells: cells.values,
+        kind,
+        said,
+        ...(send ? {send: {text: send, column: amountColumn}} : {}),
+      })
+  }
   try {
     for await (const line of reportLines(file)) {
       // Lines that are not rows are written where they were: the report lines up with the file.
-      if ('above' in line) await writer.writeAbove(line.above, {status: 'not_a_row'})
-      else if ('blank' in line) await writer.write(line.blank, {status: 'not_a_row'})
-      else if ('totals' in line) await writer.write(line.cells, {status: 'totals', advice: totalsVerdict(line.totals)})
-      else if ('left' in line)
-        await writer.write(line.cells, {status: 'left_out', advice: `${line.left.why}: left out by ${line.left.by}`})
-      else {
+      if ('above' in line) {
+        await writer.writeAbove(line.above, {status: 'not_a_row'})
+        await show(line.above.line, line.above, 'other', 'a title above the header')
+      } else if ('blank' in line) await writer.write(line.blank, {status: 'not_a_row'})
+      else if ('totals' in line) {
+        await writer.write(line.cells, {status: 'totals', advice: totalsVerdict(line.totals)})
+        await show(line.totals.line, line.cells, 'other', `a totals row, not sent: ${totalsVerdict(line.totals)}`)
+      } else if ('note' in line) {
+        await writer.write(line.cells, {status: 'not_a_row', advice: 'a note under the rows'})
+        await show(line.note.line, line.cells, 'other', 'a note under the rows, not a row')
+      } else if ('left' in line) {
+        const why = `${line.left.why}: left out by ${line.left.by}`
+        await writer.write(line.cells, {status: 'left_out', advice: why})
+        await show(line.left.line, line.cells, 'not_sent', `not sent: ${why}`)
+      } else {
         const {row, index, cells} = line
         const view = rowView(row, states[index]!, options.dryRun)
         const advice = (states[index]!.outcome as {advice?: string}).advice ?? lookupError(view.err_code)?.action
@@ -52,15 +89,46 @@ export async function writeReport(
           refund_amount: money(view.refund_fee, view.fee_type),
           advice: advice ?? earlier,
         })
+        const amount = formatAmount(view.refund_fee, view.fee_type)
+        const sent = view.status === 'would_refund'
+        const why = problems.get(row.line)?.join('; ') ?? view.err_msg ?? advice ?? earlier ?? ''
+        await show(
+          row.line,
+          cells,
+          sent ? 'sent' : 'not_sent',
+          sent ? `would refund ${amount}` : `${view.status}${why ? `: ${why}` : ''}`,
+          sent ? amount : undefined,
+        )
       }
     }
+    await preview?.close(hiddenThings(file))
     return await writer.close(
       summarySheet(options.trail, 'status', statusTally(file, states, options.dryRun), {refund_fee: 'amount'}, money),
     )
   } catch (error) {
+    await preview?.abort()
     await writer.abort()
     throw error
   }
+}
+
+/** The file's problems by line, for the preview's rows. */
+function problemsByLine(file: RefundFile): Map<number, string[]> {
+  const by = new Map<number, string[]>()
+  for (const {line, message} of file.problems) by.set(line, [...(by.get(line) ?? []), message])
+  return by
+}
+
+/** What the sheet hides beside its rows, in words: its columns, the conditional formats gw cannot evaluate, cells partly struck. */
+function hiddenThings(file: RefundFile): string[] {
+  const {header, source} = file
+  return [
+    ...[...header.hidden].map(
+      ([at, why]) => `column ${columnLetters(at)} (${header.names[at] ?? ''}) is ${why}: not shown, not read`,
+    ),
+    ...(source.unevaluated ?? []).map((rule) => `${rule}, which gw cannot evaluate`),
+    ...(source.partlyStruck ?? []).map((cell) => `cell ${cell} is partly struck through`),
+  ]
 }
 
 /** Rows and amounts per status (every status of the union, in its order) and currency; rows skipped as invalid are counted, not summed. */

@@ -10,7 +10,6 @@ import {
   CURRENCIES,
   ORDER_NUMBER_FIELDS,
   type Amount,
-  currencyOfHeader,
   fieldMax,
   formatAmount,
   isCurrency,
@@ -20,7 +19,7 @@ import {
 } from '../../gateway/protocol/index.js'
 import {amountOfField, minorUnitsOfField} from '../../files/amount-cell.js'
 import {mergedNote, orderColumnOf, orderNumbersOf, rowProblems, unresolvedFormulas} from '../../files/row-checks.js'
-import type {TableHeader, TableRow} from '../../files/table.js'
+import {type ColumnCurrencies, type TableRow, columnCurrency} from '../../files/table.js'
 import {shellWord} from '../../errors.js'
 import type {StatusWords} from '../../orders/status-words.js'
 import type {OrderNumberField, OrderReference} from '../../orders/reference.js'
@@ -87,23 +86,6 @@ function rowAmount(row: TableRow, feeType: string | undefined): RowAmount | stri
   return {...minor, currency: decimal.currency}
 }
 
-/** The currency each amount column's header names (`Refund (JPY)`), with that header, by field. */
-type ColumnCurrencies = Partial<Record<string, {currency: string; header: string}>>
-
-export function columnCurrencies(header: TableHeader): ColumnCurrencies {
-  return Object.fromEntries(
-    AMOUNT_FIELDS.flatMap((field) => {
-      const name = header.index.has(field) ? header.names[header.index.get(field)!]! : undefined
-      const said = name ? currencyOfHeader(name) : undefined
-      return said && name ? [[field, {currency: said.currency, header: name}]] : []
-    }),
-  )
-}
-
-/** The currency the header of the row's amount column names, when the row fills that column. */
-const columnCurrency = (row: TableRow, columns: ColumnCurrencies) =>
-  columns[AMOUNT_FIELDS.find((f) => row.get(f) !== '' || row.note(f) !== undefined) ?? '']
-
 /** The constant of `known` that `text` is (else `text` itself); undefined when empty. */
 const interned = (known: readonly string[], text: string) => known.find((k) => k === text) ?? (text || undefined)
 
@@ -145,7 +127,7 @@ export function readRefundRow(
     )
   }
   // The currency the amount's column says it is in (`Refund (JPY)`), against the row's own.
-  const said = columnCurrency(row, columns)
+  const said = columnCurrency(row, AMOUNT_FIELDS, columns)
   if (said && written && isCurrency(written) && said.currency !== written)
     problems.push(`fee_type is ${written} but the amount's column ${quoted(said.header)} says ${said.currency}`)
   const feeType = written ?? (said && isCurrency(said.currency) ? (said.currency as string) : undefined)
