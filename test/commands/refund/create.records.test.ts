@@ -624,6 +624,35 @@ describe('files in the config folder that gw did not write', () => {
   )
 
   it.skipIf(process.getuid?.() !== 0)(
+    "a profile's gateway key another user put in place is never read: it decides which answers are trusted",
+    async () => {
+      const {dir} = world.machine()
+      const env = {GW_CONFIG_DIR: dir}
+      const merchant = world.sandbox.info.merchants[0]!
+      const added = await world.run(
+        [
+          ...['profile', 'add', 'keyed', '--appid', APPID, '--base-url', world.sandbox.info.base_url],
+          ...[
+            '--private-key',
+            merchant.private_key_file!,
+            '--gateway-public-key',
+            world.sandbox.info.gateway_public_key_file,
+          ],
+        ],
+        {env},
+      )
+      expect(added.code, added.stderr).toBe(0)
+      const stored = JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8')).profiles.keyed
+      execFileSync('chown', ['nobody', stored.gateway_public_key_file])
+      const refused = await world.run(['refund', 'list', '--profile', 'keyed'], {env})
+      expect(refused.code, refused.stderr).toBe(2)
+      expect(refused.stderr).toContain(
+        `The gateway public key of profile "keyed" (${stored.gateway_public_key_file}) is not used: it belongs to another user`,
+      )
+    },
+  )
+
+  it.skipIf(process.getuid?.() !== 0)(
     "another user's profiles.json is never read: it could send this machine's refunds anywhere",
     async () => {
       const {dir} = world.machine()
