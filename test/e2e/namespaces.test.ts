@@ -64,7 +64,8 @@ const killed = (child: ChildProcess) =>
 describe.skipIf(process.getuid?.() !== 0 || process.platform !== 'linux')('gw in pid namespaces of its own', () => {
   it("two containers sharing a config dir and host name: the second is refused while the first's refund is under way; one refund", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'NS-TWO')
-    await world.faults('latency=3000-3000ms@order_refund')
+    // Long enough for the second gw to start and check on a loaded machine; the first waits it out.
+    await world.faults('latency=10000-10000ms@order_refund')
     try {
       const before = await requests('order_refund')
       const first = inNamespace(['refund', 'create', order!, '--amount', '10.00'], 40)
@@ -84,7 +85,7 @@ describe.skipIf(process.getuid?.() !== 0 || process.platform !== 'linux')('gw in
 
   it('a claim left by a gw killed with its namespace, and the next gw given the same pid: its refund looked up, never sent again', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'NS-GONE')
-    await world.faults('latency=1500-1500ms@order_refund')
+    await world.faults('latency=5000-5000ms@order_refund')
     try {
       const before = await requests('order_refund')
       const first = inNamespace(['refund', 'create', order!, '--amount', '10.00'], 2)
@@ -110,7 +111,8 @@ describe.skipIf(process.getuid?.() !== 0 || process.platform !== 'linux')('gw in
     const csv = join(world.configDir, 'ns-batch.csv')
     writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},10.00`).join('\n')}\n`)
     const bulk = ['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1']
-    await world.faults('latency=1500-1500ms@order_refund')
+    // The first run holds its lock for four slow refunds: the second starts and is refused meanwhile.
+    await world.faults('latency=5000-5000ms@order_refund')
     try {
       const before = await requests('order_refund')
       const first = inNamespace(bulk, 40)

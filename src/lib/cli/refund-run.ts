@@ -5,7 +5,7 @@
 import type {Profile} from '../profiles/store.js'
 import type {RefundService} from '../refunds/service.js'
 import type {OneRefundHooks, SingleRefunds} from '../refunds/single.js'
-import {endedAfterSettling, identicalQuestion, refundAction} from '../render/refunds.js'
+import {elsewhereQuestion, endedAfterSettling, identicalQuestion, refundAction} from '../render/refunds.js'
 import type {Asking} from './command-ports.js'
 import {onInterrupt} from './interrupt.js'
 
@@ -21,6 +21,10 @@ export async function refundOne(
   const hooks: OneRefundHooks = {
     identical: (made, planned) => {
       const [action, options] = identicalQuestion(made, planned, profile)
+      return asking.confirm(action, {...options, signal})
+    },
+    elsewhere: (elsewhere, planned) => {
+      const [action, options] = elsewhereQuestion(elsewhere, planned)
       return asking.confirm(action, {...options, signal})
     },
     sending: (planned) => asking.confirm(refundAction(planned), {signal}),

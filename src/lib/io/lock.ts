@@ -28,6 +28,7 @@ import {
   statSync,
 } from 'node:fs'
 import {hostname} from 'node:os'
+import {resolve} from 'node:path'
 import type {DatabaseSync} from 'node:sqlite'
 
 import {GwError, usageError} from '../errors.js'
@@ -80,7 +81,8 @@ function readNote(path: string): LockHolder | undefined {
 const heldHere = new Set<string>()
 const keyOf = (path: string) => {
   const stats = statSync(path, {throwIfNoEntry: false})
-  return stats && `${stats.dev}:${stats.ino}`
+  // A file system that numbers no inodes (some Windows ones say 0): known by its full path instead.
+  return stats && (stats.ino ? `${stats.dev}:${stats.ino}` : resolve(path))
 }
 const heldInThisProcess = (path: string) => heldHere.has(keyOf(path) ?? '')
 

@@ -9,7 +9,7 @@
  */
 import {randomBytes} from 'node:crypto'
 import {existsSync, readFileSync, rmSync, statSync} from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 
 import * as z from 'zod/mini'
 
@@ -18,7 +18,7 @@ import {type SignScheme, isSignScheme} from '../gateway/signing.js'
 import type {GatewayProfile} from '../gateway/client.js'
 import {DEFAULT_GATEWAY_ZONE, OPERATIONS, zoneName} from '../gateway/protocol/index.js'
 import {LockHeld, holdLock} from '../io/lock.js'
-import {ensurePrivateDir, notOurs, writePrivateFile} from '../io/private-file.js'
+import {ensurePrivateDir, notOurs, refuseSharedFolder, writePrivateFile} from '../io/private-file.js'
 import {OWN_CONFIG_DIR, configDir} from '../paths.js'
 import {quoted} from '../untrusted.js'
 import {type KeyCheck, checkKeys, checkLoadedKeys, keyLabels, replaceKey} from './keys.js'
@@ -369,6 +369,14 @@ export class ProfileStore {
       if (!existsSync(file))
         throw usageError(
           `The ${what} of profile "${name}" is missing (${file}).`,
+          `Give it again: ${replaceKey({name, source: 'store'}, key)}.`,
+        )
+      // The gateway's key decides which answers are trusted: one another user could have put there is never read.
+      refuseSharedFolder(dirname(file), OWN_CONFIG_DIR)
+      const foreign = notOurs(statSync(file))
+      if (foreign)
+        throw usageError(
+          `The ${what} of profile "${name}" (${file}) is not used: ${foreign}. Nothing was sent.`,
           `Give it again: ${replaceKey({name, source: 'store'}, key)}.`,
         )
       return readFileSync(file, 'utf8')

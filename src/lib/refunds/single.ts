@@ -30,6 +30,7 @@ import {
 } from '../gateway/protocol/index.js'
 import {shown} from '../untrusted.js'
 import type {OrderClaim} from '../store/history.js'
+import {type RefundedElsewhere, refundedElsewhere} from './elsewhere.js'
 import {type RefundEntry, isMade, isUnsettled} from '../store/records.js'
 import type {FoundOrder} from '../orders/service.js'
 import type {RefundProblem} from './balance.js'
@@ -66,6 +67,8 @@ export function describeMadeRefund(made: MadeRefund): string {
 export interface OneRefundHooks {
   /** An identical refund was made recently; resolves when another is wanted, throws otherwise. */
   identical(made: MadeRefund, planned: PlannedRefund): Promise<void>
+  /** The order was refunded elsewhere (refunds/elsewhere.ts); resolves when another is wanted, throws otherwise. */
+  elsewhere(elsewhere: RefundedElsewhere, planned: PlannedRefund): Promise<void>
   /** The refund is about to be sent (after the live-profile confirmation). */
   sending(planned: PlannedRefund): Promise<void>
 }
@@ -378,6 +381,9 @@ export class SingleRefunds {
     if ('kind' in planned) return {...planned, settled_earlier}
     const identical = this.identical(planned, gatewayRefunds ?? [])
     if (identical) await hooks.identical(identical, planned)
+    const elsewhere =
+      !identical && refundedElsewhere(found, this.refunds.history.refundsOf(planned.mch_order_no), gatewayRefunds)
+    if (elsewhere) await hooks.elsewhere(elsewhere, planned)
     await hooks.sending(planned)
     // Stopped while asked (the command has said "nothing was sent"): no intent, nothing sent.
     if (signal?.aborted)

@@ -28,6 +28,7 @@ import {
   describeMadeRefund,
   outcomeOfRefund,
 } from '../refunds/single.js'
+import {type RefundedElsewhere, describeRefundedElsewhere} from '../refunds/elsewhere.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
@@ -170,6 +171,16 @@ function howToCheck(p: {mch_order_no: string; mch_refund_no: string; channel: st
  * --again and looking first mean. Looking first looks at the refund that was made, never at the
  * number drawn for this attempt, which the gateway does not know.
  */
+/** The question before a refund of an order refunded elsewhere: --again answers it. */
+export function elsewhereQuestion(elsewhere: RefundedElsewhere, planned: PlannedRefund) {
+  const options = {
+    always: true,
+    flag: 'again' as const,
+    otherwise: 'or look at the order on the merchant platform first',
+  }
+  return [`${refundAction(planned)}, though ${describeRefundedElsewhere(elsewhere)}`, options] as const
+}
+
 export function identicalQuestion(made: MadeRefund, planned: PlannedRefund, profile: SuggestedFor) {
   const look = howToCheck({...planned, mch_refund_no: made.mch_refund_no}, profile)
   const options = {always: true, flag: 'again' as const, otherwise: `or look at the refund made first: ${look}`}

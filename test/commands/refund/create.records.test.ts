@@ -624,6 +624,35 @@ describe('files in the config folder that gw did not write', () => {
   )
 
   it.skipIf(process.getuid?.() !== 0)(
+    "a profile's gateway key another user put in place is never read: it decides which answers are trusted",
+    async () => {
+      const {dir} = world.machine()
+      const env = {GW_CONFIG_DIR: dir}
+      const merchant = world.sandbox.info.merchants[0]!
+      const added = await world.run(
+        [
+          ...['profile', 'add', 'keyed', '--appid', APPID, '--base-url', world.sandbox.info.base_url],
+          ...[
+            '--private-key',
+            merchant.private_key_file!,
+            '--gateway-public-key',
+            world.sandbox.info.gateway_public_key_file,
+          ],
+        ],
+        {env},
+      )
+      expect(added.code, added.stderr).toBe(0)
+      const stored = JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8')).profiles.keyed
+      execFileSync('chown', ['nobody', stored.gateway_public_key_file])
+      const refused = await world.run(['refund', 'list', '--profile', 'keyed'], {env})
+      expect(refused.code, refused.stderr).toBe(2)
+      expect(refused.stderr).toContain(
+        `The gateway public key of profile "keyed" (${stored.gateway_public_key_file}) is not used: it belongs to another user`,
+      )
+    },
+  )
+
+  it.skipIf(process.getuid?.() !== 0)(
     "another user's profiles.json is never read: it could send this machine's refunds anywhere",
     async () => {
       const {dir} = world.machine()
@@ -730,6 +759,71 @@ describe('files in the config folder that gw did not write', () => {
   })
 })
 
+describe('a refund made elsewhere: the gateway asked before a repeat', () => {
+  /** A colleague's machine of the same merchant (a config dir of its own): refunds `amount` of `order` there. */
+  async function refundedByColleague(order: string, amount: string, ...extra: string[]): Promise<void> {
+    const {env} = world.machine()
+    const made = await world.run(['refund', 'create', order, '--amount', amount, ...extra], {env})
+    expect(made.code, made.stderr).toBe(0)
+  }
+
+  it('a single refund of an order the gateway shows refunded, of which this machine knows none: asked, refused without --again', async () => {
+    const order = 'INV-ELSE-1'
+    await paidOn(world.sandbox, order)
+    await refundedByColleague(order, '10.00')
+    const repeat = await world.run(['refund', 'create', order, '--amount', '10.00'])
+    expect(repeat.code, repeat.stderr).toBe(2)
+    expect(repeat.stderr).toContain(
+      `order ${order} shows a refund made (REFUND), and this machine made none of its refunds: it was refunded elsewhere (another machine, or the merchant platform)`,
+    )
+    expect(repeat.stderr).toContain('Add --again to confirm')
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
+    const meant = await world.run(['refund', 'create', order, '--amount', '10.00', '--again'])
+    expect(meant.code, meant.stderr).toBe(0)
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000, 1000])
+  })
+
+  it('a sheet row of such an order is a problem of its row unless --again; an alipay one says what cannot be seen', async () => {
+    const [wechat, alipay] = ['INV-ELSE-2', 'INV-ELSE-3']
+    await paidOn(world.sandbox, wechat)
+    await paidOn(world.sandbox, alipay, 'alipay')
+    await refundedByColleague(wechat, '10.00')
+    await refundedByColleague(alipay, '10.00')
+    const csv = fileOf('elsewhere.csv', [`${wechat},10.00`, `${alipay},10.00`])
+    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    expect(run.code, run.stderr).toBe(2)
+    expect(run.stderr).toContain(`line 2: order ${wechat} shows a refund made (REFUND), and this machine made none`)
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `line 3: order ${alipay} .*the gateway has no refund query for alipay, so which refund and how much cannot be seen here; add --again if this row is meant too`,
+      ),
+    )
+    expect((await refundsOn(world.sandbox, wechat)).map((r) => r.fee)).toEqual([1000])
+    expect((await refundsOn(world.sandbox, alipay)).map((r) => r.fee)).toEqual([1000])
+    const meant = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--again'])
+    expect(meant.code, meant.stderr).toBe(0)
+    expect((await refundsOn(world.sandbox, wechat)).map((r) => r.fee)).toEqual([1000, 1000])
+  })
+
+  it('where this machine knows one refund number, the list it gives shows a repeat made elsewhere of the same amount', async () => {
+    const order = 'INV-ELSE-4'
+    await paidOn(world.sandbox, order)
+    expect((await world.run(['refund', 'create', order, '--amount', '5.00'])).code).toBe(0)
+    // The colleague's machine knows none of the order's refunds: it is asked too, and says yes.
+    await refundedByColleague(order, '10.00', '--again')
+    const repeat = await world.run(['refund', 'create', order, '--amount', '10.00'])
+    expect(repeat.code, repeat.stderr).toBe(2)
+    expect(repeat.stderr).toMatch(/again: refund RF\w+ of 10\.00 THB was made at /)
+    const csv = fileOf('elsewhere-known.csv', [`${order},10.00`])
+    const row = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    expect(row.code, row.stderr).toBe(2)
+    expect(row.stderr).toMatch(
+      /line 2: order INV-ELSE-4: refund RF\w+ of 10\.00 THB was made at \S+, the same amount as this row/,
+    )
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([500, 1000])
+  })
+})
+
 describe("a colleague's re-check of a report", () => {
   it('recognises the numbers gw derived as its own (never failed for another number), and sends no row the report says failed unless asked', async () => {
     const orders = ['INV-RECHECK-1', 'INV-RECHECK-2']
@@ -742,7 +836,13 @@ describe("a colleague's re-check of a report", () => {
     const copy = world.file('recheck-report.csv', [report[0], report[1], failed, ...report.slice(2)].join('\n'))
     // On another desk: no journal, no history.
     const {env} = world.machine()
-    const recheck = await world.run(['refund', 'create', '--from-csv', copy, '--yes'], {env})
+    // This desk made none of the order's refunds, and alipay has no refund query: asked first (--again).
+    const asked = await world.run(['refund', 'create', '--from-csv', copy, '--yes'], {env})
+    expect(asked.code, asked.stderr).toBe(2)
+    expect(asked.stderr).toContain(
+      'the gateway has no refund query for alipay, so which refund and how much cannot be seen here',
+    )
+    const recheck = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--again'], {env})
     expect(recheck.code, recheck.stderr).toBe(1)
     // Its own number held at the gateway, on a channel that cannot show the refund's state: not confirmable, never
     // "failed, give another number", which would refund the customer twice.
@@ -753,7 +853,9 @@ describe("a colleague's re-check of a report", () => {
     expect(world.reportOf(copy)[1]!.err_msg).toContain('add --retry-failed to send it')
     expect((await refundsOn(world.sandbox, orders[0]!)).map((r) => r.fee)).toEqual([1000])
     expect(await refundsOn(world.sandbox, orders[1]!)).toEqual([])
-    const retried = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--retry-failed'], {env})
+    const retried = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--retry-failed', '--again'], {
+      env,
+    })
     // The failed row is sent now; the first stays not confirmable (exit 6): nothing more can be learned of it here.
     expect(retried.code, retried.stderr).toBe(6)
     expect(
@@ -787,7 +889,12 @@ describe("a colleague's re-check of a report", () => {
     expect(summary).toMatch(/^batch_id,NOV-2\r?$/m)
     const copy = world.file('recheck-batch-report.csv', readFileSync(csv.replace(/\.csv$/, '.report.csv')))
     const {env} = world.machine()
-    const recheck = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--allow-repeats'], {env})
+    const asked = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--allow-repeats'], {env})
+    expect(asked.code, asked.stderr).toBe(2)
+    expect(asked.stderr).toContain('it was refunded elsewhere')
+    const recheck = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--allow-repeats', '--again'], {
+      env,
+    })
     expect(recheck.stdout + recheck.stderr).not.toContain('another refund number')
     expect(world.reportOf(copy).map((r) => r.status)).toEqual(['not_confirmable', 'not_confirmable'])
     expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000, 1000])

@@ -8,6 +8,7 @@ import {type RefundOrder, formatAmount, isoTime} from '../../gateway/protocol/in
 import {describeReference} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {balanceProblem} from '../balance.js'
+import {describeRefundedElsewhere, refundedElsewhere} from '../elsewhere.js'
 import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
 import type {RefundService} from '../service.js'
 import {type EarlierRefund, SingleRefunds, claimKeyOf, describeMadeRefund} from '../single.js'
@@ -104,6 +105,28 @@ function identicalProblems(
 }
 
 /**
+ * The rows still to send of an order the gateway shows refunded elsewhere (refunds/elsewhere.ts):
+ * a problem of each unless --again or --batch-id, as a single refund asks.
+ */
+function elsewhereProblems(
+  group: OrderGroup,
+  order: FoundOrder,
+  existing: readonly RefundOrder[] | undefined,
+  checking: OrderChecking,
+  refunds: RefundService,
+): Problem[] {
+  const {states, indexOf} = checking
+  if (checking.earlier.repeatsMeant) return []
+  const elsewhere = refundedElsewhere(order, refunds.history.refundsOf(order.record.mch_order_no ?? ''), existing)
+  if (!elsewhere) return []
+  const message = `${describeRefundedElsewhere(elsewhere)}; add --again if this row is meant too`
+  return group.rows.flatMap((row) => {
+    const state = states[indexOf(row.line)!]!
+    return state.outcome.status === 'pending' && isToSend(state) ? [{line: row.line, message}] : []
+  })
+}
+
+/**
  * What the checks of one order work on: the rows' states (filled in), and the earlier refunds
  * settled; `repeatsMeant`: --again or --batch-id, a refund identical to one made is meant.
  */
@@ -172,7 +195,10 @@ export async function checkOrderBalance(
       }
     }
   }
-  const identical = identicalProblems(group, existing ?? [], checking, ours, refunds)
+  const identical = [
+    ...identicalProblems(group, existing ?? [], checking, ours, refunds),
+    ...elsewhereProblems(group, order, existing, checking, refunds),
+  ]
   const toSend = group.rows.filter((r) => isToSend(states[at(r)]!))
   const sum = toSend.reduce((total, r) => total + states[at(r)]!.planned!.refund_fee, 0)
   const record = order.record
