@@ -13,7 +13,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {GUIDES, type Guide, guideText} from '../../src/lib/cli/guides.js'
+import {GUIDES, guideText} from '../../src/lib/cli/guides.js'
 import {SandboxControl} from '../../src/sandbox/control-client.js'
 import {orderCreate} from '../helpers/gw-env.js'
 import {GW_ENV, gwUnderTest} from '../helpers/gw-under-test.js'
@@ -126,13 +126,13 @@ describe('an installed gw, as its user meets it', () => {
     )
   })
 
-  it('prints every guide it ships, offline (gw help GUIDE), and lists them (gw help)', async () => {
-    for (const guide of Object.keys(GUIDES) as Guide[]) {
-      const shown = await gw('help', guide)
-      expect(shown.code, shown.stderr).toBe(0)
-      expect(shown.stdout.replaceAll('\r\n', '\n')).toBe(`${guideText(REPO_ROOT, guide).trimEnd()}\n`)
-    }
-    expect((await gw('help')).stdout).toContain('GUIDES (gw help GUIDE)')
+  it('prints a guide it ships, offline (gw help finance), and lists them all (gw help)', async () => {
+    // One guide here, where a run under emulation takes seconds; every guide in the executables' case.
+    const shown = await gw('help', 'finance')
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout.replaceAll('\r\n', '\n')).toBe(`${guideText(REPO_ROOT, 'finance').trimEnd()}\n`)
+    const listed = (await gw('help')).stdout
+    for (const guide of Object.keys(GUIDES)) expect(listed).toMatch(new RegExp(`^  ${guide} `, 'm'))
   })
 
   it('sandbox start made the default profile in the system folder, doctor passes every check', async () => {
