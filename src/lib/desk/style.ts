@@ -62,13 +62,15 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .money .label { display: block; font-size: 0.85rem; color: #4a5260; }
 .money .value { font-size: 1.25rem; font-weight: 700; }
 ol.story { list-style: none; margin: 0; padding: 0; border-left: 3px solid #d5dae1; }
-ol.story li { position: relative; padding: 0.35rem 0 0.6rem 1rem; }
+ol.story li { position: relative; padding: 0.35rem 0 0.6rem 1rem; overflow-wrap: anywhere; }
 ol.story time { display: block; font-size: 0.85rem; color: #4a5260; }
 ol.story .kind { font-weight: 700; margin-right: 0.4rem; }
 .qr svg { width: 12rem; height: 12rem; max-width: 100%; border: 1px solid #d5dae1; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 0.95rem; }
-caption { text-align: left; font-weight: 600; padding: 0 0 0.5rem; }
+/* A table's caption names it for screen readers; the heading above it says the same to the eye. */
+caption { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.table-wrap { position: relative; }
 th, td { text-align: left; padding: 0.45rem 0.6rem; border-bottom: 1px solid #d5dae1; vertical-align: top; }
 th { background: #f4f6f8; font-weight: 600; white-space: nowrap; }
 td.amount, th.amount { text-align: right; white-space: nowrap; }

@@ -149,7 +149,11 @@ export function findPage(
 function filtersForm(action: string, ask: ListAsk, states: readonly string[]): Html {
   const option = (value: string, chosen: string, words = value) =>
     html`<option value="${value}" ${value === chosen ? html` selected` : ''}>${words}</option>`
-  return html`<form method="get" action="${action}" class="filters" aria-label="Filters">
+  return html`<p class="help" id="time-help">
+      Times: a date (2026-11-20), a date and time, today, yesterday, or back from now: 30m, 24h, 7d.
+    </p>
+    <p class="help" id="amount-help">An amount as the customer says it: 150.50, or ฿150.50 for one currency.</p>
+    <form method="get" action="${action}" class="filters" aria-label="Filters">
       <div class="field">
         <label for="since">From</label
         ><input id="since" name="since" type="text" value="${ask.since}" aria-describedby="time-help" />
@@ -182,11 +186,7 @@ function filtersForm(action: string, ask: ListAsk, states: readonly string[]): H
         />
       </div>
       <div class="field"><button type="submit">Show</button></div>
-    </form>
-    <p class="help" id="time-help">
-      Times: a date (2026-11-20), a date and time, today, yesterday, or back from now: 30m, 24h, 7d.
-    </p>
-    <p class="help" id="amount-help">An amount as the customer says it: 150.50, or ฿150.50 for one currency.</p>`
+    </form> `
 }
 
 /** The links to the pages before and after, keeping the filters. */

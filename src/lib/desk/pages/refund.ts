@@ -79,7 +79,9 @@ export function confirmationPage(ctx: PageContext, draft: Draft, wrong?: string)
     <form method="post" action="${send}" aria-label="Send the refund">
       ${tokenField(ctx, send)} ${typed}
       <div class="actions">
-        <button type="submit" ${profile.live ? html` class="danger"` : ''}>Send the refund of ${amount}</button>
+        <button type="submit" id="send" ${profile.live ? html` class="danger"` : ''}>
+          Send the refund of ${amount}
+        </button>
         <a href="${orderHref(order.mch_order_no)}">Cancel: back to the order</a>
       </div>
     </form>`
