@@ -277,6 +277,20 @@ describe('a support person’s work on the desk', () => {
   })
 })
 
+describe('whose clock', () => {
+  it('shows every time on the zone asked for, and says which on every page', async () => {
+    expect((await world.run(orderCreate('DK-ZONE', 'wechat', '9.00'))).code).toBe(0)
+    const tokyo = await startTestDesk(world, {zone: 'Asia/Tokyo'})
+    try {
+      const page = await (await tokyo.browser()).get('/orders?amount=9.00')
+      expect(textOf(page.text)).toContain('Times on the clock of Asia/Tokyo (+09:00).')
+      expect(page.text).toMatch(/<time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+09:00">/)
+    } finally {
+      await tokyo.stop()
+    }
+  })
+})
+
 describe('a live profile', () => {
   it('says LIVE on every page, and sends a refund only once the order number is typed', async () => {
     await paidHere('DK-LIVE', '40.00')

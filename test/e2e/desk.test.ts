@@ -5,6 +5,7 @@
  */
 import {type ChildProcess, spawnSync} from 'node:child_process'
 import {join} from 'node:path'
+import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import type {AddressInfo} from 'node:net'
 
@@ -12,7 +13,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {deskRequest, textOf, tokenOf} from '../helpers/desk.js'
 import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
-import {REPO_ROOT} from '../helpers/shared.js'
+import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 
 let world: GwWorld
 beforeAll(async () => {
@@ -74,6 +76,8 @@ describe('gw desk', () => {
     const ended = await stop(desk.child, desk.result)
     expect(ended.code, ended.stderr).toBe(0)
     expect(ended.stdout).toBe(`${desk.first}\n`)
+    // Times on the gateway's clock unless --zone says otherwise.
+    expect(ended.stderr).toContain(`times on ${world.sandbox.info.gateway_zone}.`)
     expect(ended.stderr).toContain('gw desk stopped: 1 order looked up, 1 refund.')
     expect(ended.stderr).toMatch(
       / {2}DKE-1: 2\.00 THB refunded \(refund RF\w+, gateway refund \d+\), reason "late delivery"/,
@@ -112,6 +116,50 @@ describe('gw desk', () => {
       expect(result.stdout).toBe('')
     } finally {
       await new Promise((resolve) => taken.close(resolve))
+    }
+  })
+})
+
+describe.skipIf(!HAS_TMUX && !process.env.CI)('gw desk on a terminal', () => {
+  /** A PATH whose xdg-open writes the address it was given to a file, as the browser would open it. */
+  const dirs: string[] = []
+  afterAll(() => dirs.forEach(removeDir))
+  function opener(): {path: string; opened: string} {
+    const dir = tempDir('gw-desk-opener-')
+    dirs.push(dir)
+    const opened = join(dir, 'opened')
+    writeFileSync(join(dir, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`)
+    chmodSync(join(dir, 'xdg-open'), 0o755)
+    return {path: `${dir}:${process.env.PATH}`, opened}
+  }
+
+  it('opens the browser on an address that opens the desk once, not the printed secret; --no-open does not', async () => {
+    const {path, opened} = opener()
+    const terminal = new Terminal(['desk'], {GW_CONFIG_DIR: world.configDir, PATH: path})
+    try {
+      const screen = await terminal.waitFor(/Ctrl-C stops it/)
+      const printed = /(http:\/\/127\.0\.0\.1:\d+\/open\?secret=[0-9a-f]{64})/.exec(screen)![1]!
+      for (let i = 0; i < 100 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 100))
+      const url = readFileSync(opened, 'utf8')
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/open\?secret=[0-9a-f]{48}$/)
+      expect(url).not.toBe(printed)
+      expect((await deskRequest(url)).status).toBe(303)
+      expect((await deskRequest(url)).status).toBe(403)
+      expect((await deskRequest(printed)).status).toBe(303)
+      terminal.press('C-c')
+      expect(await terminal.waitFor(/EXIT=\d+/)).toContain('EXIT=0')
+    } finally {
+      terminal.close()
+    }
+    const quiet = opener()
+    const noOpen = new Terminal(['desk', '--no-open'], {GW_CONFIG_DIR: world.configDir, PATH: quiet.path})
+    try {
+      await noOpen.waitFor(/Ctrl-C stops it/)
+      noOpen.press('C-c')
+      await noOpen.waitFor(/EXIT=\d+/)
+      expect(existsSync(quiet.opened)).toBe(false)
+    } finally {
+      noOpen.close()
     }
   })
 })
