@@ -64,7 +64,7 @@ export default class Desk extends GwCommand<typeof Desk> {
         this.io.stdout.write(`${JSON.stringify({url, profile: profile.name, live: profile.live, zone})}\n`)
       else this.log(url)
       this.note(
-        `gw desk: profile "${profile.name}"${profile.live ? ' (LIVE: real money)' : ''}, times on ${zone}. Open the address above in this machine's browser; Ctrl-C stops it.`,
+        `gw desk listening on this machine for profile "${profile.name}"${profile.live ? ' (LIVE: real money)' : ''}, times on ${zone}: open the address above in its browser; Ctrl-C stops it.`,
       )
       if (flags.open && this.io.stdout.isTTY && !this.jsonEnabled())
         openBrowser(desk.openUrl(), (why) =>

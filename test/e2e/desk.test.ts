@@ -77,7 +77,7 @@ describe('gw desk', () => {
     expect(ended.code, ended.stderr).toBe(0)
     expect(ended.stdout).toBe(`${desk.first}\n`)
     // Times on the gateway's clock unless --zone says otherwise.
-    expect(ended.stderr).toContain(`times on ${world.sandbox.info.gateway_zone}.`)
+    expect(ended.stderr).toContain(`times on ${world.sandbox.info.gateway_zone}:`)
     expect(ended.stderr).toContain('gw desk stopped: 1 order looked up, 1 refund.')
     expect(ended.stderr).toMatch(
       / {2}DKE-1: 2\.00 THB refunded \(refund RF\w+, gateway refund \d+\), reason "late delivery"/,
