@@ -13,12 +13,20 @@ import {ALL_CHANNELS, ORDER_STATES, minorUnitsOf, readAmountText, toDecimal} fro
 import {type ListFilter, type ListedOrder, listOrders} from '../orders/list.js'
 import type {OrderService} from '../orders/service.js'
 import type {GatewayHistory} from '../store/history.js'
-import {Drafts} from './drafts.js'
+import {type Draft, Drafts} from './drafts.js'
 import type {PageContext} from './pages/layout.js'
 import {type ListAsk, findPage, listPage} from './pages/lists.js'
 import {type OrderExtras, orderPage} from './pages/order.js'
 import {confirmationPage, draftHref, outcomePage} from './pages/refund.js'
-import {type DeskRefunds, REFUND_STATES, type Timeline, listedRefunds, refundFromDesk, storyOf} from './refunding.js'
+import {
+  type DeskRefunds,
+  type ListedRefund,
+  REFUND_STATES,
+  type Timeline,
+  listedRefunds,
+  refundFromDesk,
+  storyOf,
+} from './refunding.js'
 import type {Answer, Asked} from './server.js'
 
 /** What the desk works with: the profile's services, and the zone its times are shown on. */
@@ -85,7 +93,7 @@ export class DeskRoutes {
   async #find(ctx: PageContext, asked?: {number: string; message: string; advice?: string}, status = 200) {
     const filter = this.#filter({}, RECENT)
     const orders: ListedOrder[] = []
-    const refunds: Parameters<typeof findPage>[1]['refunds'] = []
+    const refunds: ListedRefund[] = []
     await listOrders(this.services.history, this.services.orders, filter, async (o) => void orders.push(o))
     await listedRefunds(this.services.refunds, filter, async (r) => void refunds.push(r))
     return ok(findPage(ctx, {orders, refunds}, asked), asked ? (status === 200 ? 404 : status) : status)
@@ -152,7 +160,7 @@ export class DeskRoutes {
   }
 
   /** Sends a draft's refund (once), or settles one whose outcome was not known; the outcome's page follows. */
-  async #send(ctx: PageContext, draft: ReturnType<Drafts['create']>, form: URLSearchParams, settle: boolean) {
+  async #send(ctx: PageContext, draft: Draft, form: URLSearchParams, settle: boolean) {
     if (!settle && draft.state === 'asking') {
       if (this.profile.live && (form.get('typed') ?? '').trim() !== draft.order.mch_order_no)
         return ok(confirmationPage(ctx, draft, 'The order number typed is not this order’s.'), 422)
@@ -194,16 +202,21 @@ export class DeskRoutes {
       const fields = (text = '') => text.replaceAll('--since', '“From”').replaceAll('--until', '“Before”')
       return refuse(fields(error.message), fields(error.advice) || undefined)
     }
-    const rows: unknown[] = []
-    let seen = 0
-    const keep = async (item: unknown) => {
-      if (seen++ >= (page - 1) * LIST_PAGE) rows.push(item)
+    // This page's items: those after the pages before it.
+    const pageOf = <T>(rows: T[]) => {
+      let seen = 0
+      return async (item: T) => {
+        if (seen++ >= (page - 1) * LIST_PAGE) rows.push(item)
+      }
     }
-    const {total} =
-      what === 'orders'
-        ? await listOrders(this.services.history, this.services.orders, filter, keep)
-        : await listedRefunds(this.services.refunds, filter, keep)
-    return ok(listPage(ctx, what, ask, states, {rows, total, size: LIST_PAGE} as never))
+    if (what === 'orders') {
+      const rows: ListedOrder[] = []
+      const {total} = await listOrders(this.services.history, this.services.orders, filter, pageOf(rows))
+      return ok(listPage(ctx, what, ask, states, {rows, total, size: LIST_PAGE}))
+    }
+    const rows: ListedRefund[] = []
+    const {total} = await listedRefunds(this.services.refunds, filter, pageOf(rows))
+    return ok(listPage(ctx, what, ask, states, {rows, total, size: LIST_PAGE}))
   }
 
   /** A list's filter, read as the list commands read their flags; the first `first` items. */
