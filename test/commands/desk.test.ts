@@ -5,7 +5,7 @@
  * a refund confirmed and sent once (a double submit, a reload, two tabs), the again-check, a live
  * profile's typed order number, an outcome not known yet settled by looking it up, the lists with
  * their filters a page at a time. The sandbox's ledger says what was refunded. Chromium's side is
- * in desk-browser.test.ts.
+ * in desk.browser.test.ts.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
