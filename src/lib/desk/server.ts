@@ -83,6 +83,62 @@ async function formOf(req: IncomingMessage): Promise<URLSearchParams | undefined
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'))
 }
 
+/** The guard every request meets before its route, and what it refused. */
+class Guard {
+  readonly refused: Record<Refusal, number> = {
+    host: 0,
+    cross_site: 0,
+    secret: 0,
+    no_session: 0,
+    origin: 0,
+    token: 0,
+    method: 0,
+  }
+  readonly sessions = new DeskSessions()
+  /** The address gw printed, as a Host header names it; set once the server listens. */
+  host = ''
+  origin = ''
+
+  constructor(readonly route: (asked: Asked) => Promise<Answer>) {}
+
+  #refuse(res: ServerResponse, why: Refusal, status = 403): void {
+    this.refused[why] += 1
+    send(res, status, `${REFUSED_WORDS[why]}\n`, 'text/plain; charset=utf-8')
+  }
+
+  /** A request through the guard, then to its route: what the desk answers. */
+  async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // DNS rebinding: a name that resolves here is not this desk's address.
+    if (req.headers.host !== this.host) return this.#refuse(res, 'host', 421)
+    // Chromium and Firefox say who made a request; only the desk's own pages and the user (an address typed or opened) are answered.
+    const site = req.headers['sec-fetch-site']
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') return this.#refuse(res, 'cross_site')
+    if (req.method !== 'GET' && req.method !== 'POST') return this.#refuse(res, 'method', 405)
+    const url = new URL(req.url ?? '/', this.origin)
+    if (url.pathname === '/open' && req.method === 'GET') {
+      const opened = this.sessions.open(url.searchParams.get('secret') ?? '')
+      if (!opened) return this.#refuse(res, 'secret')
+      res.writeHead(303, {...SECURITY_HEADERS, location: '/', 'set-cookie': this.sessions.cookie(opened.id)})
+      return void res.end()
+    }
+    const session = this.sessions.of(req.headers.cookie)
+    if (!session) return this.#refuse(res, 'no_session')
+    if (url.pathname === '/desk.css' && req.method === 'GET') return send(res, 200, DESK_CSS, 'text/css; charset=utf-8')
+    let form = new URLSearchParams()
+    if (req.method === 'POST') {
+      if (req.headers.origin !== this.origin) return this.#refuse(res, 'origin')
+      const posted = await formOf(req)
+      if (!posted || !session.allows(posted.get('token') ?? undefined, url.pathname)) return this.#refuse(res, 'token')
+      form = posted
+    }
+    const method = req.method as Asked['method']
+    const answer = await this.route({method, path: url.pathname, query: url.searchParams, form, session})
+    if (!('redirect' in answer)) return send(res, answer.status, answer.html)
+    res.writeHead(303, {...SECURITY_HEADERS, location: answer.redirect})
+    res.end()
+  }
+}
+
 /**
  * Listens on `host` (127.0.0.1, or ::1 where this machine has no IPv4 loopback) at `port` (0: a
  * free one) and answers each request that passes the guard with `route`.
@@ -92,66 +148,18 @@ export async function startDeskServer(
   route: (asked: Asked) => Promise<Answer>,
   onError: (error: unknown) => void,
 ): Promise<DeskServer> {
-  const refused: Record<Refusal, number> = {
-    host: 0,
-    cross_site: 0,
-    secret: 0,
-    no_session: 0,
-    origin: 0,
-    token: 0,
-    method: 0,
-  }
-  const sessions = new DeskSessions()
-  let host = ''
-  let origin = ''
-  const refuse = (res: ServerResponse, why: Refusal, status = 403) => {
-    refused[why] += 1
-    send(res, status, `${REFUSED_WORDS[why]}\n`, 'text/plain; charset=utf-8')
-  }
-  const server: Server = createServer(async (req, res) => {
-    try {
-      // DNS rebinding: a name that resolves here is not this desk's address.
-      if (req.headers.host !== host) return refuse(res, 'host', 421)
-      // Chromium and Firefox say who made a request; only the desk's own pages and the user (an address typed or opened) are answered.
-      const site = req.headers['sec-fetch-site']
-      if (site !== undefined && site !== 'same-origin' && site !== 'none') return refuse(res, 'cross_site')
-      if (req.method !== 'GET' && req.method !== 'POST') return refuse(res, 'method', 405)
-      const url = new URL(req.url ?? '/', origin)
-      if (url.pathname === '/open' && req.method === 'GET') {
-        const opened = sessions.open(url.searchParams.get('secret') ?? '')
-        if (!opened) return refuse(res, 'secret')
-        res.writeHead(303, {...SECURITY_HEADERS, location: '/', 'set-cookie': sessions.cookie(opened.id)})
-        return res.end()
-      }
-      const session = sessions.of(req.headers.cookie)
-      if (!session) return refuse(res, 'no_session')
-      if (url.pathname === '/desk.css' && req.method === 'GET')
-        return send(res, 200, DESK_CSS, 'text/css; charset=utf-8')
-      let form = new URLSearchParams()
-      if (req.method === 'POST') {
-        if (req.headers.origin !== origin) return refuse(res, 'origin')
-        const posted = await formOf(req)
-        if (!posted || !session.allows(posted.get('token') ?? undefined, url.pathname)) return refuse(res, 'token')
-        form = posted
-      }
-      const method = req.method as Asked['method']
-      const answer = await route({method, path: url.pathname, query: url.searchParams, form, session})
-      if ('redirect' in answer) {
-        res.writeHead(303, {...SECURITY_HEADERS, location: answer.redirect})
-        return res.end()
-      }
-      send(res, answer.status, answer.html)
-    } catch (error) {
+  const guard = new Guard(route)
+  const server: Server = createServer((req, res) => {
+    guard.answer(req, res).catch((error: unknown) => {
       onError(error)
-      if (!res.headersSent)
-        send(
-          res,
-          500,
-          'The desk failed on this request; the terminal running gw desk says why.\n',
-          'text/plain; charset=utf-8',
-        )
-      else res.destroy()
-    }
+      if (res.headersSent) return res.destroy()
+      send(
+        res,
+        500,
+        'The desk failed on this request; the terminal running gw desk says why.\n',
+        'text/plain; charset=utf-8',
+      )
+    })
   })
   server.keepAliveTimeout = 5000
   await new Promise<void>((resolve, reject) => {
@@ -162,13 +170,13 @@ export async function startDeskServer(
     })
   })
   const {port} = server.address() as AddressInfo
-  host = options.host.includes(':') ? `[${options.host}]:${port}` : `${options.host}:${port}`
-  origin = `http://${host}`
+  guard.host = options.host.includes(':') ? `[${options.host}]:${port}` : `${options.host}:${port}`
+  const origin = (guard.origin = `http://${guard.host}`)
   return {
-    url: `${origin}/open?secret=${sessions.secret}`,
+    url: `${origin}/open?secret=${guard.sessions.secret}`,
     origin,
-    openUrl: () => `${origin}/open?secret=${sessions.openCode()}`,
-    refused,
+    openUrl: () => `${origin}/open?secret=${guard.sessions.openCode()}`,
+    refused: guard.refused,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
