@@ -4,7 +4,7 @@
 // signed requests in a bare loop, over the faster of undici and node:http), on loopback and with
 // network-like latency; memory at two sizes and for a 100,000-row dry run; with `--against DIR`,
 // the loopback batches against an earlier build's, alternating. See bench/README.md.
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {generateKeyPairSync, sign, verify} from 'node:crypto'
 import {createWriteStream, existsSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {once} from 'node:events'
@@ -28,7 +28,7 @@ import {
 const quick = process.argv.includes('--quick')
 const option = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
 /**
- * `--only history`, `--only ledger`, `--only batches`, `--only discovery` or `--only compare`: only those figures
+ * `--only history`, `--only ledger`, `--only batches`, `--only discovery`, `--only desk` or `--only compare`: only those figures
  * (the full run takes long).
  */
 const only = option('--only')
@@ -381,6 +381,45 @@ async function discovery(bench) {
   }
 }
 
+/**
+ * gw desk's pages as a support person waits for them, against the loopback sandbox: the find page
+ * (its newest orders and refunds read from the history) and an order's page (the gateway asked:
+ * an order query and a refund query, then the story), each the median of 20, through one session.
+ */
+async function desk(bench) {
+  const [order] = await seedPaidOrders(bench, 'BK', 1)
+  const env = {...process.env, ...bench.env, NO_COLOR: '1'}
+  const child = spawn(process.execPath, [BIN, 'desk', '--no-open', '--json'], {env, stdio: ['ignore', 'pipe', 'pipe']})
+  try {
+    const [line] = await once(child.stdout, 'data')
+    const {url} = JSON.parse(String(line).split('\n')[0])
+    const {origin} = new URL(url)
+    const opened = await fetch(url, {redirect: 'manual', headers: {'sec-fetch-site': 'none'}})
+    const cookie = opened.headers.get('set-cookie').split(';')[0]
+    const timed = async (path) => {
+      const times = []
+      for (let run = 0; run < 20; run++) {
+        const started = performance.now()
+        const answer = await fetch(`${origin}${path}`, {headers: {cookie, 'sec-fetch-site': 'same-origin'}})
+        await answer.text()
+        if (answer.status !== 200) throw new Error(`gw desk ${path}: HTTP ${answer.status}`)
+        times.push(performance.now() - started)
+      }
+      return median(times)
+    }
+    const [find, story] = [await timed('/'), await timed(`/order?n=${order}`)]
+    record('desk', 'gw desk: the find page, served (median of 20)', `${fmt(find)} ms`)
+    record(
+      'desk',
+      "gw desk: an order's page, the gateway asked (order and refund query), served (median of 20)",
+      `${fmt(story)} ms`,
+    )
+  } finally {
+    child.kill('SIGINT')
+    await once(child, 'exit')
+  }
+}
+
 async function history(bench, known) {
   const count = SIZES.historyOrders
   const big = tempDir('gw-bench-history-')
@@ -698,6 +737,7 @@ const bench = await benchSandbox()
 try {
   if (only === 'history') await history(bench, (await seedPaidOrders(bench, 'BQ', 1))[0])
   else if (only === 'discovery') await discovery(bench)
+  else if (only === 'desk') await desk(bench)
   else if (only === 'batches') {
     // The loopback batches alone, each twice (what a change to a batch's path is checked with).
     const orders = await seedPaidOrders(bench, 'BQ', 2000)
@@ -732,6 +772,7 @@ try {
     }
     await memory(bench, orders)
     await discovery(bench)
+    await desk(bench)
     await history(bench, orders[0])
     await ledger()
   }

@@ -160,7 +160,7 @@ for (const guide of withCommands) {
         const said = `${result.line}\n${result.stderr}`
         expect(result.code, said).toBe(0)
         expect(result.stderr, said).not.toMatch(/Error/)
-        expect(result.stderr, said).toMatch(/^sandbox stopped|^\d+ payments? notified/m)
+        expect(result.stderr, said).toMatch(/^sandbox stopped|^\d+ payments? notified|^gw desk stopped/m)
       }
     })
   })

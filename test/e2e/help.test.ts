@@ -26,6 +26,7 @@ describe('help', () => {
   it('covers every command of DESIGN.md', () => {
     expect(ours.map(([id]) => id).sort()).toEqual([
       'completion',
+      'desk',
       'doctor',
       'help',
       'history',
@@ -101,6 +102,7 @@ describe('help', () => {
       'notify',
       'sandbox',
       'signature',
+      'desk',
       'reconcile',
       'history',
       'doctor',

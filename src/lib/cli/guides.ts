@@ -30,9 +30,13 @@ export const guideFile = (root: string, guide: Guide): string => join(root, 'doc
  * as where to read it offline (another guide by its `gw help`, the reference by `gw help --all`).
  */
 export function guideText(root: string, guide: Guide): string {
-  return readFileSync(guideFile(root, guide), 'utf8')
-    .replace(/^<!--[^\n]*-->\n\n/gm, '')
-    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, text: string, target: string) => `${text}${whereOffline(target)}`)
+  return (
+    readFileSync(guideFile(root, guide), 'utf8')
+      .replace(/^<!--[^\n]*-->\n\n/gm, '')
+      // A picture (the desk's screenshot) is said by what it shows, and where it is in the package.
+      .replace(/!\[([^\]]+)\]\(([^)\s]+)\)/g, (_, alt: string, file: string) => `[A picture, docs/${file}: ${alt}.]`)
+      .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, text: string, target: string) => `${text}${whereOffline(target)}`)
+  )
 }
 
 function whereOffline(target: string): string {

@@ -1,6 +1,6 @@
 /**
  * `gw help` lists topics and commands in the order a merchant meets them, not alphabetically:
- * set up a profile, take orders, refund, watch notifications, reconcile; then the tools; then
+ * set up a profile, take orders, refund (on the desk too), watch notifications, reconcile; then the tools; then
  * the guides, by reader.
  */
 import {Help} from '@oclif/core'
@@ -11,6 +11,7 @@ const ORDER = [
   'profile',
   'order',
   'refund',
+  'desk',
   'notify',
   'reconcile',
   'sandbox',

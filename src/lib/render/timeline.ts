@@ -11,7 +11,8 @@ import {fileShown, shown} from '../untrusted.js'
 /** A time as the story gives it (in the one form, in the zone asked for); text that is not one (a record's), shown safely. */
 const when = (at: string) => shown(at, 30)
 
-function what(entry: TimelineEntry): [string, string] {
+/** A line of the story in words: its kind (made, paid, refund...) and what it says (the desk shows the same). */
+export function entryWords(entry: TimelineEntry): [string, string] {
   switch (entry.kind) {
     case 'made': {
       const by = entry.command ? ` (${shown(entry.command, 40)})` : ''
@@ -80,7 +81,7 @@ export function timelineView(timeline: Timeline): string {
     : 'state not known here'
   const head = `Order ${shown(timeline.mch_order_no, 64)} (${numbers.join(', ')}): ${state}`
   const lines = timeline.entries.map((entry) => {
-    const [kind, text] = what(entry)
+    const [kind, text] = entryWords(entry)
     return `  ${when(entry.at).padEnd(25)}  ${kind.padEnd(9)}  ${text}`
   })
   const more = timeline.refreshed

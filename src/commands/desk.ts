@@ -1,0 +1,84 @@
+import {once} from 'node:events'
+
+import {Flags} from '@oclif/core'
+
+import {GwCommand} from '../lib/cli/base-command.js'
+import {networkFlags, zoneOf} from '../lib/cli/flags.js'
+import {onInterrupt} from '../lib/cli/interrupt.js'
+import {listenError} from '../lib/cli/listening.js'
+import {localZone} from '../lib/gateway/protocol/index.js'
+
+export default class Desk extends GwCommand<typeof Desk> {
+  static override summary =
+    'the support desk as a page of this machine: any number finds the order, its story, a refund'
+  static override description = `Serves the support desk on this machine's loopback address for this run, and prints the address to open (with this run's secret) as the first line on stdout; on a terminal it opens the browser there too. One box finds an order by any number support has (the merchant's, the gateway's, the channel's from a wallet receipt, or a refund's); its page tells the order's story as gw order timeline does, with paid, refunded and left, and refunds part of it through the same rules as gw refund create, after a confirmation that shows exactly what will be sent (a live profile asks for the order number to be typed). Lists show the orders and refunds of this machine with the list commands' filters. Times are on the gateway's clock unless --zone says otherwise. Ctrl-C stops it and says what was done through it. Only this machine's browser, holding the printed address, can use it: gw help security says what it refuses.`
+
+  static override examples = [
+    '<%= config.bin %> desk',
+    '<%= config.bin %> desk --port 8790 --no-open',
+    '<%= config.bin %> desk --zone local --json',
+  ]
+
+  static override usage = '<%= command.id %> [--port N] [--no-open] [--zone Z] [FLAGS]'
+
+  static override flags = {
+    port: Flags.integer({
+      description: 'port on the loopback address (default: a free one)',
+      default: 0,
+      min: 0,
+      max: 65_535,
+    }),
+    open: Flags.boolean({
+      description: 'open the desk in the browser when stdout is a terminal (--no-open: only print its address)',
+      allowNo: true,
+      default: true,
+    }),
+    zone: Flags.string({
+      description:
+        "whose clock the times are on: gateway (the profile's gateway zone: the customer's, the default), local (this machine's) or an IANA name",
+    }),
+    timeout: networkFlags.timeout,
+  }
+
+  async run(): Promise<void> {
+    const {flags, profile} = this
+    const zone = flags.zone ? (zoneOf(flags.zone, profile.gatewayZone) ?? localZone()) : profile.gatewayZone
+    const [{startDesk}, {deskSummaryLines}, {openBrowser}, {orders, refunds, history}] = await Promise.all([
+      import('../lib/desk/desk.js'),
+      import('../lib/desk/summary.js'),
+      import('../lib/desk/browser.js'),
+      this.services(),
+    ])
+    const interrupt = onInterrupt()
+    try {
+      const desk = await startDesk({
+        services: {orders, refunds, history},
+        profile: {name: profile.name, appid: profile.appid, baseUrl: profile.baseUrl, live: profile.live},
+        zone,
+        port: flags.port,
+        stop: interrupt.signal,
+        warn: (message) => this.warning(message),
+      }).catch((error: unknown) => {
+        throw listenError(error, '127.0.0.1', flags.port)
+      })
+      const {url} = desk
+      if (this.jsonEnabled())
+        this.io.stdout.write(`${JSON.stringify({url, profile: profile.name, live: profile.live, zone})}\n`)
+      else this.log(url)
+      this.note(
+        `gw desk listening on this machine for profile "${profile.name}"${profile.live ? ' (LIVE: real money)' : ''}, times on ${zone}: open the address above in its browser; Ctrl-C stops it.`,
+      )
+      if (flags.open && this.io.stdout.isTTY && !this.jsonEnabled())
+        openBrowser(desk.openUrl(), (why) =>
+          this.note(`The browser could not be opened (${why}): open the address above.`),
+        )
+      if (!interrupt.signal.aborted) await once(interrupt.signal, 'abort')
+      await desk.close()
+      const summary = desk.summary()
+      for (const line of deskSummaryLines(summary, profile)) this.note(line)
+      this.setOutcome(summary.refunds.some((refund) => refund.outcome === 'not_known') ? 'unknown' : 'done')
+    } finally {
+      interrupt.dispose()
+    }
+  }
+}
