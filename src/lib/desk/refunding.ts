@@ -11,6 +11,7 @@ import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
 import {describeRefundProblem} from '../refunds/balance.js'
 import {type ListedRefund, REFUND_LIST_STATES, listRefunds} from '../refunds/list.js'
+import {type RefundedElsewhere, describeRefundedElsewhere} from '../refunds/elsewhere.js'
 import {howSettled} from '../refunds/lookup.js'
 import type {RefundService} from '../refunds/service.js'
 import {
@@ -74,10 +75,13 @@ export interface DeskOutcome {
   fee_type?: string
 }
 
-/** The again-check's question, raised through the hook to end the refund before anything is sent. */
+/** The again-check's question (a refund of the same amount made recently, or the order refunded elsewhere), raised through the hook to end the refund before anything is sent. */
 class AskAgain extends Error {
-  constructor(readonly made: MadeRefund) {
-    super('an identical refund was made recently')
+  constructor(
+    readonly sentence: string,
+    readonly next: string,
+  ) {
+    super(sentence)
   }
 }
 
@@ -102,7 +106,18 @@ export async function refundFromDesk(
   }
   const hooks = {
     identical: async (made: MadeRefund) => {
-      if (!asked.again) throw new AskAgain(made)
+      if (!asked.again)
+        throw new AskAgain(
+          describeMadeRefund(made),
+          'Send another refund of the same amount only if the customer is owed it twice.',
+        )
+    },
+    elsewhere: async (found: RefundedElsewhere) => {
+      if (!asked.again)
+        throw new AskAgain(
+          describeRefundedElsewhere(found),
+          'Check the refund made elsewhere on the merchant platform; send this one only if the customer is owed it as well.',
+        )
     },
     sending: async () => undefined,
   }
@@ -164,8 +179,8 @@ function endedWith(error: unknown): DeskOutcome {
   if (error instanceof AskAgain)
     return {
       kind: 'ask_again',
-      said: [`Nothing was sent: ${describeMadeRefund(error.made)}.`],
-      next: 'Send another refund of the same amount only if the customer is owed it twice.',
+      said: [`Nothing was sent: ${error.sentence}.`],
+      next: error.next,
     }
   if (!(error instanceof GwError))
     return {
