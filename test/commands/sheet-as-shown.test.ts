@@ -12,6 +12,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {HAS_CHROMIUM, launchChromium} from '../helpers/browser.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {REPO_ROOT} from '../helpers/shared.js'
+import {writeWorkbook} from '../helpers/workbooks.js'
 
 let world: GwWorld
 const FIXTURES = join(REPO_ROOT, 'test/fixtures/shown')
@@ -370,5 +371,56 @@ describe('the built gw reads a workbook in its worker thread, whose heap is boun
     )
     expect(result.code, result.stderr).toBe(0)
     expect(result.json<{rows: {line: number}[]}>().rows.map((r) => r.line)).toEqual([2, 3, 5])
+  })
+})
+
+describe("finance's running sheet: one file a month, rows appended", () => {
+  it('a file that only grew is the same batch, continued: the new rows are sent, the earlier ones never again', async () => {
+    const csv = join(world.configDir, 'november-running.csv')
+    writeFileSync(csv, 'mch_order_no,refund_amount\nSHW-48,1.00\nSHW-49,2.00\n')
+    expect((await send(csv)).code).toBe(0)
+    writeFileSync(csv, 'mch_order_no,refund_amount\nSHW-48,1.00\nSHW-49,2.00\nSHW-57,3.00\n')
+    const grown = await send(csv)
+    expect(grown.code, grown.stderr).toBe(0)
+    expect(grown.stderr).toContain(
+      'the file grew since its journal began: lines 1 to 3 are as the earlier run read them',
+    )
+    expect(await refunded('SHW-48', 'SHW-49', 'SHW-57')).toEqual([
+      ['SHW-48', 100],
+      ['SHW-49', 200],
+      ['SHW-57', 300],
+    ])
+  })
+
+  it('a changed earlier row makes it another file: refused, nothing sent', async () => {
+    const csv = join(world.configDir, 'december-running.csv')
+    writeFileSync(csv, 'mch_order_no,refund_amount\nSHW-58,1.00\n')
+    expect((await send(csv)).code).toBe(0)
+    writeFileSync(csv, 'mch_order_no,refund_amount\nSHW-58,1.50\nSHW-59,2.00\n')
+    const changed = await send(csv)
+    expect(changed.code).toBe(2)
+    expect(changed.stderr).toContain('belongs to another version of the file')
+    expect(await refunded('SHW-58', 'SHW-59')).toEqual([['SHW-58', 100]])
+  })
+
+  it('a workbook saved again with rows appended is the same sheet grown', async () => {
+    const book = join(world.configDir, 'running.xlsx')
+    const rows = [
+      ['mch_order_no', 'refund_amount'],
+      ['SHW-60', 1],
+      ['SHW-61', 2],
+    ]
+    await writeWorkbook(book, [{name: 'Refunds', rows, formats: {B2: '0.00', B3: '0.00'}}])
+    expect((await send(book)).code).toBe(0)
+    await writeWorkbook(book, [
+      {name: 'Refunds', rows: [...rows, ['SHW-60', 0.5]], formats: {B2: '0.00', B3: '0.00', B4: '0.00'}},
+    ])
+    const grown = await send(book, '--allow-repeats')
+    expect(grown.code, grown.stderr).toBe(0)
+    expect(await refunded('SHW-60', 'SHW-61')).toEqual([
+      ['SHW-60', 100],
+      ['SHW-60', 50],
+      ['SHW-61', 200],
+    ])
   })
 })

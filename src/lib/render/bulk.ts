@@ -61,6 +61,10 @@ export function planNotes(plan: BulkPlan, csv: string, left?: LockHolder, output
     )
   if (plan.journal?.torn)
     notes.push(`the journal's last line was cut short by a crash; it was set aside and its row is asked of the gateway`)
+  if (plan.journal?.grown)
+    notes.push(
+      `the file grew since its journal began: lines 1 to ${plan.journal.grown} are as the earlier run read them, the rows under them are new: the same batch, continued`,
+    )
   if (plan.journal?.resumed)
     notes.push(`resuming: ${found.done} done, ${found.uncertain} uncertain, ${found.toGo} to go`)
   const asked = Object.entries(settled).map(

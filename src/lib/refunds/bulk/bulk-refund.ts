@@ -23,7 +23,7 @@ import type {RefundService} from '../service.js'
 import {type BulkResult, type RunEnd, ending, outcomeOf, rowViews, toSendTotals} from './bulk-result.js'
 import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
-import {readRefundFile} from './refund-file.js'
+import {type RefundFile, digestUpTo, readRefundFile} from './refund-file.js'
 import {summarize, writeReport} from './report.js'
 import {REPORT_COLUMNS, type RowState} from './rows.js'
 import {sendPlan} from './send.js'
@@ -114,6 +114,18 @@ const lockJournal = (journal: string): Lock =>
     'Wait for that run to end: the system lets go of its lock when it ends, however it ends.',
   )
 
+/**
+ * The journal's file, when this file only grew since its journal began (finance's running sheet,
+ * rows appended each day): its first lines read as the journal's run read them. Then the run is
+ * the same batch, continued; a changed earlier row makes it another file.
+ */
+async function grownFrom(file: RefundFile, journalPath: string): Promise<{grown_from?: string}> {
+  const began = Journal.headerOf(journalPath)
+  if (!began?.rows || !began.csv_sha256 || began.csv_sha256 === file.sha256 || file.digest.line < began.rows.line)
+    return {}
+  return (await digestUpTo(file, began.rows.line)) === began.rows.sha256 ? {grown_from: began.csv_sha256} : {}
+}
+
 export async function runBulkRefund(
   refunds: RefundService,
   options: BulkOptions,
@@ -150,6 +162,8 @@ export async function runBulkRefund(
       gateway: refunds.history.gateway,
       soleGateway: refunds.history.isSoleGateway(),
       batch_id: options.batch_id,
+      rows: file.digest,
+      ...(await grownFrom(file, journalPath)),
     }
     const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version, options.batch_id)
     let earlierReport: string | undefined

@@ -44,6 +44,8 @@ export interface JournalHeader {
   gateway?: GatewayIdentity
   /** --batch-id: it enters derived refund numbers, so a journal belongs to one batch id. */
   batch_id?: string
+  /** What gw read of the file then (refund-file's digest): a file that only grew since is the same batch, continued. */
+  rows?: {line: number; sha256: string}
   created_at: string
 }
 
@@ -84,6 +86,8 @@ export type JournalIdentity = Omit<JournalHeader, 'type' | 'version' | 'created_
   gateway: GatewayIdentity
   /** It is the one gateway this machine knows for the appid: a journal of an earlier gw, naming only the appid, is its. */
   soleGateway?: boolean
+  /** The SHA-256 of the file the journal began with, whose lines this file's first lines are (the file only grew). */
+  grown_from?: string
 }
 
 export interface RowHistory {
@@ -98,6 +102,8 @@ interface JournalReading {
   resumed: boolean
   /** A last line cut short by a crash was found (and is ignored). */
   torn: boolean
+  /** The file grew since the journal began: its lines up to this one are the ones the journal's run read. */
+  grown?: number
 }
 
 /** Syncs taking this long on average (ms) move the journal's writes to the thread pool. */
@@ -162,10 +168,11 @@ export class Journal {
       rows.set(record.line, entry)
     })
     if (!first) return {rows, resumed: false, torn}
-    if (first.csv_sha256 !== header.csv_sha256) {
+    const grown = first.csv_sha256 !== header.csv_sha256 && first.csv_sha256 === header.grown_from
+    if (first.csv_sha256 !== header.csv_sha256 && !grown) {
       throw usageError(
         `The journal ${path} belongs to another version of the file (${first.csv_file}, changed since or different).`,
-        'Run the unchanged file to resume it, or give a new journal with --journal FILE for a new file.',
+        'Run the unchanged file to resume it (a file may grow: rows added under the last are the same batch, continued; a changed row is another file), or give a new journal with --journal FILE for a new file.',
       )
     }
     if (first.appid !== header.appid) {
@@ -194,11 +201,16 @@ export class Journal {
         `Resume it the same way, or give --journal FILE for another batch.`,
       )
     }
-    return {rows, resumed: true, torn}
+    return {rows, resumed: true, torn, ...(grown ? {grown: first.rows!.line} : {})}
   }
 
   /** The file a journal names in its header (its `csv_file`), or undefined when there is none to read. */
   static fileOf(path: string): string | undefined {
+    return Journal.headerOf(path)?.csv_file
+  }
+
+  /** A journal's header, or undefined when there is none to read. */
+  static headerOf(path: string): Partial<JournalHeader> | undefined {
     if (!existsSync(path)) return undefined
     const fd = openSync(path, 'r')
     const head = Buffer.alloc(64 * 1024)
@@ -211,7 +223,7 @@ export class Journal {
     const first = head.toString('utf8', 0, read).split('\n', 1)[0]!
     try {
       const header = JSON.parse(first) as Partial<JournalHeader>
-      return header.type === 'header' ? header.csv_file : undefined
+      return header.type === 'header' ? header : undefined
     } catch {
       return undefined
     }
@@ -228,7 +240,7 @@ export class Journal {
     // A link put in its place since it was read is refused (ELOOP), never written through.
     const {O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW = 0} = fsConstants
     const journal = new Journal(path, await open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600), inlineSyncMs)
-    const {soleGateway: _sole, ...written} = header
+    const {soleGateway: _sole, grown_from: _grown, ...written} = header
     if (!resumed) await journal.append({type: 'header', version: 1, ...written, created_at: new Date().toISOString()})
     return journal
   }

@@ -47,7 +47,7 @@ export interface BulkPlan {
   /** The file itself cannot be sent (header problems, or row problems without --skip-invalid). */
   readonly blocked: boolean
   /** The journal as found, when the file could be planned at all; `torn`: its last line was cut short by a crash. */
-  readonly journal?: {path: string; header: JournalIdentity; resumed: boolean; torn: boolean}
+  readonly journal?: {path: string; header: JournalIdentity; resumed: boolean; torn: boolean; grown?: number}
   /** What the journal said at the start: rows already final, rows sent without a final outcome, rows never sent. */
   readonly found: {done: number; uncertain: number; toGo: number}
   /** How the uncertain rows were settled by refund query, per status. */
@@ -125,7 +125,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
       settled_earlier: [],
     }
   }
-  const {rows: history, resumed, torn} = Journal.read(input.journalPath, input.identity)
+  const {rows: history, resumed, torn, grown} = Journal.read(input.journalPath, input.identity)
   file.rows.forEach((row, i) => {
     if (row.request) states[i] = stateFromJournal(row, history.get(row.line))
   })
@@ -149,7 +149,7 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
     }
   }
   if (!input.retry_failed) leaveOutUnsentBefore(file, states, indexOf)
-  const journal = {path: input.journalPath, header: input.identity, resumed, torn}
+  const journal = {path: input.journalPath, header: input.identity, resumed, torn, ...(grown ? {grown} : {})}
   const blocked = problems.length > 0 && !skipInvalid
   return {file, problems, blocked, journal, found, states, ...checked}
 }

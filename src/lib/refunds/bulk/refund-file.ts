@@ -15,6 +15,7 @@ import {
   linesOf,
   openTable,
 } from '../../files/table.js'
+import {LinesDigest} from '../../files/lines-digest.js'
 import {DroppedZeros} from '../../files/row-checks.js'
 import {fileSha256, fileStamp} from '../../io/file-version.js'
 import {usageError} from '../../errors.js'
@@ -55,6 +56,8 @@ export interface RefundFile {
   left: LeftOut[]
   /** The longest cell of the file's rows (a workbook report holds 32,767 characters a cell). */
   longest: number
+  /** What gw read of the file, line by line (its header and every line under it): a file that only grows keeps the digest of its first lines. */
+  digest: {line: number; sha256: string}
 }
 
 /** What an earlier report of gw's says of a row that was not refunded, nor may have been. */
@@ -105,6 +108,8 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   const unsentBefore = statusAt === undefined ? undefined : new Map<number, string>()
   const left: LeftOut[] = []
   const dropped = new DroppedZeros()
+  const digest = new LinesDigest()
+  digest.add(header.line ?? 1, header.names)
   let longest = 0
   const file = (truncated?: boolean) => ({
     path,
@@ -120,6 +125,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
     unsentBefore,
     left,
     longest,
+    digest: digest.value(),
   })
   // Rows are read unless the header has no order or no amount column to read them by (a scale or
   // a currency the header says is a problem of the file, and its rows' problems are said too).
@@ -130,6 +136,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   const {currencies} = amountHeaders({header, source}, AMOUNT_FIELDS)
   const givenNumbers = new Map<string, number>()
   for await (const item of records) {
+    digest.add(item.line, item.values)
     for (const value of item.values) if (value.length > longest) longest = value.length
     if (totals.take(item) || notes.take(item)) continue
     const line = item.line
@@ -232,4 +239,23 @@ export async function* reportLines(file: RefundFile): AsyncGenerator<ReportLine>
     await table.rows.return(undefined)
   }
   if (!unchanged()) throw changed()
+}
+
+/**
+ * The digest of what gw reads of `file`'s lines up to `line` (its header and every line under it):
+ * the same as an earlier reading's when the file's first lines are unchanged (a sheet that grew).
+ */
+export async function digestUpTo(file: RefundFile, line: number): Promise<string> {
+  const table = await openTable(file.path, file.read)
+  const digest = new LinesDigest()
+  digest.add(table.header.line ?? 1, table.header.names)
+  try {
+    for await (const row of table.rows) {
+      if (row.line > line) break
+      digest.add(row.line, row.values)
+    }
+  } finally {
+    await table.rows.return(undefined)
+  }
+  return digest.value().sha256
 }
