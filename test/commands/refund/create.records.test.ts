@@ -805,6 +805,22 @@ describe('a refund made elsewhere: the gateway asked before a repeat', () => {
     expect((await refundsOn(world.sandbox, wechat)).map((r) => r.fee)).toEqual([1000, 1000])
   })
 
+  it("a refund this file's journal sent is this machine's, though the history lost it (a run killed first): the grown sheet's row goes", async () => {
+    const order = 'INV-ELSE-5'
+    await paidOn(world.sandbox, order, 'alipay')
+    const csv = fileOf('elsewhere-journal.csv', [`${order},10.00`])
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+    // The journal holds the refund; the history, as a SIGKILL before its records reached it leaves it, does not.
+    for (const file of ['history.db', 'history.db-wal', 'history.db-shm'])
+      rmSync(join(world.configDir, file), {force: true})
+    writeFileSync(csv, `${readFileSync(csv, 'utf8')}${order},20.00\n`)
+    const grown = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    expect(grown.code, grown.stderr).toBe(0)
+    expect(grown.stderr).not.toContain('refunded elsewhere')
+    expect(world.reportOf(csv).map((row) => row.status)).toEqual(['refunded_earlier', 'refunded'])
+    expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000, 2000])
+  })
+
   it('where this machine knows one refund number, the list it gives shows a repeat made elsewhere of the same amount', async () => {
     const order = 'INV-ELSE-4'
     await paidOn(world.sandbox, order)

@@ -117,6 +117,7 @@ function elsewhereProblems(
 ): Problem[] {
   const {states, indexOf} = checking
   if (checking.earlier.repeatsMeant) return []
+  if (checking.sentByFile.has(order.record.mch_order_no ?? '')) return []
   const elsewhere = refundedElsewhere(order, refunds.history.refundsOf(order.record.mch_order_no ?? ''), existing)
   if (!elsewhere) return []
   const message = `${describeRefundedElsewhere(elsewhere)}; add --again if this row is meant too`
@@ -136,6 +137,11 @@ interface OrderChecking {
   earlier: {repeatsMeant: boolean; settled: SettledEarlier[]}
   /** Orders another run holds (its claim): their rows wait. */
   refused: ReadonlyMap<string, ClaimHolder>
+  /**
+   * Orders this file sent a refund of (its journal's intent, not failed): refunds this machine
+   * made, though the history may not hold them yet (a run killed before its records reached it).
+   */
+  sentByFile: ReadonlySet<string>
 }
 
 /**

@@ -269,7 +269,10 @@ async function checkFound(
   const lookups = uncertain.filter((i) => states[i]!.planned && hasRefundQuery(states[i]!.planned!.channel))
   const byOrder = sameOrders(groups, preflighted.found)
   const earlier = {repeatsMeant: Boolean(input.again || input.batch_id), settled: settled_earlier}
-  const orderChecking = {states, indexOf, earlier, refused}
+  const sentByFile = new Set(
+    states.flatMap(({sent, outcome}) => (sent && outcome.status !== 'failed' ? [sent.mch_order_no] : [])),
+  )
+  const orderChecking = {states, indexOf, earlier, refused, sentByFile}
   await phase(input, 'checking refunds', lookups.length + byOrder.size, async (pace) => {
     await provenSince(input.file, states, refunds, {...pace, tick: () => {}})
     await runBatch(
