@@ -224,6 +224,31 @@ describe('a support person’s work on the desk', () => {
     expect(await refundsOf('DK-TABS')).toHaveLength(2)
   })
 
+  it('an order refunded elsewhere (this machine made none of its refunds) is asked about; sent only when said so', async () => {
+    await paidHere('DK-ELSEWHERE', '40.00')
+    // Another desk (the merchant platform) refunds it, straight at the gateway.
+    const wire = world.sandbox.wire()
+    const elsewhere = await wire.call('order_refund', {
+      mch_order_no: 'DK-ELSEWHERE',
+      channel: 'wechat',
+      total_fee: 4000,
+      fee_type: 'THB',
+      mch_refund_no: 'DK-PLATFORM-1',
+      refund_fee: 1000,
+    })
+    expect(elsewhere.data.result).toBe('SUCCESS')
+    const browser = await desk.browser()
+    const at = await draft(browser, 'DK-ELSEWHERE', '5.00')
+    const asked = await browser.follow(await send(browser, at))
+    expect(textOf(asked.text)).toContain(
+      'Nothing was sent: order DK-ELSEWHERE shows a refund made (REFUND), and this machine made none of its refunds: it was refunded elsewhere',
+    )
+    expect(await refundsOf('DK-ELSEWHERE')).toHaveLength(1)
+    const meant = await browser.follow(await send(browser, {path: at.path, page: asked.text}, {again: 'yes'}))
+    expect(textOf(meant.text)).toContain('Refunded: 5.00 THB of order DK-ELSEWHERE')
+    expect((await refundsOf('DK-ELSEWHERE')).map((r) => r.refund_fee)).toEqual([1000, 500])
+  })
+
   it('an amount the order cannot take is refused on its page, saying why; nothing is sent', async () => {
     await paidHere('DK-AMOUNT', '20.00')
     const browser = await desk.browser()
