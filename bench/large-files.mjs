@@ -3,13 +3,10 @@
 // dry runs on Excel's largest sheet (1,048,576 rows) as CSV and as .xlsx, and on 100,000 rows,
 // against gw sandbox start (2,000 paid orders). Targets (issue 23): 1 GiB and 300 MiB.
 // Prints a Markdown table; the figures are copied into bench/RESULTS.md by hand.
-import {createWriteStream, statSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import {join} from 'node:path'
-import {once} from 'node:events'
 
-import ExcelJS from 'exceljs'
-
-import {benchSandbox, runGw, seedPaidOrders, tempDir} from './lib.mjs'
+import {benchSandbox, runGw, seedPaidOrders, tempDir, writeRowsCsv, writeRowsXlsx} from './lib.mjs'
 
 const at = process.argv.indexOf('--rows')
 const LARGE = at === -1 ? 1_048_576 : Number(process.argv[at + 1])
@@ -18,26 +15,10 @@ const dir = tempDir('gw-bench-large-')
 /** Row i: one of the orders, a refund fee no other row of that order has. */
 const rowOf = (orders, i) => [orders[i % orders.length], 1 + Math.floor(i / orders.length), 'wechat']
 
-async function writeCsv(path, orders, count) {
-  const out = createWriteStream(path)
-  out.write('mch_order_no,refund_fee,channel\n')
-  for (let i = 0; i < count; i++) {
-    if (!out.write(`${rowOf(orders, i).join(',')}\n`)) await once(out, 'drain')
-  }
-  out.end()
-  await once(out, 'finish')
-  return path
-}
-
-async function writeXlsx(path, orders, count) {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({filename: path, useSharedStrings: true})
-  const sheet = workbook.addWorksheet('Refunds')
-  sheet.addRow(['mch_order_no', 'refund_fee', 'channel']).commit()
-  for (let i = 0; i < count - 1; i++) sheet.addRow(rowOf(orders, i)).commit()
-  sheet.commit()
-  await workbook.commit()
-  return path
-}
+const HEADER = ['mch_order_no', 'refund_fee', 'channel']
+const writeCsv = (path, orders, count) => writeRowsCsv(path, HEADER, count, (i) => rowOf(orders, i))
+// Excel's largest sheet is 1,048,576 rows with its header.
+const writeXlsx = (path, orders, count) => writeRowsXlsx(path, HEADER, count - 1, (i) => rowOf(orders, i))
 
 const bench = await benchSandbox()
 const rows = []

@@ -1,7 +1,8 @@
 // Shared pieces of the benchmarks: a sandbox, seeded orders, gw as a child process, timing.
 import {spawn} from 'node:child_process'
 import {createPrivateKey, randomBytes, sign} from 'node:crypto'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {createWriteStream, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {once} from 'node:events'
 import {Agent, request} from 'node:http'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -235,4 +236,30 @@ export function timeCommand(command, args, env = {}) {
     child.on('error', reject)
     child.on('close', (code) => resolve({ms: performance.now() - started, code}))
   })
+}
+
+/** A CSV of `header` and `count` rows, row i as `rowOf(i)` gives it (written as it goes: millions of rows fit). */
+export async function writeRowsCsv(path, header, count, rowOf) {
+  const out = createWriteStream(path)
+  out.write(`${header.join(',')}\n`)
+  for (let i = 0; i < count; i++) if (!out.write(`${rowOf(i).join(',')}\n`)) await once(out, 'drain')
+  out.end()
+  await once(out, 'finish')
+  return path
+}
+
+/** The same rows as a workbook of one sheet (streamed); `formats`: a number format by column number (1-based). */
+export async function writeRowsXlsx(path, header, count, rowOf, formats = {}) {
+  const {default: ExcelJS} = await import('exceljs')
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({filename: path, useSharedStrings: true})
+  const sheet = workbook.addWorksheet('Refunds')
+  sheet.addRow(header).commit()
+  for (let i = 0; i < count; i++) {
+    const row = sheet.addRow(rowOf(i))
+    for (const [column, format] of Object.entries(formats)) row.getCell(Number(column)).numFmt = format
+    row.commit()
+  }
+  sheet.commit()
+  await workbook.commit()
+  return path
 }

@@ -5,7 +5,7 @@
 // ROUNDS rounds (default 3): time to the last row and the process's peak RSS. A build before a
 // change against the build after it, with no gateway in the way.
 import {spawnSync} from 'node:child_process'
-import {writeFileSync} from 'node:fs'
+import {existsSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 
 import {ROOT, tempDir} from './lib.mjs'
@@ -15,11 +15,17 @@ if (!file) throw new Error('usage: node bench/reader-rounds.mjs FILE [ROOT...]')
 const roots = (given.length ? given : [ROOT]).map((root) => resolve(root))
 const rounds = Number(process.env.ROUNDS ?? 3)
 
+/** A build's workbook worker: beside its chunks, or (builds before 2026-12) under lib/files. */
+const workerOf = (root) =>
+  [`${root}/dist/chunks/workbook-worker.js`, `${root}/dist/lib/files/workbook-worker.js`].find((path) =>
+    existsSync(path),
+  )
+
 /** One reading in a fresh process: every row of FILE through ROOT's worker. */
 const reading = (root) => `
   import {Worker} from 'node:worker_threads'
   const started = performance.now()
-  const worker = new Worker(${JSON.stringify(`${root}/dist/lib/files/workbook-worker.js`)}, {
+  const worker = new Worker(${JSON.stringify(workerOf(root))}, {
     workerData: {path: ${JSON.stringify(resolve(file))}},
     resourceLimits: {maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 32},
   })

@@ -46,7 +46,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
         import('../lib/render/reconcile.js'),
         import('../lib/orders/status-words.js'),
       ])
-    const statuses = new StatusWords(flags['status-map'])
+    const statuses = new StatusWords(flags['status-map'], {approvals: false})
     const input = await openForReconcile(args.file, {...flags, existenceOnly: flags['existence-only']})
     const {out} = input
     readingNotes(input).forEach((note) => this.note(note))

@@ -1,16 +1,14 @@
-import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {HAS_CHROMIUM, launchChromium} from '../helpers/browser.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {startReceiver, waitFor} from '../helpers/receiver.js'
 import {removeDir, tempDir} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const HAS_CHROMIUM = existsSync(CHROMIUM)
-// CI installs both (.ci/run); elsewhere these tests say they were skipped rather than pass.
+// CI installs tmux and Chromium (.ci/run); elsewhere these tests say they were skipped rather than pass.
 const CI = Boolean(process.env.CI)
 
 let world: GwWorld
@@ -114,22 +112,10 @@ describe('gw profile add without a terminal', () => {
   })
 })
 
-describe.skipIf(!HAS_CHROMIUM && !CI)('the sandbox payer page in a browser', () => {
+describe.skipIf(!HAS_CHROMIUM)('the sandbox payer page in a browser', () => {
   it('shows the order; pressing Pay pays it and the notification is sent', async () => {
-    const {chromium} = await import('playwright-core')
     const receiver = await startReceiver(() => ({status: 200, body: '{"result":"SUCCESS","msg":"OK"}'}))
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    const browser = await launchChromium()
     try {
       const created = await world.run([
         'order',
@@ -180,11 +166,7 @@ describe.skipIf(!HAS_CHROMIUM && !CI)('the sandbox payer page in a browser', () 
   }, 60_000)
 
   it('declines on Decline', async () => {
-    const {chromium} = await import('playwright-core')
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    })
+    const browser = await launchChromium()
     try {
       const created = await world.run([
         'order',

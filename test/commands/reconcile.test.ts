@@ -340,6 +340,11 @@ describe('statuses as POS systems write them, and a Total row', () => {
     const wrong = await world.run(['reconcile', csv, '--status-map', 'Settled=done'])
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toContain('--status-map "Settled=done": "done" is not one of paid, unpaid, refunded')
+    // An approval meaning is a refund file's: a settlement's status says what became of the payment.
+    const approval = await world.run(['reconcile', csv, '--status-map', 'Settled=approved'])
+    expect(approval.code).toBe(2)
+    expect(approval.stderr).toContain('approval words are for refund files (gw refund create --from-csv)')
+    expect(approval.stderr).not.toMatch(/is not one of [^(]*approved/)
   })
 
   it('a Total row is a totals row without an amount column too, never an invalid_row', async () => {

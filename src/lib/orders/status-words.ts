@@ -165,17 +165,22 @@ const isState = (state: string) => Object.hasOwn(ORDER_STATES, state.toUpperCase
 export class StatusWords {
   readonly #mapped: ReadonlyMap<string, string>
 
-  /** `map`: --status-map's `YOURS=MEANING` values, checked (a usage error names the one that is wrong). */
-  constructor(map: readonly string[] = []) {
+  /**
+   * `map`: --status-map's `YOURS=MEANING` values, checked (a usage error names the one that is
+   * wrong). `approvals`: whether a word may mean approved, rejected or pending (a refund file's
+   * rows); a settlement's status is a payment's, and such a meaning there would read as unknown.
+   */
+  constructor(map: readonly string[] = [], {approvals = true}: {approvals?: boolean} = {}) {
     const mapped = new Map<string, string>()
     for (const value of map) {
       const at = value.lastIndexOf('=')
       const [yours, meaning] = [value.slice(0, Math.max(0, at)).trim(), value.slice(at + 1).trim()]
       if (at === -1 || !yours || !meaning)
         throw usageError(`--status-map ${quoted(value)}: write it as YOURS=MEANING, e.g. --status-map "Settled=paid".`)
-      if (!isWord(keyOf(meaning)) && !isApproval(keyOf(meaning)) && !isState(meaning))
+      const meanings = [...Object.keys(WORDS), ...(approvals ? Object.keys(APPROVALS) : [])]
+      if (!isWord(keyOf(meaning)) && !(approvals && isApproval(keyOf(meaning))) && !isState(meaning))
         throw usageError(
-          `--status-map ${quoted(value)}: ${quoted(meaning)} is not one of ${[...Object.keys(WORDS), ...Object.keys(APPROVALS)].join(', ')} or a gateway state (${Object.keys(ORDER_STATES).join(', ')}).`,
+          `--status-map ${quoted(value)}: ${quoted(meaning)} is not one of ${meanings.join(', ')} or a gateway state (${Object.keys(ORDER_STATES).join(', ')})${!approvals && isApproval(keyOf(meaning)) ? '; approval words are for refund files (gw refund create --from-csv), a settlement says what became of the payment' : ''}.`,
         )
       mapped.set(keyOf(yours), meaning)
     }
