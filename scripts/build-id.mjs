@@ -22,16 +22,20 @@ function git(root, ...args) {
   }
 }
 
-/** {id, version, commit, date} of the sources in `root`. */
+/**
+ * {id, version, commit, date, committed_at} of the sources in `root`. `committed_at`, the commit's
+ * time (UTC), orders two builds of one day (gw version --check); the name keeps the date alone.
+ */
 export function buildOf(root) {
   const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   const commit = git(root, 'rev-parse', '--short=7', 'HEAD')
-  const date = commit
-    ? git(root, 'log', '-1', '--format=%cd', '--date=format-local:%Y-%m-%d')
-    : new Date().toISOString().slice(0, 10)
+  const committedAt = commit
+    ? new Date(git(root, 'log', '-1', '--format=%cI')).toISOString().replace('.000Z', 'Z')
+    : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const date = committedAt.slice(0, 10)
   const dirty = Boolean(commit && git(root, 'status', '--porcelain', '--untracked-files=no'))
   const id = `${version}+${date.replaceAll('-', '')}.${commit ?? 'nogit'}${dirty ? '.dirty' : ''}`
-  return {id, version, commit: commit ?? null, date, dirty}
+  return {id, version, commit: commit ?? null, date, committed_at: committedAt, dirty}
 }
 
 /** The build npm run build made: dist/build.json. */

@@ -66,7 +66,7 @@ const {metafile} = await build({
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
   metafile: true,
-  define: {GW_BUILD: JSON.stringify(named.id)},
+  define: {GW_BUILD: JSON.stringify(named.id), GW_COMMITTED_AT: JSON.stringify(named.committed_at)},
   // oclif reads tsconfig with TypeScript when it is installed (development only), in a try.
   external: [...OPTIONAL],
   // CommonJS packages in an ESM bundle still call require (node:fs and the like).

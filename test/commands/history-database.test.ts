@@ -54,8 +54,9 @@ describe('an earlier history.jsonl', () => {
         total_fee: 9900,
         total_amount: '99.00',
         fee_type: 'THB',
-        state: 'SUCCESS',
-        state_at: '2026-03-04T10:00:00+00:00',
+        // Its refund RF-NEW was shown refunded: the order is REFUND since.
+        state: 'REFUND',
+        state_at: '2026-03-05T10:00:01+00:00',
       },
       {
         made_at: '2026-03-01T03:00:00+00:00',
@@ -64,6 +65,9 @@ describe('an earlier history.jsonl', () => {
         total_fee: 5000,
         total_amount: '50.00',
         fee_type: 'THB',
+        // An earlier version's refund record is one it made.
+        state: 'REFUND',
+        state_at: '2026-03-03T10:00:00+00:00',
       },
     ])
     const refunds = await world.run(['refund', 'list', '--json'], {env: {...env, TZ: 'UTC'}, process: true})
@@ -224,7 +228,12 @@ describe('lists, streamed from the history', () => {
         total_fee: 1000,
         total_amount: '10.00',
         fee_type: 'THB',
-        ...(state(i) ? {state: state(i), state_at: shownAt(i)} : {}),
+        // LONG-0 was refunded (RF-ESC): REFUND since.
+        ...(i === 0
+          ? {state: 'REFUND', state_at: shownAt(3000)}
+          : state(i)
+            ? {state: state(i), state_at: shownAt(i)}
+            : {}),
       }
     })
     expect(json.stdout).toBe(`${JSON.stringify({orders}, null, 2)}\n`)

@@ -54,9 +54,35 @@ describe('--since and --until', () => {
     for (const value of ['3651d', '99999999999d', '1y', 'last week', '', '-5d']) refused(value)
   })
 
+  it('read a day named as the whole day: --since from its start, --until to its end', () => {
+    expect(parseTimeRange({since: '2026-12-01', until: '2026-12-01'}, now)).toEqual({
+      since: new Date(2026, 11, 1),
+      until: new Date(2026, 11, 2),
+    })
+    expect(parseTimeRange({since: 'today', until: 'today'}, now)).toEqual({
+      since: new Date(2026, 10, 21),
+      until: new Date(2026, 10, 22),
+    })
+    expect(parseTimeRange({until: 'yesterday'}, now).until).toEqual(new Date(2026, 10, 21))
+    // A time given is that instant.
+    expect(parseTimeRange({until: '2026-12-01T00:00'}, now).until).toEqual(new Date(2026, 11, 1))
+    expect(parseTimeRange({until: '2026-12-01T10:00Z'}, now).until?.toISOString()).toBe('2026-12-01T10:00:00.000Z')
+    const zone = process.env.TZ
+    process.env.TZ = 'America/New_York'
+    try {
+      // The day clocks go forward is 23 hours long, and yesterday is the calendar's.
+      const range = parseTimeRange({since: '2026-03-08', until: '2026-03-08'}, now)
+      expect(range.until!.getTime() - range.since!.getTime()).toBe(23 * 3_600_000)
+      expect(parseTimeBound('yesterday', '--since', new Date(2026, 2, 9, 12))).toEqual(new Date(2026, 2, 8))
+    } finally {
+      if (zone === undefined) delete process.env.TZ
+      else process.env.TZ = zone
+    }
+  })
+
   it('refuse a --since that is not before --until', () => {
     expect(() => parseTimeRange({since: '2d', until: '3d'}, now)).toThrow('--since 2d is not before --until 3d')
-    expect(() => parseTimeRange({since: 'today', until: 'today'}, now)).toThrow('is not before')
+    expect(() => parseTimeRange({since: '2026-12-02', until: '2026-12-01'}, now)).toThrow('is not before')
     expect(parseTimeRange({since: '3d', until: '2d'}, now).since).toEqual(new Date(now.getTime() - 3 * 86_400_000))
   })
 })

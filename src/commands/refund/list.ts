@@ -10,7 +10,7 @@ export default class RefundList extends GwCommand<typeof RefundList> {
     '<%= config.bin %> refund list --since today',
     '<%= config.bin %> refund list --since 7d --state processing --refresh',
     '<%= config.bin %> refund list --amount 150.50',
-    '<%= config.bin %> refund list --since yesterday --until today --out refunds-yesterday.csv',
+    '<%= config.bin %> refund list --since yesterday --until yesterday --out refunds-yesterday.csv',
   ]
 
   static override usage = usage.list

@@ -81,7 +81,7 @@ export const profileFlags = {
  */
 export const listFlags = (states: readonly string[], amount: string) => ({
   since: Flags.string({description: 'from this time: a date, a date and time, today, yesterday, or 30m, 24h, 7d ago'}),
-  until: Flags.string({description: 'before this time (same forms as --since)'}),
+  until: Flags.string({description: 'before this time (same forms as --since; a day named is up to its end)'}),
   channel: Flags.string({description: 'only this channel', options: [...ALL_CHANNELS]}),
   state: Flags.string({
     description: 'only this state (after --refresh: the state at the gateway now)',

@@ -328,7 +328,13 @@ export class LocalStore {
   #save({entry, gateway, credit}: Pending): void {
     const q = this.#queries!
     const statement = {order: q.orders.save, refund: q.refunds.save, event: q.events.save}[entry.type]
-    statement.run(columnsOf(entry, this.#idOf(gateway, true)!, credit))
+    const columns = columnsOf(entry, this.#idOf(gateway, true)!, credit)
+    statement.run(columns)
+    // A refund proven made moves its order to REFUND, as the gateway's query would show it (a record without a status is one made).
+    if (entry.type === 'refund' && (entry.status ?? 'refunded') === 'refunded') {
+      const {gateway: id, mch_order_no, at} = columns
+      q.orders.refunded.run({gateway: id!, mch_order_no: mch_order_no!, at: at!})
+    }
   }
 
   /** Saves a record of a merged file, under its gateway (an earlier version's: its appid's records from before). */
@@ -381,7 +387,8 @@ export class LocalStore {
         // The channel's number is kept once known (a receipt names the order by it).
         const number =
           shown.channel_order_no && !was.channel_order_no ? {channel_order_no: shown.channel_order_no} : undefined
-        if ((was.state === state || !movesState(was.state, state)) && !payer && !number) return queried
+        // The same state shown again is recorded too: the order's "as of" is when it was last confirmed.
+        if (!movesState(was.state, state) && !payer && !number) return queried
         const row = q.orders.byMerchantNumber.get(id, mchOrderNo) as Record<string, unknown>
         const {type: _type, at: _at, state_at: _stateAt, ...order} = recordOf<OrderEntry>('order', row, appid)!
         // A payer shown with a state that proves less than the one kept: the payer is kept, the state stays.

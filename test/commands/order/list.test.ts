@@ -41,6 +41,29 @@ describe('gw order list', () => {
     expect(text.stdout).not.toContain('are shortened')
   })
 
+  it('lists an order gw refunded under REFUND, single or bulk, and its timeline says REFUND as of the refund', async () => {
+    for (const mch of ['OL-REFUNDED', 'OL-BULK', 'OL-PAID']) {
+      const made = await world.run(orderCreate(mch, 'wechat', '84.87'))
+      expect(made.code, made.stderr).toBe(0)
+      await world.pay(mch)
+      expect((await world.run(['order', 'query', mch])).code).toBe(0)
+    }
+    const single = await world.run(['refund', 'create', 'OL-REFUNDED', '--amount', '50.00'])
+    expect(single.code, single.stderr).toBe(0)
+    const csv = world.file('ol-bulk.csv', 'mch_order_no,refund_amount\nOL-BULK,84.87\n')
+    const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    expect(bulk.code, bulk.stderr).toBe(0)
+
+    const states = async (state: string) =>
+      (await listed(['--amount', '84.87', '--state', state])).map((o) => o.mch_order_no).sort()
+    expect(await states('REFUND')).toEqual(['OL-BULK', 'OL-REFUNDED'])
+    expect(await states('SUCCESS')).toEqual(['OL-PAID'])
+    const timeline = await world.run(['order', 'timeline', 'OL-REFUNDED'])
+    expect(timeline.code, timeline.stderr).toBe(0)
+    expect(timeline.stdout.split('\n')[0]).toMatch(/REFUND as of /)
+    expect(timeline.stdout).not.toContain('SUCCESS as of')
+  })
+
   it("shortens a long openid to its first and last characters, says so, and never lets the gateway's text reach the terminal raw", async () => {
     const {dir, env} = world.machine()
     const long = 'oUpF8uMuAJO_M2pxb1Q9zNjWeS6o'

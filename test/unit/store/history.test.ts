@@ -57,7 +57,8 @@ describe('the history database', () => {
     )
     const history = historyOf(dir, {warn: (m) => warnings.push(m)})
     const o1 = history.findOrder({gw_order_no: 'G1'})
-    expect(o1).toMatchObject({mch_order_no: 'O1', at: '2026-01-01T00:00:00Z', state: 'SUCCESS'})
+    // Its refunds were made (R1 of an earlier version, R2 refunded): the order is REFUND, whatever a later line said.
+    expect(o1).toMatchObject({mch_order_no: 'O1', at: '2026-01-01T00:00:00Z', state: 'REFUND'})
     expect(history.findOrder({mch_order_no: 'O2'})).not.toHaveProperty('state')
     expect(history.refundsOf('O1').map((r) => [r.mch_refund_no, r.status, r.gw_refund_no])).toEqual([
       ['R1', undefined, undefined],
@@ -103,6 +104,65 @@ describe('the history database', () => {
     expect([...history.refunds()]).toEqual([expect.objectContaining({mch_refund_no: 'R1', status: 'refunded'})])
     expect(history.findRefund('R1')?.status).toBe('refunded')
     expect(other.findRefund('R1')).toBeUndefined()
+  })
+
+  it('moves an order to REFUND once a refund of it is proven: in lists by state, never by one not proven', () => {
+    const dir = folder()
+    const history = historyOf(dir)
+    for (const mch of ['PROVEN', 'UNKNOWN', 'BULK'])
+      history.recordOrder({mch_order_no: mch, channel: 'wechat', total_fee: 1000, fee_type: 'THB', state: 'NOTPAY'})
+    for (const mch of ['PROVEN', 'UNKNOWN', 'BULK']) history.noteOrderState(mch, 'SUCCESS')
+    history.recordIntent({mch_order_no: 'PROVEN', mch_refund_no: 'R1', refund_fee: 100})
+    history.recordOutcome(
+      {mch_order_no: 'PROVEN', mch_refund_no: 'R1', refund_fee: 100, status: 'refunded'},
+      {sync: true},
+    )
+    history.recordOutcome({mch_order_no: 'UNKNOWN', mch_refund_no: 'R2', refund_fee: 100, status: 'unknown'})
+    // A bulk run's outcomes, committed with the others of a tenth of a second.
+    history.recordOutcome({mch_order_no: 'BULK', mch_refund_no: 'R3', refund_fee: 100, status: 'refunded'})
+    const states = () => Object.fromEntries([...history.orders()].map((o) => [o.mch_order_no, o.state]))
+    expect(states()).toEqual({PROVEN: 'REFUND', UNKNOWN: 'SUCCESS', BULK: 'REFUND'})
+    expect([...history.orders({state: 'REFUND'})].map((o) => o.mch_order_no).sort()).toEqual(['BULK', 'PROVEN'])
+    expect([...history.orders({state: 'SUCCESS'})].map((o) => o.mch_order_no)).toEqual(['UNKNOWN'])
+    // A query that answers late with the payment never undoes the refund.
+    history.noteOrderState('PROVEN', 'SUCCESS')
+    expect(history.findOrder({mch_order_no: 'PROVEN'})?.state).toBe('REFUND')
+  })
+
+  it('keeps when a state was last confirmed, never moved back by an answer committed after a later one', () => {
+    const dir = folder()
+    const history = historyOf(dir)
+    vi.useFakeTimers({toFake: ['Date']})
+    try {
+      vi.setSystemTime(new Date('2026-03-01T10:00:00.000Z'))
+      history.recordOrder({mch_order_no: 'M1', channel: 'wechat', total_fee: 1000, fee_type: 'THB', state: 'NOTPAY'})
+      history.noteOrderState('M1', 'SUCCESS')
+      expect(history.findOrder({mch_order_no: 'M1'})?.state_at).toBe('2026-03-01T10:00:00.000Z')
+      vi.setSystemTime(new Date('2026-03-01T11:30:00.000Z'))
+      history.noteOrderState('M1', 'SUCCESS')
+      expect(history.findOrder({mch_order_no: 'M1'})).toMatchObject({
+        state: 'SUCCESS',
+        state_at: '2026-03-01T11:30:00.000Z',
+      })
+      // Another gw's answer of the same state, learned earlier and committed now, leaves the later time.
+      const other = historyOf(dir)
+      other.findOrder({mch_order_no: 'M1'})
+      vi.setSystemTime(new Date('2026-03-01T11:00:00.000Z'))
+      other.noteOrderState('M1', 'SUCCESS')
+      expect(other.findOrder({mch_order_no: 'M1'})?.state_at).toBe('2026-03-01T11:30:00.000Z')
+      // A refund proven at noon confirms REFUND then.
+      vi.setSystemTime(new Date('2026-03-01T12:00:00.000Z'))
+      history.recordOutcome(
+        {mch_order_no: 'M1', mch_refund_no: 'R1', refund_fee: 100, status: 'refunded'},
+        {sync: true},
+      )
+      expect(history.findOrder({mch_order_no: 'M1'})).toMatchObject({
+        state: 'REFUND',
+        state_at: '2026-03-01T12:00:00.000Z',
+      })
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('lists past a page of rows, ties in time in the order recorded, and takes writes while a list is read', () => {

@@ -13,6 +13,13 @@ const rankOf = (state: string) =>
 const MOVES = `excluded.state IS NOT NULL AND (state IS NULL OR excluded.state = state
   OR ${rankOf('excluded.state')} > ${rankOf('state')})`
 
+/**
+ * When the state kept was last confirmed: the time it was shown, unless it is the same state shown
+ * earlier than the one kept (an answer committed after a later one), which leaves the later time.
+ */
+const confirmedAt = (shownState: string, shownAt: string) =>
+  `CASE WHEN ${shownState} = state AND julianday(state_at) >= julianday(${shownAt}) THEN state_at ELSE ${shownAt} END`
+
 /** The orders of a list: one gateway's, made in [since, upto], of one channel or all, in one state or all. */
 const ORDERS_LISTED = `gateway = @gateway AND at_ms >= @since AND at_ms <= @upto
   AND (@channel IS NULL OR channel = @channel) AND (@state IS NULL OR state = @state)
@@ -22,6 +29,8 @@ const ORDERS_LISTED = `gateway = @gateway AND at_ms >= @since AND at_ms <= @upto
 export class OrderQueries {
   /** A later record of an order keeps what it was made with (its channel, amount, time); its state moves by what it proves. */
   readonly save: Statement
+  /** A refund of the order proven made (the gateway showed it succeeded): the order is REFUND, as the gateway says it. */
+  readonly refunded: Statement
   readonly byMerchantNumber: Statement
   readonly byGatewayNumber: Statement
   readonly byChannelNumber: Statement
@@ -40,7 +49,11 @@ export class OrderQueries {
          gw_order_no = coalesce(gw_order_no, excluded.gw_order_no), openid = coalesce(excluded.openid, openid),
          channel_order_no = coalesce(channel_order_no, excluded.channel_order_no),
          state = CASE WHEN ${MOVES} THEN excluded.state ELSE state END,
-         state_at = CASE WHEN ${MOVES} THEN excluded.state_at ELSE state_at END`,
+         state_at = CASE WHEN ${MOVES} THEN ${confirmedAt('excluded.state', 'excluded.state_at')} ELSE state_at END`,
+    )
+    this.refunded = db.prepare(
+      `UPDATE orders SET state = 'REFUND', state_at = ${confirmedAt("'REFUND'", '@at')}
+         WHERE gateway = @gateway AND mch_order_no = @mch_order_no`,
     )
     this.byMerchantNumber = db.prepare('SELECT * FROM orders WHERE gateway = ? AND mch_order_no = ?')
     this.byGatewayNumber = db.prepare(

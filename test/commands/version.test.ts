@@ -1,0 +1,52 @@
+/** gw version: the build it names, in text and in --json alike, and whether a newer one is out. */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {REPO_ROOT} from '../helpers/shared.js'
+
+let world: GwWorld
+beforeAll(async () => {
+  world = await startWorld({spawned: false})
+})
+afterAll(() => world.close())
+
+describe('gw version', () => {
+  const built = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {
+    id: string
+    version: string
+    date: string
+    committed_at: string
+  }
+
+  it('--json names the system and the Node the text names; a build of the same day committed later is newer', async () => {
+    const text = await world.run(['version'], {process: true})
+    const json = await world.run(['version', '--json'], {process: true})
+    expect(json.code, json.stderr).toBe(0)
+    const {platform, node, build} = json.json<{platform: string; node: string; build: {committed_at: string}}>()
+    expect(text.stdout).toContain(`(${platform}, node ${node})`)
+    expect(platform).toBe(`${process.platform}-${process.arch}`)
+    expect(node).toMatch(/^v\d+\.\d+\.\d+$/)
+    expect(build.committed_at).toBe(built.committed_at)
+
+    const later = new Date(Date.parse(built.committed_at) + 1000).toISOString().replace('.000Z', 'Z')
+    const sameDay = `${built.version}+${built.date.replaceAll('-', '')}.fedcba9`
+    const answers = [{id: sameDay, committed_at: later}, {id: sameDay}]
+    const published = await startReceiver((n) => ({status: 200, body: JSON.stringify(answers[n])}))
+    try {
+      const newer = await world.run(['version', '--check', published.url, '--json'], {process: true})
+      expect(newer.code, newer.stderr).toBe(0)
+      expect(newer.json()).toMatchObject({newest: {id: sameDay, committed_at: later}, newer: true})
+      const unordered = await world.run(['version', '--check', published.url], {process: true})
+      expect(unordered.code, unordered.stderr).toBe(0)
+      expect(unordered.stdout).toContain(
+        `names ${sameDay}, of the same version and day as this build, without the time of its commit: which is newer is not known.`,
+      )
+    } finally {
+      await published.close()
+    }
+  })
+})
