@@ -23,9 +23,12 @@ const dim = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001B[2
 /** An argument as a shell word a user can paste: quoted when it holds anything but plain characters. */
 const shellWord = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)
 
-/** Runs one gw command, said why first and printed as it can be pasted; `expect` lists the exit codes that are its point. */
+/**
+ * Runs one gw command, said why first and printed as it can be pasted in this checkout (`npx gw`:
+ * gw on the project's Node); `expect` lists the exit codes that are its point.
+ */
 function gw(why, args, expect = [0]) {
-  process.stdout.write(`\n${dim(`# ${why}`)}\n${bold(`$ gw ${args.map(shellWord).join(' ')}`)}\n`)
+  process.stdout.write(`\n${dim(`# ${why}`)}\n${bold(`$ npx gw ${args.map(shellWord).join(' ')}`)}\n`)
   const run = spawnSync(process.execPath, [bin, ...args], {env, stdio: 'inherit'})
   if (!expect.includes(run.status)) throw new Error(`gw ${args.join(' ')} exited with ${run.status}`)
 }

@@ -1,4 +1,4 @@
-/** The README's first command: the demo runs the whole flow against its own sandbox, each step said and pasteable. */
+/** The README's first command: the demo runs the whole flow against its own sandbox, each step said and pasteable in the checkout (npx gw). */
 import {spawnSync} from 'node:child_process'
 import {join} from 'node:path'
 
@@ -15,7 +15,7 @@ describe('npm run demo (without its build step)', () => {
     })
     expect(run.status, run.stderr).toBe(0)
     const lines = run.stdout.split('\n')
-    const commands = lines.flatMap((line, i) => (line.startsWith('$ gw ') ? [[lines[i - 1]!, line]] : []))
+    const commands = lines.flatMap((line, i) => (line.startsWith('$ npx gw ') ? [[lines[i - 1]!, line]] : []))
     expect(commands.length).toBeGreaterThanOrEqual(10)
     for (const [why] of commands) expect(why).toMatch(/^# \S/)
     expect(run.stdout).toContain("--product 'Green tea x2'")
