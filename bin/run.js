@@ -1,10 +1,8 @@
 #!/usr/bin/env node
-import module from 'node:module'
-
+import {enableCompileCache} from './compile-cache.js'
 import './node-check.js'
 
-// Node 22.1+ caches compiled code between runs.
-module.enableCompileCache?.()
+enableCompileCache()
 // Stack traces name the TypeScript sources under DEBUG (the bundle ships its source maps).
 if (process.env.DEBUG) process.setSourceMapsEnabled(true)
 const {execute} = await import('../dist/main.js')

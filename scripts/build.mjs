@@ -39,6 +39,30 @@ function checkSelfContained(metafile) {
   }
 }
 
+/**
+ * Node's built-in modules are loaded with require, never import: an import makes Node build the
+ * module's ES facade, which reads every export, and node:http's lazy WebSocket export then loads
+ * Node's bundled undici with its http2, zlib and assert (about 40 ms of CPU on a busy core) for
+ * a plain http request. esbuild makes each a CommonJS module of the bundle, its exports read
+ * when used (the banner's require).
+ */
+const builtinsByRequire = {
+  name: 'builtins-by-require',
+  setup(build) {
+    const builtin = new RegExp(`^(node:.*|${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})$`)
+    build.onResolve({filter: builtin}, ({path, namespace}) =>
+      // The require inside that module is Node's own.
+      namespace === 'builtin'
+        ? {path, external: true}
+        : {path: path.replace(/^(node:)?/, 'node:'), namespace: 'builtin'},
+    )
+    build.onLoad({filter: /.*/, namespace: 'builtin'}, ({path}) => ({
+      contents: `module.exports = require(${JSON.stringify(path)})`,
+      loader: 'js',
+    }))
+  },
+}
+
 const commands = readdirSync('src/commands', {recursive: true})
   .filter((file) => file.endsWith('.ts'))
   .map((file) => join('src/commands', file))
@@ -69,12 +93,15 @@ const {metafile} = await build({
   define: {GW_BUILD: JSON.stringify(named.id), GW_COMMITTED_AT: JSON.stringify(named.committed_at)},
   // oclif reads tsconfig with TypeScript when it is installed (development only), in a try.
   external: [...OPTIONAL],
+  plugins: [builtinsByRequire],
   // CommonJS packages in an ESM bundle still call require (node:fs and the like).
   banner: {
     js: "import {createRequire as __gwRequire} from 'node:module'; const require = __gwRequire(import.meta.url);",
   },
 })
 checkSelfContained(metafile)
+// GW_METAFILE=FILE npm run build: esbuild's account of which source went into which file (bench/README.md).
+if (process.env.GW_METAFILE) writeFileSync(process.env.GW_METAFILE, JSON.stringify(metafile))
 writeFileSync('dist/build.json', `${JSON.stringify(named, null, 2)}\n`)
 
 // oclif's development tool checks npm for a newer version of itself and warns ("oclif update

@@ -181,6 +181,11 @@ try {
   cannot(error)
 }
 
+// Node keeps the code it compiled of the bundle's modules (Node 22.1 and later) in the copy's own
+// folder, checked above as the user's alone (about a tenth of a command's start-up; never Node's
+// default, the system's shared temporary folder); it goes with the copy when a build removes it.
+module_.enableCompileCache?.(join(root, '.compile-cache'))
+
 // Each module of the bundle is checked as it is loaded: one whose content is not the build's is
 // unpacked again and loaded as the build wrote it; one gone since the start is unpacked again;
 // one the build did not write is never loaded.

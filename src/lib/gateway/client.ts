@@ -7,8 +7,7 @@
  * nonce, a bounded number of times with jittered backoff. What may or may not have
  * happened is returned as `uncertain`, for the caller to resolve by querying.
  */
-import {Agent as HttpAgent} from 'node:http'
-import {Agent as HttpsAgent} from 'node:https'
+import type {Agent as HttpAgent} from 'node:http'
 import type {KeyObject} from 'node:crypto'
 
 import {GwError} from '../errors.js'
@@ -21,7 +20,7 @@ import {
   describeNetworkError,
   readEnvelope,
 } from './answers.js'
-import {send} from '../io/http.js'
+import {keepAliveAgent, send} from '../io/http.js'
 import {plural} from '../plural.js'
 import {type Operation, checkRequest} from './protocol/index.js'
 import {compactTimestamp} from './protocol/time.js'
@@ -73,7 +72,7 @@ const MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
 /**
  * The keep-alive connections of one command, per origin (`connections` at most each: Node's own
- * agents, nothing to load at start). Closed when the command ends: a request still running then
+ * agents; https's only for an https address). Closed when the command ends: a request still running then
  * (after Ctrl-C) starts no new attempt.
  */
 export class Connections {
@@ -88,7 +87,7 @@ export class Connections {
     let agent = this.#agents.get(origin)
     if (!agent) {
       const options = {keepAlive: true, maxSockets: connections, maxFreeSockets: connections, timeout: 30_000}
-      agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options)
+      agent = keepAliveAgent(origin, options)
       this.#agents.set(origin, agent)
     }
     return agent

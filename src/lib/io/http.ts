@@ -1,18 +1,25 @@
 /**
- * The HTTP pieces of gw, on Node's own http and https (built in: no start-up cost): a request
+ * The HTTP pieces of gw, on Node's own http and https (built in): a request
  * body read up to a limit and a whole answer written with its length (the sandbox, the
  * listener); and one request sent with its answer read up to a limit, within a time, over a
  * keep-alive agent or not (the gateway client, the listener's forwarding, notify replay, the
  * sandbox's notifications).
  */
 import {
-  type Agent,
+  Agent,
+  type AgentOptions,
   type IncomingHttpHeaders,
   type IncomingMessage,
   type ServerResponse,
   request as httpRequest,
 } from 'node:http'
-import {request as httpsRequest} from 'node:https'
+
+/** node:https, and with it Node's TLS (a few ms to load), only for an https address. */
+const https = () => process.getBuiltinModule('node:https')
+
+/** A keep-alive agent for the address's origin: https's for an https address, else http's. */
+export const keepAliveAgent = (origin: string, options: AgentOptions): Agent =>
+  origin.startsWith('https:') ? new (https().Agent)(options) : new Agent(options)
 
 /** Codes of the failures `send` makes itself, beside the system's (ECONNREFUSED...). */
 export const CONNECT_TIMEOUT = 'GW_CONNECT_TIMEOUT'
@@ -44,7 +51,7 @@ const failure = (code: string, message: string) => Object.assign(new Error(messa
 
 /** Sends one request; rejects with the system's error (its `code`), or CONNECT_TIMEOUT / ANSWER_TIMEOUT. */
 export function send(url: URL, options: SendOptions): Promise<Answered> {
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest
+  const request = url.protocol === 'https:' ? https().request : httpRequest
   return new Promise((resolve, reject) => {
     const req = request(url, {method: options.method ?? 'POST', headers: options.headers, agent: options.agent})
     const answerTimer = setTimeout(
