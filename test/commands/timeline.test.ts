@@ -86,7 +86,7 @@ describe('gw order timeline', () => {
 
     const text = await world.run(['order', 'timeline', 'STORY-1'])
     expect(text.stdout).toMatch(
-      /^Order STORY-1 \(gateway \d+, channel order \d+, wechat, 100\.00 THB\): REFUND as of \S+ \(as this machine last learned it\)/,
+      /^Order STORY-1 \(gateway \d+, channel order \d+, wechat, 100\.00 THB\): REFUND: paid, and at least one refund succeeded, as of \S+ \(as this machine last learned it\)/,
     )
     expect(text.stdout).toContain('made       by profile sandbox (gw order create)')
     expect(text.stdout).toContain(`notified   verified by the listener at ${url}`)
@@ -117,7 +117,7 @@ describe('gw order timeline', () => {
       expect.objectContaining({mch_refund_no: theirs, refund_amount: '7.00', made_by: 'elsewhere', status: 'SUCCESS'}),
     ])
     const text = await world.run(['order', 'timeline', 'STORY-2', '--refresh'])
-    expect(text.stdout).toMatch(/REFUND as of \S+ \(asked now\)/)
+    expect(text.stdout).toMatch(/REFUND: paid, and at least one refund succeeded, as of \S+ \(asked now\)/)
     expect(text.stdout).toContain(`${theirs} of 7.00 THB: SUCCESS`)
     expect(text.stdout).toContain('made elsewhere, as the gateway shows it')
   })
@@ -144,7 +144,7 @@ describe('gw order timeline', () => {
     expect(advice).toBe(`gw order timeline ${order} --refresh`)
     const asked = await world.asPrinted(advice!)
     expect(asked.code, asked.stderr).toBe(0)
-    expect(asked.stdout).toMatch(new RegExp(`^Order ${order} .*: SUCCESS as of \\S+ \\(asked now\\)`))
+    expect(asked.stdout).toMatch(new RegExp(`^Order ${order} .*: SUCCESS: paid, as of \\S+ \\(asked now\\)`))
     expect(asked.stdout).toContain('This order was not made on this machine.')
   })
 })

@@ -77,7 +77,7 @@ export function timelineView(timeline: Timeline): string {
     timeline.total_fee !== undefined && amount,
   ].filter(Boolean)
   const state = timeline.state
-    ? `${timeline.state}${timeline.state_at ? ` as of ${when(timeline.state_at)}` : ''}${timeline.refreshed ? ' (asked now)' : ' (as this machine last learned it)'}`
+    ? `${shown(timeline.state, 20)}: ${describeOrderState(timeline.state)}${timeline.state_at ? `, as of ${when(timeline.state_at)}` : ''}${timeline.refreshed ? ' (asked now)' : ' (as this machine last learned it)'}`
     : 'state not known here'
   const head = `Order ${shown(timeline.mch_order_no, 64)} (${numbers.join(', ')}): ${state}`
   const lines = timeline.entries.map((entry) => {

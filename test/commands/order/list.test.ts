@@ -41,7 +41,7 @@ describe('gw order list', () => {
     expect(text.stdout).not.toContain('are shortened')
   })
 
-  it('lists an order gw refunded under REFUND, single or bulk, and its timeline says REFUND as of the refund', async () => {
+  it('lists an order gw refunded under REFUND, single or bulk, and its timeline says REFUND: paid, and at least one refund succeeded, as of the refund', async () => {
     for (const mch of ['OL-REFUNDED', 'OL-BULK', 'OL-PAID']) {
       const made = await world.run(orderCreate(mch, 'wechat', '84.87'))
       expect(made.code, made.stderr).toBe(0)
@@ -60,8 +60,8 @@ describe('gw order list', () => {
     expect(await states('SUCCESS')).toEqual(['OL-PAID'])
     const timeline = await world.run(['order', 'timeline', 'OL-REFUNDED'])
     expect(timeline.code, timeline.stderr).toBe(0)
-    expect(timeline.stdout.split('\n')[0]).toMatch(/REFUND as of /)
-    expect(timeline.stdout).not.toContain('SUCCESS as of')
+    expect(timeline.stdout.split('\n')[0]).toMatch(/REFUND: paid, and at least one refund succeeded, as of /)
+    expect(timeline.stdout).not.toContain('SUCCESS: paid, as of')
   })
 
   it("shortens a long openid to its first and last characters, says so, and never lets the gateway's text reach the terminal raw", async () => {

@@ -118,7 +118,7 @@ describe('gw order timeline on a desk that did not make the order', () => {
     expect(told.code, told.stderr).toBe(0)
     expect(told.stdout).toMatch(
       new RegExp(
-        `^Order ${paid.order} \\(gateway ${paid.gw_order_no}, channel order ${paid.channel_order_no}, wechat, 150\\.50 THB\\): SUCCESS as of \\S+ \\(asked now\\)`,
+        `^Order ${paid.order} \\(gateway ${paid.gw_order_no}, channel order ${paid.channel_order_no}, wechat, 150\\.50 THB\\): SUCCESS: paid, as of \\S+ \\(asked now\\)`,
       ),
     )
     expect(told.stdout).toContain(
@@ -358,7 +358,7 @@ describe("gw order timeline's story told short", () => {
       env: desk,
     })
     expect(named.code, named.stderr).toBe(0)
-    expect(named.stdout).toMatch(/^Order .*: SUCCESS as of \S+\+05:45 \(asked now\)/)
+    expect(named.stdout).toMatch(/^Order .*: SUCCESS: paid, as of \S+\+05:45 \(asked now\)/)
     expect(named.stdout).toMatch(/\n {2}\S+\+05:45 {2}paid {7}/)
 
     const refused = await world.run(['order', 'timeline', paid.order, '--zone', 'Mars/Olympus'], {env: desk})
