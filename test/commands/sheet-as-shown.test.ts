@@ -21,7 +21,7 @@ beforeAll(async () => {
   world = await startWorld()
   const wire = world.sandbox.wire()
   const orders: [string, string][] = [
-    ...Array.from({length: 61}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
+    ...Array.from({length: 76}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
     ['SHW-M1', 'MYR'],
   ]
   for (const [mch, fee_type] of orders) {
@@ -422,5 +422,16 @@ describe("finance's running sheet: one file a month, rows appended", () => {
       ['SHW-60', 50],
       ['SHW-61', 200],
     ])
+  })
+})
+
+describe('what an outside trial found the sheet shows (review44)', () => {
+  it('amounts typed as text are read through their format: ;;; shows nothing, a text section words; nothing sent', async () => {
+    const result = await send(copy('text-formats.xlsxwriter.xlsx'))
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('line 3: no amount')
+    expect(result.stderr).toContain('line 4: refund_amount: "see note" is not an amount')
+    expect(result.stderr).toContain('line 5: no order number')
+    expect(await refunded('SHW-62', 'SHW-63', 'SHW-64', 'SHW-65')).toEqual([])
   })
 })

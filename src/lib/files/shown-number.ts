@@ -62,13 +62,33 @@ const prepared = new Map<string, string>()
 /** An invalid code shows numfmt's `######`, as Excel shows an error: no amount, and refused as one. */
 const INVALID = '######'
 
-/** The text `value` shows under `code`: numfmt's rendering, with the two choices above. */
-export function showNumber(value: number, code = 'General'): string {
+/** `code` as gw renders it (its locales left out), kept for the next cell of the style. */
+function patternOf(code: string): string {
   let pattern = prepared.get(code)
   if (pattern === undefined) {
     pattern = withoutLocales(code)
     if (prepared.size < 10_000) prepared.set(code, pattern)
   }
+  return pattern
+}
+
+const RENDERING = {locale: 'en-US', throws: false, invalid: INVALID, nbsp: false} as const
+
+/** The text `value` shows under `code`: numfmt's rendering, with the two choices above. */
+export function showNumber(value: number, code = 'General'): string {
+  const pattern = patternOf(code)
   if (/^(general|@)?$/i.test(pattern.trim()) && Number.isSafeInteger(value)) return String(value)
-  return numfmt.format(pattern, value, {locale: 'en-US', throws: false, invalid: INVALID, nbsp: false})
+  return numfmt.format(pattern, value, RENDERING)
+}
+
+/**
+ * The text a text cell shows under `code`: its format's text section (`;;;` shows nothing,
+ * `0.00;-0.00;0.00;"see note"` shows the words, `"INV-"@` adds to it); a format of no text
+ * section (neither a fourth section nor `@`) shows the text as it is.
+ */
+export function showText(text: string, code = 'General'): string {
+  if (!code.includes(';') && !code.includes('@')) return text
+  const shown = numfmt.format(patternOf(code), text, RENDERING)
+  // An accounting format's text section (`_-@_-`) only pads the text: it is the text as held.
+  return shown.trim() === text.trim() ? text : shown
 }

@@ -8,6 +8,7 @@
 import {usageError} from '../errors.js'
 import {markRow} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
+import {showText} from './shown-number.js'
 import {type AutoFilter, sheetTail} from './xlsx-tail.js'
 import {RunStrikes, type Strike, cellStyles, relationships, sharedStrings} from './xlsx-styles.js'
 import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
@@ -114,17 +115,19 @@ export async function openXlsx(path: string, zip: ZipParts) {
     const finishCell = () => {
       if (!row) return
       const {type, value, text} = cell
+      // A text is shown through its format's text section too (`;;;` shows nothing, a fourth section words).
+      const shownText = (held: string) => showText(held, styles.numbers[cell.style]?.code)
       let read: ReadCell
       let strike: Strike = 'none'
       if (cell.formula && (uncalculated || !cell.hasValue || (value === '' && type !== 'str')))
         read = {text: '', note: {kind: 'formula', address: cell.ref || `${row.line}:${column + 1}`}}
       else if (type === 's') {
-        read = {text: strings[Number(value)] ?? ''}
+        read = {text: shownText(strings[Number(value)] ?? '')}
         strike = strikes.get(Number(value)) ?? 'none'
       } else if (type === 'inlineStr') {
-        read = {text: fromWorkbookText(text)}
+        read = {text: shownText(fromWorkbookText(text))}
         strike = runs.take()
-      } else if (type === 'str') read = {text: fromWorkbookText(value)}
+      } else if (type === 'str') read = {text: shownText(fromWorkbookText(value))}
       else if (type === 'e') read = {text: value}
       else if (type === 'b') read = {text: value === '1' ? 'TRUE' : 'FALSE'}
       else if (type === 'd') read = {text: dateText(new Date(`${value.replace(/Z?$/, '')}Z`)), note: {kind: 'date'}}

@@ -10,6 +10,7 @@ import {join} from 'node:path'
 import {parse} from 'csv-parse/sync'
 import {describe, expect, it} from 'vitest'
 
+import {showText} from '../../../src/lib/files/shown-number.js'
 import {readWorkbook} from '../../../src/lib/files/workbook-reader.js'
 import type {WorkbookRecord} from '../../../src/lib/files/workbook-rows.js'
 import {REPO_ROOT} from '../../helpers/shared.js'
@@ -106,5 +107,18 @@ describe('a number cell shows what LibreOffice shows of it', () => {
       compared += row.record.length - 1
     }
     expect(compared).toBeGreaterThan(500)
+  })
+})
+
+describe('a text cell shows through its format', () => {
+  it.each([
+    [';;;', '20.00', ''],
+    ['0.00;-0.00;0.00;"see note"', '20.00', 'see note'],
+    ['"INV-"@', '000042', 'INV-000042'],
+    ['_-* #,##0.00_-;\\-* #,##0.00_-;_-* "-"??_-;_-@_-', 'refund_amount', 'refund_amount'],
+    ['#,##0.00', '20.00', '20.00'],
+    ['General', 'SHW-1', 'SHW-1'],
+  ])('%j shows %j as %j', (code, text, shown) => {
+    expect(showText(text, code)).toBe(shown)
   })
 })
