@@ -434,4 +434,14 @@ describe('what an outside trial found the sheet shows (review44)', () => {
     expect(result.stderr).toContain('line 5: no order number')
     expect(await refunded('SHW-62', 'SHW-63', 'SHW-64', 'SHW-65')).toEqual([])
   })
+
+  it('an approval note that says more than its first word ("Approved - on hold", "Approved?") is a problem', async () => {
+    const path = join(world.configDir, 'approval-notes.csv')
+    writeFileSync(path, 'mch_order_no,refund_amount,Status\nSHW-75,10.00,Approved - on hold\nSHW-76,10.00,Approved?\n')
+    const result = await send(path)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('line 2: status "Approved - on hold" (column "Status") is not a word gw knows')
+    expect(result.stderr).toContain('line 3: status "Approved?" (column "Status") is not a word gw knows')
+    expect(await refunded('SHW-75', 'SHW-76')).toEqual([])
+  })
 })

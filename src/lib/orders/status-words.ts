@@ -195,10 +195,15 @@ export class StatusWords {
     const mapped = this.#mapped.get(keyOf(status))
     if (mapped !== undefined)
       return isApproval(keyOf(mapped)) ? {approval: keyOf(mapped) as Approval, mapped: true} : undefined
-    // A word, or a note that starts with one ("Approved by Somchai", "Rejected: duplicate").
-    const approval =
-      APPROVAL_OF.get(keyOf(status)) ?? APPROVAL_OF.get(keyOf(/^[\p{L}\p{M}]+/u.exec(status.trim())?.[0] ?? ''))
-    return approval && {approval, mapped: false}
+    const whole = APPROVAL_OF.get(keyOf(status))
+    if (whole) return {approval: whole, mapped: false}
+    // A note that starts with a word ("Approved by Somchai", "Rejected: duplicate") is that word,
+    // unless it asks or says more ("Approved?", "Approved - on hold", "Approved, not yet"): then it
+    // is no word gw knows, and its row a problem.
+    const [first = '', ...rest] = status.match(/[\p{L}\p{M}]+/gu) ?? []
+    const approval = status.trim().startsWith(first) ? APPROVAL_OF.get(keyOf(first)) : undefined
+    const more = rest.some((word) => keyOf(word) === 'not' || (APPROVAL_OF.get(keyOf(word)) ?? approval) !== approval)
+    return approval && !status.includes('?') && !more ? {approval, mapped: false} : undefined
   }
 
   /** What `status` means, or undefined when it is none of the words known or mapped. */

@@ -73,6 +73,13 @@ describe('approval words', () => {
     expect(words.approvalOf(word)?.approval).toBe(approval)
   })
 
+  it('a note is the word it starts with, unless it asks or says more', () => {
+    expect(words.approvalOf('Approved by Somchai')?.approval).toBe('approved')
+    expect(words.approvalOf('Rejected: duplicate')?.approval).toBe('rejected')
+    for (const note of ['Approved?', 'Approved - on hold', 'Approved (rejected later)', 'Yes, not yet', 'OK?'])
+      expect(words.approvalOf(note), note).toBeUndefined()
+  })
+
   it('a payment word is no approval word; a mapped word says it was mapped', () => {
     expect(words.approvalOf('paid')).toBeUndefined()
     expect(words.approvalOf('Escalated')).toEqual({approval: 'pending', mapped: true})
