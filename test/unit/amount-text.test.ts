@@ -122,6 +122,12 @@ describe('the amount rule: amounts as people type them and spreadsheets export t
     ['1e5', /is not an amount/],
     ['=1+1', /is not an amount/],
     ['1500.', /ends in its decimal mark/],
+    // A footnote mark after an amount is no digit of it (NFKC would read 150¹ as 1501).
+    ['150¹', /has "¹", a superscript, circled or fraction number, which is no digit of an amount/],
+    ['15²', /has "²"/],
+    ['150⁰⁰', /has "⁰"/],
+    ['㊿', /has "㊿"/],
+    ['1½', /has "½"/],
   ])('%j is refused, naming what is wrong and what is allowed', (text, why, currency?: string) => {
     expect(() => read(text, currency)).toThrow(why)
     expect(() => read(text, currency)).toThrow(/write digits with a decimal point or comma/)

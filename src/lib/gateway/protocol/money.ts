@@ -303,6 +303,10 @@ export function readAmountText(text: string, currency?: string, context: AmountC
   // Most cells are plain digits (what exports write): read as they are.
   if (DIGITS.test(text)) return {decimal: text, negative: false}
   const refuse = (why: string) => new AmountError(`${quoted(text)} ${why}; write ${AMOUNT_FORMS}`)
+  // NFKC would make a footnote's superscript, a circled or a fraction number digits: 150¹ is not 1501.
+  const other = /\p{No}/u.exec(text)?.[0]
+  if (other)
+    throw refuse(`has ${quoted(other)}, a superscript, circled or fraction number, which is no digit of an amount`)
   let rest = withLatinDigits(text)
     .normalize('NFKC')
     .replace(/[\u2212\u2012\u2013]/g, '-')
