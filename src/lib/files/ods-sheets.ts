@@ -10,6 +10,7 @@ import {OdsStyles} from './ods-styles.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
   MergedCells,
+  NARROWER_THAN_A_DIGIT,
   RowBuilder,
   type SheetEntry,
   type WorkbookRecord,
@@ -149,7 +150,9 @@ export async function openOds(path: string, zip: ZipParts) {
                   ? 'filtered out'
                   : styles.zeroColumns.has(attr(tag, 'table:style-name') ?? '')
                     ? 'zero width'
-                    : undefined
+                    : styles.narrowColumns.has(attr(tag, 'table:style-name') ?? '')
+                      ? NARROWER_THAN_A_DIGIT
+                      : undefined
             for (let i = 0; i < repeat && columnsSeen < MAX_COLUMNS; i++, columnsSeen++) {
               defaults[columnsSeen] = attr(tag, 'table:default-cell-style-name')
               if (why) hiddenColumns[columnsSeen] = why

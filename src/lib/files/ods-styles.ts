@@ -50,6 +50,17 @@ const COUNTRY_CURRENCIES: Readonly<Record<string, string>> = {
 const isZeroLength = (length: string | undefined) =>
   length !== undefined && /^\s*0*(?:\.0*)?\s*[a-z%]*\s*$/i.test(length)
 
+/** Points in a length's unit. */
+const POINTS: Readonly<Record<string, number>> = {pt: 1, in: 72, cm: 72 / 2.54, mm: 72 / 25.4, pc: 12, px: 0.75}
+
+/** A digit of LibreOffice's default 10 pt font is about 5.5 pt wide (Excel's width unit, a digit of Calibri 11, 5.25 pt). */
+const DIGIT_POINTS = 5
+const isNarrow = (length: string | undefined) => {
+  const match = length === undefined ? null : /^\s*(\d*\.?\d+)\s*([a-z]+)\s*$/i.exec(length)
+  const unit = match && POINTS[match[2]!.toLowerCase()]
+  return unit !== undefined && unit !== null && Number(match![1]) * unit < DIGIT_POINTS
+}
+
 /** Text as a quoted literal of a format code (a `"` in it escaped character by character). */
 const literal = (text: string) =>
   text === '' ? '' : text.includes('"') ? [...text].map((c) => `\\${c}`).join('') : `"${text}"`
@@ -84,10 +95,11 @@ export class OdsStyles {
   readonly #data = new Map<string, DataStyle>()
   readonly #cells = new Map<string, CellStyle>()
   readonly #formats = new Map<string, NumberFormat | {unmappable: string}>()
-  /** Table styles that hide their table, row styles of zero height, column styles of zero width. */
+  /** Table styles that hide their table, row styles of zero height, column styles of zero width or narrower than a digit. */
   readonly hiddenTables = new Set<string>()
   readonly zeroRows = new Set<string>()
   readonly zeroColumns = new Set<string>()
+  readonly narrowColumns = new Set<string>()
   /** Text styles (of `text:span`s) that strike their text through. */
   readonly struckText = new Set<string>()
   /** The country of the document's default cell style (its locale: `US`), whose currency a cell without one is in. */
@@ -161,6 +173,8 @@ export class OdsStyles {
       this.zeroRows.add(style.name)
     else if (name === 'style:table-column-properties' && isZeroLength(attr(tag, 'style:column-width')))
       this.zeroColumns.add(style.name)
+    else if (name === 'style:table-column-properties' && isNarrow(attr(tag, 'style:column-width')))
+      this.narrowColumns.add(style.name)
     else if (name === 'style:text-properties') {
       const through = attr(tag, 'style:text-line-through-style')
       const struck = through !== undefined && through !== 'none'

@@ -35,6 +35,12 @@ export interface WorkbookRecord {
   merged?: Record<number, string>
 }
 
+/**
+ * Why a column narrower than a digit is hidden: it shows no number whole (LibreOffice keeps a
+ * column dragged shut at 0.0008in, and saves it as an .xlsx width of 0.01).
+ */
+export const NARROWER_THAN_A_DIGIT = 'narrower than a digit'
+
 /** What a sheet says of all its rows: the columns it hides (hidden, collapsed, zero width) with why, and conditional formats gw cannot evaluate. */
 export interface SheetFacts {
   hiddenColumns: Record<number, string>

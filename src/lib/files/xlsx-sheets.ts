@@ -13,6 +13,7 @@ import {type AutoFilter, sheetTail} from './xlsx-tail.js'
 import {RunStrikes, type Strike, cellStyles, relationships, sharedStrings} from './xlsx-styles.js'
 import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
+  NARROWER_THAN_A_DIGIT,
   RowBuilder,
   type SheetEntry,
   type WorkbookRecord,
@@ -156,7 +157,10 @@ export async function openXlsx(path: string, zip: ZipParts) {
                 : 'hidden'
               : attr(tag, 'width') !== undefined && Number(attr(tag, 'width')) === 0
                 ? 'zero width'
-                : undefined
+                : // Excel's width unit is a digit of its default font.
+                  attr(tag, 'width') !== undefined && Number(attr(tag, 'width')) < 1
+                  ? NARROWER_THAN_A_DIGIT
+                  : undefined
             // A <col> of Excel's every column (1 to 16384) is a width for the sheet, not a list to spell out.
             if (why)
               for (let at = Math.max(min, 1); at <= Math.min(max, min + 16_384); at++) hiddenColumns[at - 1] = why
