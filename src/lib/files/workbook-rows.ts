@@ -83,11 +83,15 @@ export function columnOf(ref: string): number | undefined {
   return n - 1
 }
 
-/** The first and last row and column (0-based columns) of a range such as `A1:D7`. */
+/**
+ * The first and last row and column (0-based columns) of a range such as `A1:D7`, or of whole
+ * columns (`A:C`) or rows (`2:5`), as Excel writes a conditional format set on whole columns.
+ */
 export function rangeOf(ref: string): {top: number; bottom: number; left: number; right: number} | undefined {
   const [from, to = from] = ref.split(':') as [string, string | undefined]
-  const row = (cell: string) => Number(/\d+$/.exec(cell)?.[0] ?? NaN)
-  const [top, bottom, left, right] = [row(from), row(to!), columnOf(from), columnOf(to!)]
+  const row = (cell: string, whole: number) => (/^[A-Z]+$/i.test(cell) ? whole : Number(/\d+$/.exec(cell)?.[0] ?? NaN))
+  const column = (cell: string, whole: number) => (/^\d+$/.test(cell) ? whole : columnOf(cell))
+  const [top, bottom, left, right] = [row(from, 1), row(to!, 1_048_576), column(from, 0), column(to!, 16_383)]
   if (!Number.isFinite(top) || !Number.isFinite(bottom) || left === undefined || right === undefined) return undefined
   return {top, bottom, left, right}
 }

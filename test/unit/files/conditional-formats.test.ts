@@ -27,6 +27,13 @@ describe('conditional formats that strike rows, evaluated on each row', () => {
     expect(struck(rule, 12, row('no'))).toBe('')
   })
 
+  it('a rule over whole columns (A:D, as Excel writes one set on columns) is evaluated on every row', () => {
+    const rule = excelRule('A:D', {type: 'expression', formulas: ['$D1="no"']}, 'struck')
+    expect(struck(rule, 3, row('no'))).toBe('ABCD')
+    expect(struck(rule, 4, row('yes'))).toBe('')
+    expect(struck(rule, 5000, row('no'))).toBe('ABCD')
+  })
+
   it('cell value rules: equal a word (any case), greater than a number, between, text and blank rules', () => {
     const equal = excelRule('D2:D9', {type: 'cellIs', operator: 'equal', formulas: ['"Rejected"']}, 'struck')
     expect(struck(equal, 2, ['', '', '', 'REJECTED'])).toBe('D')
