@@ -44,7 +44,9 @@ const NOISE = 1e-9
 /** A number cell's amount: the one its text shows, when the value it holds agrees. */
 function shownAmount(text: string, note: Extract<CellNote, {kind: 'number'}>, currency?: string): TypedAmount {
   const holds = grouped(note.value)
-  const format = note.format ? ` (its number format is ${quoted(note.format)})` : ''
+  const format = note.format
+    ? ` (${note.byRule ? 'a conditional format shows it by' : 'its number format is'} ${quoted(note.format)})`
+    : ''
   if (note.unrenderable !== undefined)
     throw new AmountError(
       `the cell holds ${holds} in ${note.unrenderable}, which gw cannot show as the sheet does; format the cell as a number (0.00), or with its currency ([$฿-41E]#,##0.00)`,

@@ -6,10 +6,36 @@
  * between two numbers), a text contained, begun or ended with, a blank. A rule of any other shape
  * that can strike or hide cells is never guessed: it is said, and the file is a problem.
  */
+import {showNumber} from './shown-number.js'
+import type {CellNote} from './workbook-cells.js'
 import {columnOf, rangeOf} from './workbook-rows.js'
 
-/** What a rule's format does to the cells it applies to. */
-export type Effect = 'struck' | 'hidden'
+/**
+ * What a rule's format does to the cells it applies to: strikes them, hides them, or shows their
+ * numbers by a format of its own (`reformats`) that shows another number (`#,##0.00,` in
+ * thousands, `0%`, a date) than the cell holds.
+ */
+export type Effect = 'struck' | 'hidden' | {readonly reformats: string}
+
+/**
+ * What a number format a rule applies does to the number a person reads: hides it (`;;;`), shows
+ * another (scaled, a percentage, a date: `reformats`), or nothing that matters (decimals,
+ * grouping, a currency's symbol: undefined).
+ */
+export function formatEffect(code: string): Effect | undefined {
+  if (showNumber(1, code) === '' && showNumber(-1, code) === '') return 'hidden'
+  const probe = 123_456.78
+  const digits = Number(showNumber(probe, code).replace(/[^\d.]/g, ''))
+  return Math.abs(digits - probe) < 1 ? undefined : {reformats: code}
+}
+
+/** The effect in words, for a rule gw cannot evaluate. */
+const effectWords = (effect: Effect) =>
+  effect === 'struck'
+    ? 'strikes its cells through'
+    : effect === 'hidden'
+      ? 'hides its cells'
+      : `shows its numbers as ${effect.reformats}`
 
 type Operator = '=' | '<>' | '<' | '>' | '<=' | '>='
 
@@ -133,7 +159,7 @@ export function excelRule(
   const ranges = rangesOf(sqref)
   const written =
     `${rule.type}${rule.operator ? ` ${rule.operator}` : ''} ${rule.formulas.join(', ') || rule.text || ''}`.trim()
-  const unevaluated = `a conditional format on ${sqref} that ${effect === 'struck' ? 'strikes its cells through' : 'hides its cells'} when ${written}`
+  const unevaluated = `a conditional format on ${sqref} that ${effectWords(effect)} when ${written}`
   let test: Test | undefined
   const [first = '', second = ''] = rule.formulas
   if (rule.type === 'cellIs' && rule.operator && OPERATORS[rule.operator]) {
@@ -165,7 +191,7 @@ export function excelRule(
 /** A LibreOffice condition (`calcext:value`: `="no"`, `formula-is($D2="no")`, `between(1,5)`, `begins-with("x")`), over its target range. */
 export function odfRule(target: string, value: string, effect: Effect): ConditionalRule | UnevaluatedRule {
   const ranges = rangesOf(target)
-  const unevaluated = `a conditional format on ${target} that ${effect === 'struck' ? 'strikes its cells through' : 'hides its cells'} when ${value}`
+  const unevaluated = `a conditional format on ${target} that ${effectWords(effect)} when ${value}`
   const call = /^\s*([a-z-]+)\((.*)\)\s*$/is.exec(value)
   let test: Test | undefined
   if (call) {
@@ -245,33 +271,45 @@ function holds(rule: ConditionalRule, line: number, column: number, cellAt: (col
   }
 }
 
-/** The cells of row `line` each effect applies to, by column (in the ranges' columns that hold something or not). */
+/** The cells of row `line` each effect applies to, by column; `reformatted`: the format a rule shows a column's number by. */
 function applyRules(
   rules: readonly ConditionalRule[],
   line: number,
   width: number,
   cellAt: (column: number) => RuleCell,
-): Record<Effect, number[]> {
-  const applied: Record<Effect, Set<number>> = {struck: new Set(), hidden: new Set()}
+): {struck: number[]; hidden: number[]; reformatted: Map<number, string>} {
+  const struck = new Set<number>()
+  const hidden = new Set<number>()
+  const reformatted = new Map<number, string>()
   for (const rule of rules) {
     for (const range of rule.ranges) {
       if (line < range.top || line > range.bottom) continue
-      for (let column = range.left; column <= Math.min(range.right, width - 1); column++)
-        if (holds(rule, line, column, cellAt)) applied[rule.effect].add(column)
+      for (let column = range.left; column <= Math.min(range.right, width - 1); column++) {
+        if (!holds(rule, line, column, cellAt)) continue
+        if (rule.effect === 'struck') struck.add(column)
+        else if (rule.effect === 'hidden') hidden.add(column)
+        // The first rule that holds formats the cell (Excel's order of priority, as the rules are listed).
+        else if (!reformatted.has(column)) reformatted.set(column, rule.effect.reformats)
+      }
     }
   }
-  return {struck: [...applied.struck], hidden: [...applied.hidden]}
+  return {struck: [...struck], hidden: [...hidden], reformatted}
 }
 
-/** A row being read, as the rules mark it: its line, its cells' text, and the cells struck or hidden so far. */
+/** A row being read, as the rules mark it: its line, its cells' text and notes, and the cells struck or hidden so far. */
 interface MarkedRow {
   line: number
   cells: string[]
+  notes: Record<number, CellNote>
   struck: number[]
   blanked: number[]
 }
 
-/** Marks the filled cells of `row` that the rules strike or hide; `numbers`: the numbers its cells hold, by column. */
+/**
+ * Marks the filled cells of `row` that the rules strike or hide, and shows a number a rule
+ * formats as that format shows it (the amount read is then what the person sees, and a held
+ * value that disagrees is said); `numbers`: the numbers its cells hold, by column.
+ */
 export function markRow(
   row: MarkedRow,
   rules: readonly ConditionalRule[],
@@ -283,4 +321,10 @@ export function markRow(
   const filled = (at: number) => (row.cells[at] ?? '').trim() !== ''
   for (const at of applied.struck) if (filled(at) && !row.struck.includes(at)) row.struck.push(at)
   for (const at of applied.hidden) if (filled(at)) row.blanked.push(at)
+  for (const [at, code] of applied.reformatted) {
+    const note = row.notes[at]
+    if (numbers[at] === undefined || note?.kind !== 'number') continue
+    row.cells[at] = showNumber(numbers[at], code)
+    row.notes[at] = {...note, format: code, byRule: true}
+  }
 }

@@ -10,8 +10,8 @@
  */
 import type {SaxesTagPlain} from 'saxes'
 
-import type {Effect} from './conditional-formats.js'
-import {type NumberFormat, numberFormat, showNumber} from './shown-number.js'
+import {type Effect, formatEffect} from './conditional-formats.js'
+import {type NumberFormat, numberFormat} from './shown-number.js'
 import {attr} from './workbook-rows.js'
 
 /** A number style as read: its family, the parts of its code in order, its conditions. */
@@ -224,12 +224,12 @@ export class OdsStyles {
     return {text: text.split('\u0000').join(HOME_SYMBOLS[currency ?? ''] ?? currency ?? ''), currency}
   }
 
-  /** What a cell style applied by a conditional format does: strike its text, hide it (its format shows nothing), or neither. */
+  /** What a cell style applied by a conditional format does: strike its text, hide it or show another number (its format), or neither. */
   effectOf(cellStyle: string | undefined): Effect | undefined {
     if (this.struck(cellStyle)) return 'struck'
     const format = this.formatOf(cellStyle)
     if ('unmappable' in format || format.code === 'General') return undefined
-    return showNumber(1, format.code) === '' && showNumber(-1, format.code) === '' ? 'hidden' : undefined
+    return formatEffect(format.code)
   }
 
   /** Whether a cell style strikes its text through. */

@@ -35,6 +35,8 @@ export type CellNote =
       kind: 'number'
       value: string
       format?: string
+      /** `format` is a conditional format's, whose rule holds for the cell (it shows the number so). */
+      byRule?: boolean
       subtotal?: boolean
       unrenderable?: string
       currency?: string

@@ -8,8 +8,8 @@ import {posix} from 'node:path'
 
 import type {SaxesTagPlain} from 'saxes'
 
-import type {Effect} from './conditional-formats.js'
-import {type NumberFormat, numberFormat, showNumber} from './shown-number.js'
+import {type Effect, formatEffect} from './conditional-formats.js'
+import {type NumberFormat, numberFormat} from './shown-number.js'
 import {fromWorkbookText} from './workbook-cells.js'
 import {attr, local, parseAll} from './workbook-rows.js'
 import {PartTooLarge, type ZipParts} from './zip-parts.js'
@@ -159,9 +159,8 @@ export async function cellStyles(zip: ZipParts, part: string | undefined): Promi
       if (name === 'cellXfs') inCellXfs = false
       else if (name === 'fonts') inFonts = false
       else if (name === 'dxf' && dxf) {
-        // A format that shows nothing of a number (`;;;`) hides the cell; a strike strikes it.
-        const hides = dxf.code !== undefined && showNumber(1, dxf.code) === '' && showNumber(-1, dxf.code) === ''
-        styles.effects.push(dxf.struck ? 'struck' : hides ? 'hidden' : undefined)
+        // A strike strikes the cell; a format that shows nothing of a number (`;;;`) hides it, one that shows another number reformats it.
+        styles.effects.push(dxf.struck ? 'struck' : dxf.code !== undefined ? formatEffect(dxf.code) : undefined)
         dxf = undefined
       }
     },

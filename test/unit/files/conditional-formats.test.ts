@@ -1,12 +1,18 @@
 import {describe, expect, it} from 'vitest'
 
-import {type ConditionalRule, excelRule, markRow, odfRule} from '../../../src/lib/files/conditional-formats.js'
+import {
+  type ConditionalRule,
+  excelRule,
+  formatEffect,
+  markRow,
+  odfRule,
+} from '../../../src/lib/files/conditional-formats.js'
 import {StatusWords} from '../../../src/lib/orders/status-words.js'
 
 /** The cells of row `line` (A, B, C, D as `cells`) a rule strikes, by column letter. */
 function struck(rule: ConditionalRule | string, line: number, cells: string[], numbers: Record<number, number> = {}) {
   if (typeof rule === 'string') throw new Error(rule)
-  const row = {line, cells, struck: [] as number[], blanked: [] as number[]}
+  const row = {line, cells, notes: {}, struck: [] as number[], blanked: [] as number[]}
   markRow(row, [rule], numbers)
   return [...row.struck, ...row.blanked].map((at) => 'ABCD'[at]).join('')
 }
@@ -60,6 +66,42 @@ describe('conditional formats that strike rows, evaluated on each row', () => {
     expect(typeof excelRule('A2:D9', {type: 'expression', formulas: ['$D$2="no"']}, 'struck')).toBe('string')
     expect(typeof excelRule('A2:D9', {type: 'top10', formulas: []}, 'struck')).toBe('string')
     expect(typeof odfRule('S.A2:S.D9', 'duplicate', 'hidden')).toBe('string')
+  })
+})
+
+describe("a rule's own number format", () => {
+  it('matters when it shows another number than the cell holds (scaled, a percentage, a date) or none', () => {
+    expect(formatEffect('#,##0.00,')).toEqual({reformats: '#,##0.00,'})
+    expect(formatEffect('0%')).toEqual({reformats: '0%'})
+    expect(formatEffect('yyyy-mm-dd')).toEqual({reformats: 'yyyy-mm-dd'})
+    expect(formatEffect(';;;')).toBe('hidden')
+    // Decimals, grouping, a currency's symbol, a colour: the same number, as the cell's own format would show it.
+    for (const code of ['#,##0.00', '0', '[$฿-41E]#,##0.00', '[Red]#,##0.00;[Red]-#,##0.00', '"RM"#,##0.00'])
+      expect(formatEffect(code), code).toBeUndefined()
+  })
+
+  it('where the rule holds, the cell shows its number by it, and says so; elsewhere as it was', () => {
+    const rule = excelRule(
+      'B2:B9',
+      {type: 'cellIs', operator: 'greaterThan', formulas: ['100']},
+      {reformats: '#,##0.00,'},
+    )
+    if (typeof rule === 'string') throw new Error(rule)
+    const rowOf = (line: number, shown: string, held: number) => ({
+      line,
+      cells: ['SHW-1', shown],
+      notes: {1: {kind: 'number' as const, value: String(held), format: '#,##0.00'}},
+      struck: [] as number[],
+      blanked: [] as number[],
+    })
+    const over = rowOf(2, '1,500.00', 1500)
+    markRow(over, [rule], {1: 1500})
+    expect(over.cells[1]).toBe('1.50')
+    expect(over.notes[1]).toMatchObject({format: '#,##0.00,', byRule: true})
+    const under = rowOf(3, '50.00', 50)
+    markRow(under, [rule], {1: 50})
+    expect(under.cells[1]).toBe('50.00')
+    expect(under.notes[1]).not.toHaveProperty('byRule')
   })
 })
 
