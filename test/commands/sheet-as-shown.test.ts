@@ -445,6 +445,34 @@ describe('what an outside trial found the sheet shows (review44)', () => {
     expect(await refunded('SHW-75', 'SHW-76')).toEqual([])
   })
 
+  it.each([
+    ['OK to refund', 'yes', 'no'],
+    ['Manager sign-off', 'Approved', 'Refused'],
+    ['Action', 'Refund', 'Do not refund'],
+    ['Approve (Y/N)', 'Y', 'N'],
+    ['Decision', 'Approve', 'Reject'],
+    ['Freigabe', 'Ja', 'Nein'],
+    ['審核', '批准', '駁回'],
+  ])(
+    'a column gw does not read is an approval by what it holds: "%s" with %s and %s stops the run, nothing sent',
+    async (header, yes, no) => {
+      const path = join(world.configDir, `approval-by-content-${header.length}${yes}.csv`)
+      writeFileSync(path, `mch_order_no,refund_amount,${header}\nSHW-75,10.00,${yes}\nSHW-76,10.00,${no}\n`)
+      const result = await send(path)
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain(`column "${header}" says not every refund is approved: "${no}" (1 row: line 3)`)
+      expect(await refunded('SHW-75', 'SHW-76')).toEqual([])
+    },
+  )
+
+  it('a note column that holds other words too is a note, never an approval: its rows are sent', async () => {
+    const path = join(world.configDir, 'note-column.csv')
+    writeFileSync(path, 'mch_order_no,refund_amount,Note\nSHW-74,1.00,no receipt\nSHW-74,2.00,no\nSHW-74,3.00,\n')
+    const result = await send(path)
+    expect(result.code, result.stderr).toBe(0)
+    expect(await refunded('SHW-74')).toEqual([['SHW-74', 100], ['SHW-74', 200], ['SHW-74', 300]])
+  })
+
   it.each(['narrow-column.odfpy.ods', 'narrow-column.libreoffice.xlsx'])(
     '%s: a stale column dragged narrower than a digit is never read; the shown one is named',
     async (name) => {

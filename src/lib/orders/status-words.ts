@@ -65,6 +65,11 @@ const APPROVALS: Readonly<Record<Approval, readonly string[]>> = {
   approved: [
     'approved',
     'approve',
+    'refund',
+    'ja',
+    'oui',
+    'sí',
+    'si',
     'yes',
     'y',
     'ok',
@@ -117,6 +122,13 @@ const APPROVALS: Readonly<Record<Approval, readonly string[]>> = {
     'rechazado',
     'refusé',
     'abgelehnt',
+    'nein',
+    '駁回',
+    '拒絕',
+    'do_not_refund',
+    "don't_refund",
+    'no_refund',
+    'not_approved',
   ],
   pending: [
     'pending',
@@ -190,13 +202,18 @@ export class StatusWords {
   /**
    * Whether a row with `status` is approved, rejected or waiting, and whether the user said so
    * (--status-map); undefined when it is no approval word (a payment word, or none known).
+   * `notes`: a note that starts with a word is that word ("Approved by Somchai"); without, only
+   * a whole word is (a column judged by its cells: "no receipt" is a note, not an approval).
    */
-  approvalOf(status: string): {approval: Approval; mapped: boolean} | undefined {
+  approvalOf(
+    status: string,
+    {notes = true}: {notes?: boolean} = {},
+  ): {approval: Approval; mapped: boolean} | undefined {
     const mapped = this.#mapped.get(keyOf(status))
     if (mapped !== undefined)
       return isApproval(keyOf(mapped)) ? {approval: keyOf(mapped) as Approval, mapped: true} : undefined
     const whole = APPROVAL_OF.get(keyOf(status))
-    if (whole) return {approval: whole, mapped: false}
+    if (whole || !notes) return whole && {approval: whole, mapped: false}
     // A note that starts with a word ("Approved by Somchai", "Rejected: duplicate") is that word,
     // unless it asks or says more ("Approved?", "Approved - on hold", "Approved, not yet"): then it
     // is no word gw knows, and its row a problem.

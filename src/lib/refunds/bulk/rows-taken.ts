@@ -5,6 +5,9 @@
  * (`--where 'Status=Approved'`, or a word mapped to rejected or pending with --status-map) are
  * left out and reported; a word that says rejected or waiting with neither stops the run,
  * counting each word, before anything is sent; a word gw does not know is a problem of its line.
+ * A column is an approval by what it holds too, whatever its header ("OK to refund", "Decision",
+ * "Freigabe"): one gw does not read whose every filled cell is an approval word, one of them not
+ * approving, stops the run the same way.
  */
 import {shellWord, usageError} from '../../errors.js'
 import {normalizeHeader} from '../../files/columns.js'
@@ -45,19 +48,41 @@ function wheresOf(header: TableHeader, given: readonly string[]): Where[] {
   })
 }
 
+/** Rows of a word: how many, and the first few lines (said in the message). */
+interface Seen {
+  count: number
+  lines: number[]
+}
+
 /** A word not approving a row, with its rows: counted for the message that stops the run. */
 interface Unsaid {
-  field: string
   column: string
-  words: Map<string, number[]>
+  words: Map<string, Seen>
+  /** The approving words of the column, with their rows. */
+  approving: Map<string, Seen>
+}
+
+const see = (words: Map<string, Seen>, word: string, line: number) => {
+  const seen = words.get(word) ?? {count: 0, lines: []}
+  seen.count++
+  if (seen.lines.length < 5) seen.lines.push(line)
+  words.set(word, seen)
+}
+
+/** A column gw does not read, judged by what it holds: an approval column while every filled cell is an approval word. */
+interface ByContent {
+  at: number
+  words: Unsaid
+  /** A cell that is no approval word was met: the column is something else (a reason, a note). */
+  other: boolean
 }
 
 export class RowsTaken {
   readonly #wheres: Where[]
-  /** By field: rejected or waiting words nobody said what to do with. */
+  /** By field: the rejected or waiting words nobody said what to do with, and the approving ones. */
   readonly #unsaid = new Map<string, Unsaid>()
-  /** By field: the approving words seen, with how many rows (said beside the others). */
-  readonly #approving = new Map<string, Map<string, number>>()
+  /** The columns gw does not read (shown, not gw's own output), judged by their cells. */
+  readonly #byContent: ByContent[]
 
   constructor(
     readonly header: TableHeader,
@@ -65,6 +90,12 @@ export class RowsTaken {
     where: readonly string[] = [],
   ) {
     this.#wheres = wheresOf(header, where)
+    const read = new Set([...header.index.values(), ...header.gwColumns, ...this.#wheres.map((w) => w.column)])
+    this.#byContent = header.names.flatMap((name, at) =>
+      name.trim() && !read.has(at) && !header.hidden.has(at)
+        ? [{at, other: false, words: {column: name, words: new Map(), approving: new Map()}}]
+        : [],
+    )
   }
 
   /** What --where says of the row: why it is left out, or undefined when it is taken. */
@@ -98,16 +129,24 @@ export class RowsTaken {
         if (field === 'sale_status' && this.statuses.meaningOf(word)) continue
         return {problem: this.#unknown(field, column, word)}
       }
+      const unsaid = this.#unsaid.get(field) ?? {column, words: new Map(), approving: new Map()}
+      this.#unsaid.set(field, unsaid)
       if (approval.approval === 'approved') {
-        const seen = this.#approving.get(field) ?? new Map<string, number>()
-        seen.set(word, (seen.get(word) ?? 0) + 1)
-        this.#approving.set(field, seen)
+        see(unsaid.approving, word, row.line)
         continue
       }
       if (approval.mapped) return {left: `${quoted(column)} is ${quoted(word)}, ${approval.approval} (--status-map)`}
-      const unsaid = this.#unsaid.get(field) ?? {field, column, words: new Map<string, number[]>()}
-      unsaid.words.set(word, [...(unsaid.words.get(word) ?? []), row.line])
-      this.#unsaid.set(field, unsaid)
+      see(unsaid.words, word, row.line)
+    }
+    for (const column of this.#byContent) {
+      const word = (row.values[column.at] ?? '').trim()
+      if (!word || column.other) continue
+      const approval = this.statuses.approvalOf(word, {notes: false})
+      if (!approval) column.other = true
+      else if (approval.approval === 'approved') see(column.words.approving, word, row.line)
+      else if (approval.mapped)
+        return {left: `${quoted(column.words.column)} is ${quoted(word)}, ${approval.approval} (--status-map)`}
+      else see(column.words.words, word, row.line)
     }
     return {}
   }
@@ -119,16 +158,17 @@ export class RowsTaken {
 
   /** The problems of the whole file once every row is read: each column whose words do not all approve, with the way out. */
   problems(): string[] {
-    return [...this.#unsaid.values()].map(({column, field, words}) => {
+    const columns = [...this.#unsaid.values(), ...this.#byContent.filter((c) => !c.other).map((c) => c.words)].filter(
+      (unsaid) => unsaid.words.size,
+    )
+    return columns.map(({column, words, approving}) => {
       const said = [...words].map(
-        ([word, lines]) =>
-          `${quoted(word)} (${plural(lines.length, 'row')}: line ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', …' : ''})`,
+        ([word, {count, lines}]) =>
+          `${quoted(word)} (${plural(count, 'row')}: line ${lines.join(', ')}${count > lines.length ? ', …' : ''})`,
       )
-      const approving = [...(this.#approving.get(field) ?? [])].map(
-        ([word, count]) => `${quoted(word)} (${plural(count, 'row')})`,
-      )
-      const first = approving.length ? [...(this.#approving.get(field) ?? new Map()).keys()][0] : 'Approved'
-      return `column ${quoted(column)} says not every refund is approved: ${said.join(', ')}${approving.length ? ` beside ${approving.join(', ')}` : ''}; approval is not a payment state, and gw refunds none of these rows unasked: say which rows to take with --where ${shellWord(`${column}=${first}`)}, or what each word means with --status-map ${shellWord(`${[...words.keys()][0]}=rejected`)} (approved, rejected, pending)`
+      const approved = [...approving].map(([word, {count}]) => `${quoted(word)} (${plural(count, 'row')})`)
+      const first = [...approving.keys()][0] ?? 'Approved'
+      return `column ${quoted(column)} says not every refund is approved: ${said.join(', ')}${approved.length ? ` beside ${approved.join(', ')}` : ''}; approval is not a payment state, and gw refunds none of these rows unasked: say which rows to take with --where ${shellWord(`${column}=${first}`)}, or what each word means with --status-map ${shellWord(`${[...words.keys()][0]}=rejected`)} (approved, rejected, pending)`
     })
   }
 }
