@@ -21,7 +21,9 @@ describe.skipIf(!HAS_TMUX && !CI)('gw profile add on a terminal', () => {
   it('asks for what is missing, checks each answer, saves the profile and runs doctor on it', async () => {
     const config = tempDir('gw-guided-')
     const merchant = world.sandbox.info.merchants[0]!
-    const terminal = new Terminal(['profile', 'add'], {GW_CONFIG_DIR: config})
+    // The zone the sandbox writes its times in, given: the rest is asked.
+    const zone = ['--gateway-zone', world.sandbox.info.gateway_zone]
+    const terminal = new Terminal(['profile', 'add', ...zone], {GW_CONFIG_DIR: config})
     try {
       await terminal.waitFor(/Profile name/)
       terminal.type('guided')

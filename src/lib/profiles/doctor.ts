@@ -9,10 +9,11 @@ import {connect} from 'node:net'
 
 import {type ClientOptions, GatewayClient} from '../gateway/client.js'
 import {EXIT_CODES, type ExitCode, GwError, type Outcome, gwCommand, isStopped, shellWord} from '../errors.js'
-import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
+import {ORDER_NOT_FOUND, writtenOffset, zoneDisagreement} from '../gateway/protocol/index.js'
 import {checkKeys, loosePrivateFiles, replaceKey} from './keys.js'
 import {keyPassphrase} from './passphrase.js'
 import {type Profile, httpsOf, plainHttpToNetwork} from './store.js'
+import {wrongZone} from './zone.js'
 
 type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
 
@@ -223,7 +224,10 @@ export async function runDoctor(
       })
       outcome = 'refused'
     }
-    if (answer.status !== 'uncertain' && 'gatewayTime' in answer) checkClock(checks, answer.gatewayTime)
+    if (answer.status !== 'uncertain' && 'gatewayTime' in answer) {
+      checkClock(checks, answer.gatewayTime)
+      checkZone(checks, answer.gatewayTime, profile)
+    }
   } catch (error) {
     const gw = error instanceof GwError ? error : new GwError('transport', (error as Error).message)
     if (gw.kind === 'signature') {
@@ -240,6 +244,22 @@ export async function runDoctor(
     outcome = gw.kind
   }
   return finish(profile.name, outcome)
+}
+
+/** The offset the gateway's time stamp writes against the profile's zone; skipped when it writes none. */
+function checkZone(checks: Check[], gatewayTime: string | undefined, profile: Profile): void {
+  const name = 'gateway zone'
+  const zone = profile.gatewayZone
+  const disagreement = zoneDisagreement(gatewayTime, zone)
+  if (disagreement) checks.push({name, verdict: 'warn', ...wrongZone(profile, disagreement)})
+  else if (writtenOffset(gatewayTime))
+    checks.push({name, verdict: 'pass', detail: `the gateway's time stamps are at the offset of ${zone}`})
+  else
+    checks.push({
+      name,
+      verdict: 'skip',
+      detail: `the gateway's time stamp writes no offset: that its times are in ${zone} cannot be checked`,
+    })
 }
 
 function checkClock(checks: Check[], gatewayTime: string | undefined): void {
