@@ -378,7 +378,9 @@ const bulk = {helpGroup: 'BULK', dependsOn: ['from-csv']}
 /** The flags of `refund create --from-csv`. */
 export const bulkRefundFlags = {
   'from-csv': Flags.string({
-    description: 'refund every row of this file (CSV or .xlsx)',
+    description: 'refund every row of this file (CSV or .xlsx; --file is the same flag)',
+    // The flag takes workbooks too: --file says so.
+    aliases: ['file'],
     helpGroup: 'BULK',
     exclusive: ['amount', 'refund-fee', 'mch-refund-no', 'gw-order-no', 'channel-order-no'],
   }),
