@@ -80,3 +80,27 @@ describe('a command that shows times, the gateway zone wrong', () => {
     expect(right.stderr).not.toContain('time stamps')
   })
 })
+
+describe('gw doctor: a base URL without the path of the operations', () => {
+  it('says the path after a 404, as a command that fixes it', async () => {
+    const origin = world.sandbox.info.origin
+    const env = world.environmentProfile({GW_BASE_URL: origin})
+    const bare = await world.run(['doctor'], {env})
+    expect(bare.code).toBe(3)
+    expect(bare.stdout).toContain(`GW_BASE_URL=${origin}/Gateway`)
+
+    const added = await world.run(
+      world.profileAdd('bare').map((word, i, all) => (all[i - 1] === '--base-url' ? `${origin}/` : word)),
+    )
+    expect(added.code, added.stderr).toBe(0)
+    const result = await world.run(['doctor', '--profile', 'bare'])
+    expect(result.code).toBe(3)
+    const fix = `gw profile set bare --base-url ${origin}/Gateway`
+    expect(result.stdout).toContain(
+      `Nothing answers the operations at ${origin}: the base URL goes up to the operation's name, which the gateway serves under /Gateway (${origin}/Gateway/order_query). Give it the path: ${fix}\n`,
+    )
+    expect((await world.asPrinted(fix)).code).toBe(0)
+    expect((await world.run(['doctor', '--profile', 'bare'])).stdout).toContain('All checks passed.')
+    await world.run(['profile', 'remove', 'bare'])
+  })
+})

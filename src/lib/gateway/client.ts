@@ -241,6 +241,7 @@ export class GatewayClient {
         kind: 'transport',
         message: `the gateway answered code ${String(result.code)}${said}: the call was not processed`,
         mayHaveArrived: false,
+        httpStatus: result.httpStatus,
       }
     }
     const last = failure!
@@ -258,6 +259,7 @@ export class GatewayClient {
     const attempts = last.final ? '' : ` (${plural(this.#retry.tries, 'attempt')})`
     throw new (last.unreached ? GatewayUnreachable : GwError)('transport', `${last.message}${attempts}.`, {
       advice: `Check the base URL of profile "${this.profile.name}" (${this.profile.baseUrl}) and the network, then run gw doctor.`,
+      ...(last.httpStatus === undefined ? {} : {details: {http_status: last.httpStatus}}),
     })
   }
 

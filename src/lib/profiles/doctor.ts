@@ -79,6 +79,24 @@ const DIAGNOSIS: Record<string, string> = {
 
 const SIGNATURE_REFUSED = new Set(['GW_SIGN_ERROR', 'SIGNERROR'])
 
+/** The path the gateway serves its operations under (the API document's, and the sandbox's). */
+const OPERATIONS_PATH = '/Gateway'
+
+/**
+ * HTTP 404 for the operation: the base URL names no path the operations are under. A base URL
+ * without /Gateway is said with the one that has it, as a command to paste.
+ */
+function noOperationThere(profile: Profile): string | undefined {
+  const url = new URL(profile.baseUrl)
+  if (url.pathname.replace(/\/+$/, '').endsWith(OPERATIONS_PATH)) return undefined
+  const withPath = `${url.origin}${url.pathname.replace(/\/+$/, '')}${OPERATIONS_PATH}`
+  const fix =
+    profile.source === 'store'
+      ? gwCommand(undefined, 'profile', 'set', profile.name, '--base-url', withPath)
+      : `GW_BASE_URL=${withPath}`
+  return `Nothing answers the operations at ${profile.baseUrl}: the base URL goes up to the operation's name, which the gateway serves under ${OPERATIONS_PATH} (${withPath}/order_query). Give it the path: ${fix}`
+}
+
 /** Where to look when the gateway cannot be reached: the sandbox only for a test profile on this machine. */
 function unreachableAdvice(profile: Profile, url: URL): string {
   if (profile.live)
@@ -239,7 +257,8 @@ export async function runDoctor(
         advice: `The gateway public key of the profile is not the gateway's: get the current one from the merchant platform and give it: ${replaceKey(profile, 'gateway')}.`,
       })
     } else {
-      checks.push({name: 'signed request', verdict: 'fail', detail: gw.message, advice: gw.advice})
+      const advice = gw.details?.http_status === 404 ? noOperationThere(profile) : undefined
+      checks.push({name: 'signed request', verdict: 'fail', detail: gw.message, advice: advice ?? gw.advice})
     }
     outcome = gw.kind
   }
