@@ -26,3 +26,14 @@ export function defaultSandboxDir(env: Env = process.env): string {
     return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'gw', 'Data', 'sandbox')
   return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'gw', 'sandbox')
 }
+
+/**
+ * A file's path as typed at a question (no shell reads it): `~` and `~/…` are the home folder, as
+ * a shell would have made them, and the quotes a terminal puts around a file dropped on it go.
+ */
+export function typedPath(text: string): string {
+  const trimmed = text.trim()
+  const unquoted = /^(['"])(.*)\1$/s.exec(trimmed)?.[2] ?? trimmed
+  if (unquoted === '~') return homedir()
+  return /^~[\\/]/.test(unquoted) ? join(homedir(), unquoted.slice(2)) : unquoted
+}

@@ -4,6 +4,7 @@
  * (control; loopback only). It shares only the protocol, signing and the generic I/O pieces
  * with the client side of gw.
  */
+import {readFileSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
@@ -13,6 +14,7 @@ import QRCode from 'qrcode'
 import type {SignScheme} from '../lib/gateway/signing.js'
 import {localZone} from '../lib/gateway/protocol/time.js'
 import {readBody, reply} from '../lib/io/http.js'
+import {type Lock, type LockHolder, LockHeld, holdLock} from '../lib/io/lock.js'
 import {ensurePrivateDir, writePrivateFile} from '../lib/io/private-file.js'
 import {control} from './control.js'
 import {envelope} from './envelope.js'
@@ -222,7 +224,52 @@ class SandboxServer {
 }
 
 /** Starts the sandbox; resolves once it listens and `sandbox.json` is written. */
+/** A second sandbox started on a data dir one runs on: where the first runs (its sandbox.json), and who runs it. */
+export class SandboxRunning extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly baseUrl: string | undefined,
+    readonly holder: LockHolder | undefined,
+  ) {
+    super(`a sandbox runs on ${dataDir} already${baseUrl ? ` at ${baseUrl}` : ''}`)
+  }
+}
+
+/**
+ * One data dir, one running sandbox: its lock, which the system lets go of when the sandbox ends
+ * however it ends. A second is refused before it touches the data dir, its port or a profile.
+ */
+function holdDataDir(dataDir: string): Lock {
+  ensurePrivateDir(dataDir)
+  try {
+    return holdLock(join(dataDir, 'running.lock'))
+  } catch (error) {
+    if (!(error instanceof LockHeld)) throw error
+    throw new SandboxRunning(dataDir, runningAt(dataDir), error.holder)
+  }
+}
+
+/** The address the running sandbox wrote in its sandbox.json, when it did. */
+function runningAt(dataDir: string): string | undefined {
+  try {
+    const {base_url} = JSON.parse(readFileSync(join(dataDir, 'sandbox.json'), 'utf8')) as {base_url?: unknown}
+    return typeof base_url === 'string' ? base_url : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const lock = holdDataDir(options.dataDir)
+  try {
+    return await serve(options, lock)
+  } catch (error) {
+    lock.release()
+    throw error
+  }
+}
+
+async function serve(options: SandboxOptions, lock: Lock): Promise<RunningSandbox> {
   const sandbox = new SandboxServer({...options, timeScale: options.timeScale ?? 1})
   const server: Server = createServer((req, res) => {
     sandbox.handle(req, res).catch((error: Error) => {
@@ -264,6 +311,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       await sandbox.close()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      lock.release()
     },
   }
 }

@@ -155,7 +155,7 @@ describe('gw order create', () => {
     for (const [amount, currency, message] of [
       ['150.505', 'THB', 'THB has 2 decimal places'],
       ['150.5', 'JPY', 'JPY has no minor unit'],
-      ['-3', 'THB', 'is not an amount'],
+      ['-3', 'THB', 'is negative'],
       ['0', 'THB', 'above zero'],
     ]) {
       const mch = orderNo()

@@ -98,7 +98,7 @@ describe('--json as docs/conventions.md defines it', () => {
     expect(refund.refund_orders[0]!.refund_time).toMatch(ISO)
   })
 
-  it("reconcile's summary names amounts *_fee (minor units) and *_amount (decimal), the gateway's apart from the file's; the table labels them", async () => {
+  it("reconcile's summary names amounts *_fee (minor units) and *_amount (decimal), the gateway's (unpaid here) apart from the file's; the table labels them", async () => {
     await createOrder('SUM-1', 'wechat', '100.00')
     await createOrder('SUM-2', 'wechat', '50.00')
     const csv = join(world.configDir, 'summary.csv')
@@ -111,8 +111,8 @@ describe('--json as docs/conventions.md defines it', () => {
         classification: 'match',
         currency: 'THB',
         rows: 1,
-        gateway_total_fee: 10_000,
-        gateway_total_amount: '100.00',
+        unpaid_fee: 10_000,
+        unpaid_amount: '100.00',
         merchant_total_fee: 10_000,
         merchant_total_amount: '100.00',
       },
@@ -120,8 +120,8 @@ describe('--json as docs/conventions.md defines it', () => {
         classification: 'amount_mismatch',
         currency: 'THB',
         rows: 1,
-        gateway_total_fee: 5000,
-        gateway_total_amount: '50.00',
+        unpaid_fee: 5000,
+        unpaid_amount: '50.00',
         merchant_total_fee: 6000,
         merchant_total_amount: '60.00',
       },
@@ -135,7 +135,7 @@ describe('--json as docs/conventions.md defines it', () => {
     ])
     const text = await world.run(['reconcile', csv, '--channel', 'wechat', '--out', join(world.configDir, 's.csv')])
     const header = text.stdout.split('\n').find((line) => line.includes('classification'))!
-    expect(header).toMatch(/gateway's amount.*your amount/)
+    expect(header).toMatch(/paid.*refunded.*unpaid.*your amount/)
     const missing = text.stdout.split('\n').find((line) => line.includes('missing_at_gateway'))!
     expect(missing).toMatch(/│ +- +│ +7\.00 THB/)
   })

@@ -422,6 +422,39 @@ describe('forgiving input', () => {
     expect(folder.stderr).toContain(`${world.configDir} is a folder, not a file.`)
   })
 
+  it('words a command does not take are said so, with a command that takes them, never the input again', async () => {
+    const list = await world.run(['refund', 'list', 'INV-1001'], {process: true})
+    expect(list.code).toBe(2)
+    expect(list.stderr).toContain(
+      'Error: gw refund list takes no arguments ("INV-1001" was given).\nDid you mean: gw refund query INV-1001\n',
+    )
+    expect(list.stderr).not.toContain('Did you mean: gw refund list')
+    const get = await world.run(['order', 'get', 'INV-1001'], {process: true})
+    expect(get.code).toBe(2)
+    expect(get.stderr).toContain('Did you mean: gw order query INV-1001\n')
+    // A near verb that closes the order is never offered for one that lists.
+    const orders = await world.run(['order', 'list', 'INV-1001'], {process: true})
+    expect(orders.stderr).toContain('Did you mean: gw order query INV-1001\n')
+    const profiles = await world.run(['profile', 'list', 'shop'], {process: true})
+    expect(profiles.code).toBe(2)
+    expect(profiles.stderr).toContain('Error: gw profile list takes no arguments ("shop" was given).')
+    expect(profiles.stderr).toContain('See what it takes: gw profile list --help')
+  })
+
+  it('--from-file is pointed to --from-csv, which --file also names; nothing sent', async () => {
+    const before = await world.requests()
+    const guessed = await world.run(['refund', 'create', '--from-file', 'refunds.xlsx'])
+    expect(guessed.code).toBe(2)
+    expect(guessed.stderr).toContain('Nonexistent flag: --from-file')
+    expect(guessed.stderr).toContain('Did you mean --from-csv?')
+    expect(await world.requests()).toEqual(before)
+    const csv = world.file('file-alias.csv', 'mch_order_no,refund_amount\nINV-1001,1.00\nINV-1001,x\n')
+    const named = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
+    const alias = await world.run(['refund', 'create', '--file', csv, '--dry-run'])
+    expect(named.stderr).toContain('line 3')
+    expect([alias.code, alias.stdout, alias.stderr]).toEqual([named.code, named.stdout, named.stderr])
+  })
+
   it('a mistyped flag gets "did you mean", exit 2, nothing sent', async () => {
     const before = (await world.requests()).native_pay ?? 0
     const result = await world.run(['order', 'create', '--channel', 'wechat', '--amout', '5', '--fee-type', 'THB'])

@@ -1,3 +1,4 @@
+import {copyFileSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -21,7 +22,13 @@ describe.skipIf(!HAS_TMUX && !CI)('gw profile add on a terminal', () => {
   it('asks for what is missing, checks each answer, saves the profile and runs doctor on it', async () => {
     const config = tempDir('gw-guided-')
     const merchant = world.sandbox.info.merchants[0]!
-    const terminal = new Terminal(['profile', 'add'], {GW_CONFIG_DIR: config})
+    // The zone the sandbox writes its times in, given: the rest is asked.
+    const zone = ['--gateway-zone', world.sandbox.info.gateway_zone]
+    // The key kept in the home folder, named as people type it: ~/keys/my.pem.
+    const home = join(config, 'home')
+    mkdirSync(join(home, 'keys'), {recursive: true})
+    copyFileSync(merchant.private_key_file, join(home, 'keys', 'my.pem'))
+    const terminal = new Terminal(['profile', 'add', ...zone], {GW_CONFIG_DIR: config, HOME: home})
     try {
       await terminal.waitFor(/Profile name/)
       terminal.type('guided')
@@ -36,7 +43,7 @@ describe.skipIf(!HAS_TMUX && !CI)('gw profile add on a terminal', () => {
       terminal.type(join(config, 'no-such.pem'))
       await terminal.waitFor(/There is no file/)
       terminal.erase(join(config, 'no-such.pem').length)
-      terminal.type(merchant.private_key_file)
+      terminal.type('~/keys/my.pem')
       await terminal.waitFor(/gateway public key file/)
       terminal.type(world.sandbox.info.gateway_public_key_file)
       await terminal.waitFor(/Which kind of account is it\?/)

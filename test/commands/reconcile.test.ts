@@ -157,8 +157,10 @@ describe('gw reconcile', () => {
         {
           classification: 'match',
           rows: 1,
-          gateway_total_fee: 10_000,
-          gateway_total_amount: '100.00',
+          paid_fee: 10_000,
+          paid_amount: '100.00',
+          refunded_fee: 0,
+          refunded_amount: '0.00',
           merchant_total_fee: 10_000,
           merchant_total_amount: '100.00',
         },
@@ -183,6 +185,71 @@ describe('gw reconcile', () => {
     } finally {
       await world.faults('')
     }
+  })
+
+  it('sums paid, refunded and unpaid money apart, as a settlement is read: text, summary.csv and --json', async () => {
+    // 100.00 THB each: unpaid, paid, closed, paid and 25.00 refunded by gw (its history knows the refund's number).
+    for (const mch of ['SET-UNPAID', 'SET-PAID', 'SET-CLOSED', 'SET-REFUNDED']) {
+      const made = await world.run([
+        'order',
+        'create',
+        '--channel',
+        'wechat',
+        '--amount',
+        '100.00',
+        '--fee-type',
+        'THB',
+        '--mch-order-no',
+        mch,
+      ])
+      expect(made.code, made.stderr).toBe(0)
+    }
+    await world.pay('SET-PAID')
+    await world.pay('SET-REFUNDED')
+    expect((await world.run(['order', 'close', 'SET-CLOSED', '--yes'])).code).toBe(0)
+    expect((await world.run(['refund', 'create', 'SET-REFUNDED', '--amount', '25.00', '--yes'])).code).toBe(0)
+    const csv = file(
+      'settled.csv',
+      'mch_order_no,amount\nSET-UNPAID,100.00\nSET-PAID,100.00\nSET-CLOSED,100.00\nSET-REFUNDED,100.00\n',
+    )
+    const out = join(world.configDir, 'settled.reconciled.csv')
+    const text = await world.run(['reconcile', csv, '--channel', 'wechat', '--with-refunds', '--out', out])
+    expect(text.code, text.stderr).toBe(0)
+    const header = text.stdout.split('\n').find((line) => line.includes('classification'))!
+    expect(header).toMatch(/rows +│ +paid +│ +refunded +│ +unpaid +│ +your amount/)
+    const line = text.stdout.split('\n').find((l) => l.includes('│ match'))!
+    expect(line).toMatch(/│ match +│ THB +│ 4 +│ 200\.00 THB +│ 25\.00 THB +│ 200\.00 THB +│ 400\.00 THB +│/)
+    const summary = parse(readFileSync(out.replace(/\.csv$/, '.summary.csv'), 'utf8'), {
+      bom: true,
+      relax_column_count: true,
+    }) as string[][]
+    expect(summary).toContainEqual(['classification', 'currency', 'rows', 'paid', 'refunded', 'unpaid', 'your amount'])
+    expect(summary).toContainEqual(['match', 'THB', '4', '200.00', '25.00', '200.00', '400.00'])
+
+    const json = await world.run(['reconcile', csv, '--channel', 'wechat', '--json', '--out', out])
+    expect(json.code, json.stderr).toBe(0)
+    const {summary: lines, refunds_not_known} = json.json<{summary: unknown[]; refunds_not_known: number}>()
+    // Without --with-refunds, the refunded order's refunds are not asked: said, and left out of refunded.
+    expect(lines).toEqual([
+      {
+        classification: 'match',
+        currency: 'THB',
+        rows: 4,
+        paid_fee: 20_000,
+        paid_amount: '200.00',
+        refunded_fee: 0,
+        refunded_amount: '0.00',
+        unpaid_fee: 20_000,
+        unpaid_amount: '200.00',
+        merchant_total_fee: 40_000,
+        merchant_total_amount: '400.00',
+      },
+    ])
+    expect(refunds_not_known).toBe(1)
+    const again = await world.run(['reconcile', csv, '--channel', 'wechat', '--out', out])
+    expect(again.stdout).toContain(
+      '1 refunded order left out of refunded: its refunds were not asked (--with-refunds asks the gateway)',
+    )
   })
 
   it('keeps only mismatches with --only-mismatches; --json gives the summary and those rows', async () => {

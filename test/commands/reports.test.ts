@@ -522,8 +522,8 @@ describe('what gw made where the gateway has no refund query', () => {
       relax_column_count: true,
     }) as string[][]
     expect(summary[1]).toEqual(['input_sha256', createHash('sha256').update(readFileSync(csv)).digest('hex')])
-    expect(summary).toContainEqual(['classification', 'currency', 'rows', "gateway's amount", 'your amount'])
-    expect(summary).toContainEqual(['match', 'THB', '1', '100.00', '100.00'])
+    expect(summary).toContainEqual(['classification', 'currency', 'rows', 'paid', 'refunded', 'unpaid', 'your amount'])
+    expect(summary).toContainEqual(['match', 'THB', '1', '100.00', '25.00', '', '100.00'])
     expect(result.json<{audit: {input_file: string}}>().audit.input_file).toBe(basename(csv))
     const query = await world.run(['refund', 'query', order!])
     expect(query.code, query.stderr).toBe(0)

@@ -132,6 +132,38 @@ describe('gw sandbox start', () => {
     }
   }, 60_000)
 
+  it('a second start on the same data dir says where the first runs, exit 2, touching no profile; the first, killed, lets go', async () => {
+    const dir = tempDir('gw-sandbox-same-')
+    const run = (args: string[]) => gw(args, {env: {GW_CONFIG_DIR: dir}})
+    const first = await spawnSandbox(dir, ['--quiet'])
+    try {
+      const profiles = readFileSync(join(dir, 'profiles.json'), 'utf8')
+      const info = readFileSync(join(first.dataDir, 'sandbox.json'), 'utf8')
+      // As the advice for a port in use would have it: another port, the same data dir.
+      const second = await run(['sandbox', 'start', '--port', '0', '--data-dir', first.dataDir, '--replace-profile'])
+      expect(second.code).toBe(2)
+      expect(second.stderr).toContain(
+        `A sandbox of the data dir ${first.dataDir} runs already at ${first.baseUrl} (process `,
+      )
+      expect(second.stderr).toContain('this one did not start, and no profile was changed.')
+      expect(second.stdout).toBe('')
+      expect(readFileSync(join(dir, 'profiles.json'), 'utf8')).toBe(profiles)
+      expect(readFileSync(join(first.dataDir, 'sandbox.json'), 'utf8')).toBe(info)
+      // The first answers by its profile still.
+      expect((await run(['doctor'])).code).toBe(0)
+    } finally {
+      // Killed: no chance to let go of its lock; the system does.
+      await first.stop('SIGKILL')
+    }
+    try {
+      const next = await spawnSandbox(dir, ['--quiet'])
+      await next.stop()
+      expect(next.info.profile).toBe('sandbox')
+    } finally {
+      removeDir(dir)
+    }
+  }, 60_000)
+
   it('says clearly when the port is taken, exit 2', async () => {
     const sandbox = await spawnSandbox(home)
     try {

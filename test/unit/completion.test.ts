@@ -35,6 +35,10 @@ describe('completion', () => {
   it('completes the values of a flag: its choices, the stored profiles, or files for a path', () => {
     expect(complete('order', 'create', '--channel', '')).toEqual(['wechat', 'alipay', 'promptpay'])
     expect(complete('order', 'create', '--channel', 'p')).toEqual(['promptpay'])
+    // In whatever case it is typed: the choice as it is spelled.
+    expect(complete('order', 'create', '--fee-type', 't')).toEqual(['THB'])
+    expect(complete('order', 'create', '--fee-type', 'jP')).toEqual(['JPY'])
+    expect(complete('order', 'create', '--channel', 'WE')).toEqual(['wechat'])
     expect(complete('order', 'create', '-p', 'li')).toEqual(['live-shop'])
     expect(complete('order', 'create', '--qr-out', 'q')).toEqual([FILES])
     expect(complete('reconcile', 'ex')).toEqual([FILES])
@@ -86,7 +90,7 @@ describe('the fish script', () => {
     const asked = join(dir, 'asked')
     writeFileSync(
       join(dir, 'gw'),
-      `#!/bin/sh\nprintf '%s|' "$@" > ${asked}\ncase "$4" in files) echo ${FILES};; *) printf '%s\\n' create query;; esac\n`,
+      `#!/bin/sh\nprintf '%s|' "$@" > ${asked}\ncase "$4$7" in files) echo ${FILES};; ordert) echo THB;; *) printf '%s\\n' create query;; esac\n`,
     )
     chmodSync(join(dir, 'gw'), 0o755)
     writeFileSync(join(dir, 'receipt.csv'), '')
@@ -102,6 +106,8 @@ describe('the fish script', () => {
     expect(complete('gw order ')).toEqual({offered: ['create', 'query'], asked: 'completion|--words|--|order||'})
     expect(complete('gw order q')).toEqual({offered: ['query'], asked: 'completion|--words|--|order|q|'})
     expect(complete('gw files rec').offered).toEqual(['receipt.csv'])
+    // gw's answer in another case than typed is offered: fish takes it for the word.
+    expect(complete('gw order create --fee-type t').offered).toEqual(['THB'])
   })
 })
 

@@ -54,7 +54,9 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const names = {decimal: '--amount', minor: '--refund-fee'}
     const amount = amountOf(flags.amount, flags['refund-fee'], names, flags['fee-type'])
     const [{refunds}, {refundOne}] = await Promise.all([this.services(), import('../../lib/cli/refund-run.js')])
-    const {channel, 'mch-refund-no': mchRefundNo, 'fee-type': feeType, 'total-fee': totalFee} = flags
+    const {channel, 'mch-refund-no': mchRefundNo, 'total-fee': totalFee} = flags
+    // An amount that names its currency (฿5.00) says the order's, as --fee-type does.
+    const feeType = flags['fee-type'] ?? ('currency' in amount ? amount.currency : undefined)
     const request = {ref, amount, mchRefundNo, channel, feeType, totalFee}
     const result = await refundOne(request, refunds, this.profile, this.asking)
     const outcome = refundOutcome(result, describeReference(ref), names, this.profile)

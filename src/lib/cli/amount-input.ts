@@ -1,4 +1,8 @@
-/** Amounts as people give them on the command line: a decimal (`--amount 150.50`) or minor units (`--total-fee 15050`). */
+/**
+ * Amounts as people give them on the command line: a decimal (`--amount 150.50`) or minor units
+ * (`--total-fee 15050`). A decimal is read as amounts in files are (readAmountText, one reader):
+ * `฿5.00`, `50 baht`, `50 บาท`, `AED 12`, Thai digits; its mark is the point.
+ */
 import {usageError} from '../errors.js'
 import {quoted} from '../untrusted.js'
 import {
@@ -6,10 +10,22 @@ import {
   AmountError,
   type AmountNames,
   CURRENCIES,
+  type TypedAmount,
   exponentOf,
   minorUnitsOf,
+  readAmountText,
   toMinorUnits,
 } from '../gateway/protocol/index.js'
+
+/** An amount given to `flag`, read as an amount in a file is; what it is not is a usage error naming the flag. */
+export function readAmountFlag(text: string, flag: string): TypedAmount {
+  try {
+    return readAmountText(text.trim(), undefined, {mark: 'point', by: 'on the command line'})
+  } catch (error) {
+    if (error instanceof AmountError) throw usageError(`${flag}: ${error.message}. Nothing was sent.`)
+    throw error
+  }
+}
 
 /**
  * A decimal amount that is one in the currency given, or else in some currency gw knows, checked
@@ -52,8 +68,18 @@ export function amountOf(
   if (decimal !== undefined && minor !== undefined)
     throw usageError(`Give ${names.decimal} or ${names.minor}, not both.`)
   if (decimal !== undefined) {
-    checkDecimal(decimal, names.decimal, currency)
-    return {decimal}
+    const read = readAmountFlag(decimal, names.decimal)
+    if (read.negative)
+      throw usageError(
+        `${names.decimal} ${quoted(decimal)} is negative. Nothing was sent.`,
+        'Give the amount itself, like 150.50.',
+      )
+    if (read.currency && currency && read.currency !== currency)
+      throw usageError(
+        `${names.decimal} ${quoted(decimal)} is in ${read.currency}, but --fee-type says ${currency}. Nothing was sent.`,
+      )
+    checkDecimal(read.decimal, names.decimal, read.currency ?? currency)
+    return read.currency ? {decimal: read.decimal, currency: read.currency} : {decimal: read.decimal}
   }
   if (minor !== undefined) return {minor}
   throw usageError(`Give the amount: ${names.decimal} 150.50 or ${names.minor} 15050.`)

@@ -326,7 +326,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
 
   override async catch(error: Error & {exitCode?: number}): Promise<void> {
     const flags = {...(this.ctor as typeof GwCommand).baseFlags, ...this.ctor.flags}
-    const gwError = toGwError(error, [...Object.keys(flags), 'json', 'help'])
+    const names = Object.entries(flags).map(([name, flag]) => [name, ...((flag as {aliases?: string[]}).aliases ?? [])])
+    const gwError = toGwError(error, [...names, ['json'], ['help']])
     this.setOutcome(gwError.kind)
     const described = {
       kind: gwError.kind,
@@ -344,21 +345,35 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   }
 }
 
-/** "Did you mean --amount?" for each flag oclif does not know, when one of the command's is a typo away. */
-function flagSuggestions(message: string, known: readonly string[]): string | undefined {
+/**
+ * "Did you mean --amount?" for each flag oclif does not know: the command's flag a typo away
+ * (by its name or an alias), else the one sharing a word with it (--from-file: --from-csv, whose
+ * alias is --file). `flags`: each flag's name, then its aliases.
+ */
+function flagSuggestions(message: string, flags: readonly (readonly string[])[]): string | undefined {
   const typed = /Nonexistent flags?: (.+)/.exec(message)?.[1]?.split(/,\s*/) ?? []
+  const mainOf = new Map(flags.flatMap((names) => names.map((name) => [name, names[0]!] as const)))
+  const known = [...mainOf.keys()]
   const near = typed.flatMap((flag) => {
     const name = flag.replace(/^-+/, '').split('=')[0]!
-    const best = closest(name, [...known])
-    return best && distance(name, best) <= Math.max(2, Math.floor(best.length / 3)) ? [`--${best}`] : []
+    const best = closest(name, known)
+    if (best && distance(name, best) <= Math.max(2, Math.floor(best.length / 3))) return [`--${mainOf.get(best)}`]
+    // The flag whose names share the most words with the one typed.
+    const words = new Set(name.split('-').filter((word) => word.length >= 4))
+    const shared = flags.map((names) => ({
+      flag: `--${names[0]}`,
+      words: new Set(names.flatMap((other) => other.split('-')).filter((word) => words.has(word))).size,
+    }))
+    const most = Math.max(0, ...shared.map((f) => f.words))
+    return most ? shared.filter((f) => f.words === most).map((f) => f.flag) : []
   })
-  return near.length ? `Did you mean ${near.join(', ')}?` : undefined
+  return near.length ? `Did you mean ${[...new Set(near)].join(', ')}?` : undefined
 }
 
 /** oclif's wording of a flag whose own check failed: "Parsing --flag \n\t<the check's message>\nSee more help…". */
 const FLAG_CHECK = /^Parsing (--\S+)\s*\n\t([\s\S]*?)(?:\nSee more help with --help)?$/
 
-function toGwError(error: Error, flagNames: readonly string[]): GwError {
+function toGwError(error: Error, flagNames: readonly (readonly string[])[]): GwError {
   // A flag's check failed (its value: a share out of range, a folder that is not one): the flag's problem, exit 2.
   const check = FLAG_CHECK.exec(error.message)
   if (check)

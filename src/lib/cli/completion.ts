@@ -75,7 +75,8 @@ export function candidates(
   const previous = byName.get(typed.at(-1) ?? '')
   if (previous && previous[1].type === 'option' && typed.length > command.id.split(':').length) {
     const [name, flag] = previous
-    if (flag.options) return flag.options.filter((o) => o.startsWith(current))
+    // A value matches as typed in any case (`--fee-type t` offers THB): the shell puts the value as it is spelled.
+    if (flag.options) return flag.options.filter((o) => o.toLowerCase().startsWith(current.toLowerCase()))
     if (name === 'profile') return profiles().filter((p) => p.startsWith(current))
     return PATH_FLAGS.has(name) ? [FILES] : []
   }
@@ -118,7 +119,7 @@ complete -o default -F _${bin}_complete ${bin}
 _${bin}() {
   local -a out
   out=("\${(@f)$(${bin} completion --words -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
-  if [[ "\${out[1]}" == "${FILES}" ]]; then _files; else compadd -- "\${out[@]}"; fi
+  if [[ "\${out[1]}" == "${FILES}" ]]; then _files; else compadd -U -- "\${out[@]}"; fi
 }
 compdef _${bin} ${bin}
 `

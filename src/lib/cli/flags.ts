@@ -8,14 +8,8 @@ import type {OrderReference} from '../orders/reference.js'
 import {durationSeconds, durationText} from './duration.js'
 import {parseTimeRange} from './time-range.js'
 import {checkOutputs} from '../files/output-paths.js'
-import {
-  ALL_CHANNELS,
-  CURRENCIES,
-  DEFAULT_GATEWAY_ZONE,
-  readAmountText,
-  toMinorUnits,
-  zoneName,
-} from '../gateway/protocol/index.js'
+import {ALL_CHANNELS, CURRENCIES, DEFAULT_GATEWAY_ZONE, toMinorUnits, zoneName} from '../gateway/protocol/index.js'
+import {readAmountFlag} from './amount-input.js'
 
 type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S
 
@@ -155,12 +149,7 @@ export function listFilterOf(flags: {
  * in THB, MYR and AED, nothing in JPY); a symbol or code names the one currency (฿150.50).
  */
 function amountsOf(text: string): {fee: number; currency: string}[] {
-  let read
-  try {
-    read = readAmountText(text.trim(), undefined, {mark: 'point', by: 'on the command line'})
-  } catch (error) {
-    throw usageError(`--amount: ${(error as Error).message}.`)
-  }
+  const read = readAmountFlag(text, '--amount')
   const currencies = read.currency ? [read.currency] : CURRENCIES
   const amounts = read.negative
     ? []
@@ -378,7 +367,9 @@ const bulk = {helpGroup: 'BULK', dependsOn: ['from-csv']}
 /** The flags of `refund create --from-csv`. */
 export const bulkRefundFlags = {
   'from-csv': Flags.string({
-    description: 'refund every row of this file (CSV or .xlsx)',
+    description: 'refund every row of this file (CSV or .xlsx; --file is the same flag)',
+    // The flag takes workbooks too: --file says so.
+    aliases: ['file'],
     helpGroup: 'BULK',
     exclusive: ['amount', 'refund-fee', 'mch-refund-no', 'gw-order-no', 'channel-order-no'],
   }),

@@ -9,6 +9,7 @@ import {GwError, usageError} from '../errors.js'
 import {type CommandIO, canAsk} from '../io/streams.js'
 import {answered} from './confirm.js'
 import {isEncryptedPem, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
+import {typedPath} from '../paths.js'
 import {normalizeBaseUrl} from '../profiles/store.js'
 
 export interface ProfileAnswers {
@@ -33,7 +34,8 @@ function attempt(run: () => unknown): true | string {
   }
 }
 
-function keyFile(path: string, parse: (pem: string) => unknown): true | string {
+function keyFile(typed: string, parse: (pem: string) => unknown): true | string {
+  const path = typedPath(typed)
   if (!existsSync(path)) return `There is no file ${path}.`
   return attempt(() => parse(readFileSync(path, 'utf8')))
 }
@@ -84,6 +86,8 @@ export async function askMissing(answers: ProfileAnswers, io: CommandIO): Promis
   for (const [key, message, validate] of QUESTIONS) {
     complete[key] ??= await answered(input({message, validate}, {input: io.stdin, output: io.stderr}), stopped)
   }
+  // A key file's path as typed (~/keys/my.pem) is the file it names.
+  for (const key of ['private-key', 'gateway-public-key'] as const) complete[key] = typedPath(complete[key]!)
   complete.live ??= await answered(
     select(
       {

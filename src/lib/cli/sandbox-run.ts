@@ -14,6 +14,7 @@ import {defaultSandboxDir} from '../paths.js'
 import type {ProfileStore} from '../profiles/store.js'
 import {requestLines, safeRecord} from '../render/sandbox.js'
 import type {RequestRecord} from '../../sandbox/request-log.js'
+import type {SandboxRunning as SandboxRunningError} from '../../sandbox/server.js'
 import {checkHost, isLoopbackHost, listenError} from './listening.js'
 import {adoptSandbox} from './sandbox-profile.js'
 
@@ -50,6 +51,16 @@ function sandboxRequests({logFile, quiet, json, io, warn}: Reporting) {
   }
 }
 
+/** A second sandbox on one data dir: where the first runs, and that nothing was changed (its profile points at the first still). */
+function runningAlready({dataDir, baseUrl, holder}: SandboxRunningError) {
+  const by = holder ? ` (process ${holder.pid} on ${holder.host}, since ${holder.since})` : ''
+  return usageError(
+    `A sandbox of the data dir ${dataDir} runs already${baseUrl ? ` at ${baseUrl}` : ''}${by}: this one did not start, and no profile was changed.`,
+    'Use the one running (its profile points at it), stop it (Ctrl-C where it runs) before starting it again, or give this one a data dir of its own: --data-dir DIR.',
+    {data_dir: dataDir, base_url: baseUrl ?? null, holder: holder ?? null},
+  )
+}
+
 /** gw sandbox start's flags, as the command parsed them. */
 interface StartFlags {
   port: number
@@ -71,7 +82,7 @@ export async function startSandboxRun(
   store: ProfileStore,
   reporting: Omit<Reporting, 'logFile' | 'quiet'>,
 ) {
-  const [{startSandbox}, {FaultSpecError, parseFaults}] = await Promise.all([
+  const [{SandboxRunning, startSandbox}, {FaultSpecError, parseFaults}] = await Promise.all([
     import('../../sandbox/server.js'),
     import('../../sandbox/faults.js'),
   ])
@@ -85,6 +96,7 @@ export async function startSandboxRun(
   const {onRequest, log, close} = sandboxRequests({...reporting, logFile: flags.log, quiet: flags.quiet})
   const options = {...flags, dataDir, timeScale: flags['time-scale'], autoPay: flags['auto-pay'], log, onRequest}
   const sandbox = await startSandbox(options).catch((error: unknown) => {
+    if (error instanceof SandboxRunning) throw runningAlready(error)
     throw listenError(error, flags.host, flags.port)
   })
   if (!isLoopbackHost(flags.host))

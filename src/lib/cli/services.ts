@@ -5,10 +5,12 @@
  * that a test can run a command in-process with the services it chooses.
  */
 import {type ClientOptions, Connections, GatewayClient} from '../gateway/client.js'
+import type {ZoneDisagreement} from '../gateway/protocol/index.js'
 import type {CommandIO} from '../io/streams.js'
 import {OrderService} from '../orders/service.js'
 import {configDir} from '../paths.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
+import {wrongZone} from '../profiles/zone.js'
 import {RefundService} from '../refunds/service.js'
 import {gatewayOf} from '../store/gateway.js'
 import type {GatewayHistory} from '../store/history.js'
@@ -61,7 +63,12 @@ export const defaultServices: ServiceFactory = {
   },
   connect(profile, options, io, notes) {
     const connections = new Connections()
-    const client = new GatewayClient(profile, options, connections)
+    // A gateway writing at another offset than the profile's zone: every time shown is off; said once a command.
+    const zoneDisagrees = (disagreement: ZoneDisagreement) => {
+      const {detail, advice} = wrongZone(profile, disagreement)
+      notes.warn(`${detail}. ${advice}`)
+    }
+    const client = new GatewayClient(profile, {zoneDisagrees, ...options}, connections)
     const store = this.store(io, notes)
     // The other gateways of the appid this machine's profiles name: records of earlier versions are a gateway's only when it is the one.
     const known = new ProfileStore(configDir(io.env)).gatewaysOf(profile.appid).map(gatewayOf)

@@ -62,6 +62,8 @@ export interface AttemptFailure {
   mismatch?: boolean
   /** No connection to the gateway could be made (refused, unknown host, untrusted certificate...): nothing was sent. */
   unreached?: boolean
+  /** The HTTP status of an answer that was not the gateway's (404: no operation at that path). */
+  httpStatus?: number
 }
 
 /** A verified envelope: `code` 0 with its data, or another code (the call was not processed). */
@@ -69,6 +71,8 @@ export interface Envelope {
   code: number
   msg?: string
   time?: string
+  /** The HTTP status it came with, for an envelope that is not code 0 (404: no operation at that path). */
+  httpStatus?: number
   data: Record<string, unknown>
 }
 
@@ -78,7 +82,12 @@ export function readEnvelope(
   verifies: (data: Record<string, unknown>, signature: string) => boolean,
 ): Envelope | AttemptFailure {
   const {statusCode, text, url, operation, profile} = answer
-  const failure = (message: string): AttemptFailure => ({kind: 'transport', message, mayHaveArrived: true})
+  const failure = (message: string): AttemptFailure => ({
+    kind: 'transport',
+    message,
+    mayHaveArrived: true,
+    httpStatus: statusCode,
+  })
   if (statusCode >= 500) return failure(`the gateway answered HTTP ${statusCode}`)
   let json: unknown
   try {
@@ -89,7 +98,7 @@ export function readEnvelope(
   const envelope = envelopeSchema.safeParse(json)
   if (!envelope.success) return failure(`the answer from ${url} is not the gateway's envelope (HTTP ${statusCode})`)
   const {code, msg, sign: signature, data, time_stamp: time} = envelope.data
-  if (code !== 0) return {code, msg: msg && shown(msg, 200), data: {}}
+  if (code !== 0) return {code, msg: msg && shown(msg, 200), data: {}, httpStatus: statusCode}
   if (!data || typeof data !== 'object' || Array.isArray(data)) return failure('the answer has no data object')
   if (!signature || !verifies(data as Record<string, unknown>, signature)) {
     return {

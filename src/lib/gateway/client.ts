@@ -23,7 +23,7 @@ import {
 import {keepAliveAgent, send} from '../io/http.js'
 import {plural} from '../plural.js'
 import {type Operation, checkRequest} from './protocol/index.js'
-import {compactTimestamp} from './protocol/time.js'
+import {type ZoneDisagreement, compactTimestamp, zoneDisagreement} from './protocol/time.js'
 import {
   type SignScheme,
   canonicalString,
@@ -65,6 +65,11 @@ export interface ClientOptions {
   connections?: number
   /** The passphrase of an encrypted private key. */
   keyPassphrase?: string
+  /**
+   * Called once, at the first answer whose time stamp writes another offset than the profile's
+   * gateway zone has then: the times read in that zone are off by the difference.
+   */
+  zoneDisagrees?: (disagreement: ZoneDisagreement) => void
 }
 
 /** An answer of the gateway is a few KiB; one past this is cut off, never read whole. */
@@ -125,7 +130,9 @@ export interface GatewayProfile {
 
 export class GatewayClient {
   readonly profile: GatewayProfile
-  readonly #options: Required<Omit<ClientOptions, 'keyPassphrase'>>
+  readonly #options: Required<Omit<ClientOptions, 'keyPassphrase' | 'zoneDisagrees'>>
+  /** Said once a command: undefined once said. */
+  #zoneDisagrees?: (disagreement: ZoneDisagreement) => void
   readonly #retry: RetryPolicy
   /** Read on the first signature: a command that only reads the history never needs an encrypted key's passphrase. */
   readonly #readPrivateKey: () => KeyObject
@@ -138,10 +145,11 @@ export class GatewayClient {
 
   constructor(
     profile: GatewayProfile,
-    {keyPassphrase, ...options}: ClientOptions = {},
+    {keyPassphrase, zoneDisagrees, ...options}: ClientOptions = {},
     readonly connections = new Connections(),
   ) {
     this.profile = profile
+    this.#zoneDisagrees = zoneDisagrees
     this.#options = {
       timeoutMs: 15_000,
       connectTimeoutMs: 5000,
@@ -219,6 +227,7 @@ export class GatewayClient {
         if (result.final) break
         continue
       }
+      this.#checkZone(result.time)
       const asked = {...known, ...business, appid: this.profile.appid}
       const answer = classify(operation, result, attempt, mayHaveArrived, asked, this.profile.gatewayZone)
       if (answer && 'kind' in answer) {
@@ -232,6 +241,7 @@ export class GatewayClient {
         kind: 'transport',
         message: `the gateway answered code ${String(result.code)}${said}: the call was not processed`,
         mayHaveArrived: false,
+        httpStatus: result.httpStatus,
       }
     }
     const last = failure!
@@ -249,7 +259,18 @@ export class GatewayClient {
     const attempts = last.final ? '' : ` (${plural(this.#retry.tries, 'attempt')})`
     throw new (last.unreached ? GatewayUnreachable : GwError)('transport', `${last.message}${attempts}.`, {
       advice: `Check the base URL of profile "${this.profile.name}" (${this.profile.baseUrl}) and the network, then run gw doctor.`,
+      ...(last.httpStatus === undefined ? {} : {details: {http_status: last.httpStatus}}),
     })
+  }
+
+  /** The answer's time stamp against the profile's zone: a disagreement said once. */
+  #checkZone(stamp: string | undefined): void {
+    if (!this.#zoneDisagrees) return
+    const disagreement = zoneDisagreement(stamp, this.profile.gatewayZone)
+    if (!disagreement) return
+    const said = this.#zoneDisagrees
+    this.#zoneDisagrees = undefined
+    said(disagreement)
   }
 
   async #attempt(

@@ -9,10 +9,11 @@ import {connect} from 'node:net'
 
 import {type ClientOptions, GatewayClient} from '../gateway/client.js'
 import {EXIT_CODES, type ExitCode, GwError, type Outcome, gwCommand, isStopped, shellWord} from '../errors.js'
-import {ORDER_NOT_FOUND} from '../gateway/protocol/index.js'
+import {ORDER_NOT_FOUND, writtenOffset, zoneDisagreement} from '../gateway/protocol/index.js'
 import {checkKeys, loosePrivateFiles, replaceKey} from './keys.js'
 import {keyPassphrase} from './passphrase.js'
 import {type Profile, httpsOf, plainHttpToNetwork} from './store.js'
+import {wrongZone} from './zone.js'
 
 type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
 
@@ -77,6 +78,24 @@ const DIAGNOSIS: Record<string, string> = {
 }
 
 const SIGNATURE_REFUSED = new Set(['GW_SIGN_ERROR', 'SIGNERROR'])
+
+/** The path the gateway serves its operations under (the API document's, and the sandbox's). */
+const OPERATIONS_PATH = '/Gateway'
+
+/**
+ * HTTP 404 for the operation: the base URL names no path the operations are under. A base URL
+ * without /Gateway is said with the one that has it, as a command to paste.
+ */
+function noOperationThere(profile: Profile): string | undefined {
+  const url = new URL(profile.baseUrl)
+  if (url.pathname.replace(/\/+$/, '').endsWith(OPERATIONS_PATH)) return undefined
+  const withPath = `${url.origin}${url.pathname.replace(/\/+$/, '')}${OPERATIONS_PATH}`
+  const fix =
+    profile.source === 'store'
+      ? gwCommand(undefined, 'profile', 'set', profile.name, '--base-url', withPath)
+      : `GW_BASE_URL=${withPath}`
+  return `Nothing answers the operations at ${profile.baseUrl}: the base URL goes up to the operation's name, which the gateway serves under ${OPERATIONS_PATH} (${withPath}/order_query). Give it the path: ${fix}`
+}
 
 /** Where to look when the gateway cannot be reached: the sandbox only for a test profile on this machine. */
 function unreachableAdvice(profile: Profile, url: URL): string {
@@ -223,7 +242,10 @@ export async function runDoctor(
       })
       outcome = 'refused'
     }
-    if (answer.status !== 'uncertain' && 'gatewayTime' in answer) checkClock(checks, answer.gatewayTime)
+    if (answer.status !== 'uncertain' && 'gatewayTime' in answer) {
+      checkClock(checks, answer.gatewayTime)
+      checkZone(checks, answer.gatewayTime, profile)
+    }
   } catch (error) {
     const gw = error instanceof GwError ? error : new GwError('transport', (error as Error).message)
     if (gw.kind === 'signature') {
@@ -235,11 +257,28 @@ export async function runDoctor(
         advice: `The gateway public key of the profile is not the gateway's: get the current one from the merchant platform and give it: ${replaceKey(profile, 'gateway')}.`,
       })
     } else {
-      checks.push({name: 'signed request', verdict: 'fail', detail: gw.message, advice: gw.advice})
+      const advice = gw.details?.http_status === 404 ? noOperationThere(profile) : undefined
+      checks.push({name: 'signed request', verdict: 'fail', detail: gw.message, advice: advice ?? gw.advice})
     }
     outcome = gw.kind
   }
   return finish(profile.name, outcome)
+}
+
+/** The offset the gateway's time stamp writes against the profile's zone; skipped when it writes none. */
+function checkZone(checks: Check[], gatewayTime: string | undefined, profile: Profile): void {
+  const name = 'gateway zone'
+  const zone = profile.gatewayZone
+  const disagreement = zoneDisagreement(gatewayTime, zone)
+  if (disagreement) checks.push({name, verdict: 'warn', ...wrongZone(profile, disagreement)})
+  else if (writtenOffset(gatewayTime))
+    checks.push({name, verdict: 'pass', detail: `the gateway's time stamps are at the offset of ${zone}`})
+  else
+    checks.push({
+      name,
+      verdict: 'skip',
+      detail: `the gateway's time stamp writes no offset: that its times are in ${zone} cannot be checked`,
+    })
 }
 
 function checkClock(checks: Check[], gatewayTime: string | undefined): void {

@@ -28,7 +28,7 @@ import {
 } from '../files/table.js'
 import {fileSha256} from '../io/file-version.js'
 import {GwError, usageError} from '../errors.js'
-import {ORDER_NUMBER_FIELDS, isCurrency, isoTime} from '../gateway/protocol/index.js'
+import {ORDER_NUMBER_FIELDS, PAID_ORDER_STATES, isCurrency, isoTime} from '../gateway/protocol/index.js'
 import {type NoteLine, NotesUnder} from '../files/notes.js'
 import {type TotalsRow, TotalsRows, totalsVerdict} from '../files/totals.js'
 import {ORDER_LIST_COLUMNS} from '../orders/list.js'
@@ -105,8 +105,28 @@ interface ReconcileOptions {
   onRow(row: ReconciledRow, written: boolean): void | Promise<void>
 }
 
-/** The amounts a summary line sums: the gateway's and the merchant's (the file's), each named as docs/conventions.md names amounts. */
-type SummedAmounts = 'gateway_total_fee' | 'merchant_total_fee'
+/**
+ * The amounts a summary line sums, as a settlement is read: what the gateway's orders took (paid:
+ * SUCCESS or REFUND), gave back (refunded, when known) and never took (unpaid: any other state),
+ * beside the merchant's (the file's); each named as docs/conventions.md names amounts.
+ */
+type SummedAmounts = 'paid_fee' | 'refunded_fee' | 'unpaid_fee' | 'merchant_total_fee'
+
+/** A row's money as a settlement reads it; a refunded order whose refunds were not asked adds nothing to refunded. */
+function settled(row: Verdict): Partial<Record<SummedAmounts, number>> {
+  const state = row.gateway_state
+  const paid = state !== undefined && PAID_ORDER_STATES.includes(state)
+  return {
+    paid_fee: paid ? row.gateway_total_fee : undefined,
+    // A paid order the gateway shows unrefunded (SUCCESS) has refunded nothing.
+    refunded_fee: state === 'SUCCESS' ? 0 : paid ? row.refunded_total : undefined,
+    unpaid_fee: state !== undefined && !paid ? row.gateway_total_fee : undefined,
+    merchant_total_fee: row.merchant_total_fee,
+  }
+}
+
+/** A refunded order whose refunded total is not known (its refunds not asked): the summary's refunded leaves it out. */
+const refundsNotKnown = (row: Verdict) => row.gateway_state === 'REFUND' && row.refunded_total === undefined
 
 /** Rows per class and currency, with the gateway's and the file's amounts (undefined when no row of the line has one). */
 export type SummaryCell = Omit<TallyLine<Classification, SummedAmounts>, 'group'> & {classification: Classification}
@@ -124,6 +144,8 @@ export interface ReconcileOutcome {
   stopped: boolean
   /** Totals rows: reported, never queried. */
   totals: TotalsRow[]
+  /** Rows of refunded orders whose refunded total is not known (--with-refunds asks): left out of refunded. */
+  refunds_not_known: number
 }
 
 /** What each comparison is read from, among the columns the header has. */
@@ -273,6 +295,7 @@ export class Reconciler {
     const tally = new Tally<Classification, SummedAmounts>()
     let rows = 0
     let written = 0
+    let notKnown = 0
     const totals = new TotalsRows(['amount', 'total_fee'])
     /** A line that is not a row, written where it was (under --only-mismatches, only a totals row that does not agree). */
     const writeLine = async (line: NotRow) => {
@@ -294,10 +317,8 @@ export class Reconciler {
         async ({row, before}) => {
           for (const line of before) await writeLine(line)
           rows++
-          tally.add(row.classification, row.currency, {
-            gateway_total_fee: row.gateway_total_fee,
-            merchant_total_fee: row.merchant_total_fee,
-          })
+          tally.add(row.classification, row.currency, settled(row))
+          if (refundsNotKnown(row)) notKnown++
           const kept = !options.onlyMismatches || row.classification !== 'match'
           await options.onRow(row, kept)
           if (!kept) return
@@ -324,6 +345,7 @@ export class Reconciler {
         written,
         stopped: judged.stopped,
         totals: totals.found,
+        refunds_not_known: notKnown,
       }
       const kept = await writer.close(reconcileSummary(outcome, tally.lines(CLASSES)))
       return {...outcome, earlier_output: kept ?? null}
@@ -360,8 +382,19 @@ function rowsBetweenLines(table: Table, totals: TotalsRows, above: (line: TableL
   return {rows: rows(), after}
 }
 
-/** The summary's two amount columns, labelled by whose they are. */
-export const AMOUNT_COLUMNS = {gateway: "gateway's amount", merchant: 'your amount'} as const
+/** The summary's amount columns: the gateway's money as a settlement reads it, then the file's. */
+export const AMOUNT_COLUMNS: Record<SummedAmounts, string> = {
+  paid_fee: 'paid',
+  refunded_fee: 'refunded',
+  unpaid_fee: 'unpaid',
+  merchant_total_fee: 'your amount',
+}
+
+/** What the summary's refunded leaves out, when anything: said under the text's table and in summary.csv. */
+export const refundsNotKnownNote = (rows: number) =>
+  rows
+    ? `${rows === 1 ? '1 refunded order' : `${rows} refunded orders`} left out of refunded: ${rows === 1 ? 'its refunds were' : 'their refunds were'} not asked (--with-refunds asks the gateway)`
+    : undefined
 
 /** The summary of the output: the audit trail, rows and amounts per class and currency, then what was compared. */
 function reconcileSummary(
@@ -374,12 +407,7 @@ function reconcileSummary(
     ['ignored columns', outcome.ignored_columns.join(', ')],
   ]
   if (outcome.stopped) notes.push(['interrupted', 'the rest of the file was not checked'])
-  return summarySheet(
-    outcome.audit,
-    'classification',
-    lines,
-    {gateway_total_fee: AMOUNT_COLUMNS.gateway, merchant_total_fee: AMOUNT_COLUMNS.merchant},
-    money,
-    notes,
-  )
+  const notKnown = refundsNotKnownNote(outcome.refunds_not_known)
+  if (notKnown) notes.push(['refunds not known', notKnown])
+  return summarySheet(outcome.audit, 'classification', lines, AMOUNT_COLUMNS, money, notes)
 }

@@ -10,7 +10,14 @@ export function doctorView(report: DoctorReport): string {
     lines.push(`${MARK[check.verdict]()} ${check.name}: ${check.detail}`)
     if (check.advice && check.verdict !== 'pass') lines.push(`    ${check.advice}`)
   }
-  lines.push(report.ok ? 'All checks passed.' : 'Some checks failed; see the advice above.')
+  const warned = report.checks.filter((c) => c.verdict === 'warn').length
+  lines.push(
+    !report.ok
+      ? 'Some checks failed; see the advice above.'
+      : warned
+        ? `The checks passed but ${warned === 1 ? 'one needs' : `${warned} need`} a look: see the advice above.`
+        : 'All checks passed.',
+  )
   return lines.join('\n')
 }
 

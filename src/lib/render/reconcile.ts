@@ -1,6 +1,12 @@
 /** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
-import {AMOUNT_COLUMNS, type Comparison, type ReconcileInput, type ReconcileOutcome} from '../reconcile/reconcile.js'
+import {
+  AMOUNT_COLUMNS,
+  type Comparison,
+  type ReconcileInput,
+  type ReconcileOutcome,
+  refundsNotKnownNote,
+} from '../reconcile/reconcile.js'
 import {
   earlierOutputNote,
   hiddenNote,
@@ -42,16 +48,18 @@ export const outcomeNotes = (outcome: ReconcileOutcome, input: ReconcileInput) =
 export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out: string): string {
   const amount = (c: ReconcileOutcome['summary'][number], minor: number | undefined) =>
     c.currency === '?' ? '-' : formatAmount(minor, c.currency)
+  const fields = Object.keys(AMOUNT_COLUMNS) as (keyof typeof AMOUNT_COLUMNS)[]
   const rows = outcome.summary.map((c) => [
     c.classification,
     c.currency,
     c.rows,
-    amount(c, c.gateway_total_fee),
-    amount(c, c.merchant_total_fee),
+    ...fields.map((field) => amount(c, c[field])),
   ])
   const stopped = outcome.stopped ? ' (interrupted: the rest of the file was not checked)' : ''
+  const notKnown = refundsNotKnownNote(outcome.refunds_not_known)
   return [
-    table(['classification', 'currency', 'rows', AMOUNT_COLUMNS.gateway, AMOUNT_COLUMNS.merchant], rows),
+    table(['classification', 'currency', 'rows', ...fields.map((field) => AMOUNT_COLUMNS[field])], rows),
+    ...(notKnown ? [notKnown] : []),
     `compared: ${comparedText(outcome.comparisons)}`,
     `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${fileShown(out)}${stopped}`,
     ...(outcome.earlier_output ? [`the earlier output was kept as ${fileShown(outcome.earlier_output)}`] : []),

@@ -22,7 +22,10 @@ describe('reading an answer', () => {
       kind: 'transport',
       message: 'the gateway answered HTTP 502',
       mayHaveArrived: true,
+      httpStatus: 502,
     })
+    // The status of an answer that was not the gateway's is kept (404: no operation at that path).
+    expect(read(404, '<html>Not Found</html>')).toMatchObject({kind: 'transport', httpStatus: 404})
     expect(read(200, '<html>')).toMatchObject({
       kind: 'transport',
       message: expect.stringContaining('is not JSON (HTTP 200: "<html>")'),
@@ -44,7 +47,7 @@ describe('reading an answer', () => {
   })
 
   it('a code other than 0 is read without data (and without checking a signature)', () => {
-    expect(read(200, {code: 1, msg: 'busy'}, false)).toEqual({code: 1, msg: 'busy', data: {}})
+    expect(read(200, {code: 1, msg: 'busy'}, false)).toEqual({code: 1, msg: 'busy', data: {}, httpStatus: 200})
   })
 
   it('takes the code as a numeric string too', () => {

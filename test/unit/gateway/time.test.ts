@@ -8,6 +8,7 @@ import {
   isoTimeIn,
   isoWithOffset,
   localZone,
+  zoneDisagreement,
   zoneName,
 } from '../../../src/lib/gateway/protocol/time.js'
 
@@ -107,5 +108,38 @@ describe('a time on the clock of a zone gw does not run in', () => {
   ])('%s in %s is %s, the same instant', (instant, tz, written) => {
     expect(isoTimeIn(new Date(instant), tz)).toBe(written)
     expect(Date.parse(written)).toBe(Math.floor(Date.parse(instant) / 1000) * 1000)
+  })
+})
+
+describe("a gateway's time stamp against the profile's zone", () => {
+  it('agrees at the offset the zone has at that instant, summer time included', () => {
+    expect(zoneDisagreement('2026-11-21T09:31:02.123+07:00', 'Asia/Bangkok')).toBeUndefined()
+    expect(zoneDisagreement('2026-07-01T09:00:00-04:00', 'America/New_York')).toBeUndefined()
+    expect(zoneDisagreement('2026-01-01T09:00:00-05:00', 'America/New_York')).toBeUndefined()
+    expect(zoneDisagreement('2026-01-01T09:00:00Z', 'Europe/London')).toBeUndefined()
+    expect(zoneDisagreement('2026-11-21 09:31:02+0530', 'Asia/Kolkata')).toBeUndefined()
+  })
+
+  it('says nothing of a stamp that writes no offset, or none that is one', () => {
+    for (const stamp of [
+      '20261121093102',
+      '',
+      undefined,
+      '2026-11-21 09:31:02',
+      'yesterday',
+      '2026-11-21T09:31:02+25:00',
+    ])
+      expect(zoneDisagreement(stamp, 'Asia/Bangkok')).toBeUndefined()
+  })
+
+  it('disagrees by the difference, naming the zones at the written offset, Asia first', () => {
+    const far = zoneDisagreement('2026-11-21T09:31:02.123+09:00', 'Asia/Bangkok')!
+    expect(far).toMatchObject({written: '+09:00', zone: 'Asia/Bangkok', zoneOffset: '+07:00', minutesOff: 120})
+    expect(far.zonesAtWritten).toEqual(expect.arrayContaining(['Asia/Tokyo', 'Asia/Seoul', 'Pacific/Palau']))
+    expect(far.zonesAtWritten.indexOf('Asia/Tokyo')).toBeLessThan(far.zonesAtWritten.indexOf('Pacific/Palau'))
+    expect(zoneDisagreement('2026-11-21T02:31:02Z', 'Asia/Bangkok')).toMatchObject({minutesOff: -420})
+    expect(zoneDisagreement('2026-11-21T02:31:02Z', 'Asia/Bangkok')!.zonesAtWritten[0]).toBe('UTC')
+    // New York in summer is -04:00: a stamp at -05:00 then is another zone's.
+    expect(zoneDisagreement('2026-07-01T09:00:00-05:00', 'America/New_York')).toMatchObject({minutesOff: -60})
   })
 })

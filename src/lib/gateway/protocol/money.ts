@@ -71,7 +71,8 @@ export function toMinorUnits(decimal: string, currency: string, written = decima
 }
 
 /** An amount as a person gives it: a decimal in the currency's units, or minor units. */
-export type Amount = {decimal: string} | {minor: number}
+/** A decimal that named its currency (฿5.00) is an amount of that currency only. */
+export type Amount = {decimal: string; currency?: string} | {minor: number}
 
 /** The names of the two forms where they came from, for messages: flags or CSV columns. */
 export interface AmountNames {
@@ -81,6 +82,8 @@ export interface AmountNames {
 
 /** The amount in minor units of `currency`, converted exactly; zero and below are AmountErrors too. */
 export function minorUnitsOf(amount: Amount, currency: string): number {
+  if ('decimal' in amount && amount.currency && amount.currency !== currency)
+    throw new AmountError(`the amount is in ${amount.currency}, the order in ${currency || 'a currency not known'}`)
   const minor = 'decimal' in amount ? toMinorUnits(amount.decimal, currency) : amount.minor
   if (!Number.isSafeInteger(minor) || minor <= 0) throw new AmountError('the amount must be above zero')
   return minor

@@ -122,3 +122,54 @@ export function gatewayTimeIso(text: string | undefined, zone: string): string |
 export function isoWithOffset(date = new Date()): string {
   return `${localDate(date)}T${localClock(date)}.${pad(date.getMilliseconds(), 3)}${offsetOf(date)}`
 }
+
+/** An offset as ISO 8601 ends a time: `Z`, `+07:00`, `+0700`. */
+const WRITTEN_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i
+
+/** A gateway's time stamp written at another offset than the profile's zone has at that instant. */
+export interface ZoneDisagreement {
+  /** The offset the stamp writes, +09:00. */
+  written: string
+  /** The profile's zone, and its offset at that instant. */
+  zone: string
+  zoneOffset: string
+  /** How far the times read in the profile's zone are off, in minutes (written less the zone's). */
+  minutesOff: number
+  /** Named zones at the written offset at that instant: Asia's first (the gateway's region), then by name. */
+  zonesAtWritten: string[]
+}
+
+/** The offset a time stamp writes, in minutes, and its instant; undefined when it writes none (the 14-digit form). */
+export function writtenOffset(stamp: string | undefined): {minutes: number; instant: number} | undefined {
+  const text = stamp?.trim() ?? ''
+  const written = WRITTEN_OFFSET.exec(text)?.[1]
+  if (!written) return undefined
+  const sign = written.startsWith('-') ? -1 : 1
+  const minutes = /^z$/i.test(written) ? 0 : sign * (Number(written.slice(1, 3)) * 60 + Number(written.slice(-2)))
+  const instant = Date.parse(`${text.slice(0, -written.length).replace(' ', 'T')}${offsetText(minutes)}`)
+  return Number.isNaN(instant) || Math.abs(minutes) > 14 * 60 ? undefined : {minutes, instant}
+}
+
+/**
+ * What a gateway's time stamp says of the zone it writes in, against the zone a profile reads
+ * its times in: undefined when they agree at that instant, or when the stamp writes no offset
+ * (the 14-digit form), which says nothing either way.
+ */
+export function zoneDisagreement(stamp: string | undefined, zone: string): ZoneDisagreement | undefined {
+  const written = writtenOffset(stamp)
+  if (!written) return undefined
+  const {minutes, instant} = written
+  const minutesOf = (name: string) => Math.round(offsetAt(instant, name) / 60_000)
+  const zoneMinutes = minutesOf(zone)
+  if (zoneMinutes === minutes) return undefined
+  const zonesAtWritten = [...(minutes === 0 ? ['UTC'] : []), ...Intl.supportedValuesOf('timeZone')]
+    .filter((name) => !name.startsWith('Etc/') && minutesOf(name) === minutes)
+    .sort((a, b) => Number(b.startsWith('Asia/')) - Number(a.startsWith('Asia/')))
+  return {
+    written: offsetText(minutes),
+    zone,
+    zoneOffset: offsetText(zoneMinutes),
+    minutesOff: minutes - zoneMinutes,
+    zonesAtWritten,
+  }
+}
