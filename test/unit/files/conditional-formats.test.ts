@@ -105,6 +105,40 @@ describe("a rule's own number format", () => {
   })
 })
 
+describe('a sheet of many rules (one copied row by row)', () => {
+  it('each row is marked by the rules over it, the first listed formatting a cell first', () => {
+    const rules: ConditionalRule[] = []
+    for (let line = 2; line <= 3001; line++) {
+      const rule = excelRule(`A${line}:D${line}`, {type: 'expression', formulas: [`$D${line}="no"`]}, 'struck')
+      if (typeof rule !== 'string') rules.push(rule)
+    }
+    const over = (ref: string, code: string) =>
+      excelRule(ref, {type: 'cellIs', operator: 'greaterThan', formulas: ['100']}, {reformats: code})
+    // A one-row rule listed before a whole-column one formats its row; the whole-column one every other.
+    for (const rule of [over('B2500:B2500', '0.0,,'), over('B:B', '#,##0.00,')])
+      if (typeof rule !== 'string') rules.push(rule)
+    const rowAt = (line: number, approved: string) => ({
+      line,
+      cells: ['SHW-1', '1,500.00', 'ok', approved],
+      notes: {1: {kind: 'number' as const, value: '1500'}},
+      struck: [] as number[],
+      blanked: [] as number[],
+    })
+    const marked = [2, 300, 2500, 3001, 3002].map((line) => {
+      const row = rowAt(line, line % 2 ? 'yes' : 'no')
+      markRow(row, rules, {1: 1500})
+      return [line, row.struck.join(''), row.cells[1]]
+    })
+    expect(marked).toEqual([
+      [2, '0123', '1.50'],
+      [300, '0123', '1.50'],
+      [2500, '0123', '0.0'],
+      [3001, '', '1.50'],
+      [3002, '', '1.50'],
+    ])
+  })
+})
+
 describe('approval words', () => {
   const words = new StatusWords(['Escalated=pending', 'Fine=approved'])
   it.each([
