@@ -27,12 +27,13 @@ export async function* rowsOf(
   /**
    * A row the person sees crossed out or blanked: a cell gw reads struck through (its font, a
    * conditional format, every run of its text) or partly, or every shown filled cell struck; a
-   * cell gw reads that a conditional format hides. Cells partly struck that gw does not read are
+   * cell gw reads that looks empty (white on white, a conditional format's `;;;` or white). Cells partly struck that gw does not read are
    * said once (source.partlyStruck).
    */
   const struckThrough = ({record, struck, partlyStruck, blanked, line}: SourceRecord) => {
     const blank = (blanked ?? []).filter((at) => read.has(at))
-    if (blank.length) return `hidden by a conditional format (${cellsOf(blank, line)})`
+    if (blank.length)
+      return `shown empty by its format or a conditional format (${cellsOf(blank, line)}: white on white, or ;;;)`
     const partly = (partlyStruck ?? []).filter((at) => read.has(at))
     if (partly.length) return `partly struck through (${cellsOf(partly, line)})`
     for (const at of partlyStruck ?? []) {

@@ -142,6 +142,8 @@ export async function openXlsx(path: string, zip: ZipParts) {
       if (read.text !== '' && (styles.struck[cell.style] || strike === 'all')) read.struck = true
       else if (read.text !== '' && strike === 'part') read.partlyStruck = true
       if (read.text !== '' || read.note) row.set(column, read)
+      // White on white: the cell looks empty, as under `;;;`.
+      if (read.text.trim() !== '' && styles.unseen[cell.style]) row.blanked.push(column)
     }
     const parse = zip.parse(sheet.part, {
       open(tag) {

@@ -1,8 +1,8 @@
 /**
  * What an .xlsx's shared parts say of how its cells look: the relationships that find its parts,
  * its shared strings (with how much of each is struck through, run by run), and its styles (each
- * cell style's number format and whether its font strikes the text through; each differential
- * format, which conditional formats apply, and whether it strikes or hides).
+ * cell style's number format, whether its font strikes the text through or writes it white on
+ * white; each differential format, which conditional formats apply, and whether it strikes or hides).
  */
 import {posix} from 'node:path'
 
@@ -120,10 +120,17 @@ export async function sharedStrings(
   return {strings, strikes}
 }
 
+/** White as a colour of the file: `rgb` FFFFFF (with any alpha), or the theme's first colour (Background 1) untinted. */
+const isWhite = (tag: SaxesTagPlain) =>
+  /^(?:[0-9a-f]{2})?ffffff$/i.test(attr(tag, 'rgb') ?? '') ||
+  (attr(tag, 'theme') === '0' && !Number(attr(tag, 'tint') ?? 0))
+
 /** The styles of a workbook: each cell style's number format and strike, and what each differential format does. */
 interface CellStyles {
   numbers: NumberFormat[]
   struck: boolean[]
+  /** Whether a cell style writes white on no fill (or a white one): its text does not show. */
+  unseen: boolean[]
   /** By differential format (a conditional format's `dxfId`): whether it strikes its cells or hides them (`;;;`). */
   effects: (Effect | undefined)[]
 }
@@ -131,36 +138,53 @@ interface CellStyles {
 /** Each cell style (`s`): its number format's code and kind, and whether its font strikes the text through. */
 export async function cellStyles(zip: ZipParts, part: string | undefined): Promise<CellStyles> {
   const codes = new Map<number, string>()
-  const styles: CellStyles = {numbers: [], struck: [], effects: []}
-  const fonts: boolean[] = []
+  const styles: CellStyles = {numbers: [], struck: [], unseen: [], effects: []}
+  const fonts: {struck: boolean; white: boolean}[] = []
+  /** Each fill: whether it colours the cell (a pattern of a colour other than white). */
+  const fills: boolean[] = []
   if (!part || !zip.has(part)) return styles
   let inCellXfs = false
   let inFonts = false
-  let dxf: {struck: boolean; code?: string} | undefined
+  let inFills = false
+  let dxf: {struck: boolean; code?: string; white?: boolean; filled?: boolean} | undefined
+  const struckBy = (tag: SaxesTagPlain) => !['0', 'false'].includes(attr(tag, 'val') ?? '1')
   await parseAll(zip, part, {
     open(tag) {
       const name = local(tag)
       if (name === 'dxf') dxf = {struck: false}
-      else if (dxf && name === 'strike') dxf.struck = !['0', 'false'].includes(attr(tag, 'val') ?? '1')
+      else if (dxf && name === 'strike') dxf.struck = struckBy(tag)
       else if (dxf && name === 'numFmt') dxf.code = attr(tag, 'formatCode')
+      else if (dxf && name === 'color') dxf.white = isWhite(tag)
+      else if (dxf && (name === 'bgColor' || name === 'fgColor')) dxf.filled ||= !isWhite(tag)
       else if (name === 'numFmt') codes.set(Number(attr(tag, 'numFmtId')), attr(tag, 'formatCode') ?? '')
       else if (name === 'fonts') inFonts = true
-      else if (name === 'font' && inFonts) fonts.push(false)
-      else if (name === 'strike' && inFonts) fonts[fonts.length - 1] = !['0', 'false'].includes(attr(tag, 'val') ?? '1')
+      else if (name === 'font' && inFonts) fonts.push({struck: false, white: false})
+      else if (name === 'strike' && inFonts) fonts[fonts.length - 1]!.struck = struckBy(tag)
+      else if (name === 'color' && inFonts) fonts[fonts.length - 1]!.white = isWhite(tag)
+      else if (name === 'fills') inFills = true
+      else if (name === 'patternFill' && inFills) fills.push(!['none', undefined].includes(attr(tag, 'patternType')))
+      else if (name === 'fgColor' && inFills && isWhite(tag)) fills[fills.length - 1] = false
       else if (name === 'cellXfs') inCellXfs = true
       else if (name === 'xf' && inCellXfs) {
         const id = Number(attr(tag, 'numFmtId') ?? 0)
+        const font = fonts[Number(attr(tag, 'fontId') ?? 0)]
         styles.numbers.push(numberFormat(id, codes.get(id)))
-        styles.struck.push(fonts[Number(attr(tag, 'fontId') ?? 0)] ?? false)
+        styles.struck.push(font?.struck ?? false)
+        styles.unseen.push(Boolean(font?.white) && !fills[Number(attr(tag, 'fillId') ?? 0)])
       }
     },
     close(tag) {
       const name = local(tag)
       if (name === 'cellXfs') inCellXfs = false
       else if (name === 'fonts') inFonts = false
+      else if (name === 'fills') inFills = false
       else if (name === 'dxf' && dxf) {
-        // A strike strikes the cell; a format that shows nothing of a number (`;;;`) hides it, one that shows another number reformats it.
-        styles.effects.push(dxf.struck ? 'struck' : dxf.code !== undefined ? formatEffect(dxf.code) : undefined)
+        // A strike strikes the cell; white on no fill, or a format that shows nothing of a number
+        // (`;;;`), hides it; a format that shows another number reformats it.
+        const hides = dxf.white && !dxf.filled
+        styles.effects.push(
+          dxf.struck ? 'struck' : hides ? 'hidden' : dxf.code !== undefined ? formatEffect(dxf.code) : undefined,
+        )
         dxf = undefined
       }
     },
