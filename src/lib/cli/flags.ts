@@ -85,6 +85,10 @@ export const listFlags = (states: readonly string[], amount: string) => ({
   amount: Flags.string({description: `${amount} (150.50, or ฿150.50 for one currency)`}),
   payer: Flags.string({description: 'only orders of this payer (an openid), where a query or notification showed it'}),
   out: Flags.string({description: 'also write the list to this file, .csv or .xlsx'}),
+  limit: Flags.integer({
+    description: 'at most this many, the newest: on the screen, in --json and in --out alike',
+    min: 1,
+  }),
   bom: fileFlags().bom,
   ...batchFlags('queries', 8),
 })
@@ -121,6 +125,7 @@ export function endpointOf(flag: string, text: string): URL {
 
 /** What the list flags ask for, checked before the history is read or the gateway asked (--out included). */
 export function listFilterOf(flags: {
+  limit?: number
   since?: string
   until?: string
   channel?: string

@@ -266,6 +266,7 @@ export function refundListView(
   appid: string,
   total = refunds.length,
   inFile = false,
+  limit?: number,
 ): string {
   if (!refunds.length) return `No refunds made on this machine for ${appid} match.`
   const rows = refunds.map((r) => [
@@ -279,5 +280,5 @@ export function refundListView(
     r.source ?? '',
   ])
   const head = ['made', 'refund', 'order', 'amount', 'order total', 'status', 'gateway refund', 'made by']
-  return `${table(head, rows)}\n${listCount(refunds.length, total, 'refund', inFile)}${unattributedNote(refunds)}`
+  return `${table(head, rows)}\n${listCount(refunds.length, total, 'refund', inFile, limit)}${unattributedNote(refunds)}`
 }
