@@ -128,7 +128,9 @@ export function orderListView(
   const shortened = orders.some((o) => o.openid !== undefined && payerShown(o.openid).shortened)
     ? `\npayer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
     : ''
-  return `${table(head, rows)}\n${listCount(orders.length, total, 'order', inFile, limit)}${unattributedNote(orders)}${shortened}`
+  // Narrower than the table, a terminal shows it without the columns least needed to tell orders apart.
+  const fit = {drop: ['payer', 'gateway order', 'as of', 'channel'], whole: '--json and --out'}
+  return `${table(head, rows, fit)}\n${listCount(orders.length, total, 'order', inFile, limit)}${unattributedNote(orders)}${shortened}`
 }
 
 const PAYER_WHOLE = 16
