@@ -1,4 +1,5 @@
 import {GwCommand} from '../lib/cli/base-command.js'
+import {zoneFlag} from '../lib/cli/flags.js'
 import {isoTime} from '../lib/gateway/protocol/index.js'
 import type {HistoryReport} from '../lib/store/store.js'
 
@@ -7,6 +8,7 @@ export default class History extends GwCommand<typeof History> {
   static override description =
     'Where the local database is (in GW_CONFIG_DIR), its size, the earlier history.jsonl it imported, and per gateway (appid, base URL and gateway key) how many orders and refunds it holds, with the oldest and newest. Back it up with: sqlite3 PATH ".backup copy.db" (safe while gw runs).'
   static override examples = ['<%= config.bin %> history', '<%= config.bin %> history --json']
+  static override flags = {zone: zoneFlag}
 
   async run(): Promise<HistoryReport> {
     const [factory, {closeStore}, {historyView}] = await Promise.all([

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
-import {batchFlags, fileFlags, networkFlags, statusMapFlag} from '../lib/cli/flags.js'
+import {batchFlags, fileFlags, networkFlags, statusMapFlag, zoneFlag} from '../lib/cli/flags.js'
 import {outcomeOfSignal} from '../lib/errors.js'
 import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
 
@@ -35,6 +35,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     }),
     'with-refunds': Flags.boolean({description: 'also query the refunds of refunded orders for the refunded total'}),
     'status-map': statusMapFlag(),
+    zone: zoneFlag,
     ...networkFlags,
   }
 

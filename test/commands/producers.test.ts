@@ -145,6 +145,8 @@ describe('refund sheets', () => {
     const formula = await plan('finance.openpyxl.xlsx', '--column', 'refund_amount=Refund', '--sheet', 'Formulas')
     expect(formula.code).toBe(2)
     expect(formula.stderr).toContain('line 2: formula without a stored result in cell B2 (refund_amount)')
+    // The plan names the row by its order still (its order number is no formula).
+    expect(formula.json<{rows: {line: number; order: string}[]}>().rows[0]).toMatchObject({line: 2, order: 'FIN-1'})
   })
 
   it('--header-row says where the header is; a line without the columns is refused naming them', async () => {

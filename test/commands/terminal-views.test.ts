@@ -77,6 +77,21 @@ describe.skipIf(!HAS_TMUX && !process.env.CI)('views on a terminal, as a person 
     expect(refunds.styled).toContain(`${CYAN}refund`)
   })
 
+  it('a list fits a terminal of 80 columns: the least useful columns left out, and said', async () => {
+    expect((await world.createOrder('TTY-NARROW', 'wechat', '10.00')).code).toBe(0)
+    const terminal = new Terminal(['order', 'list', '--limit', '3'], {GW_CONFIG_DIR: world.configDir}, undefined, 80)
+    try {
+      const seen = await terminal.waitFor(/EXIT=\d+/)
+      const table = seen.split('\n').filter((line) => /^[│┌├└]/.test(line))
+      expect(table.length).toBeGreaterThan(3)
+      // tmux wraps a longer line onto the next: every line of the table is whole and within 80.
+      for (const line of table) expect(line.trimEnd(), line).toMatch(/[│┐┤┘]$/)
+      expect(seen).toMatch(/\n\(left out to fit: payer, gateway order(, as of)?; all in --json and --out\)\n/)
+    } finally {
+      terminal.close()
+    }
+  })
+
   it('a bulk run asks over its plan, said as test: the rows, what goes out; no answer sends nothing', async () => {
     const orders = await world.paidOrders(2, 10_000, 'TTY-ASK')
     const csv = join(world.configDir, 'tty-ask.csv')
@@ -87,8 +102,10 @@ describe.skipIf(!HAS_TMUX && !process.env.CI)('views on a terminal, as a person 
       const merchant = world.sandbox.info.merchants[0]!
       expect(asked).toContain(`Plan for ${csv} (profile "sandbox", ${merchant.appid}, test):`)
       expect(asked).toContain('2 rows, 2 orders; to send: 2 rows, 3.50 THB')
-      expect(asked).toMatch(new RegExp(`│ 2 +│ ${orders[0]} `))
-      expect(asked).toMatch(new RegExp(`│ 3 +│ ${orders[1]} `))
+      // Each row said as the dry run says it: would_refund, not pending.
+      expect(asked).toMatch(new RegExp(`│ 2 +│ ${orders[0]} .*│ would_refund │`))
+      expect(asked).toMatch(new RegExp(`│ 3 +│ ${orders[1]} .*│ would_refund │`))
+      expect(asked).not.toContain('pending')
       expect(asked).toContain(
         `TEST: send 2 rows, 3.50 THB of refunds from ${csv} (profile "sandbox", ${merchant.appid})?`,
       )

@@ -50,6 +50,9 @@ export async function runInProcess(args: string[], options: CliOptions = {}): Pr
   // A time zone is the process's: a run that names one needs a process of its own (cli.ts, `process`).
   if (options.env?.TZ !== undefined && options.env.TZ !== process.env.TZ)
     throw new Error(`TZ=${options.env.TZ} is a process's: run gw with {process: true}`)
+  // So is --zone, the clock of the run (the sandbox of this process would write its times on it too).
+  if (args.some((arg) => arg === '--zone' || arg.startsWith('--zone=')) && args[0] !== 'desk')
+    throw new Error(`--zone sets the run's clock, a process's: run gw ${args.join(' ')} with {process: true}`)
   loaded ??= Config.load({root: REPO_ROOT})
   const config = await loaded
   const {id, command, argv} = await commandOf(args)

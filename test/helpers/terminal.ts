@@ -15,9 +15,9 @@ export class Terminal {
 
   /**
    * `exitFile`: gw runs as a shell's job whose end is written there, so that the terminal can be
-   * closed under it. Colours are off (NO_COLOR) unless `env` says `NO_COLOR: ''`.
+   * closed under it. Colours are off (NO_COLOR) unless `env` says `NO_COLOR: ''`. `columns`: its width.
    */
-  constructor(args: string[], env: Record<string, string>, exitFile?: string) {
+  constructor(args: string[], env: Record<string, string>, exitFile?: string, columns = 200) {
     const exports = Object.entries({NO_COLOR: '1', ...env})
       .map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'`)
       .join(' ')
@@ -26,7 +26,7 @@ export class Terminal {
       ? `env ${exports} ${process.execPath} ${join(REPO_ROOT, 'test', 'helpers', 'exit-recorder.mjs')} '${exitFile}' ${gw}`
       : `env ${exports} ${gw}; echo "EXIT=$?"; sleep 60`
     this.#exitFile = exitFile
-    this.tmux('new-session', '-d', '-s', this.session, '-x', '200', '-y', '50', command)
+    this.tmux('new-session', '-d', '-s', this.session, '-x', String(columns), '-y', '50', command)
   }
 
   /**

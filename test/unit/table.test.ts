@@ -11,3 +11,31 @@ describe('tables for people', () => {
     expect(lines[3]).toMatch(/^│ 1 +│ INV-1 +│ 150\.50 THB │$/)
   })
 })
+
+describe('a table on a terminal narrower than it', () => {
+  const head = ['made', 'order', 'amount', 'state', 'gateway order', 'payer']
+  const rows = [
+    ['2026-12-01T10:00:00+07:00', 'INV-1001', '150.50 THB', 'SUCCESS', '90020261201100000000001', 'oUpF8u…WeS6o'],
+  ]
+  const widest = (text: string) => Math.max(...text.split('\n').map((line) => line.length))
+
+  it('leaves out the least useful columns until it fits, and says which and where they all are', () => {
+    const whole = table(head, rows, {width: 200})
+    expect(whole).toContain('gateway order')
+    const fitted = table(head, rows, {width: 80, drop: ['payer', 'gateway order', 'state'], whole: '--json'})
+    const [drawn, said] = [fitted.split('\n').slice(0, -1).join('\n'), fitted.split('\n').at(-1)]
+    expect(widest(drawn)).toBeLessThanOrEqual(80)
+    expect(drawn).not.toContain('payer')
+    expect(drawn).not.toContain('90020261201100000000001')
+    // Only as many as it takes: the state stays.
+    expect(drawn).toContain('SUCCESS')
+    expect(said).toBe('(left out to fit: payer, gateway order; all in --json)')
+  })
+
+  it('is drawn whole when it fits, or when nothing may be left out, or off a terminal', () => {
+    expect(table(head, rows, {width: 200, drop: ['payer']})).toBe(table(head, rows))
+    expect(table(head, rows, {width: 40})).not.toContain('left out')
+    // Vitest's stdout is no terminal: nothing is fitted.
+    expect(table(head, rows, {drop: ['payer']})).toContain('payer')
+  })
+})

@@ -1,5 +1,5 @@
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage} from '../../lib/cli/flags.js'
+import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage, zoneFlag} from '../../lib/cli/flags.js'
 import {type FoundByNumber, findNamed} from '../../lib/orders/any-number.js'
 import {foundByNote, orderView} from '../../lib/render/orders.js'
 
@@ -16,7 +16,7 @@ export default class OrderQuery extends GwCommand<typeof OrderQuery> {
 
   static override usage = usage.anyNumber()
   static override args = anyNumberArgs
-  static override flags = {...orderFlags, ...networkFlags}
+  static override flags = {...orderFlags, zone: zoneFlag, ...networkFlags}
 
   async run(): Promise<FoundByNumber> {
     const {orders} = await this.services()

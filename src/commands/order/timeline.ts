@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage, zoneOf} from '../../lib/cli/flags.js'
+import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage, zoneFlag, zoneOf} from '../../lib/cli/flags.js'
 import type {Timeline} from '../../lib/refunds/timeline.js'
 
 export default class OrderTimeline extends GwCommand<typeof OrderTimeline> {
@@ -21,10 +21,7 @@ export default class OrderTimeline extends GwCommand<typeof OrderTimeline> {
   static override flags = {
     ...orderFlags,
     refresh: Flags.boolean({description: 'ask the gateway first: the order now, and its refunds'}),
-    zone: Flags.string({
-      description:
-        "whose clock the times are on: local (this machine's, the default), gateway (the profile's gateway zone, as receipts show times) or an IANA name like Asia/Bangkok",
-    }),
+    zone: zoneFlag,
     ...networkFlags,
   }
 

@@ -33,6 +33,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
   }
   static override flags = {
     ...shared.refundFlags,
+    zone: shared.zoneFlag,
     ...shared.bulkRefundFlags,
     ...shared.orderFlags,
     // A bulk run asks on any profile (a single refund on a --live one): --yes answers both, and a script needs it.

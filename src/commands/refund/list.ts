@@ -30,7 +30,7 @@ export default class RefundList extends GwCommand<typeof RefundList> {
       {
         what: 'refunds',
         file: {columns: REFUND_LIST_COLUMNS, row: refundListRow, sheet: 'refunds'},
-        view: (shown, total, inFile) => refundListView(shown, appid, total, inFile),
+        view: (shown, total, inFile, limit) => refundListView(shown, appid, total, inFile, limit),
       },
       (emit, filter) => listRefunds(refunds, filter, emit),
     )

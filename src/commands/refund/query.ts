@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage} from '../../lib/cli/flags.js'
+import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage, zoneFlag} from '../../lib/cli/flags.js'
 import {findNamed} from '../../lib/orders/any-number.js'
 import type {FoundOrder} from '../../lib/orders/service.js'
 import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
@@ -33,6 +33,7 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
   static override flags = {
     'mch-refund-no': Flags.string({description: 'a refund number of the order'}),
     ...orderFlags,
+    zone: zoneFlag,
     ...networkFlags,
   }
 

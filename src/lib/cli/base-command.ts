@@ -19,7 +19,7 @@ import {red, yellow} from '../render/style.js'
 import {terminalSafe, viewSafe, withoutKeys} from '../untrusted.js'
 import {type ConfirmOptions, askHidden, confirm} from './confirm.js'
 import {endOnSignals, onInterrupt} from './interrupt.js'
-import {canonicalChoices, listFilterOf} from './flags.js'
+import {canonicalChoices, listFilterOf, zoneFlag, zoneOf} from './flags.js'
 import type {Work} from '../batch.js'
 import type {WireEvent} from '../gateway/client.js'
 import type {GatewayServices, ServiceFactory} from './services.js'
@@ -94,6 +94,22 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     this.flags = flags as GwFlags<T>
     this.args = args as GwArgs<T>
     startRun(this.io, this.flags['passphrase-file'], (message) => askHidden(message, this.io))
+    this.#onClockOf((flags as {zone?: string}).zone)
+  }
+
+  /** The TZ this run changed (--zone), to put back when it ends: `null` when there was none. */
+  #clockBefore?: string | null
+
+  /**
+   * --zone (zoneFlag): the run reads and writes every time on that zone's clock, as if this
+   * machine were there: one setting every view, --json, file and --since day follows.
+   */
+  #onClockOf(said: string | undefined): void {
+    if (this.ctor.flags?.zone !== zoneFlag || said === undefined) return
+    const zone = zoneOf(said, said.trim().toLowerCase() === 'gateway' ? this.profile.gatewayZone : '')
+    if (!zone) return
+    this.#clockBefore = process.env.TZ ?? null
+    process.env.TZ = zone
   }
 
   #store?: ProfileStore
@@ -236,6 +252,10 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   override async finally(error: Error | undefined): Promise<void> {
     const services = await this.#services?.catch(() => undefined)
     await services?.close()
+    if (this.#clockBefore !== undefined) {
+      if (this.#clockBefore === null) delete process.env.TZ
+      else process.env.TZ = this.#clockBefore
+    }
     await super.finally(error)
   }
 

@@ -85,6 +85,11 @@ export const listFlags = (states: readonly string[], amount: string) => ({
   amount: Flags.string({description: `${amount} (150.50, or ฿150.50 for one currency)`}),
   payer: Flags.string({description: 'only orders of this payer (an openid), where a query or notification showed it'}),
   out: Flags.string({description: 'also write the list to this file, .csv or .xlsx'}),
+  zone: zoneFlag,
+  limit: Flags.integer({
+    description: 'at most this many, the newest: on the screen, in --json and in --out alike',
+    min: 1,
+  }),
   bom: fileFlags().bom,
   ...batchFlags('queries', 8),
 })
@@ -121,6 +126,7 @@ export function endpointOf(flag: string, text: string): URL {
 
 /** What the list flags ask for, checked before the history is read or the gateway asked (--out included). */
 export function listFilterOf(flags: {
+  limit?: number
   since?: string
   until?: string
   channel?: string
@@ -283,6 +289,16 @@ export function orderReference(
   if (given > 1) throw usageError(`Name the order one way only: ${argument}, --gw-order-no or --channel-order-no.`)
   return ref
 }
+
+/**
+ * --zone of a command that shows times: the clock the run reads and writes its times on (its
+ * views, --json, the files it writes, and the days --since and --until name), as if this machine
+ * were in that zone (GwCommand applies it).
+ */
+export const zoneFlag = Flags.string({
+  description:
+    "whose clock the times are on: local (this machine's, the default), gateway (the profile's gateway zone, as receipts show times) or an IANA name like Asia/Bangkok",
+})
 
 /**
  * The zone `--zone` names for the times of a view: undefined for this machine's (`local`, the

@@ -117,7 +117,8 @@ export interface ListShape<T, C extends string> {
   what: string
   file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string}
   /** The table of the first items shown, with how many there are (`inFile`: all of them are in --out's file). */
-  view: (shown: T[], total: number, inFile: boolean) => string
+  /** `limit`: --limit, when given. */
+  view: (shown: T[], total: number, inFile: boolean, limit?: number) => string
 }
 
 /** The history's query of a list: each item given to `emit`, as the filter selects them. */
@@ -154,12 +155,14 @@ export async function showList<T extends RefreshMarks, C extends string>(
   const json = showing.json ? await command.startJsonList(shape.what) : undefined
   const {columns, row, sheet} = shape.file
   const file = flags.out ? await openTable(flags.out, columns, {sheet, bom: flags.bom}) : undefined
-  const limit = file ? LIST_SHOWN_WITH_FILE : LIST_SHOWN
+  const asked = flags.limit
+  const limit = Math.min(file ? LIST_SHOWN_WITH_FILE : LIST_SHOWN, asked ?? Infinity)
   const shown: T[] = []
   const tally = new RefreshTally()
   const interrupt = onInterrupt(() => showing.note(`Stopping: the list ends with the ${shape.what} read so far.`))
   // Only a table on stdout needs no more than its first rows: the others are counted, not read.
-  const first = json || file || flags.refresh ? undefined : limit
+  // --limit: every output holds the newest so many (the rest are counted, not read).
+  const first = json || file || flags.refresh ? asked : limit
   let stopped: boolean
   let total: number
   try {
@@ -184,7 +187,7 @@ export async function showList<T extends RefreshMarks, C extends string>(
     showing.note(`written to ${fileShown(flags.out!)}`)
   }
   if (json) await command.endJsonList(signal ? {stopped_by: signal} : {})
-  else command.present({text: shape.view(shown, total, Boolean(file && !signal))})
+  else command.present({text: shape.view(shown, total, Boolean(file && !signal), asked)})
   refreshFailures(command, tally, shape.what)
   if (signal) {
     if (file) showing.note(`Nothing was written to ${fileShown(flags.out!)}: the list was stopped.`)

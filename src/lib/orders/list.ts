@@ -142,6 +142,16 @@ export function markFailed(
   item[REFRESH_OUTCOME] = failure.outcome
 }
 
+/** The first `count` items of a list. */
+function* firstOf<T>(items: Iterable<T>, count: number): Generator<T> {
+  if (count <= 0) return
+  let taken = 0
+  for (const item of items) {
+    yield item
+    if (++taken === count) return
+  }
+}
+
 /** Lets the process hear a signal (Ctrl-C) every so many items of a list read without waiting on anything. */
 const YIELD_EVERY = 1000
 
@@ -169,14 +179,17 @@ export async function emitList<T>(
     }
     return {stopped: Boolean(signal?.aborted), total}
   }
+  // --limit with --refresh: the newest so many are asked (all of them when --state filters after).
+  const asking = filter.first !== undefined && !filter.state ? firstOf(listed, filter.first) : listed
   const outcome = await mapInOrder(
-    listed,
+    asking,
     async (item) => {
       await each.refresh(item)
       return item
     },
     async (item) => {
       if (filter.state && each.state(item) !== filter.state) return
+      if (total === filter.first) return
       total += 1
       await emit(item)
     },

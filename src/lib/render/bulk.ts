@@ -176,7 +176,8 @@ function planTable(result: BulkResult, limit = 20): string {
     r.status,
   ])
   const more = count > limit ? [`... and ${count - limit} more (every row is in the plan file and in --json)`] : []
-  return [table(['line', 'order', 'refund number', 'amount', 'status'], cells), ...more].join('\n')
+  const fit = {drop: ['refund number'], whole: 'the plan file and --json'}
+  return [table(['line', 'order', 'refund number', 'amount', 'status'], cells, fit), ...more].join('\n')
 }
 
 /** "INV-7: lines 4, 9, 12 send 150.00 THB of 200.00 THB left". */

@@ -109,6 +109,7 @@ export function orderListView(
   appid: string,
   total = orders.length,
   inFile = false,
+  limit?: number,
 ): string {
   if (!orders.length)
     return `No orders made on this machine for ${appid} match. (gw lists the orders it made: the gateway has no list of its own.)`
@@ -127,7 +128,9 @@ export function orderListView(
   const shortened = orders.some((o) => o.openid !== undefined && payerShown(o.openid).shortened)
     ? `\npayer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
     : ''
-  return `${table(head, rows)}\n${listCount(orders.length, total, 'order', inFile)}${unattributedNote(orders)}${shortened}`
+  // Narrower than the table, a terminal shows it without the columns least needed to tell orders apart.
+  const fit = {drop: ['payer', 'gateway order', 'as of', 'channel'], whole: '--json and --out'}
+  return `${table(head, rows, fit)}\n${listCount(orders.length, total, 'order', inFile, limit)}${unattributedNote(orders)}${shortened}`
 }
 
 const PAYER_WHOLE = 16

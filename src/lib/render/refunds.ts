@@ -130,7 +130,7 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
   ])
   const processing = refund.refund_orders.some((r) => normalizeRefundState(r.refund_state) === 'PROCESSING')
   const wait = processing ? `\nPROCESSING: ${PROCESSING_WAIT}; query again then.` : ''
-  return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows)}${wait}`
+  return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows, {drop: ['gateway refund'], whole: '--json'})}${wait}`
 }
 
 /** The refunds this machine made of an order whose channel has no refund query, said to be from gw's own history. */
@@ -145,7 +145,10 @@ export function madeHereView(mchOrderNo: string, channel: string, made: readonly
   ])
   return [
     `Refunds of order ${mchOrderNo} from this machine's history; the gateway has no refund query for ${channel}:`,
-    table(['refund', 'amount', 'status', 'recorded', 'gateway refund', 'made by'], rows),
+    table(['refund', 'amount', 'status', 'recorded', 'gateway refund', 'made by'], rows, {
+      drop: ['made by', 'gateway refund'],
+      whole: '--json',
+    }),
     `Refunds made elsewhere are not listed: the merchant platform shows every refund of the order.`,
   ].join('\n')
 }
@@ -266,6 +269,7 @@ export function refundListView(
   appid: string,
   total = refunds.length,
   inFile = false,
+  limit?: number,
 ): string {
   if (!refunds.length) return `No refunds made on this machine for ${appid} match.`
   const rows = refunds.map((r) => [
@@ -279,5 +283,6 @@ export function refundListView(
     r.source ?? '',
   ])
   const head = ['made', 'refund', 'order', 'amount', 'order total', 'status', 'gateway refund', 'made by']
-  return `${table(head, rows)}\n${listCount(refunds.length, total, 'refund', inFile)}${unattributedNote(refunds)}`
+  const fit = {drop: ['made by', 'gateway refund', 'order total'], whole: '--json and --out'}
+  return `${table(head, rows, fit)}\n${listCount(refunds.length, total, 'refund', inFile, limit)}${unattributedNote(refunds)}`
 }

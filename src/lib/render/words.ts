@@ -16,10 +16,12 @@ export function listedState(
  * The count under a list: "3 orders", or "the first 200 of 500000 orders shown (all in the
  * file)", or without a file where all of them are.
  */
-export const listCount = (shown: number, total: number, word: string, inFile = false) =>
+export const listCount = (shown: number, total: number, word: string, inFile = false, limit?: number) =>
   shown === total
     ? plural(total, word)
-    : `the first ${shown} of ${plural(total, word)} shown (${inFile ? 'all in the file' : 'all of them with --out FILE.csv or FILE.xlsx, or --json'})`
+    : limit !== undefined && shown === limit
+      ? `the newest ${shown} of ${plural(total, word)} (--limit ${limit})`
+      : `the first ${shown} of ${plural(total, word)} shown (${inFile ? 'all in the file' : 'all of them with --out FILE.csv or FILE.xlsx, or --json'})`
 
 /** The footnote of a list that shows records an earlier gw made without recording their gateway. */
 export const unattributedNote = (items: readonly {unattributed?: true}[]): string =>

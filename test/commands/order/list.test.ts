@@ -2,7 +2,7 @@
  * gw order list as support uses it: orders by their total (--amount) and by their payer (--payer),
  * the payer in a column of the table (shortened safely) and whole in --json, as --payer takes it.
  */
-import {writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -62,6 +62,34 @@ describe('gw order list', () => {
     expect(timeline.code, timeline.stderr).toBe(0)
     expect(timeline.stdout.split('\n')[0]).toMatch(/REFUND: paid, and at least one refund succeeded, as of /)
     expect(timeline.stdout).not.toContain('SUCCESS: paid, as of')
+  })
+
+  it('--limit keeps the newest so many on the screen, in --json and in --out alike, and says how many match', async () => {
+    for (const mch of ['OL-LIMIT-1', 'OL-LIMIT-2', 'OL-LIMIT-3']) {
+      const made = await world.run(orderCreate(mch, 'wechat', '7.31'))
+      expect(made.code, made.stderr).toBe(0)
+    }
+    const text = await world.run(['order', 'list', '--amount', '7.31', '--limit', '2'])
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toContain('the newest 2 of 3 orders (--limit 2)')
+    expect(text.stdout).toContain('OL-LIMIT-3 ')
+    expect(text.stdout).not.toContain('OL-LIMIT-1 ')
+    expect((await listed(['--amount', '7.31', '--limit', '2'])).map((o) => o.mch_order_no)).toEqual([
+      'OL-LIMIT-3',
+      'OL-LIMIT-2',
+    ])
+    const out = join(world.configDir, 'limited.csv')
+    expect((await world.run(['order', 'list', '--amount', '7.31', '--limit', '1', '--out', out])).code).toBe(0)
+    const lines = readFileSync(out, 'utf8').trim().split('\n')
+    expect(lines).toHaveLength(2)
+    expect(lines[1]).toContain('OL-LIMIT-3')
+    // With --refresh, only the newest so many are asked about.
+    const before = (await world.requests()).order_query ?? 0
+    const refreshed = await listed(['--amount', '7.31', '--limit', '1', '--refresh'])
+    expect(refreshed.map((o) => o.mch_order_no)).toEqual(['OL-LIMIT-3'])
+    expect((await world.requests()).order_query).toBe(before + 1)
+    const refunds = await world.run(['refund', 'list', '--limit', '0'])
+    expect(refunds.code).toBe(2)
   })
 
   it("shortens a long openid to its first and last characters, says so, and never lets the gateway's text reach the terminal raw", async () => {

@@ -9,6 +9,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {isoTimeIn} from '../../../src/lib/gateway/protocol/index.js'
 import {startGatheringProxy} from '../../helpers/gathering-proxy.js'
 import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
 import {startReplayingProxy} from '../../helpers/replaying-proxy.js'
@@ -153,5 +154,36 @@ describe('an order this machine does not know, asked of the gateway', () => {
     } finally {
       await proxy.close()
     }
+  })
+})
+
+describe('--zone on the commands that show times', () => {
+  it('puts every time of query, lists and history on that clock, the same instants; gateway is the profile zone', async () => {
+    expect((await world.run(orderCreate('ZONED-1', 'wechat', '12.00'))).code).toBe(0)
+    await world.pay('ZONED-1')
+    expect((await world.run(['refund', 'create', 'ZONED-1', '--amount', '2.00'])).code).toBe(0)
+    // A process of its own: the zone is the run's clock.
+    const run = (args: string[]) => world.run(args, {process: true, env: {TZ: 'UTC'}})
+    const paidAt = async (zone: string[]) =>
+      (await run(['order', 'query', 'ZONED-1', '--json', ...zone])).json<{record: {time_end: string}}>().record.time_end
+    const local = await paidAt([])
+    const tokyo = await paidAt(['--zone', 'Asia/Tokyo'])
+    expect(local).toMatch(/\+00:00$/)
+    expect(tokyo).toMatch(/\+09:00$/)
+    expect(Date.parse(tokyo)).toBe(Date.parse(local))
+    const gateway = isoTimeIn(new Date(local), world.sandbox.info.gateway_zone).slice(-6)
+    expect((await paidAt(['--zone', 'gateway'])).slice(-6)).toBe(gateway)
+
+    const text = await run(['order', 'query', 'ZONED-1', '--zone', 'Asia/Tokyo'])
+    expect(text.stdout).toContain(`paid at:       ${tokyo}\n`)
+    for (const list of [['order', 'list'], ['refund', 'list'], ['refund', 'query', 'ZONED-1'], ['history']]) {
+      const shown = await run([...list, '--zone', 'Asia/Tokyo', '--json'])
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(shown.stdout, list.join(' ')).toMatch(/\+09:00"/)
+      expect(shown.stdout, list.join(' ')).not.toMatch(/\+00:00"/)
+    }
+    const wrong = await run(['order', 'list', '--zone', 'Mars/Base'])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('--zone "Mars/Base" is not a time zone.')
   })
 })

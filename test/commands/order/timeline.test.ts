@@ -340,7 +340,11 @@ describe("gw order timeline's story told short", () => {
     const {env} = world.machine()
     const desk = {...env, GW_GATEWAY_ZONE: gatewayZone}
     const story = async (...zone: string[]) => {
-      const run = await world.run(['order', 'timeline', paid.order, '--refresh', '--json', ...zone], {env: desk})
+      // --zone is the run's clock: a process of its own.
+      const run = await world.run(['order', 'timeline', paid.order, '--refresh', '--json', ...zone], {
+        env: desk,
+        process: zone.length > 0,
+      })
       expect(run.code, run.stderr).toBe(0)
       return run.json<Story & {zone: string; state_at: string}>()
     }
@@ -356,12 +360,16 @@ describe("gw order timeline's story told short", () => {
 
     const named = await world.run(['order', 'timeline', paid.order, '--refresh', '--zone', 'asia/kathmandu'], {
       env: desk,
+      process: true,
     })
     expect(named.code, named.stderr).toBe(0)
     expect(named.stdout).toMatch(/^Order .*: SUCCESS: paid, as of \S+\+05:45 \(asked now\)/)
     expect(named.stdout).toMatch(/\n {2}\S+\+05:45 {2}paid {7}/)
 
-    const refused = await world.run(['order', 'timeline', paid.order, '--zone', 'Mars/Olympus'], {env: desk})
+    const refused = await world.run(['order', 'timeline', paid.order, '--zone', 'Mars/Olympus'], {
+      env: desk,
+      process: true,
+    })
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('--zone "Mars/Olympus" is not a time zone.')
   })

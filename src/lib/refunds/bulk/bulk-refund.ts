@@ -171,7 +171,8 @@ export async function runBulkRefund(
     claim = plan.claim
     hooks.planned(plan, lock?.left, fitted.note)
     const toSend = toSendTotals(plan.states)
-    const result = (states: readonly RowState[], ended: RunEnd): BulkResult => ({
+    /** `asPlan`: the rows as the dry run shows them (would_refund), as the plan above the question is. */
+    const result = (states: readonly RowState[], ended: RunEnd, asPlan = options.dry_run): BulkResult => ({
       csv,
       report: ended.reportFailure || !file.rows.length ? null : reportPath,
       earlier_report: earlierReport ?? null,
@@ -190,8 +191,8 @@ export async function runBulkRefund(
       problems: [...plan.problems],
       settled_earlier: [...plan.settled_earlier],
       to_send: toSend,
-      summary: summarize(file, states, options.dry_run),
-      rows: rowViews(file.rows, states, options.dry_run),
+      summary: summarize(file, states, asPlan),
+      rows: rowViews(file.rows, states, asPlan),
       write_failure: ended.writeFailure ?? null,
       report_failure: ended.reportFailure ?? null,
       history_failure: ended.historyFailure ?? null,
@@ -237,7 +238,7 @@ export async function runBulkRefund(
     }
     const count = toSend.reduce((n, t) => n + t.rows, 0)
     // Asked over the plan as a dry run shows it: what goes out, the rows, and what does not.
-    if (count > 0) await hooks.confirm(result(plan.states, {stopped: false}))
+    if (count > 0) await hooks.confirm(result(plan.states, {stopped: false}, true))
     const work = await hooks.sending(count)
     let sent
     try {

@@ -96,7 +96,13 @@ export function readRefundRow(
   columns: ColumnCurrencies,
 ): {row: RefundRow; problems: string[]} {
   const unresolved = unresolvedFormulas(row)
-  if (unresolved) return {row: new FileRow(row.line, '', ''), problems: [unresolved]}
+  if (unresolved) {
+    // Its order still names the row in the plan, unless the order number is one of the formulas.
+    const column = orderColumnOf(row)
+    const formula = new Set(row.formulas().map(({field}) => field))
+    const order = column && !formula.has(column) ? row.get(column) : ''
+    return {row: new FileRow(row.line, order, ''), problems: [unresolved]}
+  }
   const problems: string[] = rowProblems(row)
   const orderColumn = orderColumnOf(row)
   const status = row.get('sale_status')
