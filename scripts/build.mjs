@@ -96,9 +96,11 @@ const OCLIF_PATCHES = {
 const oclifStart = {
   name: 'oclif-start',
   setup(build) {
+    const patched = new Set()
     build.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]/}, ({path}) => {
       const file = path.replaceAll('\\', '/').split('/@oclif/core/lib/')[1]
       if (!OCLIF_PATCHES[file]) return undefined
+      patched.add(file)
       let source = readFileSync(path, 'utf8')
       for (const [from, to] of OCLIF_PATCHES[file]) {
         if (!source.includes(from))
@@ -106,6 +108,10 @@ const oclifStart = {
         source = source.replace(from, to)
       }
       return {contents: source, loader: 'js'}
+    })
+    build.onEnd(() => {
+      const gone = Object.keys(OCLIF_PATCHES).filter((file) => !patched.has(file))
+      if (gone.length) throw new Error(`oclif has no lib/${gone.join(', lib/')} any more: see OCLIF_PATCHES`)
     })
   },
 }
