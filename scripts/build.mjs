@@ -63,6 +63,59 @@ const builtinsByRequire = {
   },
 }
 
+/**
+ * What oclif loads at each start and gw never uses, not run (about 10 ms of CPU, bench/README.md):
+ * its check of Node's version against its own engines field (gw's bin/node-check.js checks first,
+ * and more strictly), which loads semver whole; the debug package, loaded only when DEBUG is set
+ * (its logs are shown only then, as before); and, required when first used, the glob and pattern
+ * libraries of plugins without a manifest (gw ships its manifest) and node:perf_hooks (for oclif's
+ * timings, which gw never turns on). A change of oclif's that these no longer fit stops the build.
+ */
+const LAZY = 'const lazy = (load) => { let m; return new Proxy({}, {get: (_, key) => (m ??= load())[key]}) };'
+const OCLIF_PATCHES = {
+  'index.js': [['\ncheckNodeVersion();\n', '\n']],
+  'logger.js': [
+    [
+      'const debug_1 = __importDefault(require("debug"));',
+      'const debug_1 = {default: (namespace) => (process.env.DEBUG ? require("debug")(namespace) : () => {})};',
+    ],
+  ],
+  'config/plugin.js': [
+    ['const tinyglobby_1 = require("tinyglobby");', `${LAZY} const tinyglobby_1 = lazy(() => require("tinyglobby"));`],
+  ],
+  'config/plugin-loader.js': [
+    ['const minimatch_1 = require("minimatch");', `${LAZY} const minimatch_1 = lazy(() => require("minimatch"));`],
+  ],
+  'performance.js': [
+    [
+      'const node_perf_hooks_1 = require("node:perf_hooks");',
+      `${LAZY} const node_perf_hooks_1 = lazy(() => require("node:perf_hooks"));`,
+    ],
+  ],
+}
+const oclifStart = {
+  name: 'oclif-start',
+  setup(build) {
+    const patched = new Set()
+    build.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]/}, ({path}) => {
+      const file = path.replaceAll('\\', '/').split('/@oclif/core/lib/')[1]
+      if (!OCLIF_PATCHES[file]) return undefined
+      patched.add(file)
+      let source = readFileSync(path, 'utf8')
+      for (const [from, to] of OCLIF_PATCHES[file]) {
+        if (!source.includes(from))
+          throw new Error(`oclif's lib/${file} has changed: ${JSON.stringify(from)} is not in it`)
+        source = source.replace(from, to)
+      }
+      return {contents: source, loader: 'js'}
+    })
+    build.onEnd(() => {
+      const gone = Object.keys(OCLIF_PATCHES).filter((file) => !patched.has(file))
+      if (gone.length) throw new Error(`oclif has no lib/${gone.join(', lib/')} any more: see OCLIF_PATCHES`)
+    })
+  },
+}
+
 const commands = readdirSync('src/commands', {recursive: true})
   .filter((file) => file.endsWith('.ts'))
   .map((file) => join('src/commands', file))
@@ -93,7 +146,7 @@ const {metafile} = await build({
   define: {GW_BUILD: JSON.stringify(named.id), GW_COMMITTED_AT: JSON.stringify(named.committed_at)},
   // oclif reads tsconfig with TypeScript when it is installed (development only), in a try.
   external: [...OPTIONAL],
-  plugins: [builtinsByRequire],
+  plugins: [builtinsByRequire, oclifStart],
   // CommonJS packages in an ESM bundle still call require (node:fs and the like).
   banner: {
     js: "import {createRequire as __gwRequire} from 'node:module'; const require = __gwRequire(import.meta.url);",

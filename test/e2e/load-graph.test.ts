@@ -11,6 +11,7 @@ import {fileURLToPath} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {gw} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {INSTALLED, gwUnderTest} from '../helpers/gw-under-test.js'
 import {REPO_ROOT, tempDir} from '../helpers/shared.js'
@@ -83,13 +84,23 @@ describe.skipIf(INSTALLED)('what a command loads', () => {
   afterAll(() => world.close())
   const env = () => ({GW_CONFIG_DIR: world.configDir})
 
-  it('gw --version loads oclif and no part of gw that talks to a gateway, keeps history or shows a table', async () => {
+  it('gw --version loads neither oclif nor any part of gw that talks to a gateway, keeps history or shows a table', async () => {
     const {code, sources, builtins} = await loadedBy(['--version'], env())
     expect(code).toBe(0)
-    expect(loadedOf(sources, 'src/lib/')).toEqual([])
-    expect(loadedOf(sources, 'node_modules/zod/')).toEqual([])
-    expect(loadedOf(sources, 'node_modules/cli-table3/')).toEqual([])
+    expect(sources).toContain('src/main.ts')
+    for (const prefix of ['src/lib/', 'node_modules/@oclif/', 'node_modules/zod/', 'node_modules/cli-table3/'])
+      expect(loadedOf(sources, prefix)).toEqual([])
     for (const builtin of ['http', 'crypto', 'sqlite', ...NOT_FOR_HTTP]) expect(builtins).not.toContain(builtin)
+  })
+
+  it("gw --version says what oclif says of the build: its help's VERSION line", async () => {
+    const [version, help] = [await gw(['--version']), await gw(['--help'])]
+    expect(version.code).toBe(0)
+    const build = (JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}).id
+    expect(version.stdout).toBe(`gw/${build} ${process.platform}-${process.arch} node-${process.version}\n`)
+    expect(help.stdout).toContain(`VERSION\n  ${version.stdout}`)
+    // As oclif took it: the first word, whatever follows.
+    expect((await gw(['--version', 'order'])).stdout).toBe(version.stdout)
   })
 
   it('gw order query over http loads the client, the history and the view, and no TLS, undici, prompt, workbook or desk', async () => {
