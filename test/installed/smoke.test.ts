@@ -78,6 +78,8 @@ let sandbox: {
     origin: string
     gateway_public_key_file: string
     merchants: {appid: string; private_key_file: string}[]
+    /** The zone it writes its time stamps in (this machine's): a profile of it says so, or doctor warns. */
+    gateway_zone: string
   }
 }
 let controls: SandboxControl
@@ -173,6 +175,8 @@ describe('an installed gw, as its user meets it', () => {
       merchant!.private_key_file,
       '--gateway-public-key',
       sandbox.info.gateway_public_key_file,
+      '--gateway-zone',
+      sandbox.info.gateway_zone,
     )
     expect(added.code, added.stderr).toBe(0)
     expect(added.stderr).toBe('')
