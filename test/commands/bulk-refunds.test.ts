@@ -1,36 +1,19 @@
-import {readFileSync, writeFileSync, existsSync} from 'node:fs'
+import {writeFileSync, existsSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {asPrinted} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {untab} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {writeWorkbook} from '../helpers/workbooks.js'
 
 let world: GwWorld
-let fileNo = 0
 
 beforeAll(async () => {
   world = await startWorld()
 })
 afterAll(() => world.close())
-
-function csvFile(content: string | Buffer): string {
-  const path = join(world.configDir, `refunds-${++fileNo}.csv`)
-  writeFileSync(path, content)
-  return path
-}
-
-const report = (csv: string) =>
-  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true, cast: untab}) as Record<
-    string,
-    string
-  >[]
-const bulk = (csv: string, extra: string[] = []) =>
-  world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
 
 /** Every refund in the ledger for these orders, by refund number. */
 async function ledgerRefunds(
@@ -55,7 +38,7 @@ async function ledgerRefunds(
 /** The batch ends with exactly one successful refund per row, with the row's amount, and the report says so. */
 async function expectExactlyOnce(csv: string, rows: {order: string; fee: number}[]) {
   const refunds = await ledgerRefunds([...new Set(rows.map((r) => r.order))])
-  const lines = report(csv)
+  const lines = world.reportOf(csv)
   expect(lines).toHaveLength(rows.length)
   const total = [...refunds.values()].reduce((n, list) => n + list.length, 0)
   expect(total).toBe(rows.length)
@@ -80,7 +63,7 @@ describe('hostile files: every problem named with its line, nothing reaches the 
   for (const [name, content, message] of cases) {
     it(`${name}: exit 2, nothing sent`, async () => {
       const before = await world.requests()
-      const result = await bulk(csvFile(content))
+      const result = await world.bulk(world.csv(content))
       expect(result.code).toBe(2)
       expect(result.stderr).toMatch(message)
       expect(await world.requests()).toEqual(before)
@@ -88,7 +71,7 @@ describe('hostile files: every problem named with its line, nothing reaches the 
   }
 
   it('lists every problem of a file at once, with --json too', async () => {
-    const result = await bulk(csvFile('mch_order_no,refund_fee\n,100\nX,0\nY,abc\n'), ['--json'])
+    const result = await world.bulk(world.csv('mch_order_no,refund_fee\n,100\nX,0\nY,abc\n'), ['--json'])
     expect(result.code).toBe(2)
     expect(result.json<{error: {problems: {line: number}[]}}>().error.problems.map((p) => p.line)).toEqual([2, 3, 4])
   })
@@ -97,7 +80,7 @@ describe('hostile files: every problem named with its line, nothing reaches the 
 describe('a batch', () => {
   it('reads BOM, CRLF, quotes, Thai text and headers in any case; keeps unknown columns in the report', async () => {
     const orders = await world.paidOrders(3, 10_000, 'QUIRK')
-    const csv = csvFile(
+    const csv = world.csv(
       Buffer.concat([
         Buffer.from([0xef, 0xbb, 0xbf]),
         Buffer.from(
@@ -105,9 +88,9 @@ describe('a batch', () => {
         ),
       ]),
     )
-    const result = await bulk(csv)
+    const result = await world.bulk(csv)
     expect(result.code).toBe(0)
-    const lines = report(csv)
+    const lines = world.reportOf(csv)
     expect(lines.map((l) => [l[' MCH_Order_No '], l['Customer Note'], l.status, l.refund_fee])).toEqual([
       [orders[0], 'Khun Somchai, "VIP"', 'refunded', '1000'],
       [orders[1], 'ชาเขียว\r\nสองแก้ว', 'refunded', '50'],
@@ -122,9 +105,9 @@ describe('a batch', () => {
 
   it('makes only the requests it must: one order query and one refund per row on orders paid in full', async () => {
     const orders = await world.paidOrders(12, 5000, 'LEAN')
-    const csv = csvFile(`mch_order_no,refund_fee,channel\n${orders.map((o) => `${o},1000,wechat`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_fee,channel\n${orders.map((o) => `${o},1000,wechat`).join('\n')}\n`)
     const before = await world.requests()
-    expect((await bulk(csv)).code).toBe(0)
+    expect((await world.bulk(csv)).code).toBe(0)
     const after = await world.requests()
     const made = (operation: string) => (after[operation] ?? 0) - (before[operation] ?? 0)
     expect([made('order_query'), made('order_refund'), made('refund_query')]).toEqual([12, 12, 0])
@@ -133,14 +116,16 @@ describe('a batch', () => {
   it('derives the same refund numbers from the same file: a rerun without its journal refunds nothing twice', async () => {
     const orders = await world.paidOrders(2, 5000, 'DERIVE')
     const content = `mch_order_no,refund_fee\n${orders[0]},1000\n${orders[0]},1000\n${orders[1]},2500\n`
-    const first = csvFile(content)
-    expect((await bulk(first, ['--allow-repeats'])).code).toBe(0)
-    const numbers = report(first).map((l) => l.mch_refund_no)
+    const first = world.csv(content)
+    expect((await world.bulk(first, ['--allow-repeats'])).code).toBe(0)
+    const numbers = world.reportOf(first).map((l) => l.mch_refund_no)
     expect(new Set(numbers).size).toBe(3)
-    const again = csvFile(content)
-    const result = await bulk(again, ['--json', '--allow-repeats'])
+    const again = world.csv(content)
+    const result = await world.bulk(again, ['--json', '--allow-repeats'])
     expect(result.code).toBe(0)
-    expect(report(again).map((l) => [l.mch_refund_no, l.status])).toEqual(numbers.map((n) => [n, 'already_refunded']))
+    expect(world.reportOf(again).map((l) => [l.mch_refund_no, l.status])).toEqual(
+      numbers.map((n) => [n, 'already_refunded']),
+    )
     await expectExactlyOnce(again, [
       {order: orders[0]!, fee: 1000},
       {order: orders[0]!, fee: 1000},
@@ -153,19 +138,19 @@ describe('a batch', () => {
     const wire = world.sandbox.wire()
     await wire.call('native_pay', {
       channel: 'wechat',
-      mch_order_no: `UNPAID-${fileNo}`,
+      mch_order_no: `UNPAID-BULK`,
       total_fee: 1000,
       fee_type: 'THB',
     })
     await wire.call('native_pay', {
       channel: 'wechat',
-      mch_order_no: `CLOSED-${fileNo}`,
+      mch_order_no: `CLOSED-BULK`,
       total_fee: 1000,
       fee_type: 'THB',
     })
-    await wire.call('order_close', {channel: 'wechat', mch_order_no: `CLOSED-${fileNo}`})
-    const csv = csvFile(
-      `mch_order_no,refund_fee\n${paid},600\n${paid},600\nUNPAID-${fileNo},100\nCLOSED-${fileNo},100\nNOPE-${fileNo},100\n`,
+    await wire.call('order_close', {channel: 'wechat', mch_order_no: `CLOSED-BULK`})
+    const csv = world.csv(
+      `mch_order_no,refund_fee\n${paid},600\n${paid},600\nUNPAID-BULK,100\nCLOSED-BULK,100\nNOPE-BULK,100\n`,
     )
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(dry.code).toBe(2)
@@ -175,27 +160,29 @@ describe('a batch', () => {
     expect(dry.stderr).toMatch(/line 4: .*NOTPAY/)
     expect(dry.stderr).toMatch(/line 5: .*CLOSED/)
     expect(dry.stderr).toMatch(/line 6: No channel knows order NOPE/)
-    const result = await bulk(csv)
+    const result = await world.bulk(csv)
     expect(result.code).toBe(2)
     expect((await ledgerRefunds([paid!])).size).toBe(0)
   })
 
   it('--skip-invalid sends the valid rows and reports the rest as skipped_invalid, exit 1', async () => {
     const [paid] = await world.paidOrders(1, 1000, 'SKIP')
-    const csv = csvFile(`mch_order_no,refund_fee,note\n${paid},300,good\n${paid},0,zero\nNOPE-SKIP,100,unknown order\n`)
-    const result = await bulk(csv, ['--skip-invalid'])
+    const csv = world.csv(
+      `mch_order_no,refund_fee,note\n${paid},300,good\n${paid},0,zero\nNOPE-SKIP,100,unknown order\n`,
+    )
+    const result = await world.bulk(csv, ['--skip-invalid'])
     expect(result.code).toBe(1)
-    expect(report(csv).map((l) => [l.note, l.status])).toEqual([
+    expect(world.reportOf(csv).map((l) => [l.note, l.status])).toEqual([
       ['good', 'refunded'],
       ['zero', 'skipped_invalid'],
       ['unknown order', 'skipped_invalid'],
     ])
-    expect(report(csv)[1]!.err_msg).toContain('refund_fee is zero')
+    expect(world.reportOf(csv)[1]!.err_msg).toContain('refund_fee is zero')
   })
 
   it('--dry-run shows the plan and sends nothing', async () => {
     const orders = await world.paidOrders(2, 1000, 'DRY')
-    const csv = csvFile(`mch_order_no,refund_amount\n${orders[0]},1.50\n${orders[1]},2\n`)
+    const csv = world.csv(`mch_order_no,refund_amount\n${orders[0]},1.50\n${orders[1]},2\n`)
     const before = (await world.requests()).order_refund
     const result = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(result.code).toBe(0)
@@ -210,7 +197,7 @@ describe('a batch', () => {
       'refund',
       'create',
       '--from-csv',
-      csvFile(`mch_order_no,refund_fee\n${orders[0]},100\n`),
+      world.csv(`mch_order_no,refund_fee\n${orders[0]},100\n`),
     ])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('Add --yes to confirm')
@@ -218,10 +205,10 @@ describe('a batch', () => {
 
   it('refuses a journal of another file or another appid', async () => {
     const orders = await world.paidOrders(1, 1000, 'JRN')
-    const csv = csvFile(`mch_order_no,refund_fee\n${orders[0]},100\n`)
-    expect((await bulk(csv)).code).toBe(0)
+    const csv = world.csv(`mch_order_no,refund_fee\n${orders[0]},100\n`)
+    expect((await world.bulk(csv)).code).toBe(0)
     writeFileSync(csv, `mch_order_no,refund_fee\n${orders[0]},200\n`)
-    const changed = await bulk(csv)
+    const changed = await world.bulk(csv)
     expect(changed.code).toBe(2)
     expect(changed.stderr).toContain('belongs to another version of the file')
   })
@@ -240,7 +227,7 @@ describe('delayed refunds', () => {
       await fast.faults('')
       expect(first.code).toBe(5)
       expect(first.stderr).toContain('run the same command again later')
-      expect(report(csv).map((l) => l.status)).toEqual(['processing', 'processing', 'processing'])
+      expect(world.reportOf(csv).map((l) => l.status)).toEqual(['processing', 'processing', 'processing'])
       // The channel settles them (20 minutes of its time): wait until the sandbox's ledger shows it.
       const refundStates = async () => {
         const {body} = await fast.sandbox.control<{orders: {refunds: {state: string}[]}[]}>('GET', '/sandbox/orders')
@@ -253,7 +240,11 @@ describe('delayed refunds', () => {
       expect(later.code).toBe(0)
       expect(later.stderr).toMatch(/resuming: 0 done, 3 uncertain, 0 to go/)
       // The first run sent them; this one only learned they succeeded.
-      expect(report(csv).map((l) => l.status)).toEqual(['refunded_earlier', 'refunded_earlier', 'refunded_earlier'])
+      expect(world.reportOf(csv).map((l) => l.status)).toEqual([
+        'refunded_earlier',
+        'refunded_earlier',
+        'refunded_earlier',
+      ])
       const {body} = await fast.sandbox.control<{orders: {refunds: unknown[]}[]}>('GET', '/sandbox/orders')
       expect(body.orders.flatMap((o) => o.refunds)).toHaveLength(3)
     } finally {
@@ -271,7 +262,7 @@ describe('crash safety and faults', () => {
       {order, fee: 1000 + i},
       {order, fee: 2000},
     ])
-    const csv = csvFile(`mch_order_no,refund_fee\n${rows.map((r) => `${r.order},${r.fee}`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${rows.map((r) => `${r.order},${r.fee}`).join('\n')}\n`)
     return {rows, csv}
   }
 
@@ -301,10 +292,10 @@ describe('crash safety and faults', () => {
       else expect(done.code, done.stderr).toBe(0)
     }
     expect(midRunKills).toBeGreaterThanOrEqual(3)
-    const last = await bulk(csv)
+    const last = await world.bulk(csv)
     expect(last.code, last.stderr).toBe(0)
     await expectExactlyOnce(csv, rows)
-    const again = await bulk(csv)
+    const again = await world.bulk(csv)
     expect(again.stderr).toMatch(/resuming: 300 done, 0 uncertain, 0 to go/)
   }, 180_000)
 
@@ -314,7 +305,7 @@ describe('crash safety and faults', () => {
     const codes: (number | null)[] = []
     try {
       for (let run = 0; run < 10; run++) {
-        const result = await bulk(csv, ['--concurrency', '8'])
+        const result = await world.bulk(csv, ['--concurrency', '8'])
         codes.push(result.code)
         // 3: a query failed every retry; 5: some outcomes still unknown. Both resume.
         expect([0, 3, 5], result.stderr).toContain(result.code)
@@ -335,12 +326,12 @@ describe('crash safety and faults', () => {
     const stopped = await result
     expect(stopped.code).toBe(130)
     expect(stopped.stderr).toContain('Resume with the same command')
-    const partial = report(csv)
+    const partial = world.reportOf(csv)
     expect(partial.filter((l) => l.status === 'pending').length).toBeGreaterThan(0)
     expect(partial.filter((l) => l.status === 'refunded').length).toBeGreaterThan(0)
     // A refund in flight at the stop is rightly uncertain: the resume settles exactly those the stop left unknown.
     const inFlight = partial.filter((l) => l.status === 'unknown').length
-    const resumed = await bulk(csv)
+    const resumed = await world.bulk(csv)
     expect(resumed.code).toBe(0)
     expect(resumed.stderr).toMatch(new RegExp(`resuming: \\d+ done, ${inFlight} uncertain, \\d+ to go`))
     await expectExactlyOnce(csv, rows)
@@ -415,7 +406,7 @@ describe('crash safety and faults', () => {
       } finally {
         terminal.close()
       }
-      const partial = report(csv)
+      const partial = world.reportOf(csv)
       expect(partial.filter((l) => l.status === 'pending').length).toBeGreaterThan(0)
       const refunded = partial
         .filter((l) => l.status === 'refunded')
@@ -427,7 +418,7 @@ describe('crash safety and faults', () => {
       const listed = (await world.run(['refund', 'list', '--json'])).json<{refunds: {mch_refund_no: string}[]}>()
       const known = new Set(listed.refunds.map((r) => r.mch_refund_no))
       expect(made.filter((number) => !known.has(number))).toEqual([])
-      const resumed = await bulk(csv)
+      const resumed = await world.bulk(csv)
       expect(resumed.code, resumed.stderr).toBe(0)
       await expectExactlyOnce(csv, rows)
     },
@@ -453,7 +444,7 @@ describe('crash safety and faults', () => {
       } finally {
         terminal.close()
       }
-      expect(new Set(report(csv).map((l) => l.status))).toEqual(new Set(['refunded']))
+      expect(new Set(world.reportOf(csv).map((l) => l.status))).toEqual(new Set(['refunded']))
       for (const order of orders) expect((await world.ledger(order))!.refunds).toHaveLength(2)
     },
     90_000,

@@ -10,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, keyFile, startWorld} from '../helpers/gw-env.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
+import {ONE_FORM} from '../helpers/shared.js'
 
 let world: GwWorld
 
@@ -17,8 +18,6 @@ beforeAll(async () => {
   world = await startWorld()
 })
 afterAll(() => world.close())
-
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/
 
 const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
   const made = await world.createOrder(mchOrderNo, channel, amount)
@@ -85,7 +84,7 @@ describe('--json as docs/conventions.md defines it', () => {
     await createOrder('JSON-1', 'wechat', '10.00')
     await world.pay('JSON-1')
     const query = await world.run(['order', 'query', 'JSON-1', '--json'])
-    expect(query.json<{record: {time_end: string}}>().record.time_end).toMatch(ISO)
+    expect(query.json<{record: {time_end: string}}>().record.time_end).toMatch(ONE_FORM)
     expect((await world.run(['refund', 'create', 'JSON-1', '--amount', '1.00', '--yes'])).code).toBe(0)
     const refunds = await world.run(['refund', 'query', 'JSON-1', '--json'])
     expect(refunds.code, refunds.stderr).toBe(0)
@@ -93,9 +92,9 @@ describe('--json as docs/conventions.md defines it', () => {
       order: {time_end: string}
       refund: {time_end: string; refund_orders: {refund_time: string}[]}
     }>()
-    expect(order.time_end).toMatch(ISO)
-    expect(refund.time_end).toMatch(ISO)
-    expect(refund.refund_orders[0]!.refund_time).toMatch(ISO)
+    expect(order.time_end).toMatch(ONE_FORM)
+    expect(refund.time_end).toMatch(ONE_FORM)
+    expect(refund.refund_orders[0]!.refund_time).toMatch(ONE_FORM)
   })
 
   it("reconcile's summary names amounts *_fee (minor units) and *_amount (decimal), the gateway's (unpaid here) apart from the file's; the table labels them", async () => {

@@ -6,37 +6,22 @@ import {hostname} from 'node:os'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
-import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {REPO_ROOT, removeDir, tempDir, untab} from '../helpers/shared.js'
+import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 let world: GwWorld
-let fileNo = 0
 
 beforeAll(async () => {
   world = await startWorld()
 })
 afterAll(() => world.close())
 
-function csvFile(content: string, dir = world.configDir): string {
-  const path = join(dir, `once-${++fileNo}.csv`)
-  writeFileSync(path, content)
-  return path
-}
-const reportOf = (csv: string) =>
-  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true, cast: untab}) as Record<
-    string,
-    string
-  >[]
-const bulk = (csv: string, extra: string[] = []) =>
-  world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
-const refundsOf = async (order: string) => (await world.ledger(order))!.refunds
-const refundCount = async (orders: string[]) => (await Promise.all(orders.map(refundsOf))).flat().length
+const refundCount = async (orders: string[]) => (await Promise.all(orders.map(world.refundsOf))).flat().length
 
 describe('a single refund', () => {
   it('whose outcome was lost is settled before anything else, never sent again under a new number', async () => {
@@ -52,23 +37,23 @@ describe('a single refund', () => {
         /Refund RF\w+ of 30\.00 THB on order ONCE-S-1 was sent earlier and its outcome is still not known/,
       )
       expect(again.stderr).toContain('Nothing new was sent.')
-      expect(await refundsOf(order!)).toHaveLength(1)
+      expect(await world.refundsOf(order!)).toHaveLength(1)
     } finally {
       await world.faults('')
     }
     const settled = await world.run(refund)
     expect(settled.code, settled.stderr).toBe(0)
     expect(settled.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
-    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 3000, state: 'SUCCESS'})])
+    expect(await world.refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 3000, state: 'SUCCESS'})])
 
     const identical = await world.run(refund)
     expect(identical.code).toBe(2)
     expect(identical.stderr).toMatch(/again: refund RF\w+ of 30\.00 THB was made at \d{4}-/)
     expect(identical.stderr).toContain('Add --again to confirm')
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(await world.refundsOf(order!)).toHaveLength(1)
     const deliberate = await world.run([...refund, '--again'])
     expect(deliberate.code, deliberate.stderr).toBe(0)
-    expect(await refundsOf(order!)).toHaveLength(2)
+    expect(await world.refundsOf(order!)).toHaveLength(2)
   })
 
   it.skipIf(!HAS_TMUX)(
@@ -105,11 +90,11 @@ describe('a single refund', () => {
           refunds: {mch_order_no: string; status: string}[]
         }>()
         expect(listed.refunds.filter((r) => r.mch_order_no === order).map((r) => r.status)).toEqual(['refunded'])
-        expect(await refundsOf(order!)).toHaveLength(1)
+        expect(await world.refundsOf(order!)).toHaveLength(1)
         const next = await world.run([...refund, '--again'])
         expect(next.code, next.stderr).toBe(0)
         expect(next.stderr).not.toContain('settled')
-        expect(await refundsOf(order!)).toHaveLength(2)
+        expect(await world.refundsOf(order!)).toHaveLength(2)
       }
     },
     90_000,
@@ -131,7 +116,7 @@ describe('a single refund', () => {
       } finally {
         terminal.close()
       }
-      expect(await refundsOf(order!)).toHaveLength(1)
+      expect(await world.refundsOf(order!)).toHaveLength(1)
     },
   )
 
@@ -153,12 +138,12 @@ describe('a single refund', () => {
     expect(settled.code, settled.stderr).toBe(5)
     expect(settled.json()).toMatchObject({status: 'not_confirmable', resolved_by: 'resend', sent_again: true})
     expect(settled.json<{explanation: string}>().explanation).toContain('Confirm refund RF')
-    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 1000, state: 'SUCCESS'})])
+    expect(await world.refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 1000, state: 'SUCCESS'})])
     // Nothing is sent again for it, and a new refund of the same amount is a repeat to confirm.
     const again = await world.run(refund)
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('Add --again to confirm')
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(await world.refundsOf(order!)).toHaveLength(1)
   })
 
   it('started twice at once: one is sent, the other refused or told it is a repeat; one refund in the ledger', async () => {
@@ -176,7 +161,7 @@ describe('a single refund', () => {
       expect(run.stderr).toMatch(
         /Order ONCE-TWICE-1 is being refunded by (process \d+|another process)|again: refund RF\w+ of 2\.22 THB/,
       )
-    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 222, state: 'SUCCESS'})])
+    expect(await world.refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 222, state: 'SUCCESS'})])
     expect(readdirSync(world.configDir).filter((name) => name.includes('.refund-'))).toEqual([])
   })
 
@@ -199,15 +184,15 @@ describe('a single refund', () => {
     expect(single.code, single.stderr).toBe(1)
     expect(single.stdout + single.stderr).toContain('Refund number SHARED-R1 is already used at the gateway')
     expect(single.stdout + single.stderr).toContain('Nothing was refunded by this run.')
-    expect(await refundsOf(alipay!)).toEqual([expect.objectContaining({refund_fee: 200})])
+    expect(await world.refundsOf(alipay!)).toEqual([expect.objectContaining({refund_fee: 200})])
 
     expect((await world.run(['refund', 'create', other!, '--amount', '3.00'])).code).toBe(0)
-    const csv = csvFile(`mch_order_no,refund_amount,mch_refund_no\n${other},5.00,SHARED-R1\n`)
-    const run = await bulk(csv)
+    const csv = world.csv(`mch_order_no,refund_amount,mch_refund_no\n${other},5.00,SHARED-R1\n`)
+    const run = await world.bulk(csv)
     // This machine has now sent SHARED-R1 (for the alipay order, refused): never sent for another order.
     expect(run.code, run.stderr).toBe(2)
     expect(run.stderr).toContain('Refund number SHARED-R1 was sent from this machine')
-    expect(await refundsOf(other!)).toEqual([expect.objectContaining({refund_fee: 300})])
+    expect(await world.refundsOf(other!)).toEqual([expect.objectContaining({refund_fee: 300})])
     // The plan shows the row's own number, never one made up for a row it does not send.
     const plan = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
     expect(plan.json<{rows: {status: string; mch_refund_no: string}[]}>().rows).toEqual([
@@ -226,7 +211,7 @@ describe('a single refund', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('promptpay orders cannot be refunded through the API')
     expect(result.stderr).not.toContain('refund number')
-    expect(await refundsOf(order!)).toEqual([])
+    expect(await world.refundsOf(order!)).toEqual([])
   })
 
   it('killed between intent and answer: the intent is in the database, so a rerun settles it, never sends twice', async () => {
@@ -250,7 +235,7 @@ describe('a single refund', () => {
         'line 1 is not a record of an order or refund (cut short, edited, or longer than 64 KiB)',
       )
       await world.faults('')
-      while ((await refundsOf(order!)).length === 0) await sleep(50)
+      while ((await world.refundsOf(order!)).length === 0) await sleep(50)
 
       const listed = await world.run(['refund', 'list', '--json'], {env})
       expect(JSON.parse(listed.stdout).refunds).toEqual([
@@ -259,7 +244,7 @@ describe('a single refund', () => {
       const again = await world.run(refund, {env})
       expect(again.code, again.stderr).toBe(0)
       expect(again.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
-      expect(await refundsOf(order!)).toHaveLength(1)
+      expect(await world.refundsOf(order!)).toHaveLength(1)
       expect(readdirSync(dir)).toEqual(expect.arrayContaining(['history.db', 'history.jsonl.imported']))
       expect(readdirSync(dir)).not.toContain('history.jsonl')
     } finally {
@@ -308,106 +293,108 @@ describe('a single refund', () => {
 describe('bulk refunds', () => {
   it('on alipay settle lost answers by sending the same numbers again: exactly once, sent but not confirmable', async () => {
     const orders = await world.paidOrders(3, 10_000, 'ONCE-BALI', 'alipay')
-    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},500`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${orders.map((o) => `${o},500`).join('\n')}\n`)
     await world.faults('drop-after-commit=1@order_refund')
     let first
     try {
-      first = await bulk(csv)
+      first = await world.bulk(csv)
     } finally {
       await world.faults('')
     }
     expect(first.code).toBe(5)
-    expect(reportOf(csv).map((r) => r.status)).toEqual(['unknown', 'unknown', 'unknown'])
+    expect(world.reportOf(csv).map((r) => r.status)).toEqual(['unknown', 'unknown', 'unknown'])
     expect(readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8')).not.toContain('gw refund query')
-    const rerun = await bulk(csv)
+    const rerun = await world.bulk(csv)
     // Not 5, "run again later": nothing a rerun does settles these; the merchant platform does.
     expect(rerun.code, rerun.stderr).toBe(6)
-    expect(reportOf(csv).map((r) => [r.status, r.settled_by])).toEqual(Array(3).fill(['not_confirmable', 'resend']))
+    expect(world.reportOf(csv).map((r) => [r.status, r.settled_by])).toEqual(
+      Array(3).fill(['not_confirmable', 'resend']),
+    )
     // A third run sends nothing: the channel cannot tell more. It names each refund to confirm, by its number.
     const before = (await world.requests()).order_refund ?? 0
-    const third = await bulk(csv)
+    const third = await world.bulk(csv)
     expect(third.code, third.stderr).toBe(6)
     expect((await world.requests()).order_refund ?? 0).toBe(before)
     expect(third.stdout).toContain(
       '3 rows sent, not confirmable: the gateway holds these refund numbers but the channel has no refund query to show their amount or state; confirm these on the merchant platform; running again will not change them:',
     )
-    for (const [i, row] of reportOf(csv).entries())
+    for (const [i, row] of world.reportOf(csv).entries())
       expect(third.stdout).toContain(`line ${i + 2}: ${row.mch_refund_no} (5.00 THB) of order ${orders[i]}`)
     expect(third.stderr).toContain(
       'confirm them on the merchant platform by their refund numbers; running again will not change them',
     )
     expect(third.stderr).not.toContain('run the same command again later')
     for (const order of orders)
-      expect(await refundsOf(order)).toEqual([expect.objectContaining({refund_fee: 500, state: 'SUCCESS'})])
+      expect(await world.refundsOf(order)).toEqual([expect.objectContaining({refund_fee: 500, state: 'SUCCESS'})])
   })
 
   it('refuses promptpay rows in the dry run and the run, exit 2, nothing sent', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-BPP', 'promptpay')
-    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${order},100\n`)
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(dry.code).toBe(2)
     expect(dry.stderr).toMatch(/line 2: Order ONCE-BPP-1 is on channel promptpay; promptpay orders cannot be refunded/)
-    expect((await bulk(csv)).code).toBe(2)
-    expect(await refundsOf(order!)).toEqual([])
+    expect((await world.bulk(csv)).code).toBe(2)
+    expect(await world.refundsOf(order!)).toEqual([])
   })
 
   it('give the same refund written another way the same number: mch_order_no or gw_order_no, minor units or a decimal', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-WAYS')
     const gwOrderNo = (await world.ledger(order!))! as unknown as {gw_order_no: string}
-    expect((await bulk(csvFile(`mch_order_no,refund_fee\n${order},100\n`))).code).toBe(0)
-    const other = csvFile(`gw_order_no,refund_amount\n${gwOrderNo.gw_order_no},1.00\n`)
-    const again = await bulk(other)
+    expect((await world.bulk(world.csv(`mch_order_no,refund_fee\n${order},100\n`))).code).toBe(0)
+    const other = world.csv(`gw_order_no,refund_amount\n${gwOrderNo.gw_order_no},1.00\n`)
+    const again = await world.bulk(other)
     expect(again.code, again.stderr).toBe(0)
-    expect(reportOf(other)[0]!.status).toBe('already_refunded')
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(world.reportOf(other)[0]!.status).toBe('already_refunded')
+    expect(await world.refundsOf(order!)).toHaveLength(1)
   })
 
   it('say when and as which refund a later file was already refunded; --batch-id makes an intentional second round', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-LATER')
     const content = `mch_order_no,refund_fee\n${order},250\n`
-    const firstFile = csvFile(content)
-    expect((await bulk(firstFile)).code).toBe(0)
-    const later = csvFile(content)
+    const firstFile = world.csv(content)
+    expect((await world.bulk(firstFile)).code).toBe(0)
+    const later = world.csv(content)
     const dry = await world.run(['refund', 'create', '--from-csv', later, '--dry-run'])
     expect(dry.stdout).toMatch(/1 row already refunded, not sent again \(use --batch-id/)
     expect(dry.stdout).toMatch(
-      /line 2: RF\w+ \(2\.50 THB\) was refunded at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d as 910\d+ \(by once-\d+\.csv\)/,
+      /line 2: RF\w+ \(2\.50 THB\) was refunded at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d as 910\d+ \(by refunds-\d+\.csv\)/,
     )
-    const result = await bulk(later)
+    const result = await world.bulk(later)
     expect(result.code).toBe(0)
-    expect(reportOf(later)[0]).toMatchObject({
+    expect(world.reportOf(later)[0]).toMatchObject({
       status: 'already_refunded',
       refund_time: expect.stringMatching(/^\d{4}-/),
       gw_refund_no: expect.stringMatching(/^910/),
     })
-    expect(await refundsOf(order!)).toHaveLength(1)
-    const second = await bulk(csvFile(content), ['--batch-id', 'second-round'])
+    expect(await world.refundsOf(order!)).toHaveLength(1)
+    const second = await world.bulk(world.csv(content), ['--batch-id', 'second-round'])
     expect(second.code, second.stderr).toBe(0)
-    expect(await refundsOf(order!)).toHaveLength(2)
+    expect(await world.refundsOf(order!)).toHaveLength(2)
   })
 
   it('refuse rows repeating the same order and amount, even in the dry run, unless --allow-repeats', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-REP')
-    const csv = csvFile(`mch_order_no,refund_fee\n${order},200\n${order},200\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${order},200\n${order},200\n`)
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(dry.code).toBe(2)
     expect(dry.stderr).toContain(
       'line 3: repeats the refund of line 2 (the same order, 2.00 THB); add --allow-repeats if both are meant',
     )
-    expect((await bulk(csv)).code).toBe(2)
-    expect(await refundsOf(order!)).toEqual([])
-    expect((await bulk(csv, ['--allow-repeats'])).code).toBe(0)
-    expect(await refundsOf(order!)).toHaveLength(2)
+    expect((await world.bulk(csv)).code).toBe(2)
+    expect(await world.refundsOf(order!)).toEqual([])
+    expect((await world.bulk(csv, ['--allow-repeats'])).code).toBe(0)
+    expect(await world.refundsOf(order!)).toHaveLength(2)
   })
 
   it('take a lock: a second run of the same batch is refused naming the holder; one run sends each row once', async () => {
     const orders = await world.paidOrders(30, 10_000, 'ONCE-LOCK')
-    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
     const lock = `${csv}.journal.jsonl.lock`
     const slow = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--rate', '10'])
     // Its note, written once it holds the lock: what the refusal names it by.
     while (!existsSync(`${lock}.holder`)) await new Promise((r) => setTimeout(r, 20))
-    const second = await bulk(csv)
+    const second = await world.bulk(csv)
     expect(second.code).toBe(2)
     expect(second.stderr).toMatch(new RegExp(`This batch is being run by process ${slow.child.pid} on `))
     expect((await slow.result).code).toBe(0)
@@ -421,25 +408,25 @@ describe('bulk refunds', () => {
 
   it('a lock file left or planted (naming a pid, even one that runs) blocks nothing: what it says is a note, said', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-STALE')
-    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${order},100\n`)
     // As an earlier gw wrote its lock: pid 1 runs on every machine (its init), so a pid proves nothing.
     writeFileSync(
       `${csv}.journal.jsonl.lock`,
       JSON.stringify({pid: 1, host: hostname(), started_at: '2026-01-01T00:00:00.000Z'}),
     )
-    const result = await bulk(csv)
+    const result = await world.bulk(csv)
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain(
       `the run before, process 1 on ${hostname()} (since 2026-01-01T00:00:00.000Z), ended without letting go of the lock; the system let go for it`,
     )
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(await world.refundsOf(order!)).toHaveLength(1)
     expect(existsSync(`${csv}.journal.jsonl.lock`)).toBe(false)
   })
 
   it('check the report and journal paths before sending: not the input, in a folder that exists', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-OUT')
     const content = `mch_order_no,refund_fee\n${order},100\n`
-    const csv = csvFile(content)
+    const csv = world.csv(content)
     const folder = join(world.configDir, 'a-folder.csv')
     mkdirSync(folder, {recursive: true})
     for (const [args, message] of [
@@ -452,24 +439,24 @@ describe('bulk refunds', () => {
       [['--out', folder], /--out .* is a folder/],
       [['--out', '/dev/null'], /gw writes \.xlsx workbooks and CSV files\./],
     ] as const) {
-      const result = await bulk(csv, [...args])
+      const result = await world.bulk(csv, [...args])
       expect(result.code, result.stderr).toBe(2)
       expect(result.stderr).toMatch(message)
     }
     expect(readFileSync(csv, 'utf8')).toBe(content)
-    expect(await refundsOf(order!)).toEqual([])
+    expect(await world.refundsOf(order!)).toEqual([])
   })
 
   it('never write through a symlink planted at the report path', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-LINK')
-    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${order},100\n`)
     const victim = join(world.configDir, 'victim.txt')
     writeFileSync(victim, 'victim')
     symlinkSync(victim, csv.replace(/\.csv$/, '.report.csv'))
-    expect((await bulk(csv)).code).toBe(0)
+    expect((await world.bulk(csv)).code).toBe(0)
     expect(readFileSync(victim, 'utf8')).toBe('victim')
     expect(lstatSync(csv.replace(/\.csv$/, '.report.csv')).isSymbolicLink()).toBe(false)
-    expect(reportOf(csv)[0]!.status).toBe('refunded')
+    expect(world.reportOf(csv)[0]!.status).toBe('refunded')
   })
 })
 
@@ -480,7 +467,7 @@ describe('the journal', () => {
 
   it('with a last line cut short by a crash: the line is cut off, the next records stay readable, each row refunded once', async () => {
     const orders = await world.paidOrders(2, 10_000, 'ONCE-TORN')
-    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
     const plan = (await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])).json<{
       rows: {mch_refund_no: string}[]
     }>()
@@ -495,16 +482,16 @@ describe('the journal', () => {
       at: 'then',
     }
     writeFileSync(journal, `${header(csv)}${JSON.stringify(intent)}\n{"type":"outcome","line":2,"mch_ref`)
-    const result = await bulk(csv)
+    const result = await world.bulk(csv)
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain("the journal's last line was cut short by a crash")
     for (const line of readFileSync(journal, 'utf8').trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow()
-    for (const order of orders) expect(await refundsOf(order)).toHaveLength(1)
+    for (const order of orders) expect(await world.refundsOf(order)).toHaveLength(1)
   })
 
   it('with an outcome but no intent, in a journal of the name earlier versions gave: resumed, not trusted, the row is looked up and refunded', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-FAKE')
-    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${order},100\n`)
     const fake = {
       type: 'outcome',
       line: 2,
@@ -514,41 +501,41 @@ describe('the journal', () => {
       at: 'then',
     }
     writeFileSync(csv.replace(/\.csv$/, '.journal.jsonl'), `${header(csv)}${JSON.stringify(fake)}\n`)
-    const result = await bulk(csv)
+    const result = await world.bulk(csv)
     expect(result.code, result.stderr).toBe(0)
-    expect(reportOf(csv)[0]).toMatchObject({status: 'refunded', gw_refund_no: expect.stringMatching(/^910/)})
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(world.reportOf(csv)[0]).toMatchObject({status: 'refunded', gw_refund_no: expect.stringMatching(/^910/)})
+    expect(await world.refundsOf(order!)).toHaveLength(1)
   })
 
   it('with times edited into words ("then"): resumed, the rows kept in the history at the time they are recorded, exit 0', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-THEN')
-    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`)
-    const first = await bulk(csv)
+    const csv = world.csv(`mch_order_no,refund_fee\n${order},100\n`)
+    const first = await world.bulk(csv)
     expect(first.code, first.stderr).toBe(0)
     const journal = `${csv}.journal.jsonl`
     writeFileSync(journal, readFileSync(journal, 'utf8').replace(/"at":"[^"]+"/g, '"at":"then"'))
     rmSync(join(world.configDir, 'history.db'), {force: true})
-    const again = await bulk(csv)
+    const again = await world.bulk(csv)
     expect(again.code, again.stderr).toBe(0)
-    expect(reportOf(csv)[0]).toMatchObject({status: 'refunded_earlier'})
+    expect(world.reportOf(csv)[0]).toMatchObject({status: 'refunded_earlier'})
     const listed = await world.run(['refund', 'list', '--json'])
     expect(listed.json<{refunds: {mch_order_no: string}[]}>().refunds.map((r) => r.mch_order_no)).toContain(order)
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(await world.refundsOf(order!)).toHaveLength(1)
   })
 
   it('resumed: rows settled before sending keep their amount in the report', async () => {
     const orders = await world.paidOrders(2, 10_000, 'ONCE-AMT')
-    const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.25`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.25`).join('\n')}\n`)
     await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
     try {
-      expect((await bulk(csv)).code).toBe(5)
+      expect((await world.bulk(csv)).code).toBe(5)
     } finally {
       await world.faults('')
     }
-    const resumed = await bulk(csv)
+    const resumed = await world.bulk(csv)
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(resumed.stderr).toMatch(/the uncertain rows, asked of the gateway: 2 refunded/)
-    expect(reportOf(csv).map((r) => [r.status, r.refund_fee])).toEqual([
+    expect(world.reportOf(csv).map((r) => [r.status, r.refund_fee])).toEqual([
       ['refunded_earlier', '125'],
       ['refunded_earlier', '125'],
     ])
@@ -586,7 +573,7 @@ describe('a full disk', () => {
 
   it('stops sending before the next refund, ends with the summary and exit 5 naming the journal, and a rerun settles exactly once', async () => {
     const orders = await world.paidOrders(200, 10_000, 'ONCE-DISK')
-    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${orders.map((o) => `${o},100`).join('\n')}\n`)
     const disk = smallDisk()
     try {
       mkdirSync(join(disk.dir, 'run'), {recursive: true})
@@ -616,7 +603,7 @@ describe('a full disk', () => {
             }
           }),
       )
-      const made = (await Promise.all(orders.map(refundsOf))).flat()
+      const made = (await Promise.all(orders.map(world.refundsOf))).flat()
       expect(made.length).toBeGreaterThan(0)
       expect(made.length).toBeLessThan(200)
       for (const refund of made) expect(intents.has(refund.mch_refund_no), refund.mch_refund_no).toBe(true)
@@ -624,7 +611,7 @@ describe('a full disk', () => {
       const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes', ...paths], {env: disk.env})
       expect(rerun.code, rerun.stderr).toBe(0)
       expect(await refundCount(orders)).toBe(200)
-      for (const order of orders) expect(await refundsOf(order)).toHaveLength(1)
+      for (const order of orders) expect(await world.refundsOf(order)).toHaveLength(1)
     } finally {
       disk.close()
     }

@@ -21,7 +21,6 @@ beforeAll(async () => {
 afterAll(() => world.close())
 
 const appid = () => world.sandbox.info.merchants[0]!.appid
-const refundsOf = async (order: string) => (await world.ledger(order))?.refunds ?? []
 
 describe('damage and a newer gw', () => {
   it('a 0-byte history.db beside a write-ahead log is damage: exit 2, nothing sent, both files named', async () => {
@@ -35,7 +34,7 @@ describe('damage and a newer gw', () => {
       'is not a readable gw database: it is empty (0 bytes) beside a write-ahead log of 4096 bytes',
     )
     expect(refused.stderr).toContain('Move it and its log aside together')
-    expect(await refundsOf(order!)).toEqual([])
+    expect(await world.refundsOf(order!)).toEqual([])
   })
 
   it("a database of a newer gw's schema is refused before anything is sent", async () => {
@@ -50,7 +49,7 @@ describe('damage and a newer gw', () => {
     )
     // Said once: "Nothing was sent." is the refusal's, not twice over.
     expect(refused.stderr.match(/Nothing was sent\./g)).toHaveLength(1)
-    expect(await refundsOf(order!)).toEqual([])
+    expect(await world.refundsOf(order!)).toEqual([])
   })
 })
 
@@ -77,7 +76,7 @@ describe('history.jsonl', () => {
     expect(sent.stderr).toContain('could not be written either (it is a link, which gw never writes through)')
     expect(sent.stderr).toContain('its outcome could not be kept anywhere on this machine')
     expect(readFileSync(target, 'utf8')).toBe("not gw's\n")
-    expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([100])
+    expect((await world.refundsOf(order!)).map((r) => r.refund_fee)).toEqual([100])
   })
 
   it('merged twice (a backup restored after it was merged), changes nothing: no event of the story doubles', async () => {
@@ -216,7 +215,7 @@ describe('records of an earlier gw, which did not record the gateway', () => {
     const refunded = await world.run(['refund', 'create', order!, '--amount', '10.00', '--json'], {env})
     expect(refunded.code, refunded.stderr).toBe(0)
     expect(refunded.json<{settled_earlier?: unknown}>().settled_earlier).toBeUndefined()
-    expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([1000])
+    expect((await world.refundsOf(order!)).map((r) => r.refund_fee)).toEqual([1000])
     const list = await world.run(['refund', 'list'], {env})
     expect(list.stdout).toMatch(new RegExp(`RF-EARLIER-${order} .*intent \\(gateway not recorded\\*\\)`))
     expect(list.stdout).toContain('* made by an earlier gw, which did not record the gateway')

@@ -8,13 +8,12 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, w
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
-import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {CliOptions, CliResult} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {deriveRefundNumber} from '../../src/lib/refunds/bulk/refund-number.js'
-import {REPO_ROOT, untab} from '../helpers/shared.js'
+import {REPO_ROOT} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -26,13 +25,7 @@ beforeAll(async () => {
 afterAll(() => world.close())
 
 const machine = () => world.machine()
-const refundsOf = async (order: string) => (await world.ledger(order))!.refunds
 const seen = async (operation: string) => (await world.requests())[operation] ?? 0
-const reportOf = (csv: string) =>
-  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true, cast: untab}) as Record<
-    string,
-    string
-  >[]
 
 /**
  * Runs gw with `operation`'s answers slowed to `latencyMs`, and does `act` once the sandbox has
@@ -73,11 +66,11 @@ describe('the history held by another program from the start', () => {
       const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
       expect(run.code, run.stderr).toBe(5)
       expect(run.stderr).toContain(`history.db is held by process ${holder.pid} (sqlite3 ${database})`)
-      expect(reportOf(csv).map((row) => row.status)).toEqual(['refunded', 'refunded'])
+      expect(world.reportOf(csv).map((row) => row.status)).toEqual(['refunded', 'refunded'])
     } finally {
       await holder.release()
     }
-    expect((await Promise.all(orders.map(refundsOf))).flat().map((r) => r.refund_fee)).toEqual([100, 100])
+    expect((await Promise.all(orders.map(world.refundsOf))).flat().map((r) => r.refund_fee)).toEqual([100, 100])
   }, 60_000)
 })
 
@@ -103,7 +96,7 @@ describe('the history held by another program after a refund was sent', () => {
       )
       const result = held.json<{status: string; not_recorded: {where: string}; mch_refund_no: string}>()
       expect(result).toMatchObject({status: 'refunded', not_recorded: {where: 'later'}})
-      expect(await refundsOf(order!)).toEqual([
+      expect(await world.refundsOf(order!)).toEqual([
         expect.objectContaining({mch_refund_no: result.mch_refund_no, refund_fee: 1000, state: 'SUCCESS'}),
       ])
       const kept = readFileSync(join(dir, 'history.jsonl'), 'utf8')
@@ -123,7 +116,7 @@ describe('the history held by another program after a refund was sent', () => {
     const again = await world.run(refund.slice(0, -1), {env})
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('Add --again to confirm')
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(await world.refundsOf(order!)).toHaveLength(1)
   }, 60_000)
 
   it('a bulk run past the history grouping: every row refunded, none failed, the run not slowed; exit 5 naming the holder; a rerun settles to exit 0, each refund once', async () => {
@@ -150,7 +143,7 @@ describe('the history held by another program after a refund was sent', () => {
         /600 records went to .*history\.jsonl instead, merged the next time gw opens the history/,
       )
       expect(run.stderr).not.toMatch(/nothing was sent/i)
-      const statuses = reportOf(csv).map((row) => row.status)
+      const statuses = world.reportOf(csv).map((row) => row.status)
       expect(statuses.filter((status) => status !== 'refunded')).toEqual([])
       // Not slowed by waiting for the database while answers came in: a wait per row (5 s each) would take 50
       // minutes (it took over 6 when the rows waited in groups); the bound holds on a busy machine too.
@@ -160,8 +153,8 @@ describe('the history held by another program after a refund was sent', () => {
     }
     const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
-    expect(new Set(reportOf(csv).map((row) => row.status))).toEqual(new Set(['refunded_earlier']))
-    const made = (await Promise.all(orders.map(refundsOf))).flat()
+    expect(new Set(world.reportOf(csv).map((row) => row.status))).toEqual(new Set(['refunded_earlier']))
+    const made = (await Promise.all(orders.map(world.refundsOf))).flat()
     expect(made).toHaveLength(600)
     const listed = await world.run(['refund', 'list', '--json'], {env})
     const refunds = listed.json<{refunds: {status: string; source: string}[]}>().refunds
@@ -197,12 +190,12 @@ describe('a disk that fills after a refund was sent', () => {
       expect(full.stderr).toMatch(
         /could not be kept anywhere on this machine; the next refund of the order looks it up first/,
       )
-      expect(await refundsOf(order!)).toHaveLength(1)
+      expect(await world.refundsOf(order!)).toHaveLength(1)
       rmSync(join(dir, 'filler'))
       const settled = await world.run(refund, {env})
       expect(settled.code, settled.stderr).toBe(0)
       expect(settled.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
-      expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 1000, state: 'SUCCESS'})])
+      expect(await world.refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 1000, state: 'SUCCESS'})])
     } finally {
       execFileSync('umount', [dir])
     }
@@ -234,8 +227,12 @@ describe('a journal edited between runs', () => {
     rewrite(journal, edited)
     const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
-    expect(reportOf(csv).map((row) => row.status)).toEqual(['refunded_earlier', 'already_refunded', 'refunded_earlier'])
-    const made = (await Promise.all(orders.map(refundsOf))).flat()
+    expect(world.reportOf(csv).map((row) => row.status)).toEqual([
+      'refunded_earlier',
+      'already_refunded',
+      'refunded_earlier',
+    ])
+    const made = (await Promise.all(orders.map(world.refundsOf))).flat()
     expect(made.map((r) => r.refund_fee)).toEqual([100, 100, 100])
   })
 
@@ -252,7 +249,7 @@ describe('a journal edited between runs', () => {
     expect(rerun.stderr).toContain(`the journal's line ${at + 1} records refund "RF-EDITED" for line 3`)
     expect(rerun.stderr).toContain('nothing is sent for this row')
     expect(await seen('order_refund')).toBe(before)
-    expect((await Promise.all(orders.map(refundsOf))).flat()).toHaveLength(3)
+    expect((await Promise.all(orders.map(world.refundsOf))).flat()).toHaveLength(3)
   })
 
   it('an outcome edited to failed is looked up before it is said: refunded_earlier, as the gateway shows', async () => {
@@ -265,7 +262,7 @@ describe('a journal edited between runs', () => {
     )
     const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
-    expect(reportOf(csv)[0]!.status).toBe('refunded_earlier')
+    expect(world.reportOf(csv)[0]!.status).toBe('refunded_earlier')
   })
 
   it('an intent edited to another amount makes the row edited: looked up, never sent at the edited amount', async () => {
@@ -282,8 +279,8 @@ describe('a journal edited between runs', () => {
     )
     const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
-    expect(reportOf(csv)[2]!.status).toBe('already_refunded')
-    expect((await Promise.all(orders.map(refundsOf))).flat().map((r) => r.refund_fee)).toEqual([100, 100, 100])
+    expect(world.reportOf(csv)[2]!.status).toBe('already_refunded')
+    expect((await Promise.all(orders.map(world.refundsOf))).flat().map((r) => r.refund_fee)).toEqual([100, 100, 100])
   })
 })
 
@@ -315,8 +312,8 @@ describe('a journal line copied to another row', () => {
     expect(rerun.code, rerun.stderr).toBe(2)
     expect(rerun.stderr).toMatch(/the journal's lines \d+ and \d+ give gateway refund "\d+" to lines 2 and 3: edited/)
     expect(rerun.stderr).toContain('nothing is sent for this row')
-    expect(reportOf(csv).map((row) => row.status)).not.toContain('refunded_earlier')
-    expect(await refundsOf(unpaid)).toEqual([])
+    expect(world.reportOf(csv).map((row) => row.status)).not.toContain('refunded_earlier')
+    expect(await world.refundsOf(unpaid)).toEqual([])
     // A journal of its own, as the advice says: the row is refunded once, the other found made.
     const fresh = await world.run(
       ['refund', 'create', '--from-csv', csv, '--yes', '--journal', join(dir, 'new.jsonl')],
@@ -325,9 +322,9 @@ describe('a journal line copied to another row', () => {
       },
     )
     expect(fresh.code, fresh.stderr).toBe(0)
-    expect(reportOf(csv).map((row) => row.status)).toEqual(['already_refunded', 'refunded'])
-    expect((await refundsOf(unpaid)).map((r) => r.refund_fee)).toEqual([100])
-    expect((await refundsOf(paid!)).map((r) => r.refund_fee)).toEqual([100])
+    expect(world.reportOf(csv).map((row) => row.status)).toEqual(['already_refunded', 'refunded'])
+    expect((await world.refundsOf(unpaid)).map((r) => r.refund_fee)).toEqual([100])
+    expect((await world.refundsOf(paid!)).map((r) => r.refund_fee)).toEqual([100])
   })
 })
 
@@ -345,13 +342,13 @@ describe('a history that is emptied or appears later', () => {
     writeFileSync(join(dir, 'history.db'), '')
     // Made or not (the stop may reach the sandbox before it does it): the refused run adds nothing.
     await sleep(1000)
-    const before = (await refundsOf(order!)).length
+    const before = (await world.refundsOf(order!)).length
     const refused = await world.run(refund, {env})
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain(`${join(dir, 'history.db')} is not a readable gw database: it is empty (0 bytes).`)
     expect(refused.stderr).toContain('Move it aside')
     expect(refused.stderr).toContain('Nothing was sent.')
-    expect(await refundsOf(order!)).toHaveLength(before)
+    expect(await world.refundsOf(order!)).toHaveLength(before)
   })
 
   it('a history.jsonl that appears after the first import (an older gw, a backup) is merged: its unsettled refund is settled, never sent again', async () => {
@@ -382,7 +379,7 @@ describe('a history that is emptied or appears later', () => {
     expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toContain(`Refund ${planned.mch_refund_no} was sent by an earlier run`)
     expect(again.stderr).toContain('Nothing new was sent.')
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(await world.refundsOf(order!)).toHaveLength(1)
     expect(readdirSync(dir)).toContain('history.jsonl.imported')
   })
 
@@ -441,10 +438,10 @@ describe('a stop while rows wait for their turn', () => {
     await sleep(2000)
     expect(ended.code, ended.stderr).toBe(130)
     expect(await seen('order_refund')).toBe(atStop)
-    const statuses = reportOf(csv).map((row) => row.status)
+    const statuses = world.reportOf(csv).map((row) => row.status)
     expect(statuses.filter((s) => s === 'refunded')).toHaveLength(atStop - before)
     expect(statuses.filter((s) => s === 'pending')).toHaveLength(8 - (atStop - before))
-    expect((await Promise.all(orders.map(refundsOf))).flat()).toHaveLength(atStop - before)
+    expect((await Promise.all(orders.map(world.refundsOf))).flat()).toHaveLength(atStop - before)
   }, 60_000)
 })
 
@@ -487,7 +484,7 @@ describe('a thousands dot in a German file', () => {
     expect(yen.code).toBe(2)
     expect(yen.stdout + yen.stderr).not.toContain('"2.000" reads two ways')
     expect(await seen('order_refund')).toBe(before)
-    for (const order of ['GER-1', 'GER-2', 'GER-3']) expect(await refundsOf(order)).toEqual([])
+    for (const order of ['GER-1', 'GER-2', 'GER-3']) expect(await world.refundsOf(order)).toEqual([])
   })
 
   it('an Excel-style ";" CSV written byte for byte (BOM, CRLF, 1.500 THB and 2.000 JPY): refused, nothing sent; yen have no decimals, so 2.000 reads one way', async () => {
@@ -527,14 +524,14 @@ describe('two copies of one file run at once', () => {
     // The first run holds its orders' claims: the copy sends nothing, and says who is refunding them.
     expect(second.code, second.stderr).toBe(5)
     expect(second.stderr).toMatch(/line 2: Order TWICE-W-1 is being refunded by process \d+/)
-    expect(reportOf(copy).map((row) => row.status)).toEqual(orders.map(() => 'held'))
+    expect(world.reportOf(copy).map((row) => row.status)).toEqual(orders.map(() => 'held'))
     const slowEnded = await first.result
     expect(slowEnded.code, slowEnded.stderr).toBe(0)
-    expect((await Promise.all(orders.map(refundsOf))).flat()).toHaveLength(6)
+    expect((await Promise.all(orders.map(world.refundsOf))).flat()).toHaveLength(6)
     const listed = await world.run(['refund', 'list', '--json'], {env})
     const refunds = listed.json<{refunds: {mch_order_no: string; status: string; source: string}[]}>().refunds
     const byOrder = new Map(refunds.map((r) => [r.mch_order_no, r]))
-    expect(reportOf(slow).map((row) => row.status)).toEqual(orders.map(() => 'refunded'))
+    expect(world.reportOf(slow).map((row) => row.status)).toEqual(orders.map(() => 'refunded'))
     for (const order of orders)
       expect(byOrder.get(order), order).toMatchObject({status: 'refunded', source: 'batch.csv'})
     // An alipay refund the other run saw succeed is refunded on every later run, never not confirmable
@@ -542,9 +539,9 @@ describe('two copies of one file run at once', () => {
     for (const file of [slow, copy]) {
       const rerun = await world.run(['refund', 'create', '--from-csv', file, '--yes'], {env})
       expect(rerun.code, rerun.stderr).toBe(0)
-      for (const row of reportOf(file)) expect(['refunded_earlier', 'already_refunded']).toContain(row.status)
+      for (const row of world.reportOf(file)) expect(['refunded_earlier', 'already_refunded']).toContain(row.status)
     }
-    expect((await Promise.all(orders.map(refundsOf))).flat()).toHaveLength(6)
+    expect((await Promise.all(orders.map(world.refundsOf))).flat()).toHaveLength(6)
   }, 60_000)
 })
 
@@ -575,8 +572,8 @@ describe('a trial of the above by someone who did not write it', () => {
     writeFileSync(journal, `${edited.map((r) => JSON.stringify(r)).join('\n')}\n`)
     const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
-    expect(reportOf(csv)[0]!.status).toBe('already_refunded')
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(world.reportOf(csv)[0]!.status).toBe('already_refunded')
+    expect(await world.refundsOf(order!)).toHaveLength(1)
   })
 
   it('a history.db linked to an empty file, or to nothing, is damage: refused, never a new history', async () => {
@@ -640,10 +637,12 @@ describe('a trial of the above by someone who did not write it', () => {
     expect(asked.code, asked.stderr).toBe(2)
     expect(asked.stderr + asked.stdout).not.toContain('already refunded')
     expect(asked.stderr).toContain('--again')
-    expect(await refundsOf(order!)).toEqual([])
+    expect(await world.refundsOf(order!)).toEqual([])
     const made = await world.run([...refund, '--again'], {env})
     expect(made.code, made.stderr).toBe(0)
-    expect(await refundsOf(order!)).toEqual([expect.objectContaining({mch_refund_no: 'CLAIMED-1', refund_fee: 500})])
+    expect(await world.refundsOf(order!)).toEqual([
+      expect.objectContaining({mch_refund_no: 'CLAIMED-1', refund_fee: 500}),
+    ])
   })
 
   it('an earlier refund left unknown is looked up, never sent by a refund of another amount, which is then made or refused on its own', async () => {
@@ -670,12 +669,12 @@ describe('a trial of the above by someone who did not write it', () => {
     expect(made.stderr).toContain(
       'Refund R-EARLIER of 3.00 THB, sent earlier without a known outcome, never reached the gateway: nothing was refunded under it.',
     )
-    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 900})])
+    expect(await world.refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 900})])
     // A refund beyond what is left now is refused before sending: nothing was sent.
     const refused = await world.run(['refund', 'create', order!, '--amount', '3.00'], {env})
     expect(refused.code, refused.stderr).toBe(2)
     expect(refused.stderr).toContain('Nothing was sent.')
-    expect(await refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 900})])
+    expect(await world.refundsOf(order!)).toEqual([expect.objectContaining({refund_fee: 900})])
   })
 
   it("a database that refuses gw's writes in a way gw does not know (a trigger): after a send, exit 5 and where the outcome went, no stack trace", async () => {
@@ -690,7 +689,7 @@ describe('a trial of the above by someone who did not write it', () => {
     expect(made.code, made.stderr).toBe(5)
     expect(made.stderr).not.toContain('unexpected failure')
     expect(made.stderr).toMatch(/its outcome went to .*history\.jsonl/)
-    expect(await refundsOf(order!)).toHaveLength(1)
+    expect(await world.refundsOf(order!)).toHaveLength(1)
   })
 
   it('odd files where the history keeps its own: a history.jsonl linked to /dev/zero is not read, a folder named like a merge is passed by, a database of other tables is damage', async () => {

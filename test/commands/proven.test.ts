@@ -3,7 +3,6 @@ import {mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {parse} from 'csv-parse/sync'
 import {readFileSync} from 'node:fs'
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -14,20 +13,12 @@ import {startReplayingProxy} from '../helpers/replaying-proxy.js'
 import type {Wire} from '../helpers/sandbox.js'
 
 let world: GwWorld
-let fileNo = 0
 
 beforeAll(async () => {
-  // Two merchants of one gateway (one gateway key signs for both): the first is the profile's.
-  world = await startWorld({merchants: [{appid: 'mch40001'}, {appid: 'mch40002'}]})
+  world = await startWorld()
 })
 afterAll(() => world.close())
 
-const refundsOf = async (order: string) => (await world.ledger(order))!.refunds
-function csvFile(content: string): string {
-  const path = join(world.configDir, `proven-${++fileNo}.csv`)
-  writeFileSync(path, content)
-  return path
-}
 /** A refund of a paid 100.00 THB wechat order made straight through the sandbox (not gw): its signed answer. */
 const refundAtGateway = (wire: Wire, mchOrderNo: string, mchRefundNo: string, refundFee: number) =>
   wire.call('order_refund', {
@@ -38,8 +29,6 @@ const refundAtGateway = (wire: Wire, mchOrderNo: string, mchRefundNo: string, re
     mch_refund_no: mchRefundNo,
     refund_fee: refundFee,
   })
-const reportOf = (csv: string) =>
-  parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<string, string>[]
 
 describe('a refund number', () => {
   it('sent with one amount is never sent with another: refused before sending, naming the first (single and bulk)', async () => {
@@ -60,11 +49,13 @@ describe('a refund number', () => {
     expect(second.json<{error: {message: string}}>().error.message).toMatch(
       /Refund number PRV-X1 was sent from this machine at \S+ for 10\.00 THB of order PRV-REUSE-1; .*Nothing was sent\./,
     )
-    const csv = csvFile(`mch_order_no,refund_amount,mch_refund_no\n${order},40.00,PRV-X1\n`)
+    const csv = world.csv(`mch_order_no,refund_amount,mch_refund_no\n${order},40.00,PRV-X1\n`)
     const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
     expect(bulk.code).toBe(2)
     expect(bulk.stderr).toContain('Refund number PRV-X1 was sent from this machine')
-    expect(await refundsOf(order!)).toEqual([expect.objectContaining({mch_refund_no: 'PRV-X1', refund_fee: 1000})])
+    expect(await world.refundsOf(order!)).toEqual([
+      expect.objectContaining({mch_refund_no: 'PRV-X1', refund_fee: 1000}),
+    ])
     const listed = (await world.run(['refund', 'list', '--json'])).json<{refunds: {mch_refund_no: string}[]}>()
     expect(listed.refunds.filter((r) => r.mch_refund_no === 'PRV-X1')).toEqual([
       expect.objectContaining({refund_fee: 1000, status: 'refunded'}),
@@ -90,7 +81,7 @@ describe('a refund the gateway holds as PROCESSING on alipay (no refund query)',
       expect((await world.run(['refund', 'create', order, '--amount', '1.00'])).code).toBe(0)
     await world.faults('refund-processing=1')
     let one, many
-    const csv = csvFile(`mch_order_no,refund_amount\n${bulkOrder},2.00\n`)
+    const csv = world.csv(`mch_order_no,refund_amount\n${bulkOrder},2.00\n`)
     try {
       one = await world.run(['refund', 'create', single!, '--amount', '2.00', '--json'])
       many = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
@@ -101,9 +92,9 @@ describe('a refund the gateway holds as PROCESSING on alipay (no refund query)',
     expect(one.json()).toMatchObject({status: 'processing', err_code: 'TRADE_STATE_ERROR'})
     expect(one.json<{explanation: string}>().explanation).toContain('merchant platform')
     expect(many.code, many.stderr).toBe(5)
-    expect(reportOf(csv).map((r) => r.status)).toEqual(['processing'])
+    expect(world.reportOf(csv).map((r) => r.status)).toEqual(['processing'])
     for (const order of [single!, bulkOrder!])
-      expect((await refundsOf(order)).map((r) => r.state)).toEqual(['SUCCESS', 'PROCESSING'])
+      expect((await world.refundsOf(order)).map((r) => r.state)).toEqual(['SUCCESS', 'PROCESSING'])
   })
 })
 
@@ -123,17 +114,17 @@ describe('a signed answer about another refund', () => {
       expect(replayed.json<{explanation: string}>().explanation).toMatch(
         /the answer to order_refund is about mch_refund_no "RF\w+", not mch_refund_no "RF\w+" as asked/,
       )
-      expect(await refundsOf(w28!)).toEqual([])
+      expect(await world.refundsOf(w28!)).toEqual([])
 
-      const csv = csvFile(`mch_order_no,refund_amount\n${w28},3.00\n`)
+      const csv = world.csv(`mch_order_no,refund_amount\n${w28},3.00\n`)
       const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
       expect(bulk.code, bulk.stderr).toBe(4)
-      expect(reportOf(csv).map((r) => r.status)).toEqual(['unknown'])
+      expect(world.reportOf(csv).map((r) => r.status)).toEqual(['unknown'])
       // The single refund left unsettled was looked up first (its lookup is not replayed), and said.
       expect(bulk.stderr).toMatch(
         /Refund RF\w+ of 28\.00 THB, sent earlier without a known outcome, never reached the gateway: nothing was refunded under it\./,
       )
-      expect(await refundsOf(w28!)).toEqual([])
+      expect(await world.refundsOf(w28!)).toEqual([])
 
       // The gateway's own answers again: 28.00, proven never made, is refunded once.
       proxy.passOn()
@@ -144,47 +135,56 @@ describe('a signed answer about another refund', () => {
       expect(settled.stderr).toMatch(
         /Refund RF\w+ of 3\.00 THB, sent earlier by \S+ without a known outcome, never reached the gateway: nothing was refunded under it\./,
       )
-      expect((await refundsOf(w28!)).map((r) => r.refund_fee)).toEqual([2800])
+      expect((await world.refundsOf(w28!)).map((r) => r.refund_fee)).toEqual([2800])
       // The file run again settles its own row: looked up (absent), then sent once under its number.
       const again = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
       expect(again.code, again.stderr).toBe(0)
-      expect((await refundsOf(w28!)).map((r) => r.refund_fee).sort((x, y) => x - y)).toEqual([300, 2800])
+      expect((await world.refundsOf(w28!)).map((r) => r.refund_fee).sort((x, y) => x - y)).toEqual([300, 2800])
     } finally {
       await proxy.close()
     }
   })
 
-  it('of another merchant, about the same order and refund numbers, is a failed verification (one gateway key signs for all)', async () => {
-    const other = world.sandbox.info.merchants[1]!.appid
-    const wire = world.sandbox.wire(other)
-    const shared = `PRV-MCH-${process.pid}`
-    const [mine] = await world.paidOrders(1, 10_000, shared)
-    const created = await wire.call('native_pay', {
-      channel: 'wechat',
-      mch_order_no: mine,
-      total_fee: 10_000,
-      fee_type: 'THB',
+  describe('on a gateway of two merchants', () => {
+    let world: GwWorld
+    beforeAll(async () => {
+      // Two merchants of one gateway (one gateway key signs for both): the first is the profile's.
+      world = await startWorld({merchants: [{appid: 'mch40001'}, {appid: 'mch40002'}]})
     })
-    expect(created.data.result).toBe('SUCCESS')
-    expect((await world.sandbox.controls.pay(mine!, {appid: other})).status).toBe(200)
-    const theirs = await refundAtGateway(wire, mine!, 'PRV-MCH-R1', 1000)
-    expect(theirs.data.result).toBe('SUCCESS')
-    const proxy = await startReplayingProxy(world.sandbox.info.base_url)
-    try {
-      proxy.replay('order_refund', JSON.stringify(theirs.envelope))
-      const env = world.environmentProfile({GW_BASE_URL: proxy.baseUrl})
-      const run = await world.run(
-        ['refund', 'create', mine!, '--amount', '10', '--mch-refund-no', 'PRV-MCH-R1', '--json'],
-        {env},
-      )
-      expect(run.code, run.stdout).toBe(4)
-      expect(run.json<{explanation: string}>().explanation).toContain(`is about appid "${other}"`)
-      const ledgers = await world.sandbox.controls.orders(mine!)
-      const own = ledgers.find((o) => o.appid === world.sandbox.info.merchants[0]!.appid)!
-      expect(own.refunds).toEqual([])
-    } finally {
-      await proxy.close()
-    }
+    afterAll(() => world.close())
+
+    it('of another merchant, about the same order and refund numbers, is a failed verification (one gateway key signs for all)', async () => {
+      const other = world.sandbox.info.merchants[1]!.appid
+      const wire = world.sandbox.wire(other)
+      const shared = `PRV-MCH-${process.pid}`
+      const [mine] = await world.paidOrders(1, 10_000, shared)
+      const created = await wire.call('native_pay', {
+        channel: 'wechat',
+        mch_order_no: mine,
+        total_fee: 10_000,
+        fee_type: 'THB',
+      })
+      expect(created.data.result).toBe('SUCCESS')
+      expect((await world.sandbox.controls.pay(mine!, {appid: other})).status).toBe(200)
+      const theirs = await refundAtGateway(wire, mine!, 'PRV-MCH-R1', 1000)
+      expect(theirs.data.result).toBe('SUCCESS')
+      const proxy = await startReplayingProxy(world.sandbox.info.base_url)
+      try {
+        proxy.replay('order_refund', JSON.stringify(theirs.envelope))
+        const env = world.environmentProfile({GW_BASE_URL: proxy.baseUrl})
+        const run = await world.run(
+          ['refund', 'create', mine!, '--amount', '10', '--mch-refund-no', 'PRV-MCH-R1', '--json'],
+          {env},
+        )
+        expect(run.code, run.stdout).toBe(4)
+        expect(run.json<{explanation: string}>().explanation).toContain(`is about appid "${other}"`)
+        const ledgers = await world.sandbox.controls.orders(mine!)
+        const own = ledgers.find((o) => o.appid === world.sandbox.info.merchants[0]!.appid)!
+        expect(own.refunds).toEqual([])
+      } finally {
+        await proxy.close()
+      }
+    })
   })
 
   it('a signed refusal about another refund is not taken for this one: the refund is looked up first', async () => {
@@ -199,7 +199,7 @@ describe('a signed answer about another refund', () => {
       const run = await world.run(['refund', 'create', order!, '--amount', '10', '--json'], {env})
       expect(run.code, run.stdout).toBe(0)
       expect(run.json()).toMatchObject({status: 'refunded', resolved_by: 'refund_query'})
-      expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([1000])
+      expect((await world.refundsOf(order!)).map((r) => r.refund_fee)).toEqual([1000])
     } finally {
       await proxy.close()
     }
@@ -301,13 +301,13 @@ describe('a single refund interrupted while in flight', () => {
       expect(readdirSync(world.configDir).filter((name) => name.includes('.refund-'))).toEqual([])
       // Once the gateway has made the refund it was holding, the run again finds it by its lookup.
       const deadline = Date.now() + 10_000
-      while (!(await refundsOf(order!)).length && Date.now() < deadline) await sleep(50)
+      while (!(await world.refundsOf(order!)).length && Date.now() < deadline) await sleep(50)
       const settled = await world.run(refund)
       expect(settled.code, settled.stderr).toBe(0)
       const {mch_refund_no} = result.json<{mch_refund_no: string}>()
       expect(settled.json()).toMatchObject({status: 'refunded', mch_refund_no, completed_earlier: true})
       expect(settled.json()).not.toHaveProperty('sent_again')
-      expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([700])
+      expect((await world.refundsOf(order!)).map((r) => r.refund_fee)).toEqual([700])
     })
   }
 })
@@ -318,7 +318,7 @@ describe('one order, whatever number names it', () => {
     const record = (await world.run(['order', 'query', order!, '--json'])).json<{
       record: {gw_order_no: string; channel_order_no: string}
     }>().record
-    const csv = csvFile(
+    const csv = world.csv(
       'mch_order_no,gw_order_no,channel_order_no,refund_amount\n' +
         `${order},,,60.00\n,${record.gw_order_no},,30.00\n,,${record.channel_order_no},20.00\n`,
     )
@@ -332,16 +332,16 @@ describe('one order, whatever number names it', () => {
     ])
     expect(plan.problems.map((p) => p.line)).toEqual([2, 3, 4])
     expect(plan.problems[0]!.message).toContain('add up to 110.00 THB, more than its balance of 100.00 THB')
-    expect(await refundsOf(order!)).toEqual([])
+    expect(await world.refundsOf(order!)).toEqual([])
   })
 
   it('a row naming the wrong channel for an order that exists on another says so, in bulk refunds and reconcile', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'PRV-CHAN', 'alipay')
-    const csv = csvFile(`mch_order_no,refund_amount,channel\n${order},1.00,wechat\n`)
+    const csv = world.csv(`mch_order_no,refund_amount,channel\n${order},1.00,wechat\n`)
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(dry.code).toBe(2)
     expect(dry.stderr).toContain('Order PRV-CHAN-1 is not on channel wechat: the gateway knows it on alipay')
-    const recon = csvFile(`mch_order_no,amount,channel\n${order},100.00,wechat\n`)
+    const recon = world.csv(`mch_order_no,amount,channel\n${order},100.00,wechat\n`)
     const reconciled = await world.run(['reconcile', recon, '--json'])
     expect(reconciled.json<{results: {classification: string; detail: string}[]}>().results).toEqual([
       expect.objectContaining({classification: 'invalid_row', detail: expect.stringContaining('knows it on alipay')}),
@@ -387,7 +387,7 @@ describe('the smaller ones', () => {
     const orders = await world.paidOrders(3, 10_000, 'PRV-NOREPORT')
     const dir = join(world.configDir, 'reports-gone')
     mkdirSync(dir)
-    const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
     await world.faults('latency=600-600ms@order_refund')
     let result
     try {
@@ -403,7 +403,8 @@ describe('the smaller ones', () => {
         join(dir, 'r.csv'),
       ])
       const deadline = Date.now() + 20_000
-      while (!(await refundsOf(orders[0]!)).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      while (!(await world.refundsOf(orders[0]!)).length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50))
       rmSync(dir, {recursive: true})
       result = await running.result
     } finally {
@@ -411,18 +412,19 @@ describe('the smaller ones', () => {
     }
     expect(result.code, result.stderr).toBe(5)
     expect(result.stderr).toContain('The report could not be written')
-    for (const order of orders) expect((await refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
+    for (const order of orders) expect((await world.refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
   })
 
   it('a file changed while the run sends gets no report paired with the plan: exit 5, every refund made once and in the journal', async () => {
     const orders = await world.paidOrders(3, 10_000, 'PRV-CHANGED')
-    const csv = csvFile(`mch_order_no,refund_amount,note\n${orders.map((o) => `${o},1.00,as planned`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_amount,note\n${orders.map((o) => `${o},1.00,as planned`).join('\n')}\n`)
     await world.faults('latency=600-600ms@order_refund')
     let result
     try {
       const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
       const deadline = Date.now() + 20_000
-      while (!(await refundsOf(orders[0]!)).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      while (!(await world.refundsOf(orders[0]!)).length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50))
       // Finance saves the sheet again, another amount on a row, while the refunds go out.
       writeFileSync(csv, `mch_order_no,refund_amount,note\n${orders.map((o) => `${o},9.00,edited`).join('\n')}\n`)
       result = await running.result
@@ -443,20 +445,21 @@ describe('the smaller ones', () => {
         ),
       ),
     ).toEqual([])
-    for (const order of orders) expect((await refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
+    for (const order of orders) expect((await world.refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
     const journal = readFileSync(`${csv}.journal.jsonl`, 'utf8')
     expect(journal.match(/"type":"outcome"/g)).toHaveLength(3)
   })
 
   it('a bulk run stopped by SIGTERM ends 143, by its own signal', async () => {
     const orders = await world.paidOrders(3, 10_000, 'PRV-BTERM')
-    const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
     await world.faults('latency=700-700ms@order_refund')
     let result
     try {
       const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
       const deadline = Date.now() + 20_000
-      while (!(await refundsOf(orders[0]!)).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      while (!(await world.refundsOf(orders[0]!)).length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50))
       running.child.kill('SIGTERM')
       result = await running.result
     } finally {
@@ -468,7 +471,7 @@ describe('the smaller ones', () => {
 
   it('the sending progress counts rows not refunded as such, never unknown ones as failed', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'PRV-PROGRESS')
-    const csv = csvFile(`mch_order_no,refund_amount\n${order},1.00\n`)
+    const csv = world.csv(`mch_order_no,refund_amount\n${order},1.00\n`)
     await world.faults('drop-after-commit=1@order_refund,code-nonzero=1@refund_query')
     let run
     try {
@@ -479,7 +482,7 @@ describe('the smaller ones', () => {
     expect(run.code).toBe(5)
     expect(run.stderr).toMatch(/refunds: 1\/1 done, 1 not refunded/)
     expect(run.stderr).not.toMatch(/\d failed/)
-    expect(reportOf(csv).map((r) => r.status)).toEqual(['unknown'])
+    expect(world.reportOf(csv).map((r) => r.status)).toEqual(['unknown'])
   })
 
   it('GW_PRIVATE_KEY as PEM text with its line breaks written \\n is read; a corrupt one is said naming the variable', async () => {

@@ -12,24 +12,17 @@ import {readByPandas, savedBy} from '../helpers/spreadsheets.js'
 import {readWorkbook, writeWorkbook} from '../helpers/workbooks.js'
 
 let world: GwWorld
-let fileNo = 0
 
 beforeAll(async () => {
   world = await startWorld()
 })
 afterAll(() => world.close())
 
-function csvFile(content: string, name = `report-${++fileNo}.csv`): string {
-  const path = join(world.configDir, name)
-  writeFileSync(path, content)
-  return path
-}
 const rowsOf = (path: string) =>
   parse(readFileSync(path), {columns: true, bom: true, cast: untab, relax_column_count: true}) as Record<
     string,
     string
   >[]
-const reportOf = (csv: string) => rowsOf(csv.replace(/\.csv$/, '.report.csv'))
 /** The summary beside a CSV report, as lines of cells. */
 const summaryOf = (csv: string) =>
   parse(readFileSync(csv.replace(/\.csv$/, '.report.summary.csv')), {
@@ -37,9 +30,7 @@ const summaryOf = (csv: string) =>
     trim: true,
     relax_column_count: true,
   }) as string[][]
-const bulk = (csv: string, extra: string[] = []) =>
-  world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
-const statuses = (csv: string) => reportOf(csv).map((r) => r.status)
+const statuses = (csv: string) => world.reportOf(csv).map((r) => r.status)
 
 interface BulkJson {
   to_send: {currency: string; rows: number; amount: number}[]
@@ -52,12 +43,12 @@ describe('a bulk report tells who moved the money', () => {
   it('a file rerun after its journal is lost stays already_refunded on every later run, never claimed as refunded', async () => {
     const wechat = await world.paidOrders(2, 10_000, 'REP-LOST')
     const alipay = await world.paidOrders(1, 10_000, 'REP-LOST-ALI', 'alipay')
-    const csv = csvFile(`mch_order_no,refund_amount\n${[...wechat, ...alipay].map((o) => `${o},12.34`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_amount\n${[...wechat, ...alipay].map((o) => `${o},12.34`).join('\n')}\n`)
     const journal = `${csv}.journal.jsonl`
-    expect((await bulk(csv)).code).toBe(0)
+    expect((await world.bulk(csv)).code).toBe(0)
     expect(statuses(csv)).toEqual(['refunded', 'refunded', 'refunded'])
     rmSync(journal)
-    const second = await bulk(csv, ['--json'])
+    const second = await world.bulk(csv, ['--json'])
     expect(second.code, second.stderr).toBe(0)
     expect(statuses(csv)).toEqual(['already_refunded', 'already_refunded', 'already_refunded'])
     // Every already_refunded row says which refund it is and when it was made.
@@ -66,7 +57,7 @@ describe('a bulk report tells who moved the money', () => {
         gw_refund_no: expect.stringMatching(/^\d+$/),
         refund_time: expect.stringMatching(/^\d{4}-/),
       })
-    const third = await bulk(csv)
+    const third = await world.bulk(csv)
     expect(third.code, third.stderr).toBe(0)
     expect(statuses(csv)).toEqual(['already_refunded', 'already_refunded', 'already_refunded'])
     const summary = summaryOf(csv)
@@ -77,11 +68,11 @@ describe('a bulk report tells who moved the money', () => {
 
   it('a rerun with its journal says refunded_earlier, with the time that run sent it', async () => {
     const orders = await world.paidOrders(2, 10_000, 'REP-EARLIER')
-    const csv = csvFile(`mch_order_no,refund_fee\n${orders.map((o) => `${o},500`).join('\n')}\n`)
-    expect((await bulk(csv)).code).toBe(0)
-    const again = await bulk(csv)
+    const csv = world.csv(`mch_order_no,refund_fee\n${orders.map((o) => `${o},500`).join('\n')}\n`)
+    expect((await world.bulk(csv)).code).toBe(0)
+    const again = await world.bulk(csv)
     expect(again.code, again.stderr).toBe(0)
-    expect(reportOf(csv).map((r) => [r.status, r.earlier_run_at])).toEqual(
+    expect(world.reportOf(csv).map((r) => [r.status, r.earlier_run_at])).toEqual(
       Array(2).fill(['refunded_earlier', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)]),
     )
     expect(summaryOf(csv)).toContainEqual(['refunded_earlier', 'THB', '2', '10.00'])
@@ -89,15 +80,15 @@ describe('a bulk report tells who moved the money', () => {
 
   it("a dry run consults this machine's history as the run does: its total is what the run sends", async () => {
     const [made, fresh] = await world.paidOrders(2, 10_000, 'REP-DRY', 'alipay')
-    expect((await bulk(csvFile(`mch_order_no,refund_fee\n${made},700\n`))).code).toBe(0)
-    const repeat = csvFile(`mch_order_no,refund_fee\n${made},700\n${fresh},300\n`)
+    expect((await world.bulk(world.csv(`mch_order_no,refund_fee\n${made},700\n`))).code).toBe(0)
+    const repeat = world.csv(`mch_order_no,refund_fee\n${made},700\n${fresh},300\n`)
     const dry = await world.run(['refund', 'create', '--from-csv', repeat, '--dry-run', '--json'])
     expect(dry.code, dry.stderr).toBe(0)
     const plan = dry.json<BulkJson>()
     expect(plan.to_send).toEqual([{currency: 'THB', rows: 1, refund_fee: 300, refund_amount: '3.00'}])
     expect(plan.rows[0]).toMatchObject({status: 'already_refunded', settled_by: 'history'})
     const before = await world.requests()
-    const real = await bulk(repeat, ['--json'])
+    const real = await world.bulk(repeat, ['--json'])
     expect(real.code, real.stderr).toBe(0)
     const sent = real.json<BulkJson>().summary.filter((l) => l.status === 'refunded')
     expect(sent).toEqual([{status: 'refunded', currency: 'THB', rows: 1, refund_fee: 300, refund_amount: '3.00'}])
@@ -109,11 +100,11 @@ describe('a bulk report tells who moved the money', () => {
 describe('reports are kept and carry their audit trail', () => {
   it('two runs leave two reports, each with its summary; the trail names the file by SHA-256, the account and the times', async () => {
     const orders = await world.paidOrders(1, 10_000, 'REP-KEEP')
-    const csv = csvFile(`mch_order_no,refund_fee\n${orders[0]},100\n`)
+    const csv = world.csv(`mch_order_no,refund_fee\n${orders[0]},100\n`)
     const dry = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
-    const run = await bulk(csv, ['--json'])
+    const run = await world.bulk(csv, ['--json'])
     expect(run.code, run.stderr).toBe(0)
-    await bulk(csv)
+    await world.bulk(csv)
     const dir = readdirSync(world.configDir).filter((n) => n.startsWith(basename(csv, '.csv')))
     const reports = dir.filter((n) => /\.report(\.[\dT-]+)?\.csv$/.test(n))
     expect(reports).toHaveLength(2)
@@ -142,7 +133,7 @@ describe('reports are kept and carry their audit trail', () => {
 
   it('a .csv and an .xlsx of the same name have a journal each', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-TWIN')
-    const csv = csvFile(`mch_order_no,refund_fee\n${order},100\n`, 'Refunds-Nov.csv')
+    const csv = world.csv(`mch_order_no,refund_fee\n${order},100\n`, 'Refunds-Nov.csv')
     const xlsx = await writeWorkbook(join(world.configDir, 'Refunds-Nov.xlsx'), [
       {
         name: 'refunds',
@@ -152,10 +143,10 @@ describe('reports are kept and carry their audit trail', () => {
         ],
       },
     ])
-    expect((await bulk(csv)).code).toBe(0)
+    expect((await world.bulk(csv)).code).toBe(0)
     const dry = await world.run(['refund', 'create', '--from-csv', xlsx, '--dry-run'])
     expect(dry.code, dry.stderr).toBe(0)
-    expect((await bulk(xlsx)).code).toBe(0)
+    expect((await world.bulk(xlsx)).code).toBe(0)
     expect(existsSync(`${csv}.journal.jsonl`) && existsSync(`${xlsx}.journal.jsonl`)).toBe(true)
   })
 })
@@ -174,13 +165,13 @@ describe('reports open in a spreadsheet as written', () => {
   it('a hostile header is neutralised, a plain negative number is not, and 23-digit ids survive LibreOffice', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-LO')
     const hostile = '=HYPERLINK("http://x","hdr")'
-    const csv = csvFile(`mch_order_no,refund_fee,"${hostile.replaceAll('"', '""')}",adjust\n${order},100,x,-50.00\n`)
-    expect((await bulk(csv)).code).toBe(0)
+    const csv = world.csv(`mch_order_no,refund_fee,"${hostile.replaceAll('"', '""')}",adjust\n${order},100,x,-50.00\n`)
+    expect((await world.bulk(csv)).code).toBe(0)
     const report = csv.replace(/\.csv$/, '.report.csv')
     const text = readFileSync(report, 'utf8')
     expect(text).toContain(`"'${hostile.replaceAll('"', '""')}"`)
     expect(text).toMatch(/,-50\.00,/)
-    const gwRefundNo = reportOf(csv)[0]!.gw_refund_no!.trim()
+    const gwRefundNo = world.reportOf(csv)[0]!.gw_refund_no!.trim()
     expect(gwRefundNo).toMatch(/^\d{23}$/)
     const saved = savedByLibreOffice(report)
     if (!saved) return
@@ -194,15 +185,15 @@ describe('reports open in a spreadsheet as written', () => {
   it('a cell "\\r=1+1" of the input is written back as that text, neutralised: in the CSV report and in an .xlsx one', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-CR')
     const cells = ['\r=1+1', 'a\r\nb\rc']
-    const csv = csvFile(`mch_order_no,refund_fee,note,memo\r${order},100,"${cells[0]}","${cells[1]}"\r`)
-    expect((await bulk(csv, ['--dry-run'])).code).toBe(0)
+    const csv = world.csv(`mch_order_no,refund_fee,note,memo\r${order},100,"${cells[0]}","${cells[1]}"\r`)
+    expect((await world.bulk(csv, ['--dry-run'])).code).toBe(0)
     const plan = csv.replace(/\.csv$/, '.dry-run.csv')
     // The same text, a ' first where a spreadsheet would run it, quoted so a reader ends no row at its CR.
     expect(readFileSync(plan, 'utf8')).toContain(`,"'${cells[0]}","${cells[1]}",`)
     const row = rowsOf(plan)[0]!
     expect([row.note, row.memo]).toEqual([`'${cells[0]}`, cells[1]])
     const xlsx = csv.replace(/\.csv$/, '.plan.xlsx')
-    expect((await bulk(csv, ['--dry-run', '--out', xlsx])).code).toBe(0)
+    expect((await world.bulk(csv, ['--dry-run', '--out', xlsx])).code).toBe(0)
     // Read by exceljs, which decodes a workbook's escapes as Excel does.
     const [sheet] = await readWorkbook(xlsx)
     const columns = sheet!.rows[0]!.map((c) => c.value)
@@ -230,7 +221,7 @@ describe('reports open in a spreadsheet as written', () => {
         formats: {D2: 'yyyy-mm-dd', E2: '#,##0.00'},
       },
     ])
-    expect((await bulk(xlsx)).code).toBe(0)
+    expect((await world.bulk(xlsx)).code).toBe(0)
     const [report, summary] = await readWorkbook(join(world.configDir, 'typed.report.xlsx'))
     const columns = report!.rows[0]!.map((c) => c.value)
     expect(columns.slice(0, 3)).toEqual(['note', 'mch_order_no', 'status'])
@@ -256,10 +247,10 @@ const linesOf = (path: string) =>
 describe('a report lines up with its input, line for line', () => {
   it('a title, a blank line and a totals row are written where they were: not_a_row, totals with its check', async () => {
     const [a, b] = await world.paidOrders(2, 10_000, 'REP-LINES')
-    const csv = csvFile(
+    const csv = world.csv(
       `Refunds November 2026,,\n\nmch_order_no,refund_amount,note\n${a},10.00,"two\nlines"\n,,\n${b},5.00,x\nTotal,15.00,\n`,
     )
-    expect((await bulk(csv)).code).toBe(0)
+    expect((await world.bulk(csv)).code).toBe(0)
     const input = readFileSync(csv, 'utf8').split('\n')
     const report = readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8')
       .replace(/^\uFEFF/, '')
@@ -292,7 +283,7 @@ describe('a report lines up with its input, line for line', () => {
         rows: [['Refunds November 2026'], ['mch_order_no', 'refund_amount'], [a, 10], [], [b, 5], ['Total', 15]],
       },
     ])
-    expect((await bulk(xlsx)).code).toBe(0)
+    expect((await world.bulk(xlsx)).code).toBe(0)
     const [report] = await readWorkbook(join(world.configDir, 'lines.report.xlsx'))
     expect(report!.frozenRows).toBe(2)
     expect(report!.rows.map((cells) => [cells[0]?.value ?? null, cells[1]?.value ?? null])).toEqual([
@@ -316,11 +307,11 @@ describe("gw's own outputs are inputs", () => {
   it("a finished batch's report, CSV or workbook, read back: every row already refunded, nothing sent, gw's columns said once", async () => {
     const [a, b] = await world.paidOrders(2, 10_000, 'REP-AGAIN')
     const [ali] = await world.paidOrders(1, 10_000, 'REP-AGAIN-ALI', 'alipay')
-    const csv = csvFile(
+    const csv = world.csv(
       `Refunds,,\nmch_order_no,refund_amount,note\n${a},10.00,x\n\n${b},5.00,y\n${ali},2.50,z\nTotal,17.50,\n`,
     )
-    expect((await bulk(csv)).code).toBe(0)
-    expect((await bulk(csv, ['--out', csv.replace(/\.csv$/, '.report.xlsx')])).code).toBe(0)
+    expect((await world.bulk(csv)).code).toBe(0)
+    expect((await world.bulk(csv, ['--out', csv.replace(/\.csv$/, '.report.xlsx')])).code).toBe(0)
     const before = await world.requests()
     for (const report of ['.report.csv', '.report.xlsx']) {
       const again = join(world.configDir, `again-${basename(csv, '.csv')}${extname(report)}`)
@@ -337,7 +328,7 @@ describe("gw's own outputs are inputs", () => {
       )
       expect(planned.stderr).not.toContain('both refund_fee and refund_amount')
       expect(planned.stderr).toContain('a totals row ("Total") of "17.50", not acted on; it agrees')
-      const run = await bulk(again)
+      const run = await world.bulk(again)
       expect(run.code, run.stderr).toBe(0)
     }
     expect((await world.requests()).order_refund ?? 0).toBe(before.order_refund ?? 0)
@@ -361,7 +352,7 @@ describe("gw's own outputs are inputs", () => {
     expect((await world.run(['refund', 'create', order!, '--amount', '3.00'])).code).toBe(0)
     const list = join(world.configDir, 'refund-list.csv')
     expect((await world.run(['refund', 'list', '--out', list])).code).toBe(0)
-    const mine = csvFile(
+    const mine = world.csv(
       [
         readFileSync(list, 'utf8').split('\n')[0],
         ...readFileSync(list, 'utf8')
@@ -374,8 +365,8 @@ describe("gw's own outputs are inputs", () => {
     expect(planned.json<Plan>().rows.map((r) => r.status)).toEqual(['already_refunded'])
     expect(planned.json<Plan>().earlier_output_columns).toContain('status')
     const before = await world.requests()
-    const wrong = csvFile(`mch_order_no,refund_fee,refund_amount,fee_type\n${order},300,4.00,THB\n`)
-    const refused = await bulk(wrong)
+    const wrong = world.csv(`mch_order_no,refund_fee,refund_amount,fee_type\n${order},300,4.00,THB\n`)
+    const refused = await world.bulk(wrong)
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain(
       'line 2: both refund_fee ("300") and refund_amount ("4.00") are filled and disagree: 4.00 THB is 400 in minor units; give one',
@@ -385,7 +376,7 @@ describe("gw's own outputs are inputs", () => {
 
   it("reconcile reads its own output and gw's order list back: the gateway's columns said once, every row checked again", async () => {
     const [a, b] = await world.paidOrders(2, 10_000, 'REP-REC')
-    const csv = csvFile(`Orders,,\nmch_order_no,amount,status\n${a},100.00,paid\n\n${b},100.00,paid\nTotal,200.00,\n`)
+    const csv = world.csv(`Orders,,\nmch_order_no,amount,status\n${a},100.00,paid\n\n${b},100.00,paid\nTotal,200.00,\n`)
     const first = await world.run(['reconcile', csv, '--channel', 'wechat'])
     expect(first.code, first.stderr).toBe(0)
     const output = csv.replace(/\.csv$/, '.reconciled.csv')
@@ -399,7 +390,7 @@ describe("gw's own outputs are inputs", () => {
       'match',
       'totals',
     ])
-    const again = csvFile(readFileSync(output, 'utf8'))
+    const again = world.csv(readFileSync(output, 'utf8'))
     const second = await world.run(['reconcile', again, '--json'])
     expect(second.code, second.stderr).toBe(0)
     expect(second.stderr).toContain(`gw's own columns of an earlier report or list, not read: "gateway_state"`)
@@ -419,10 +410,10 @@ describe("gw's own outputs are inputs", () => {
 describe('rows that could not be used, in the summaries', () => {
   it('are counted under the currency they name, with no amount: an empty cell (a spreadsheet shows no stray apostrophe)', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-SKIP')
-    const csv = csvFile(
+    const csv = world.csv(
       `mch_order_no,refund_amount,fee_type\n${order},1.00,THB\n${order},-5.00,THB\nREP-SKIP-X,฿2.00,\n`,
     )
-    const run = await bulk(csv, ['--skip-invalid'])
+    const run = await world.bulk(csv, ['--skip-invalid'])
     expect(run.code, run.stderr).toBe(1)
     expect(run.stdout).toMatch(/skipped_invalid\s*│\s*THB\s*│\s*2\s*│\s*-/)
     expect(summaryOf(csv)).toContainEqual(['skipped_invalid', 'THB', '2', ''])
@@ -430,7 +421,7 @@ describe('rows that could not be used, in the summaries', () => {
     expect(readFileSync(summary, 'utf8')).not.toContain("'-")
     const saved = savedByLibreOffice(summary)
     if (saved) expect(saved).toContainEqual(['skipped_invalid', 'THB', '2', ''])
-    const orders = csvFile(`mch_order_no,amount,fee_type\n${order},100.00,THB\n${order},-1.00,THB\n`)
+    const orders = world.csv(`mch_order_no,amount,fee_type\n${order},100.00,THB\n${order},-1.00,THB\n`)
     const reconciled = await world.run(['reconcile', orders, '--json'])
     expect(reconciled.code).toBe(1)
     const lines = reconciled.json<{summary: {classification: string; currency: string; rows: number}[]}>().summary
@@ -445,9 +436,9 @@ describe('reports as LibreOffice, Gnumeric and pandas open them: identifiers who
   /** A bulk run of two refunds, its report written as `extension`: the report, and the gateway's refund numbers. */
   async function reportAs(extension: 'csv' | 'xlsx', prefix: string) {
     const orders = await world.paidOrders(2, 10_000, prefix)
-    const csv = csvFile(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.50`).join('\n')}\n`)
+    const csv = world.csv(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.50`).join('\n')}\n`)
     const report = csv.replace(/\.csv$/, `.report.${extension}`)
-    const run = await bulk(csv, ['--out', report, '--json'])
+    const run = await world.bulk(csv, ['--out', report, '--json'])
     expect(run.code, run.stderr).toBe(0)
     const ids = run.json<BulkJson>().rows.map((r) => r.gw_refund_no!)
     for (const id of ids) expect(id).toMatch(/^\d{23}$/)
@@ -509,7 +500,7 @@ describe('what gw made where the gateway has no refund query', () => {
   it("reconcile --with-refunds matches a partly refunded alipay order from this machine's history, and refund query lists it", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-ALI-REC', 'alipay')
     expect((await world.run(['refund', 'create', order!, '--amount', '25.00'])).code).toBe(0)
-    const csv = csvFile(`mch_order_no,amount,fee_type,status\n${order},100.00,THB,paid\n`)
+    const csv = world.csv(`mch_order_no,amount,fee_type,status\n${order},100.00,THB,paid\n`)
     const result = await world.run(['reconcile', csv, '--with-refunds', '--json'])
     expect(result.code, result.stdout).toBe(0)
     const [row] = result.json<{results: {classification: string; detail: string; refunded_total: number}[]}>().results

@@ -6,6 +6,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
+import {ONE_FORM} from '../helpers/shared.js'
 
 let world: GwWorld
 beforeAll(async () => {
@@ -14,22 +15,17 @@ beforeAll(async () => {
 afterAll(() => world.close())
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-/** gw's one form of a time: ISO 8601 to the second with its offset, never Z with milliseconds. */
-const ONE_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/
 
-interface Entry {
-  at: string
-  kind: string
-  [fact: string]: unknown
-}
 interface Story {
   mch_order_no: string
-  state: string
-  state_at: string
+  gw_order_no?: string
+  channel_order_no?: string
+  state?: string
+  state_at?: string
   openid?: string
   made_here: boolean
   refreshed: boolean
-  entries: Entry[]
+  entries: {at: string; kind: string; [fact: string]: unknown}[]
 }
 
 /** An order paid through the sandbox while `gw notify listen` runs: its notification verified by the listener. */

@@ -24,11 +24,8 @@ afterAll(() => world.close())
 
 const merchant = () => world.sandbox.info.merchants[0]!
 const gatewayPem = () => readFileSync(world.sandbox.info.gateway_public_key_file.replace('public', 'private'), 'utf8')
-const file = (name: string, content: string | Buffer) => {
-  const path = join(world.configDir, `${++n}-${name}`)
-  writeFileSync(path, content)
-  return path
-}
+/** A file of this content in the world's folder, its name made unique: its path. */
+const numberedFile = (name: string, content: string | Buffer) => world.file(`${++n}-${name}`, content)
 
 /** `csv` refused by a bulk refund's dry run and by reconcile alike: exit 2, saying `problem`. */
 async function refusedByBoth(csv: string, problem: string) {
@@ -66,7 +63,7 @@ describe('private keys are never printed', () => {
           .replace(/[a-z]{4}/, '!!!!'),
       ],
       ['the wrong armour', pem().replace(/PRIVATE KEY/g, 'CERTIFICATE')],
-      ['a file holding the body', file('body.pem', body())],
+      ['a file holding the body', numberedFile('body.pem', body())],
     ]
   }
   /** No run of 40 characters of the key body in anything gw wrote. */
@@ -206,7 +203,7 @@ describe('private keys are never printed', () => {
   })
 
   it('profile add warns when the private key file can be read by others; doctor reports store files that are not private', async () => {
-    const loose = file('loose.pem', pem())
+    const loose = numberedFile('loose.pem', pem())
     chmodSync(loose, 0o644)
     const added = await world.run([
       'profile',
@@ -271,7 +268,7 @@ describe('untrusted text on a terminal', () => {
   })
 
   it('CSV values quoted in problems are shown with their controls visible', async () => {
-    const csv = file('esc.csv', `mch_order_no,refund_fee,fee_type\nA,100,${ESC}[32mTHB\n`)
+    const csv = numberedFile('esc.csv', `mch_order_no,refund_fee,fee_type\nA,100,${ESC}[32mTHB\n`)
     const result = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('fee_type "\\x1B[32mTHB" is not a currency')
@@ -287,7 +284,7 @@ describe('files a spreadsheet opens', () => {
   it('the refund report and the reconcile output neutralise every cell a spreadsheet would read as a formula', async () => {
     const orders = await world.paidOrders(hostile.length, 10_000, `SAFE${n}`)
     const rows = orders.map((order, i) => `${order},100,${quote(hostile[i]!)}`).join('\n')
-    const csv = file('formulas.csv', `mch_order_no,refund_fee,note\n${rows}\n`)
+    const csv = numberedFile('formulas.csv', `mch_order_no,refund_fee,note\n${rows}\n`)
     expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
     const report = parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<
       string,
@@ -295,7 +292,7 @@ describe('files a spreadsheet opens', () => {
     >[]
     expect(report.map((r) => r.note)).toEqual(hostile.map((v) => `'${v}`))
     expect(report.map((r) => r.refund_fee)).toEqual(hostile.map(() => '100'))
-    const recon = file(
+    const recon = numberedFile(
       'formulas-orders.csv',
       `mch_order_no,note\n${orders.map((o, i) => `${o},${quote(hostile[i]!)}`).join('\n')}\n`,
     )
@@ -429,12 +426,15 @@ describe("the sandbox's control API", () => {
 
 describe('bounded inputs', () => {
   it('a CSV field over 64 KiB: exit 2 naming the line, in refunds and reconcile', async () => {
-    const csv = file('huge.csv', `mch_order_no,refund_fee,note\nA,100,small\nB,100,${'x'.repeat(70_000)}\n`)
+    const csv = numberedFile('huge.csv', `mch_order_no,refund_fee,note\nA,100,small\nB,100,${'x'.repeat(70_000)}\n`)
     await refusedByBoth(csv, 'line 3: field 3 is 70000 characters long; at most 65536 are read')
   })
 
   it('a file of junk rows stops being checked after 1000 problems, exit 2', async () => {
-    const csv = file('junk.csv', `mch_order_no,refund_fee\n${Array.from({length: 20_000}, () => ',x').join('\n')}\n`)
+    const csv = numberedFile(
+      'junk.csv',
+      `mch_order_no,refund_fee\n${Array.from({length: 20_000}, () => ',x').join('\n')}\n`,
+    )
     const result = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('The check stopped after 1000 problems; the rest of')
@@ -471,13 +471,13 @@ describe('bounded inputs', () => {
 
 describe('every bad input has its exit code', () => {
   it('a quote inside an unquoted field: exit 2 naming the line, in refunds and reconcile', async () => {
-    const csv = file('quote.csv', 'mch_order_no,refund_fee,note\nA,100,=HYPERLINK("x","y")\n')
+    const csv = numberedFile('quote.csv', 'mch_order_no,refund_fee,note\nA,100,=HYPERLINK("x","y")\n')
     await refusedByBoth(csv, 'line 2: not valid CSV (a quote inside a field that does not start with one)')
   })
 
   it('a binary file and a file that is not UTF-8: exit 2, the second naming its line', async () => {
-    const binary = file('binary.csv', Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00]))
-    const latin1 = file(
+    const binary = numberedFile('binary.csv', Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00]))
+    const latin1 = numberedFile(
       'latin1.csv',
       Buffer.concat([
         Buffer.from('mch_order_no,refund_fee,note\nA,100,ok\nB,100,caf'),

@@ -52,3 +52,8 @@ export const otherGatewayKey = (): string =>
 
 /** A cell of a CSV gw wrote, as a script reads it: identifiers past 15 digits come after a tab, which keeps them text in a spreadsheet. */
 export const untab = (value: string) => value.replace(/^\t(?=\d{16,}$)/, '')
+
+/** gw's one form of a time, as it stands in a text: ISO 8601 to the second with its offset, never Z with milliseconds. */
+export const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/
+/** A value that is a time in gw's one form, and nothing else. */
+export const ONE_FORM = new RegExp(`^${TIME.source}$`)

@@ -6,6 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {localZone} from '../../../src/lib/gateway/protocol/time.js'
 import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {ONE_FORM} from '../../helpers/shared.js'
 
 let world: GwWorld
 beforeAll(async () => {
@@ -79,14 +80,13 @@ describe('gw order timeline', () => {
   })
 })
 
-/** gw's one form of a time: ISO 8601 to the second with its offset. */
-const ONE_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/
-
 interface Story {
   mch_order_no: string
   gw_order_no?: string
   channel_order_no?: string
   state?: string
+  state_at?: string
+  openid?: string
   made_here: boolean
   refreshed: boolean
   entries: {at: string; kind: string; [fact: string]: unknown}[]
