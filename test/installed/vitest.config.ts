@@ -15,6 +15,11 @@ export default defineConfig({
   test: {
     ...shared,
     testTimeout: 90_000,
-    include: ['test/commands/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/installed/**/*.test.ts'],
+    include: [
+      'test/commands/**/*.test.ts',
+      'test/journeys/**/*.test.ts',
+      'test/e2e/**/*.test.ts',
+      'test/installed/**/*.test.ts',
+    ],
   },
 })

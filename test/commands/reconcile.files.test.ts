@@ -1,9 +1,8 @@
 /**
- * Finance's real files, through the CLI against the sandbox: exports with their own column
- * names, Excel workbooks, legacy encodings and separators, and outputs a spreadsheet opens
- * with every character and digit intact.
+ * gw reconcile of finance's real files: exports with their own column names, workbooks, encodings and
+ * separators, gw's own outputs read back.
  */
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {parse} from 'csv-parse/sync'
@@ -11,24 +10,51 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {REPO_ROOT, untab} from '../helpers/shared.js'
-import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
-import {readWorkbook, writeSharedStringsBomb, writeWorkbook, writeWorkbookBomb} from '../helpers/workbooks.js'
+import {savedBy} from '../helpers/spreadsheets.js'
+import {readWorkbook, writeWorkbook, writeWorkbookBomb} from '../helpers/workbooks.js'
 
 let world: GwWorld
-
-beforeAll(async () => {
-  world = await startWorld()
-})
-afterAll(() => world.close())
 
 const file = (name: string, content: string | Buffer) => {
   const path = join(world.configDir, name)
   writeFileSync(path, content)
   return path
 }
+
 const rowsOf = (path: string, delimiter = ',') =>
   parse(readFileSync(path), {columns: true, bom: true, delimiter, cast: untab}) as Record<string, string>[]
+
 const gwOrderNo = async (mch: string) => (await world.sandbox.controls.orders(mch))[0]!.gw_order_no
+
+/** The summary beside a CSV report, as lines of cells. */
+const summaryOf = (csv: string) =>
+  parse(readFileSync(csv.replace(/\.csv$/, '.report.summary.csv')), {
+    bom: true,
+    trim: true,
+    relax_column_count: true,
+  }) as string[][]
+
+/**
+ * A report opened by LibreOffice with its default import (a CSV's or a workbook's) and saved as
+ * CSV: what a user opening and saving the report gets, as lines of cells. Undefined (and the
+ * check skipped, said on stderr) where LibreOffice is not installed.
+ */
+function savedByLibreOffice(report: string, trim = true): string[][] | undefined {
+  const saved = savedBy('libreoffice', report, 'csv')
+  return saved ? (parse(readFileSync(saved), {bom: true, trim, relax_column_count: true}) as string[][]) : undefined
+}
+
+/** A CSV as lines of cells, the header among them, as a spreadsheet shows them. */
+const linesOf = (path: string) =>
+  (parse(readFileSync(path), {bom: true, relax_column_count: true, cast: untab}) as string[][]).map((cells) =>
+    cells.every((c) => c === '') ? [] : cells,
+  )
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+
+afterAll(() => world.close())
 
 describe('reconcile of an export with its own column names', () => {
   it('never gives a false all-clear: exit 2 with the mapping hint; with --column, the 999.00 row is an amount_mismatch', async () => {
@@ -178,24 +204,6 @@ describe('rows that cannot be taken at their word', () => {
     ])
   })
 
-  it('a refund row whose order numbers disagree is a problem; nothing is sent', async () => {
-    const [a, b] = await world.paidOrders(2, 10_000, 'TWO')
-    const csv = file('two.csv', `mch_order_no,gw_order_no,refund_amount\n${a},${await gwOrderNo(b!)},1.00\n`)
-    const result = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain('the row names two orders')
-    expect((await world.ledger(a!))!.refunds).toEqual([])
-  })
-
-  it('your own columns are never changed: gw writes gw_status beside your Status; empty cells of a field it read are filled', async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'OWN')
-    const csv = file('own.csv', `mch_order_no,refund_amount,mch_refund_no,Status\n${order},1.00,,Approved by Somchai\n`)
-    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
-    const [row] = rowsOf(csv.replace('.csv', '.report.csv'))
-    expect(row).toMatchObject({Status: 'Approved by Somchai', gw_status: 'refunded', refund_amount: '1.00'})
-    expect(row!.mch_refund_no).toMatch(/^RF[0-9A-F]{30}$/)
-  })
-
   it('a header and no rows is exit 2 for both commands', async () => {
     const csv = file('header-only.csv', 'mch_order_no,amount,refund_amount\n')
     for (const args of [
@@ -338,20 +346,6 @@ describe('Excel workbooks', () => {
     expect(result.stderr).toContain('expands to more than gw reads')
   }, 60_000)
 
-  it("the issue's bomb, gigabytes of shared strings of 1 KiB each: exit 2 in seconds, by the size the part declares or by the strings it holds", async () => {
-    // 3 GiB declared (as the 5.8 MB workbook of issue 37 unpacks): refused before anything is unpacked.
-    const declared = await writeSharedStringsBomb(join(world.configDir, 'declared.xlsx'), 1, 3 * 1024 - 1)
-    // 120 MiB of strings, each well under any cell's limit: refused once they pass what gw holds.
-    const held = await writeSharedStringsBomb(join(world.configDir, 'held.xlsx'), 120)
-    for (const bomb of [declared, held]) {
-      const started = Date.now()
-      const result = await world.run(['refund', 'create', '--from-csv', bomb, '--dry-run'], {timeoutMs: 60_000})
-      expect(result.code, result.stderr).toBe(2)
-      expect(result.stderr).toContain('expands to more than gw reads')
-      expect(Date.now() - started).toBeLessThan(20_000)
-    }
-  })
-
   it('other binary files are exit 2, "not a CSV or .xlsx file"; an old .xls says how to save it', async () => {
     for (const [name, bytes] of [
       ['photo.jpg', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 2, 0, 3, 4, 5])],
@@ -372,79 +366,9 @@ describe('Excel workbooks', () => {
   })
 })
 
-describe('what the sheet shows is what is refunded (issue 37)', () => {
-  it('a sheet using all 16,384 columns: its report is checked before money moves, written as CSV, or refused when named .xlsx', async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'WIDE')
-    const header = ['mch_order_no', 'refund_amount', ...Array.from({length: 16_382}, (_, i) => `note ${i + 3}`)]
-    const sheet = await writeWorkbook(join(world.configDir, 'wide.xlsx'), [
-      {name: 'Refunds', rows: [header, [order, 25, ...header.slice(2).map(() => 'x')]]},
-    ])
-    const named = await world.run([
-      'refund',
-      'create',
-      '--from-csv',
-      sheet,
-      '--out',
-      join(world.configDir, 'r.xlsx'),
-      '--yes',
-    ])
-    expect(named.code).toBe(2)
-    expect(named.stderr).toContain(
-      "the output would have 16,395 columns, past a worksheet's 16,384: it does not fit a workbook",
-    )
-    expect((await world.ledger(order!))!.refunds).toEqual([])
-    const sent = await world.run(['refund', 'create', '--from-csv', sheet, '--yes'])
-    expect(sent.code, sent.stderr).toBe(0)
-    expect(sent.stderr).toContain(
-      "the output is written as CSV, wide.report.csv: it has 16,395 columns, past a worksheet's 16,384",
-    )
-    expect(sent.stderr).toContain('ignored columns: "note 3", "note 4"')
-    expect(sent.stderr).toContain('"note 22", and 16,362 more')
-    expect((await world.ledger(order!))!.refunds.map((r) => r.refund_fee)).toEqual([2500])
-    expect(rowsOf(join(world.configDir, 'wide.report.csv'))[0]).toMatchObject({mch_order_no: order, status: 'refunded'})
-  })
-
-  it("Excel's filtered sheet: stopped naming each row it does not show; --only-visible refunds the rows shown, and the report says the rest were left out", async () => {
-    await world.paidOrders(6, 100_000, 'NOV')
-    const sheet = file('november.xlsx', readFileSync(join(REPO_ROOT, 'test/fixtures/sheets/filtered.excel.xlsx')))
-    const args = ['refund', 'create', '--from-csv', sheet, '--column', 'mch_order_no=Invoice No']
-    args.push('--column', 'refund_amount=Refund (THB)', '--yes')
-    const stopped = await world.run(args)
-    expect(stopped.code).toBe(2)
-    expect(stopped.stderr).toContain(
-      'reading sheet "November", the one the workbook opens on, not its first ("October"); the workbook also has "October"; --sheet picks another',
-    )
-    expect(stopped.stderr).toContain('line 4: hidden in the sheet: such a row is never refunded silently')
-    expect(stopped.stderr).toContain('line 5: filtered out by the filter on column D in the sheet')
-    expect(stopped.stderr).toContain('line 6: struck through (cells A6, B6, D6) in the sheet')
-    expect(stopped.stderr).toContain(
-      'line 8: a totals row ("visible total") of "1400.00", not acted on; it agrees with the rows above it that the sheet shows (1400.00)',
-    )
-    for (let n = 1; n <= 6; n++) expect((await world.ledger(`NOV-${n}`))!.refunds).toEqual([])
-
-    const sent = await world.run([...args, '--only-visible'])
-    expect(sent.code, sent.stderr).toBe(0)
-    expect(sent.stderr).toContain('3 rows the sheet does not show, left out (--only-visible): not sent')
-    const refunded = await Promise.all([1, 2, 3, 4, 5, 6].map(async (n) => (await world.ledger(`NOV-${n}`))!.refunds))
-    expect(refunded.map((r) => r.map((x) => x.refund_fee))).toEqual([[10_000], [20_000], [], [], [], [60_000]])
-    const [report] = await readWorkbook(join(world.configDir, 'november.report.xlsx'))
-    const header = report!.rows[0]!.map((c) => c.value)
-    const at = (row: number, name: string) => report!.rows[row]![header.indexOf(name)]?.value
-    expect([1, 2, 3, 4, 5, 6, 7].map((row) => [at(row, 'Invoice No') ?? '', at(row, 'status')])).toEqual([
-      ['NOV-1', 'refunded'],
-      ['NOV-2', 'refunded'],
-      ['NOV-3', 'left_out'],
-      ['NOV-4', 'left_out'],
-      ['NOV-5', 'left_out'],
-      ['NOV-6', 'refunded'],
-      ['', 'totals'],
-    ])
-    expect(at(4, 'advice')).toBe('filtered out by the filter on column D: left out by --only-visible')
-  })
-})
-
 describe('encodings and separators', () => {
   const thai = 'ลูกค้า'
+
   const content = (order: string, separator = ',') =>
     [
       ['mch_order_no', 'amount', 'status', thai].join(separator),
@@ -516,61 +440,253 @@ describe('encodings and separators', () => {
   })
 })
 
-describe('a dry run that shows the plan', () => {
-  it('shows the rows (20, then how many more), orders with several rows, and writes the plan file', async () => {
-    const orders = await world.paidOrders(24, 10_000, 'PLAN')
-    const lines = orders.map((o) => `${o},10.00`)
-    lines.splice(1, 0, `${orders[0]},20.00`, `${orders[0]},-5`)
-    const csv = file('plan.csv', `mch_order_no,refund_amount\n${lines.join('\n')}\n`)
-    const result = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'])
-    expect(result.code).toBe(2)
-    expect(result.stdout).toContain('26 rows, 24 orders; to send: 25 rows, 260.00 THB')
-    expect(result.stdout.match(/THB +│ would_refund +│/g)).toHaveLength(19)
-    expect(result.stdout).toMatch(new RegExp(`│ 4 +│ ${orders[0]} +│ +│ - +│ skipped_invalid │`))
-    expect(result.stdout).toContain('... and 6 more (every row is in the plan file and in --json)')
-    expect(result.stdout).toContain(
-      `Orders with several rows:\n  ${orders[0]}: lines 2, 3 send 30.00 THB of 100.00 THB left`,
+describe("gw's own outputs are inputs", () => {
+  it("reconcile reads its own output and gw's order list back: the gateway's columns said once, every row checked again", async () => {
+    const [a, b] = await world.paidOrders(2, 10_000, 'REP-REC')
+    const csv = world.csv(`Orders,,\nmch_order_no,amount,status\n${a},100.00,paid\n\n${b},100.00,paid\nTotal,200.00,\n`)
+    const first = await world.run(['reconcile', csv, '--channel', 'wechat'])
+    expect(first.code, first.stderr).toBe(0)
+    const output = csv.replace(/\.csv$/, '.reconciled.csv')
+    const lines = linesOf(output)
+    const classification = lines[1]!.indexOf('classification')
+    expect(lines.map((cells) => cells[classification] ?? '')).toEqual([
+      'not_a_row',
+      'classification',
+      'match',
+      'not_a_row',
+      'match',
+      'totals',
+    ])
+    const again = world.csv(readFileSync(output, 'utf8'))
+    const second = await world.run(['reconcile', again, '--json'])
+    expect(second.code, second.stderr).toBe(0)
+    expect(second.stderr).toContain(`gw's own columns of an earlier report or list, not read: "gateway_state"`)
+    expect(second.json<{results: {classification: string}[]}>().results.map((r) => r.classification)).toEqual([
+      'match',
+      'match',
+    ])
+    await world.createOrder('REP-REC-LIST')
+    const list = join(world.configDir, 'order-list.csv')
+    expect((await world.run(['order', 'list', '--out', list])).code).toBe(0)
+    const listed = await world.run(['reconcile', list, '--json'])
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stderr).toContain(`gw's own columns of an earlier report or list, not read: "made_at"`)
+  })
+})
+
+describe('rows that could not be used, in the summaries', () => {
+  it('are counted under the currency they name, with no amount: an empty cell (a spreadsheet shows no stray apostrophe)', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-SKIP')
+    const csv = world.csv(
+      `mch_order_no,refund_amount,fee_type\n${order},1.00,THB\n${order},-5.00,THB\nREP-SKIP-X,฿2.00,\n`,
     )
-    expect(result.stdout).toContain(`plan: ${csv.replace('.csv', '.dry-run.csv')}`)
-    expect(result.stderr).toContain('line 4: refund_amount "-5" is negative')
-    const plan = rowsOf(csv.replace('.csv', '.dry-run.csv'))
-    expect(plan).toHaveLength(26)
-    expect(plan[0]).toMatchObject({status: 'would_refund', refund_fee: '1000', refund_amount: '10.00', fee_type: 'THB'})
-    expect(plan[2]).toMatchObject({status: 'skipped_invalid', err_msg: expect.stringContaining('is negative')})
-    expect(Object.values(await world.requests()).reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
-    for (const order of orders) expect((await world.ledger(order))!.refunds).toEqual([])
+    const run = await world.bulk(csv, ['--skip-invalid'])
+    expect(run.code, run.stderr).toBe(1)
+    expect(run.stdout).toMatch(/skipped_invalid\s*│\s*THB\s*│\s*2\s*│\s*-/)
+    expect(summaryOf(csv)).toContainEqual(['skipped_invalid', 'THB', '2', ''])
+    const summary = csv.replace(/\.csv$/, '.report.summary.csv')
+    expect(readFileSync(summary, 'utf8')).not.toContain("'-")
+    const saved = savedByLibreOffice(summary)
+    if (saved) expect(saved).toContainEqual(['skipped_invalid', 'THB', '2', ''])
+    const orders = world.csv(`mch_order_no,amount,fee_type\n${order},100.00,THB\n${order},-1.00,THB\n`)
+    const reconciled = await world.run(['reconcile', orders, '--json'])
+    expect(reconciled.code).toBe(1)
+    const lines = reconciled.json<{summary: {classification: string; currency: string; rows: number}[]}>().summary
+    expect(lines.map((l) => [l.classification, l.currency, l.rows])).toEqual([
+      ['match', 'THB', 1],
+      ['invalid_row', 'THB', 1],
+    ])
+  })
+})
+
+describe('files as spreadsheet programs write them', () => {
+  let world: GwWorld
+
+  const FIXTURES = join(REPO_ROOT, 'test/fixtures/finance')
+
+  /** The fixtures' orders, as the sales sheet gives them; November's orders (november.py), 2,000.00 THB each. */
+  const ORDERS = {'FIN-1': 126_711, 'FIN-2': 128_133, 'FIN-3': 129_555, 'FIN-4': 2050}
+
+  const NOVEMBER = ['GN-1', 'GN-2', 'GN-3', 'GN-4']
+
+  const XLSXWRITER = ['XW-1', 'XW-2']
+
+  const WORKBOOKS = ['finance.openpyxl.xlsx', 'finance.libreoffice.xlsx', 'finance.ods']
+
+  const copy = (name: string) => {
+    const path = join(world.configDir, name)
+    copyFileSync(join(FIXTURES, name), path)
+    return path
+  }
+
+  const at = (name: string) => join(world.configDir, name)
+
+  interface Reconciled {
+    results: {line: number; mch_order_no: string; classification: string}[]
+    totals: {line: number; amount: string; agrees?: boolean}[]
+  }
+
+  const reconcile = async (name: string, ...args: string[]) => {
+    const result = await world.run(['reconcile', at(name), '--column', 'mch_order_no=Invoice No', ...args, '--json'])
+    return {...result, doc: result.json<Reconciled>()}
+  }
+
+  beforeAll(async () => {
+    world = await startWorld()
+    const wire = world.sandbox.wire()
+    for (const [mch, fee] of [
+      ...Object.entries(ORDERS),
+      ...NOVEMBER.map((mch) => [mch, 200_000] as const),
+      ...XLSXWRITER.map((mch) => [mch, 10_000] as const),
+    ]) {
+      const created = await wire.call('native_pay', {
+        channel: 'wechat',
+        mch_order_no: mch,
+        total_fee: fee,
+        fee_type: 'THB',
+      })
+      expect(created.data.result).toBe('SUCCESS')
+      expect((await world.sandbox.controls.pay(mch)).status).toBe(200)
+    }
+    for (const name of readdirSync(FIXTURES)) if (/\.(xlsx|ods|csv)$/.test(name)) copy(name)
   })
 
-  it('Ctrl-C while the orders are checked: nothing was sent, exit 130, and the progress never shares a line', async () => {
-    const orders = await world.paidOrders(30, 10_000, 'STOP')
-    const csv = file('stop.csv', `mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
-    await world.faults('latency=150-200ms')
-    try {
-      const before = (await world.requests()).order_query ?? 0
-      const {child, result} = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
-      while (((await world.requests()).order_query ?? 0) < before + 3) await new Promise((r) => setTimeout(r, 50))
-      child.kill('SIGINT')
-      const stopped = await result
-      expect(stopped.code).toBe(130)
-      expect(stopped.stderr).toContain('stopping the checks: nothing has been sent')
-      expect(stopped.stderr).toContain('Interrupted while checking the orders: nothing was sent.')
-      expect(existsSync(`${csv}.journal.jsonl`)).toBe(false)
-      for (const order of orders) expect((await world.ledger(order))!.refunds).toEqual([])
-      if (!HAS_TMUX) return
-      const terminal = new Terminal(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'], {
-        GW_CONFIG_DIR: world.configDir,
+  afterAll(() => world.close())
+
+  describe('sales sheets: the title row skipped, the totals row reported and checked, amounts by value', () => {
+    it.each([...WORKBOOKS, 'sales.libreoffice.csv'])('%s reconciles: 4 matches, exit 0', async (name) => {
+      const result = await reconcile(name)
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.doc.results.map((r) => [r.line, r.mch_order_no, r.classification])).toEqual([
+        [3, 'FIN-1', 'match'],
+        [4, 'FIN-2', 'match'],
+        [5, 'FIN-3', 'match'],
+        [6, 'FIN-4', 'match'],
+      ])
+      expect(result.doc.totals).toEqual([expect.objectContaining({line: 7, amount: '3864.49', agrees: true})])
+      expect(result.stderr).toContain('skipped 1 title row above the header: line 1 ("Sales November 2026")')
+      expect(result.doc.totals[0]).not.toHaveProperty('classification')
+    })
+
+    it('a totals row that does not agree with the rows above it is said to; an amount changed is an amount_mismatch', async () => {
+      const csv = at('sales-edited.csv')
+      writeFileSync(
+        csv,
+        'Sales\nInvoice No,Amount,Status\nFIN-1,"฿1,267.11",paid\nFIN-2,"1,281.34",paid\nTotal,"2,548.44",\n',
+      )
+      const result = await reconcile('sales-edited.csv')
+      expect(result.code).toBe(1)
+      expect(result.doc.results.map((r) => r.classification)).toEqual(['match', 'amount_mismatch'])
+      expect(result.stderr).toContain('does NOT agree with the sum of the rows above it (2548.45)')
+    })
+  })
+
+  describe("formulas without a stored result (xlsxwriter's default: a placeholder 0, calculated when opened) are never read as 0", () => {
+    it('reconcile makes such a row an invalid_row naming its cells, and asks nothing about it', async () => {
+      const before = await world.requests()
+      const result = await reconcile(
+        'formulas.xlsxwriter.xlsx',
+        '--sheet',
+        'Orders',
+        '--column',
+        'amount=Amount',
+        '--column',
+        'status=Status',
+      )
+      expect(result.code).toBe(1)
+      expect(result.doc.results.map((r) => [r.line, r.classification])).toEqual([
+        [2, 'match'],
+        [3, 'invalid_row'],
+      ])
+      const detail = (result.doc.results[1] as unknown as {detail: string}).detail
+      expect(detail).toBe(
+        'formula without a stored result in cells A3 (mch_order_no), C3 (status): open and save the workbook in your spreadsheet first (the program that wrote it does not calculate)',
+      )
+      // The readable row's order, once on each of the seven channels, at once.
+      expect(((await world.requests()).order_query ?? 0) - (before.order_query ?? 0)).toBe(7)
+    })
+  })
+
+  describe('encodings told, not guessed', () => {
+    it("LibreOffice's UTF-8 export given --encoding windows-874 is refused naming the line both ways; nothing is queried", async () => {
+      const before = await world.requests()
+      const result = await reconcile('sales.libreoffice.csv', '--encoding', 'windows-874')
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('line 3: the file is UTF-8, not windows-874 as --encoding says')
+      expect(result.stderr).toContain('as UTF-8 it reads "FIN-1,สมชาย ใจดี')
+      expect(await world.requests()).toEqual(before)
+    })
+  })
+})
+
+describe('sheets that do not show all they hold', () => {
+  let world: GwWorld
+
+  const FIXTURES = join(REPO_ROOT, 'test/fixtures/shown')
+
+  const copy = (name: string) => {
+    const path = join(world.configDir, name)
+    copyFileSync(join(FIXTURES, name), path)
+    return path
+  }
+
+  beforeAll(async () => {
+    world = await startWorld()
+    const wire = world.sandbox.wire()
+    const orders: [string, string][] = [
+      ...Array.from({length: 76}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
+      ['SHW-M1', 'MYR'],
+    ]
+    for (const [mch, fee_type] of orders) {
+      const created = await wire.call('native_pay', {
+        channel: 'wechat',
+        mch_order_no: mch,
+        total_fee: 1_000_000,
+        fee_type,
       })
-      try {
-        await terminal.waitFor(/checking orders .*\d+\/30/)
-        terminal.press('C-c')
-        const screen = await terminal.waitFor(/EXIT=130/)
-        expect(screen).toMatch(/^stopping the checks: nothing has been sent$/m)
-        expect(screen).toMatch(/^Error: Interrupted while checking the orders: nothing was sent\.$/m)
-      } finally {
-        terminal.close()
-      }
-    } finally {
-      await world.faults('')
+      expect(created.data.result).toBe('SUCCESS')
+      expect((await world.sandbox.controls.pay(mch)).status).toBe(200)
     }
+  })
+
+  afterAll(() => world.close())
+
+  describe('a column the sheet hides is never read', () => {
+    it('reconcile: a hidden stale amount never decides a match; the shown one is compared', async () => {
+      const path = copy('reconcile-hidden-amount.openpyxl.xlsx')
+      const refused = await world.run(['reconcile', path])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain('column B ("amount") is hidden in the sheet')
+      const shown = await world.run(['reconcile', path, '--column', 'amount=Amount (THB)', '--json'])
+      expect(shown.json<{results: {classification: string}[]}>().results[0]!.classification).toBe('amount_mismatch')
+    })
+  })
+
+  describe('the amount is what the cell shows, in the currency it shows', () => {
+    it('reconcile: the currency a cell shows is compared: never a silent match', async () => {
+      const result = await world.run([
+        'reconcile',
+        copy('currency-format.openpyxl.xlsx'),
+        '--column',
+        'amount=refund_amount',
+        '--existence-only',
+        '--json',
+      ])
+      const rows = result.json<{results: {line: number; classification: string; detail: string}[]}>().results
+      expect(rows.map((r) => [r.line, r.classification])).toEqual([
+        [2, 'currency_mismatch'],
+        [3, 'currency_mismatch'],
+        [4, 'invalid_row'],
+      ])
+      expect(rows[2]!.detail).toContain('"US$12.50" is written in USD')
+    })
+
+    it('reconcile: a header "Amount (JPY)" over baht orders is a currency_mismatch', async () => {
+      const path = join(world.configDir, 'reconcile-jpy.csv')
+      writeFileSync(path, 'mch_order_no,Amount (JPY)\nSHW-47,"10,000"\n')
+      const result = await world.run(['reconcile', path, '--column', 'amount=Amount (JPY)', '--json'])
+      const rows = result.json<{results: {classification: string}[]}>().results
+      expect(rows.map((r) => r.classification)).toEqual(['currency_mismatch'])
+    })
   })
 })

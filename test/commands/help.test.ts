@@ -1,3 +1,4 @@
+/** gw's help: every command with its usage, flags and examples, and the reference the build writes. */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -19,7 +20,9 @@ interface Manifest {
     }
   >
 }
+
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest
+
 const ours = Object.entries(manifest.commands).filter(([, c]) => c.pluginName === 'gw')
 
 describe('help', () => {

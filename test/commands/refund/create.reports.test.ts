@@ -1,28 +1,27 @@
-// Reports an auditor accepts: true on every rerun, intact in a spreadsheet, kept, and summed per currency.
+/**
+ * The reports of gw refund create --from-csv: true on every rerun, kept, summed per currency, intact in a
+ * spreadsheet, and read back as inputs.
+ */
 import {createHash} from 'node:crypto'
-import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {basename, extname, join} from 'node:path'
 
 import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {untab} from '../helpers/shared.js'
-import {readByPandas, savedBy} from '../helpers/spreadsheets.js'
-import {readWorkbook, writeWorkbook} from '../helpers/workbooks.js'
+import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {untab} from '../../helpers/shared.js'
+import {readByPandas, savedBy} from '../../helpers/spreadsheets.js'
+import {readWorkbook, writeWorkbook} from '../../helpers/workbooks.js'
 
 let world: GwWorld
-
-beforeAll(async () => {
-  world = await startWorld()
-})
-afterAll(() => world.close())
 
 const rowsOf = (path: string) =>
   parse(readFileSync(path), {columns: true, bom: true, cast: untab, relax_column_count: true}) as Record<
     string,
     string
   >[]
+
 /** The summary beside a CSV report, as lines of cells. */
 const summaryOf = (csv: string) =>
   parse(readFileSync(csv.replace(/\.csv$/, '.report.summary.csv')), {
@@ -30,6 +29,7 @@ const summaryOf = (csv: string) =>
     trim: true,
     relax_column_count: true,
   }) as string[][]
+
 const statuses = (csv: string) => world.reportOf(csv).map((r) => r.status)
 
 interface BulkJson {
@@ -38,6 +38,33 @@ interface BulkJson {
   rows: {status: string; gw_refund_no?: string; refund_time?: string; settled_by?: string}[]
   audit: Record<string, string>
 }
+
+/**
+ * A report opened by LibreOffice with its default import (a CSV's or a workbook's) and saved as
+ * CSV: what a user opening and saving the report gets, as lines of cells. Undefined (and the
+ * check skipped, said on stderr) where LibreOffice is not installed.
+ */
+function savedByLibreOffice(report: string, trim = true): string[][] | undefined {
+  const saved = savedBy('libreoffice', report, 'csv')
+  return saved ? (parse(readFileSync(saved), {bom: true, trim, relax_column_count: true}) as string[][]) : undefined
+}
+
+/** A CSV as lines of cells, the header among them, as a spreadsheet shows them. */
+const linesOf = (path: string) =>
+  (parse(readFileSync(path), {bom: true, relax_column_count: true, cast: untab}) as string[][]).map((cells) =>
+    cells.every((c) => c === '') ? [] : cells,
+  )
+
+let n = 0
+
+/** A file of this content in the world's folder, its name made unique: its path. */
+const numberedFile = (name: string, content: string | Buffer) => world.file(`${++n}-${name}`, content)
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+
+afterAll(() => world.close())
 
 describe('a bulk report tells who moved the money', () => {
   it('a file rerun after its journal is lost stays already_refunded on every later run, never claimed as refunded', async () => {
@@ -151,16 +178,6 @@ describe('reports are kept and carry their audit trail', () => {
   })
 })
 
-/**
- * A report opened by LibreOffice with its default import (a CSV's or a workbook's) and saved as
- * CSV: what a user opening and saving the report gets, as lines of cells. Undefined (and the
- * check skipped, said on stderr) where LibreOffice is not installed.
- */
-function savedByLibreOffice(report: string, trim = true): string[][] | undefined {
-  const saved = savedBy('libreoffice', report, 'csv')
-  return saved ? (parse(readFileSync(saved), {bom: true, trim, relax_column_count: true}) as string[][]) : undefined
-}
-
 describe('reports open in a spreadsheet as written', () => {
   it('a hostile header is neutralised, a plain negative number is not, and 23-digit ids survive LibreOffice', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'REP-LO')
@@ -238,12 +255,6 @@ describe('reports open in a spreadsheet as written', () => {
   })
 })
 
-/** A CSV as lines of cells, the header among them, as a spreadsheet shows them. */
-const linesOf = (path: string) =>
-  (parse(readFileSync(path), {bom: true, relax_column_count: true, cast: untab}) as string[][]).map((cells) =>
-    cells.every((c) => c === '') ? [] : cells,
-  )
-
 describe('a report lines up with its input, line for line', () => {
   it('a title, a blank line and a totals row are written where they were: not_a_row, totals with its check', async () => {
     const [a, b] = await world.paidOrders(2, 10_000, 'REP-LINES')
@@ -302,6 +313,7 @@ describe("gw's own outputs are inputs", () => {
     rows: {line: number; status: string}[]
     earlier_output_columns: string[]
   }
+
   const dry = (path: string) => world.run(['refund', 'create', '--from-csv', path, '--dry-run', '--json'])
 
   it("a finished batch's report, CSV or workbook, read back: every row already refunded, nothing sent, gw's columns said once", async () => {
@@ -373,63 +385,6 @@ describe("gw's own outputs are inputs", () => {
     )
     expect((await world.requests()).order_refund ?? 0).toBe(before.order_refund ?? 0)
   })
-
-  it("reconcile reads its own output and gw's order list back: the gateway's columns said once, every row checked again", async () => {
-    const [a, b] = await world.paidOrders(2, 10_000, 'REP-REC')
-    const csv = world.csv(`Orders,,\nmch_order_no,amount,status\n${a},100.00,paid\n\n${b},100.00,paid\nTotal,200.00,\n`)
-    const first = await world.run(['reconcile', csv, '--channel', 'wechat'])
-    expect(first.code, first.stderr).toBe(0)
-    const output = csv.replace(/\.csv$/, '.reconciled.csv')
-    const lines = linesOf(output)
-    const classification = lines[1]!.indexOf('classification')
-    expect(lines.map((cells) => cells[classification] ?? '')).toEqual([
-      'not_a_row',
-      'classification',
-      'match',
-      'not_a_row',
-      'match',
-      'totals',
-    ])
-    const again = world.csv(readFileSync(output, 'utf8'))
-    const second = await world.run(['reconcile', again, '--json'])
-    expect(second.code, second.stderr).toBe(0)
-    expect(second.stderr).toContain(`gw's own columns of an earlier report or list, not read: "gateway_state"`)
-    expect(second.json<{results: {classification: string}[]}>().results.map((r) => r.classification)).toEqual([
-      'match',
-      'match',
-    ])
-    await world.createOrder('REP-REC-LIST')
-    const list = join(world.configDir, 'order-list.csv')
-    expect((await world.run(['order', 'list', '--out', list])).code).toBe(0)
-    const listed = await world.run(['reconcile', list, '--json'])
-    expect(listed.code, listed.stderr).toBe(0)
-    expect(listed.stderr).toContain(`gw's own columns of an earlier report or list, not read: "made_at"`)
-  })
-})
-
-describe('rows that could not be used, in the summaries', () => {
-  it('are counted under the currency they name, with no amount: an empty cell (a spreadsheet shows no stray apostrophe)', async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'REP-SKIP')
-    const csv = world.csv(
-      `mch_order_no,refund_amount,fee_type\n${order},1.00,THB\n${order},-5.00,THB\nREP-SKIP-X,฿2.00,\n`,
-    )
-    const run = await world.bulk(csv, ['--skip-invalid'])
-    expect(run.code, run.stderr).toBe(1)
-    expect(run.stdout).toMatch(/skipped_invalid\s*│\s*THB\s*│\s*2\s*│\s*-/)
-    expect(summaryOf(csv)).toContainEqual(['skipped_invalid', 'THB', '2', ''])
-    const summary = csv.replace(/\.csv$/, '.report.summary.csv')
-    expect(readFileSync(summary, 'utf8')).not.toContain("'-")
-    const saved = savedByLibreOffice(summary)
-    if (saved) expect(saved).toContainEqual(['skipped_invalid', 'THB', '2', ''])
-    const orders = world.csv(`mch_order_no,amount,fee_type\n${order},100.00,THB\n${order},-1.00,THB\n`)
-    const reconciled = await world.run(['reconcile', orders, '--json'])
-    expect(reconciled.code).toBe(1)
-    const lines = reconciled.json<{summary: {classification: string; currency: string; rows: number}[]}>().summary
-    expect(lines.map((l) => [l.classification, l.currency, l.rows])).toEqual([
-      ['match', 'THB', 1],
-      ['invalid_row', 'THB', 1],
-    ])
-  })
 })
 
 describe('reports as LibreOffice, Gnumeric and pandas open them: identifiers whole, amounts numbers', () => {
@@ -444,6 +399,7 @@ describe('reports as LibreOffice, Gnumeric and pandas open them: identifiers who
     for (const id of ids) expect(id).toMatch(/^\d{23}$/)
     return {report, ids}
   }
+
   /** The gw_refund_no and refund_amount cells of a workbook's rows: their values and exceljs types (2 number, 3 text). */
   async function cellsOf(workbook: string) {
     const [sheet] = await readWorkbook(workbook)
@@ -496,29 +452,33 @@ describe('reports as LibreOffice, Gnumeric and pandas open them: identifiers who
   })
 })
 
-describe('what gw made where the gateway has no refund query', () => {
-  it("reconcile --with-refunds matches a partly refunded alipay order from this machine's history, and refund query lists it", async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'REP-ALI-REC', 'alipay')
-    expect((await world.run(['refund', 'create', order!, '--amount', '25.00'])).code).toBe(0)
-    const csv = world.csv(`mch_order_no,amount,fee_type,status\n${order},100.00,THB,paid\n`)
-    const result = await world.run(['reconcile', csv, '--with-refunds', '--json'])
-    expect(result.code, result.stdout).toBe(0)
-    const [row] = result.json<{results: {classification: string; detail: string; refunded_total: number}[]}>().results
-    expect(row).toMatchObject({classification: 'match', refunded_total: 2500})
-    expect(row!.detail).toContain("from this machine's history; the gateway has no refund query for alipay")
-    expect(row!.detail).not.toContain('mch_refund_no column')
-    // Its output carries the audit summary, per classification and currency.
-    const summary = parse(readFileSync(csv.replace(/\.csv$/, '.reconciled.summary.csv')), {
-      bom: true,
-      relax_column_count: true,
-    }) as string[][]
-    expect(summary[1]).toEqual(['input_sha256', createHash('sha256').update(readFileSync(csv)).digest('hex')])
-    expect(summary).toContainEqual(['classification', 'currency', 'rows', 'paid', 'refunded', 'unpaid', 'your amount'])
-    expect(summary).toContainEqual(['match', 'THB', '1', '100.00', '25.00', '', '100.00'])
-    expect(result.json<{audit: {input_file: string}}>().audit.input_file).toBe(basename(csv))
-    const query = await world.run(['refund', 'query', order!])
-    expect(query.code, query.stderr).toBe(0)
-    expect(query.stdout).toContain("from this machine's history; the gateway has no refund query for alipay")
-    expect(query.stdout).toContain('25.00 THB')
+describe('files a spreadsheet opens', () => {
+  // A leading CR cannot arrive from a file (line endings are read as new lines); spreadsheetSafe's unit test covers it.
+  const hostile = ['=HYPERLINK("http://evil.example","click")', "+cmd|' /C calc'!A0", '@SUM(1)', '-2+3', '\tTAB']
+
+  const quote = (value: string) => `"${value.replace(/"/g, '""')}"`
+
+  it('the refund report and the reconcile output neutralise every cell a spreadsheet would read as a formula', async () => {
+    const orders = await world.paidOrders(hostile.length, 10_000, `SAFE${n}`)
+    const rows = orders.map((order, i) => `${order},100,${quote(hostile[i]!)}`).join('\n')
+    const csv = numberedFile('formulas.csv', `mch_order_no,refund_fee,note\n${rows}\n`)
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+    const report = parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<
+      string,
+      string
+    >[]
+    expect(report.map((r) => r.note)).toEqual(hostile.map((v) => `'${v}`))
+    expect(report.map((r) => r.refund_fee)).toEqual(hostile.map(() => '100'))
+    const recon = numberedFile(
+      'formulas-orders.csv',
+      `mch_order_no,note\n${orders.map((o, i) => `${o},${quote(hostile[i]!)}`).join('\n')}\n`,
+    )
+    await world.run(['reconcile', recon, '--channel', 'wechat', '--existence-only'])
+    const out = parse(readFileSync(recon.replace(/\.csv$/, '.reconciled.csv')), {columns: true, bom: true}) as Record<
+      string,
+      string
+    >[]
+    expect(out.map((r) => r.note)).toEqual(hostile.map((v) => `'${v}`))
+    expect(out[0]!.gateway_total_fee).toBe('10000')
   })
 })

@@ -1,7 +1,6 @@
 /**
- * An order's state in the history goes by what the gateway's facts prove (a refund outranks the
- * payment), never by when gw learned them: a notification delivered again after the refund, and a
- * run whose clock was a month ahead (libfaketime: only a process shows a clock of its own).
+ * A journey across commands: an order's state in the history goes by what the gateway's facts prove (a
+ * refund outranks the payment), never by when gw learned them.
  */
 import {execFile, execFileSync} from 'node:child_process'
 import {promisify} from 'node:util'
@@ -12,10 +11,6 @@ import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
 import {gwUnderTest} from '../helpers/gw-under-test.js'
 
 let world: GwWorld
-beforeAll(async () => {
-  world = await startWorld()
-})
-afterAll(() => world.close())
 
 const HAS_FAKETIME = (() => {
   try {
@@ -31,6 +26,12 @@ const listedState = async (order: string) => {
   return listed.json<{orders: {mch_order_no: string; state: string}[]}>().orders.find((o) => o.mch_order_no === order)
     ?.state
 }
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+
+afterAll(() => world.close())
 
 describe('an order refunded in full', () => {
   it('stays REFUND in the order list when the gateway delivers its payment notification again', async () => {
