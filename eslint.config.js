@@ -63,12 +63,16 @@ export default tseslint.config(
     settings: {'import-x/resolver-next': [createTypeScriptImportResolver()]},
     rules: {'import-x/no-cycle': ['error', {ignoreExternal: true}]},
   },
-  // A command reads like its help; a module of src/lib holds one idea.
+  // A command reads like its help; its run beside it (create.run.ts) and a module of src/lib hold one idea.
   {
     files: ['src/commands/**/*.ts'],
+    ignores: ['src/commands/**/*.run.ts'],
     rules: {'max-lines': ['error', {max: 80, skipBlankLines: true, skipComments: true}]},
   },
-  {files: ['src/lib/**/*.ts'], rules: {'max-lines': ['error', {max: 400, skipBlankLines: true, skipComments: true}]}},
+  {
+    files: ['src/lib/**/*.ts', 'src/commands/**/*.run.ts'],
+    rules: {'max-lines': ['error', {max: 400, skipBlankLines: true, skipComments: true}]},
+  },
   ...Object.entries(BELOW).map(([folder, above]) => layer(folder, above)),
   {
     // Views never reach back into the command line.

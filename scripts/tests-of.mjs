@@ -3,7 +3,7 @@
 // command. Its own are found by its path: test/commands/refund/create.test.ts, and the files of one
 // aspect beside it (create.bulk.test.ts, ...); then every other file of every tier that runs it by
 // its words as the tests write them ('refund', 'create'): the journeys and the end-to-end cases.
-// The command may be named by its file too: npm run tests-of -- src/commands/refund/create.ts
+// The command may be named by its file, or its run's: npm run tests-of -- src/commands/refund/create.ts
 import {spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import {dirname, join} from 'node:path'
@@ -14,10 +14,10 @@ const args = process.argv.slice(2)
 const firstOption = args.findIndex((arg) => arg.startsWith('-'))
 const given = firstOption === -1 ? args : args.slice(0, firstOption)
 const options = args.slice(given.length)
-const commandFile = /^(?:\.\/)?src\/commands\/(.+)\.ts$/.exec(given.join(' '))
+const commandFile = /^(?:\.\/)?src\/commands\/(.+?)(?:\.[a-z-]+)*\.ts$/.exec(given.join(' '))
 const words = commandFile ? commandFile[1].split('/') : given
 const commands = readdirSync(join(root, 'src', 'commands'), {recursive: true})
-  .filter((file) => file.endsWith('.ts'))
+  .filter((file) => file.endsWith('.ts') && !file.endsWith('.run.ts'))
   .map((file) => file.slice(0, -3).split(/[\\/]/).join(' '))
   .sort()
 if (!commands.includes(words.join(' '))) {

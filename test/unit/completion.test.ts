@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {type CompletableCommand, FILES, candidates, completionScript} from '../../src/lib/cli/completion.js'
+import {type CompletableCommand, FILES, candidates, completionScript} from '../../src/commands/completion.run.js'
 import {removeDir, tempDir} from '../helpers/shared.js'
 
 const commands: CompletableCommand[] = [

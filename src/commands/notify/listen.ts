@@ -48,7 +48,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     if (forwardTo) checkEndpoint('--forward-to', forwardTo)
     checkHost(flags.host)
     const [{startListener}, {listenSummary}] = await Promise.all([
-      import('../../lib/cli/notify-run.js'),
+      import('./listen.run.js'),
       import('../../lib/render/notify.js'),
     ])
     // What the listener sees goes into this machine's history: the orders' stories and their states.

@@ -74,7 +74,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const terminal = fieldsOf(flags, ['device-id', 'operator-id', 'img-type'])
     const created = await orders.create({...fields, ...terminal, total_fee, expireSeconds: flags.expire})
     this.log(createdView(created))
-    const {showOrderQr, waitShown} = await import('../../lib/cli/order-run.js')
+    const {showOrderQr, waitShown} = await import('./create.run.js')
     const qr_file = await showOrderQr(created, flags, orders, this.showing)
     if (!flags.wait) return {...created, qr_file}
     const found = await waitShown(created, flags['wait-timeout'], orders, this.showing)

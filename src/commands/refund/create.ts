@@ -54,7 +54,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
     const amount = amountOf(flags.amount, flags['refund-fee'], names, flags['fee-type'])
-    const [{refunds}, {refundOne}] = await Promise.all([this.services(), import('../../lib/cli/refund-run.js')])
+    const [{refunds}, {refundOne}] = await Promise.all([this.services(), import('./create.run.js')])
     const {channel, 'mch-refund-no': mchRefundNo, 'total-fee': totalFee} = flags
     // An amount that names its currency (฿5.00) says the order's, as --fee-type does.
     const feeType = flags['fee-type'] ?? ('currency' in amount ? amount.currency : undefined)
@@ -67,7 +67,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
   }
 
   async #bulk(csv: string): Promise<BulkRun> {
-    const {runBulk} = await import('../../lib/cli/bulk-run.js')
+    const {runBulk} = await import('./create.bulk.run.js')
     const {refunds} = await this.services()
     // The command as given, every flag kept: resuming it repeats every flag that shaped the run.
     const again = this.sameCommand('--yes')

@@ -32,7 +32,7 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
 
   async run(): Promise<{order: string; attempt?: Attempt}> {
     const {profile, args} = this
-    const {sandboxOf} = await import('../../lib/cli/sandbox-control.js')
+    const {sandboxOf} = await import('./control.run.js')
     const sandbox = await sandboxOf(profile)
     const attempts = async () =>
       (await sandbox((control) => control.notifications(args.mch_order_no))).body.notifications ?? []

@@ -50,8 +50,8 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
       ['orders-export.csv', 'refunds.csv'].map((name) => ({flag: '--out-dir', path: join(outDir, name)})),
     )
     const [{sandboxOf}, {seedSandbox}, {seedView}] = await Promise.all([
-      import('../../lib/cli/sandbox-control.js'),
-      import('../../lib/cli/sandbox-seed.js'),
+      import('./control.run.js'),
+      import('./seed.run.js'),
       import('../../lib/render/sandbox.js'),
     ])
     // Only gw's sandbox: anything else is refused before an order is made.

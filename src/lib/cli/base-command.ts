@@ -180,7 +180,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * How what a command runs (a service, a run of src/lib/cli) shows things: the command's streams,
+   * How what a command runs (a service, its run beside it) shows things: the command's streams,
    * whether stdout is the --json document, a line on stdout, a note and a warning on stderr.
    */
   protected get showing(): Showing {
@@ -193,7 +193,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     }
   }
 
-  /** How a run of src/lib/cli asks before money moves, and shows long work (confirm, longWork). */
+  /** How a command's run asks before money moves, and shows long work (confirm, longWork). */
   protected get asking(): Asking {
     return {
       confirm: (action, options) => this.confirm(action, options),

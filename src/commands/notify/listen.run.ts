@@ -3,16 +3,16 @@
  * machine's history (the orders' stories and states), counted, shown and logged; refused when it
  * would forward to itself, said when other machines can reach it.
  */
-import {usageError} from '../errors.js'
-import type {GatewayProfile} from '../gateway/client.js'
-import {openLog} from '../io/json-lines.js'
-import {NotificationListener} from '../notify/listener.js'
-import {recordDelivery} from '../notify/record.js'
-import {ListenTally} from '../notify/tally.js'
-import {eventLine, rejectedWarning} from '../render/notify.js'
-import type {GatewayHistory} from '../store/history.js'
-import type {Showing} from './command-ports.js'
-import {isItself, isLoopbackHost, listenError} from './listening.js'
+import {usageError} from '../../lib/errors.js'
+import type {GatewayProfile} from '../../lib/gateway/client.js'
+import {openLog} from '../../lib/io/json-lines.js'
+import {NotificationListener} from '../../lib/notify/listener.js'
+import {recordDelivery} from '../../lib/notify/record.js'
+import {ListenTally} from '../../lib/notify/tally.js'
+import {eventLine, rejectedWarning} from '../../lib/render/notify.js'
+import type {GatewayHistory} from '../../lib/store/history.js'
+import type {Showing} from '../../lib/cli/command-ports.js'
+import {isItself, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
 
 interface ListenFlags {
   port: number

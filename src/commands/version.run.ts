@@ -3,9 +3,9 @@
  * URL`, of the build.json that whoever hands gw out publishes (npm run build:binary -- --all
  * writes it beside the executables). Nothing else in gw asks the network about builds.
  */
-import {GwError} from '../errors.js'
-import {send} from '../io/http.js'
-import {quoted} from '../untrusted.js'
+import {GwError} from '../lib/errors.js'
+import {send} from '../lib/io/http.js'
+import {quoted} from '../lib/untrusted.js'
 
 /** A build as its name says it: 0.1.0+20261127.4453574 (scripts/build-id.mjs), and when its commit was made. */
 export interface Build {

@@ -3,11 +3,11 @@
  * its notes said, confirmed, then sent with progress; the view of its end and its --json
  * document, with the command that resumes it.
  */
-import type {Profile} from '../profiles/store.js'
-import type {BulkOptions} from '../refunds/bulk/bulk-refund.js'
-import type {RefundService} from '../refunds/service.js'
-import type {Asking, Showing} from './command-ports.js'
-import {fieldsOf} from './flags.js'
+import type {Profile} from '../../lib/profiles/store.js'
+import type {BulkOptions} from '../../lib/refunds/bulk/bulk-refund.js'
+import type {RefundService} from '../../lib/refunds/service.js'
+import type {Asking, Showing} from '../../lib/cli/command-ports.js'
+import {fieldsOf} from '../../lib/cli/flags.js'
 
 const CONFIRM_BULK = {always: true, otherwise: 'or --dry-run to see the plan'}
 
@@ -34,10 +34,10 @@ type BulkFlags = Omit<
 }
 
 export async function runBulk(csv: string, flags: BulkFlags, command: BulkCommand) {
-  const {runBulkRefund, tuneHeapFor} = await import('../refunds/bulk/bulk-refund.js')
+  const {runBulkRefund, tuneHeapFor} = await import('../../lib/refunds/bulk/bulk-refund.js')
   tuneHeapFor(csv)
   const {STOPPING, CHECKS_STOPPING, bulkResultView, confirmText, planNotes, resumeCommand} =
-    await import('../render/bulk.js')
+    await import('../../lib/render/bulk.js')
   const {profile} = command
   const named = fieldsOf(flags, ['dry-run', 'skip-invalid', 'allow-repeats', 'retry-failed', 'batch-id'])
   const options = {...flags, ...named, csv, gw_version: command.version}

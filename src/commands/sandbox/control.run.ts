@@ -4,8 +4,8 @@
  * gw's sandbox, so a real gateway never receives a practice order; a sandbox that does not
  * answer said in words.
  */
-import {GwError, usageError} from '../errors.js'
-import type {Profile} from '../profiles/store.js'
+import {GwError, usageError} from '../../lib/errors.js'
+import type {Profile} from '../../lib/profiles/store.js'
 import type {SandboxControl} from '../../sandbox/control-client.js'
 
 /** Runs calls on the profile's sandbox, each failing to connect as a transport error (exit 3). */

@@ -3,11 +3,11 @@
  * goes; by default only on a terminal, and said when not), saved with --qr-out, and noted in the
  * order's story (where it was drawn, or why not); with --wait, the wait on a status line.
  */
-import type {CreatedOrder, OrderService} from '../orders/service.js'
-import {waitingLine} from '../render/orders.js'
-import type {QrStyle} from '../render/qr.js'
-import type {Showing} from './command-ports.js'
-import {statusLine} from './progress.js'
+import type {CreatedOrder, OrderService} from '../../lib/orders/service.js'
+import {waitingLine} from '../../lib/render/orders.js'
+import type {QrStyle} from '../../lib/render/qr.js'
+import type {Showing} from '../../lib/cli/command-ports.js'
+import {statusLine} from '../../lib/cli/progress.js'
 
 /** Shows the order's QR code as asked: the file it was saved to, if any. */
 export async function showOrderQr(
@@ -16,7 +16,7 @@ export async function showOrderQr(
   orders: OrderService,
   show: Showing,
 ): Promise<string | undefined> {
-  const {showQr, terminalStyle} = await import('../render/qr.js')
+  const {showQr, terminalStyle} = await import('../../lib/render/qr.js')
   const style = (flags['qr-style'] as QrStyle | undefined) ?? terminalStyle()
   const qr = await showQr(created, {notAsked: notAsked(flags.qr, show), style, file: flags['qr-out']})
   if (qr.drawn && show.json) show.note(qr.drawn)

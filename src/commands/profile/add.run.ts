@@ -5,12 +5,12 @@
  */
 import {existsSync, readFileSync} from 'node:fs'
 
-import {GwError, usageError} from '../errors.js'
-import {type CommandIO, canAsk} from '../io/streams.js'
-import {answered} from './confirm.js'
-import {isEncryptedPem, parsePrivateKey, parsePublicKey} from '../gateway/signing.js'
-import {typedPath} from '../paths.js'
-import {normalizeBaseUrl} from '../profiles/store.js'
+import {GwError, usageError} from '../../lib/errors.js'
+import {type CommandIO, canAsk} from '../../lib/io/streams.js'
+import {answered} from '../../lib/cli/confirm.js'
+import {isEncryptedPem, parsePrivateKey, parsePublicKey} from '../../lib/gateway/signing.js'
+import {typedPath} from '../../lib/paths.js'
+import {normalizeBaseUrl} from '../../lib/profiles/store.js'
 
 export interface ProfileAnswers {
   name?: string

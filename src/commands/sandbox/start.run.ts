@@ -7,16 +7,16 @@
 import {closeSync} from 'node:fs'
 import {resolve} from 'node:path'
 
-import {usageError} from '../errors.js'
-import {logLines, openLog} from '../io/json-lines.js'
-import type {CommandIO} from '../io/streams.js'
-import {defaultSandboxDir} from '../paths.js'
-import type {ProfileStore} from '../profiles/store.js'
-import {requestLines, safeRecord} from '../render/sandbox.js'
+import {usageError} from '../../lib/errors.js'
+import {logLines, openLog} from '../../lib/io/json-lines.js'
+import type {CommandIO} from '../../lib/io/streams.js'
+import {defaultSandboxDir} from '../../lib/paths.js'
+import type {ProfileStore} from '../../lib/profiles/store.js'
+import {requestLines, safeRecord} from '../../lib/render/sandbox.js'
 import type {RequestRecord} from '../../sandbox/request-log.js'
 import type {SandboxRunning as SandboxRunningError} from '../../sandbox/server.js'
-import {checkHost, isLoopbackHost, listenError} from './listening.js'
-import {adoptSandbox} from './sandbox-profile.js'
+import {checkHost, isLoopbackHost, listenError} from '../../lib/cli/listening.js'
+import {adoptSandbox} from './start.profile.run.js'
 
 interface Reporting {
   /** --log FILE. */

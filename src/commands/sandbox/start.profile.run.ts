@@ -8,7 +8,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 
 import type {SandboxInfo} from '../../sandbox/server.js'
-import type {ProfileStore} from '../profiles/store.js'
+import type {ProfileStore} from '../../lib/profiles/store.js'
 
 const NAME = 'sandbox'
 

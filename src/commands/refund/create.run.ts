@@ -2,12 +2,12 @@
  * gw refund create's single refund: asked before it is sent (and before an identical one is
  * made again), stopped by Ctrl-C before it leaves, settled as refunds/single.ts says.
  */
-import type {Profile} from '../profiles/store.js'
-import type {RefundService} from '../refunds/service.js'
-import type {OneRefundHooks, SingleRefunds} from '../refunds/single.js'
-import {elsewhereQuestion, endedAfterSettling, identicalQuestion, refundAction} from '../render/refunds.js'
-import type {Asking} from './command-ports.js'
-import {onInterrupt} from './interrupt.js'
+import type {Profile} from '../../lib/profiles/store.js'
+import type {RefundService} from '../../lib/refunds/service.js'
+import type {OneRefundHooks, SingleRefunds} from '../../lib/refunds/single.js'
+import {elsewhereQuestion, endedAfterSettling, identicalQuestion, refundAction} from '../../lib/render/refunds.js'
+import type {Asking} from '../../lib/cli/command-ports.js'
+import {onInterrupt} from '../../lib/cli/interrupt.js'
 
 export async function refundOne(
   request: Parameters<SingleRefunds['refund']>[0],
@@ -15,7 +15,7 @@ export async function refundOne(
   profile: Profile,
   asking: Asking,
 ) {
-  const {SingleRefunds} = await import('../refunds/single.js')
+  const {SingleRefunds} = await import('../../lib/refunds/single.js')
   const interrupt = onInterrupt()
   const {signal} = interrupt
   const hooks: OneRefundHooks = {

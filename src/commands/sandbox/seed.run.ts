@@ -8,15 +8,15 @@
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 
-import {runBatch} from '../batch.js'
-import {GwError} from '../errors.js'
-import type {OrderService} from '../orders/service.js'
-import type {RefundService} from '../refunds/service.js'
-import {writeTable} from '../files/annotated-output.js'
-import {toDecimal} from '../gateway/protocol/index.js'
-import {compactTimestamp} from '../gateway/protocol/time.js'
-import {hasRefundQuery} from '../refunds/lookup.js'
-import type {SeedResult} from '../render/sandbox.js'
+import {runBatch} from '../../lib/batch.js'
+import {GwError} from '../../lib/errors.js'
+import type {OrderService} from '../../lib/orders/service.js'
+import type {RefundService} from '../../lib/refunds/service.js'
+import {writeTable} from '../../lib/files/annotated-output.js'
+import {toDecimal} from '../../lib/gateway/protocol/index.js'
+import {compactTimestamp} from '../../lib/gateway/protocol/time.js'
+import {hasRefundQuery} from '../../lib/refunds/lookup.js'
+import type {SeedResult} from '../../lib/render/sandbox.js'
 
 interface SeedOptions {
   orders: number
