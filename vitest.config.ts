@@ -18,8 +18,12 @@ import {defineConfig} from 'vitest/config'
  */
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds that catch a hang, never a slow machine: no verdict depends on how fast it is (bench/
+    // measures that); what a case waits for has its own bound below this (test/helpers/shared.ts, HANG_MS).
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
+    // The build the spawned tests run, copied once a run (test/helpers/build-copy.ts).
+    globalSetup: ['test/helpers/build-copy.ts'],
     pool: 'forks',
     fileParallelism: true,
     // Three files at once on two cores: an end-to-end case mostly waits (on gw, the sandbox's

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {gwShellLine} from '../helpers/gw-under-test.js'
+import {gwEnvironment, gwShellLine} from '../helpers/gw-under-test.js'
 import {tempDir} from '../helpers/shared.js'
 
 let world: GwWorld
@@ -27,7 +27,7 @@ describe('shell completion', () => {
       const line = `COMP_WORDS=(gw ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _gw_complete; printf '%s\\n' "\${COMPREPLY[@]}"`
       const run = spawnSync('bash', ['-c', `${script}\n${line}`], {
         encoding: 'utf8',
-        env: {...process.env, PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir},
+        env: gwEnvironment({PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir}),
       })
       return run.stdout.trim().split('\n').filter(Boolean)
     }
@@ -50,7 +50,7 @@ describe('shell completion', () => {
     const complete = (line: string) =>
       spawnSync('fish', ['--no-config', '-c', `${script}\ncomplete -C '${line}'`], {
         encoding: 'utf8',
-        env: {...process.env, PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir},
+        env: gwEnvironment({PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir}),
       }).stdout.trim()
     expect(complete('gw ref')).toBe('refund')
     expect(complete('gw order list --state SU')).toBe('SUCCESS')

@@ -93,7 +93,7 @@ describe('help', () => {
     expect(refund.stdout).toMatch(
       /-y, --yes +do not ask for confirmation: before a bulk run\s+sends \(asked on any profile/,
     )
-  }, 120_000)
+  })
 
   it('lists topics in the order a merchant meets them, then the guides', async () => {
     const result = await gw(['--help'])

@@ -12,6 +12,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {otherGatewayKey, removeDir, REPO_ROOT, tempDir, tempFile} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
+import {builtFile, gwEnvironment} from '../helpers/gw-under-test.js'
 
 let world: GwWorld
 
@@ -257,12 +258,12 @@ describe('a history that is emptied or appears later', () => {
       [
         '--import',
         pathToFileURL(join(REPO_ROOT, 'bench', 'maxrss-hook.mjs')).href,
-        join(REPO_ROOT, 'bin', 'run.js'),
+        builtFile('bin', 'run.js'),
         'order',
         'list',
         '--json',
       ],
-      {env: {...process.env, ...env, NO_COLOR: '1'}, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe']},
+      {env: gwEnvironment(env), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe']},
     )
     expect(listed.status, listed.stderr).toBe(0)
     expect(listed.stderr).toContain('line 2 is not a record of an order or refund')

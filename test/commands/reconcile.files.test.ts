@@ -238,7 +238,7 @@ describe('rows that cannot be taken at their word', () => {
       await world.faults('')
     }
     expect(readFileSync(csv.replace('.csv', '.reconciled.csv'))).toEqual(before)
-  }, 120_000)
+  })
 })
 
 describe('Excel workbooks', () => {
@@ -344,7 +344,7 @@ describe('Excel workbooks', () => {
     const result = await world.run(['reconcile', bomb], {timeoutMs: 60_000})
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('expands to more than gw reads')
-  }, 60_000)
+  })
 
   it('other binary files are exit 2, "not a CSV or .xlsx file"; an old .xls says how to save it', async () => {
     for (const [name, bytes] of [

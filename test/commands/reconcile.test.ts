@@ -148,7 +148,7 @@ describe('gw reconcile', () => {
     for (const match of result.stdout.matchAll(/│ ([a-z_]+) +│ [A-Z?]+ +│ (\d+) +│/g))
       shown[match[1]!] = (shown[match[1]!] ?? 0) + Number(match[2])
     expect(shown).toEqual(expectedCounts)
-  }, 120_000)
+  })
 
   it('reports query failures with the code and advice, and exit 0 when everything matches', async () => {
     const clean = file('clean.csv', 'gw_order_no,channel\n')
@@ -313,7 +313,7 @@ describe('gw reconcile', () => {
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).not.toMatch(/EPIPE|Error/)
     expect(output(out)).toHaveLength(400)
-  }, 120_000)
+  })
 
   it('an output whose folder is removed during the run is said as that, exit 5, not as an unexpected failure', async () => {
     const csv = file(

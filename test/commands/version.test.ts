@@ -1,12 +1,11 @@
 /** gw version: the build it names, in text and in --json alike, and whether a newer one is out. */
 import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {builtFile} from '../helpers/gw-under-test.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {REPO_ROOT} from '../helpers/shared.js'
 
 let world: GwWorld
 
@@ -17,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => world.close())
 
 describe('which build, and whether a newer one is out', () => {
-  const {id} = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
+  const {id} = JSON.parse(readFileSync(builtFile('dist', 'build.json'), 'utf8')) as {id: string}
 
   it('gw version names the build; --check asks the address once and says whether it names a newer one', async () => {
     const shown = await world.run(['version'], {process: true})
@@ -51,7 +50,7 @@ describe('which build, and whether a newer one is out', () => {
 })
 
 describe('gw version', () => {
-  const built = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {
+  const built = JSON.parse(readFileSync(builtFile('dist', 'build.json'), 'utf8')) as {
     id: string
     version: string
     date: string

@@ -9,7 +9,7 @@ import {type CliOptions, type CliResult, asPrinted, gw, spawnGw} from './cli.js'
 import {INSTALLED} from './gw-under-test.js'
 import {runInProcess} from './in-process.js'
 import {type TestSandbox, startTestSandbox} from './sandbox.js'
-import {removeDir, tempDir, untab} from './shared.js'
+import {HANG_MS, removeDir, tempDir, untab} from './shared.js'
 
 /** A sandbox server and a temporary GW_CONFIG_DIR whose default profile points at it. */
 export interface GwWorld {
@@ -170,7 +170,7 @@ export async function startWorld(
         const seen = async () => (await world.requests())[operation] ?? 0
         const before = await seen()
         const running = world.spawn(args, runOptions)
-        const deadline = Date.now() + 20_000
+        const deadline = Date.now() + HANG_MS
         const alive = () => running.child.exitCode === null && running.child.signalCode === null
         while ((await seen()) - before < count && alive() && Date.now() < deadline)
           await new Promise((resolve) => setTimeout(resolve, 50))
@@ -178,7 +178,7 @@ export async function startWorld(
         if (alive() && (await seen()) - before < count) {
           running.child.kill('SIGKILL')
           await running.result
-          throw new Error(`gw sent ${(await seen()) - before} ${operation} of the ${count} awaited in 20 s`)
+          throw new Error(`gw sent ${(await seen()) - before} ${operation} of the ${count} awaited`)
         }
         act(running.child)
         return await running.result

@@ -16,7 +16,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {GUIDES, guideText} from '../../src/lib/cli/guides.js'
 import {SandboxControl} from '../../src/sandbox/control-client.js'
 import {orderCreate} from '../helpers/gw-env.js'
-import {GW_ENV, gwUnderTest} from '../helpers/gw-under-test.js'
+import {gwEnvironment, gwUnderTest} from '../helpers/gw-under-test.js'
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
 
 const scratch = tempDir('gw-smoke-')
@@ -34,19 +34,13 @@ function start(
   const [program, ...first] = gwUnderTest()
   const child = spawn(program!, [...first, ...args], {
     cwd: scratch,
-    env: {
-      ...process.env,
+    env: gwEnvironment({
       HOME: join(scratch, 'home'),
       XDG_CONFIG_HOME: undefined,
       XDG_DATA_HOME: undefined,
       XDG_CACHE_HOME: undefined,
-      GW_CONFIG_DIR: undefined,
-      GW_PROFILE: undefined,
-      NODE_ENV: undefined,
-      NO_COLOR: '1',
-      ...GW_ENV,
       ...env,
-    },
+    }),
     stdio: ['ignore', out, err],
   })
   closeSync(out)

@@ -8,7 +8,7 @@ import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
-import {gwUnderTest} from '../helpers/gw-under-test.js'
+import {gwEnvironment, gwUnderTest} from '../helpers/gw-under-test.js'
 
 let world: GwWorld
 
@@ -66,7 +66,7 @@ describe('an order refunded in full', () => {
       const ahead = await promisify(execFile)(
         'faketime',
         ['-f', '+30d', ...gwUnderTest(), 'order', 'query', 'STATE-CLOCK', '--json'],
-        {env: {...process.env, GW_CONFIG_DIR: world.configDir, NO_COLOR: '1', GW_PROFILE: undefined}, encoding: 'utf8'},
+        {env: gwEnvironment({GW_CONFIG_DIR: world.configDir}), encoding: 'utf8'},
       )
       expect(JSON.parse(ahead.stdout)).toMatchObject({record: {result: 'SUCCESS'}})
       expect(await listedState('STATE-CLOCK')).toBe('SUCCESS')

@@ -66,7 +66,7 @@ describe.skipIf(!HAS_CHROMIUM)('the sandbox payer page in a browser', () => {
       await browser.close()
       await receiver.close()
     }
-  }, 60_000)
+  })
 
   it('declines on Decline', async () => {
     const browser = await launchChromium()
@@ -94,5 +94,5 @@ describe.skipIf(!HAS_CHROMIUM)('the sandbox payer page in a browser', () => {
     } finally {
       await browser.close()
     }
-  }, 60_000)
+  })
 })

@@ -125,11 +125,11 @@ describe('the listener', () => {
     const {port} = new URL(listener.url)
     const slow = connect(Number(port), '127.0.0.1')
     slow.write('POST /notify HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"da')
-    const started = Date.now()
+    const closed = new Promise<boolean>((resolve) => slow.once('close', () => resolve(true)))
     const result = await listener.result
-    slow.destroy()
     expect(result.code).toBe(0)
-    expect(Date.now() - started).toBeLessThan(6000)
+    // The listener ended while the client was still sending, and closed its connection: it never waited for it.
+    expect(await closed).toBe(true)
   })
 })
 
@@ -140,8 +140,7 @@ describe('a notification with text moved between its fields', () => {
     const create = ['order', 'create', '--channel', 'wechat', '--amount', '12.34', '--fee-type', 'THB']
     expect((await world.run([...create, '--mch-order-no', mch, '--notify-url', app.url, '--no-qr'])).code).toBe(0)
     await world.pay(mch)
-    const deadline = Date.now() + 10_000
-    while (!app.received.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+    await waitFor(() => app.received.length > 0)
     await app.close()
     const real = JSON.parse(app.received[0]!.body) as {data: Record<string, unknown>; sign: string}
     const {nonce_str: nonce, ...noNonce} = real.data
@@ -371,7 +370,7 @@ describe("on the sandbox's clock, 1000 times faster", () => {
       expect(new Set(logged.map((l) => l.mch_order_no)).size).toBe(500)
       expect(logged[0]!.headers['content-type']).toBe('text/plain;charset=utf-8')
       expect(JSON.parse(logged[0]!.body).sign).toMatch(/^[0-9a-f]+$/)
-    }, 60_000)
+    })
 
     it('refuses oversized and malformed bodies without crashing', async () => {
       const listener = await listen()

@@ -203,7 +203,7 @@ describe('lists, streamed from the history', () => {
     )
     expect(notAsked).toHaveLength(18)
     expect(failed.stderr).toMatch(/warning: 20 of 20 orders could not be refreshed \(nothing is listening/)
-  }, 60_000)
+  })
 
   it("--refresh: one order the gateway fails (HTTP 503 after every try) is that order's failure; the orders after it are still asked", async () => {
     const paid = await world.paidOrders(6, 1000, 'ONE503')
@@ -244,7 +244,7 @@ describe('lists, streamed from the history', () => {
       proxy.closeAllConnections()
       await new Promise((resolve) => proxy.close(resolve))
     }
-  }, 60_000)
+  })
 
   it('Ctrl-C during --refresh --json ends the list where it is: one document, the orders listed so far, exit 130', async () => {
     const paid = await world.paidOrders(40, 1000, 'STOPPED')
@@ -263,7 +263,7 @@ describe('lists, streamed from the history', () => {
     expect(listed).toEqual([...paid].reverse().slice(0, listed.length))
     expect(document.orders.every((o) => o.state === 'SUCCESS')).toBe(true)
     expect(result.stderr).toContain('Stopping: the list ends with the orders read so far.')
-  }, 60_000)
+  })
 })
 
 describe('what did we do today: order list and refund list', () => {

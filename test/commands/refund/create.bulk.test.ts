@@ -14,6 +14,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {asPrinted} from '../../helpers/cli.js'
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {waitFor} from '../../helpers/receiver.js'
 import {removeDir, REPO_ROOT, tempDir} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 import {writeWorkbook} from '../../helpers/workbooks.js'
@@ -258,9 +259,7 @@ describe('delayed refunds', () => {
         const {body} = await fast.sandbox.control<{orders: {refunds: {state: string}[]}[]}>('GET', '/sandbox/orders')
         return body.orders.flatMap((o) => o.refunds.map((r) => r.state))
       }
-      const deadline = Date.now() + 30_000
-      while ((await refundStates()).some((state) => state !== 'SUCCESS') && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50))
+      await waitFor(async () => (await refundStates()).every((state) => state === 'SUCCESS'))
       const later = await fast.run(['refund', 'create', '--from-csv', csv, '--yes'])
       expect(later.code).toBe(0)
       expect(later.stderr).toMatch(/resuming: 0 done, 3 uncertain, 0 to go/)
@@ -275,7 +274,7 @@ describe('delayed refunds', () => {
     } finally {
       await fast.close()
     }
-  }, 60_000)
+  })
 })
 
 describe('crash safety and faults', () => {
@@ -322,7 +321,7 @@ describe('crash safety and faults', () => {
     await expectExactlyOnce(csv, rows)
     const again = await world.bulk(csv)
     expect(again.stderr).toMatch(/resuming: 300 done, 0 uncertain, 0 to go/)
-  }, 180_000)
+  })
 
   it('with drop-after-commit, http-500, code-nonzero and notsure at 10% each, every row is refunded exactly once', async () => {
     const {rows, csv} = await batchOf('FAULT')
@@ -341,7 +340,7 @@ describe('crash safety and faults', () => {
     }
     expect(codes.at(-1)).toBe(0)
     await expectExactlyOnce(csv, rows)
-  }, 180_000)
+  })
 
   it('Ctrl-C stops sending, records what was in flight, says how to resume; the resume finishes', async () => {
     const {rows, csv} = await batchOf('INT')
@@ -360,7 +359,7 @@ describe('crash safety and faults', () => {
     expect(resumed.code).toBe(0)
     expect(resumed.stderr).toMatch(new RegExp(`resuming: \\d+ done, ${inFlight} uncertain, \\d+ to go`))
     await expectExactlyOnce(csv, rows)
-  }, 120_000)
+  })
 
   it('the resume line repeats every flag that shaped the run (sheet, columns, --skip-invalid, --rate) and, pasted as printed, finishes it', async () => {
     const orders = await world.paidOrders(6, 10_000, 'RESUME')
@@ -397,7 +396,7 @@ describe('crash safety and faults', () => {
     expect(resumed.stderr).toMatch(/resuming: \d+ done, \d+ uncertain, \d+ to go/)
     for (const order of orders)
       expect((await world.ledger(order))!.refunds.map((r) => [r.refund_fee, r.state])).toEqual([[150, 'SUCCESS']])
-  }, 60_000)
+  })
 
   it.skipIf(!HAS_TMUX)(
     'a closed terminal (SIGHUP) stops it as Ctrl-C does: in flight recorded, report and history written, 129',
@@ -447,7 +446,6 @@ describe('crash safety and faults', () => {
       expect(resumed.code, resumed.stderr).toBe(0)
       await expectExactlyOnce(csv, rows)
     },
-    120_000,
   )
 
   it.skipIf(!HAS_TMUX)(
@@ -472,7 +470,6 @@ describe('crash safety and faults', () => {
       expect(new Set(world.reportOf(csv).map((l) => l.status))).toEqual(new Set(['refunded']))
       for (const order of orders) expect((await world.ledger(order))!.refunds).toHaveLength(2)
     },
-    90_000,
   )
 })
 
@@ -802,7 +799,7 @@ describe('a full disk', () => {
     } finally {
       disk.close()
     }
-  }, 120_000)
+  })
 })
 
 describe('one order, whatever number names it', () => {
@@ -877,9 +874,7 @@ describe('the smaller ones', () => {
         '--out',
         join(dir, 'r.csv'),
       ])
-      const deadline = Date.now() + 20_000
-      while (!(await world.refundsOf(orders[0]!)).length && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50))
+      await waitFor(async () => (await world.refundsOf(orders[0]!)).length > 0)
       rmSync(dir, {recursive: true})
       result = await running.result
     } finally {
@@ -897,9 +892,7 @@ describe('the smaller ones', () => {
     let result
     try {
       const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
-      const deadline = Date.now() + 20_000
-      while (!(await world.refundsOf(orders[0]!)).length && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50))
+      await waitFor(async () => (await world.refundsOf(orders[0]!)).length > 0)
       // Finance saves the sheet again, another amount on a row, while the refunds go out.
       writeFileSync(csv, `mch_order_no,refund_amount,note\n${orders.map((o) => `${o},9.00,edited`).join('\n')}\n`)
       result = await running.result
@@ -932,9 +925,7 @@ describe('the smaller ones', () => {
     let result
     try {
       const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
-      const deadline = Date.now() + 20_000
-      while (!(await world.refundsOf(orders[0]!)).length && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50))
+      await waitFor(async () => (await world.refundsOf(orders[0]!)).length > 0)
       running.child.kill('SIGTERM')
       result = await running.result
     } finally {
@@ -982,7 +973,7 @@ describe('a stop while rows wait for their turn', () => {
     expect(statuses.filter((s) => s === 'refunded')).toHaveLength(atStop - before)
     expect(statuses.filter((s) => s === 'pending')).toHaveLength(8 - (atStop - before))
     expect((await Promise.all(orders.map(world.refundsOf))).flat()).toHaveLength(atStop - before)
-  }, 60_000)
+  })
 })
 
 describe('two copies of one file run at once', () => {
@@ -1024,7 +1015,7 @@ describe('two copies of one file run at once', () => {
       for (const row of world.reportOf(file)) expect(['refunded_earlier', 'already_refunded']).toContain(row.status)
     }
     expect((await Promise.all(orders.map(world.refundsOf))).flat()).toHaveLength(6)
-  }, 60_000)
+  })
 })
 
 describe('a bulk run stopped part way', () => {

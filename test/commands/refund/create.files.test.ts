@@ -84,11 +84,9 @@ describe('Excel workbooks', () => {
     // 120 MiB of strings, each well under any cell's limit: refused once they pass what gw holds.
     const held = await writeSharedStringsBomb(join(world.configDir, 'held.xlsx'), 120)
     for (const bomb of [declared, held]) {
-      const started = Date.now()
-      const result = await world.run(['refund', 'create', '--from-csv', bomb, '--dry-run'], {timeoutMs: 60_000})
+      const result = await world.run(['refund', 'create', '--from-csv', bomb, '--dry-run'])
       expect(result.code, result.stderr).toBe(2)
       expect(result.stderr).toContain('expands to more than gw reads')
-      expect(Date.now() - started).toBeLessThan(20_000)
     }
   })
 })
@@ -364,7 +362,7 @@ it('a 125,000-row CSV is checked and planned in a dry run: no stack overflow, ev
   const plan = result.json<{rows: {status: string}[]}>()
   expect(plan.rows).toHaveLength(125_000)
   expect(plan.rows.every((r) => r.status === 'would_refund')).toBe(true)
-}, 300_000)
+})
 
 it('125,000 rows of unknown orders: the first 20 problems on screen and how many more', async () => {
   const csv = join(world.configDir, 'unknown.csv')
@@ -376,7 +374,7 @@ it('125,000 rows of unknown orders: the first 20 problems on screen and how many
   expect(result.code, result.stderr.slice(-2000)).toBe(2)
   expect(result.stderr.match(/^ {2}line \d+: /gm)).toHaveLength(20)
   expect(result.stderr).toMatch(/\.\.\. and \d+ more \(all are in --json and the report\)/)
-}, 300_000)
+})
 
 describe('files as spreadsheet programs write them', () => {
   let world: GwWorld

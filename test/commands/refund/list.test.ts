@@ -277,7 +277,7 @@ describe("a bulk run's refunds in the history", () => {
     expect(refunds.map((r) => r.mch_order_no).sort()).toEqual([...orders].sort())
     expect(new Set(refunds.map((r) => r.mch_refund_no))).toEqual(new Set(ledger.map((r) => r.mch_refund_no)))
     expect(refunds.every((r) => r.status === 'refunded' && r.refund_fee === 1000)).toBe(true)
-  }, 120_000)
+  })
 })
 
 describe('hints that lead the right way', () => {

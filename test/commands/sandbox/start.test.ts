@@ -132,7 +132,7 @@ describe('gw sandbox start', () => {
       await first.stop()
       removeDir(dir)
     }
-  }, 60_000)
+  })
 
   it('a second start on the same data dir says where the first runs, exit 2, touching no profile; the first, killed, lets go', async () => {
     const dir = tempDir('gw-sandbox-same-')
