@@ -6,6 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {GUIDES, guideText} from '../../src/lib/cli/guides.js'
 import {gw} from '../helpers/cli.js'
+import {builtFile} from '../helpers/gw-under-test.js'
 import {REPO_ROOT} from '../helpers/shared.js'
 
 interface Manifest {
@@ -168,14 +169,14 @@ describe('the guides, offline', () => {
   it('gw help GUIDE prints the guide as docs/ holds it, its links said as where to read them offline', async () => {
     const shown = await gw(['help', 'finance'])
     expect(shown.code, shown.stderr).toBe(0)
-    expect(shown.stdout).toBe(`${guideText(REPO_ROOT, 'finance').trimEnd()}\n`)
+    expect(shown.stdout).toBe(`${guideText(builtFile(), 'finance').trimEnd()}\n`)
     expect(shown.stdout).toMatch(/^# Finance/)
     expect(shown.stdout).toContain('What gw keeps (gw help security)')
     const json = await gw(['help', 'support', '--json'])
     expect(json.json()).toEqual({
       guide: 'support',
-      file: join(REPO_ROOT, 'docs', 'support.md'),
-      text: guideText(REPO_ROOT, 'support'),
+      file: builtFile('docs', 'support.md'),
+      text: guideText(builtFile(), 'support'),
     })
   })
 

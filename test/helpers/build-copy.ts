@@ -41,7 +41,8 @@ function copyBuild(): {dir?: string; refused?: string} {
     }
   const dir = mkdtempSync(join(tmpdir(), 'gw-build-'))
   const {files} = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {files: string[]}
-  for (const file of ['package.json', ...files.map((name) => name.replace(/^\//, ''))])
+  // npm's package holds the README beside its files.
+  for (const file of ['package.json', 'README.md', ...files.map((name) => name.replace(/^\//, ''))])
     cpSync(join(REPO_ROOT, file), join(dir, file), {recursive: true})
   return {dir}
 }

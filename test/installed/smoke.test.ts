@@ -17,7 +17,7 @@ import {GUIDES, guideText} from '../../src/lib/cli/guides.js'
 import {SandboxControl} from '../../src/sandbox/control-client.js'
 import {orderCreate} from '../helpers/gw-env.js'
 import {gwEnvironment, gwUnderTest} from '../helpers/gw-under-test.js'
-import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+import {HANG_MS, removeDir, REPO_ROOT, tempDir} from '../helpers/shared.js'
 
 const scratch = tempDir('gw-smoke-')
 const build = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
@@ -83,7 +83,7 @@ beforeAll(async () => {
 
   // The sandbox writes its address as one JSON document once it listens.
   const started = start(['sandbox', 'start', '--port', '0', '--json'])
-  const deadline = Date.now() + 60_000
+  const deadline = Date.now() + HANG_MS
   for (;;) {
     try {
       sandbox = {child: started.child, info: JSON.parse(readFileSync(started.stdout, 'utf8'))}
@@ -95,7 +95,7 @@ beforeAll(async () => {
     }
   }
   controls = new SandboxControl(sandbox.info.origin)
-}, 90_000)
+})
 
 afterAll(() => {
   sandbox?.child.kill()
