@@ -290,7 +290,7 @@ describe('a thousands dot in a German file', () => {
     `refund_amount=Refund (${currency})`,
   ]
 
-  it("LibreOffice's German CSV (1.500 and 3.200 baht, 2.000 yen): refused before anything is sent, naming each line and both readings", async () => {
+  it("LibreOffice's German CSV (1.500 and 3.200 baht): refused before anything is sent, naming each line and both readings; 2.000 yen reads one way", async () => {
     await world.paidOrders(3, 500_000, 'GER')
     const {env} = machine()
     const before = await seen('order_refund')
@@ -311,10 +311,10 @@ describe('a thousands dot in a German file', () => {
       ['refund', 'create', '--from-csv', fixture('refunds-jpy.libreoffice-de.csv'), ...columns('JPY'), '--yes'],
       {env},
     )
+    // Yen have no decimals: 2.000 reads one way, 2000 yen (the order it names is not the sandbox's: refused, nothing sent).
     expect(yen.code).toBe(2)
-    expect(yen.stdout + yen.stderr).toMatch(
-      /"2\.000" reads two ways: 2\.000 with a decimal point, or 2000 with a decimal comma/,
-    )
+    expect(yen.stdout + yen.stderr).not.toMatch(/"2\.000" reads two ways/)
+    expect(yen.stdout + yen.stderr).toContain('line 2: No channel knows order GER-J1')
     expect(await seen('order_refund')).toBe(before)
     for (const order of ['GER-1', 'GER-2', 'GER-3']) expect(await world.refundsOf(order)).toEqual([])
   })
