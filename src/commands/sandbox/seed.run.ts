@@ -13,9 +13,8 @@ import {GwError} from '../../lib/errors.js'
 import type {OrderService} from '../../lib/orders/service.js'
 import type {RefundService} from '../../lib/refunds/service.js'
 import {writeTable} from '../../lib/files/annotated-output.js'
-import {toDecimal} from '../../lib/gateway/protocol/index.js'
+import {hasRefundQuery, toDecimal} from '../../lib/gateway/protocol/index.js'
 import {compactTimestamp} from '../../lib/gateway/protocol/time.js'
-import {hasRefundQuery} from '../../lib/refunds/lookup.js'
 import type {SeedResult} from '../../lib/render/sandbox.js'
 
 interface SeedOptions {
@@ -58,7 +57,7 @@ const KINDS: readonly [string, string][] = [
 ]
 
 /** A varied amount for order `i` in minor units: 10.00 to about 2,500.00 (JPY whole yen). */
-const amountOf = (i: number, currency: string) => {
+const seedFee = (i: number, currency: string) => {
   const base = ((i * 7919) % 2500) + 10
   return currency === 'JPY' ? base * 10 : base * 100 + ((i * 37) % 100)
 }
@@ -72,7 +71,7 @@ export async function seedSandbox(
   const seeded: Seeded[] = Array.from({length: options.orders}, (_, i) => {
     const [channel, fee_type] = KINDS[i % KINDS.length]!
     const mch_order_no = `${run}-${String(i + 1).padStart(3, '0')}`
-    return {mch_order_no, channel, fee_type, total_fee: amountOf(i, fee_type), paid: false, closed: false, refunded: 0}
+    return {mch_order_no, channel, fee_type, total_fee: seedFee(i, fee_type), paid: false, closed: false, refunded: 0}
   })
   const paidEvery = options.paid > 0 ? 1 / options.paid : Number.POSITIVE_INFINITY
   const refundEvery = options.refunded > 0 ? 1 / options.refunded : Number.POSITIVE_INFINITY

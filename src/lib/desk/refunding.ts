@@ -12,16 +12,10 @@ import type {OrderReference} from '../orders/reference.js'
 import {describeRefundProblem} from '../refunds/balance.js'
 import {type ListedRefund, REFUND_LIST_STATES, listRefunds} from '../refunds/list.js'
 import {type RefundedElsewhere, describeRefundedElsewhere} from '../refunds/elsewhere.js'
-import {howSettled} from '../refunds/lookup.js'
+import {howSettled} from '../refunds/decisions.js'
 import type {RefundService} from '../refunds/service.js'
-import {
-  type EarlierRefund,
-  type MadeRefund,
-  type OneRefund,
-  type RefusedRefund,
-  SingleRefunds,
-  describeMadeRefund,
-} from '../refunds/single.js'
+import type {EarlierRefund, MadeRefund, OneRefund, RefusedRefund} from '../refunds/refund.js'
+import {SingleRefunds, describeMadeRefund} from '../refunds/single.js'
 import {type Timeline, orderTimeline} from '../refunds/timeline.js'
 import {earlierSentence} from '../render/refunds.js'
 

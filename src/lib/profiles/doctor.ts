@@ -15,11 +15,11 @@ import {keyPassphrase} from './passphrase.js'
 import {type Profile, httpsOf, plainHttpToNetwork} from './store.js'
 import {wrongZone} from './zone.js'
 
-type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
+type CheckMark = 'pass' | 'warn' | 'fail' | 'skip'
 
 export interface Check {
   name: string
-  verdict: Verdict
+  verdict: CheckMark
   detail: string
   advice?: string
 }

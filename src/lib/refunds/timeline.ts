@@ -9,8 +9,14 @@
  * only: the view is render/timeline.
  */
 import {GwError, type SuggestedFor, gwCommand} from '../errors.js'
-import {PAID_ORDER_STATES, decimalOf, isoTimeIn, localZone, normalizeRefundState} from '../gateway/protocol/index.js'
-import {hasRefundQuery} from './lookup.js'
+import {
+  decimalOf,
+  hasRefundQuery,
+  isoTimeIn,
+  localZone,
+  normalizeRefundState,
+  PAID_ORDER_STATES,
+} from '../gateway/protocol/index.js'
 import type {RefundService} from './service.js'
 import type {EventEntry, OrderEntry} from '../store/records.js'
 import {type FoundByNumber, type NumberKind, findNamed, knownNumber} from '../orders/any-number.js'

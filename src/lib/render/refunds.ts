@@ -9,6 +9,7 @@ import {
   decimalOf,
   describeRefundState,
   formatAmount,
+  hasRefundQuery,
   isoTime,
   normalizeRefundState,
   PROCESSING_WAIT,
@@ -18,17 +19,17 @@ import {fileShown, shown} from '../untrusted.js'
 import {describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listCount, listedState, unattributedNote} from './words.js'
-import {hasRefundQuery} from '../refunds/lookup.js'
-import type {PlannedRefund, RefundResult} from '../refunds/service.js'
 import {
   type EarlierRefund,
   type MadeRefund,
   type OneRefund,
+  type PlannedRefund,
+  type RefundResult,
   type RefusedRefund,
-  describeMadeRefund,
   outcomeOfRefund,
-} from '../refunds/single.js'
+} from '../refunds/refund.js'
 import {type RefundedElsewhere, describeRefundedElsewhere} from '../refunds/elsewhere.js'
+import {describeMadeRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'

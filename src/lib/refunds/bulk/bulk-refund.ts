@@ -20,7 +20,8 @@ import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import {refuseSharedFolder} from '../../io/private-file.js'
 import type {OrderClaim} from '../../store/history.js'
 import type {RefundService} from '../service.js'
-import {type BulkResult, type RunEnd, ending, outcomeOf, rowViews, toSendTotals} from './bulk-result.js'
+import {type RunEnd, ending, runOutcome} from '../refund.js'
+import {type BulkResult, rowViews, toSendTotals} from './bulk-result.js'
 import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {type RefundFile, digestUpTo, readRefundFile} from './refund-file.js'
@@ -203,7 +204,10 @@ export async function runBulkRefund(
             : ended.reportFailure
               ? 'unknown'
               : 'done'
-          : outcomeOf(states, ended),
+          : runOutcome(
+              states.map((state) => state.outcome),
+              ended,
+            ),
       ),
     })
     /** Writes the report (a dry run's plan) of a file with rows; resolves to why it could not be written. */

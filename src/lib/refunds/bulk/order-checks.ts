@@ -4,14 +4,15 @@
  * refunded, and the rows against the order's balance. Nothing is sent here.
  */
 import {GwError, isStopped} from '../../errors.js'
-import {type RefundOrder, formatAmount, isoTime} from '../../gateway/protocol/index.js'
+import {type RefundOrder, formatAmount, hasRefundQuery, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {balanceProblem} from '../balance.js'
+import {lookupOf} from '../decisions.js'
 import {describeRefundedElsewhere, refundedElsewhere} from '../elsewhere.js'
-import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
+import {type EarlierRefund, refundedTotal} from '../refund.js'
 import type {RefundService} from '../service.js'
-import {type EarlierRefund, SingleRefunds, claimKeyOf, describeMadeRefund} from '../single.js'
+import {SingleRefunds, claimKeyOf, describeMadeRefund} from '../single.js'
 import {type ClaimHolder, heldSentence} from '../../store/history.js'
 import type {OrderGroup} from './preflight.js'
 import {

@@ -8,13 +8,13 @@
  */
 import {type Work, runBatch} from '../../batch.js'
 import {stoppedError} from '../../errors.js'
-import {formatAmount} from '../../gateway/protocol/index.js'
+import {formatAmount, hasRefundQuery} from '../../gateway/protocol/index.js'
 import type {ClaimHolder, OrderClaim} from '../../store/history.js'
 import {describeReference, disagreement, orderKey} from '../../orders/reference.js'
 import {quoted} from '../../untrusted.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../balance.js'
-import {hasRefundQuery} from '../lookup.js'
+import {isFinal} from '../refund.js'
 import type {RefundService} from '../service.js'
 import {claimKeyOf} from '../single.js'
 import {Journal, type JournalIdentity} from './journal.js'
@@ -28,7 +28,6 @@ import {
   type RefundRow,
   type RowRequest,
   type RowState,
-  isFinal,
   isOpen,
   isToSend,
   journalCrossCheck,

@@ -12,8 +12,9 @@ import {columnLetters} from '../../files/workbook-rows.js'
 import {totalsVerdict} from '../../files/totals.js'
 import {formatAmount, isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import {type RefundFile, reportLines} from './refund-file.js'
-import {type SummaryLine, type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
-import {REPORT_COLUMNS, type RowState, amountOf} from './rows.js'
+import {VIEW_STATUSES, type ViewStatus} from '../refund.js'
+import {type SummaryLine, rowView, viewStatus} from './bulk-result.js'
+import {REPORT_COLUMNS, type RowState, rowAmount} from './rows.js'
 
 const money = (minor: number | undefined, currency: string | undefined) =>
   minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
@@ -140,7 +141,7 @@ function statusTally(
   const tally = new Tally<ViewStatus, 'refund_fee'>()
   file.rows.forEach((row, i) => {
     const state = states[i]!
-    const {refund_fee, fee_type} = amountOf(row, state)
+    const {refund_fee, fee_type} = rowAmount(row, state)
     const status = viewStatus(state, dryRun)
     tally.add(status, fee_type, {
       refund_fee: status === 'skipped_invalid' || status === 'left_out' ? undefined : refund_fee,

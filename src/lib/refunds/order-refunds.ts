@@ -6,11 +6,17 @@
 import {GwError, gwCommand} from '../errors.js'
 import {refusalError} from '../gateway/answers.js'
 import type {GatewayClient} from '../gateway/client.js'
-import {ORDER_NOT_FOUND, PAID_ORDER_STATES, type RefundOrder, type RefundRecord} from '../gateway/protocol/index.js'
+import {
+  hasRefundQuery,
+  ORDER_NOT_FOUND,
+  PAID_ORDER_STATES,
+  type RefundOrder,
+  type RefundRecord,
+} from '../gateway/protocol/index.js'
 import type {GatewayHistory} from '../store/history.js'
 import {type RefundEntry, isMade} from '../store/records.js'
 import type {FoundOrder, OrderService} from '../orders/service.js'
-import {hasRefundQuery, refundedTotal} from './lookup.js'
+import {refundedTotal} from './refund.js'
 
 /** What a refund query needs to know of the order. */
 interface RefundQueryOrder {
@@ -37,7 +43,7 @@ export function refundQuery(order: RefundQueryOrder, mchRefundNo: string, refund
 
 const orderFacts = (found: FoundOrder): RefundQueryOrder => ({...found.record, channel: found.channel})
 
-export class RefundQueries {
+export class OrderRefunds {
   constructor(
     readonly client: GatewayClient,
     readonly history: GatewayHistory,
