@@ -266,13 +266,13 @@ export class Reconciler {
     // The refunded total tells a partly refunded order (still `paid` to the merchant) from a fully refunded one.
     if ((options.withRefunds || view.status) && found.record.result === 'REFUND') {
       if (hasRefundQuery(found.channel)) {
-        const refunds = await this.refunds.queries.refundsOf(found, view.mchRefundNo ? [view.mchRefundNo] : [])
+        const refunds = await this.refunds.refundsOf(found, view.mchRefundNo ? [view.mchRefundNo] : [])
         refunded = refunds && {minor: refundedTotal(refunds), from: 'gateway'}
       } else {
         // No refund query for the channel (alipay): what this machine made is all gw can know, and it says so.
         // Counted as the gateway's refund query counts (succeeded or processing); one the gateway held
         // without showing its state (not confirmable) is not proven, so not counted.
-        const made = this.refunds.queries.madeHere(found).filter((r) => r.status !== 'not_confirmable')
+        const made = this.refunds.madeHere(found).filter((r) => r.status !== 'not_confirmable')
         refunded = {minor: made.reduce((sum, r) => sum + r.refund_fee, 0), from: 'history'}
       }
     }
@@ -282,7 +282,7 @@ export class Reconciler {
   /** Reconciles the opened file into `options.out`. */
   async run(input: ReconcileInput, options: ReconcileOptions): Promise<ReconcileOutcome> {
     const {table} = input
-    const profile = this.refunds.client.profile
+    const profile = this.refunds.profile
     const trail = startTrail(input.file, await fileSha256(input.file), profile, options.gw_version)
     const writer = await AnnotatedWriter.open(input.out, table.header, OUTPUT_COLUMNS, {
       bom: options.bom,

@@ -5,7 +5,6 @@
  */
 import {GwError, gwCommand} from '../errors.js'
 import {refusalError} from '../gateway/answers.js'
-import type {GatewayClient} from '../gateway/client.js'
 import {
   hasRefundQuery,
   ORDER_NOT_FOUND,
@@ -13,9 +12,9 @@ import {
   type RefundOrder,
   type RefundRecord,
 } from '../gateway/protocol/index.js'
-import type {GatewayHistory} from '../store/history.js'
 import {type RefundEntry, isMade} from '../store/records.js'
-import type {FoundOrder, OrderService} from '../orders/service.js'
+import type {FoundOrder} from '../orders/service.js'
+import type {RefundGateway, RefundQueryParams, RefundRecords} from './ports.js'
 import {refundedTotal} from './refund.js'
 
 /** What a refund query needs to know of the order. */
@@ -28,7 +27,11 @@ interface RefundQueryOrder {
 }
 
 /** The refund query's parameters, from what is known of the order (an order query's, or a planned refund's). */
-export function refundQuery(order: RefundQueryOrder, mchRefundNo: string, refundFee: number | undefined) {
+export function refundQuery(
+  order: RefundQueryOrder,
+  mchRefundNo: string,
+  refundFee: number | undefined,
+): RefundQueryParams {
   return {
     mch_order_no: order.mch_order_no,
     gw_order_no: order.mch_order_no ? undefined : order.gw_order_no,
@@ -45,9 +48,8 @@ const orderFacts = (found: FoundOrder): RefundQueryOrder => ({...found.record, c
 
 export class OrderRefunds {
   constructor(
-    readonly client: GatewayClient,
-    readonly history: GatewayHistory,
-    readonly orders: OrderService,
+    private readonly gateway: RefundGateway,
+    private readonly records: RefundRecords,
   ) {}
 
   /**
@@ -59,13 +61,13 @@ export class OrderRefunds {
     // A paid order no refund succeeded on; one still processing counts only if a number finds it.
     const none = found.record.result === 'SUCCESS' ? [] : undefined
     if (!hasRefundQuery(found.channel)) return none
-    const known = this.history.refundsOf(found.record.mch_order_no ?? '')
+    const known = this.records.ofOrder(found.record.mch_order_no ?? '')
     const numbers = [...new Set([...known.map((r) => r.mch_refund_no).reverse(), ...candidates])].slice(0, 3)
     for (const number of numbers) {
       let answer
       try {
         const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
-        answer = await this.client.call('refund_query', refundQuery(orderFacts(found), number, amount))
+        answer = await this.gateway.lookup(refundQuery(orderFacts(found), number, amount), {})
       } catch (error) {
         // Not known now: the gateway still enforces the balance when the refund is sent.
         if (error instanceof GwError) return undefined
@@ -83,7 +85,7 @@ export class OrderRefunds {
    * what gw knows of them, never the gateway's word. Empty when it made none.
    */
   madeHere(found: FoundOrder): RefundEntry[] {
-    return this.history.refundsOf(found.record.mch_order_no ?? '').filter(isMade)
+    return this.records.ofOrder(found.record.mch_order_no ?? '').filter(isMade)
   }
 
   /** Refunded so far (SUCCESS and PROCESSING count against the balance), or undefined when unknowable. */
@@ -118,7 +120,7 @@ export class OrderRefunds {
           : `${mchRefundNo ? `Refund ${mchRefundNo} of order ${mchOrderNo} was` : `No refund of order ${mchOrderNo} was`} not made on this machine, and the gateway has no refund query for ${found.channel}: the merchant platform shows the order's refunds (the order is ${found.record.result}).`,
       }
     }
-    const known = this.history.refundsOf(mchOrderNo)
+    const known = this.records.ofOrder(mchOrderNo)
     const number = mchRefundNo ?? known.at(-1)?.mch_refund_no
     const state = found.record.result
     if (!number && !PAID_ORDER_STATES.includes(state))
@@ -132,12 +134,12 @@ export class OrderRefunds {
         'usage',
         `Order ${mchOrderNo} has refunds, made elsewhere (gw made none of them on this machine), and the gateway lists an order's refunds only when asked with one of their numbers.`,
         {
-          advice: `Find one on the merchant platform (the refund's merchant refund number) or in the report of the bulk run that made it, then, with it for REFUND_NO: ${gwCommand(this.client.profile, 'refund', 'query', mchOrderNo, '--mch-refund-no', 'REFUND_NO')}`,
+          advice: `Find one on the merchant platform (the refund's merchant refund number) or in the report of the bulk run that made it, then, with it for REFUND_NO: ${gwCommand(this.gateway.profile, 'refund', 'query', mchOrderNo, '--mch-refund-no', 'REFUND_NO')}`,
         },
       )
     }
     const amount = known.find((r) => r.mch_refund_no === number)?.refund_fee
-    const answer = await this.client.call('refund_query', refundQuery(orderFacts(found), number, amount))
+    const answer = await this.gateway.lookup(refundQuery(orderFacts(found), number, amount), {})
     if (answer.status === 'refused' && answer.code === ORDER_NOT_FOUND) {
       throw new GwError(
         'refused',

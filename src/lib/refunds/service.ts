@@ -1,20 +1,21 @@
 /**
- * Refunds: money leaving the merchant. A refund is planned against what an order query
- * shows (amount, currency, channel, balance) and refused before sending when it cannot be
- * right. When an answer is lost or unsure, the gateway's record of the refund number
- * decides: a refund query where the channel has one; elsewhere the same number sent again,
- * which the gateway takes once (a duplicate-number refusal means it holds the refund, and
- * the order's state corroborates it). A refund is never sent under a new number blindly.
+ * Refunds: money leaving the merchant, as one use case over two ports (ports.ts): the gateway and
+ * this machine's records of it. A refund is planned against what an order query shows (amount,
+ * currency, channel, balance) and refused before sending when it cannot be right. When an answer
+ * is lost or unsure, the gateway's record of the refund number decides: a refund query where the
+ * channel has one; elsewhere the same number sent again, which the gateway takes once (a
+ * duplicate-number refusal means it holds the refund, and the order's state corroborates it). A
+ * refund is never sent under a new number blindly. What each answer makes of a refund is
+ * decisions.ts's; this service asks, sends and records.
  */
 import {GwError} from '../errors.js'
-import type {GatewayClient} from '../gateway/client.js'
-import {ORDER_NOT_FOUND, explainError, hasRefundQuery} from '../gateway/protocol/index.js'
+import type {GatewayProfile} from '../gateway/client.js'
+import {ORDER_NOT_FOUND, type RefundOrder, explainError, hasRefundQuery} from '../gateway/protocol/index.js'
 import {LocalStateError} from '../io/database.js'
-import type {GatewayHistory} from '../store/history.js'
 import type {Recorded} from '../store/durability.js'
 import type {RefundEntry, RefundEntryStatus} from '../store/records.js'
-import {newOrderNumber} from '../orders/reference.js'
-import type {FoundOrder, OrderService} from '../orders/service.js'
+import {type OrderReference, newOrderNumber} from '../orders/reference.js'
+import type {FoundOrder} from '../orders/service.js'
 import {type RetryPolicy, tries} from '../retry.js'
 import {checkRefund} from './balance.js'
 import {
@@ -36,6 +37,7 @@ import {
   unverifiedResult,
 } from './decisions.js'
 import {OrderRefunds, refundQuery} from './order-refunds.js'
+import type {RefundGateway, RefundParams, RefundRecords} from './ports.js'
 import type {Lookup, PlannedRefund, RefundProblem, RefundRequest, RefundResult} from './refund.js'
 
 /** What the history records of a refund: one known from a bulk journal may lack its channel and its order's total. */
@@ -58,18 +60,43 @@ const SEND_ROUNDS: RetryPolicy = {tries: 3, delayMs: () => 0}
 const STOPPED = 'gw was stopped before the outcome was settled'
 
 export class RefundService {
-  readonly queries: OrderRefunds
+  readonly #orderRefunds: OrderRefunds
 
+  /** `gateway` and `records`: the ports the service asks through, and a use case beside it asks too (a bulk run's claims). */
   constructor(
-    readonly client: GatewayClient,
-    readonly history: GatewayHistory,
-    readonly orders: OrderService,
+    readonly gateway: RefundGateway,
+    readonly records: RefundRecords,
   ) {
-    this.queries = new OrderRefunds(client, history, orders)
+    this.#orderRefunds = new OrderRefunds(gateway, records)
+  }
+
+  /** The profile refunds are made for: its appid, and its name in the commands gw suggests. */
+  get profile(): GatewayProfile {
+    return this.gateway.profile
   }
 
   get appid(): string {
-    return this.client.profile.appid
+    return this.gateway.profile.appid
+  }
+
+  /** The order, by any of its numbers (`asking`: the command that asks again, for the advice). */
+  order(ref: OrderReference, channel?: string, asking?: (ref: OrderReference) => (string | number)[]) {
+    return this.gateway.order(ref, channel, asking)
+  }
+
+  /** Every refund of the order, as the gateway's refund query lists them (order-refunds.ts). */
+  refundsOf(found: FoundOrder, candidates: string[] = []): Promise<RefundOrder[] | undefined> {
+    return this.#orderRefunds.refundsOf(found, candidates)
+  }
+
+  /** The refunds this machine made of an order whose channel has no refund query: its word, not the gateway's. */
+  madeHere(found: FoundOrder): RefundEntry[] {
+    return this.#orderRefunds.madeHere(found)
+  }
+
+  /** The refund query of `gw refund query` (order-refunds.ts). */
+  query(found: FoundOrder, mchRefundNo?: string) {
+    return this.#orderRefunds.query(found, mchRefundNo)
   }
 
   /**
@@ -109,12 +136,12 @@ export class RefundService {
    * tell the two refunds apart.
    */
   numberReused(mchOrderNo: string, mchRefundNo: string, refundFee: number): RefundProblem | undefined {
-    return numberReused(this.history.findRefund(mchRefundNo), mchOrderNo, refundFee)
+    return numberReused(this.records.byNumber(mchRefundNo), mchOrderNo, refundFee)
   }
 
   /** This machine's history holds a refund of this number for this order (sent by gw, whatever became of it). */
   sentHere(mchOrderNo: string, mchRefundNo: string): boolean {
-    return this.history.refundsOf(mchOrderNo).some((r) => r.mch_refund_no === mchRefundNo)
+    return this.records.ofOrder(mchOrderNo).some((r) => r.mch_refund_no === mchRefundNo)
   }
 
   /** What the gateway's refund query says of this refund number. Never throws: what cannot be learned is `unknown`. */
@@ -125,7 +152,7 @@ export class RefundService {
     let answer
     try {
       const query = refundQuery(planned, planned.mch_refund_no, planned.refund_fee)
-      answer = await this.client.call('refund_query', query, {gw_order_no: planned.gw_order_no}, {signal})
+      answer = await this.gateway.lookup(query, {gw_order_no: planned.gw_order_no}, signal)
     } catch (error) {
       if (error instanceof GwError) return {state: 'unknown', why: error.message}
       throw error
@@ -152,7 +179,7 @@ export class RefundService {
    */
   async send(planned: PlannedRefund, source = 'refund create', signal?: AbortSignal): Promise<RefundResult> {
     const params = refundParams(planned)
-    this.client.check('order_refund', params)
+    this.gateway.check(params)
     let result: RefundResult
     try {
       result = await this.#send(planned, params, signal)
@@ -177,7 +204,7 @@ export class RefundService {
    * (LocalStateError) when the history cannot take it: then the refund is not sent.
    */
   recordIntent(planned: PlannedRefund, source: string): void {
-    this.history.recordIntent({...historyFacts(planned), source})
+    this.records.intent({...historyFacts(planned), source})
   }
 
   /**
@@ -193,7 +220,7 @@ export class RefundService {
     credit = true,
   ): Recorded {
     const entry = {...historyFacts(planned), status, ...extra}
-    return this.history.recordOutcome(entry, {sync: extra.source === 'refund create', credit})
+    return this.records.outcome(entry, {sync: extra.source === 'refund create', credit})
   }
 
   async #send(planned: PlannedRefund, params: RefundParams, signal?: AbortSignal): Promise<RefundResult> {
@@ -207,7 +234,7 @@ export class RefundService {
       }
       let answer
       try {
-        answer = await this.client.call('order_refund', params, {gw_order_no: planned.gw_order_no}, {signal})
+        answer = await this.gateway.refund(params, {gw_order_no: planned.gw_order_no}, signal)
       } catch (error) {
         // No connection now, after an earlier round that may have arrived: not "nothing was sent".
         if (round > 1 && error instanceof GwError && error.kind === 'transport') {
@@ -271,7 +298,7 @@ export class RefundService {
   async #orderHolding(planned: PlannedRefund, signal?: AbortSignal): Promise<HeldOrder> {
     if (signal?.aborted) return {stopped: true}
     try {
-      return {state: (await this.orders.find(planned.ref, planned.channel)).record.result}
+      return {state: (await this.gateway.order(planned.ref, planned.channel)).record.result}
     } catch (error) {
       if (!(error instanceof GwError)) throw error
       return {error: error.message}
@@ -284,7 +311,7 @@ export class RefundService {
    */
   seenRefunded(planned: Pick<PlannedRefund, 'mch_refund_no' | 'mch_order_no' | 'refund_fee'>): RefundEntry | undefined {
     try {
-      const entry = this.history.findRefund(planned.mch_refund_no)
+      const entry = this.records.byNumber(planned.mch_refund_no)
       return isSeenRefunded(entry, planned) ? entry : undefined
     } catch (error) {
       // The history held by another program: nothing learned from it.
@@ -294,10 +321,8 @@ export class RefundService {
   }
 }
 
-type RefundParams = ReturnType<typeof refundParams>
-
 /** The parameters of a refund request, as sent (every attempt and resend the same). */
-function refundParams(planned: PlannedRefund) {
+function refundParams(planned: PlannedRefund): RefundParams {
   return {
     mch_order_no: planned.ref.mch_order_no ?? planned.mch_order_no,
     gw_order_no: planned.ref.gw_order_no,

@@ -101,7 +101,7 @@ export class SingleRefunds {
     asked: {minor?: number; mchRefundNo?: string; ours?: ReadonlySet<string>},
     earlier: EarlierRefund[],
   ): Promise<Settling> {
-    const {history} = this.refunds
+    const {records} = this.refunds
     const settling: Settling = {}
     const orderNo = found.record.mch_order_no ?? ''
     // A refund of another order of the same number (its gateway number differs: another gateway's,
@@ -109,7 +109,7 @@ export class SingleRefunds {
     const ofThisOrder = (entry: RefundEntry) =>
       !entry.gw_order_no || !found.record.gw_order_no || entry.gw_order_no === found.record.gw_order_no
     const earlierOne = (entry: RefundEntry) => ofThisOrder(entry) && !asked.ours?.has(entry.mch_refund_no)
-    const unsettled = history.refundsOf(orderNo).filter((entry) => isUnsettled(entry) && earlierOne(entry))
+    const unsettled = records.ofOrder(orderNo).filter((entry) => isUnsettled(entry) && earlierOne(entry))
     for (const entry of unsettled) {
       const planned = plannedFrom(entry, found)
       const source = entry.source ?? 'refund create'
@@ -120,7 +120,7 @@ export class SingleRefunds {
         settling.again = planned
         continue
       }
-      if (step.next === 'cannot_look_up') throw cannotLookUp(planned, entry, this.refunds.client.profile)
+      if (step.next === 'cannot_look_up') throw cannotLookUp(planned, entry, this.refunds.profile)
       if (step.next === 'still_unknown') throw stillUnknown(planned, step.why)
       const {status} = step
       const facts = looked!.state === 'absent' ? {} : {gw_refund_no: (looked as {gw_refund_no?: string}).gw_refund_no}
@@ -153,7 +153,7 @@ export class SingleRefunds {
     gatewayRefunds: readonly RefundOrder[],
     isOther: (mchRefundNo: string) => boolean = () => true,
   ): MadeRefund | undefined {
-    const local = this.refunds.history.refundsOf(planned.mch_order_no)
+    const local = this.refunds.records.ofOrder(planned.mch_order_no)
     return identicalRefund(planned, {local, gateway: gatewayRefunds, since: Date.now() - IDENTICAL_WINDOW_MS}, isOther)
   }
 
@@ -163,7 +163,7 @@ export class SingleRefunds {
    * see the first's refund. A claim in the history's database, taken in a transaction.
    */
   #claimOrder(found: FoundOrder): OrderClaim {
-    return this.refunds.history.claimOrder(claimKeyOf(found))
+    return this.refunds.records.claim(claimKeyOf(found))
   }
 
   /**
@@ -178,10 +178,9 @@ export class SingleRefunds {
     found: FoundOrder,
     minor: number | undefined,
   ): Promise<OneRefund | undefined> {
-    const {history} = this.refunds
     if (!request.mchRefundNo || minor === undefined) return undefined
-    const entry = history
-      .refundsOf(found.record.mch_order_no ?? '')
+    const entry = this.refunds.records
+      .ofOrder(found.record.mch_order_no ?? '')
       .find((r) => r.mch_refund_no === request.mchRefundNo && r.refund_fee === minor)
     if (entry?.status !== 'refunded' && entry?.status !== 'not_confirmable') return undefined
     const planned = plannedFrom(entry, found)
@@ -205,7 +204,7 @@ export class SingleRefunds {
     try {
       // Nothing is in flight yet: a stop here is "nothing was sent".
       const found = (await interruptible(
-        this.refunds.orders.find(request.ref, request.channel),
+        this.refunds.order(request.ref, request.channel),
         signal,
         () => inFlight,
       )) as FoundOrder
@@ -254,13 +253,13 @@ export class SingleRefunds {
     }
     const known = await this.#knownOutcome(request, found, minor)
     if (known) return {...known, settled_earlier}
-    const gatewayRefunds = await this.refunds.queries.refundsOf(found)
+    const gatewayRefunds = await this.refunds.refundsOf(found)
     const planned = this.refunds.plan(request, found, gatewayRefunds && refundedTotal(gatewayRefunds))
     if ('kind' in planned) return {...planned, settled_earlier}
     const identical = this.identical(planned, gatewayRefunds ?? [])
     if (identical) await hooks.identical(identical, planned)
     const elsewhere =
-      !identical && refundedElsewhere(found, this.refunds.history.refundsOf(planned.mch_order_no), gatewayRefunds)
+      !identical && refundedElsewhere(found, this.refunds.records.ofOrder(planned.mch_order_no), gatewayRefunds)
     if (elsewhere) await hooks.elsewhere(elsewhere, planned)
     await hooks.sending(planned)
     // Stopped while asked (the command has said "nothing was sent"): no intent, nothing sent.

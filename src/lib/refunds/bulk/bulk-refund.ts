@@ -160,13 +160,13 @@ export async function runBulkRefund(
       csv_file: basename(csv),
       csv_sha256: file.sha256,
       appid: refunds.appid,
-      gateway: refunds.history.gateway,
-      soleGateway: refunds.history.isSoleGateway(),
+      gateway: refunds.records.gateway,
+      soleGateway: refunds.records.isSoleGateway(),
       batch_id: options.batch_id,
       rows: file.digest,
       ...(await grownFrom(file, journalPath)),
     }
-    const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version, options.batch_id)
+    const trail = startTrail(csv, identity.csv_sha256, refunds.profile, options.gw_version, options.batch_id)
     let earlierReport: string | undefined
     const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
     claim = plan.claim

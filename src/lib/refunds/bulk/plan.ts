@@ -210,12 +210,10 @@ async function checkRows(
   refunds: RefundService,
 ): Promise<Pick<BulkPlan, 'settled' | 'orders' | 'distinct_orders' | 'settled_earlier' | 'claim'>> {
   const {input, groups} = checking
-  const preflighted = await phase(input, 'checking orders', groups.size, (pace) =>
-    preflight(groups, refunds.orders, pace),
-  )
+  const preflighted = await phase(input, 'checking orders', groups.size, (pace) => preflight(groups, refunds, pace))
   // One refund of an order at a time, as a single refund takes it: the orders' claims are this
   // run's until it ends (a dry run's only long enough to see which another run holds).
-  const claimed = refunds.history.claimOrders([...preflighted.found.values()].map(claimKeyOf))
+  const claimed = refunds.records.claims([...preflighted.found.values()].map(claimKeyOf))
   if (input.dry_run) claimed.claim.release()
   try {
     const checked = await checkFound(checking, preflighted, claimed.refused, refunds)
@@ -258,7 +256,7 @@ async function checkFound(
       }
     }
   }
-  const numbering = refunds.history.reading(() => numberRows(input.file, states, input, refunds))
+  const numbering = refunds.records.reading(() => numberRows(input.file, states, input, refunds))
   for (const problem of numbering) problems.push(problem)
   // Rows sent before without a known outcome: the gateway's record of their number decides.
   // Without a refund query for the channel, they are sent again under the same number.
@@ -326,7 +324,7 @@ async function provenSince(
   await runBatch(
     seen,
     async ({i, ref, entry}) => {
-      const state = await refunds.orders.find(ref).then(
+      const state = await refunds.order(ref).then(
         (found) => found.record.result,
         () => undefined,
       )

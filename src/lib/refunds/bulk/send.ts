@@ -174,7 +174,7 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
     await journal.close().catch(failed)
   }
   // The journal holds every refund and its outcome; the history catches up, or says where its records went.
-  const historyFailure = keptSentence(refunds.history.file, refunds.history.settle())
+  const historyFailure = keptSentence(refunds.records.file, refunds.records.settle())
   return {
     states,
     stopped: Boolean(options.signal?.aborted),

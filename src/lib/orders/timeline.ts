@@ -16,11 +16,13 @@ import {
   localZone,
   normalizeRefundState,
   PAID_ORDER_STATES,
+  type RefundOrder,
 } from '../gateway/protocol/index.js'
-import type {RefundService} from './service.js'
+import type {GatewayHistory} from '../store/history.js'
 import type {EventEntry, OrderEntry} from '../store/records.js'
-import {type FoundByNumber, type NumberKind, findNamed, knownNumber} from '../orders/any-number.js'
-import {type OrderReference, describeReference, referenceWords} from '../orders/reference.js'
+import {type FoundByNumber, type NumberKind, findNamed, knownNumber} from './any-number.js'
+import {type OrderReference, describeReference, referenceWords} from './reference.js'
+import type {FoundOrder, OrderService} from './service.js'
 
 /** A line of the story; each kind carries its own facts. */
 export type TimelineEntry = {at: string} & (
@@ -163,6 +165,18 @@ const timeOf = (entry: TimelineEntry) => {
 }
 
 /**
+ * Where an order's story comes from: this machine's history of the gateway, and with refresh the
+ * gateway (the order by any of its numbers, and the refunds a refund query lists of it: the
+ * refund query is refunds/'s, given here as `refundsOf`). `profile`: named in the advice.
+ */
+interface StorySources {
+  history: GatewayHistory
+  profile: SuggestedFor
+  orders: OrderService
+  refundsOf(found: FoundOrder): Promise<RefundOrder[] | undefined>
+}
+
+/**
  * The story of the order `ref` names (by any of its numbers; the argument by any number support
  * has, a refund's too: orders/any-number). `refresh`: the gateway is asked first (the
  * order, and its refunds by the numbers this machine knows), and what it says is part of the story:
@@ -170,20 +184,18 @@ const timeOf = (entry: TimelineEntry) => {
  * when neither this machine nor (with refresh) the gateway knows it.
  */
 export async function orderTimeline(
-  refunds: RefundService,
+  {history, profile, orders, refundsOf}: StorySources,
   ref: OrderReference,
   options: {refresh: boolean; channel?: string; zone?: string},
 ): Promise<Timeline> {
-  const {history} = refunds
-  const profile = refunds.client.profile
   // The argument is any number support has: the order's merchant, gateway or channel number, or a refund's.
   const known = ref.mch_order_no ? knownNumber(history, ref.mch_order_no, profile) : undefined
   const named = known ? {mch_order_no: known.mch_order_no} : ref
   let found: FoundByNumber | undefined
   let gatewayRefunds
   if (options.refresh) {
-    found = await findNamed(refunds.orders, ref, options.channel)
-    gatewayRefunds = await refunds.queries.refundsOf(found)
+    found = await findNamed(orders, ref, options.channel)
+    gatewayRefunds = await refundsOf(found)
   }
   const foundBy = found?.number_is ?? known?.is
   // Asked after the refresh: the query's own line is in the story.
