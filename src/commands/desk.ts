@@ -6,6 +6,7 @@ import {GwCommand} from '../lib/cli/base-command.js'
 import {networkFlags, zoneOf} from '../lib/cli/flags.js'
 import {onInterrupt} from '../lib/cli/interrupt.js'
 import {listenError} from '../lib/cli/listening.js'
+import {type Ended, OUTCOME} from '../lib/errors.js'
 import {localZone} from '../lib/gateway/protocol/index.js'
 
 export default class Desk extends GwCommand<typeof Desk> {
@@ -40,7 +41,7 @@ export default class Desk extends GwCommand<typeof Desk> {
     timeout: networkFlags.timeout,
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<Ended> {
     const {flags, profile} = this
     const zone = flags.zone ? (zoneOf(flags.zone, profile.gatewayZone) ?? localZone()) : profile.gatewayZone
     const [{startDesk}, {deskSummaryLines}, {openBrowser}, {orders, refunds, history}] = await Promise.all([
@@ -76,7 +77,7 @@ export default class Desk extends GwCommand<typeof Desk> {
       await desk.close()
       const summary = desk.summary()
       for (const line of deskSummaryLines(summary, profile)) this.note(line)
-      this.setOutcome(summary.refunds.some((refund) => refund.outcome === 'not_known') ? 'unknown' : 'done')
+      return {[OUTCOME]: summary.refunds.some((refund) => refund.outcome === 'not_known') ? 'unknown' : 'done'}
     } finally {
       interrupt.dispose()
     }

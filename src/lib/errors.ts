@@ -25,6 +25,13 @@ export const EXIT_CODES = {
   terminated: 143,
 } as const
 export type Outcome = keyof typeof EXIT_CODES
+
+/**
+ * How a command's run ended, carried by the result it returns (never in its --json document: a
+ * symbol is no JSON key). Only the base command makes it the exit code; a result without it is done.
+ */
+export const OUTCOME = Symbol('how the run ended')
+export type Ended = {[OUTCOME]?: Outcome}
 export type ExitCode = (typeof EXIT_CODES)[Outcome]
 
 /** Of several outcomes met by one command's parts (a list's refresh, a replay), the gravest: the one of the highest code. */

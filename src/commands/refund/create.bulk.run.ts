@@ -3,6 +3,7 @@
  * its notes said, confirmed, then sent with progress; the view of its end and its --json
  * document, with the command that resumes it.
  */
+import {OUTCOME} from '../../lib/errors.js'
 import type {Profile} from '../../lib/profiles/store.js'
 import type {BulkOptions} from '../../lib/refunds/bulk/bulk-refund.js'
 import type {RefundService} from '../../lib/refunds/service.js'
@@ -51,8 +52,9 @@ export async function runBulk(csv: string, flags: BulkFlags, command: BulkComman
     // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
     sending: (total) => command.longWork('refunds', total, STOPPING, 'not refunded'),
   })
-  const view = {...bulkResultView(result, profile, command.again), outcome: result.outcome}
+  const view = bulkResultView(result, profile, command.again)
   const resume_command = resumeCommand(result, command.again) ?? null
-  const document = {...result, profile: profile.name, appid: profile.appid, live: profile.live, resume_command}
+  const {appid, live} = profile
+  const document = {...result, profile: profile.name, appid, live, resume_command, [OUTCOME]: result.outcome}
   return {view, document}
 }

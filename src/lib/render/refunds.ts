@@ -2,7 +2,7 @@
  * Refunds for people: a refund's outcome, an order's refunds, and a refund refused before
  * sending, said with "Nothing was sent" (its words are the problem's own: refunds/balance).
  */
-import {type ErrorKind, GwError, type Outcome, type SuggestedFor, gwCommand} from '../errors.js'
+import {type ErrorKind, GwError, type SuggestedFor, gwCommand} from '../errors.js'
 import {
   type AmountNames,
   type RefundRecord,
@@ -201,7 +201,7 @@ export function refundOutcome(
   order: string,
   names: AmountNames,
   profile: SuggestedFor,
-): {error: GwError} | {text: string; notes: (string | undefined)[]; outcome: Outcome; refund: RefundDocument} {
+): {error: GwError} | {text: string; notes: (string | undefined)[]; refund: RefundDocument} {
   const outcome = outcomeOfRefund(result)
   const earlier = result.settled_earlier?.map(earlierSentence) ?? []
   if ('kind' in result) {
@@ -226,7 +226,6 @@ export function refundOutcome(
   return {
     text: refundResultView(result),
     notes: [...earlier, asked, later, notRecorded(result, profile)],
-    outcome,
     refund: refundDocument(result),
   }
 }
