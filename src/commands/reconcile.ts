@@ -55,9 +55,8 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     // --json: the rows' results as they come, then the outcome (a file of any size, never held).
     const json = this.jsonEnabled() ? await this.startJsonList('results') : undefined
     const work = await this.longWork('reconcile', undefined, 'stopping: finishing the rows in flight', 'to look at')
-    let outcome
-    try {
-      outcome = await new Reconciler(orders, refunds).run(input, {
+    const outcome = await new Reconciler(orders, refunds)
+      .run(input, {
         ...flags,
         statuses,
         withRefunds: flags['with-refunds'],
@@ -69,9 +68,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
           if (written) await json?.add(row)
         },
       })
-    } finally {
-      work.done()
-    }
+      .finally(() => work.done())
     outcomeNotes(outcome, input).forEach((note) => this.note(note))
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
     if (json) await this.endJsonList({...outcome, file: args.file, out: input.out, mismatches})

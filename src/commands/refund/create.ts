@@ -65,17 +65,9 @@ With --from-csv: the whole file is checked first (every problem with its line), 
   async #bulk(csv: string): Promise<BulkRun> {
     const {runBulk} = await import('./create.bulk.run.js')
     const {refunds} = await this.services()
+    const command = {...this.showing, ...this.asking, profile: this.profile, refunds, version: this.config.version}
     // The command as given, every flag kept: resuming it repeats every flag that shaped the run.
-    const again = this.sameCommand('--yes')
-    const command = {
-      ...this.showing,
-      ...this.asking,
-      profile: this.profile,
-      refunds,
-      version: this.config.version,
-      again,
-    }
-    const {view, document} = await runBulk(csv, this.flags, command)
+    const {view, document} = await runBulk(csv, this.flags, {...command, again: this.sameCommand('--yes')})
     this.present(view)
     return document
   }

@@ -6,13 +6,15 @@
  * of orders still to refund are written.
  */
 import {randomBytes} from 'node:crypto'
-import {join} from 'node:path'
+import {mkdirSync} from 'node:fs'
+import {join, resolve} from 'node:path'
 
 import {runBatch} from '../../lib/batch.js'
-import {GwError} from '../../lib/errors.js'
+import {GwError, usageError} from '../../lib/errors.js'
 import type {OrderService} from '../../lib/orders/service.js'
 import type {RefundService} from '../../lib/refunds/service.js'
 import {writeTable} from '../../lib/files/annotated-output.js'
+import {checkOutputs} from '../../lib/files/output-paths.js'
 import {hasRefundQuery, toDecimal} from '../../lib/gateway/protocol/index.js'
 import {compactTimestamp} from '../../lib/gateway/protocol/time.js'
 import type {SeedResult} from '../../lib/render/sandbox.js'
@@ -62,6 +64,21 @@ const seedFee = (i: number, currency: string) => {
   return currency === 'JPY' ? base * 10 : base * 100 + ((i * 37) % 100)
 }
 
+/** The folder the practice files go to (--out-dir), made if missing; their paths checked before anything is made. */
+export function practiceFolder(given: string): string {
+  const outDir = resolve(given)
+  try {
+    mkdirSync(outDir, {recursive: true})
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'exists but is not a directory' : `cannot be made (${code})`
+    throw usageError(`--out-dir: ${given} ${why}.`, 'Give a folder, new or existing; nothing was made.')
+  }
+  const files = ['orders-export.csv', 'refunds.csv'].map((name) => ({flag: '--out-dir', path: join(outDir, name)}))
+  checkOutputs(undefined, files)
+  return outDir
+}
+
 export async function seedSandbox(
   services: {orders: OrderService; refunds: RefundService},
   options: SeedOptions,
@@ -73,6 +90,21 @@ export async function seedSandbox(
     const mch_order_no = `${run}-${String(i + 1).padStart(3, '0')}`
     return {mch_order_no, channel, fee_type, total_fee: seedFee(i, fee_type), paid: false, closed: false, refunded: 0}
   })
+  await makeOrders(seeded, services, options)
+  return {
+    orders: seeded.length,
+    paid: seeded.filter((o) => o.paid).length,
+    refunded: seeded.filter((o) => o.refunded).length,
+    ...(await writeFiles(seeded, run, options.outDir)),
+  }
+}
+
+/** Makes the orders at the gateway, paid and refunded in even spreads as the options' shares say. */
+async function makeOrders(
+  seeded: Seeded[],
+  services: {orders: OrderService; refunds: RefundService},
+  options: SeedOptions,
+): Promise<void> {
   const paidEvery = options.paid > 0 ? 1 / options.paid : Number.POSITIVE_INFINITY
   const refundEvery = options.refunded > 0 ? 1 / options.refunded : Number.POSITIVE_INFINITY
   let paidSoFar = 0
@@ -121,6 +153,10 @@ export async function seedSandbox(
     },
     {concurrency: 4},
   )
+}
+
+/** The files finance works from: the export (with three differences planted for reconcile) and the refunds to send. */
+async function writeFiles(seeded: Seeded[], run: string, outDir: string) {
   const planted: SeedResult['planted'] = []
   const rows = seeded.map((order, i) => {
     const row = {
@@ -145,7 +181,7 @@ export async function seedSandbox(
   const missing = `${run}-LOST`
   rows.push({mch_order_no: missing, amount: '99.00', fee_type: 'THB', status: 'paid', channel: 'wechat'})
   planted.push({line: rows.length + 1, mch_order_no: missing, difference: 'missing_at_gateway'})
-  const exportFile = join(options.outDir, 'orders-export.csv')
+  const exportFile = join(outDir, 'orders-export.csv')
   await writeTable(exportFile, ['mch_order_no', 'amount', 'fee_type', 'status', 'channel'] as const, rows, {
     sheet: 'orders',
   })
@@ -156,14 +192,7 @@ export async function seedSandbox(
     refund_amount: toDecimal(Math.max(1, Math.floor(o.total_fee / 10)), o.fee_type),
     reason: 'customer request',
   }))
-  const refundsFile = join(options.outDir, 'refunds.csv')
+  const refundsFile = join(outDir, 'refunds.csv')
   await writeTable(refundsFile, ['mch_order_no', 'refund_amount', 'reason'] as const, refundRows, {sheet: 'refunds'})
-  return {
-    orders: seeded.length,
-    paid: seeded.filter((o) => o.paid).length,
-    refunded: seeded.filter((o) => o.refunded).length,
-    export_file: exportFile,
-    refunds_file: refundsFile,
-    planted,
-  }
+  return {export_file: exportFile, refunds_file: refundsFile, planted}
 }

@@ -25,7 +25,7 @@ export type {ListedRefund, Timeline}
 
 /** The refund service the desk is given (the command's, built by its factory): used only through this module. */
 export type DeskRefunds = RefundService
-export type {Totals} from '../orders/timeline.js'
+export type {Totals} from '../orders/timeline-totals.js'
 
 /** The states a refund list can select. */
 export const REFUND_STATES: readonly string[] = REFUND_LIST_STATES

@@ -19,10 +19,11 @@ import {
   type RefundOrder,
 } from '../gateway/protocol/index.js'
 import type {GatewayHistory} from '../store/history.js'
-import type {EventEntry, OrderEntry} from '../store/records.js'
+import type {EventEntry, OrderEntry, RefundEntry} from '../store/records.js'
 import {type FoundByNumber, type NumberKind, findNamed, knownNumber} from './any-number.js'
 import {type OrderReference, describeReference, referenceWords} from './reference.js'
 import type {FoundOrder, OrderService} from './service.js'
+import {type Totals, totalsOf} from './timeline-totals.js'
 
 /** A line of the story; each kind carries its own facts. */
 export type TimelineEntry = {at: string} & (
@@ -77,38 +78,6 @@ export interface Timeline {
   entries: TimelineEntry[]
   /** What the story adds up to, once the order took money (its total known). */
   totals?: Totals
-}
-
-/** A refund not proven either way: as this machine recorded it, or the gateway shows it now. */
-interface Unproven {
-  mch_refund_no: string
-  status: string
-  refund_fee?: number
-  refund_amount?: string
-  /** Recorded by an earlier gw that did not record the gateway: maybe another gateway's. */
-  unattributed?: true
-}
-
-/**
- * Paid, refunded and left, in the order's currency. `refunded` counts only refunds the gateway
- * showed succeeded; refunds not proven either way (sent with no outcome yet, processing, not
- * confirmable on a channel without a refund query, or recorded by an earlier gw without the
- * gateway) are said apart, never counted.
- */
-export interface Totals {
-  fee_type: string
-  paid_fee: number
-  paid_amount?: string
-  /** Undefined when the refunds are not known here (refunds_not_known says why). */
-  refunded_fee?: number
-  refunded_amount?: string
-  left_fee?: number
-  left_amount?: string
-  /** Refunds not proven either way, and their amount (of those whose amount is known). */
-  unproven?: Unproven[]
-  unproven_fee?: number
-  unproven_amount?: string
-  refunds_not_known?: string
 }
 
 /** The facts an event carries, as recorded (the history's JSON). */
@@ -215,45 +184,9 @@ export async function orderTimeline(
   // What the gateway's answer holds, whoever made the order: when it was paid, and by whom.
   if (record?.time_end && PAID_ORDER_STATES.includes(record.result))
     entries.push({at: record.time_end, kind: 'paid', openid: record.openid, shown_by: ['query']})
-  const gatewayOf = new Map((gatewayRefunds ?? []).map((refund) => [refund.mch_refund_no, refund]))
-  for (const refund of story.refunds) {
-    const shown = gatewayOf.get(refund.mch_refund_no)
-    gatewayOf.delete(refund.mch_refund_no)
-    entries.push({
-      at: refund.at,
-      kind: 'refund',
-      mch_refund_no: refund.mch_refund_no,
-      refund_fee: refund.refund_fee,
-      refund_amount: decimalOf(refund.refund_fee, refund.fee_type ?? fee_type),
-      fee_type: refund.fee_type ?? fee_type,
-      status: refund.status ?? 'refunded',
-      gw_refund_no: refund.gw_refund_no ?? shown?.gw_refund_no,
-      made_by: refund.source ?? 'gw',
-      // Asked (the channel has a refund query, which lists every refund of the order): not there is absent.
-      gateway_state: shown
-        ? normalizeRefundState(shown.refund_state)
-        : gatewayRefunds && found && hasRefundQuery(found.channel)
-          ? 'absent'
-          : undefined,
-      ...(refund.unattributed ? {unattributed: true as const} : {}),
-    })
-  }
-  // Refunds the gateway shows that this machine did not make (the merchant platform, another machine).
-  for (const refund of gatewayOf.values()) {
-    const state = normalizeRefundState(refund.refund_state)
-    entries.push({
-      at: refund.refund_time ?? new Date().toISOString(),
-      kind: 'refund',
-      mch_refund_no: refund.mch_refund_no,
-      refund_fee: refund.mch_refund_fee,
-      refund_amount: decimalOf(refund.mch_refund_fee, fee_type),
-      fee_type,
-      status: state,
-      gw_refund_no: refund.gw_refund_no,
-      made_by: 'elsewhere',
-      gateway_state: state,
-    })
-  }
+  entries.push(
+    ...refundEntries(story.refunds, gatewayRefunds, {fee_type, asked: Boolean(found && hasRefundQuery(found.channel))}),
+  )
   // The same time: in the order things happen (made before its QR, a payment before its notification).
   const order_of_kinds = ['made', 'qr', 'paid', 'notified', 'queried', 'refund', 'closed']
   entries.sort((a, b) => timeOf(a) - timeOf(b) || order_of_kinds.indexOf(a.kind) - order_of_kinds.indexOf(b.kind))
@@ -285,6 +218,60 @@ export async function orderTimeline(
   }
 }
 
+/**
+ * The refunds of the story: each this machine made (`made`), with what the gateway shows of it now
+ * (`asked`: the gateway was asked, and its refund query lists every refund of the order: one not
+ * there is absent), then those the gateway shows that this machine did not make (the merchant
+ * platform, another machine).
+ */
+function refundEntries(
+  made: readonly (RefundEntry & {unattributed?: true})[],
+  gatewayRefunds: readonly RefundOrder[] | undefined,
+  order: {fee_type?: string; asked: boolean},
+): TimelineEntry[] {
+  const entries: TimelineEntry[] = []
+  const gatewayOf = new Map((gatewayRefunds ?? []).map((refund) => [refund.mch_refund_no, refund]))
+  for (const refund of made) {
+    const shown = gatewayOf.get(refund.mch_refund_no)
+    gatewayOf.delete(refund.mch_refund_no)
+    entries.push({
+      at: refund.at,
+      kind: 'refund',
+      mch_refund_no: refund.mch_refund_no,
+      refund_fee: refund.refund_fee,
+      refund_amount: decimalOf(refund.refund_fee, refund.fee_type ?? order.fee_type),
+      fee_type: refund.fee_type ?? order.fee_type,
+      status: refund.status ?? 'refunded',
+      gw_refund_no: refund.gw_refund_no ?? shown?.gw_refund_no,
+      made_by: refund.source ?? 'gw',
+      // Asked (the channel has a refund query, which lists every refund of the order): not there is absent.
+      gateway_state: shown
+        ? normalizeRefundState(shown.refund_state)
+        : gatewayRefunds && order.asked
+          ? 'absent'
+          : undefined,
+      ...(refund.unattributed ? {unattributed: true as const} : {}),
+    })
+  }
+  // Refunds the gateway shows that this machine did not make (the merchant platform, another machine).
+  for (const refund of gatewayOf.values()) {
+    const state = normalizeRefundState(refund.refund_state)
+    entries.push({
+      at: refund.refund_time ?? new Date().toISOString(),
+      kind: 'refund',
+      mch_refund_no: refund.mch_refund_no,
+      refund_fee: refund.mch_refund_fee,
+      refund_amount: decimalOf(refund.mch_refund_fee, order.fee_type),
+      fee_type: order.fee_type,
+      status: state,
+      gw_refund_no: refund.gw_refund_no,
+      made_by: 'elsewhere',
+      gateway_state: state,
+    })
+  }
+  return entries
+}
+
 /** The advice for an order this machine knows nothing of: the same timeline, asking the gateway (by any number). */
 function askTheGateway(profile: SuggestedFor, ref: OrderReference): string {
   return `Ask the gateway too: ${gwCommand(profile, 'order', 'timeline', ...referenceWords(ref), '--refresh')}`
@@ -310,58 +297,6 @@ function foldQueries(entries: TimelineEntry[]): TimelineEntry[] {
     } else told.push(entry)
   }
   return told
-}
-
-/** Refund states that prove money went back (the gateway showed it), and those that prove none did. */
-const PROVEN = new Set(['SUCCESS', 'refunded'])
-const NOT_MADE = new Set(['FAIL', 'failed', 'absent'])
-
-/**
- * What the story adds up to: paid (once the order took money), refunded as proven, what is left,
- * and refunds not proven either way apart. Undefined for an order that took no money, or whose
- * total is not known.
- */
-function totalsOf(
-  entries: TimelineEntry[],
-  order: {state?: string; total_fee?: number; fee_type?: string},
-): Totals | undefined {
-  const paid = PAID_ORDER_STATES.includes(order.state ?? '') || entries.some((entry) => entry.kind === 'paid')
-  const {total_fee, fee_type} = order
-  if (!paid || total_fee === undefined || !fee_type) return undefined
-  let refunded = 0
-  let unprovenFee = 0
-  const unproven: Unproven[] = []
-  for (const entry of entries) {
-    if (entry.kind !== 'refund') continue
-    // The gateway's word now (with refresh) over what this machine recorded.
-    const status = entry.gateway_state ?? entry.status
-    if (NOT_MADE.has(status)) continue
-    if (PROVEN.has(status) && !entry.unattributed && entry.refund_fee !== undefined) refunded += entry.refund_fee
-    else {
-      const {mch_refund_no, refund_fee, refund_amount, unattributed} = entry
-      unproven.push({mch_refund_no, status, refund_fee, refund_amount, ...(unattributed ? {unattributed} : {})})
-      unprovenFee += refund_fee ?? 0
-    }
-  }
-  const amount = (fee: number) => decimalOf(fee, fee_type)
-  const base = {fee_type, paid_fee: total_fee, paid_amount: amount(total_fee)}
-  // A refunded order none of whose refunds this machine can name: the gateway lists them only when asked by one.
-  if (order.state === 'REFUND' && !refunded && !unproven.length)
-    return {
-      ...base,
-      refunds_not_known:
-        "the order is REFUND, refunded in part or whole by refunds this machine did not make: the gateway lists them when asked with one of their numbers (gw refund query's --mch-refund-no, a number from the merchant platform)",
-    }
-  const left = total_fee - refunded
-  const apart = unproven.length ? {unproven, unproven_fee: unprovenFee, unproven_amount: amount(unprovenFee)} : {}
-  return {
-    ...base,
-    refunded_fee: refunded,
-    refunded_amount: amount(refunded),
-    left_fee: left,
-    left_amount: amount(left),
-    ...apart,
-  }
 }
 
 /** The payment once per time_end, with every kind of answer that showed it (the payer from any of them). */

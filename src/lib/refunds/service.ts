@@ -25,17 +25,16 @@ import {
   delayedResult,
   heldResult,
   howSettled,
-  isSeenRefunded,
   lookupOf,
   notMadeResult,
   notMadeWhy,
-  numberReused,
   numberTakenResult,
   refusedResult,
   settledResult,
   unsettledResult,
   unverifiedResult,
 } from './decisions.js'
+import {isSeenRefunded, numberReused} from './evidence.js'
 import {OrderRefunds, refundQuery} from './order-refunds.js'
 import type {RefundGateway, RefundParams, RefundRecords} from './ports.js'
 import type {Lookup, PlannedRefund, RefundProblem, RefundRequest, RefundResult} from './refund.js'

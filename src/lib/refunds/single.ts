@@ -24,7 +24,8 @@ import type {OrderClaim} from '../store/history.js'
 import {type RefundedElsewhere, refundedElsewhere} from './elsewhere.js'
 import {type RefundEntry, isUnsettled} from '../store/records.js'
 import type {FoundOrder} from '../orders/service.js'
-import {IDENTICAL_WINDOW_MS, earlierStep, howSettled, identicalRefund, knownResult} from './decisions.js'
+import {howSettled} from './decisions.js'
+import {IDENTICAL_WINDOW_MS, earlierStep, identicalRefund, knownResult} from './evidence.js'
 import {
   type EarlierRefund,
   type MadeRefund,

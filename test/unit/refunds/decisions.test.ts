@@ -1,5 +1,5 @@
 /**
- * Every money decision of refunds/decisions.ts, as tables: each answer the gateway can give to a
+ * Every money decision of refunds/decisions.ts and evidence.ts, as tables: each answer the gateway can give to a
  * refund sent, on a channel with a refund query and without one; each record of the number a lookup
  * can find; what a refusal, a held number and the last lookup make of the refund; what this
  * machine's history may prove; and what settles a refund an earlier run left unknown.
@@ -9,24 +9,26 @@ import {describe, expect, it} from 'vitest'
 import type {Refusal} from '../../../src/lib/gateway/answers.js'
 import {
   type HeldOrder,
-  IDENTICAL_WINDOW_MS,
   type Sending,
   type SentAnswer,
   afterAnswer,
   afterLookup,
-  earlierStep,
   heldResult,
   howSettled,
-  identicalRefund,
-  isSeenRefunded,
-  knownResult,
   lookupOf,
   notMadeResult,
   notMadeWhy,
-  numberReused,
   refusedResult,
   settledResult,
 } from '../../../src/lib/refunds/decisions.js'
+import {
+  IDENTICAL_WINDOW_MS,
+  earlierStep,
+  identicalRefund,
+  isSeenRefunded,
+  knownResult,
+  numberReused,
+} from '../../../src/lib/refunds/evidence.js'
 import type {Lookup, PlannedRefund, RefundResult} from '../../../src/lib/refunds/refund.js'
 import type {RefundEntry} from '../../../src/lib/store/records.js'
 

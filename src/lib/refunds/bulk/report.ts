@@ -43,26 +43,7 @@ export async function writeReport(
   const preview = options.preview ? await PreviewPage.open(options.preview, file.header, about) : undefined
   const problems = problemsByLine(file)
   // The amount's column, marked on the preview where gw reads it.
-  const amountColumn = file.header.index.get('refund_amount') ?? file.header.index.get('refund_fee')
-  const show = async (
-    line: number,
-    cells: TableRow | TableLine,
-    kind: PreviewLine['kind'],
-    said: string,
-    send?: string,
-  ) => {
-    if (!preview) return
-    if ('hidden' in cells && cells.hidden)
-      preview.hiddenRow(line, `${cells.hidden}: ${kind === 'sent' ? said : 'not sent'}`)
-    else
-      await preview.write({
-        line,
-        cells: cells.values,
-        kind,
-        said,
-        ...(send ? {send: {text: send, column: amountColumn}} : {}),
-      })
-  }
+  const show = previewShown(preview, file.header.index.get('refund_amount') ?? file.header.index.get('refund_fee'))
   try {
     for await (const line of reportLines(file)) {
       // Lines that are not rows are written where they were: the report lines up with the file.
@@ -110,6 +91,27 @@ export async function writeReport(
     await preview?.abort()
     await writer.abort()
     throw error
+  }
+}
+
+/**
+ * How a line of the file is shown on the --preview page (none without one): a hidden row listed
+ * with what became of it, any other with its cells, what gw said of it and, for a row it would
+ * send, the amount marked in the amount's column.
+ */
+function previewShown(preview: PreviewPage | undefined, amountColumn: number | undefined) {
+  return async (line: number, cells: TableRow | TableLine, kind: PreviewLine['kind'], said: string, send?: string) => {
+    if (!preview) return
+    if ('hidden' in cells && cells.hidden)
+      preview.hiddenRow(line, `${cells.hidden}: ${kind === 'sent' ? said : 'not sent'}`)
+    else
+      await preview.write({
+        line,
+        cells: cells.values,
+        kind,
+        said,
+        ...(send ? {send: {text: send, column: amountColumn}} : {}),
+      })
   }
 }
 
