@@ -27,7 +27,7 @@ const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'),
 const ours = Object.entries(manifest.commands).filter(([, c]) => c.pluginName === 'gw')
 
 describe('help', () => {
-  it('covers every command of DESIGN.md', () => {
+  it('covers every command of the contract (docs/commands.md)', () => {
     expect(ours.map(([id]) => id).sort()).toEqual([
       'completion',
       'desk',

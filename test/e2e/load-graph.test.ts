@@ -1,5 +1,5 @@
 /**
- * Each command loads what it uses (DESIGN.md, performance budgets): the built gw run with a
+ * Each command loads what it uses (docs/design.md, Budgets): the built gw run with a
  * preload that records the modules it loaded (test/helpers/module-recorder.mjs), as a person runs
  * it. The bundle's files are named by the sources their source maps list; Node's own modules by
  * their names. What a path not taken would load is named here, with what loads it.

@@ -1,6 +1,6 @@
 /**
  * The one base command: `--profile`, `--json`, the profile, and every error mapped to the
- * exit codes of DESIGN.md. oclif drops custom exit codes under --json, so the code is set
+ * exit codes of docs/design.md. oclif drops custom exit codes under --json, so the code is set
  * here on process.exitCode and errors are rendered here, never thrown back to oclif.
  */
 import {Command, type Config, Flags, type Interfaces} from '@oclif/core'
