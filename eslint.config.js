@@ -19,8 +19,8 @@ const BELOW = {
   gateway: ['orders', 'refunds', 'reconcile', 'notify', 'profiles', 'files', 'store'],
   io: ['orders', 'refunds', 'reconcile', 'notify', 'profiles', 'files', 'store', 'gateway'],
 }
-/** What no domain folder imports: the command line and its views, the sandbox, prompts. */
-const DOMAIN = ['cli', 'render', 'commands', 'sandbox']
+/** What no domain folder imports: the command line, its views and the desk, the sandbox, prompts. */
+const DOMAIN = ['cli', 'render', 'desk', 'commands', 'sandbox']
 const PROMPTS = "Prompts are the command line's (src/lib/cli/): a domain folder takes an asker as a port."
 
 /**
