@@ -19,31 +19,68 @@ const BELOW = {
   gateway: ['orders', 'refunds', 'reconcile', 'notify', 'profiles', 'files', 'store'],
   io: ['orders', 'refunds', 'reconcile', 'notify', 'profiles', 'files', 'store', 'gateway'],
 }
-/** What no domain folder imports: the command line and its views, the sandbox, prompts. */
-const DOMAIN = ['cli', 'render', 'commands', 'sandbox']
+/** What no domain folder imports: the command line, its views and the desk, the sandbox, prompts. */
+const DOMAIN = ['cli', 'render', 'desk', 'commands', 'sandbox']
 const PROMPTS = "Prompts are the command line's (src/lib/cli/): a domain folder takes an asker as a port."
 
-const layer = (folder, above) => ({
-  files: [`src/lib/${folder}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        paths: [{name: '@inquirer/prompts', message: PROMPTS}],
-        patterns: [
-          {
-            regex: `^(\\.\\./)+(${[...DOMAIN, ...above].join('|')})/`,
-            message: `src/lib/${folder}/ stands below ${[...DOMAIN, ...above].join(', ')}: it never imports them (eslint.config.js, BELOW).`,
-          },
-        ],
-      },
-    ],
-    'no-restricted-syntax': [
-      'error',
-      {selector: "ImportExpression[source.value='@inquirer/prompts']", message: PROMPTS},
-    ],
-  },
-})
+/**
+ * Files over the limits below when the limits came (their owners split them by idea): each may
+ * stay as it is, none may grow a new function over the limit, and no file joins the list.
+ */
+const OVER_THE_LIMITS = {
+  lines: [
+    'src/lib/reconcile/reconcile.ts',
+    'src/lib/io/database.ts',
+    'src/lib/store/history.ts',
+    'src/lib/store/store.ts',
+    'src/lib/orders/service.ts',
+    'src/lib/profiles/store.ts',
+  ],
+  functions: [
+    'src/lib/files/ods-sheets.ts',
+    'src/lib/files/xlsx-sheets.ts',
+    'src/lib/files/table-rows.ts',
+    'src/lib/gateway/protocol/money.ts',
+    'src/lib/refunds/bulk/refund-file.ts',
+    'src/lib/refunds/bulk/row-reading.ts',
+  ],
+}
+
+/**
+ * An import the folder may not make, static (`import ... from`) or dynamic (`import()`): the same
+ * fence for both, so a lazy import never walks around a floor.
+ */
+function fence(files, forbidden, message, {prompts = true} = {}) {
+  const pattern = `^(${forbidden.join('|')})`
+  const noPrompts = prompts ? [{selector: "ImportExpression[source.value='@inquirer/prompts']", message: PROMPTS}] : []
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: prompts ? [{name: '@inquirer/prompts', message: PROMPTS}] : [],
+          patterns: [{regex: pattern, message}],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        ...noPrompts,
+        // A selector's regex holds no slash: each is written \x2F.
+        {selector: `ImportExpression[source.value=/${pattern.replaceAll('/', '\\x2F')}/]`, message},
+      ],
+    },
+  }
+}
+
+const up = (folders) => `(\\.\\./)+(${folders.join('|')})/`
+
+const layer = (folder, above) =>
+  fence(
+    [`src/lib/${folder}/**/*.ts`],
+    [up([...DOMAIN, ...above])],
+    `src/lib/${folder}/ stands below ${[...DOMAIN, ...above].join(', ')}: it never imports them (eslint.config.js, BELOW).`,
+  )
 
 export default tseslint.config(
   {ignores: ['dist/**', 'build/**', 'node_modules/**', 'oclif.manifest.json', 'coverage/**']},
@@ -57,54 +94,58 @@ export default tseslint.config(
     },
   },
   {
-    // No circle of imports anywhere in gw's code.
+    // No circle of imports anywhere in gw's code. The rule reads only the files of the extensions
+    // named here: without .ts it read none of gw's, and a circle passed (test/unit/fences.test.ts).
     files: ['src/**/*.ts'],
     plugins: {'import-x': importX},
-    settings: {'import-x/resolver-next': [createTypeScriptImportResolver()]},
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+    },
     rules: {'import-x/no-cycle': ['error', {ignoreExternal: true}]},
   },
-  // A command reads like its help; a module of src/lib holds one idea.
+  // A command reads like its help; its run beside it (create.run.ts) and a module of src/lib hold
+  // one idea. Lines in the file, blank and comment lines too: a limit is a ceiling, not a target.
   {
     files: ['src/commands/**/*.ts'],
-    rules: {'max-lines': ['error', {max: 80, skipBlankLines: true, skipComments: true}]},
+    ignores: ['src/commands/**/*.run.ts'],
+    rules: {'max-lines': ['error', {max: 80}]},
   },
-  {files: ['src/lib/**/*.ts'], rules: {'max-lines': ['error', {max: 400, skipBlankLines: true, skipComments: true}]}},
-  ...Object.entries(BELOW).map(([folder, above]) => layer(folder, above)),
   {
-    // Views never reach back into the command line.
-    files: ['src/lib/render/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {regex: '^(\\.\\./)+(cli|commands)/', message: 'A view takes what it shows; it never imports cli/.'},
-          ],
-        },
-      ],
-    },
+    files: ['src/lib/**/*.ts', 'src/commands/**/*.run.ts'],
+    ignores: OVER_THE_LIMITS.lines,
+    rules: {'max-lines': ['error', {max: 400}]},
   },
+  {
+    files: ['src/lib/**/*.ts', 'src/commands/**/*.run.ts'],
+    ignores: OVER_THE_LIMITS.functions,
+    rules: {'max-lines-per-function': ['error', {max: 80}]},
+  },
+  ...Object.entries(BELOW).map(([folder, above]) => layer(folder, above)),
+  // The command line's framework never imports a command (a command's run is beside it, in src/commands).
+  fence(
+    ['src/lib/cli/**/*.ts'],
+    [up(['commands'])],
+    'src/lib/cli/ is the framework of commands: it never imports one.',
+    {prompts: false},
+  ),
+  // Views never reach back into the command line.
+  fence(['src/lib/render/**/*.ts'], [up(['cli', 'commands'])], 'A view takes what it shows; it never imports cli/.'),
+  // The loose modules of src/lib (errors, retry, batch...) stand below every folder: they import none.
+  fence(
+    ['src/lib/*.ts'],
+    ['\\./[^/]+/', '\\.\\./'],
+    'A module of src/lib itself stands below every folder of src/lib: it imports none of them.',
+  ),
   {
     // The single executable's launcher runs as CommonJS inside Node's SEA, where require is the loader.
     files: ['scripts/*.cjs'],
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
-  {
-    // The sandbox is a separate house: it shares the protocol, signing and generic I/O with the client side, nothing else.
-    files: ['src/sandbox/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^(\\.\\./)+lib/(?!gateway/protocol/|gateway/signing\\.js$|io/)',
-              message:
-                'The sandbox imports only lib/gateway/protocol, lib/gateway/signing and lib/io from the client side.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // The sandbox is a separate house: it shares the protocol, signing and generic I/O with the client side, nothing else.
+  fence(
+    ['src/sandbox/**/*.ts'],
+    ['(\\.\\./)+lib/(?!gateway/protocol/|gateway/signing\\.js$|io/)'],
+    'The sandbox imports only lib/gateway/protocol, lib/gateway/signing and lib/io from the client side.',
+  ),
 )

@@ -80,7 +80,7 @@ function timeStamp() {
   return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`
 }
 
-/** The signed form body of a request, as DESIGN.md signs it, written here without gw's code. */
+/** The signed form body of a request, as docs/design.md signs it, written here without gw's code. */
 function signedBody(params, key) {
   const canonical = Object.keys(params)
     .sort()

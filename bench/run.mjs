@@ -157,7 +157,7 @@ async function startup(bench, order) {
   }
   const base = median(times['node -e 0'])
   record('start-up', 'node -e 0 (median)', `${fmt(base, 0)} ms`)
-  // The budgets hold for the package and the single executable alike (DESIGN.md).
+  // The budgets hold for the package and the single executable alike (docs/design.md, Budgets).
   const targets = {
     'gw --version': 2,
     'gw order query X --channel wechat': 3,

@@ -116,8 +116,9 @@ const oclifStart = {
   },
 }
 
+// A command's run beside it (create.run.ts) is no command: bundled into the command that imports it.
 const commands = readdirSync('src/commands', {recursive: true})
-  .filter((file) => file.endsWith('.ts'))
+  .filter((file) => file.endsWith('.ts') && !file.endsWith('.run.ts'))
   .map((file) => join('src/commands', file))
 const entries = [
   'src/main.ts',

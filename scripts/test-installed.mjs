@@ -33,12 +33,20 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
  * whole CI run stays under 15 minutes.
  */
 const DAY = [
-  'test/commands/profiles.test.ts',
-  'test/commands/commands.test.ts',
-  'test/commands/everyday.test.ts',
-  'test/commands/notify.test.ts',
-  'test/e2e/sandbox-cli.test.ts',
-  'test/commands/reports.test.ts',
+  'test/commands/profile/add.test.ts',
+  'test/commands/profile/show.test.ts',
+  'test/commands/doctor.test.ts',
+  'test/commands/order/create.test.ts',
+  'test/commands/order/query.test.ts',
+  'test/commands/order/close.test.ts',
+  'test/commands/refund/create.test.ts',
+  'test/commands/refund/create.reports.test.ts',
+  'test/commands/signature/sign.test.ts',
+  'test/commands/signature/verify.test.ts',
+  'test/commands/notify/listen.test.ts',
+  'test/commands/sandbox/start.test.ts',
+  'test/commands/version.test.ts',
+  'test/commands/completion.test.ts',
 ]
 const SMOKE = ['test/installed/smoke.test.ts']
 /** A program's path: the tests run gw with a PATH of their own. */

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
-import {SHELLS, candidates, completionScript} from '../lib/cli/completion.js'
+import {SHELLS, candidates, completionScript} from './completion.run.js'
 import {GUIDES} from '../lib/cli/guides.js'
 import {usageError} from '../lib/errors.js'
 

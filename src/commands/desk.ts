@@ -1,11 +1,8 @@
-import {once} from 'node:events'
-
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
 import {networkFlags, zoneOf} from '../lib/cli/flags.js'
-import {onInterrupt} from '../lib/cli/interrupt.js'
-import {listenError} from '../lib/cli/listening.js'
+import type {Ended} from '../lib/errors.js'
 import {localZone} from '../lib/gateway/protocol/index.js'
 
 export default class Desk extends GwCommand<typeof Desk> {
@@ -40,45 +37,10 @@ export default class Desk extends GwCommand<typeof Desk> {
     timeout: networkFlags.timeout,
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<Ended> {
     const {flags, profile} = this
     const zone = flags.zone ? (zoneOf(flags.zone, profile.gatewayZone) ?? localZone()) : profile.gatewayZone
-    const [{startDesk}, {deskSummaryLines}, {openBrowser}, {orders, refunds, history}] = await Promise.all([
-      import('../lib/desk/desk.js'),
-      import('../lib/desk/summary.js'),
-      import('../lib/desk/browser.js'),
-      this.services(),
-    ])
-    const interrupt = onInterrupt()
-    try {
-      const desk = await startDesk({
-        services: {orders, refunds, history},
-        profile: {name: profile.name, appid: profile.appid, baseUrl: profile.baseUrl, live: profile.live},
-        zone,
-        port: flags.port,
-        stop: interrupt.signal,
-        warn: (message) => this.warning(message),
-      }).catch((error: unknown) => {
-        throw listenError(error, '127.0.0.1', flags.port)
-      })
-      const {url} = desk
-      if (this.jsonEnabled())
-        this.io.stdout.write(`${JSON.stringify({url, profile: profile.name, live: profile.live, zone})}\n`)
-      else this.log(url)
-      this.note(
-        `gw desk listening on this machine for profile "${profile.name}"${profile.live ? ' (LIVE: real money)' : ''}, times on ${zone}: open the address above in its browser; Ctrl-C stops it.`,
-      )
-      if (flags.open && this.io.stdout.isTTY && !this.jsonEnabled())
-        openBrowser(desk.openUrl(), (why) =>
-          this.note(`The browser could not be opened (${why}): open the address above.`),
-        )
-      if (!interrupt.signal.aborted) await once(interrupt.signal, 'abort')
-      await desk.close()
-      const summary = desk.summary()
-      for (const line of deskSummaryLines(summary, profile)) this.note(line)
-      this.setOutcome(summary.refunds.some((refund) => refund.outcome === 'not_known') ? 'unknown' : 'done')
-    } finally {
-      interrupt.dispose()
-    }
+    const [{serveDesk}, {orders, refunds, history}] = await Promise.all([import('./desk.run.js'), this.services()])
+    return serveDesk({orders, refunds, history}, profile, {zone, port: flags.port, open: flags.open}, this.showing)
   }
 }

@@ -1,4 +1,5 @@
 import {GwCommand} from '../lib/cli/base-command.js'
+import {type Ended, OUTCOME} from '../lib/errors.js'
 import {networkFlags} from '../lib/cli/flags.js'
 import {type DoctorReport, runDoctor} from '../lib/profiles/doctor.js'
 import {doctorView} from '../lib/render/doctor.js'
@@ -10,10 +11,9 @@ export default class Doctor extends GwCommand<typeof Doctor> {
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --profile shop --json']
   static override flags = {...networkFlags}
 
-  async run(): Promise<DoctorReport> {
+  async run(): Promise<DoctorReport & Ended> {
     const report = await runDoctor(() => this.unlockedProfile(), this.flags.timeout * 1000, await this.wireTrace())
     this.log(doctorView(report))
-    this.setOutcome(report.outcome)
-    return report
+    return {...report, [OUTCOME]: report.outcome}
   }
 }

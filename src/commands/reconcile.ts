@@ -1,8 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
-import {batchFlags, fileFlags, networkFlags, statusMapFlag, zoneFlag} from '../lib/cli/flags.js'
-import {outcomeOfSignal} from '../lib/errors.js'
+import {batchFlags, fileFlags, statusMapFlag} from '../lib/cli/file-flags.js'
+import {networkFlags, zoneFlag} from '../lib/cli/flags.js'
+import {type Ended, OUTCOME, outcomeOfSignal} from '../lib/errors.js'
 import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
 
 export default class Reconcile extends GwCommand<typeof Reconcile> {
@@ -39,7 +40,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     ...networkFlags,
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<Ended> {
     const {flags, args} = this
     const [{Reconciler, openForReconcile}, {reconcileView, readingNotes, outcomeNotes}, {StatusWords}] =
       await Promise.all([
@@ -49,15 +50,13 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
       ])
     const statuses = new StatusWords(flags['status-map'], {approvals: false})
     const input = await openForReconcile(args.file, {...flags, existenceOnly: flags['existence-only']})
-    const {out} = input
     readingNotes(input).forEach((note) => this.note(note))
     const {orders, refunds} = await this.services()
     // --json: the rows' results as they come, then the outcome (a file of any size, never held).
     const json = this.jsonEnabled() ? await this.startJsonList('results') : undefined
     const work = await this.longWork('reconcile', undefined, 'stopping: finishing the rows in flight', 'to look at')
-    let outcome
-    try {
-      outcome = await new Reconciler(orders, refunds).run(input, {
+    const outcome = await new Reconciler(orders, refunds)
+      .run(input, {
         ...flags,
         statuses,
         withRefunds: flags['with-refunds'],
@@ -69,13 +68,11 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
           if (written) await json?.add(row)
         },
       })
-    } finally {
-      work.done()
-    }
+      .finally(() => work.done())
     outcomeNotes(outcome, input).forEach((note) => this.note(note))
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
-    if (json) await this.endJsonList({...outcome, file: args.file, out, mismatches})
-    else this.log(reconcileView(outcome, mismatches, out))
-    this.setOutcome(outcome.stopped ? outcomeOfSignal(work.signal.reason) : mismatches > 0 ? 'refused' : 'done')
+    if (json) await this.endJsonList({...outcome, file: args.file, out: input.out, mismatches})
+    else this.log(reconcileView(outcome, mismatches, input.out))
+    return {[OUTCOME]: outcome.stopped ? outcomeOfSignal(work.signal.reason) : mismatches > 0 ? 'refused' : 'done'}
   }
 }

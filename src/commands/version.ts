@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../lib/cli/base-command.js'
-import {type Build, compareBuilds, publishedBuild, runningBuild} from '../lib/cli/build-check.js'
+import {type Build, compareBuilds, publishedBuild, runningBuild} from './version.run.js'
 import {endpointOf, networkFlags} from '../lib/cli/flags.js'
 import {usageError} from '../lib/errors.js'
 

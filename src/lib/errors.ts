@@ -1,10 +1,10 @@
 /**
- * Exit codes of DESIGN.md and the one error type that carries them. Every failure a user
+ * Exit codes of docs/design.md and the one error type that carries them. Every failure a user
  * can meet ends as a GwError: a sentence saying what failed and one saying what to do.
  */
 
 /**
- * How a command ends, in DESIGN.md's words, and its exit code: the one table. Services and views
+ * How a command ends, in docs/design.md's words, and its exit code: the one table. Services and views
  * say what happened (an outcome); only the base command turns it into the process's exit code.
  */
 export const EXIT_CODES = {
@@ -25,6 +25,13 @@ export const EXIT_CODES = {
   terminated: 143,
 } as const
 export type Outcome = keyof typeof EXIT_CODES
+
+/**
+ * How a command's run ended, carried by the result it returns (never in its --json document: a
+ * symbol is no JSON key). Only the base command makes it the exit code; a result without it is done.
+ */
+export const OUTCOME = Symbol('how the run ended')
+export type Ended = {[OUTCOME]?: Outcome}
 export type ExitCode = (typeof EXIT_CODES)[Outcome]
 
 /** Of several outcomes met by one command's parts (a list's refresh, a replay), the gravest: the one of the highest code. */
@@ -96,7 +103,7 @@ const WRITING = new Set(['write', 'writev', 'fsync', 'fdatasync', 'close', 'rena
 
 /**
  * A write of gw's own output or state that the machine refused (a full disk, an output folder
- * removed during the run): said as that, exit 5 as DESIGN.md has a batch stopped by a local
+ * removed during the run): said as that, exit 5 as docs/design.md has a batch stopped by a local
  * write failure, with what to do. Undefined for any other error. `writing`: the caller knows the
  * call wrote (an open for writing), which the error alone does not say; `file`: the file to name
  * (the output asked for, not the temporary file written first).

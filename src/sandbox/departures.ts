@@ -1,6 +1,6 @@
 /**
- * What the gateway accepts beyond its API document, as its published SDKs show (DESIGN.md,
- * Request): each departure is accepted with a named warning, or, under --strict, refused as the
+ * What the gateway accepts beyond its API document, as its published SDKs show (docs/design.md,
+ * The protocol): each departure is accepted with a named warning, or, under --strict, refused as the
  * document says. The method, the query string and the nonce are judged where the request is
  * read (operation.ts); the parameters here, after the signature.
  */

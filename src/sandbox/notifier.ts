@@ -9,9 +9,26 @@ import {NOTIFICATION_RETRY_DELAYS, isAcknowledgement} from '../lib/gateway/proto
 import {post} from '../lib/io/http.js'
 import type {Ledger, SandboxOrder} from './ledger.js'
 
+/**
+ * What the notification retries wait on: the machine's clock, or one a test moves (each retry then
+ * comes when the test says, its schedule checked to the second, however busy the machine).
+ */
+export interface RetryClock {
+  now(): number
+  setTimeout(run: () => void, ms: number): unknown
+  clearTimeout(timer: unknown): void
+}
+
+const MACHINE_CLOCK: RetryClock = {
+  now: () => Date.now(),
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
+}
+
 interface NotifierOptions {
   ledger: Ledger
   timeScale: number
+  clock?: RetryClock
   /** The signed body of a notification for this order. */
   body: (order: SandboxOrder) => string
   log: (line: string) => void
@@ -20,11 +37,14 @@ interface NotifierOptions {
 const ATTEMPT_TIMEOUT_MS = 10_000
 
 export class Notifier {
-  readonly #timers = new Set<NodeJS.Timeout>()
+  readonly #timers = new Set<unknown>()
   readonly #inFlight = new Set<Promise<void>>()
+  readonly #clock: RetryClock
   #closed = false
 
-  constructor(private readonly options: NotifierOptions) {}
+  constructor(private readonly options: NotifierOptions) {
+    this.#clock = options.clock ?? MACHINE_CLOCK
+  }
 
   /** Resumes deliveries that were pending when the sandbox stopped. */
   resume(): void {
@@ -50,12 +70,12 @@ export class Notifier {
   /** Delay before attempt number `attempts` (0 is the first delivery), from `since`. */
   #delayAfter(attempts: number, since: number): number {
     const seconds = NOTIFICATION_RETRY_DELAYS[attempts - 1] ?? 0
-    return Math.max(0, since + (seconds * 1000) / this.options.timeScale - Date.now())
+    return Math.max(0, since + (seconds * 1000) / this.options.timeScale - this.#clock.now())
   }
 
   #schedule(order: SandboxOrder, delay: number): void {
     if (this.#closed) return
-    const timer = setTimeout(() => {
+    const timer = this.#clock.setTimeout(() => {
       this.#timers.delete(timer)
       const attempt = this.#attempt(order).finally(() => this.#inFlight.delete(attempt))
       this.#inFlight.add(attempt)
@@ -72,7 +92,7 @@ export class Notifier {
     const delivered = isAcknowledgement(status, reply)
     order.notifications.push({
       attempt: number,
-      at: new Date().toISOString(),
+      at: new Date(this.#clock.now()).toISOString(),
       url: order.notify_url,
       status,
       reply,
@@ -85,12 +105,12 @@ export class Notifier {
     this.options.log(
       `notify ${order.mch_order_no} attempt ${number}: ${delivered ? 'delivered' : `not acknowledged (${error ?? `HTTP ${status}`})`}`,
     )
-    if (order.notify === 'pending') this.#schedule(order, this.#delayAfter(number + 1, Date.now()))
+    if (order.notify === 'pending') this.#schedule(order, this.#delayAfter(number + 1, this.#clock.now()))
   }
 
   async close(): Promise<void> {
     this.#closed = true
-    for (const timer of this.#timers) clearTimeout(timer)
+    for (const timer of this.#timers) this.#clock.clearTimeout(timer)
     this.#timers.clear()
     await Promise.allSettled([...this.#inFlight])
   }

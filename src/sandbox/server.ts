@@ -22,7 +22,7 @@ import {type Faults, parseFaults} from './faults.js'
 import {Ledger, type SandboxOrder} from './ledger.js'
 import {type GatewayKeys, type Merchant, loadGatewayKeys, loadMerchants} from './merchants.js'
 import type {RequestRecord} from './request-log.js'
-import {Notifier} from './notifier.js'
+import {Notifier, type RetryClock} from './notifier.js'
 import {MAX_BODY, Operations} from './operation.js'
 import {notFoundPage, payerPage} from './payer-page.js'
 import {GatewayRules} from './rules/index.js'
@@ -39,6 +39,8 @@ export interface SandboxOptions {
   faults?: string
   /** Refuse every departure from the API document, as the document says (else accepted, with a warning). */
   strict?: boolean
+  /** What notification retries wait on: the machine's clock unless a test gives its own. */
+  retryClock?: RetryClock
   /** Each request to an operation, once answered. */
   onRequest?: (record: RequestRecord) => void
   log?: (line: string) => void
@@ -100,6 +102,7 @@ class SandboxServer {
     this.notifier = new Notifier({
       ledger: this.ledger,
       timeScale: options.timeScale,
+      clock: options.retryClock,
       body: (order) => JSON.stringify(envelope(this.gateway, notificationData(order), schemeOf(order.appid))),
       log,
     })

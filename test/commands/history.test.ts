@@ -1,27 +1,37 @@
 /**
- * gw history, and the history every command keeps: damage is never taken for emptiness, a newer
- * gw's database is never used, a link in history.jsonl's place is never written through, merging
- * the same records twice changes nothing, and records of earlier versions are a gateway's only
- * when it is certain.
+ * gw history, and the history every command keeps: imported once, damage never taken for
+ * emptiness, a newer gw's database never used, records of earlier versions a gateway's only when certain.
  */
-import {execFileSync} from 'node:child_process'
-import {copyFileSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {otherGatewayKey, tempFile} from '../helpers/shared.js'
+import {otherGatewayKey, removeDir, REPO_ROOT, tempDir, tempFile} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
+import {builtFile, gwEnvironment} from '../helpers/gw-under-test.js'
 
 let world: GwWorld
+
+const appid = () => world.sandbox.info.merchants[0]!.appid
+
+const machine = () => world.machine()
+
+/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
+function withEarlierHistory(jsonl: string[]) {
+  const {dir, env} = world.machine()
+  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
+  return {dir, env}
+}
+
 beforeAll(async () => {
   world = await startWorld({spawned: false})
 })
-afterAll(() => world.close())
 
-const appid = () => world.sandbox.info.merchants[0]!.appid
-const refundsOf = async (order: string) => (await world.ledger(order))?.refunds ?? []
+afterAll(() => world.close())
 
 describe('damage and a newer gw', () => {
   it('a 0-byte history.db beside a write-ahead log is damage: exit 2, nothing sent, both files named', async () => {
@@ -35,7 +45,7 @@ describe('damage and a newer gw', () => {
       'is not a readable gw database: it is empty (0 bytes) beside a write-ahead log of 4096 bytes',
     )
     expect(refused.stderr).toContain('Move it and its log aside together')
-    expect(await refundsOf(order!)).toEqual([])
+    expect(await world.refundsOf(order!)).toEqual([])
   })
 
   it("a database of a newer gw's schema is refused before anything is sent", async () => {
@@ -50,7 +60,7 @@ describe('damage and a newer gw', () => {
     )
     // Said once: "Nothing was sent." is the refusal's, not twice over.
     expect(refused.stderr.match(/Nothing was sent\./g)).toHaveLength(1)
-    expect(await refundsOf(order!)).toEqual([])
+    expect(await world.refundsOf(order!)).toEqual([])
   })
 })
 
@@ -77,7 +87,7 @@ describe('history.jsonl', () => {
     expect(sent.stderr).toContain('could not be written either (it is a link, which gw never writes through)')
     expect(sent.stderr).toContain('its outcome could not be kept anywhere on this machine')
     expect(readFileSync(target, 'utf8')).toBe("not gw's\n")
-    expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([100])
+    expect((await world.refundsOf(order!)).map((r) => r.refund_fee)).toEqual([100])
   })
 
   it('merged twice (a backup restored after it was merged), changes nothing: no event of the story doubles', async () => {
@@ -216,12 +226,219 @@ describe('records of an earlier gw, which did not record the gateway', () => {
     const refunded = await world.run(['refund', 'create', order!, '--amount', '10.00', '--json'], {env})
     expect(refunded.code, refunded.stderr).toBe(0)
     expect(refunded.json<{settled_earlier?: unknown}>().settled_earlier).toBeUndefined()
-    expect((await refundsOf(order!)).map((r) => r.refund_fee)).toEqual([1000])
+    expect((await world.refundsOf(order!)).map((r) => r.refund_fee)).toEqual([1000])
     const list = await world.run(['refund', 'list'], {env})
     expect(list.stdout).toMatch(new RegExp(`RF-EARLIER-${order} .*intent \\(gateway not recorded\\*\\)`))
     expect(list.stdout).toContain('* made by an earlier gw, which did not record the gateway')
     const history = await world.run(['history'], {env})
     expect(history.stdout).toMatch(new RegExp(`${appid()} +│ unknown\\* +│ 1 +│ 1 `))
     expect(history.stdout).toContain('never used to settle, skip or refuse a refund')
+  })
+})
+
+describe('a history that is emptied or appears later', () => {
+  it('a history.jsonl with a 64 MiB line: the line is named and skipped, the records around it merged, in bounded memory', async () => {
+    const {dir, env} = machine()
+    expect((await world.run(['history'], {env})).code).toBe(0)
+    const appid = world.sandbox.info.merchants[0]!.appid
+    const order = (no: string) =>
+      JSON.stringify({
+        type: 'order',
+        appid,
+        mch_order_no: no,
+        channel: 'wechat',
+        total_fee: 100,
+        fee_type: 'THB',
+        at: '2026-11-01T00:00:00Z',
+      })
+    writeFileSync(join(dir, 'history.jsonl'), `${order('BEFORE')}\n${'x'.repeat(64 << 20)}\n${order('AFTER')}\n`)
+    // gw as a user runs it, its peak memory reported by the benchmarks' hook on a fourth descriptor.
+    const listed = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(join(REPO_ROOT, 'bench', 'maxrss-hook.mjs')).href,
+        builtFile('bin', 'run.js'),
+        'order',
+        'list',
+        '--json',
+      ],
+      {env: gwEnvironment(env), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe']},
+    )
+    expect(listed.status, listed.stderr).toBe(0)
+    expect(listed.stderr).toContain('line 2 is not a record of an order or refund')
+    expect(
+      (JSON.parse(listed.stdout) as {orders: {mch_order_no: string}[]}).orders.map((o) => o.mch_order_no).sort(),
+    ).toEqual(['AFTER', 'BEFORE'])
+    // Peak memory in KiB: the line was never held whole.
+    expect(Number(listed.output[3]) / 1024).toBeLessThan(250)
+  })
+})
+
+describe('a trial of the above by someone who did not write it', () => {
+  it('a history.db linked to an empty file, or to nothing, is damage: refused, never a new history', async () => {
+    const {dir, env} = machine()
+    const empty = join(dir, 'elsewhere.db')
+    writeFileSync(empty, '')
+    symlinkSync(empty, join(dir, 'history.db'))
+    const linked = await world.run(['order', 'list'], {env})
+    expect(linked.code).toBe(2)
+    expect(linked.stderr).toContain('is not a readable gw database: it is empty (0 bytes)')
+    rmSync(empty)
+    const dangling = await world.run(['order', 'list'], {env})
+    expect(dangling.code).toBe(2)
+    expect(dangling.stderr).toContain('is not a readable gw database: it is a link to a file that does not exist')
+    expect(existsSync(empty)).toBe(false)
+  })
+
+  it('odd files where the history keeps its own: a history.jsonl linked to /dev/zero is not read, a folder named like a merge is passed by, a database of other tables is damage', async () => {
+    const {dir, env} = machine()
+    expect((await world.run(['history'], {env})).code).toBe(0)
+    symlinkSync('/dev/zero', join(dir, 'history.jsonl'))
+    mkdirSync(join(dir, 'history.jsonl.1-2.merging'))
+    const listed = await world.run(['order', 'list'], {env, timeoutMs: 20_000})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stderr).toContain(
+      'history.jsonl is not merged into the history: it is not a file gw wrote (a link, a pipe or a folder)',
+    )
+    const other = machine()
+    execFileSync('sqlite3', [join(other.dir, 'history.db'), 'CREATE TABLE x (y); PRAGMA user_version = 2;'])
+    const swapped = await world.run(['order', 'list'], {env: other.env})
+    expect(swapped.code).toBe(2)
+    expect(swapped.stderr).toContain("is not a readable gw database: its tables are not gw's")
+  })
+})
+
+describe('an earlier history.jsonl', () => {
+  it('is imported once: order list and refund list show it as before, torn and odd lines named, kept renamed', async () => {
+    const appid = world.sandbox.info.merchants[0]!.appid
+    const {dir, env} = withEarlierHistory([
+      // An order of an earlier version (no state), one of today's with its state, their refunds.
+      `{"type":"order","appid":"${appid}","mch_order_no":"OLD-1","channel":"wechat","total_fee":5000,"fee_type":"THB","at":"2026-03-01T10:00:00+07:00"}`,
+      `{"type":"order","appid":"${appid}","mch_order_no":"NEW-1","gw_order_no":"G-NEW-1","channel":"alipay","total_fee":9900,"fee_type":"THB","at":"2026-03-02T10:00:00Z","state":"NOTPAY","state_at":"2026-03-02T10:00:00Z"}`,
+      `{"type":"refund","appid":"${appid}","mch_order_no":"OLD-1","mch_refund_no":"RF-OLD","refund_fee":1000,"at":"2026-03-03T10:00:00Z"}`,
+      `{"type":"order","appid":"${appid}","mch_order_no":"NEW-1","gw_order_no":"G-NEW-1","channel":"alipay","total_fee":9900,"fee_type":"THB","at":"2026-03-04T10:00:00Z","state":"SUCCESS","state_at":"2026-03-04T10:00:00Z"}`,
+      `{"type":"refund","appid":"${appid}","mch_order_no":"NEW-1","channel":"alipay","mch_refund_no":"RF-NEW","refund_fee":900,"fee_type":"THB","status":"intent","source":"refund create","at":"2026-03-05T10:00:00Z"}`,
+      `{"type":"refund","appid":"${appid}","mch_order_no":"NEW-1","channel":"alipay","mch_refund_no":"RF-NEW","refund_fee":900,"fee_type":"THB","status":"refunded","gw_refund_no":"GR-1","source":"refund create","at":"2026-03-05T10:00:01Z"}`,
+      `{"type":"refund","appid":"${appid}","mch_order_no":"NEW-1","mch_ref`,
+      `{"type":"order","appid":"${appid}","mch_order_no":"BAD","channel":"wechat","total_fee":-1,"fee_type":"THB","at":"2026-03-01T10:00:00Z"}`,
+    ])
+    const orders = await world.run(['order', 'list', '--json'], {env})
+    expect(orders.code, orders.stderr).toBe(0)
+    expect(orders.stderr).toContain('lines 7, 8 are not a record of an order or refund')
+    expect(orders.json<{orders: unknown[]}>().orders).toEqual([
+      {
+        made_at: '2026-03-02T10:00:00+00:00',
+        mch_order_no: 'NEW-1',
+        gw_order_no: 'G-NEW-1',
+        channel: 'alipay',
+        total_fee: 9900,
+        total_amount: '99.00',
+        fee_type: 'THB',
+        // Its refund RF-NEW was shown refunded: the order is REFUND since.
+        state: 'REFUND',
+        state_at: '2026-03-05T10:00:01+00:00',
+      },
+      {
+        made_at: '2026-03-01T03:00:00+00:00',
+        mch_order_no: 'OLD-1',
+        channel: 'wechat',
+        total_fee: 5000,
+        total_amount: '50.00',
+        fee_type: 'THB',
+        // An earlier version's refund record is one it made.
+        state: 'REFUND',
+        state_at: '2026-03-03T10:00:00+00:00',
+      },
+    ])
+    const refunds = await world.run(['refund', 'list', '--json'], {env: {...env, TZ: 'UTC'}, process: true})
+    expect(refunds.stderr).not.toContain('not a record')
+    expect(refunds.json<{refunds: unknown[]}>().refunds).toEqual([
+      expect.objectContaining({mch_refund_no: 'RF-NEW', status: 'refunded', gw_refund_no: 'GR-1', refund_fee: 900}),
+      expect.objectContaining({mch_refund_no: 'RF-OLD', status: 'refunded', refund_fee: 1000}),
+    ])
+    expect(existsSync(join(dir, 'history.jsonl'))).toBe(false)
+    expect(readFileSync(join(dir, 'history.jsonl.imported'), 'utf8')).toContain('RF-OLD')
+
+    // Times as every other view gives them: to the second, with this machine's offset.
+    const shown = await world.run(['history', '--json'], {env: {...env, TZ: 'Asia/Bangkok'}, process: true})
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.json()).toMatchObject({
+      database: join(dir, 'history.db'),
+      imported: {
+        file: join(dir, 'history.jsonl.imported'),
+        lines: 8,
+        skipped_lines: [7, 8],
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+07:00$/),
+      },
+      gateways: [
+        {
+          appid,
+          base_url: world.sandbox.info.base_url,
+          orders: 2,
+          refunds: 2,
+          oldest: '2026-03-01T10:00:00+07:00',
+          newest: '2026-03-05T17:00:01+07:00',
+        },
+      ],
+      adopted: [{appid, base_url: world.sandbox.info.base_url, orders: 2, refunds: 2}],
+    })
+    const text = await world.run(['history'], {env: {...env, TZ: 'Asia/Bangkok'}, process: true})
+    expect(text.stdout).toContain(`${join(dir, 'history.db')} (`)
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `${appid} +│ ${world.sandbox.info.base_url} \\(key [0-9a-f:]+…\\) +│ 2 +│ 2 +│ 2026-03-01T10:00:00\\+07:00 │ 2026-03-05T17:00:01\\+07:00`,
+      ),
+    )
+  })
+})
+
+describe('the database', () => {
+  it('that is not a database: exit 2 saying what to do, never an empty list', async () => {
+    const {dir, env} = withEarlierHistory([])
+    writeFileSync(join(dir, 'history.db'), 'not a database '.repeat(200))
+    const listed = await world.run(['order', 'list'], {env})
+    expect(listed.code).toBe(2)
+    expect(listed.stdout).toBe('')
+    expect(listed.stderr).toContain(`${join(dir, 'history.db')} is not a readable gw database`)
+    expect(listed.stderr).toContain('Move it aside')
+  })
+})
+
+describe('a single refund', () => {
+  it('imports an earlier history holding lines that are not records (null, wrong types) once, and says so once', async () => {
+    const dir = tempDir('gw-odd-history-')
+    const env = world.environmentProfile({GW_CONFIG_DIR: dir})
+    const [order] = await world.paidOrders(1, 10_000, 'ONCE-ODD')
+    try {
+      const appid = env.GW_APPID
+      const odd = [
+        'null',
+        '[]',
+        `{"type":"order","appid":"${appid}","mch_order_no":{"x":1},"channel":"wechat","total_fee":"ten","fee_type":"THB","at":"then"}`,
+        `{"type":"refund","appid":"${appid}","mch_order_no":"${order}","mch_refund_no":"RFX","refund_fee":"NaN","at":"2026-01-01T00:00:00Z"}`,
+        `{"type":"order","appid":"${appid}","mch_order_no":"${order}","channel":"wechat","total_fee":10000,"fee_type":"THB","at":"2026-01-01T00:00:00Z"}`,
+      ]
+      writeFileSync(join(dir, 'history.jsonl'), `${odd.join('\n')}\n`)
+      const made = await world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
+      expect(made.code, made.stderr).toBe(0)
+      expect(made.stderr).toContain('lines 1, 2, 3, 4 are not a record of an order or refund')
+      for (const args of [
+        ['order', 'list'],
+        ['refund', 'list'],
+        ['order', 'query', order!],
+        ['refund', 'query', order!],
+      ]) {
+        const result = await world.run(args, {env})
+        expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+        expect(result.stderr).not.toContain('not a record')
+        expect(result.stdout).not.toMatch(/NaN|undefined|\[object Object\]/)
+      }
+      expect((await world.run(['refund', 'list'], {env})).stdout).toContain('1.00 THB')
+      // The imported order's channel is known from the history.
+      expect((await world.run(['order', 'query', order!], {env})).stdout).toContain('(from local history)')
+    } finally {
+      removeDir(dir)
+    }
   })
 })

@@ -1,5 +1,7 @@
+/** gw reconcile: every row of an export classified against the gateway. */
+import {createHash} from 'node:crypto'
 import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 
 import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -15,6 +17,19 @@ interface Planted {
 }
 
 const rows: Planted[] = []
+
+const file = (name: string, content: string) => {
+  const path = join(world.configDir, name)
+  writeFileSync(path, content)
+  return path
+}
+
+const output = (path: string) => parse(readFileSync(path), {columns: true, bom: true}) as Record<string, string>[]
+
+const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
+  const made = await world.createOrder(mchOrderNo, channel, amount)
+  expect(made.code, made.stderr).toBe(0)
+}
 
 beforeAll(async () => {
   world = await startWorld()
@@ -95,14 +110,8 @@ beforeAll(async () => {
   })
   rows.push({line: 'REC-0,10,THB,maybe', expected: 'invalid_row', detail: /status "maybe"/})
 })
-afterAll(() => world.close())
 
-const file = (name: string, content: string) => {
-  const path = join(world.configDir, name)
-  writeFileSync(path, content)
-  return path
-}
-const output = (path: string) => parse(readFileSync(path), {columns: true, bom: true}) as Record<string, string>[]
+afterAll(() => world.close())
 
 describe('gw reconcile', () => {
   it('classifies every row of a file with planted differences of each class', async () => {
@@ -139,7 +148,7 @@ describe('gw reconcile', () => {
     for (const match of result.stdout.matchAll(/│ ([a-z_]+) +│ [A-Z?]+ +│ (\d+) +│/g))
       shown[match[1]!] = (shown[match[1]!] ?? 0) + Number(match[2])
     expect(shown).toEqual(expectedCounts)
-  }, 120_000)
+  })
 
   it('reports query failures with the code and advice, and exit 0 when everything matches', async () => {
     const clean = file('clean.csv', 'gw_order_no,channel\n')
@@ -304,7 +313,7 @@ describe('gw reconcile', () => {
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).not.toMatch(/EPIPE|Error/)
     expect(output(out)).toHaveLength(400)
-  }, 120_000)
+  })
 
   it('an output whose folder is removed during the run is said as that, exit 5, not as an unexpected failure', async () => {
     const csv = file(
@@ -424,5 +433,76 @@ describe('statuses as POS systems write them, and a Total row', () => {
       'line 3: a totals row ("Total"), not acted on; not checked (the file has no amount column)',
     )
     expect(output(csv.replace('.csv', '.reconciled.csv')).map((r) => r.classification)).toEqual(['match', 'totals'])
+  })
+})
+
+describe('--json as docs/conventions.md defines it', () => {
+  it("reconcile's summary names amounts *_fee (minor units) and *_amount (decimal), the gateway's (unpaid here) apart from the file's; the table labels them", async () => {
+    await createOrder('SUM-1', 'wechat', '100.00')
+    await createOrder('SUM-2', 'wechat', '50.00')
+    const csv = join(world.configDir, 'summary.csv')
+    writeFileSync(csv, 'mch_order_no,amount,fee_type\nSUM-1,100.00,THB\nSUM-2,60.00,THB\nSUM-MISSING,7.00,THB\n')
+    const json = await world.run(['reconcile', csv, '--channel', 'wechat', '--json'])
+    expect(json.code, json.stderr).toBe(1)
+    const summary = json.json<{summary: Record<string, unknown>[]}>().summary
+    expect(summary).toEqual([
+      {
+        classification: 'match',
+        currency: 'THB',
+        rows: 1,
+        unpaid_fee: 10_000,
+        unpaid_amount: '100.00',
+        merchant_total_fee: 10_000,
+        merchant_total_amount: '100.00',
+      },
+      {
+        classification: 'amount_mismatch',
+        currency: 'THB',
+        rows: 1,
+        unpaid_fee: 5000,
+        unpaid_amount: '50.00',
+        merchant_total_fee: 6000,
+        merchant_total_amount: '60.00',
+      },
+      {
+        classification: 'missing_at_gateway',
+        currency: 'THB',
+        rows: 1,
+        merchant_total_fee: 700,
+        merchant_total_amount: '7.00',
+      },
+    ])
+    const text = await world.run(['reconcile', csv, '--channel', 'wechat', '--out', join(world.configDir, 's.csv')])
+    const header = text.stdout.split('\n').find((line) => line.includes('classification'))!
+    expect(header).toMatch(/paid.*refunded.*unpaid.*your amount/)
+    const missing = text.stdout.split('\n').find((line) => line.includes('missing_at_gateway'))!
+    expect(missing).toMatch(/│ +- +│ +7\.00 THB/)
+  })
+})
+
+describe('what gw made where the gateway has no refund query', () => {
+  it("reconcile --with-refunds matches a partly refunded alipay order from this machine's history, and refund query lists it", async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'REP-ALI-REC', 'alipay')
+    expect((await world.run(['refund', 'create', order!, '--amount', '25.00'])).code).toBe(0)
+    const csv = world.csv(`mch_order_no,amount,fee_type,status\n${order},100.00,THB,paid\n`)
+    const result = await world.run(['reconcile', csv, '--with-refunds', '--json'])
+    expect(result.code, result.stdout).toBe(0)
+    const [row] = result.json<{results: {classification: string; detail: string; refunded_total: number}[]}>().results
+    expect(row).toMatchObject({classification: 'match', refunded_total: 2500})
+    expect(row!.detail).toContain("from this machine's history; the gateway has no refund query for alipay")
+    expect(row!.detail).not.toContain('mch_refund_no column')
+    // Its output carries the audit summary, per classification and currency.
+    const summary = parse(readFileSync(csv.replace(/\.csv$/, '.reconciled.summary.csv')), {
+      bom: true,
+      relax_column_count: true,
+    }) as string[][]
+    expect(summary[1]).toEqual(['input_sha256', createHash('sha256').update(readFileSync(csv)).digest('hex')])
+    expect(summary).toContainEqual(['classification', 'currency', 'rows', 'paid', 'refunded', 'unpaid', 'your amount'])
+    expect(summary).toContainEqual(['match', 'THB', '1', '100.00', '25.00', '', '100.00'])
+    expect(result.json<{audit: {input_file: string}}>().audit.input_file).toBe(basename(csv))
+    const query = await world.run(['refund', 'query', order!])
+    expect(query.code, query.stderr).toBe(0)
+    expect(query.stdout).toContain("from this machine's history; the gateway has no refund query for alipay")
+    expect(query.stdout).toContain('25.00 THB')
   })
 })

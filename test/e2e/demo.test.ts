@@ -5,12 +5,13 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {REPO_ROOT} from '../helpers/shared.js'
+import {gwEnvironment} from '../helpers/gw-under-test.js'
 
 describe('npm run demo (without its build step)', () => {
   it('runs every step to the end, each with one line of why and a command that can be pasted', () => {
     const run = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'demo.js')], {
       encoding: 'utf8',
-      env: {...process.env, NO_COLOR: '1', GW_PROFILE: undefined, GW_APPID: undefined},
+      env: gwEnvironment(),
       timeout: 120_000,
     })
     expect(run.status, run.stderr).toBe(0)
@@ -20,5 +21,5 @@ describe('npm run demo (without its build step)', () => {
     for (const [why] of commands) expect(why).toMatch(/^# \S/)
     expect(run.stdout).toContain("--product 'Green tea x2'")
     expect(run.stdout).toContain('Done.')
-  }, 120_000)
+  })
 })

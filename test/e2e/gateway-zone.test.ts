@@ -73,9 +73,10 @@ describe.each([
       expect(refunds.refund_orders[0]!.refund_time).toBe(refundedAt)
       expect((await run(['refund', 'query', order])).stdout).toContain(`│ ${refundedAt} │`)
 
-      // refund list gives the time this machine recorded the refund: the same moment, in the same form.
+      // refund list gives the time this machine recorded the refund: the same moment, in the same form. A zone
+      // read wrong is hours off; the two clocks read it apart by however long the machine took between them.
       const listed = (await run(['refund', 'list', '--json'])).json<{refunds: {made_at: string}[]}>().refunds[0]!
-      expect(Math.abs(Date.parse(listed.made_at) - Date.parse(refundedAt))).toBeLessThan(3000)
+      expect(Math.abs(Date.parse(listed.made_at) - Date.parse(refundedAt))).toBeLessThan(15 * 60_000)
       expect(listed.made_at.slice(-6)).toBe(refundedAt.slice(-6))
 
       // A bulk run's report, and reconcile's output.
@@ -92,7 +93,7 @@ describe.each([
     } finally {
       await sandbox.stop()
     }
-  }, 60_000)
+  })
 })
 
 describe('the zone of a profile', () => {

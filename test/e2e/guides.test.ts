@@ -14,7 +14,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {GUIDES, type Guide} from '../../src/lib/cli/guides.js'
 import {shellWord} from '../../src/lib/errors.js'
 import {type GuideLine, type GuideStep, GuideSession, type LineResult, stepsOf} from '../helpers/guide-session.js'
-import {GW_ENV, gwUnderTest} from '../helpers/gw-under-test.js'
+import {gwEnvironment, gwUnderTest} from '../helpers/gw-under-test.js'
 
 type Page = Guide | 'README'
 const PAGES: Page[] = ['README', ...(Object.keys(GUIDES) as Guide[])]
@@ -25,7 +25,7 @@ function shipped(page: Page): string {
   const [program, ...first] = gwUnderTest()
   const help = spawnSync(program!, [...first, 'help', page, '--json'], {
     encoding: 'utf8',
-    env: {...process.env, ...GW_ENV},
+    env: gwEnvironment(),
   })
   if (help.status !== 0) throw new Error(`gw help ${page} --json: ${help.stderr}`)
   return (JSON.parse(help.stdout) as {file: string}).file

@@ -6,12 +6,13 @@
  */
 import {execFileSync, spawnSync} from 'node:child_process'
 import {mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
-import {join, posix} from 'node:path'
+import {join, posix, relative} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+import {builtFile, gwEnvironment, gwUnderTest} from '../helpers/gw-under-test.js'
 
 const scratch = tempDir('gw-install-')
 afterAll(() => removeDir(scratch))
@@ -35,7 +36,7 @@ beforeAll(() => {
     encoding: 'utf8',
   })
   tarball = out.trim()
-}, 60_000)
+})
 
 const npm = (args: string[], env: Record<string, string | undefined> = {}, cwd = scratch) =>
   spawnSync('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], {
@@ -113,7 +114,7 @@ describe('a Node older than gw supports', () => {
   it('gets one line saying which version is needed and where the single executable is, exit 2, never a stack trace', () => {
     const run = spawnSync('node', [join(REPO_ROOT, 'bin', 'run.js'), 'order', 'list'], {
       encoding: 'utf8',
-      env: {...process.env, ...oldNode, GW_CONFIG_DIR: scratch},
+      env: gwEnvironment({...oldNode, GW_CONFIG_DIR: scratch}),
     })
     expect(run.status).toBe(2)
     expect(run.stdout).toBe('')
@@ -126,7 +127,7 @@ describe('a Node older than gw supports', () => {
   it('under --json, the refusal is also an error document on stdout', () => {
     const run = spawnSync('node', [join(REPO_ROOT, 'bin', 'run.js'), 'order', 'list', '--json'], {
       encoding: 'utf8',
-      env: {...process.env, ...oldNode, GW_CONFIG_DIR: scratch},
+      env: gwEnvironment({...oldNode, GW_CONFIG_DIR: scratch}),
     })
     expect(run.status).toBe(2)
     expect(JSON.parse(run.stdout)).toEqual({
@@ -155,7 +156,18 @@ describe('a Node older than gw supports', () => {
     expect(upgrade.stderr).toMatch(
       /gw was not installed: it needs Node\.js 22\.13 or later; this is Node\.js 20\.\S+ Install a current LTS from https:\/\/nodejs\.org and install gw again \(the gw installed before is unchanged\)/,
     )
-    const gw = spawnSync(join(prefix, 'bin', 'gw'), [], {encoding: 'utf8', env: {...process.env, ...oldNode}})
+    const gw = spawnSync(join(prefix, 'bin', 'gw'), [], {encoding: 'utf8', env: gwEnvironment(oldNode)})
     expect(gw.stdout).toBe('gw/0.0.9, the gw installed before\n')
-  }, 60_000)
+  })
+})
+
+describe('the gw the tests run', () => {
+  it("is a copy of this checkout's build made when the run began: a rebuild meanwhile never changes it", () => {
+    const [node, runJs] = gwUnderTest()
+    expect(node).toBe(process.execPath)
+    expect(relative(REPO_ROOT, runJs!).startsWith('..')).toBe(true)
+    expect(readFileSync(builtFile('dist', 'build.json'), 'utf8')).toBe(
+      readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8'),
+    )
+  })
 })

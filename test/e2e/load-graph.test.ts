@@ -1,5 +1,5 @@
 /**
- * Each command loads what it uses (DESIGN.md, performance budgets): the built gw run with a
+ * Each command loads what it uses (docs/design.md, Budgets): the built gw run with a
  * preload that records the modules it loaded (test/helpers/module-recorder.mjs), as a person runs
  * it. The bundle's files are named by the sources their source maps list; Node's own modules by
  * their names. What a path not taken would load is named here, with what loads it.
@@ -13,7 +13,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {gw} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {INSTALLED, gwUnderTest} from '../helpers/gw-under-test.js'
+import {INSTALLED, gwEnvironment, gwUnderTest} from '../helpers/gw-under-test.js'
 import {REPO_ROOT, tempDir} from '../helpers/shared.js'
 
 const RECORDER = join(REPO_ROOT, 'test', 'helpers', 'module-recorder.mjs')
@@ -32,7 +32,7 @@ async function loadedBy(args: string[], env: Record<string, string>): Promise<Lo
   const [node, bin] = gwUnderTest()
   const code = await new Promise<number | null>((resolve) => {
     const child = execFile(node!, ['--import', RECORDER, bin!, ...args], {
-      env: {...process.env, NODE_ENV: undefined, GW_PROFILE: undefined, ...env, GW_MODULE_RECORD: record},
+      env: gwEnvironment({...env, GW_MODULE_RECORD: record}),
     })
     child.on('close', resolve)
   })

@@ -13,7 +13,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {gwShellLine} from '../helpers/gw-under-test.js'
+import {gwEnvironment, gwShellLine} from '../helpers/gw-under-test.js'
+import {waitFor} from '../helpers/receiver.js'
 
 let world: GwWorld
 beforeAll(async () => {
@@ -32,7 +33,7 @@ function inNamespace(args: string[], pid: number) {
   const before = Array.from({length: pid - 2}, () => '/bin/true; ').join('')
   const command = pid === 1 ? ['sh', '-c', `exec ${line}`] : ['sh', '-c', `${before}${line}; code=$?; exit $code`]
   const child = spawn('unshare', ['--pid', '--fork', '--kill-child', ...command], {
-    env: {...process.env, NODE_ENV: undefined, NO_COLOR: '1', GW_CONFIG_DIR: world.configDir},
+    env: gwEnvironment({GW_CONFIG_DIR: world.configDir}),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
@@ -47,11 +48,7 @@ function inNamespace(args: string[], pid: number) {
 
 /** Resolves once the sandbox has seen `count` more requests of `operation` than it had at `before`. */
 async function seen(operation: string, before: number, count = 1): Promise<void> {
-  const deadline = Date.now() + 20_000
-  while (((await world.requests())[operation] ?? 0) - before < count) {
-    if (Date.now() > deadline) throw new Error(`the sandbox saw no ${operation} in 20 s`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  await waitFor(async () => ((await world.requests())[operation] ?? 0) - before >= count)
 }
 const requests = async (operation: string) => (await world.requests())[operation] ?? 0
 const refundsOf = async (order: string) => ((await world.ledger(order))?.refunds ?? []).map((r) => r.refund_fee)
@@ -92,9 +89,7 @@ describe.skipIf(process.getuid?.() !== 0 || process.platform !== 'linux')('gw in
       await seen('order_refund', before)
       await killed(first.child)
       // The refund it sent is made at the gateway all the same; its answer went nowhere.
-      const deadline = Date.now() + 10_000
-      while ((await refundsOf(order!)).length === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100))
+      await waitFor(async () => (await refundsOf(order!)).length > 0)
     } finally {
       await world.faults('')
     }

@@ -5,6 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {NOTIFICATION_ACK} from '../../src/lib/gateway/protocol/index.js'
 import {crc16ccittFalse} from '../../src/sandbox/promptpay.js'
+import {ManualClock} from '../helpers/clock.js'
 import {startReceiver, waitFor} from '../helpers/receiver.js'
 import {startTestSandbox, type TestSandbox, type Wire} from '../helpers/sandbox.js'
 import {SdkClient, refundOf} from '../helpers/sdk-client.js'
@@ -617,36 +618,47 @@ describe('time: expiry, refund window, delayed refunds, notification retries (--
     }
   })
 
-  it('gives up after the first delivery and 12 retries', async () => {
-    // 29 hours of retries at a time scale of 100000 take about a second.
-    const fastest = await startTestSandbox({timeScale: 100_000})
+  it('gives up after the first delivery and 12 retries, 1s 2s 2s 10s 30s 1m 10m 1h 3h 5h 8h 12h apart', async () => {
+    // Each retry comes when the test moves the sandbox's clock: the schedule is checked to the second.
+    const clock = new ManualClock()
+    const timed = await startTestSandbox({retryClock: clock})
     const receiver = await startReceiver(() => ({status: 503, body: ''}))
     try {
-      const created = await fastest.wire().call('native_pay', {
+      const created = await timed.wire().call('native_pay', {
         channel: 'wechat',
         mch_order_no: orderNo(),
         total_fee: 100,
         fee_type: 'THB',
         notify_url: receiver.url,
       })
-      await fastest.control('POST', '/sandbox/pay', {mch_order_no: created.data.mch_order_no})
-      const order = await waitFor(async () => {
-        const {body} = await fastest.control<{orders: {notify: string; notifications: unknown[]}[]}>(
+      await timed.control('POST', '/sandbox/pay', {mch_order_no: created.data.mch_order_no})
+      const orderOf = async () => {
+        const {body} = await timed.control<{orders: {notify: string; notifications: {at: string}[]}[]}>(
           'GET',
           `/sandbox/orders?mch_order_no=${created.data.mch_order_no}`,
         )
-        return body.orders[0]!.notify === 'gave_up' ? body.orders[0] : undefined
-      }, 40_000)
-      expect(order.notifications).toHaveLength(13)
-      await waitFor(() => receiver.received.length === 13 || undefined)
+        return body.orders[0]!
+      }
+      // Every delivery is made once its timer is run, and the next is set once its answer came.
+      for (let delivered = 1; delivered <= 13; delivered++) {
+        await waitFor(() => clock.waiting === 1)
+        clock.next()
+        await waitFor(async () => (await orderOf()).notifications.length === delivered)
+      }
+      const order = await orderOf()
+      expect(order.notify).toBe('gave_up')
+      expect(clock.waiting).toBe(0)
+      const at = order.notifications.map((n) => Date.parse(n.at) / 1000)
+      expect(at.slice(1).map((t, i) => t - at[i]!)).toEqual([
+        1, 2, 2, 10, 30, 60, 600, 3600, 10800, 18000, 28800, 43200,
+      ])
       expect(receiver.received).toHaveLength(13)
     } finally {
       await receiver.close()
-      await fastest.close()
-      removeDir(fastest.dataDir)
+      await timed.close()
+      removeDir(timed.dataDir)
     }
-    // 29 hours of retries at a time scale take longer on a loaded machine: waited for, never a fixed time.
-  }, 60_000)
+  })
 })
 
 describe('faults', () => {

@@ -2,8 +2,8 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import {chmodSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {GW_ENV, gwShellLine, gwUnderTest} from './gw-under-test.js'
-import {REPO_ROOT, tempDir} from './shared.js'
+import {gwEnvironment, gwShellLine, gwUnderTest} from './gw-under-test.js'
+import {HANG_MS, REPO_ROOT, tempDir} from './shared.js'
 
 export interface CliResult {
   code: number | null
@@ -61,16 +61,8 @@ function start(
 ): {child: ChildProcess; result: Promise<CliResult>} {
   const child = spawn(command, args, {
     cwd: options.cwd ?? REPO_ROOT,
-    // As a user runs it: not under the test runner's NODE_ENV (oclif warns more in 'test').
-    env: {
-      ...process.env,
-      NODE_ENV: undefined,
-      NO_COLOR: '1',
-      GW_PROFILE: undefined,
-      GW_APPID: undefined,
-      ...GW_ENV,
-      ...options.env,
-    },
+    // As a user runs it: not under the test runner's NODE_ENV (oclif warns more in 'test'), nor the developer's GW_ variables.
+    env: gwEnvironment(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   const result = new Promise<CliResult>((resolve, reject) => {
@@ -78,7 +70,7 @@ function start(
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000)
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? HANG_MS)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)

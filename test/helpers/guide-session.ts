@@ -18,8 +18,8 @@ import {chmodSync, mkdirSync, writeFileSync} from 'node:fs'
 import {constants} from 'node:os'
 import {join} from 'node:path'
 
-import {gwShellLine} from './gw-under-test.js'
-import {removeDir, tempDir} from './shared.js'
+import {gwEnvironment, gwShellLine} from './gw-under-test.js'
+import {HANG_MS, removeDir, tempDir} from './shared.js'
 import {writeWorkbook} from './workbooks.js'
 
 /** A command of a guide: as printed (continuation lines kept), what it should end with, whether it keeps running. */
@@ -142,19 +142,17 @@ export class GuideSession {
     writeFileSync(join(bin, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
     chmodSync(join(bin, 'gw'), 0o755)
     // The reader's environment: their home, nothing of this machine's gw, the gateway's home zone.
-    const cleared = Object.fromEntries(
+    const xdg = Object.fromEntries(
       Object.keys(process.env)
-        .filter((name) => /^(GW_|XDG_|NODE_ENV$)/.test(name))
+        .filter((name) => name.startsWith('XDG_'))
         .map((name) => [name, undefined]),
     )
-    this.#env = {
-      ...process.env,
-      ...cleared,
+    this.#env = gwEnvironment({
+      ...xdg,
       HOME: this.home,
       PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
       TZ: 'Asia/Bangkok',
-      NO_COLOR: '1',
-    }
+    })
   }
 
   /** A session whose network is its own: a process holding a user and network namespace, its loopback up. */
@@ -202,7 +200,7 @@ export class GuideSession {
   }
 
   /** Runs a command of the guide: to its end, or, for one that keeps running, until it says it is listening. */
-  async run({line, background}: GuideLine, timeoutMs = 90_000): Promise<LineResult> {
+  async run({line, background}: GuideLine, timeoutMs = HANG_MS): Promise<LineResult> {
     const {child, output} = this.#spawn(line)
     const ended = new Promise<void>((resolve) => child.once('close', () => resolve()))
     const deadline = Date.now() + timeoutMs
@@ -226,7 +224,7 @@ export class GuideSession {
       if (child.exitCode === null) {
         const ended = new Promise<void>((resolve) => child.once('close', () => resolve()))
         process.kill(-child.pid!, 'SIGINT')
-        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 30_000)
+        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), HANG_MS)
         await ended
         clearTimeout(timer)
       }

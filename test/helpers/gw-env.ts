@@ -3,12 +3,13 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {parse} from 'csv-parse/sync'
+import {expect} from 'vitest'
 
 import {type CliOptions, type CliResult, asPrinted, gw, spawnGw} from './cli.js'
 import {INSTALLED} from './gw-under-test.js'
 import {runInProcess} from './in-process.js'
 import {type TestSandbox, startTestSandbox} from './sandbox.js'
-import {removeDir, tempDir} from './shared.js'
+import {HANG_MS, removeDir, tempDir, untab} from './shared.js'
 
 /** A sandbox server and a temporary GW_CONFIG_DIR whose default profile points at it. */
 export interface GwWorld {
@@ -59,8 +60,14 @@ export interface GwWorld {
   machine(): {dir: string; env: Record<string, string>}
   /** A file of this content in the world's folder (a CSV of refunds): its path. */
   file(name: string, content: string | Buffer): string
-  /** The CSV report gw wrote for a bulk file (NAME.report.csv beside it), a record per line. */
+  /** A CSV of this content in the world's folder, named `name` or `refunds-N.csv`: its path. */
+  csv(content: string | Buffer, name?: string): string
+  /** `gw refund create --from-csv CSV --yes`, then `extra`. */
+  bulk(csv: string, extra?: string[]): Promise<CliResult>
+  /** The CSV report gw wrote for a bulk file (NAME.report.csv beside it), a record per line, as a script reads it (untab). */
   reportOf(csv: string): Record<string, string>[]
+  /** The refunds the sandbox's ledger holds for an order (none for an order it does not know). */
+  refundsOf(mchOrderNo: string): Promise<{mch_refund_no: string; refund_fee: number; state: string}[]>
   close(): Promise<void>
 }
 
@@ -99,6 +106,7 @@ export async function startWorld(
   const configDir = tempDir('gw-config-')
   const outputs: string[] = []
   const machines: string[] = []
+  let files = 0
   const merchant = sandbox.info.merchants[0]!
   const world: GwWorld = {
     sandbox,
@@ -162,7 +170,7 @@ export async function startWorld(
         const seen = async () => (await world.requests())[operation] ?? 0
         const before = await seen()
         const running = world.spawn(args, runOptions)
-        const deadline = Date.now() + 20_000
+        const deadline = Date.now() + HANG_MS
         const alive = () => running.child.exitCode === null && running.child.signalCode === null
         while ((await seen()) - before < count && alive() && Date.now() < deadline)
           await new Promise((resolve) => setTimeout(resolve, 50))
@@ -170,7 +178,7 @@ export async function startWorld(
         if (alive() && (await seen()) - before < count) {
           running.child.kill('SIGKILL')
           await running.result
-          throw new Error(`gw sent ${(await seen()) - before} ${operation} of the ${count} awaited in 20 s`)
+          throw new Error(`gw sent ${(await seen()) - before} ${operation} of the ${count} awaited`)
         }
         act(running.child)
         return await running.result
@@ -209,7 +217,6 @@ export async function startWorld(
       const answer = await sandbox.controls.pay(mchOrderNo, {fail})
       if (answer.status !== 200) throw new Error(JSON.stringify(answer.body))
     },
-    /** Stops the sandbox and removes the temporary config and data. */
     machine() {
       const dir = tempDir('gw-machine-')
       machines.push(dir)
@@ -220,14 +227,25 @@ export async function startWorld(
       writeFileSync(path, content)
       return path
     },
+    csv: (content, name = `refunds-${++files}.csv`) => world.file(name, content),
+    bulk: (csv, extra = []) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra]),
     reportOf: (csv) =>
-      parse(readFileSync(csv.replace(/\.(csv|xlsx)$/, '.report.csv')), {columns: true, bom: true}) as Record<
-        string,
-        string
-      >[],
+      parse(readFileSync(csv.replace(/\.(csv|xlsx)$/, '.report.csv')), {
+        columns: true,
+        bom: true,
+        cast: untab,
+        relax_column_count: true,
+      }) as Record<string, string>[],
+    refundsOf: async (mchOrderNo) => (await world.ledger(mchOrderNo))?.refunds ?? [],
+    /** Stops the sandbox and removes the folders; no output of any command run here carried key material. */
     async close() {
+      const keyLine = readFileSync(merchant.private_key_file, 'utf8').split('\n')[1]!
       await sandbox.close()
       for (const dir of [configDir, sandbox.dataDir, ...machines]) removeDir(dir)
+      for (const output of outputs) {
+        expect(output).not.toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----/)
+        expect(output).not.toContain(keyLine)
+      }
     },
   }
   const added = await world.run(world.profileAdd('sandbox'))

@@ -14,6 +14,7 @@ import {Config} from '@oclif/core'
 
 import type {CommandIO} from '../../src/lib/io/streams.js'
 import type {CliOptions, CliResult} from './cli.js'
+import {gwEnvironment} from './gw-under-test.js'
 import {REPO_ROOT} from './shared.js'
 
 let loaded: Promise<Config> | undefined
@@ -65,9 +66,7 @@ export async function runInProcess(args: string[], options: CliOptions = {}): Pr
   unlinkSync(inputFile)
   // Its descriptor stays open to the run's end, as a process's 0 does, whoever reads the stream.
   const stdin = createReadStream(inputFile, {fd, autoClose: false})
-  const env: Record<string, string | undefined> = {...process.env, NO_COLOR: '1', ...options.env}
-  for (const name of ['GW_PROFILE', 'GW_APPID', 'NODE_ENV'])
-    if (!options.env || !(name in options.env)) delete env[name]
+  const env = gwEnvironment(options.env)
   const io = {stdout: stdout.stream, stderr: stderr.stream, stdin, env}
   // Destroyed, the stream closes its descriptor.
   const code = await command.runIn(id, argv, config, {io}).finally(() => stdin.destroy())

@@ -1,6 +1,8 @@
 import {createServer, type IncomingMessage} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
+import {HANG_MS} from './shared.js'
+
 interface Received {
   headers: IncomingMessage['headers']
   body: string
@@ -33,9 +35,10 @@ export async function startReceiver(reply: (n: number) => {status: number; body:
   }
 }
 
+/** Resolves with what `probe` gives once it gives something (neither undefined nor false); throws if it never does (a hang). */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
+  timeoutMs = HANG_MS,
   intervalMs = 25,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs

@@ -25,7 +25,7 @@ interface WireAnswer {
 }
 
 /**
- * A client written from the API document and DESIGN.md alone: sign the form parameters,
+ * A client written from the API document and docs/design.md alone: sign the form parameters,
  * POST them, verify the answer. It is not gw's client; the sandbox is tested with it.
  */
 export class Wire {

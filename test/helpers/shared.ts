@@ -7,6 +7,14 @@ import {fileURLToPath} from 'node:url'
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
 /**
+ * How long the tests wait for what must happen (an answer, a process's end, a line on a terminal)
+ * before they call it hung: far beyond what a machine however busy takes, so no verdict depends on
+ * its speed (speed is bench/'s to measure). Below vitest's own bound on a case (vitest.config.ts),
+ * so a case that waits in vain says what it waited for.
+ */
+export const HANG_MS = 480_000
+
+/**
  * `../shared` beside the repository, as CI lays it out (or the folder GW_SHARED_DIR names): the
  * reference the committed copies are checked against when it is there. No test needs it.
  */
@@ -52,3 +60,8 @@ export const otherGatewayKey = (): string =>
 
 /** A cell of a CSV gw wrote, as a script reads it: identifiers past 15 digits come after a tab, which keeps them text in a spreadsheet. */
 export const untab = (value: string) => value.replace(/^\t(?=\d{16,}$)/, '')
+
+/** gw's one form of a time, as it stands in a text: ISO 8601 to the second with its offset, never Z with milliseconds. */
+export const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/
+/** A value that is a time in gw's one form, and nothing else. */
+export const ONE_FORM = new RegExp(`^${TIME.source}$`)

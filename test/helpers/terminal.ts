@@ -2,8 +2,8 @@ import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {gwShellLine} from './gw-under-test.js'
-import {REPO_ROOT} from './shared.js'
+import {gwEnvironment, gwShellLine} from './gw-under-test.js'
+import {HANG_MS, REPO_ROOT} from './shared.js'
 
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0
 
@@ -35,7 +35,8 @@ export class Terminal {
    * terminal is made ("server exited unexpectedly").
    */
   tmux(...args: string[]): string {
-    return execFileSync('tmux', ['-L', this.session, ...args]).toString()
+    // The terminal's server, and gw in it, get what a spawned gw gets: never the developer's GW_ variables.
+    return execFileSync('tmux', ['-L', this.session, ...args], {env: gwEnvironment({NO_COLOR: undefined})}).toString()
   }
 
   /** The exit file: kill(), ended() and hangUp() need a terminal made with one. */
@@ -50,7 +51,7 @@ export class Terminal {
   }
 
   /** How gw ended, once it has (a terminal made with an exit file). */
-  async ended(timeoutMs = 30_000): Promise<{code: number | null; signal: string | null}> {
+  async ended(timeoutMs = HANG_MS): Promise<{code: number | null; signal: string | null}> {
     const file = this.#exit
     const deadline = Date.now() + timeoutMs
     while (!existsSync(file)) {
@@ -61,7 +62,7 @@ export class Terminal {
   }
 
   /** Closes the terminal under gw (SIGHUP, its writes to the terminal failing) and resolves with how gw ended. */
-  async hangUp(timeoutMs = 30_000): Promise<{code: number | null; signal: string | null}> {
+  async hangUp(timeoutMs = HANG_MS): Promise<{code: number | null; signal: string | null}> {
     this.close()
     return this.ended(timeoutMs)
   }
@@ -86,7 +87,7 @@ export class Terminal {
     return this.tmux('capture-pane', '-t', this.session, '-p', ...styles, '-S', '-200')
   }
 
-  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  async waitFor(pattern: RegExp, timeoutMs = HANG_MS): Promise<string> {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const screen = this.screen()

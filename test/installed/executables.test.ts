@@ -24,6 +24,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import {GUIDES, type Guide, guideText} from '../../src/lib/cli/guides.js'
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+import {gwEnvironment} from '../helpers/gw-under-test.js'
 
 const build = process.env.GW_TEST_BUILD ?? join(REPO_ROOT, 'build')
 const scratch = tempDir('gw-executables-')
@@ -110,7 +111,7 @@ describe('npm run build:binary -- --all', () => {
   })
 
   const versionLine = (platform: string) => `gw/${id} ${platform} node-v${process.versions.node}\n`
-  const env = {...process.env, PATH: join(scratch, 'no-node'), GW_BINARY_CACHE: join(scratch, 'cache')}
+  const env = gwEnvironment({PATH: join(scratch, 'no-node'), GW_BINARY_CACHE: join(scratch, 'cache')})
 
   it('linux-x64 says so, with no node on PATH', () => {
     const shown = spawnSync(join(build, 'gw-linux-x64'), ['--version'], {env, encoding: 'utf8'})
@@ -196,13 +197,11 @@ describe('npm run build:binary -- --all', () => {
 describe('the unpacked copy of an executable', () => {
   const cache = join(scratch, 'repaired')
   // NODE_ENV as a user has it: vitest's 'test' makes oclif look for TypeScript.
-  const env = {
-    ...process.env,
-    NODE_ENV: undefined,
+  const env = gwEnvironment({
     PATH: join(scratch, 'no-node'),
     GW_BINARY_CACHE: cache,
     GW_CONFIG_DIR: join(scratch, 'config'),
-  }
+  })
   const gw = (...args: string[]) => spawnSync(join(build, 'gw-linux-x64'), args, {env, encoding: 'utf8'})
   const unpacked = (path: string) => join(cache, builds.get('gw-linux-x64')!, path)
 

@@ -12,6 +12,7 @@ import {basename, dirname, join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+import {gwEnvironment} from '../helpers/gw-under-test.js'
 
 const build = process.env.GW_TEST_BUILD!
 const scratch = tempDir('gw-readme-install-')
@@ -43,7 +44,7 @@ function bash(script: string, env: Record<string, string | undefined> = {}) {
   return spawnSync('bash', ['--noprofile', '--norc', '-e', '-c', script], {
     cwd: handedOut,
     encoding: 'utf8',
-    env: {...process.env, HOME: home, PATH: '/usr/bin:/bin', GW_BINARY_CACHE: undefined, ...env},
+    env: gwEnvironment({HOME: home, PATH: '/usr/bin:/bin', ...env}),
   })
 }
 

@@ -16,8 +16,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {GUIDES, guideText} from '../../src/lib/cli/guides.js'
 import {SandboxControl} from '../../src/sandbox/control-client.js'
 import {orderCreate} from '../helpers/gw-env.js'
-import {GW_ENV, gwUnderTest} from '../helpers/gw-under-test.js'
-import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
+import {gwEnvironment, gwUnderTest} from '../helpers/gw-under-test.js'
+import {HANG_MS, removeDir, REPO_ROOT, tempDir} from '../helpers/shared.js'
 
 const scratch = tempDir('gw-smoke-')
 const build = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'build.json'), 'utf8')) as {id: string}
@@ -34,19 +34,13 @@ function start(
   const [program, ...first] = gwUnderTest()
   const child = spawn(program!, [...first, ...args], {
     cwd: scratch,
-    env: {
-      ...process.env,
+    env: gwEnvironment({
       HOME: join(scratch, 'home'),
       XDG_CONFIG_HOME: undefined,
       XDG_DATA_HOME: undefined,
       XDG_CACHE_HOME: undefined,
-      GW_CONFIG_DIR: undefined,
-      GW_PROFILE: undefined,
-      NODE_ENV: undefined,
-      NO_COLOR: '1',
-      ...GW_ENV,
       ...env,
-    },
+    }),
     stdio: ['ignore', out, err],
   })
   closeSync(out)
@@ -91,7 +85,7 @@ beforeAll(async () => {
 
   // The sandbox writes its address as one JSON document once it listens.
   const started = start(['sandbox', 'start', '--port', '0', '--json'])
-  const deadline = Date.now() + 60_000
+  const deadline = Date.now() + HANG_MS
   for (;;) {
     try {
       sandbox = {child: started.child, info: JSON.parse(readFileSync(started.stdout, 'utf8'))}
@@ -103,7 +97,7 @@ beforeAll(async () => {
     }
   }
   controls = new SandboxControl(sandbox.info.origin)
-}, 90_000)
+})
 
 afterAll(() => {
   sandbox?.child.kill()

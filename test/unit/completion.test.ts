@@ -4,8 +4,9 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {type CompletableCommand, FILES, candidates, completionScript} from '../../src/lib/cli/completion.js'
+import {type CompletableCommand, FILES, candidates, completionScript} from '../../src/commands/completion.run.js'
 import {removeDir, tempDir} from '../helpers/shared.js'
+import {gwEnvironment} from '../helpers/gw-under-test.js'
 
 const commands: CompletableCommand[] = [
   {
@@ -74,7 +75,7 @@ describe('the bash script', () => {
     const run = spawnSync('bash', ['-c', `${completionScript('bash', 'gw')}\n${line}`], {
       encoding: 'utf8',
       cwd: dir,
-      env: {...process.env, PATH: `${dir}:${process.env.PATH}`},
+      env: gwEnvironment({PATH: `${dir}:${process.env.PATH}`}),
     })
     expect(run.stdout.split('\n').filter(Boolean)).toEqual(['shop', `$(touch ${marker})`, '*'])
     expect(existsSync(marker)).toBe(false)
@@ -98,7 +99,7 @@ describe('the fish script', () => {
       const run = spawnSync('fish', ['--no-config', '-c', `${completionScript('fish', 'gw')}\ncomplete -C '${line}'`], {
         encoding: 'utf8',
         cwd: dir,
-        env: {...process.env, PATH: `${dir}:${process.env.PATH}`},
+        env: gwEnvironment({PATH: `${dir}:${process.env.PATH}`}),
       })
       expect(run.stderr).toBe('')
       return {offered: run.stdout.split('\n').filter(Boolean), asked: readFileSync(asked, 'utf8')}

@@ -82,7 +82,7 @@ function exitTable(markdown: string): Map<number, string> {
 }
 
 describe('the one table of exit codes', () => {
-  it('gives every outcome its code, as docs/conventions.md and DESIGN.md say them', () => {
+  it('gives every outcome its code, as docs/conventions.md says them, and the shared contract where it is at hand', () => {
     expect(EXIT_CODES).toEqual({
       done: 0,
       refused: 1,
@@ -100,7 +100,7 @@ describe('the one table of exit codes', () => {
     expect(guide.get(6)).toMatch(/not confirmable/)
     if (!HAS_SHARED) return
     const design = exitTable(readFileSync(`${SHARED_DIR}/DESIGN.md`, 'utf8'))
-    // DESIGN.md names the outcomes it fixes (129, SIGHUP, is gw's own): each is the table's.
+    // The shared contract names the outcomes it fixes (129, SIGHUP, is gw's own): each is the table's.
     for (const [code, meaning] of design) {
       expect(Object.values(EXIT_CODES), meaning).toContain(code)
     }

@@ -1,7 +1,7 @@
 /** Which of two builds is newer (gw version --check): by version, then the commit's day, then its time. */
 import {describe, expect, it} from 'vitest'
 
-import {buildOf, compareBuilds} from '../../src/lib/cli/build-check.js'
+import {buildOf, compareBuilds} from '../../src/commands/version.run.js'
 
 const build = (id: string, committedAt?: string) => buildOf(id, committedAt)!
 

@@ -6,6 +6,7 @@ import {GwCommand} from '../../lib/cli/base-command.js'
 import {checkEndpoint, durationFlag} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {checkHost} from '../../lib/cli/listening.js'
+import {type Ended, OUTCOME} from '../../lib/errors.js'
 import {plural} from '../../lib/plural.js'
 
 export default class NotifyListen extends GwCommand<typeof NotifyListen> {
@@ -42,13 +43,13 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     }),
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<Ended> {
     const {flags, profile} = this
     const forwardTo = flags['forward-to']
     if (forwardTo) checkEndpoint('--forward-to', forwardTo)
     checkHost(flags.host)
     const [{startListener}, {listenSummary}] = await Promise.all([
-      import('../../lib/cli/notify-run.js'),
+      import('./listen.run.js'),
       import('../../lib/render/notify.js'),
     ])
     // What the listener sees goes into this machine's history: the orders' stories and their states.
@@ -65,6 +66,6 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     const timedOut = Boolean(flags['exit-after']) && !enough.aborted && !interrupt.signal.aborted
     const missed = timedOut ? ` --timeout passed before ${plural(flags['exit-after']!, 'payment')} came.` : ''
     this.note(`${listenSummary(tally, forwardTo?.href)}${missed}`)
-    this.setOutcome(timedOut ? 'unknown' : tally.outcome)
+    return {[OUTCOME]: timedOut ? 'unknown' : tally.outcome}
   }
 }

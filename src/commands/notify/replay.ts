@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {checkEndpoint} from '../../lib/cli/flags.js'
-import {gravest, usageError} from '../../lib/errors.js'
+import {type Ended, OUTCOME, gravest, usageError} from '../../lib/errors.js'
 import type {Replayed, Skipped} from '../../lib/notify/replay.js'
 import {plural} from '../../lib/plural.js'
 import {quoted} from '../../lib/untrusted.js'
@@ -24,7 +24,7 @@ export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
     only: Flags.string({description: 'only the notifications of this order (merchant or gateway order number)'}),
   }
 
-  async run(): Promise<{to: string; replayed: Replayed[]; skipped: Skipped[]}> {
+  async run(): Promise<{to: string; replayed: Replayed[]; skipped: Skipped[]} & Ended> {
     const {args, flags} = this
     checkEndpoint('--to', flags.to)
     if (flags.only !== undefined && !flags.only.trim())
@@ -57,13 +57,11 @@ export default class NotifyReplay extends GwCommand<typeof NotifyReplay> {
       `${acknowledged} of ${plural(replayed.length + skipped.length, 'logged notification')} acknowledged by ${flags.to.href}${notSent}`,
     )
     // The gravest of what happened: a line that no longer verifies, an endpoint unreachable, an answer not an acknowledgement.
-    this.setOutcome(
-      gravest([
-        skipped.length ? 'signature' : 'done',
-        replayed.some((r) => r.error) ? 'transport' : 'done',
-        acknowledged < replayed.length ? 'refused' : 'done',
-      ]),
-    )
-    return {to: flags.to.href, replayed, skipped}
+    const outcome = gravest([
+      skipped.length ? 'signature' : 'done',
+      replayed.some((r) => r.error) ? 'transport' : 'done',
+      acknowledged < replayed.length ? 'refused' : 'done',
+    ])
+    return {to: flags.to.href, replayed, skipped, [OUTCOME]: outcome}
   }
 }

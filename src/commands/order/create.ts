@@ -3,11 +3,13 @@ import {Flags} from '@oclif/core'
 import {amountOf, minorUnitsOrUsage} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {durationFlag, endpointOf, fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
-import {type CreatedOrder, type FoundOrder, waitEnded} from '../../lib/orders/service.js'
+import type {Ended} from '../../lib/errors.js'
+import type {CreatedOrder, FoundOrder} from '../../lib/orders/service.js'
 import {CURRENCIES, ORDER_CHANNELS, formatAmount} from '../../lib/gateway/protocol/index.js'
-import {createdView, waitView} from '../../lib/render/orders.js'
+import {createdView} from '../../lib/render/orders.js'
+import {qrFlags} from './create.run.js'
 
-type Result = CreatedOrder & {qr_file?: string; waited?: {state: string; record?: FoundOrder['record']}}
+type Result = CreatedOrder & {qr_file?: string; waited?: {state: string; record?: FoundOrder['record']}} & Ended
 
 export default class OrderCreate extends GwCommand<typeof OrderCreate> {
   static override summary = 'create a QR order and show its QR code'
@@ -37,17 +39,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
       min: 0,
       max: 999_999_999,
     }),
-    'qr-out': Flags.string({description: 'save the QR image to FILE (for airpay: the code_url image)'}),
-    qr: Flags.boolean({
-      description:
-        'draw the QR code (default: when stdout is a terminal); --qr draws it wherever stdout goes (on stderr under --json)',
-      allowNo: true,
-    }),
-    'qr-style': Flags.string({
-      description:
-        "your terminal's text: dark-on-light (a light theme) or light-on-dark (a dark theme), so the code shows dark on light (default: as the terminal reports, else dark-on-light)",
-      options: ['dark-on-light', 'light-on-dark'],
-    }),
+    ...qrFlags,
     wait: Flags.boolean({description: 'wait until the order is paid, fails, closes or expires'}),
     'wait-timeout': durationFlag({
       description: 'with --wait: give up after this time, like 90 or 5m (default: QR expiry, at most 15m)',
@@ -74,11 +66,10 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
     const terminal = fieldsOf(flags, ['device-id', 'operator-id', 'img-type'])
     const created = await orders.create({...fields, ...terminal, total_fee, expireSeconds: flags.expire})
     this.log(createdView(created))
-    const {showOrderQr, waitShown} = await import('../../lib/cli/order-run.js')
+    const {showOrderQr, waitShown} = await import('./create.run.js')
     const qr_file = await showOrderQr(created, flags, orders, this.showing)
     if (!flags.wait) return {...created, qr_file}
-    const found = await waitShown(created, flags['wait-timeout'], orders, this.showing)
-    this.present({...waitView(created, found, this.profile), outcome: waitEnded(found)})
-    return {...created, qr_file, waited: {state: found?.record.result ?? 'WAITING', record: found?.record}}
+    const showing = {...this.showing, profile: this.profile}
+    return {...created, qr_file, ...(await waitShown(created, flags['wait-timeout'], orders, showing))}
   }
 }

@@ -2,7 +2,8 @@ import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage, zoneFlag, zoneOf} from '../../lib/cli/flags.js'
-import type {Timeline} from '../../lib/refunds/timeline.js'
+import type {Timeline} from '../../lib/orders/timeline.js'
+import type {FoundOrder} from '../../lib/orders/service.js'
 
 export default class OrderTimeline extends GwCommand<typeof OrderTimeline> {
   static override summary = "one order's whole story: made, shown, notified, queried, refunded, closed, in time order"
@@ -27,14 +28,15 @@ export default class OrderTimeline extends GwCommand<typeof OrderTimeline> {
 
   async run(): Promise<Timeline> {
     const {flags} = this
-    const [{orderTimeline}, {timelineView}, {refunds}] = await Promise.all([
-      import('../../lib/refunds/timeline.js'),
+    const [{orderTimeline}, {timelineView}, {history, orders, refunds}] = await Promise.all([
+      import('../../lib/orders/timeline.js'),
       import('../../lib/render/timeline.js'),
       this.services({signs: flags.refresh}),
     ])
     const ref = orderReference(this.args.number, flags, 'NUMBER')
     const zone = zoneOf(flags.zone, this.profile.gatewayZone)
-    const timeline = await orderTimeline(refunds, ref, {refresh: flags.refresh, channel: flags.channel, zone})
+    const sources = {history, orders, profile: this.profile, refundsOf: (found: FoundOrder) => refunds.refundsOf(found)}
+    const timeline = await orderTimeline(sources, ref, {refresh: flags.refresh, channel: flags.channel, zone})
     this.log(timelineView(timeline))
     return timeline
   }

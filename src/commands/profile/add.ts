@@ -2,10 +2,10 @@ import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {profileFlags} from '../../lib/cli/flags.js'
-import {usageError} from '../../lib/errors.js'
+import {type Ended, OUTCOME, usageError} from '../../lib/errors.js'
 import type {SignScheme} from '../../lib/gateway/signing.js'
 import {type DoctorReport, runDoctor} from '../../lib/profiles/doctor.js'
-import {type ProfileAnswers, askMissing, missingAnswers} from '../../lib/cli/guided.js'
+import {type ProfileAnswers, askMissing, missingAnswers} from './add.run.js'
 import {looseKeyFile, readKeyArgument} from '../../lib/profiles/keys.js'
 import {unlockKey} from '../../lib/profiles/passphrase.js'
 import {type ProfileView, viewProfile} from '../../lib/profiles/view.js'
@@ -29,7 +29,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
     default: Flags.boolean({description: 'make it the default profile'}),
   }
 
-  async run(): Promise<ProfileView & {doctor?: DoctorReport}> {
+  async run(): Promise<ProfileView & {doctor?: DoctorReport} & Ended> {
     const {flags} = this
     if (flags.profile) throw usageError('--profile does not apply to profile add; give the name as the argument.')
     const given: ProfileAnswers = {...flags, name: this.args.name}
@@ -61,7 +61,7 @@ export default class ProfileAdd extends GwCommand<typeof ProfileAdd> {
       return view
     }
     const doctor = await runDoctor(() => profile, 10_000)
-    this.present({...savedProfileCheck(doctor, name), outcome: doctor.outcome})
-    return {...view, doctor}
+    this.present(savedProfileCheck(doctor, name))
+    return {...view, doctor, [OUTCOME]: doctor.outcome}
   }
 }

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {profileFlags} from '../../lib/cli/flags.js'
-import {usageError} from '../../lib/errors.js'
+import {type Ended, OUTCOME, usageError} from '../../lib/errors.js'
 import type {SignScheme} from '../../lib/gateway/signing.js'
 import {type DoctorReport, runDoctor} from '../../lib/profiles/doctor.js'
 import {looseKeyFile, readKeyArgument} from '../../lib/profiles/keys.js'
@@ -24,7 +24,7 @@ export default class ProfileSet extends GwCommand<typeof ProfileSet> {
   static override args = {name: Args.string({ignoreStdin: true, description: 'profile name', required: true})}
   static override flags = profileFlags
 
-  async run(): Promise<ProfileView & {doctor?: DoctorReport}> {
+  async run(): Promise<ProfileView & {doctor?: DoctorReport} & Ended> {
     const {flags} = this
     const name = this.args.name
     if (flags.profile) throw usageError('--profile does not apply to profile set; give the name as the argument.')
@@ -56,7 +56,7 @@ export default class ProfileSet extends GwCommand<typeof ProfileSet> {
     // What the gateway sees changed (where, with which keys, signed how): doctor checks it.
     if (!changes.baseUrl && !changes.privateKeyPem && !changes.gatewayPublicKeyPem && !changes.signScheme) return view
     const doctor = await runDoctor(() => profile, 10_000)
-    this.present({...savedProfileCheck(doctor, name), outcome: doctor.outcome})
-    return {...view, doctor}
+    this.present(savedProfileCheck(doctor, name))
+    return {...view, doctor, [OUTCOME]: doctor.outcome}
   }
 }

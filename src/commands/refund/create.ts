@@ -2,13 +2,13 @@ import {Args, Flags} from '@oclif/core'
 
 import {amountOf} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
+import {bulkRefundFlags} from '../../lib/cli/file-flags.js'
 import * as shared from '../../lib/cli/flags.js'
-import {usageError} from '../../lib/errors.js'
-import {describeReference} from '../../lib/orders/reference.js'
+import {type Ended, usageError} from '../../lib/errors.js'
 import type {BulkResult} from '../../lib/refunds/bulk/bulk-result.js'
-import {type RefundDocument, refundOutcome} from '../../lib/render/refunds.js'
+import type {RefundDocument} from '../../lib/render/refunds.js'
 
-type BulkRun = BulkResult & {profile: string; appid: string; live: boolean; resume_command: string | null}
+type BulkRun = BulkResult & {profile: string; appid: string; live: boolean; resume_command: string | null} & Ended
 
 export default class RefundCreate extends GwCommand<typeof RefundCreate> {
   static override summary = 'refund a paid order, fully or in part, or every row of a CSV'
@@ -34,7 +34,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
   static override flags = {
     ...shared.refundFlags,
     zone: shared.zoneFlag,
-    ...shared.bulkRefundFlags,
+    ...bulkRefundFlags,
     ...shared.orderFlags,
     // A bulk run asks on any profile (a single refund on a --live one): --yes answers both, and a script needs it.
     yes: Flags.boolean({
@@ -45,7 +45,7 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     ...shared.networkFlags,
   }
 
-  async run(): Promise<RefundDocument | BulkRun> {
+  async run(): Promise<(RefundDocument & Ended) | BulkRun> {
     const {flags} = this
     if (flags['from-csv']) {
       if (this.args.mch_order_no) throw usageError('Give an order number or --from-csv, not both.')
@@ -54,32 +54,20 @@ With --from-csv: the whole file is checked first (every problem with its line), 
     const ref = shared.orderReference(this.args.mch_order_no, flags)
     const names = {decimal: '--amount', minor: '--refund-fee'}
     const amount = amountOf(flags.amount, flags['refund-fee'], names, flags['fee-type'])
-    const [{refunds}, {refundOne}] = await Promise.all([this.services(), import('../../lib/cli/refund-run.js')])
+    const [{refunds}, {refundAndSay}] = await Promise.all([this.services(), import('./create.run.js')])
     const {channel, 'mch-refund-no': mchRefundNo, 'total-fee': totalFee} = flags
     // An amount that names its currency (฿5.00) says the order's, as --fee-type does.
     const feeType = flags['fee-type'] ?? ('currency' in amount ? amount.currency : undefined)
     const request = {ref, amount, mchRefundNo, channel, feeType, totalFee}
-    const result = await refundOne(request, refunds, this.profile, this.asking)
-    const outcome = refundOutcome(result, describeReference(ref), names, this.profile)
-    if ('error' in outcome) throw outcome.error
-    this.present(outcome)
-    return outcome.refund
+    return refundAndSay(request, names, refunds, {...this.showing, ...this.asking, profile: this.profile})
   }
 
   async #bulk(csv: string): Promise<BulkRun> {
-    const {runBulk} = await import('../../lib/cli/bulk-run.js')
+    const {runBulk} = await import('./create.bulk.run.js')
     const {refunds} = await this.services()
+    const command = {...this.showing, ...this.asking, profile: this.profile, refunds, version: this.config.version}
     // The command as given, every flag kept: resuming it repeats every flag that shaped the run.
-    const again = this.sameCommand('--yes')
-    const command = {
-      ...this.showing,
-      ...this.asking,
-      profile: this.profile,
-      refunds,
-      version: this.config.version,
-      again,
-    }
-    const {view, document} = await runBulk(csv, this.flags, command)
+    const {view, document} = await runBulk(csv, this.flags, {...command, again: this.sameCommand('--yes')})
     this.present(view)
     return document
   }

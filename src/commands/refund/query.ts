@@ -45,7 +45,7 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
     if (note) this.note(note)
     // A refund's number given as the argument is the one the gateway is asked with.
     const asked = this.flags['mch-refund-no'] ?? found.refund?.mch_refund_no
-    const {refund, mch_refund_no, none, made_here} = await refunds.queries.query(found, asked)
+    const {refund, mch_refund_no, none, made_here} = await refunds.query(found, asked)
     const mchOrderNo = found.record.mch_order_no ?? ''
     if (refund) this.log(refundRecordView(mchOrderNo, refund))
     else if (made_here?.length) this.log(madeHereView(mchOrderNo, found.channel, made_here))

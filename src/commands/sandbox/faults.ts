@@ -21,7 +21,7 @@ export default class SandboxFaults extends GwCommand<typeof SandboxFaults> {
     const {flags, profile} = this
     if (flags.set !== undefined && !flags.set.trim())
       throw usageError('--set needs faults, like drop-after-commit=0.1; --clear removes them.')
-    const {sandboxOf} = await import('../../lib/cli/sandbox-control.js')
+    const {sandboxOf} = await import('./control.run.js')
     const sandbox = await sandboxOf(profile)
     const spec = flags.clear ? '' : flags.set
     const faults = await sandbox(async (control) => {

@@ -4,7 +4,7 @@ import {Args} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {durationFlag} from '../../lib/cli/flags.js'
-import {GwError} from '../../lib/errors.js'
+import {type Ended, GwError, OUTCOME} from '../../lib/errors.js'
 import {endpointAnswer} from '../../lib/render/notify.js'
 import type {SandboxOrder} from '../../sandbox/ledger.js'
 
@@ -30,9 +30,9 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
     }),
   }
 
-  async run(): Promise<{order: string; attempt?: Attempt}> {
+  async run(): Promise<{order: string; attempt?: Attempt} & Ended> {
     const {profile, args} = this
-    const {sandboxOf} = await import('../../lib/cli/sandbox-control.js')
+    const {sandboxOf} = await import('./control.run.js')
     const sandbox = await sandboxOf(profile)
     const attempts = async () =>
       (await sandbox((control) => control.notifications(args.mch_order_no))).body.notifications ?? []
@@ -48,12 +48,12 @@ export default class SandboxNotify extends GwCommand<typeof SandboxNotify> {
       if (attempt) {
         // Said as gw notify listen and replay say an endpoint's answer; exit codes as replay's.
         const said = endpointAnswer({...attempt, body: attempt.reply, acknowledged: attempt.delivered})
-        if (attempt.delivered) this.log(said)
-        else {
-          this.log(`${said}; the sandbox retries as the gateway would`)
-          this.setOutcome(attempt.status === null ? 'transport' : 'refused')
+        if (attempt.delivered) {
+          this.log(said)
+          return {order: order.mch_order_no, attempt}
         }
-        return {order: order.mch_order_no, attempt}
+        this.log(`${said}; the sandbox retries as the gateway would`)
+        return {order: order.mch_order_no, attempt, [OUTCOME]: attempt.status === null ? 'transport' : 'refused'}
       }
       await sleep(200)
     }

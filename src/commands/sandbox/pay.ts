@@ -16,7 +16,7 @@ export default class SandboxPay extends GwCommand<typeof SandboxPay> {
 
   async run(): Promise<{order: SandboxOrder}> {
     const {profile} = this
-    const {sandboxOf} = await import('../../lib/cli/sandbox-control.js')
+    const {sandboxOf} = await import('./control.run.js')
     const sandbox = await sandboxOf(profile)
     const answer = await sandbox((control) =>
       control.pay(this.args.mch_order_no, {appid: profile.appid, fail: this.flags.fail}),

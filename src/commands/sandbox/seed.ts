@@ -1,6 +1,3 @@
-import {mkdirSync} from 'node:fs'
-import {join, resolve} from 'node:path'
-
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
@@ -36,24 +33,12 @@ export default class SandboxSeed extends GwCommand<typeof SandboxSeed> {
   async run(): Promise<SeedResult> {
     const {flags, profile} = this
     if (profile.live) throw usageError(`Profile "${profile.name}" is live: seeding is for the sandbox only.`)
-    const outDir = resolve(flags['out-dir'])
-    try {
-      mkdirSync(outDir, {recursive: true})
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'exists but is not a directory' : `cannot be made (${code})`
-      throw usageError(`--out-dir: ${flags['out-dir']} ${why}.`, 'Give a folder, new or existing; nothing was made.')
-    }
-    const {checkOutputs} = await import('../../lib/files/output-paths.js')
-    checkOutputs(
-      undefined,
-      ['orders-export.csv', 'refunds.csv'].map((name) => ({flag: '--out-dir', path: join(outDir, name)})),
-    )
-    const [{sandboxOf}, {seedSandbox}, {seedView}] = await Promise.all([
-      import('../../lib/cli/sandbox-control.js'),
-      import('../../lib/cli/sandbox-seed.js'),
+    const [{sandboxOf}, {practiceFolder, seedSandbox}, {seedView}] = await Promise.all([
+      import('./control.run.js'),
+      import('./seed.run.js'),
       import('../../lib/render/sandbox.js'),
     ])
+    const outDir = practiceFolder(flags['out-dir'])
     // Only gw's sandbox: anything else is refused before an order is made.
     const sandbox = await sandboxOf(profile)
     const autoPaid = (await sandbox((control) => control.autoPay())) !== null

@@ -6,7 +6,7 @@ import {GwCommand} from '../../lib/cli/base-command.js'
 import {durationFlag} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {sandboxView} from '../../lib/render/sandbox.js'
-import {startSandboxRun} from '../../lib/cli/sandbox-run.js'
+import {startSandboxRun} from './start.run.js'
 
 export default class SandboxStart extends GwCommand<typeof SandboxStart> {
   static override summary = 'run the simulated gateway on this machine'

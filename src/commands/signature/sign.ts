@@ -1,10 +1,7 @@
-import {readFileSync} from 'node:fs'
-
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {usageError} from '../../lib/errors.js'
-import {standardInputText} from '../../lib/io/standard-input.js'
 import {readKeyArgument} from '../../lib/profiles/keys.js'
 import {keyPassphrase, unlockKey} from '../../lib/profiles/passphrase.js'
 import {
@@ -16,6 +13,7 @@ import {
   signCanonical,
 } from '../../lib/gateway/signing.js'
 import {terminalSafe, withoutKeys} from '../../lib/untrusted.js'
+import {paramsOf} from './sign.run.js'
 
 export default class SignatureSign extends GwCommand<typeof SignatureSign> {
   static override summary = 'show the canonical string and signature of some parameters'
@@ -38,14 +36,7 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
 
   async run(): Promise<{canonical: string; sign: string; scheme: SignScheme}> {
     const {flags} = this
-    const params: Record<string, unknown> = flags['params-file'] ? this.#readParams(flags['params-file']) : {}
-    for (const pair of flags.param ?? []) {
-      const at = pair.indexOf('=')
-      if (at <= 0) throw usageError(`--param "${pair}" must be KEY=VALUE.`)
-      params[pair.slice(0, at)] = pair.slice(at + 1)
-    }
-    if (Object.keys(params).length === 0)
-      throw usageError('Give parameters with --param KEY=VALUE or --params-file FILE.')
+    const params = paramsOf(flags.param ?? [], flags['params-file'], this.io.stdin)
     const pem = flags['private-key']
       ? readKeyArgument(flags['private-key'], '--private-key', this.io.stdin)
       : (await this.unlockedProfile()).privateKeyPem
@@ -63,19 +54,5 @@ export default class SignatureSign extends GwCommand<typeof SignatureSign> {
     this.log(terminalSafe(`canonical: ${canonical}`))
     this.log(`sign (${scheme}): ${signature}`)
     return {canonical: withoutKeys(canonical), sign: signature, scheme}
-  }
-
-  #readParams(file: string): Record<string, unknown> {
-    // Standard input's own refusals are said as they are, not as this file's.
-    const given = file === '-' ? standardInputText(this.io.stdin, '--params-file') : undefined
-    try {
-      const parsed = JSON.parse(given ?? readFileSync(file, 'utf8')) as unknown
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object')
-      return parsed as Record<string, unknown>
-    } catch (error) {
-      // The parser's own words quote the text it read, which may be a key given in the wrong place.
-      const why = error instanceof SyntaxError ? 'it is not JSON' : (error as Error).message
-      throw usageError(`--params-file ${file}: ${why}.`)
-    }
   }
 }

@@ -3,7 +3,7 @@ import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {usageError} from '../../lib/errors.js'
+import {type Ended, OUTCOME, usageError} from '../../lib/errors.js'
 import {standardInputText} from '../../lib/io/standard-input.js'
 import {readKeyArgument} from '../../lib/profiles/keys.js'
 import {SIGN_SCHEMES, type SignScheme, parsePublicKey} from '../../lib/gateway/signing.js'
@@ -34,7 +34,7 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
     }),
   }
 
-  async run(): Promise<BodyVerdict | {valid: boolean; lines: BodyVerdict[]}> {
+  async run(): Promise<(BodyVerdict | {valid: boolean; lines: BodyVerdict[]}) & Ended> {
     const {flags, args} = this
     const [{verifyBodies}, {verdictLine}] = await Promise.all([
       import('../../lib/gateway/verify-bodies.js'),
@@ -70,7 +70,6 @@ export default class SignatureVerify extends GwCommand<typeof SignatureVerify> {
       throw usageError(`${args.file === '-' ? 'Standard input' : args.file}: ${verdicts[0]!.problem}.`)
     for (const verdict of verdicts) this.log(verdictLine(verdict, !single))
     const valid = verdicts.every((v) => v.valid)
-    if (!valid) this.setOutcome('signature')
-    return single ? verdicts[0]! : {valid, lines: verdicts}
+    return {...(single ? verdicts[0]! : {valid, lines: verdicts}), [OUTCOME]: valid ? 'done' : 'signature'}
   }
 }

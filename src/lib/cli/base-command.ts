@@ -1,13 +1,11 @@
 /**
  * The one base command: `--profile`, `--json`, the profile, and every error mapped to the
- * exit codes of DESIGN.md. oclif drops custom exit codes under --json, so the code is set
+ * exit codes of docs/design.md. oclif drops custom exit codes under --json, so the code is set
  * here on process.exitCode and errors are rendered here, never thrown back to oclif.
  */
-import {Command, type Config, Errors, Flags, type Interfaces} from '@oclif/core'
-import {closest, distance} from 'fastest-levenshtein'
+import {Command, type Config, Flags, type Interfaces} from '@oclif/core'
 
-import {EXIT_CODES, GwError, type Outcome, gwCommand, localWriteFailure} from '../errors.js'
-import {KeyError} from '../gateway/signing.js'
+import {EXIT_CODES, OUTCOME, type Outcome, gwCommand} from '../errors.js'
 import {jsonChunks} from '../io/json-text.js'
 import {checkKeys, keyLabels} from '../profiles/keys.js'
 import {type CommandIO, processIO} from '../io/streams.js'
@@ -17,6 +15,7 @@ import {resolveProfile} from '../profiles/resolve.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {red, yellow} from '../render/style.js'
 import {terminalSafe, viewSafe, withoutKeys} from '../untrusted.js'
+import {toGwError} from './command-errors.js'
 import {type ConfirmOptions, askHidden, confirm} from './confirm.js'
 import {endOnSignals, onInterrupt} from './interrupt.js'
 import {canonicalChoices, listFilterOf, zoneFlag, zoneOf} from './flags.js'
@@ -74,6 +73,18 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     command.#inProcess = true
     await command._run()
     return command.#exitCode
+  }
+
+  /**
+   * The run, and its exit code from how it ended: the outcome its result carries (OUTCOME), else
+   * the one its list or error set, else done. Commands never set it themselves.
+   */
+  override async _run<R>(): Promise<R> {
+    const result = await super._run<R>()
+    const outcome =
+      result !== null && typeof result === 'object' ? (result as {[OUTCOME]?: Outcome})[OUTCOME] : undefined
+    if (outcome !== undefined) this.#setOutcome(outcome)
+    return result
   }
 
   override async init(): Promise<void> {
@@ -180,7 +191,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * How what a command runs (a service, a run of src/lib/cli) shows things: the command's streams,
+   * How what a command runs (a service, its run beside it) shows things: the command's streams,
    * whether stdout is the --json document, a line on stdout, a note and a warning on stderr.
    */
   protected get showing(): Showing {
@@ -193,7 +204,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     }
   }
 
-  /** How a run of src/lib/cli asks before money moves, and shows long work (confirm, longWork). */
+  /** How a command's run asks before money moves, and shows long work (confirm, longWork). */
   protected get asking(): Asking {
     return {
       confirm: (action, options) => this.confirm(action, options),
@@ -271,16 +282,15 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
       startJsonList: (key: string) => this.startJsonList(key),
       endJsonList: (more: Record<string, unknown>) => this.endJsonList(more),
       present: (view: {text?: string}) => this.present(view),
-      setOutcome: (outcome: Outcome) => this.setOutcome(outcome),
+      setOutcome: (outcome: Outcome) => this.#setOutcome(outcome),
     }
     await showList(command, shape, list)
   }
 
-  /** A view for people: its text on stdout, its notes on stderr, and how the command ends. */
-  protected present(view: {text?: string; notes?: (string | undefined)[]; outcome?: Outcome}): void {
+  /** A view for people: its text on stdout, its notes on stderr. */
+  protected present(view: {text?: string; notes?: (string | undefined)[]}): void {
     if (view.text) this.log(view.text)
     for (const note of view.notes ?? []) if (note) this.note(note)
-    if (view.outcome !== undefined) this.setOutcome(view.outcome)
   }
 
   /**
@@ -301,8 +311,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     await json.end(more)
   }
 
-  /** How the command ends when it finishes without an error: its exit code is the table's (errors.ts). */
-  protected setOutcome(outcome: Outcome): void {
+  /** How the command ends: its exit code is the table's (errors.ts). */
+  #setOutcome(outcome: Outcome): void {
     this.#exitCode = EXIT_CODES[outcome]
     if (!this.#inProcess) process.exitCode = this.#exitCode
   }
@@ -323,6 +333,8 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
    * the whole document to colour it (with no colours set), holding all of it at once.
    */
   override logJson(json: unknown): void {
+    // A run whose result says only how it ended (a listener: its lines were its document) writes no other.
+    if (json !== null && typeof json === 'object' && OUTCOME in json && !Object.keys(json).length) return
     const chunks = jsonChunks(json)
     const pump = (): void => {
       for (let next = chunks.next(); !next.done; next = chunks.next()) {
@@ -348,7 +360,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     const flags = {...(this.ctor as typeof GwCommand).baseFlags, ...this.ctor.flags}
     const names = Object.entries(flags).map(([name, flag]) => [name, ...((flag as {aliases?: string[]}).aliases ?? [])])
     const gwError = toGwError(error, [...names, ['json'], ['help']])
-    this.setOutcome(gwError.kind)
+    this.#setOutcome(gwError.kind)
     const described = {
       kind: gwError.kind,
       exit_code: gwError.exitCode,
@@ -363,68 +375,4 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
     this.io.stderr.write(`${red('Error', this.io.stderr)}: ${terminalSafe(`${gwError.message}${advice}`)}\n`)
     if (this.io.env.DEBUG && error.stack) this.io.stderr.write(`${terminalSafe(error.stack)}\n`)
   }
-}
-
-/**
- * "Did you mean --amount?" for each flag oclif does not know: the command's flag a typo away
- * (by its name or an alias), else the one sharing a word with it (--from-file: --from-csv, whose
- * alias is --file). `flags`: each flag's name, then its aliases.
- */
-function flagSuggestions(message: string, flags: readonly (readonly string[])[]): string | undefined {
-  const typed = /Nonexistent flags?: (.+)/.exec(message)?.[1]?.split(/,\s*/) ?? []
-  const mainOf = new Map(flags.flatMap((names) => names.map((name) => [name, names[0]!] as const)))
-  const known = [...mainOf.keys()]
-  const near = typed.flatMap((flag) => {
-    const name = flag.replace(/^-+/, '').split('=')[0]!
-    const best = closest(name, known)
-    if (best && distance(name, best) <= Math.max(2, Math.floor(best.length / 3))) return [`--${mainOf.get(best)}`]
-    // The flag whose names share the most words with the one typed.
-    const words = new Set(name.split('-').filter((word) => word.length >= 4))
-    const shared = flags.map((names) => ({
-      flag: `--${names[0]}`,
-      words: new Set(names.flatMap((other) => other.split('-')).filter((word) => words.has(word))).size,
-    }))
-    const most = Math.max(0, ...shared.map((f) => f.words))
-    return most ? shared.filter((f) => f.words === most).map((f) => f.flag) : []
-  })
-  return near.length ? `Did you mean ${[...new Set(near)].join(', ')}?` : undefined
-}
-
-/** oclif's wording of a flag whose own check failed: "Parsing --flag \n\t<the check's message>\nSee more help…". */
-const FLAG_CHECK = /^Parsing (--\S+)\s*\n\t([\s\S]*?)(?:\nSee more help with --help)?$/
-
-function toGwError(error: Error, flagNames: readonly (readonly string[])[]): GwError {
-  // A flag's check failed (its value: a share out of range, a folder that is not one): the flag's problem, exit 2.
-  const check = FLAG_CHECK.exec(error.message)
-  if (check)
-    return new GwError('usage', `${check[1]}: ${check[2]}.`, {
-      advice: error instanceof GwError && error.advice ? error.advice : 'See the command and its examples with --help.',
-    })
-  if (error instanceof GwError) return error
-  // A key that is not a key is the profile's or the flag's problem; the message never holds key material.
-  if (error instanceof KeyError) return new GwError('usage', `The key is ${error.message}.`, {advice: error.advice})
-  // oclif's own errors come from parsing the command line: flags, arguments, options.
-  if (error instanceof Errors.CLIError) {
-    // An unknown flag is named without the value typed with it (which may be anything, a key too).
-    const message = withoutKeys(error.message)
-      .replace(/\nSee more help with --help$/, '')
-      .replace(
-        /^(Nonexistent flags?: )(.+)$/m,
-        (_, label: string, flags: string) =>
-          label +
-          flags
-            .split(/,\s*/)
-            .map((flag) => flag.split('=')[0])
-            .join(', '),
-      )
-    const suggestion = flagSuggestions(message, flagNames)
-    return new GwError('usage', message, {
-      advice: `${suggestion ? `${suggestion} ` : ''}See the command and its examples with --help.`,
-    })
-  }
-  const local = localWriteFailure(error)
-  if (local) return local
-  return new GwError('transport', `unexpected failure: ${error.message}`, {
-    advice: 'Run again with DEBUG=1 for details, and report it if it persists.',
-  })
 }

@@ -1,7 +1,7 @@
 /**
- * What a run of src/lib/cli (a bulk run, the listener's recording, a list's output) takes of the
- * command that starts it: how it shows things and how it asks. GwCommand gives both (its showing
- * and asking); a run never imports the command itself.
+ * What a command's run (refund create's bulk run beside it, the listener's recording, a list's
+ * output) takes of the command that starts it: how it shows things and how it asks. GwCommand
+ * gives both (its showing and asking); a run never imports the command itself.
  */
 import type {Work} from '../batch.js'
 import type {CommandIO} from '../io/streams.js'

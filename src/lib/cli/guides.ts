@@ -14,8 +14,9 @@ export const GUIDES = {
   conventions: 'what every command keeps: times, amounts, --json, exit codes, the environment',
   security: 'keys, the listener, the files gw writes, and the history it keeps',
   install: 'handing gw out: the package and the executables, checking, upgrading, removing',
-  contributing: 'changing gw: building, the tiers of tests, benchmarks, the layout of the code',
-  design: 'where gw departs from DESIGN.md, and what it decides where the API document is silent',
+  contributing: 'changing gw: building, the tiers of tests, benchmarks',
+  architecture: 'how gw is built: from a command to a signed request and back, the import picture',
+  design: "gw's contract, where it departed from its first draft, and what it decides where the API document is silent",
 } as const
 
 export type Guide = keyof typeof GUIDES

@@ -11,6 +11,7 @@ import {OrderService} from '../orders/service.js'
 import {configDir} from '../paths.js'
 import {type Profile, ProfileStore} from '../profiles/store.js'
 import {wrongZone} from '../profiles/zone.js'
+import {gatewayPort, recordsPort} from '../refunds/ports.js'
 import {RefundService} from '../refunds/service.js'
 import {gatewayOf} from '../store/gateway.js'
 import type {GatewayHistory} from '../store/history.js'
@@ -78,7 +79,7 @@ export const defaultServices: ServiceFactory = {
       client,
       history,
       orders,
-      refunds: new RefundService(client, history, orders),
+      refunds: new RefundService(gatewayPort(client, orders), recordsPort(history)),
       close: async () => {
         closeStore(store, notes)
         connections.close()

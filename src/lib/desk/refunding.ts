@@ -9,34 +9,38 @@ import {GwError} from '../errors.js'
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {ListFilter} from '../orders/list.js'
 import type {OrderReference} from '../orders/reference.js'
+import type {OrderService} from '../orders/service.js'
 import {describeRefundProblem} from '../refunds/balance.js'
 import {type ListedRefund, REFUND_LIST_STATES, listRefunds} from '../refunds/list.js'
 import {type RefundedElsewhere, describeRefundedElsewhere} from '../refunds/elsewhere.js'
-import {howSettled} from '../refunds/lookup.js'
+import {howSettled} from '../refunds/decisions.js'
 import type {RefundService} from '../refunds/service.js'
-import {
-  type EarlierRefund,
-  type MadeRefund,
-  type OneRefund,
-  type RefusedRefund,
-  SingleRefunds,
-  describeMadeRefund,
-} from '../refunds/single.js'
-import {type Timeline, orderTimeline} from '../refunds/timeline.js'
+import type {EarlierRefund, MadeRefund, OneRefund, RefusedRefund} from '../refunds/refund.js'
+import {SingleRefunds, describeMadeRefund} from '../refunds/single.js'
+import {type Timeline, orderTimeline} from '../orders/timeline.js'
 import {earlierSentence} from '../render/refunds.js'
+import type {GatewayHistory} from '../store/history.js'
 
 export type {ListedRefund, Timeline}
 
 /** The refund service the desk is given (the command's, built by its factory): used only through this module. */
 export type DeskRefunds = RefundService
-export type {Totals} from '../refunds/timeline.js'
+export type {Totals} from '../orders/timeline-totals.js'
 
 /** The states a refund list can select. */
 export const REFUND_STATES: readonly string[] = REFUND_LIST_STATES
 
 /** One order's story, as `gw order timeline` tells it (with `refresh`: the gateway asked first). */
-export const storyOf = (refunds: RefundService, ref: OrderReference, options: {refresh: boolean; zone: string}) =>
-  orderTimeline(refunds, ref, options)
+export const storyOf = (
+  {refunds, history, orders}: {refunds: RefundService; history: GatewayHistory; orders: OrderService},
+  ref: OrderReference,
+  options: {refresh: boolean; zone: string},
+) =>
+  orderTimeline(
+    {history, orders, profile: refunds.profile, refundsOf: (found) => refunds.refundsOf(found)},
+    ref,
+    options,
+  )
 
 /** The refunds of a list, as `gw refund list` reads them. */
 export const listedRefunds = (

@@ -107,13 +107,13 @@ export class DeskRoutes {
     if (!number) return this.#find(ctx, {number, message: 'Type a number of the order, or of one of its refunds.'})
     let timeline: Timeline
     try {
-      timeline = await storyOf(this.services.refunds, {mch_order_no: number}, {refresh: true, zone: this.zone})
+      timeline = await storyOf(this.services, {mch_order_no: number}, {refresh: true, zone: this.zone})
     } catch (error) {
       if (!(error instanceof GwError)) throw error
       if (error.kind !== 'transport' && error.kind !== 'signature' && error.kind !== 'unknown')
         return this.#find(ctx, {number, ...wordsOf(error)})
       try {
-        timeline = await storyOf(this.services.refunds, {mch_order_no: number}, {refresh: false, zone: this.zone})
+        timeline = await storyOf(this.services, {mch_order_no: number}, {refresh: false, zone: this.zone})
       } catch {
         return this.#find(ctx, {number, ...wordsOf(error)}, 503)
       }
@@ -130,7 +130,7 @@ export class DeskRoutes {
     const reason = (form.get('reason') ?? '').trim().slice(0, 120)
     let timeline: Timeline
     try {
-      timeline = await storyOf(this.services.refunds, {mch_order_no: number}, {refresh: true, zone: this.zone})
+      timeline = await storyOf(this.services, {mch_order_no: number}, {refresh: true, zone: this.zone})
     } catch (error) {
       if (!(error instanceof GwError)) throw error
       return this.#find(ctx, {number, ...wordsOf(error)})

@@ -1,5 +1,5 @@
 /**
- * The gateway's signature (DESIGN.md, Signature). The canonical string is every parameter
+ * The gateway's signature (docs/design.md, The protocol: Signature). The canonical string is every parameter
  * but `sign` and absent ones, `key=value`, sorted by key in byte order, joined with nothing;
  * nested values are compact JSON with keys sorted at every level. RSA PKCS#1 v1.5 over its
  * UTF-8 bytes, MD5 (the gateway's default) or SHA-256, lowercase hex.

@@ -15,11 +15,11 @@ import {keyPassphrase} from './passphrase.js'
 import {type Profile, httpsOf, plainHttpToNetwork} from './store.js'
 import {wrongZone} from './zone.js'
 
-type Verdict = 'pass' | 'warn' | 'fail' | 'skip'
+type CheckMark = 'pass' | 'warn' | 'fail' | 'skip'
 
 export interface Check {
   name: string
-  verdict: Verdict
+  verdict: CheckMark
   detail: string
   advice?: string
 }
@@ -137,6 +137,15 @@ export async function runDoctor(
     return finish(null, 'usage')
   }
 
+  const stop =
+    keysChecked(profile, checks) ??
+    httpsChecked(profile, checks) ??
+    (await reachableChecked(profile, checks, timeoutMs))
+  return finish(profile.name, stop ?? (await probeChecked(profile, checks, timeoutMs, trace)))
+}
+
+/** The keys (parsed, their sizes) and the store's files (private): an outcome that stops the doctor, else undefined. */
+function keysChecked(profile: Profile, checks: Check[]): Outcome | undefined {
   try {
     const keys = checkKeys(profile.privateKeyPem, profile.gatewayPublicKeyPem)
     checks.push({
@@ -153,7 +162,7 @@ export async function runDoctor(
     })
   } catch (error) {
     checks.push({name: 'keys', verdict: 'fail', detail: (error as Error).message, advice: (error as GwError).advice})
-    return finish(profile.name, 'usage')
+    return 'usage'
   }
 
   const loose = loosePrivateFiles(profile.files ?? [])
@@ -171,21 +180,31 @@ export async function runDoctor(
     )
   }
 
-  const url = new URL(profile.baseUrl)
+  return undefined
+}
+
+/** A live profile on plain http:// to another machine: nothing is sent, as a signed request would cross the network in the clear. */
+function httpsChecked(profile: Profile, checks: Check[]): Outcome | undefined {
   // Said only when it fails; then nothing is sent: a signed request would cross the network in the clear.
   if (plainHttpToNetwork(profile.baseUrl, profile.live)) {
     checks.push({
       name: 'https',
       verdict: 'fail',
-      detail: `a live profile sending to ${url.host} over plain http://: requests, amounts and answers cross the network unencrypted`,
+      detail: `a live profile sending to ${new URL(profile.baseUrl).host} over plain http://: requests, amounts and answers cross the network unencrypted`,
       advice: `Use the gateway's https:// address: ${
         profile.source === 'store'
           ? gwCommand(undefined, 'profile', 'set', profile.name, '--base-url', httpsOf(profile.baseUrl))
           : `GW_BASE_URL=${httpsOf(profile.baseUrl)}`
       }`,
     })
-    return finish(profile.name, 'usage')
+    return 'usage'
   }
+  return undefined
+}
+
+/** The gateway's address accepts connections: else the doctor stops, said with where to look. */
+async function reachableChecked(profile: Profile, checks: Check[], timeoutMs: number): Promise<Outcome | undefined> {
+  const url = new URL(profile.baseUrl)
   try {
     const ms = await tcpConnect(url, Math.min(timeoutMs, 5000))
     checks.push({
@@ -200,9 +219,23 @@ export async function runDoctor(
       detail: `${url.host}: ${(error as Error).message}`,
       advice: unreachableAdvice(profile, url),
     })
-    return finish(profile.name, 'transport')
+    return 'transport'
   }
 
+  return undefined
+}
+
+/**
+ * One signed order query for a number that cannot exist: GW_INVALID_ORDER_NO means appid and
+ * signature are accepted, a verified answer that the gateway key is right; the gateway's clock too.
+ * `trace`: the signed request and its answer, for --verbose.
+ */
+async function probeChecked(
+  profile: Profile,
+  checks: Check[],
+  timeoutMs: number,
+  trace?: ClientOptions['trace'],
+): Promise<Outcome> {
   const client = new GatewayClient(profile, {timeoutMs, attempts: 1, trace, keyPassphrase: keyPassphrase()})
   const probe = `GW-DOCTOR-${randomBytes(6).toString('hex')}`
   let outcome: Outcome = 'done'
@@ -262,7 +295,7 @@ export async function runDoctor(
     }
     outcome = gw.kind
   }
-  return finish(profile.name, outcome)
+  return outcome
 }
 
 /** The offset the gateway's time stamp writes against the profile's zone; skipped when it writes none. */

@@ -4,7 +4,7 @@
  * changed only under its lock; the keys are copied into files of their own beside it (0600),
  * never printed.
  *
- * Not `conf`, as DESIGN.md names: its atomic writer hooks SIGINT and SIGTERM and raises
+ * Not `conf`, as the first design named (docs/design.md): its atomic writer hooks SIGINT and SIGTERM and raises
  * them again, which ends a bulk refund's graceful Ctrl-C at once.
  */
 import {randomBytes} from 'node:crypto'

@@ -28,12 +28,12 @@ import {
 } from '../files/table.js'
 import {fileSha256} from '../io/file-version.js'
 import {GwError, usageError} from '../errors.js'
-import {ORDER_NUMBER_FIELDS, PAID_ORDER_STATES, isCurrency, isoTime} from '../gateway/protocol/index.js'
+import {hasRefundQuery, isCurrency, isoTime, ORDER_NUMBER_FIELDS, PAID_ORDER_STATES} from '../gateway/protocol/index.js'
 import {type NoteLine, NotesUnder} from '../files/notes.js'
 import {type TotalsRow, TotalsRows, totalsVerdict} from '../files/totals.js'
 import {ORDER_LIST_COLUMNS} from '../orders/list.js'
 import type {OrderService} from '../orders/service.js'
-import {hasRefundQuery, refundedTotal} from '../refunds/lookup.js'
+import {refundedTotal} from '../refunds/refund.js'
 import type {RefundService} from '../refunds/service.js'
 import {quoted} from '../untrusted.js'
 import {
@@ -266,13 +266,13 @@ export class Reconciler {
     // The refunded total tells a partly refunded order (still `paid` to the merchant) from a fully refunded one.
     if ((options.withRefunds || view.status) && found.record.result === 'REFUND') {
       if (hasRefundQuery(found.channel)) {
-        const refunds = await this.refunds.queries.refundsOf(found, view.mchRefundNo ? [view.mchRefundNo] : [])
+        const refunds = await this.refunds.refundsOf(found, view.mchRefundNo ? [view.mchRefundNo] : [])
         refunded = refunds && {minor: refundedTotal(refunds), from: 'gateway'}
       } else {
         // No refund query for the channel (alipay): what this machine made is all gw can know, and it says so.
         // Counted as the gateway's refund query counts (succeeded or processing); one the gateway held
         // without showing its state (not confirmable) is not proven, so not counted.
-        const made = this.refunds.queries.madeHere(found).filter((r) => r.status !== 'not_confirmable')
+        const made = this.refunds.madeHere(found).filter((r) => r.status !== 'not_confirmable')
         refunded = {minor: made.reduce((sum, r) => sum + r.refund_fee, 0), from: 'history'}
       }
     }
@@ -282,7 +282,7 @@ export class Reconciler {
   /** Reconciles the opened file into `options.out`. */
   async run(input: ReconcileInput, options: ReconcileOptions): Promise<ReconcileOutcome> {
     const {table} = input
-    const profile = this.refunds.client.profile
+    const profile = this.refunds.profile
     const trail = startTrail(input.file, await fileSha256(input.file), profile, options.gw_version)
     const writer = await AnnotatedWriter.open(input.out, table.header, OUTPUT_COLUMNS, {
       bom: options.bom,

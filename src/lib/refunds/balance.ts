@@ -17,6 +17,7 @@ import {
   minorUnitsOf,
 } from '../gateway/protocol/index.js'
 import {shown} from '../untrusted.js'
+import type {RefundAsk, RefundProblem} from './refund.js'
 
 /** What the check needs of the order (from an order query). */
 interface OrderFacts {
@@ -25,24 +26,6 @@ interface OrderFacts {
   currency: string
   /** The order's channel, when known: some channels cannot be refunded through the API at all. */
   channel?: string
-}
-
-export type RefundProblem =
-  | {kind: 'channel_not_refundable'; channel: string; channels: readonly string[]}
-  | {kind: 'currency_mismatch'; currency: string; given: string}
-  | {kind: 'total_mismatch'; total: number; given: number; currency: string}
-  | {kind: 'not_paid'; state: string}
-  | {kind: 'bad_amount'; form: 'decimal' | 'minor'; reason: string}
-  | {kind: 'above_total'; refundFee: number; total: number; currency: string}
-  | {kind: 'above_balance'; refundFee: number; balance: number; total: number; currency: string}
-  /** The refund number was sent from this machine before, for another order or amount: never sent with another. */
-  | {kind: 'number_reused'; mchRefundNo: string; order: string; refundFee: number; currency: string; at: string}
-
-export interface RefundAsk {
-  amount: Amount
-  /** The currency and total the caller expects the order to have, when given. */
-  feeType?: string
-  totalFee?: number
 }
 
 /** The amount in minor units of the order's currency, or why it cannot be one. */

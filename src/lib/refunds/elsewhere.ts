@@ -7,10 +7,9 @@
  * says REFUND once any refund of it succeeded: a refund made elsewhere. A pure decision, asked by
  * a single refund (a question) and by a bulk run's checks (a problem of the order's rows).
  */
-import type {RefundOrder} from '../gateway/protocol/index.js'
+import {type RefundOrder, hasRefundQuery} from '../gateway/protocol/index.js'
 import type {FoundOrder} from '../orders/service.js'
 import {type RefundEntry, isMade} from '../store/records.js'
-import {hasRefundQuery} from './lookup.js'
 
 /** An order the gateway shows refunded, of which this machine knows no refund. */
 export interface RefundedElsewhere {

@@ -6,7 +6,6 @@
  */
 import type {Outcome} from '../errors.js'
 import {type RefundOrder, decimalOf, isoTime, normalizeRefundState} from '../gateway/protocol/index.js'
-import type {GatewayHistory} from '../store/history.js'
 import {
   type ListFilter,
   REFRESH_OUTCOME,
@@ -16,6 +15,7 @@ import {
   refreshAsker,
   selectionOf,
 } from '../orders/list.js'
+import type {RefundRecords} from './ports.js'
 import type {RefundService} from './service.js'
 
 /**
@@ -74,8 +74,8 @@ export const REFUND_LIST_STATES = ['refunded', 'processing', 'failed', 'unknown'
 const GATEWAY_STATUS: Record<string, string> = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'}
 
 /** The refunds of the list as the history knows them, newest first, read from the query as they are used. */
-function* listedRefunds(history: GatewayHistory, appid: string, filter: ListFilter): Generator<ListedRefund> {
-  for (const r of history.refunds(selectionOf(filter))) {
+function* listedRefunds(records: RefundRecords, filter: ListFilter): Generator<ListedRefund> {
+  for (const r of records.refunds(selectionOf(filter))) {
     const status = r.status ?? 'refunded'
     yield {
       made_at: isoTime(new Date(r.at)),
@@ -116,8 +116,8 @@ export function listRefunds(
   const ask = refreshAsker()
   const refundsOf = (refund: ListedRefund): Promise<OrderRefunds> =>
     ask(async () => {
-      const found = await refunds.orders.find({mch_order_no: refund.mch_order_no}, refund.channel)
-      const there = await refunds.queries.refundsOf(found, [refund.mch_refund_no])
+      const found = await refunds.order({mch_order_no: refund.mch_order_no}, refund.channel)
+      const there = await refunds.refundsOf(found, [refund.mch_refund_no])
       return there ? {there} : {skipped: `${found.channel} has no refund query`}
     })
   const refresh = async (refund: ListedRefund) => {
@@ -138,7 +138,7 @@ export function listRefunds(
       refund.gw_refund_no = there?.gw_refund_no ?? refund.gw_refund_no
     }
   }
-  const count = () => refunds.history.count('refunds', selectionOf(filter))
-  const listed = listedRefunds(refunds.history, refunds.appid, filter)
+  const count = () => refunds.records.count(selectionOf(filter))
+  const listed = listedRefunds(refunds.records, filter)
   return emitList(listed, filter, {refresh, state: (r) => r.status, count}, emit)
 }

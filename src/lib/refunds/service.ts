@@ -1,50 +1,43 @@
 /**
- * Refunds: money leaving the merchant. A refund is planned against what an order query
- * shows (amount, currency, channel, balance) and refused before sending when it cannot be
- * right. When an answer is lost or unsure, the gateway's record of the refund number
- * decides: a refund query where the channel has one; elsewhere the same number sent again,
- * which the gateway takes once (a duplicate-number refusal means it holds the refund, and
- * the order's state corroborates it). A refund is never sent under a new number blindly.
+ * Refunds: money leaving the merchant, as one use case over two ports (ports.ts): the gateway and
+ * this machine's records of it. A refund is planned against what an order query shows (amount,
+ * currency, channel, balance) and refused before sending when it cannot be right. When an answer
+ * is lost or unsure, the gateway's record of the refund number decides: a refund query where the
+ * channel has one; elsewhere the same number sent again, which the gateway takes once (a
+ * duplicate-number refusal means it holds the refund, and the order's state corroborates it). A
+ * refund is never sent under a new number blindly. What each answer makes of a refund is
+ * decisions.ts's; this service asks, sends and records.
  */
 import {GwError} from '../errors.js'
-import type {Refusal} from '../gateway/answers.js'
-import type {GatewayClient} from '../gateway/client.js'
-import {ORDER_NOT_FOUND, explainError, formatAmount, lookupError} from '../gateway/protocol/index.js'
+import type {GatewayProfile} from '../gateway/client.js'
+import {ORDER_NOT_FOUND, type RefundOrder, explainError, hasRefundQuery} from '../gateway/protocol/index.js'
 import {LocalStateError} from '../io/database.js'
-import type {GatewayHistory} from '../store/history.js'
 import type {Recorded} from '../store/durability.js'
 import type {RefundEntry, RefundEntryStatus} from '../store/records.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
-import type {FoundOrder, OrderService} from '../orders/service.js'
+import type {FoundOrder} from '../orders/service.js'
 import {type RetryPolicy, tries} from '../retry.js'
-import {type RefundAsk, type RefundProblem, checkRefund} from './balance.js'
-import {type Lookup, hasRefundQuery, howSettled, lookupOf} from './lookup.js'
-import {afterAnswer, afterLookup} from './send-decision.js'
-import {RefundQueries, refundQuery} from './query.js'
-
-export interface RefundRequest extends RefundAsk {
-  ref: OrderReference
-  mchRefundNo?: string
-  channel?: string
-}
-
-export interface PlannedRefund {
-  ref: OrderReference
-  mch_order_no: string
-  gw_order_no?: string
-  channel: string
-  total_fee: number
-  fee_type: string
-  refund_fee: number
-  mch_refund_no: string
-  /** What was left of the order before this refund, when it is known. */
-  balance_fee?: number
-  /**
-   * The refund number was given (a flag, a file's column) and this machine never sent it for
-   * this order: the gateway refusing it as a duplicate may mean another order's refund.
-   */
-  number_given?: boolean
-}
+import {checkRefund} from './balance.js'
+import {
+  type HeldOrder,
+  afterAnswer,
+  afterLookup,
+  delayedResult,
+  heldResult,
+  howSettled,
+  lookupOf,
+  notMadeResult,
+  notMadeWhy,
+  numberTakenResult,
+  refusedResult,
+  settledResult,
+  unsettledResult,
+  unverifiedResult,
+} from './decisions.js'
+import {isSeenRefunded, numberReused} from './evidence.js'
+import {OrderRefunds, refundQuery} from './order-refunds.js'
+import type {RefundGateway, RefundParams, RefundRecords} from './ports.js'
+import type {Lookup, PlannedRefund, RefundProblem, RefundRequest, RefundResult} from './refund.js'
 
 /** What the history records of a refund: one known from a bulk journal may lack its channel and its order's total. */
 type HistoryFacts = Pick<PlannedRefund, 'mch_order_no' | 'gw_order_no' | 'mch_refund_no' | 'refund_fee' | 'fee_type'> &
@@ -59,59 +52,50 @@ function historyFacts(planned: HistoryFacts) {
   return {mch_order_no, gw_order_no, channel, mch_refund_no, refund_fee, fee_type, total_fee: total_fee || undefined}
 }
 
-/**
- * `not_confirmable`: sent, and the gateway holds its number, but the channel gives no way to
- * learn the refund's amount and state (alipay: no refund query). Never said to be refunded.
- */
-export type RefundStatus = 'refunded' | 'processing' | 'failed' | 'unknown' | 'not_confirmable'
-
-export interface RefundResult {
-  status: RefundStatus
-  planned: PlannedRefund
-  gw_refund_no?: string
-  refund_time?: string
-  err_code?: string
-  err_msg?: string
-  /** Meaning and advice for people, for failed, processing and unknown refunds. */
-  explanation?: string
-  /**
-   * How the outcome was learned: the refund's answer, a refund query, the same number sent
-   * again, or this machine's history (the gateway showed it to an earlier run; nothing was sent).
-   */
-  resolved_by: 'answer' | 'refund_query' | 'resend' | 'history'
-  /** The refund number was already taken before this send, for this same refund. */
-  already_existed?: boolean
-  /** The answers failed verification (bad signature, or about another request): nothing in them was used (exit 4). */
-  unverified?: boolean
-  /**
-   * Sent, and this machine could not record what became of it (the history held by another
-   * program, a full disk): where it went instead (history.jsonl, merged next time) or that it
-   * went nowhere (the next run looks it up). Exit 5: the local record is behind the money.
-   */
-  not_recorded?: Exclude<Recorded, {where: 'history'}>
-}
-
 /** Rounds of "send, and when unclear look it up (or send the same number again)" before the outcome is called unknown. */
 const SEND_ROUNDS: RetryPolicy = {tries: 3, delayMs: () => 0}
 
 /** Why a refund sent before a stop (Ctrl-C, SIGTERM, a hang-up) is unknown: nothing more was asked. */
 const STOPPED = 'gw was stopped before the outcome was settled'
 
-const STATUS_OF_LOOKUP = {SUCCESS: 'refunded', PROCESSING: 'processing', FAIL: 'failed'} as const
-
 export class RefundService {
-  readonly queries: RefundQueries
+  readonly #orderRefunds: OrderRefunds
 
+  /** `gateway` and `records`: the ports the service asks through, and a use case beside it asks too (a bulk run's claims). */
   constructor(
-    readonly client: GatewayClient,
-    readonly history: GatewayHistory,
-    readonly orders: OrderService,
+    readonly gateway: RefundGateway,
+    readonly records: RefundRecords,
   ) {
-    this.queries = new RefundQueries(client, history, orders)
+    this.#orderRefunds = new OrderRefunds(gateway, records)
+  }
+
+  /** The profile refunds are made for: its appid, and its name in the commands gw suggests. */
+  get profile(): GatewayProfile {
+    return this.gateway.profile
   }
 
   get appid(): string {
-    return this.client.profile.appid
+    return this.gateway.profile.appid
+  }
+
+  /** The order, by any of its numbers (`asking`: the command that asks again, for the advice). */
+  order(ref: OrderReference, channel?: string, asking?: (ref: OrderReference) => (string | number)[]) {
+    return this.gateway.order(ref, channel, asking)
+  }
+
+  /** Every refund of the order, as the gateway's refund query lists them (order-refunds.ts). */
+  refundsOf(found: FoundOrder, candidates: string[] = []): Promise<RefundOrder[] | undefined> {
+    return this.#orderRefunds.refundsOf(found, candidates)
+  }
+
+  /** The refunds this machine made of an order whose channel has no refund query: its word, not the gateway's. */
+  madeHere(found: FoundOrder): RefundEntry[] {
+    return this.#orderRefunds.madeHere(found)
+  }
+
+  /** The refund query of `gw refund query` (order-refunds.ts). */
+  query(found: FoundOrder, mchRefundNo?: string) {
+    return this.#orderRefunds.query(found, mchRefundNo)
   }
 
   /**
@@ -151,21 +135,12 @@ export class RefundService {
    * tell the two refunds apart.
    */
   numberReused(mchOrderNo: string, mchRefundNo: string, refundFee: number): RefundProblem | undefined {
-    const first = this.history.findRefund(mchRefundNo)
-    if (!first || (first.mch_order_no === mchOrderNo && first.refund_fee === refundFee)) return undefined
-    return {
-      kind: 'number_reused',
-      mchRefundNo,
-      order: first.mch_order_no,
-      refundFee: first.refund_fee,
-      currency: first.fee_type ?? '',
-      at: first.at,
-    }
+    return numberReused(this.records.byNumber(mchRefundNo), mchOrderNo, refundFee)
   }
 
   /** This machine's history holds a refund of this number for this order (sent by gw, whatever became of it). */
   sentHere(mchOrderNo: string, mchRefundNo: string): boolean {
-    return this.history.refundsOf(mchOrderNo).some((r) => r.mch_refund_no === mchRefundNo)
+    return this.records.ofOrder(mchOrderNo).some((r) => r.mch_refund_no === mchRefundNo)
   }
 
   /** What the gateway's refund query says of this refund number. Never throws: what cannot be learned is `unknown`. */
@@ -176,7 +151,7 @@ export class RefundService {
     let answer
     try {
       const query = refundQuery(planned, planned.mch_refund_no, planned.refund_fee)
-      answer = await this.client.call('refund_query', query, {gw_order_no: planned.gw_order_no}, {signal})
+      answer = await this.gateway.lookup(query, {gw_order_no: planned.gw_order_no}, signal)
     } catch (error) {
       if (error instanceof GwError) return {state: 'unknown', why: error.message}
       throw error
@@ -203,7 +178,7 @@ export class RefundService {
    */
   async send(planned: PlannedRefund, source = 'refund create', signal?: AbortSignal): Promise<RefundResult> {
     const params = refundParams(planned)
-    this.client.check('order_refund', params)
+    this.gateway.check(params)
     let result: RefundResult
     try {
       result = await this.#send(planned, params, signal)
@@ -228,7 +203,7 @@ export class RefundService {
    * (LocalStateError) when the history cannot take it: then the refund is not sent.
    */
   recordIntent(planned: PlannedRefund, source: string): void {
-    this.history.recordIntent({...historyFacts(planned), source})
+    this.records.intent({...historyFacts(planned), source})
   }
 
   /**
@@ -244,7 +219,7 @@ export class RefundService {
     credit = true,
   ): Recorded {
     const entry = {...historyFacts(planned), status, ...extra}
-    return this.history.recordOutcome(entry, {sync: extra.source === 'refund create', credit})
+    return this.records.outcome(entry, {sync: extra.source === 'refund create', credit})
   }
 
   async #send(planned: PlannedRefund, params: RefundParams, signal?: AbortSignal): Promise<RefundResult> {
@@ -258,7 +233,7 @@ export class RefundService {
       }
       let answer
       try {
-        answer = await this.client.call('order_refund', params, {gw_order_no: planned.gw_order_no}, {signal})
+        answer = await this.gateway.refund(params, {gw_order_no: planned.gw_order_no}, signal)
       } catch (error) {
         // No connection now, after an earlier round that may have arrived: not "nothing was sent".
         if (round > 1 && error instanceof GwError && error.kind === 'transport') {
@@ -274,23 +249,21 @@ export class RefundService {
       }
       const decided = afterAnswer(answer, {canQuery, round, numberGiven: Boolean(planned.number_given)})
       switch (decided.next) {
-        case 'refused':
-          return this.#refused(planned, answer as Extract<typeof answer, {status: 'refused'}>, signal)
+        case 'refused': {
+          const refusal = answer as Extract<typeof answer, {status: 'refused'}>
+          return refusedResult(planned, refusal, canQuery ? await this.lookup(planned, signal) : undefined)
+        }
         case 'unverified':
-          return this.#unverified(planned, answer.message)
-        case 'processing': {
-          const explanation = `${lookupError('TRADE_STATE_ERROR')!.action} The gateway has no refund query for ${planned.channel}: confirm refund ${planned.mch_refund_no} on the merchant platform.`
-          return {status: 'processing', planned, err_code: 'TRADE_STATE_ERROR', explanation, resolved_by: 'answer'}
+          return unverifiedResult(planned, answer.message)
+        case 'processing':
+          return delayedResult(planned)
+        case 'number_taken':
+          return numberTakenResult(planned, answer.code!)
+        case 'held': {
+          const order = await this.#orderHolding(planned, signal)
+          const seen = 'state' in order && order.state === 'REFUND' ? this.seenRefunded(planned) : undefined
+          return heldResult(planned, decided.existed, order, seen)
         }
-        case 'number_taken': {
-          const explanation =
-            `Refund number ${planned.mch_refund_no} is already used at the gateway, by this order or another, and ` +
-            `the gateway has no refund query for ${planned.channel} to tell which; gw never sent it for order ` +
-            `${planned.mch_order_no}. Nothing was refunded by this run. Give another refund number, or none (gw makes one).`
-          return {status: 'failed', planned, err_code: answer.code, explanation, resolved_by: 'answer'}
-        }
-        case 'held':
-          return this.#held(planned, decided.existed, signal)
         case 'send_again':
           lastWhy = answer.message
           continue
@@ -302,21 +275,10 @@ export class RefundService {
       }
       // Unclear, or the number is taken: the gateway's record of this refund number decides.
       const found = await this.lookup(planned, signal)
-      const failed = (why: string): RefundResult => ({
-        status: 'failed',
-        planned,
-        err_code: answer.code,
-        explanation: explainError(answer.code, why),
-        resolved_by: 'refund_query',
-      })
       const looked = afterLookup(found, decided)
-      if (looked.next === 'other_amount') {
-        const other = formatAmount((found as Extract<Lookup, {state: 'other_amount'}>).refund_fee, planned.fee_type)
-        return failed(`refund ${planned.mch_refund_no} exists at the gateway with another amount (${other})`)
-      }
-      if (looked.next === 'other_order')
-        return failed(`refund number ${planned.mch_refund_no} belongs to another order`)
-      if (looked.next === 'unverified') return this.#unverified(planned, answer.message)
+      if (looked.next === 'other_amount' || looked.next === 'other_order')
+        return notMadeResult(planned, answer.code, notMadeWhy(planned, looked, found))
+      if (looked.next === 'unverified') return unverifiedResult(planned, answer.message)
       if (looked.next === 'unknown') {
         lastWhy = (found as Extract<Lookup, {state: 'unknown'}>).why
         break
@@ -326,99 +288,20 @@ export class RefundService {
         lastWhy = answer.message
         continue
       }
-      const existed = decided.existed
-      const status = STATUS_OF_LOOKUP[looked.state]
-      const {gw_refund_no, refund_time} = found as Extract<Lookup, {state: 'SUCCESS' | 'PROCESSING' | 'FAIL'}>
-      const settled = {
-        planned,
-        status,
-        gw_refund_no,
-        refund_time,
-        resolved_by: 'refund_query' as const,
-        already_existed: existed,
-      }
-      if (status === 'refunded') return settled
-      if (status === 'processing')
-        return {...settled, err_code: 'TRADE_STATE_ERROR', explanation: lookupError('TRADE_STATE_ERROR')!.action}
-      return {...settled, err_code: 'REFUND_FAILED', explanation: 'The channel reports the refund as failed.'}
+      return settledResult(planned, found as Extract<Lookup, {state: typeof looked.state}>, decided.existed)
     }
-    const explanation = `The outcome could not be settled (${lastWhy}). Run the same command again later: ${howSettled(planned)}.`
-    return {status: 'unknown', planned, explanation, resolved_by: canQuery ? 'refund_query' : 'resend'}
+    return unsettledResult(planned, lastWhy)
   }
 
-  /**
-   * A refusal carries nothing of the refund it answers (2.1), so a signed refusal of another
-   * request would pass for this one's: where the channel has a refund query, the refund's number
-   * is looked up before it is called failed, and what the gateway shows of it decides.
-   */
-  async #refused(planned: PlannedRefund, refusal: Refusal, signal?: AbortSignal): Promise<RefundResult> {
-    const {code: err_code, message: err_msg, explanation} = refusal
-    const failed: RefundResult = {status: 'failed', planned, err_code, err_msg, explanation, resolved_by: 'answer'}
-    if (!hasRefundQuery(planned.channel)) {
-      const unconfirmed = `${explanation} The gateway has no refund query for ${planned.channel} to confirm that nothing was refunded: check refund ${planned.mch_refund_no} on the merchant platform before refunding the order again.`
-      return {...failed, explanation: unconfirmed}
+  /** What the order of a refund whose number the gateway holds shows (no refund query: its state is the gateway's word). */
+  async #orderHolding(planned: PlannedRefund, signal?: AbortSignal): Promise<HeldOrder> {
+    if (signal?.aborted) return {stopped: true}
+    try {
+      return {state: (await this.gateway.order(planned.ref, planned.channel)).record.result}
+    } catch (error) {
+      if (!(error instanceof GwError)) throw error
+      return {error: error.message}
     }
-    const found = await this.lookup(planned, signal)
-    if (found.state === 'unknown')
-      return {
-        status: 'unknown',
-        planned,
-        explanation: `The gateway refused the refund (${err_code}), but looking refund ${planned.mch_refund_no} up to confirm it did not settle it (${found.why}). Run the same command again later: gw looks it up first.`,
-        resolved_by: 'refund_query',
-      }
-    // Not there, failed, or the number held for another amount: this refund was not made under it.
-    if (found.state === 'absent' || found.state === 'other_amount' || found.state === 'FAIL') return failed
-    const status = STATUS_OF_LOOKUP[found.state]
-    return {
-      status,
-      planned,
-      gw_refund_no: found.gw_refund_no,
-      refund_time: found.refund_time,
-      resolved_by: 'refund_query',
-    }
-  }
-
-  /** The answers failed verification: nothing in them is used, nothing is sent again; the next run settles it. */
-  #unverified(planned: PlannedRefund, why: string): RefundResult {
-    const explanation = `The answer failed verification (${why}); nothing in it was trusted, and refund ${planned.mch_refund_no} may or may not have been made. Run the same command again once the connection to the gateway is trusted: ${howSettled(planned)}.`
-    return {status: 'unknown', planned, explanation, unverified: true, resolved_by: 'answer'}
-  }
-
-  /**
-   * The gateway holds this refund number (it refused it as a duplicate) and has no refund query
-   * for the channel: that proves the number is held, not the refund's amount or state, and an
-   * order in REFUND may owe its state to another refund. The outcome is "sent, not
-   * confirmable", never refunded, but where the order shows a refund succeeded and this machine
-   * saw the gateway show this very refund refunded (another run of the same rows, at the same
-   * time). The order's state is said, for the merchant platform's check.
-   */
-  async #held(planned: PlannedRefund, existed: boolean, signal?: AbortSignal): Promise<RefundResult> {
-    let order: string
-    let state: string | undefined
-    if (signal?.aborted) order = 'the order was not queried (gw was stopped)'
-    else {
-      try {
-        state = (await this.orders.find(planned.ref, planned.channel)).record.result
-        order =
-          state === 'REFUND'
-            ? 'the order shows a refund succeeded, this one or another'
-            : `the order is ${state}: no refund of it shows as succeeded yet`
-      } catch (error) {
-        if (!(error instanceof GwError)) throw error
-        order = `the order could not be queried (${error.message})`
-      }
-    }
-    const seen = state === 'REFUND' ? this.seenRefunded(planned) : undefined
-    if (seen)
-      return {
-        status: 'refunded',
-        planned,
-        gw_refund_no: seen.gw_refund_no,
-        resolved_by: 'history',
-        already_existed: true,
-      }
-    const explanation = `The gateway holds refund number ${planned.mch_refund_no} (it refused it as already used), but it has no refund query for ${planned.channel} to show that refund's amount and state; ${order}. Nothing more was sent. Confirm refund ${planned.mch_refund_no} on the merchant platform.`
-    return {status: 'not_confirmable', planned, explanation, resolved_by: 'resend', already_existed: existed}
   }
 
   /**
@@ -427,9 +310,8 @@ export class RefundService {
    */
   seenRefunded(planned: Pick<PlannedRefund, 'mch_refund_no' | 'mch_order_no' | 'refund_fee'>): RefundEntry | undefined {
     try {
-      const entry = this.history.findRefund(planned.mch_refund_no)
-      const same = entry?.mch_order_no === planned.mch_order_no && entry.refund_fee === planned.refund_fee
-      return same && (entry.status === 'refunded' || entry.status === undefined) ? entry : undefined
+      const entry = this.records.byNumber(planned.mch_refund_no)
+      return isSeenRefunded(entry, planned) ? entry : undefined
     } catch (error) {
       // The history held by another program: nothing learned from it.
       if (error instanceof LocalStateError) return undefined
@@ -438,10 +320,8 @@ export class RefundService {
   }
 }
 
-type RefundParams = ReturnType<typeof refundParams>
-
 /** The parameters of a refund request, as sent (every attempt and resend the same). */
-function refundParams(planned: PlannedRefund) {
+function refundParams(planned: PlannedRefund): RefundParams {
   return {
     mch_order_no: planned.ref.mch_order_no ?? planned.mch_order_no,
     gw_order_no: planned.ref.gw_order_no,

@@ -9,50 +9,34 @@
  * refund made recently needs a confirmation (--again). The intent is synced before sending; the
  * outcome recorded after.
  */
-import {
-  GwError,
-  type Outcome,
-  type SuggestedFor,
-  type StopSignal,
-  gwCommand,
-  outcomeOfSignal,
-  stopSignalOf,
-  stoppedError,
-} from '../errors.js'
+import {GwError, type SuggestedFor, gwCommand, stopSignalOf, stoppedError} from '../errors.js'
 import {LocalStateError} from '../io/database.js'
 import {
   type RefundOrder,
   decimalOf,
   formatAmount,
+  hasRefundQuery,
   isoTime,
   minorUnitsOf,
-  normalizeRefundState,
 } from '../gateway/protocol/index.js'
 import {shown} from '../untrusted.js'
 import type {OrderClaim} from '../store/history.js'
 import {type RefundedElsewhere, refundedElsewhere} from './elsewhere.js'
-import {type RefundEntry, isMade, isUnsettled} from '../store/records.js'
+import {type RefundEntry, isUnsettled} from '../store/records.js'
 import type {FoundOrder} from '../orders/service.js'
-import type {RefundProblem} from './balance.js'
-import {hasRefundQuery, howSettled, refundedTotal} from './lookup.js'
-import type {PlannedRefund, RefundRequest, RefundResult, RefundService} from './service.js'
-
-/** How long an identical refund counts as "recent": one made within it needs --again. */
-const IDENTICAL_WINDOW_MS = 7 * 24 * 3600 * 1000
-
-/** A refund already made of the same order and amount. */
-export interface MadeRefund {
-  mch_refund_no: string
-  gw_refund_no?: string
-  refund_fee: number
-  fee_type: string
-  /** When it was made (ISO 8601), as far as known. */
-  at?: string
-  /** Where it was made, when it was made on this machine. */
-  source?: string
-  /** The gateway refused it, on a channel that cannot confirm a refusal (no refund query). */
-  refused?: boolean
-}
+import {howSettled} from './decisions.js'
+import {IDENTICAL_WINDOW_MS, earlierStep, identicalRefund, knownResult} from './evidence.js'
+import {
+  type EarlierRefund,
+  type MadeRefund,
+  type OneRefund,
+  type PlannedRefund,
+  type RefundRequest,
+  type RefundResult,
+  type RefusedRefund,
+  refundedTotal,
+} from './refund.js'
+import type {RefundService} from './service.js'
 
 /** A refund made recently, as the question before another of the same order and amount names it. */
 export function describeMadeRefund(made: MadeRefund): string {
@@ -73,57 +57,12 @@ export interface OneRefundHooks {
   sending(planned: PlannedRefund): Promise<void>
 }
 
-/**
- * A refund an earlier run sent without learning its outcome, as this command settled it by
- * looking it up: made (refunded, processing), failed, or `absent` (it never reached the gateway:
- * nothing was refunded under its number).
- */
-export interface EarlierRefund {
-  mch_refund_no: string
-  refund_fee: number
-  refund_amount?: string
-  fee_type: string
-  status: 'refunded' | 'processing' | 'failed' | 'absent'
-  gw_refund_no?: string
-  refund_time?: string
-  /** Where it was sent from: `refund create`, or a bulk run's file. */
-  source?: string
-}
-
 /** What settling the order's earlier refunds gives of the refund asked for, when it is one of them (each settled goes into the caller's `earlier`). */
 interface Settling {
   /** The refund this command asks for is an earlier one the gateway shows made: nothing is sent. */
   made?: RefundResult
   /** The refund this command asks for is an earlier one that never arrived, or cannot be looked up: sent under its number. */
   again?: PlannedRefund
-}
-
-/** A refund refused before it was sent, with the earlier refunds of the order settled first (looked up, nothing sent). */
-export type RefusedRefund = RefundProblem & {settled_earlier?: readonly EarlierRefund[]}
-
-export type OneRefund = RefundResult & {
-  /** The refund asked for is the one an earlier run left unsettled, shown made by the gateway: nothing new was sent. */
-  completed_earlier?: boolean
-  /** The refund asked for is the one an earlier run left unsettled: sent again under its number, which the gateway takes once. */
-  sent_again?: boolean
-  /** Earlier refunds of the order whose outcome was not known, settled by this command by looking them up. */
-  settled_earlier?: readonly EarlierRefund[]
-  /** A signal stopped the command while the refund was in flight: sent, outcome unknown. */
-  interrupted?: StopSignal
-}
-
-/**
- * How `gw refund create` ends: refused before sending (usage), failed as the gateway said
- * (refused), interrupted, refunded and recorded (done), an answer that failed verification
- * (signature), else money that may have moved unproven (unknown: processing, unknown, not
- * confirmable, or an outcome this machine could not record).
- */
-export function outcomeOfRefund(result: OneRefund | RefusedRefund): Outcome {
-  if ('kind' in result) return 'usage'
-  if (result.status === 'failed') return 'refused'
-  if (result.interrupted) return outcomeOfSignal(result.interrupted)
-  if (result.status === 'refunded' && !result.not_recorded) return 'done'
-  return result.unverified ? 'signature' : 'unknown'
 }
 
 function plannedFrom(entry: RefundEntry, found: FoundOrder): PlannedRefund {
@@ -163,7 +102,7 @@ export class SingleRefunds {
     asked: {minor?: number; mchRefundNo?: string; ours?: ReadonlySet<string>},
     earlier: EarlierRefund[],
   ): Promise<Settling> {
-    const {history} = this.refunds
+    const {records} = this.refunds
     const settling: Settling = {}
     const orderNo = found.record.mch_order_no ?? ''
     // A refund of another order of the same number (its gateway number differs: another gateway's,
@@ -171,44 +110,36 @@ export class SingleRefunds {
     const ofThisOrder = (entry: RefundEntry) =>
       !entry.gw_order_no || !found.record.gw_order_no || entry.gw_order_no === found.record.gw_order_no
     const earlierOne = (entry: RefundEntry) => ofThisOrder(entry) && !asked.ours?.has(entry.mch_refund_no)
-    const unsettled = history.refundsOf(orderNo).filter((entry) => isUnsettled(entry) && earlierOne(entry))
+    const unsettled = records.ofOrder(orderNo).filter((entry) => isUnsettled(entry) && earlierOne(entry))
     for (const entry of unsettled) {
       const planned = plannedFrom(entry, found)
       const source = entry.source ?? 'refund create'
       const theOneAsked = !settling.made && !settling.again && isAsked(entry, asked)
-      if (!hasRefundQuery(planned.channel)) {
-        if (theOneAsked) {
-          settling.again = planned
-          continue
-        }
-        throw cannotLookUp(planned, entry, this.refunds.client.profile)
-      }
-      const looked = await this.refunds.lookup(planned)
-      if (looked.state === 'unknown') throw stillUnknown(planned, looked.why)
-      // Never arrived, and it is what this command asks for: it goes now, under its number.
-      if (looked.state === 'absent' && theOneAsked) {
+      const looked = hasRefundQuery(planned.channel) ? await this.refunds.lookup(planned) : undefined
+      const step = earlierStep(theOneAsked, looked)
+      if (step.next === 'send_again') {
         settling.again = planned
         continue
       }
-      const status = (
-        {
-          SUCCESS: 'refunded',
-          PROCESSING: 'processing',
-          FAIL: 'failed',
-          other_amount: 'failed',
-          absent: 'absent',
-        } as const
-      )[looked.state]
-      const facts = looked.state === 'absent' ? {} : {gw_refund_no: looked.gw_refund_no}
+      if (step.next === 'cannot_look_up') throw cannotLookUp(planned, entry, this.refunds.profile)
+      if (step.next === 'still_unknown') throw stillUnknown(planned, step.why)
+      const {status} = step
+      const facts = looked!.state === 'absent' ? {} : {gw_refund_no: (looked as {gw_refund_no?: string}).gw_refund_no}
       // Kept as made when it was sent (the identical-refund window counts from then), not when it was looked up.
       this.refunds.recordOutcome(planned, status, {source, ...facts, at: entry.at})
-      const refund_time = 'refund_time' in looked ? looked.refund_time : undefined
+      const refund_time = looked && 'refund_time' in looked ? looked.refund_time : undefined
       const amount = {refund_fee: planned.refund_fee, refund_amount: decimalOf(planned.refund_fee, planned.fee_type)}
       const said = {mch_refund_no: planned.mch_refund_no, ...amount, fee_type: planned.fee_type, status, source}
       earlier.push({...said, ...facts, ...(refund_time ? {refund_time} : {})})
-      if (theOneAsked && (status === 'refunded' || status === 'processing')) {
+      if (step.made) {
         const {gw_refund_no} = facts
-        settling.made = {status, planned, gw_refund_no, refund_time, resolved_by: 'refund_query'}
+        settling.made = {
+          status: status as 'refunded' | 'processing',
+          planned,
+          gw_refund_no,
+          refund_time,
+          resolved_by: 'refund_query',
+        }
       }
     }
     return settling
@@ -223,33 +154,8 @@ export class SingleRefunds {
     gatewayRefunds: readonly RefundOrder[],
     isOther: (mchRefundNo: string) => boolean = () => true,
   ): MadeRefund | undefined {
-    const since = Date.now() - IDENTICAL_WINDOW_MS
-    const {history} = this.refunds
-    // A refusal on a channel without a refund query cannot be confirmed: such a refund may have been made.
-    const mayBeMade = (r: RefundEntry) =>
-      isMade(r) || (r.status === 'failed' && !hasRefundQuery(r.channel ?? planned.channel))
-    const local = history
-      .refundsOf(planned.mch_order_no)
-      .filter((r) => mayBeMade(r) && r.refund_fee === planned.refund_fee && Date.parse(r.at) >= since)
-      .filter((r) => isOther(r.mch_refund_no))
-      .at(-1)
-    if (local) return {...local, fee_type: planned.fee_type, refused: local.status === 'failed'}
-    const remote = gatewayRefunds.find((r) => {
-      const made = ['SUCCESS', 'PROCESSING'].includes(normalizeRefundState(r.refund_state))
-      const at = r.refund_time
-      return (
-        made && r.mch_refund_fee === planned.refund_fee && (!at || Date.parse(at) >= since) && isOther(r.mch_refund_no)
-      )
-    })
-    if (!remote) return undefined
-    const {mch_refund_no, gw_refund_no} = remote
-    return {
-      mch_refund_no,
-      gw_refund_no,
-      refund_fee: planned.refund_fee,
-      fee_type: planned.fee_type,
-      at: remote.refund_time,
-    }
+    const local = this.refunds.records.ofOrder(planned.mch_order_no)
+    return identicalRefund(planned, {local, gateway: gatewayRefunds, since: Date.now() - IDENTICAL_WINDOW_MS}, isOther)
   }
 
   /**
@@ -258,7 +164,7 @@ export class SingleRefunds {
    * see the first's refund. A claim in the history's database, taken in a transaction.
    */
   #claimOrder(found: FoundOrder): OrderClaim {
-    return this.refunds.history.claimOrder(claimKeyOf(found))
+    return this.refunds.records.claim(claimKeyOf(found))
   }
 
   /**
@@ -273,42 +179,14 @@ export class SingleRefunds {
     found: FoundOrder,
     minor: number | undefined,
   ): Promise<OneRefund | undefined> {
-    const {history} = this.refunds
     if (!request.mchRefundNo || minor === undefined) return undefined
-    const entry = history
-      .refundsOf(found.record.mch_order_no ?? '')
+    const entry = this.refunds.records
+      .ofOrder(found.record.mch_order_no ?? '')
       .find((r) => r.mch_refund_no === request.mchRefundNo && r.refund_fee === minor)
     if (entry?.status !== 'refunded' && entry?.status !== 'not_confirmable') return undefined
     const planned = plannedFrom(entry, found)
-    if (hasRefundQuery(planned.channel)) {
-      const looked = await this.refunds.lookup(planned)
-      if (looked.state !== 'SUCCESS') return undefined
-      const {gw_refund_no, refund_time} = looked
-      return {
-        status: 'refunded',
-        planned,
-        gw_refund_no,
-        refund_time,
-        resolved_by: 'refund_query',
-        already_existed: true,
-      }
-    }
-    const state = found.record.result
-    const sent = `Sent from this machine at ${isoTime(new Date(entry.at))}; the gateway has no refund query for ${planned.channel} to show refund ${entry.mch_refund_no}'s amount and state`
-    const refunded = entry.status === 'refunded' && state === 'REFUND'
-    const explanation = refunded
-      ? undefined
-      : state === 'REFUND'
-        ? `${sent}, and the order shows a refund succeeded, this one or another. Nothing was sent again. Confirm it on the merchant platform.`
-        : `${sent}, and the order is ${state}: no refund of it shows as succeeded${entry.status === 'refunded' ? `, though this machine's history records this one as refunded` : ''}. Nothing was sent again. Confirm it on the merchant platform.`
-    return {
-      status: refunded ? 'refunded' : 'not_confirmable',
-      planned,
-      gw_refund_no: entry.gw_refund_no,
-      explanation,
-      resolved_by: 'history',
-      already_existed: true,
-    }
+    const looked = hasRefundQuery(planned.channel) ? await this.refunds.lookup(planned) : undefined
+    return knownResult(entry, planned, {state: found.record.result}, looked)
   }
 
   /**
@@ -327,7 +205,7 @@ export class SingleRefunds {
     try {
       // Nothing is in flight yet: a stop here is "nothing was sent".
       const found = (await interruptible(
-        this.refunds.orders.find(request.ref, request.channel),
+        this.refunds.order(request.ref, request.channel),
         signal,
         () => inFlight,
       )) as FoundOrder
@@ -376,13 +254,13 @@ export class SingleRefunds {
     }
     const known = await this.#knownOutcome(request, found, minor)
     if (known) return {...known, settled_earlier}
-    const gatewayRefunds = await this.refunds.queries.refundsOf(found)
+    const gatewayRefunds = await this.refunds.refundsOf(found)
     const planned = this.refunds.plan(request, found, gatewayRefunds && refundedTotal(gatewayRefunds))
     if ('kind' in planned) return {...planned, settled_earlier}
     const identical = this.identical(planned, gatewayRefunds ?? [])
     if (identical) await hooks.identical(identical, planned)
     const elsewhere =
-      !identical && refundedElsewhere(found, this.refunds.history.refundsOf(planned.mch_order_no), gatewayRefunds)
+      !identical && refundedElsewhere(found, this.refunds.records.ofOrder(planned.mch_order_no), gatewayRefunds)
     if (elsewhere) await hooks.elsewhere(elsewhere, planned)
     await hooks.sending(planned)
     // Stopped while asked (the command has said "nothing was sent"): no intent, nothing sent.

@@ -3,7 +3,8 @@ import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan} from '../refunds/bulk/plan.js'
-import type {OrderLine, Problem, RowStatus} from '../refunds/bulk/rows.js'
+import type {OrderLine, Problem} from '../refunds/bulk/rows.js'
+import type {RowStatus} from '../refunds/refund.js'
 import {
   earlierOutputNote,
   hiddenNote,

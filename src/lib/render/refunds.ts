@@ -2,13 +2,14 @@
  * Refunds for people: a refund's outcome, an order's refunds, and a refund refused before
  * sending, said with "Nothing was sent" (its words are the problem's own: refunds/balance).
  */
-import {type ErrorKind, GwError, type Outcome, type SuggestedFor, gwCommand} from '../errors.js'
+import {type ErrorKind, GwError, type SuggestedFor, gwCommand} from '../errors.js'
 import {
   type AmountNames,
   type RefundRecord,
   decimalOf,
   describeRefundState,
   formatAmount,
+  hasRefundQuery,
   isoTime,
   normalizeRefundState,
   PROCESSING_WAIT,
@@ -18,17 +19,17 @@ import {fileShown, shown} from '../untrusted.js'
 import {describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
 import {listCount, listedState, unattributedNote} from './words.js'
-import {hasRefundQuery} from '../refunds/lookup.js'
-import type {PlannedRefund, RefundResult} from '../refunds/service.js'
 import {
   type EarlierRefund,
   type MadeRefund,
   type OneRefund,
+  type PlannedRefund,
+  type RefundResult,
   type RefusedRefund,
-  describeMadeRefund,
   outcomeOfRefund,
-} from '../refunds/single.js'
+} from '../refunds/refund.js'
 import {type RefundedElsewhere, describeRefundedElsewhere} from '../refunds/elsewhere.js'
+import {describeMadeRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
 import {table} from './table.js'
@@ -200,7 +201,7 @@ export function refundOutcome(
   order: string,
   names: AmountNames,
   profile: SuggestedFor,
-): {error: GwError} | {text: string; notes: (string | undefined)[]; outcome: Outcome; refund: RefundDocument} {
+): {error: GwError} | {text: string; notes: (string | undefined)[]; refund: RefundDocument} {
   const outcome = outcomeOfRefund(result)
   const earlier = result.settled_earlier?.map(earlierSentence) ?? []
   if ('kind' in result) {
@@ -225,7 +226,6 @@ export function refundOutcome(
   return {
     text: refundResultView(result),
     notes: [...earlier, asked, later, notRecorded(result, profile)],
-    outcome,
     refund: refundDocument(result),
   }
 }

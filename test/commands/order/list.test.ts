@@ -1,26 +1,346 @@
-/**
- * gw order list as support uses it: orders by their total (--amount) and by their payer (--payer),
- * the payer in a column of the table (shortened safely) and whole in --json, as --payer takes it.
- */
+/** gw order list: the orders this machine knows, streamed from the history, filtered; --refresh asks the gateway. */
 import {readFileSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {startForwarder} from '../../helpers/forwarder.js'
 import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {ONE_FORM} from '../../helpers/shared.js'
 
 let world: GwWorld
-beforeAll(async () => {
-  world = await startWorld({spawned: false})
-})
-afterAll(() => world.close())
+
+/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
+function withEarlierHistory(jsonl: string[]) {
+  const {dir, env} = world.machine()
+  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
+  return {dir, env}
+}
 
 type Listed = {mch_order_no: string; total_amount: string; openid?: string}
+
 const listed = async (args: string[], env?: Record<string, string>) => {
   const run = await world.run(['order', 'list', ...args, '--json'], {env})
   expect(run.code, run.stderr).toBe(0)
   return run.json<{orders: Listed[]}>().orders
 }
+
+/** An order paid through the sandbox while `gw notify listen` runs: its notification verified by the listener. */
+async function paidWhileListening(mchOrderNo: string, amount = '100.00') {
+  const listener = await world.listen(['--exit-after', '1', '--timeout', '30'])
+  const qr = ['--qr-out', join(world.configDir, `${mchOrderNo}.png`)]
+  const made = orderCreate(mchOrderNo, 'wechat', amount).filter((word) => word !== '--no-qr')
+  const created = await world.run([...made, '--notify-url', listener.url, ...qr])
+  expect(created.code, created.stderr).toBe(0)
+  await world.pay(mchOrderNo)
+  const listened = await listener.result
+  expect(listened.code, listened.stderr).toBe(0)
+  return listener.url
+}
+
+beforeAll(async () => {
+  world = await startWorld()
+})
+
+afterAll(() => world.close())
+
+describe('an earlier history.jsonl', () => {
+  it('of 250 orders lists them all to --out as read, showing the first 200 on stdout', async () => {
+    const appid = world.sandbox.info.merchants[0]!.appid
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()
+    const {dir, env} = withEarlierHistory(
+      Array.from(
+        {length: 250},
+        (_, i) =>
+          `{"type":"order","appid":"${appid}","mch_order_no":"MANY-${i}","channel":"wechat","total_fee":100,"fee_type":"THB","at":"${at(i)}"}`,
+      ),
+    )
+    const out = join(dir, 'all.csv')
+    const listed = await world.run(['order', 'list', '--out', out], {env})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toContain('the first 200 of 250 orders shown (all in the file)')
+    expect(listed.stdout).toContain('MANY-249')
+    expect(listed.stdout).not.toContain('MANY-49 ')
+    const lines = readFileSync(out, 'utf8').trim().split('\n')
+    expect(lines).toHaveLength(251)
+    expect(lines[1]).toContain('MANY-249')
+    expect(lines[250]).toContain('MANY-0,')
+  })
+})
+
+describe('lists, streamed from the history', () => {
+  const appid = () => world.sandbox.info.merchants[0]!.appid
+
+  /** Minute `i` of 2026-01-01 (UTC), as gw writes times with TZ=UTC. */
+  const minute = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()
+
+  const shownAt = (i: number) => minute(i).replace('.000Z', '+00:00')
+
+  const orderLine = (mch: string, i: number, channel = 'wechat', state?: string) =>
+    JSON.stringify({
+      type: 'order',
+      appid: appid(),
+      mch_order_no: mch,
+      channel,
+      total_fee: 1000,
+      fee_type: 'THB',
+      at: minute(i),
+      ...(state ? {state, state_at: minute(i)} : {}),
+    })
+
+  it('of 2,400 orders: the text shows the first 1,000 and how many match; --json is the same document as before; untrusted text made visible', async () => {
+    // Odd ones alipay; all but every fourth with a state (the others of an earlier version, without).
+    const channel = (i: number) => (i % 2 ? 'alipay' : 'wechat')
+    const state = (i: number) => (i % 4 ? 'SUCCESS' : undefined)
+    const {env} = withEarlierHistory([
+      ...Array.from({length: 2400}, (_, i) => orderLine(`LONG-${i}`, i, channel(i), state(i))),
+      `{"type":"refund","appid":"${appid()}","mch_order_no":"LONG-0","mch_refund_no":"RF-ESC","refund_fee":100,"fee_type":"THB","status":"refunded","source":"\\u001b[2J\\u001b[31mrefunds.csv","at":"${minute(3000)}"}`,
+    ])
+    const utc = {...env, TZ: 'UTC'}
+    const text = await world.run(['order', 'list'], {env: utc, process: true})
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toContain(
+      'the first 1000 of 2400 orders shown (all of them with --out FILE.csv or FILE.xlsx, or --json)',
+    )
+    expect(text.stdout).toContain('LONG-2399 ')
+    expect(text.stdout).toContain('LONG-1400 ')
+    expect(text.stdout).not.toContain('LONG-1399 ')
+    // How many match, counted by the history: by state, by channel.
+    for (const [flags, count] of [
+      [['--state', 'SUCCESS'], 1800],
+      [['--channel', 'alipay'], 1200],
+    ] as const) {
+      const matching = await world.run(['order', 'list', ...flags], {env: utc, process: true})
+      expect(matching.stdout).toContain(`the first 1000 of ${count} orders shown`)
+    }
+
+    const json = await world.run(['order', 'list', '--json'], {env: utc, process: true})
+    expect(json.code, json.stderr).toBe(0)
+    // Byte for byte the document gw wrote when it held the whole list: JSON.stringify(document, null, 2).
+    const orders = Array.from({length: 2400}, (_, k) => {
+      const i = 2399 - k
+      return {
+        made_at: shownAt(i),
+        mch_order_no: `LONG-${i}`,
+        channel: channel(i),
+        total_fee: 1000,
+        total_amount: '10.00',
+        fee_type: 'THB',
+        // LONG-0 was refunded (RF-ESC): REFUND since.
+        ...(i === 0
+          ? {state: 'REFUND', state_at: shownAt(3000)}
+          : state(i)
+            ? {state: state(i), state_at: shownAt(i)}
+            : {}),
+      }
+    })
+    expect(json.stdout).toBe(`${JSON.stringify({orders}, null, 2)}\n`)
+
+    const refunds = await world.run(['refund', 'list'], {env: utc, process: true})
+    expect(refunds.code, refunds.stderr).toBe(0)
+    expect(refunds.stdout).toContain('\\x1B[2J\\x1B[31mrefunds.csv')
+    expect(refunds.stdout).not.toContain('\u001b')
+    expect(refunds.stdout).toContain('1 refund')
+  })
+
+  it('--refresh asks about each order as it is listed, keeps the list order, filters --state after; a failure is said, the document whole', async () => {
+    const paid = await world.paidOrders(300, 1000, 'STREAM')
+    // The history knows them NOTPAY (as made), and three orders on a channel without an order query.
+    const {env} = withEarlierHistory([
+      ...paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')),
+      ...[0, 1, 2].map((i) => orderLine(`SCB-${i}`, 400 + i, 'scb_qrcard', 'NOTPAY')),
+    ])
+    type Listed = {mch_order_no: string; state: string; refresh_skipped?: string; refresh_failed?: string}
+    const numbers = (result: {json: <T>() => T}) => result.json<{orders: Listed[]}>().orders.map((o) => o.mch_order_no)
+    const known = await world.run(['order', 'list', '--json'], {env})
+    const newestFirst = ['SCB-2', 'SCB-1', 'SCB-0', ...[...paid].reverse()]
+    expect(numbers(known)).toEqual(newestFirst)
+
+    const before = await world.requests()
+    const refreshed = await world.run(['order', 'list', '--refresh', '--json'], {env})
+    expect(refreshed.code, refreshed.stderr).toBe(0)
+    const listed = refreshed.json<{orders: Listed[]}>().orders
+    expect(listed.map((o) => o.mch_order_no)).toEqual(newestFirst)
+    expect(listed.slice(3).every((o) => o.state === 'SUCCESS' && !o.refresh_failed)).toBe(true)
+    expect(listed.slice(0, 3)).toEqual(
+      [2, 1, 0].map((i) =>
+        expect.objectContaining({
+          mch_order_no: `SCB-${i}`,
+          state: 'NOTPAY',
+          refresh_skipped: 'scb_qrcard has no order query',
+        }),
+      ),
+    )
+    expect(refreshed.stderr).toContain('3 of 303 orders keep the state gw knew')
+    expect((await world.requests()).order_query! - (before.order_query ?? 0)).toBe(300)
+    // The new states are kept: a list without --refresh shows them.
+    expect(numbers(await world.run(['order', 'list', '--state', 'SUCCESS', '--json'], {env}))).toHaveLength(300)
+
+    const notPaid = await world.run(['order', 'list', '--state', 'NOTPAY', '--refresh'], {env})
+    expect(notPaid.code, notPaid.stderr).toBe(0)
+    expect(notPaid.stdout).toContain('NOTPAY (as known: scb_qrcard has no order query)')
+    expect(notPaid.stdout).toContain('3 orders')
+    expect(notPaid.stdout).not.toContain('STREAM-')
+
+    // With the gateway down: the two asked first are tried again before they count as failed; the
+    // eighteen after are not asked (the gateway could not be reached), each saying so.
+    const few = withEarlierHistory(paid.slice(0, 20).map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    const down = {...few.env, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}
+    const failed = await world.run(['order', 'list', '--refresh', '--json', '--timeout', '1', '--concurrency', '2'], {
+      env: down,
+    })
+    expect(failed.code, failed.stderr).toBe(3)
+    const unrefreshed = failed.json<{orders: Listed[]}>().orders
+    expect(unrefreshed.map((o) => o.mch_order_no)).toEqual(paid.slice(0, 20).reverse())
+    expect(unrefreshed.every((o) => o.state === 'NOTPAY' && o.refresh_failed?.includes('nothing is listening'))).toBe(
+      true,
+    )
+    const notAsked = unrefreshed.filter((o) =>
+      o.refresh_failed?.startsWith('not asked: the gateway could not be reached'),
+    )
+    expect(notAsked).toHaveLength(18)
+    expect(failed.stderr).toMatch(/warning: 20 of 20 orders could not be refreshed \(nothing is listening/)
+  })
+
+  it("--refresh: one order the gateway fails (HTTP 503 after every try) is that order's failure; the orders after it are still asked", async () => {
+    const paid = await world.paidOrders(6, 1000, 'ONE503')
+    const {env} = withEarlierHistory(paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    const sick = paid[4]!
+    // In front of the sandbox: every query about `sick` answered HTTP 503, the rest passed on.
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks)
+        if (new URLSearchParams(body.toString()).get('mch_order_no') === sick) return void res.writeHead(503).end()
+        const answer = await fetch(`${world.sandbox.info.base_url}${req.url!.replace(/^\/Gateway/, '')}`, {
+          method: 'POST',
+          headers: {'content-type': req.headers['content-type'] ?? ''},
+          body,
+        })
+        res.writeHead(answer.status, {'content-type': 'application/json'}).end(await answer.text())
+      })
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    try {
+      const via = {...env, GW_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/Gateway`}
+      const listed = await world.run(['order', 'list', '--refresh', '--json', '--concurrency', '1'], {env: via})
+      expect(listed.code, listed.stderr).toBe(3)
+      const orders = listed.json<{orders: {mch_order_no: string; state: string; refresh_failed?: string}[]}>().orders
+      expect(orders.map((o) => o.mch_order_no)).toEqual([...paid].reverse())
+      expect(orders.map((o) => [o.state, o.refresh_failed?.replace(/ \(.*/, '')])).toEqual([
+        ['SUCCESS', undefined],
+        ['NOTPAY', 'the gateway answered HTTP 503'],
+        ['SUCCESS', undefined],
+        ['SUCCESS', undefined],
+        ['SUCCESS', undefined],
+        ['SUCCESS', undefined],
+      ])
+      expect(listed.stderr).toMatch(/warning: 1 of 6 orders could not be refreshed \(the gateway answered HTTP 503/)
+    } finally {
+      proxy.closeAllConnections()
+      await new Promise((resolve) => proxy.close(resolve))
+    }
+  })
+
+  it('Ctrl-C during --refresh --json ends the list where it is: one document, the orders listed so far, exit 130', async () => {
+    const paid = await world.paidOrders(40, 1000, 'STOPPED')
+    const {env} = withEarlierHistory(paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    const result = await world.interrupted(
+      ['order', 'list', '--refresh', '--json', '--concurrency', '2'],
+      {operation: 'order_query', count: 4},
+      {env},
+    )
+    expect(result.code, result.stderr).toBe(130)
+    const document = result.json<{orders: {mch_order_no: string; state: string}[]; stopped_by: string}>()
+    expect(document.stopped_by).toBe('SIGINT')
+    const listed = document.orders.map((o) => o.mch_order_no)
+    expect(listed.length).toBeGreaterThan(0)
+    expect(listed.length).toBeLessThan(40)
+    expect(listed).toEqual([...paid].reverse().slice(0, listed.length))
+    expect(document.orders.every((o) => o.state === 'SUCCESS')).toBe(true)
+    expect(result.stderr).toContain('Stopping: the list ends with the orders read so far.')
+  })
+})
+
+describe('what did we do today: order list and refund list', () => {
+  it('--refresh with the gateway down lists what it knew, marked, warns, and exits 3', async () => {
+    const made = [
+      'order',
+      'create',
+      '--channel',
+      'wechat',
+      '--amount',
+      '100.00',
+      '--fee-type',
+      'THB',
+      '--mch-order-no',
+      'DOWN-1',
+      '--no-qr',
+    ]
+    const gateway = await startForwarder(world.sandbox.info.base_url)
+    const viaGateway = world.environmentProfile({GW_BASE_URL: gateway.baseUrl})
+    const created = await world.run(made, {env: viaGateway})
+    expect(created.code, created.stderr).toBe(0)
+    await world.pay('DOWN-1')
+    expect(
+      (await world.run(['refund', 'create', 'DOWN-1', '--amount', '10.00', '--yes'], {env: viaGateway})).code,
+    ).toBe(0)
+    // The same gateway, at an address the test takes down: nothing listens there any more.
+    await gateway.down()
+    for (const what of ['order', 'refund']) {
+      const listed = await world.run([what, 'list', '--since', '10m', '--refresh', '--timeout', '1'], {env: viaGateway})
+      expect(listed.code, listed.stdout + listed.stderr).toBe(3)
+      expect(listed.stdout).toContain('(not refreshed)')
+      expect(listed.stderr).toMatch(
+        new RegExp(`warning: \\d+ of \\d+ ${what}s could not be refreshed \\(nothing is listening`),
+      )
+    }
+  })
+
+  it('lists the orders made here, newest first, filtered by time, channel and state; --refresh asks the gateway', async () => {
+    const make = async (channel: string) => {
+      const created = await world.run([
+        'order',
+        'create',
+        '--channel',
+        channel,
+        '--amount',
+        '2.50',
+        '--fee-type',
+        'THB',
+        '--no-qr',
+        '--json',
+      ])
+      return created.json<{order: {mch_order_no: string}}>().order.mch_order_no
+    }
+    const first = await make('wechat')
+    const second = await make('alipay')
+    await world.pay(first)
+    const all = await world.run(['order', 'list', '--since', '10m', '--json'])
+    const listed = all.json<{orders: {mch_order_no: string; state: string; made_at: string}[]}>().orders
+    expect(listed.slice(0, 2).map((o) => o.mch_order_no)).toEqual([second, first])
+    expect(listed[0]!.made_at).toMatch(ONE_FORM)
+    // Paid through the sandbox, not through gw: gw last knew it unpaid, until it asks.
+    expect(listed.find((o) => o.mch_order_no === first)!.state).toBe('NOTPAY')
+    const refreshed = await world.run(['order', 'list', '--since', '10m', '--state', 'success', '--refresh', '--json'])
+    expect(refreshed.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual([first])
+    // What --refresh learned is kept.
+    const after = await world.run(['order', 'list', '--since', '10m', '--state', 'SUCCESS'])
+    expect(after.stdout).toContain(first)
+    expect(after.stdout).toMatch(/\n1 order\n$/)
+    const alipay = await world.run(['order', 'list', '--channel', 'AliPay', '--since', '10m', '--json'])
+    expect(alipay.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual([second])
+    const none = await world.run(['order', 'list', '--until', '2000-01-01'])
+    expect(none.stdout).toContain('No orders made on this machine for')
+    const bad = await world.run(['order', 'list', '--since', 'last tuesday'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--since last tuesday is not a time gw reads')
+  })
+})
 
 describe('gw order list', () => {
   it('shows who paid: a payer column, openid in --json, and --payer takes what --json gives', async () => {
@@ -121,5 +441,38 @@ describe('gw order list', () => {
     expect(text.stdout).toMatch(/│ OL-HOSTILE .*│ u_\\x1B\[2…\\x07 +│/)
     const json = await listed(['--payer', long], env)
     expect(json).toEqual([expect.objectContaining({mch_order_no: 'OL-LONG', openid: long})])
+  })
+})
+
+describe('lists', () => {
+  it('order list follows a payment the listener verified, with no query, and says as of when', async () => {
+    await paidWhileListening('ASOF-1', '12.00')
+    await sleep(200)
+    const listed = await world.run(['order', 'list', '--amount', '12.00'])
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toMatch(/│ state +│ as of +│/)
+    expect(listed.stdout).toMatch(
+      /│ ASOF-1 +│ 12\.00 THB +│ wechat +│ SUCCESS +│ \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2} │/,
+    )
+  })
+
+  it("by amount and by payer: orders, and refunds of the payer's orders", async () => {
+    await paidWhileListening('PAYER-1', '33.00')
+    const queried = await world.run(['order', 'query', 'PAYER-1', '--json'])
+    const payer = queried.json<{record: {openid: string}}>().record.openid
+    expect((await world.run(['refund', 'create', 'PAYER-1', '--amount', '3.30'])).code).toBe(0)
+    const byPayer = await world.run(['order', 'list', '--payer', payer, '--json'])
+    expect(byPayer.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual(['PAYER-1'])
+    const byAmount = await world.run(['order', 'list', '--amount', '฿33.00', '--json'])
+    expect(byAmount.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual(['PAYER-1'])
+    const refunds = await world.run(['refund', 'list', '--payer', payer, '--amount', '3.30', '--json'])
+    expect(refunds.json<{refunds: {mch_order_no: string}[]}>().refunds.map((r) => r.mch_order_no)).toEqual(['PAYER-1'])
+    const none = await world.run(['order', 'list', '--amount', '33.01', '--json'])
+    expect(none.json<{orders: unknown[]}>().orders).toEqual([])
+    const bad = await world.run(['order', 'list', '--amount', '1.5', '--json'])
+    expect(bad.json<{orders: unknown[]}>().orders).toEqual([])
+    const refused = await world.run(['order', 'list', '--amount', 'twelve'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--amount: "twelve" is not an amount')
   })
 })

@@ -1,4 +1,7 @@
-/** gw order timeline: what the gateway does not bear out is said so, and what a record holds is shown safe. */
+/**
+ * gw order timeline: one order's story from what this machine knows and, with --refresh, what the gateway
+ * says now; what the gateway does not bear out is said so.
+ */
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -6,15 +9,70 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {localZone} from '../../../src/lib/gateway/protocol/time.js'
 import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {ONE_FORM} from '../../helpers/shared.js'
 
 let world: GwWorld
-beforeAll(async () => {
-  world = await startWorld({spawned: false})
-})
-afterAll(() => world.close())
 
 const line = (record: Record<string, unknown>) =>
   JSON.stringify({appid: world.sandbox.info.merchants[0]!.appid, at: '2026-03-01T10:00:00Z', ...record})
+
+interface Story {
+  mch_order_no: string
+  gw_order_no?: string
+  channel_order_no?: string
+  state?: string
+  state_at?: string
+  openid?: string
+  made_here: boolean
+  refreshed: boolean
+  entries: {at: string; kind: string; [fact: string]: unknown}[]
+}
+
+/** The command an advice ends with (`... : gw order timeline X --refresh`), run as printed: in this process, word by word. */
+async function runAdvice(stderr: string, after: string, env?: Record<string, string>) {
+  const line = stderr.split('\n').find((l) => l.includes(after))
+  expect(line, stderr).toBeDefined()
+  const command = line!.slice(line!.indexOf(after) + after.length).trim()
+  expect(command).toMatch(/^gw [\w\- ]+$/)
+  return {command, run: await world.run(command.split(' ').slice(1), {env})}
+}
+
+/** An order paid through the sandbox (not this machine), its numbers and payer as an order query shows them. */
+async function paidElsewhere(prefix: string, totalFee = 15_050) {
+  const [order] = await world.paidOrders(1, totalFee, prefix)
+  const queried = await world.run(['order', 'query', order!, '--json'], {env: world.machine().env})
+  expect(queried.code, queried.stderr).toBe(0)
+  type Record = {gw_order_no: string; channel_order_no: string; openid: string; time_end: string}
+  return {order: order!, ...queried.json<{record: Record}>().record}
+}
+
+interface Totals {
+  paid_amount: string
+  refunded_amount?: string
+  left_amount?: string
+  unproven?: {mch_refund_no: string; status: string; refund_amount?: string}[]
+  unproven_amount?: string
+  refunds_not_known?: string
+}
+
+/** An order paid through the sandbox while `gw notify listen` runs: its notification verified by the listener. */
+async function paidWhileListening(mchOrderNo: string, amount = '100.00') {
+  const listener = await world.listen(['--exit-after', '1', '--timeout', '30'])
+  const qr = ['--qr-out', join(world.configDir, `${mchOrderNo}.png`)]
+  const made = orderCreate(mchOrderNo, 'wechat', amount).filter((word) => word !== '--no-qr')
+  const created = await world.run([...made, '--notify-url', listener.url, ...qr])
+  expect(created.code, created.stderr).toBe(0)
+  await world.pay(mchOrderNo)
+  const listened = await listener.result
+  expect(listened.code, listened.stderr).toBe(0)
+  return listener.url
+}
+
+beforeAll(async () => {
+  world = await startWorld({spawned: false})
+})
+
+afterAll(() => world.close())
 
 describe('gw order timeline', () => {
   it('with --refresh says absent of a refund this machine records as refunded that the gateway does not have', async () => {
@@ -78,37 +136,6 @@ describe('gw order timeline', () => {
     expect(told.stdout).toContain('\\x1B[1A')
   })
 })
-
-/** gw's one form of a time: ISO 8601 to the second with its offset. */
-const ONE_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/
-
-interface Story {
-  mch_order_no: string
-  gw_order_no?: string
-  channel_order_no?: string
-  state?: string
-  made_here: boolean
-  refreshed: boolean
-  entries: {at: string; kind: string; [fact: string]: unknown}[]
-}
-
-/** The command an advice ends with (`... : gw order timeline X --refresh`), run as printed: in this process, word by word. */
-async function runAdvice(stderr: string, after: string, env?: Record<string, string>) {
-  const line = stderr.split('\n').find((l) => l.includes(after))
-  expect(line, stderr).toBeDefined()
-  const command = line!.slice(line!.indexOf(after) + after.length).trim()
-  expect(command).toMatch(/^gw [\w\- ]+$/)
-  return {command, run: await world.run(command.split(' ').slice(1), {env})}
-}
-
-/** An order paid through the sandbox (not this machine), its numbers and payer as an order query shows them. */
-async function paidElsewhere(prefix: string, totalFee = 15_050) {
-  const [order] = await world.paidOrders(1, totalFee, prefix)
-  const queried = await world.run(['order', 'query', order!, '--json'], {env: world.machine().env})
-  expect(queried.code, queried.stderr).toBe(0)
-  type Record = {gw_order_no: string; channel_order_no: string; openid: string; time_end: string}
-  return {order: order!, ...queried.json<{record: Record}>().record}
-}
 
 describe('gw order timeline on a desk that did not make the order', () => {
   it('--refresh tells when it was paid and by whom, as the gateway answered, in the text and in --json', async () => {
@@ -232,6 +259,7 @@ describe("gw order timeline's QR code", () => {
       )
     }
   })
+
   it('of an earlier gw, which did not record why it was not drawn: says so, never guesses', async () => {
     const {dir, env} = world.machine()
     writeFileSync(
@@ -253,15 +281,6 @@ describe("gw order timeline's QR code", () => {
     })
   })
 })
-
-interface Totals {
-  paid_amount: string
-  refunded_amount?: string
-  left_amount?: string
-  unproven?: {mch_refund_no: string; status: string; refund_amount?: string}[]
-  unproven_amount?: string
-  refunds_not_known?: string
-}
 
 describe("gw order timeline's story told short", () => {
   it('adds up: paid, refunded as proven, left; a refund not proven either way said apart, never counted', async () => {
@@ -372,5 +391,109 @@ describe("gw order timeline's story told short", () => {
     })
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('--zone "Mars/Olympus" is not a time zone.')
+  })
+})
+
+describe('gw order timeline', () => {
+  it('tells the story of an order made, shown, notified, queried and refunded twice (once by a file), in time order, in one time form', async () => {
+    const url = await paidWhileListening('STORY-1')
+    expect((await world.run(['order', 'query', 'STORY-1'])).code).toBe(0)
+    const single = await world.run(['refund', 'create', 'STORY-1', '--amount', '10.00', '--json'])
+    expect(single.code, single.stderr).toBe(0)
+    const first = single.json<{mch_refund_no: string; gw_refund_no: string}>()
+    const csv = join(world.configDir, 'story.csv')
+    writeFileSync(csv, 'mch_order_no,refund_amount\nSTORY-1,20.00\n')
+    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+
+    const told = await world.run(['order', 'timeline', 'STORY-1', '--json'])
+    expect(told.code, told.stderr).toBe(0)
+    const story = told.json<Story>()
+    expect(story).toMatchObject({mch_order_no: 'STORY-1', state: 'REFUND', made_here: true, refreshed: false})
+    expect(story.openid).toMatch(/^u_/)
+    const kinds = story.entries.map((e) => e.kind)
+    expect(kinds.slice(0, 4)).toEqual(['made', 'qr', 'paid', 'notified'])
+    expect(kinds.filter((k) => k === 'refund')).toHaveLength(2)
+    expect(kinds).toContain('queried')
+    for (const entry of story.entries) expect(entry.at, JSON.stringify(entry)).toMatch(ONE_FORM)
+    const times = story.entries.map((e) => Date.parse(e.at))
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    expect(story.entries[0]).toMatchObject({kind: 'made', profile: 'sandbox', command: 'gw order create', live: false})
+    expect(story.entries[1]).toMatchObject({kind: 'qr', file: join(world.configDir, 'STORY-1.png')})
+    expect(story.entries[2]).toMatchObject({kind: 'paid', shown_by: expect.arrayContaining(['notification', 'query'])})
+    expect(story.entries[3]).toMatchObject({kind: 'notified', verdict: 'verified', listener: url})
+    const refunds = story.entries.filter((e) => e.kind === 'refund')
+    expect(refunds).toEqual([
+      expect.objectContaining({
+        mch_refund_no: first.mch_refund_no,
+        refund_amount: '10.00',
+        status: 'refunded',
+        gw_refund_no: first.gw_refund_no,
+        made_by: 'refund create',
+      }),
+      expect.objectContaining({refund_amount: '20.00', status: 'refunded', made_by: 'story.csv'}),
+    ])
+
+    const text = await world.run(['order', 'timeline', 'STORY-1'])
+    expect(text.stdout).toMatch(
+      /^Order STORY-1 \(gateway \d+, channel order \d+, wechat, 100\.00 THB\): REFUND: paid, and at least one refund succeeded, as of \S+ \(as this machine last learned it\)/,
+    )
+    expect(text.stdout).toContain('made       by profile sandbox (gw order create)')
+    expect(text.stdout).toContain(`notified   verified by the listener at ${url}`)
+    expect(text.stdout).toContain(
+      `refund     ${first.mch_refund_no} of 10.00 THB: refunded (gateway refund ${first.gw_refund_no}), by gw refund create`,
+    )
+    expect(text.stdout).toMatch(/refund {5}RF\w+ of 20\.00 THB: refunded \(gateway refund \d+\), by .*story\.csv/)
+    expect(text.stdout).toContain('add --refresh to ask the gateway now')
+  })
+
+  it('--refresh asks the gateway: its state now, and a refund made elsewhere (another machine) in the story', async () => {
+    await paidWhileListening('STORY-2', '50.00')
+    const here = await world.run(['refund', 'create', 'STORY-2', '--amount', '5.00'])
+    expect(here.code, here.stderr).toBe(0)
+    // Another machine refunds it too, under its own number.
+    const elsewhere = await world.run(['refund', 'create', 'STORY-2', '--amount', '7.00', '--again', '--json'], {
+      env: world.machine().env,
+    })
+    expect(elsewhere.code, elsewhere.stderr).toBe(0)
+    const theirs = elsewhere.json<{mch_refund_no: string}>().mch_refund_no
+    const told = await world.run(['order', 'timeline', 'STORY-2', '--refresh', '--json'])
+    expect(told.code, told.stderr).toBe(0)
+    const story = told.json<Story>()
+    expect(story).toMatchObject({state: 'REFUND', refreshed: true})
+    expect(story.state_at).toMatch(ONE_FORM)
+    expect(story.entries.filter((e) => e.kind === 'refund')).toEqual([
+      expect.objectContaining({refund_amount: '5.00', made_by: 'refund create', gateway_state: 'SUCCESS'}),
+      expect.objectContaining({mch_refund_no: theirs, refund_amount: '7.00', made_by: 'elsewhere', status: 'SUCCESS'}),
+    ])
+    const text = await world.run(['order', 'timeline', 'STORY-2', '--refresh'])
+    expect(text.stdout).toMatch(/REFUND: paid, and at least one refund succeeded, as of \S+ \(asked now\)/)
+    expect(text.stdout).toContain(`${theirs} of 7.00 THB: SUCCESS`)
+    expect(text.stdout).toContain('made elsewhere, as the gateway shows it')
+  })
+
+  it('an unpaid order closed: made, QR, the close and the state it showed', async () => {
+    const made = await world.run(orderCreate('STORY-3', 'wechat', '3.00'))
+    expect(made.code, made.stderr).toBe(0)
+    expect((await world.run(['order', 'close', 'STORY-3'])).code).toBe(0)
+    const story = (await world.run(['order', 'timeline', 'STORY-3', '--json'])).json<Story>()
+    expect(story.state).toBe('CLOSED')
+    expect(story.entries.map((e) => [e.kind, e.state ?? e.drawn ?? ''])).toEqual([
+      ['made', ''],
+      ['qr', ''],
+      ['queried', 'CLOSED'],
+      ['closed', ''],
+    ])
+  })
+
+  it('of an order this machine does not know: exit 2, and the advice, run as printed, asks the gateway', async () => {
+    const [order] = await world.paidOrders(1, 10_000, 'STORY-UNKNOWN')
+    const unknown = await world.run(['order', 'timeline', order!])
+    expect(unknown.code).toBe(2)
+    const advice = /Ask the gateway too: (gw .+)$/m.exec(unknown.stderr)?.[1]
+    expect(advice).toBe(`gw order timeline ${order} --refresh`)
+    const asked = await world.asPrinted(advice!)
+    expect(asked.code, asked.stderr).toBe(0)
+    expect(asked.stdout).toMatch(new RegExp(`^Order ${order} .*: SUCCESS: paid, as of \\S+ \\(asked now\\)`))
+    expect(asked.stdout).toContain('This order was not made on this machine.')
   })
 })

@@ -2,9 +2,8 @@ import {describe, expect, it} from 'vitest'
 
 import {isoTime} from '../../../src/lib/gateway/protocol/index.js'
 import type {OutcomeRecord, RowHistory} from '../../../src/lib/refunds/bulk/journal.js'
-import {outcomeOf} from '../../../src/lib/refunds/bulk/bulk-result.js'
 import {type RefundRow, isToSend, settleByLookup, stateFromJournal} from '../../../src/lib/refunds/bulk/rows.js'
-import type {PlannedRefund} from '../../../src/lib/refunds/service.js'
+import {type PlannedRefund, runOutcome} from '../../../src/lib/refunds/refund.js'
 
 const intent = {
   type: 'intent',
@@ -115,18 +114,18 @@ describe("a row settled by the gateway's record of its refund number", () => {
 })
 
 describe("a bulk run's exit code", () => {
-  const failed = {outcome: {status: 'failed', err_code: 'X'}} as const
-  const done = {outcome: {status: 'refunded'}} as const
+  const failed = {status: 'failed', err_code: 'X'} as const
+  const done = {status: 'refunded'} as const
   const ended = {stopped: false}
 
   it('is unknown when the report could not be written, over failed rows too: a rerun writes it', () => {
-    expect(outcomeOf([done], ended)).toBe('done')
-    expect(outcomeOf([done], {...ended, reportFailure: 'disk full'})).toBe('unknown')
-    expect(outcomeOf([done, failed], ended)).toBe('refused')
-    expect(outcomeOf([done, failed], {...ended, reportFailure: 'the file changed'})).toBe('unknown')
+    expect(runOutcome([done], ended)).toBe('done')
+    expect(runOutcome([done], {...ended, reportFailure: 'disk full'})).toBe('unknown')
+    expect(runOutcome([done, failed], ended)).toBe('refused')
+    expect(runOutcome([done, failed], {...ended, reportFailure: 'the file changed'})).toBe('unknown')
   })
 
   it('says an interrupt over a report that could not be written', () => {
-    expect(outcomeOf([done], {stopped: true, stoppedBy: 'SIGTERM', reportFailure: 'x'})).toBe('terminated')
+    expect(runOutcome([done], {stopped: true, stoppedBy: 'SIGTERM', reportFailure: 'x'})).toBe('terminated')
   })
 })

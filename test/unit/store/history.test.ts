@@ -298,7 +298,7 @@ describe('the history database', () => {
     expect(history.findOrder({mch_order_no: 'E1'})).toMatchObject({mch_order_no: 'E1', state: 'SUCCESS'})
     expect(store.describe().adopted).toEqual([expect.objectContaining({appid: 'A1', orders: 1})])
     store.close()
-  }, 20_000)
+  })
 
   it('never records a state a query showed over one another gw learned later', () => {
     const dir = folder()

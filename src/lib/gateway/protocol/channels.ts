@@ -64,6 +64,9 @@ export const CHANNEL_REQUIRED: Record<Operation, boolean> = {
   order_close: true,
 }
 
+/** Whether the gateway answers refund queries for orders of this channel (section 4.4: not promptpay, not alipay). */
+export const hasRefundQuery = (channel: string) => CHANNELS_BY_OPERATION.refund_query.includes(channel)
+
 export function channelsFor(operation: Operation): readonly string[] {
   return CHANNELS_BY_OPERATION[operation]
 }

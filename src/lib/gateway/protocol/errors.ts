@@ -161,7 +161,7 @@ export const ERROR_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
 
 /**
  * Answers after which the operation may or may not have happened. They are resolved by
- * querying, never by sending again blindly (DESIGN.md, Retries).
+ * querying, never by sending again blindly (docs/design.md, The protocol: Retries).
  */
 export const AMBIGUOUS_CODES: readonly string[] = [
   'SYSTEMERROR',

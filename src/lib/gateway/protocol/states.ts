@@ -1,5 +1,5 @@
 /**
- * Order and refund states (section 3 and DESIGN.md), each explained in words for people.
+ * Order and refund states (section 3, and docs/design.md), each explained in words for people.
  * Unknown values (REFUNDSUCCESS appears in published samples) are shown as they are.
  */
 

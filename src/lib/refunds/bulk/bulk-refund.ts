@@ -12,7 +12,7 @@ import {setFlagsFromString} from 'node:v8'
 import type {Work} from '../../batch.js'
 import {GwError, usageError} from '../../errors.js'
 import {annotatedWidth, besideInput, fittedOutput, outputFor} from '../../files/annotated-output.js'
-import {startTrail} from '../../files/audit.js'
+import {type AuditTrail, startTrail} from '../../files/audit.js'
 import {checkOutputs} from '../../files/output-paths.js'
 import {isoTime} from '../../gateway/protocol/index.js'
 import type {ReadOptions} from '../../files/table.js'
@@ -20,7 +20,8 @@ import {type Lock, type LockHolder, lockOrRefuse} from '../../io/lock.js'
 import {refuseSharedFolder} from '../../io/private-file.js'
 import type {OrderClaim} from '../../store/history.js'
 import type {RefundService} from '../service.js'
-import {type BulkResult, type RunEnd, ending, outcomeOf, rowViews, toSendTotals} from './bulk-result.js'
+import {type RunEnd, ending, runOutcome} from '../refund.js'
+import {type BulkResult, rowViews, toSendTotals} from './bulk-result.js'
 import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {type RefundFile, digestUpTo, readRefundFile} from './refund-file.js'
@@ -135,23 +136,8 @@ export async function runBulkRefund(
   const journalPath = resolve(options.journal ?? defaultJournal(csv))
   journalFolder(journalPath)
   const file = await readRefundFile(csv, options)
-  // The report's size is known once the file is read: one that does not fit a workbook is said now, before any money moves.
-  const lines = Math.max(
-    file.header.line ?? 1,
-    ...[file.rows, file.totals, file.left, file.notes].map((l) => l.at(-1)?.line ?? 0),
-  )
-  const size = {columns: annotatedWidth(file.header, REPORT_COLUMNS), lines, longest: file.longest}
-  const chosen = outputFor(csv, options.out, options.dry_run ? '.dry-run' : '.report', file.source.kind)
-  const fitted = fittedOutput(chosen, options.out !== undefined, size)
-  const reportPath = resolve(fitted.path)
-  const preview = options.preview && resolve(options.preview)
-  if (preview && !/\.html?$/i.test(preview))
-    throw usageError(`--preview ${options.preview}: name the page .html (it is a web page to open in a browser).`)
-  checkOutputs(csv, [
-    ...(options.dry_run ? [] : [{flag: '--journal', path: journalPath}]),
-    {flag: '--out', path: reportPath},
-    ...(preview ? [{flag: '--preview', path: preview}] : []),
-  ])
+  const fitted = reportOf(csv, file, journalPath, options)
+  const {path: reportPath, preview} = fitted
   const lock = options.dry_run ? undefined : lockJournal(journalPath)
   let claim: OrderClaim | undefined
   try {
@@ -159,53 +145,22 @@ export async function runBulkRefund(
       csv_file: basename(csv),
       csv_sha256: file.sha256,
       appid: refunds.appid,
-      gateway: refunds.history.gateway,
-      soleGateway: refunds.history.isSoleGateway(),
+      gateway: refunds.records.gateway,
+      soleGateway: refunds.records.isSoleGateway(),
       batch_id: options.batch_id,
       rows: file.digest,
       ...(await grownFrom(file, journalPath)),
     }
-    const trail = startTrail(csv, identity.csv_sha256, refunds.client.profile, options.gw_version, options.batch_id)
+    const trail = startTrail(csv, identity.csv_sha256, refunds.profile, options.gw_version, options.batch_id)
     let earlierReport: string | undefined
     const plan = await planBulkRefund({...options, file, journalPath, identity, checking: hooks.checking}, refunds)
     claim = plan.claim
     hooks.planned(plan, lock?.left, fitted.note)
     const toSend = toSendTotals(plan.states)
+    const run = {csv, file, plan, trail, journalPath, reportPath, options}
     /** `asPlan`: the rows as the dry run shows them (would_refund), as the plan above the question is. */
-    const result = (states: readonly RowState[], ended: RunEnd, asPlan = options.dry_run): BulkResult => ({
-      csv,
-      report: ended.reportFailure || !file.rows.length ? null : reportPath,
-      earlier_report: earlierReport ?? null,
-      audit: trail,
-      journal: journalPath,
-      batch_id: options.batch_id ?? null,
-      resumed: plan.journal?.resumed ?? false,
-      dry_run: options.dry_run,
-      interrupted: ended.stopped,
-      orders: plan.distinct_orders,
-      orders_with_several_rows: [...plan.orders],
-      ignored_columns: file.header.ignored,
-      earlier_output_columns: file.header.gwColumns.map((at) => file.header.names[at]!),
-      totals: file.totals,
-      left_out: file.left,
-      problems: [...plan.problems],
-      settled_earlier: [...plan.settled_earlier],
-      to_send: toSend,
-      summary: summarize(file, states, asPlan),
-      rows: rowViews(file.rows, states, asPlan),
-      write_failure: ended.writeFailure ?? null,
-      report_failure: ended.reportFailure ?? null,
-      history_failure: ended.historyFailure ?? null,
-      ...ending(
-        options.dry_run
-          ? plan.blocked
-            ? 'usage'
-            : ended.reportFailure
-              ? 'unknown'
-              : 'done'
-          : outcomeOf(states, ended),
-      ),
-    })
+    const result = (states: readonly RowState[], ended: RunEnd, asPlan = options.dry_run) =>
+      bulkResult(run, states, ended, {earlierReport, asPlan})
     /** Writes the report (a dry run's plan) of a file with rows; resolves to why it could not be written. */
     const report = async (states: readonly RowState[]) => {
       if (!file.rows.length) return undefined
@@ -221,21 +176,7 @@ export async function runBulkRefund(
       )
     }
     if (options.dry_run) return result(plan.states, {stopped: false, reportFailure: await report(plan.states)})
-    if (plan.blocked) {
-      const count = plan.problems.length
-      throw new GwError(
-        'usage',
-        `${csv} has ${count} problem${count === 1 ? '' : 's'} (listed above); nothing was sent.`,
-        {
-          advice: 'Fix them and run again, or add --skip-invalid to send the valid rows and report the rest.',
-          // The earlier refunds the plan settled are recorded now: said here, or never again.
-          details: {
-            problems: plan.problems,
-            ...(plan.settled_earlier.length && {settled_earlier: plan.settled_earlier}),
-          },
-        },
-      )
-    }
+    if (plan.blocked) throw blocked(csv, plan)
     const count = toSend.reduce((n, t) => n + t.rows, 0)
     // Asked over the plan as a dry run shows it: what goes out, the rows, and what does not.
     if (count > 0) await hooks.confirm(result(plan.states, {stopped: false}, true))
@@ -255,5 +196,101 @@ export async function runBulkRefund(
   } finally {
     claim?.release()
     lock?.release()
+  }
+}
+
+/**
+ * Where the report goes, checked before any money moves (writable, not the input): its size is
+ * known once the file is read, and one that does not fit a workbook is said now (a CSV instead); and
+ * where a dry run's --preview page goes (a .html).
+ */
+function reportOf(csv: string, file: RefundFile, journalPath: string, options: BulkOptions) {
+  const lines = Math.max(
+    file.header.line ?? 1,
+    ...[file.rows, file.totals, file.left, file.notes].map((l) => l.at(-1)?.line ?? 0),
+  )
+  const size = {columns: annotatedWidth(file.header, REPORT_COLUMNS), lines, longest: file.longest}
+  const chosen = outputFor(csv, options.out, options.dry_run ? '.dry-run' : '.report', file.source.kind)
+  const fitted = fittedOutput(chosen, options.out !== undefined, size)
+  const path = resolve(fitted.path)
+  const preview = options.preview ? resolve(options.preview) : undefined
+  if (preview && !/\.html?$/i.test(preview))
+    throw usageError(`--preview ${options.preview}: name the page .html (it is a web page to open in a browser).`)
+  checkOutputs(csv, [
+    ...(options.dry_run ? [] : [{flag: '--journal', path: journalPath}]),
+    {flag: '--out', path},
+    ...(preview ? [{flag: '--preview', path: preview}] : []),
+  ])
+  return {path, note: fitted.note, preview}
+}
+
+/** A file that cannot be sent as it is: exit 2, every problem with its line, and the earlier refunds the plan settled. */
+function blocked(csv: string, plan: BulkPlan): GwError {
+  const count = plan.problems.length
+  return new GwError(
+    'usage',
+    `${csv} has ${count} problem${count === 1 ? '' : 's'} (listed above); nothing was sent.`,
+    {
+      advice: 'Fix them and run again, or add --skip-invalid to send the valid rows and report the rest.',
+      // The earlier refunds the plan settled are recorded now: said here, or never again.
+      details: {problems: plan.problems, ...(plan.settled_earlier.length && {settled_earlier: plan.settled_earlier})},
+    },
+  )
+}
+
+/** What a run knows once planned: its file, its plan and trail, where its journal and report go, what it was asked. */
+interface PlannedRun {
+  csv: string
+  file: RefundFile
+  plan: BulkPlan
+  trail: AuditTrail
+  journalPath: string
+  reportPath: string
+  options: BulkOptions
+}
+
+/** The run's result at this point: before sending (the plan, for the confirmation), or at its end. */
+function bulkResult(
+  run: PlannedRun,
+  states: readonly RowState[],
+  ended: RunEnd,
+  {earlierReport, asPlan}: {earlierReport?: string; asPlan: boolean},
+): BulkResult {
+  const {csv, file, plan, options} = run
+  const outcome = options.dry_run
+    ? plan.blocked
+      ? 'usage'
+      : ended.reportFailure
+        ? 'unknown'
+        : 'done'
+    : runOutcome(
+        states.map((state) => state.outcome),
+        ended,
+      )
+  return {
+    csv,
+    report: ended.reportFailure || !file.rows.length ? null : run.reportPath,
+    earlier_report: earlierReport ?? null,
+    audit: run.trail,
+    journal: run.journalPath,
+    batch_id: options.batch_id ?? null,
+    resumed: plan.journal?.resumed ?? false,
+    dry_run: options.dry_run,
+    interrupted: ended.stopped,
+    orders: plan.distinct_orders,
+    orders_with_several_rows: [...plan.orders],
+    ignored_columns: file.header.ignored,
+    earlier_output_columns: file.header.gwColumns.map((at) => file.header.names[at]!),
+    totals: file.totals,
+    left_out: file.left,
+    problems: [...plan.problems],
+    settled_earlier: [...plan.settled_earlier],
+    to_send: toSendTotals(plan.states),
+    summary: summarize(file, states, asPlan),
+    rows: rowViews(file.rows, states, asPlan),
+    write_failure: ended.writeFailure ?? null,
+    report_failure: ended.reportFailure ?? null,
+    history_failure: ended.historyFailure ?? null,
+    ...ending(outcome),
   }
 }

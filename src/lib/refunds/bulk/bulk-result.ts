@@ -1,29 +1,16 @@
-/** What a bulk refund run ends with: every row's outcome, totals, and the exit code of DESIGN.md. */
-import {EXIT_CODES, type ExitCode, type Outcome, outcomeOfSignal} from '../../errors.js'
+/** What a bulk refund run ends with: every row's outcome, totals, and its exit code. */
+import type {ExitCode, Outcome} from '../../errors.js'
 import type {AuditTrail} from '../../files/audit.js'
 import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {TotalsRow} from '../../files/totals.js'
 import type {SettledEarlier} from './order-checks.js'
-import {
-  type LeftOut,
-  type OrderLine,
-  ROW_STATUSES,
-  type RefundRow,
-  type RowState,
-  type RowStatus,
-  amountOf,
-  isToSend,
-  numberOf,
-} from './rows.js'
+import {type ViewStatus, viewStatusOf} from '../refund.js'
+import {type LeftOut, type OrderLine, type RefundRow, type RowState, isToSend, numberOf, rowAmount} from './rows.js'
 
-/** A row's status as shown: a dry run's row that would be sent is `would_refund`. */
-export type ViewStatus = RowStatus | 'would_refund'
-
-export const VIEW_STATUSES: readonly ViewStatus[] = ['would_refund', ...ROW_STATUSES]
-
+/** A row's status as a report or a view shows it. */
 export const viewStatus = (state: RowState, dryRun: boolean): ViewStatus =>
-  dryRun && isToSend(state) ? 'would_refund' : state.outcome.status
+  viewStatusOf(state.outcome, isToSend(state), dryRun)
 
 /** Rows about to be sent in one currency: `refund_fee` in minor units, `refund_amount` the same as a decimal. */
 export type ToSendTotal = Omit<TallyLine<'to_send', 'refund_fee'>, 'group'>
@@ -89,7 +76,7 @@ export interface BulkResult {
   report_failure: string | null
   /** The history could not take the run's records (held by another program, a full disk): where they went. */
   history_failure: string | null
-  /** How the run ends (DESIGN.md): done, refused (failed, skipped or left-out rows), unknown (or stopped by a write failure), not_confirmable (to confirm on the merchant platform), interrupted... */
+  /** How the run ends: done, refused (failed, skipped or left-out rows), unknown (or stopped by a write failure), not_confirmable (to confirm on the merchant platform), interrupted... */
   outcome: Outcome
   /** Its exit code: 0 done, 1 refused, 5 unknown, 6 not confirmable, 130 interrupted... */
   exit_code: ExitCode
@@ -102,48 +89,6 @@ export function toSendTotals(states: readonly RowState[]): ToSendTotal[] {
     if (isToSend(state)) tally.add('to_send', state.planned.fee_type, {refund_fee: state.planned.refund_fee})
   }
   return tally.lines(['to_send']).map(({group: _group, ...total}) => total)
-}
-
-/** How a run ended: stopped by a signal, or with what it could not write (the journal, the report, the history). */
-export interface RunEnd {
-  stopped: boolean
-  stoppedBy?: unknown
-  writeFailure?: string
-  reportFailure?: string
-  historyFailure?: string
-}
-
-/**
- * How the run ends. A report, or the history's records, that could not be written is not a
- * success: the refunds are in the journal, and the same command run again writes the report
- * (unknown, also over failed rows; an interrupt or a failed verification says more).
- */
-export function outcomeOf(states: readonly RowState[], ended: RunEnd): Outcome {
-  const outcome = rowsOutcome(states, ended)
-  // Failed rows are in the journal and on screen; the report a rerun writes, or this machine's
-  // record of the refunds (the history behind the money), is what is missing.
-  const settled: Outcome[] = ['done', 'refused', 'not_confirmable']
-  const behind = ended.reportFailure || ended.historyFailure
-  return behind && settled.includes(outcome) ? 'unknown' : outcome
-}
-
-/** A run's outcome and its exit code, as the document gives them. */
-export const ending = (outcome: Outcome) => ({outcome, exit_code: EXIT_CODES[outcome]})
-
-function rowsOutcome(
-  states: readonly RowState[],
-  ended: {stopped: boolean; stoppedBy?: unknown; writeFailure?: string},
-): Outcome {
-  const any = (...statuses: RowStatus[]) => states.some((s) => statuses.includes(s.outcome.status))
-  if (ended.stopped) return outcomeOfSignal(ended.stoppedBy)
-  if (ended.writeFailure) return 'unknown'
-  if (states.some((s) => s.outcome.status === 'unknown' && s.outcome.unverified)) return 'signature'
-  // Money unproven outranks rows refused: run again, the rerun settles them (and then says the refused ones).
-  if (any('processing', 'unknown', 'held')) return 'unknown'
-  if (any('failed', 'skipped_invalid', 'left_out')) return 'refused'
-  // Not the "run again later" outcome: a rerun cannot tell more of these; the merchant platform can.
-  if (any('not_confirmable')) return 'not_confirmable'
-  return 'done'
 }
 
 /** The rows' views, each made when its turn comes: a million rows are never a million views at once. */
@@ -160,7 +105,7 @@ export function rowView(row: RefundRow, state: RowState, dryRun: boolean): BulkR
       string
     >
   >
-  const {refund_fee, fee_type} = amountOf(row, state)
+  const {refund_fee, fee_type} = rowAmount(row, state)
   return {
     line: row.line,
     order: row.order,

@@ -33,6 +33,7 @@ import {shellWord, usageError} from '../../errors.js'
 import {type GatewayIdentity, describeGateway, spellingOf} from '../../store/gateway.js'
 import {cutTornTail, forEachLine} from '../../io/json-lines.js'
 import {notOurs} from '../../io/private-file.js'
+import type {FinalStatus} from '../refund.js'
 
 export interface JournalHeader {
   type: 'header'
@@ -61,14 +62,12 @@ export interface IntentRecord {
   at: string
 }
 
-export type FinalStatus =
-  'refunded' | 'refunded_earlier' | 'already_refunded' | 'failed' | 'processing' | 'not_confirmable'
-
 export interface OutcomeRecord {
   type: 'outcome'
   line: number
   mch_refund_no: string
-  status: FinalStatus | 'unknown'
+  /** A row's outcome as the run recorded it: final, processing (asked about again), or unknown. */
+  status: FinalStatus | 'processing' | 'unknown'
   gw_refund_no?: string
   refund_time?: string
   err_code?: string

@@ -4,14 +4,15 @@
  * refunded, and the rows against the order's balance. Nothing is sent here.
  */
 import {GwError, isStopped} from '../../errors.js'
-import {type RefundOrder, formatAmount, isoTime} from '../../gateway/protocol/index.js'
+import {type RefundOrder, formatAmount, hasRefundQuery, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {balanceProblem} from '../balance.js'
+import {lookupOf} from '../decisions.js'
 import {describeRefundedElsewhere, refundedElsewhere} from '../elsewhere.js'
-import {hasRefundQuery, lookupOf, refundedTotal} from '../lookup.js'
+import {type EarlierRefund, refundedTotal} from '../refund.js'
 import type {RefundService} from '../service.js'
-import {type EarlierRefund, SingleRefunds, claimKeyOf, describeMadeRefund} from '../single.js'
+import {SingleRefunds, claimKeyOf, describeMadeRefund} from '../single.js'
 import {type ClaimHolder, heldSentence} from '../../store/history.js'
 import type {OrderGroup} from './preflight.js'
 import {
@@ -118,7 +119,7 @@ function elsewhereProblems(
   const {states, indexOf} = checking
   if (checking.earlier.repeatsMeant) return []
   if (checking.sentByFile.has(order.record.mch_order_no ?? '')) return []
-  const elsewhere = refundedElsewhere(order, refunds.history.refundsOf(order.record.mch_order_no ?? ''), existing)
+  const elsewhere = refundedElsewhere(order, refunds.records.ofOrder(order.record.mch_order_no ?? ''), existing)
   if (!elsewhere) return []
   const message = `${describeRefundedElsewhere(elsewhere)}; add --again if this row is meant too`
   return group.rows.flatMap((row) => {
@@ -165,16 +166,16 @@ export async function checkOrderBalance(
   const numbers = group.rows.map((r) => numberOf(r, states[at(r)]!)).filter(Boolean)
   const ours = new Set(numbers)
   await settleEarlier(group, order, checking, ours, refunds)
-  const knownHere = refunds.history.hasRefunds(order.record.mch_order_no ?? '')
+  const knownHere = refunds.records.hasRefunds(order.record.mch_order_no ?? '')
   const paidInFull = order.record.result === 'SUCCESS' && !knownHere
-  const existing = paidInFull ? [] : await refunds.queries.refundsOf(order, numbers.slice(0, 2))
+  const existing = paidInFull ? [] : await refunds.refundsOf(order, numbers.slice(0, 2))
   const pendingRow = (number: string) =>
     group.rows.find((r) => numberOf(r, states[at(r)]!) === number && states[at(r)]!.outcome.status === 'pending')
   for (const refund of existing ?? []) {
     const row = pendingRow(refund.mch_refund_no)
     if (!row) continue
     const settled = settleByLookup(states[at(row)]!, lookupOf(refund, states[at(row)]!.planned?.refund_fee ?? NaN))
-    const made_by = refunds.history.findRefund(refund.mch_refund_no)?.source
+    const made_by = refunds.records.byNumber(refund.mch_refund_no)?.source
     const outcome = settled.outcome.status === 'already_refunded' ? {...settled.outcome, made_by} : settled.outcome
     states[at(row)] = {...settled, outcome}
   }
@@ -182,7 +183,7 @@ export async function checkOrderBalance(
   // for this order and amount) is not sent again, in the dry run as in the run: a refund it saw
   // succeed is already refunded; one the gateway held without showing its state stays not confirmable.
   if (!hasRefundQuery(order.channel)) {
-    for (const made of refunds.history.refundsOf(order.record.mch_order_no ?? '')) {
+    for (const made of refunds.records.ofOrder(order.record.mch_order_no ?? '')) {
       // A row still to send, or sent by this file with its outcome lost: the history settles both.
       const row = group.rows.find((r) => numberOf(r, states[at(r)]!) === made.mch_refund_no && isOpen(states[at(r)]!))
       const planned = row && states[at(row)]!.planned

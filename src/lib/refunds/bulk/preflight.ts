@@ -6,7 +6,8 @@
 import {runBatch} from '../../batch.js'
 import {GwError} from '../../errors.js'
 import {describeReference, orderKey} from '../../orders/reference.js'
-import type {FoundOrder, OrderService} from '../../orders/service.js'
+import type {OrderReference} from '../../orders/reference.js'
+import type {FoundOrder} from '../../orders/service.js'
 import {type RetryPolicy, linearBackoff, tries} from '../../retry.js'
 import type {Problem, RefundRow, RowRequest} from './rows.js'
 
@@ -45,7 +46,7 @@ export interface Preflighted {
 
 export async function preflight(
   groups: Map<string, OrderGroup>,
-  orders: OrderService,
+  orders: {order(ref: OrderReference, channel?: string): Promise<FoundOrder>},
   pace: CheckPace,
 ): Promise<Preflighted> {
   const found = new Map<string, FoundOrder>()
@@ -67,7 +68,7 @@ export async function preflight(
           return ofRows(group, `the rows of order ${order} name different channels (${channels.join(', ')})`)
         }
         try {
-          found.set(key, await orders.find(group.request.ref, channels[0]))
+          found.set(key, await orders.order(group.request.ref, channels[0]))
           pace.tick(false)
         } catch (error) {
           if (!(error instanceof GwError)) throw error

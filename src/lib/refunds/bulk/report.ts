@@ -12,8 +12,9 @@ import {columnLetters} from '../../files/workbook-rows.js'
 import {totalsVerdict} from '../../files/totals.js'
 import {formatAmount, isCurrency, lookupError} from '../../gateway/protocol/index.js'
 import {type RefundFile, reportLines} from './refund-file.js'
-import {type SummaryLine, type ViewStatus, VIEW_STATUSES, rowView, viewStatus} from './bulk-result.js'
-import {REPORT_COLUMNS, type RowState, amountOf} from './rows.js'
+import {VIEW_STATUSES, type ViewStatus} from '../refund.js'
+import {type SummaryLine, rowView, viewStatus} from './bulk-result.js'
+import {REPORT_COLUMNS, type RowState, rowAmount} from './rows.js'
 
 const money = (minor: number | undefined, currency: string | undefined) =>
   minor !== undefined && currency && isCurrency(currency) ? {minor, currency} : undefined
@@ -42,26 +43,7 @@ export async function writeReport(
   const preview = options.preview ? await PreviewPage.open(options.preview, file.header, about) : undefined
   const problems = problemsByLine(file)
   // The amount's column, marked on the preview where gw reads it.
-  const amountColumn = file.header.index.get('refund_amount') ?? file.header.index.get('refund_fee')
-  const show = async (
-    line: number,
-    cells: TableRow | TableLine,
-    kind: PreviewLine['kind'],
-    said: string,
-    send?: string,
-  ) => {
-    if (!preview) return
-    if ('hidden' in cells && cells.hidden)
-      preview.hiddenRow(line, `${cells.hidden}: ${kind === 'sent' ? said : 'not sent'}`)
-    else
-      await preview.write({
-        line,
-        cells: cells.values,
-        kind,
-        said,
-        ...(send ? {send: {text: send, column: amountColumn}} : {}),
-      })
-  }
+  const show = previewShown(preview, file.header.index.get('refund_amount') ?? file.header.index.get('refund_fee'))
   try {
     for await (const line of reportLines(file)) {
       // Lines that are not rows are written where they were: the report lines up with the file.
@@ -112,6 +94,27 @@ export async function writeReport(
   }
 }
 
+/**
+ * How a line of the file is shown on the --preview page (none without one): a hidden row listed
+ * with what became of it, any other with its cells, what gw said of it and, for a row it would
+ * send, the amount marked in the amount's column.
+ */
+function previewShown(preview: PreviewPage | undefined, amountColumn: number | undefined) {
+  return async (line: number, cells: TableRow | TableLine, kind: PreviewLine['kind'], said: string, send?: string) => {
+    if (!preview) return
+    if ('hidden' in cells && cells.hidden)
+      preview.hiddenRow(line, `${cells.hidden}: ${kind === 'sent' ? said : 'not sent'}`)
+    else
+      await preview.write({
+        line,
+        cells: cells.values,
+        kind,
+        said,
+        ...(send ? {send: {text: send, column: amountColumn}} : {}),
+      })
+  }
+}
+
 /** The file's problems by line, for the preview's rows. */
 function problemsByLine(file: RefundFile): Map<number, string[]> {
   const by = new Map<number, string[]>()
@@ -140,7 +143,7 @@ function statusTally(
   const tally = new Tally<ViewStatus, 'refund_fee'>()
   file.rows.forEach((row, i) => {
     const state = states[i]!
-    const {refund_fee, fee_type} = amountOf(row, state)
+    const {refund_fee, fee_type} = rowAmount(row, state)
     const status = viewStatus(state, dryRun)
     tally.add(status, fee_type, {
       refund_fee: status === 'skipped_invalid' || status === 'left_out' ? undefined : refund_fee,

@@ -1,12 +1,20 @@
 /**
- * The rows of a bulk refund and what becomes of each: a status union with its facts, the
- * one test of "still to send", and how the journal and the gateway's answers move a row
- * from one status to another.
+ * The rows of a bulk refund and where each stands in a run: the refund planned for it, what an
+ * earlier run sent, and its outcome (the refund's state as a row, refund.ts); the one test of
+ * "still to send", and how the journal and the gateway's answers move a row from one outcome to
+ * another.
  */
-import {type Amount, formatAmount, isoTime, minorUnitsOf} from '../../gateway/protocol/index.js'
+import {type Amount, formatAmount, minorUnitsOf} from '../../gateway/protocol/index.js'
 import type {OrderReference} from '../../orders/reference.js'
-import type {Lookup} from '../lookup.js'
-import type {PlannedRefund, RefundResult} from '../service.js'
+import {
+  type Lookup,
+  type MadeBy,
+  type PlannedRefund,
+  type RowOutcome,
+  isFinal,
+  refundedRow,
+  rowOfLookup,
+} from '../refund.js'
 import {quoted} from '../../untrusted.js'
 import type {IntentRecord, RowHistory} from './journal.js'
 
@@ -39,76 +47,6 @@ export interface RefundRow {
   readonly request?: RowRequest
 }
 
-/** How an outcome was learned: the refund's answer, a refund query, the same number sent again, or this machine's history (a channel without a refund query). */
-type SettledBy = RefundResult['resolved_by'] | 'history'
-
-interface Settled {
-  readonly gw_refund_no?: string
-  readonly refund_time?: string
-  readonly settled_by?: SettledBy
-  /** Where an earlier refund of this number was made, when this machine's history knows (a file's name). */
-  readonly made_by?: string
-  /** refunded_earlier: when the earlier run of this file sent it. */
-  readonly earlier_run_at?: string
-}
-
-export type RowOutcome =
-  | {readonly status: 'pending'}
-  /** `unverified`: the gateway's answers failed verification (a bad signature, or about another refund). */
-  | {readonly status: 'unknown'; readonly advice?: string; readonly unverified?: boolean}
-  /**
-   * Who moved the money: `refunded` this run; `refunded_earlier` an earlier run of this file
-   * (its journal's intent); `already_refunded` found made elsewhere (or by a run whose intent
-   * the journal lost): never claimed as this file's.
-   */
-  | ({readonly status: 'refunded' | 'refunded_earlier' | 'already_refunded'} & Settled)
-  /** Sent; the gateway holds its number but cannot show its amount and state (no refund query). */
-  | ({readonly status: 'not_confirmable'; readonly advice?: string} & Settled)
-  | ({readonly status: 'processing'; readonly advice?: string} & Settled)
-  | ({
-      readonly status: 'failed'
-      readonly err_code?: string
-      readonly err_msg?: string
-      readonly advice?: string
-    } & Settled)
-  | {readonly status: 'skipped_invalid'; readonly err_msg: string}
-  /**
-   * Not sent: another run is refunding its order (it holds the order's claim), or the order has a
-   * refund sent earlier outside the file (a single refund, another file's row) whose outcome no
-   * lookup could give. A new refund of an order waits for them; a rerun tries again.
-   */
-  | {readonly status: 'held'; readonly err_msg: string; readonly advice?: string}
-  /** Usable, and not sent on purpose: a row gw's own earlier report says failed or was not sent, run again without --retry-failed. */
-  | {readonly status: 'left_out'; readonly err_msg: string}
-
-export type RowStatus = RowOutcome['status']
-
-/** Statuses in the order summaries list them. */
-export const ROW_STATUSES: readonly RowStatus[] = [
-  'refunded',
-  'refunded_earlier',
-  'already_refunded',
-  'processing',
-  'not_confirmable',
-  'failed',
-  'unknown',
-  'held',
-  'pending',
-  'skipped_invalid',
-  'left_out',
-]
-
-/**
- * Outcomes a run never needs to ask about again. A refund that is not confirmable stays so: the
- * channel has no way to tell more, and its number is never sent again.
- */
-export const isFinal = (outcome: RowOutcome) =>
-  outcome.status === 'refunded' ||
-  outcome.status === 'refunded_earlier' ||
-  outcome.status === 'already_refunded' ||
-  outcome.status === 'failed' ||
-  outcome.status === 'not_confirmable'
-
 /** The refund as an earlier run sent it (the journal's intent). */
 export interface SentRefund {
   mch_refund_no: string
@@ -122,13 +60,12 @@ export interface SentRefund {
   journal_line?: number
 }
 
+/** Who made a refund a row finds made before this send: an earlier run of this file when the journal holds its intent, else elsewhere. */
+export const madeBefore = (state: RowState): Exclude<MadeBy, 'this_run'> => (state.sent ? 'earlier_run' : 'elsewhere')
+
 /** A success of a refund number learned now: an earlier run of this file sent it (`sent`), else it was made elsewhere. */
-export function succeeded(state: RowState, facts: Settled): RowOutcome {
-  if (!state.sent) return {status: 'already_refunded', ...facts}
-  const when = state.sent.at ? new Date(state.sent.at) : undefined
-  const at = when && !Number.isNaN(when.getTime()) ? isoTime(when) : state.sent.at
-  return {status: 'refunded_earlier', ...facts, earlier_run_at: facts.earlier_run_at ?? at}
-}
+export const succeeded = (state: RowState, facts: Parameters<typeof refundedRow>[1]): RowOutcome =>
+  refundedRow(madeBefore(state), facts, state.sent?.at)
 
 /** A row's place in the run: the refund planned for it, what an earlier run sent, and what became of it. */
 export interface RowState {
@@ -160,7 +97,7 @@ export const numberOf = (row: RefundRow, state: RowState) =>
   state.planned?.mch_refund_no ?? state.sent?.mch_refund_no ?? row.mchRefundNo
 
 /** The amount and currency a row stands for, as planned, as sent before, or as written in minor units. */
-export function amountOf(row: RefundRow, state: RowState): {refund_fee?: number; fee_type?: string} {
+export function rowAmount(row: RefundRow, state: RowState): {refund_fee?: number; fee_type?: string} {
   if (state.planned) return {refund_fee: state.planned.refund_fee, fee_type: state.planned.fee_type}
   if (state.sent) return state.sent
   const amount = row.request?.amount
@@ -168,34 +105,14 @@ export function amountOf(row: RefundRow, state: RowState): {refund_fee?: number;
 }
 
 /**
- * What a refund query's answer for a refund number makes of a row that may have been sent:
- * a success is an earlier run's when the journal holds its intent, else made elsewhere.
+ * What a refund query's answer for a refund number makes of a row that may have been sent: a
+ * success is an earlier run's when the journal holds its intent, else made elsewhere; unknown
+ * leaves the row as it was (sending the same number again is safe, and settles it).
  */
 export function settleByLookup(state: RowState, lookup: Lookup): RowState {
-  const settled = {
-    gw_refund_no: 'gw_refund_no' in lookup ? lookup.gw_refund_no : undefined,
-    settled_by: 'refund_query' as const,
-  }
-  const refund_time = 'refund_time' in lookup ? lookup.refund_time : undefined
-  switch (lookup.state) {
-    case 'SUCCESS':
-      return {...state, outcome: succeeded(state, {...settled, refund_time})}
-    case 'PROCESSING':
-      return {...state, outcome: {status: 'processing', ...settled, refund_time}}
-    case 'FAIL': {
-      const err_msg = 'the channel reports the refund as failed'
-      return {...state, outcome: {status: 'failed', ...settled, err_code: 'REFUND_FAILED', err_msg}}
-    }
-    case 'other_amount': {
-      const err_msg = `the gateway holds refund number ${state.planned?.mch_refund_no ?? ''} with another amount (${lookup.refund_fee ?? 'not shown'} in minor units)`
-      return {...state, outcome: {status: 'failed', ...settled, err_code: 'GW_INVALID_REFUND_ORDER_NO', err_msg}}
-    }
-    case 'absent':
-      return {...state, outcome: {status: 'pending'}}
-    case 'unknown':
-      // Sending the same number again is safe (the gateway takes a number once) and settles it.
-      return state
-  }
+  const facts = {mch_refund_no: state.planned?.mch_refund_no, sentAt: state.sent?.at}
+  const outcome = rowOfLookup(lookup, madeBefore(state), facts)
+  return outcome ? {...state, outcome} : state
 }
 
 /**

@@ -7,14 +7,21 @@
  */
 import {runBatch} from '../../batch.js'
 import {GwError} from '../../errors.js'
-import type {RefundEntryStatus} from '../../store/records.js'
 import {keptSentence} from '../../store/durability.js'
-import type {PlannedRefund, RefundResult, RefundService} from '../service.js'
+import {
+  HISTORY_OF_ROW,
+  type PlannedRefund,
+  type RefundResult,
+  type RowOutcome,
+  isFinal,
+  rowOfResult,
+} from '../refund.js'
+import type {RefundService} from '../service.js'
 import {Journal, type OutcomeRecord} from './journal.js'
 import type {BulkPlan} from './plan.js'
-import {type RowOutcome, type RowState, isFinal, isToSend, numberOf, succeeded} from './rows.js'
+import {type RowState, isToSend, madeBefore, numberOf} from './rows.js'
 
-interface SendOptions {
+interface BulkSendOptions {
   concurrency: number
   rate?: number
   signal?: AbortSignal
@@ -33,28 +40,6 @@ interface Sent {
   writeFailure?: string
   /** The history could not take this run's records (held by another program, a full disk): where they went instead. */
   historyFailure?: string
-}
-
-/**
- * The outcome of one send, as a row's outcome. A refund number the gateway held before this
- * send is not this run's refund: an earlier run's of this file (the journal's intent), or made elsewhere.
- */
-function outcomeOf(sent: RefundResult, state: RowState): RowOutcome {
-  const {gw_refund_no, refund_time, err_code, err_msg, resolved_by: settled_by} = sent
-  switch (sent.status) {
-    case 'refunded': {
-      const facts = {gw_refund_no, refund_time, settled_by}
-      return sent.already_existed ? succeeded(state, facts) : {status: 'refunded', ...facts}
-    }
-    case 'processing':
-      return {status: 'processing', gw_refund_no, refund_time, settled_by, advice: sent.explanation}
-    case 'failed':
-      return {status: 'failed', gw_refund_no, err_code, err_msg, advice: sent.explanation, settled_by}
-    case 'not_confirmable':
-      return {status: 'not_confirmable', settled_by, advice: sent.explanation}
-    case 'unknown':
-      return {status: 'unknown', advice: sent.explanation, unverified: sent.unverified}
-  }
 }
 
 function outcomeRecord(line: number, mchRefundNo: string, outcome: RowOutcome): OutcomeRecord {
@@ -102,17 +87,6 @@ async function sendOrRefuse(
 }
 
 /**
- * The history's status of a refund an earlier run of this file made, by the row's outcome: one
- * that took (or is taking) money. None for a refund made elsewhere, or a failed one (it may
- * never have been sent: gw refused it itself).
- */
-const HISTORY_STATUS: Partial<Record<RowOutcome['status'], RefundEntryStatus>> = {
-  refunded_earlier: 'refunded',
-  processing: 'processing',
-  not_confirmable: 'not_confirmable',
-}
-
-/**
  * Refunds an earlier run of this file sent, as its journal and this plan's lookups know them,
  * recorded in the history where it lacks them: a run killed (SIGKILL, a power cut) before its
  * last records reached the history, or while a refund was in flight, left them in the journal only.
@@ -121,13 +95,13 @@ function recordInHistory(states: RowState[], refunds: RefundService, source: str
   // Asked first, recorded after: a question commits the records waiting, and these go in together.
   const missing = states.filter(
     ({sent, outcome}) =>
-      sent && HISTORY_STATUS[outcome.status] && !refunds.sentHere(sent.mch_order_no, sent.mch_refund_no),
+      sent && HISTORY_OF_ROW[outcome.status] && !refunds.sentHere(sent.mch_order_no, sent.mch_refund_no),
   )
   for (const {sent, outcome, planned} of missing) {
     const {gw_refund_no} = outcome as {gw_refund_no?: string}
     refunds.recordOutcome(
       {...sent!, channel: planned?.channel, total_fee: planned?.total_fee},
-      HISTORY_STATUS[outcome.status]!,
+      HISTORY_OF_ROW[outcome.status]!,
       {
         source,
         gw_refund_no,
@@ -137,7 +111,7 @@ function recordInHistory(states: RowState[], refunds: RefundService, source: str
   }
 }
 
-export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: SendOptions): Promise<Sent> {
+export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: BulkSendOptions): Promise<Sent> {
   const states = [...plan.states]
   const {journal: found, file} = plan
   const journal = await Journal.open(found!.path, found!.header, found!.resumed)
@@ -185,8 +159,9 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
           return failed(error as Error)
         }
         const sent = await sendOrRefuse(refunds, planned, options.source, signal)
+        // A number held before this send is an earlier run's of this file when the journal sent this very number.
         const ours = state.sent?.mch_refund_no === mch_refund_no ? state : {...state, sent: undefined}
-        const outcome = outcomeOf(sent, ours)
+        const outcome = rowOfResult(sent, madeBefore(ours), ours.sent?.at)
         const {at} = intent
         states[i] = {...state, outcome, sent: {mch_refund_no, mch_order_no, gw_order_no, refund_fee, fee_type, at}}
         outcomes.push(journal.append(outcomeRecord(row.line, mch_refund_no, outcome)).catch(failed))
@@ -199,7 +174,7 @@ export async function sendPlan(plan: BulkPlan, refunds: RefundService, options: 
     await journal.close().catch(failed)
   }
   // The journal holds every refund and its outcome; the history catches up, or says where its records went.
-  const historyFailure = keptSentence(refunds.history.file, refunds.history.settle())
+  const historyFailure = keptSentence(refunds.records.file, refunds.records.settle())
   return {
     states,
     stopped: Boolean(options.signal?.aborted),

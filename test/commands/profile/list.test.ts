@@ -1,0 +1,94 @@
+/** gw profile list: the profiles stored, and a store gw would not accept refused. */
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {runGw} from '../../helpers/gw-env.js'
+import {readShared, removeDir, tempDir} from '../../helpers/shared.js'
+
+interface Vectors {
+  keys: Record<string, {private_pkcs1?: string; private_pkcs8?: string; public_spki: string; public_pkcs1: string}>
+}
+
+const keys = readShared<Vectors>('vectors/signing.json').keys
+
+let home: string
+
+let files: Record<string, string>
+
+const env = () => ({GW_CONFIG_DIR: join(home, 'config')})
+
+/** `gw profile add NAME` with the test keys, against `baseUrl`. */
+const addArgs = (name: string, baseUrl: string, key = files.merchant!) => [
+  'profile',
+  'add',
+  name,
+  '--appid',
+  'mch20001',
+  '--base-url',
+  baseUrl,
+  '--private-key',
+  key,
+  '--gateway-public-key',
+  files.gateway!,
+]
+
+const add = (name: string, extra: string[] = [], key = files.merchant!) =>
+  runGw([...addArgs(name, 'https://gateway.example/Gateway/', key), ...extra], {env: env()})
+
+beforeAll(() => {
+  home = tempDir('gw-profiles-')
+  files = {
+    merchant: join(home, 'merchant.pem'),
+    small: join(home, 'small.pem'),
+    gateway: join(home, 'gateway.pub'),
+    gatewayPkcs1: join(home, 'gateway-pkcs1.pub'),
+    junk: join(home, 'junk.pem'),
+  }
+  writeFileSync(files.merchant!, keys.merchant!.private_pkcs1!)
+  writeFileSync(files.small!, keys.small!.private_pkcs8!)
+  writeFileSync(files.gateway!, keys.gateway!.public_spki)
+  writeFileSync(files.gatewayPkcs1!, keys.gateway!.public_pkcs1)
+  writeFileSync(files.junk!, 'not a key\n')
+})
+
+afterAll(() => removeDir(home))
+
+describe('gw profile', () => {
+  it('refuses a file that is not a key, exit 2, and saves nothing', async () => {
+    const result = await add('broken', [], files.junk!)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/The private key is not a readable private key/)
+    expect(
+      (await runGw(['profile', 'list', '--json'], {env: env()}))
+        .json<{profiles: {name: string}[]}>()
+        .profiles.map((p) => p.name),
+    ).not.toContain('broken')
+  })
+})
+
+describe('the profile store, as other hands and other processes leave it', () => {
+  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(home, name)})
+
+  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
+    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
+
+  it('refuses a store holding a name gw would not accept, naming it safely, exit 2', async () => {
+    expect((await addTo('hostile', 'shop')).code).toBe(0)
+    const path = join(home, 'hostile', 'profiles.json')
+    const store = JSON.parse(readFileSync(path, 'utf8')) as {profiles: Record<string, unknown>}
+    store.profiles['$(touch pwned)\u001b[2J'] = store.profiles.shop
+    writeFileSync(path, JSON.stringify(store))
+    const listed = await runGw(['profile', 'list'], {env: storeEnv('hostile')})
+    expect(listed.code).toBe(2)
+    expect(listed.stderr).toContain('holds a profile named "$(touch pwned)')
+    expect(listed.stderr).toContain('which is not a profile name')
+    expect(listed.stderr).not.toContain('\u001b')
+    // "__proto__" would be taken as the record's prototype by a plain reader, and the profile silently lost.
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"$(touch pwned)\\u001b[2J"', '"__proto__"'))
+    const proto = await runGw(['profile', 'list'], {env: storeEnv('hostile')})
+    expect(proto.code).toBe(2)
+    expect(proto.stderr).toContain('holds a profile named "__proto__"')
+  })
+})
