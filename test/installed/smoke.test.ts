@@ -9,6 +9,7 @@
  */
 import {type ChildProcess, spawn} from 'node:child_process'
 import {closeSync, existsSync, openSync, readFileSync, writeFileSync} from 'node:fs'
+import {once} from 'node:events'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -99,8 +100,14 @@ beforeAll(async () => {
   controls = new SandboxControl(sandbox.info.origin)
 })
 
-afterAll(() => {
-  sandbox?.child.kill()
+afterAll(async () => {
+  // The sandbox ended first: a process still running writes its compile cache into the scratch home on its way out.
+  const child = sandbox?.child
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const ended = once(child, 'exit')
+    child.kill()
+    await ended
+  }
   removeDir(scratch)
 })
 
