@@ -50,6 +50,14 @@ export function gwEnvironment(extra: Record<string, string | undefined> = {}): R
   return {...env, NO_COLOR: '1', ...GW_ENV, ...extra}
 }
 
+/**
+ * The environment of a shell or terminal a test runs gw in (by gwShellLine, which gives gw its own
+ * PATH): gw's, but with the test's PATH, where the shell finds tmux, cat and sleep (an executable's
+ * PATH has no programs at all).
+ */
+export const shellEnvironment = (extra: Record<string, string | undefined> = {}) =>
+  gwEnvironment({PATH: process.env.PATH, ...extra})
+
 /** gw with `args` as a POSIX shell line, for the tests that run it from a shell or a terminal. */
 export function gwShellLine(args: string[]): string {
   const words = [...gwUnderTest(), ...args].map(shellWord).join(' ')

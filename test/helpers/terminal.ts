@@ -2,7 +2,7 @@ import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {gwEnvironment, gwShellLine} from './gw-under-test.js'
+import {gwShellLine, shellEnvironment} from './gw-under-test.js'
 import {HANG_MS, REPO_ROOT} from './shared.js'
 
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0
@@ -36,7 +36,9 @@ export class Terminal {
    */
   tmux(...args: string[]): string {
     // The terminal's server, and gw in it, get what a spawned gw gets: never the developer's GW_ variables.
-    return execFileSync('tmux', ['-L', this.session, ...args], {env: gwEnvironment({NO_COLOR: undefined})}).toString()
+    return execFileSync('tmux', ['-L', this.session, ...args], {
+      env: shellEnvironment({NO_COLOR: undefined}),
+    }).toString()
   }
 
   /** The exit file: kill(), ended() and hangUp() need a terminal made with one. */

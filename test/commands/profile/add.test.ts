@@ -15,7 +15,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {shellWord} from '../../../src/lib/errors.js'
 import {type GwWorld, runGw, startWorld} from '../../helpers/gw-env.js'
-import {gwEnvironment, gwShellLine} from '../../helpers/gw-under-test.js'
+import {gwShellLine, shellEnvironment} from '../../helpers/gw-under-test.js'
 import {readShared, removeDir, tempDir} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 
@@ -154,7 +154,7 @@ describe('gw profile', () => {
       ['-c', `(sleep 1; cat ${shellWord(files.merchant!)}) | ${gwShellLine([])} ${args}`],
       {
         encoding: 'utf8',
-        env: gwEnvironment(env()),
+        env: shellEnvironment(env()),
       },
     )
     expect(late.status, late.stderr).toBe(0)

@@ -7,7 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {shellWord} from '../../../src/lib/errors.js'
 import {type GwWorld, keyFile, runGw, startWorld} from '../../helpers/gw-env.js'
-import {gwEnvironment, gwShellLine} from '../../helpers/gw-under-test.js'
+import {gwShellLine, shellEnvironment} from '../../helpers/gw-under-test.js'
 import {readShared, removeDir, tempDir} from '../../helpers/shared.js'
 
 interface Vectors {
@@ -101,7 +101,7 @@ describe('gw profile', () => {
     const piped = spawnSync('bash', ['-c', gwShellLine([]) + ' ' + args.join(' ')], {
       encoding: 'utf8',
       // gwShellLine gives gw its own PATH (an executable's has no node); the shell keeps this one for cat.
-      env: gwEnvironment(env()),
+      env: shellEnvironment(env()),
     })
     expect(piped.status, piped.stderr).toBe(0)
     expect(piped.stdout).toContain('Profile "piped" saved')
