@@ -1,14 +1,5 @@
 /** gw profile add: a profile stored with its keys (0600 files, a 0700 folder), checked, asked for on a terminal. */
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
+import {chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -16,63 +7,12 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {shellWord} from '../../../src/lib/errors.js'
 import {type GwWorld, runGw, startWorld} from '../../helpers/gw-env.js'
 import {gwShellLine, shellEnvironment} from '../../helpers/gw-under-test.js'
-import {readShared, removeDir, tempDir} from '../../helpers/shared.js'
+import {profileHome} from '../../helpers/profile-home.js'
+import {removeDir, tempDir} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 
-interface Vectors {
-  keys: Record<string, {private_pkcs1?: string; private_pkcs8?: string; public_spki: string; public_pkcs1: string}>
-}
-
-const keys = readShared<Vectors>('vectors/signing.json').keys
-
-let home: string
-
-let files: Record<string, string>
-
-const env = () => ({GW_CONFIG_DIR: join(home, 'config')})
-
-/** `gw profile add NAME` with the test keys, against `baseUrl`. */
-const addArgs = (name: string, baseUrl: string, key = files.merchant!) => [
-  'profile',
-  'add',
-  name,
-  '--appid',
-  'mch20001',
-  '--base-url',
-  baseUrl,
-  '--private-key',
-  key,
-  '--gateway-public-key',
-  files.gateway!,
-]
-
-const add = (name: string, extra: string[] = [], key = files.merchant!) =>
-  runGw([...addArgs(name, 'https://gateway.example/Gateway/', key), ...extra], {env: env()})
-
-/** The profile `name` the cases before this one add, added here when a case runs alone (-t). */
-async function having(name: string, extra: string[] = []) {
-  const stored = join(home, 'config', 'profiles.json')
-  if (existsSync(stored) && JSON.parse(readFileSync(stored, 'utf8')).profiles[name]) return
-  expect((await add(name, extra)).code).toBe(0)
-}
-
-beforeAll(() => {
-  home = tempDir('gw-profiles-')
-  files = {
-    merchant: join(home, 'merchant.pem'),
-    small: join(home, 'small.pem'),
-    gateway: join(home, 'gateway.pub'),
-    gatewayPkcs1: join(home, 'gateway-pkcs1.pub'),
-    junk: join(home, 'junk.pem'),
-  }
-  writeFileSync(files.merchant!, keys.merchant!.private_pkcs1!)
-  writeFileSync(files.small!, keys.small!.private_pkcs8!)
-  writeFileSync(files.gateway!, keys.gateway!.public_spki)
-  writeFileSync(files.gatewayPkcs1!, keys.gateway!.public_pkcs1)
-  writeFileSync(files.junk!, 'not a key\n')
-})
-
-afterAll(() => removeDir(home))
+const keysHome = profileHome()
+const {keys, files, env, addArgs, add, having} = keysHome
 
 describe('gw profile', () => {
   it('adds the first profile as the default, with 0600 files in a 0700 folder', async () => {
@@ -81,7 +21,7 @@ describe('gw profile', () => {
     expect(result.stdout).toContain(
       'Profile "shop" saved (default): mch20001 at https://gateway.example/Gateway, LIVE.',
     )
-    const config = join(home, 'config')
+    const config = join(keysHome.home, 'config')
     expect(statSync(config).mode & 0o777).toBe(0o700)
     expect(statSync(join(config, 'keys')).mode & 0o777).toBe(0o700)
     expect(statSync(join(config, 'profiles.json')).mode & 0o777).toBe(0o600)
@@ -182,7 +122,7 @@ describe('gw profile', () => {
   })
 
   it("refuses the merchant's own public key given as the gateway's, and saves nothing", async () => {
-    const own = join(home, 'own.pub')
+    const own = join(keysHome.home, 'own.pub')
     writeFileSync(own, keys.merchant!.public_spki)
     const keyFlags = ['--private-key', files.merchant!, '--gateway-public-key', own]
     const url = 'http://127.0.0.1:9/Gateway'
@@ -196,7 +136,7 @@ describe('gw profile', () => {
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(home, name)})
+  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
 
   const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
     runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})

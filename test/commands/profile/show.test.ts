@@ -1,6 +1,6 @@
 /** gw profile show: fingerprints and sizes, never key material; which profile a command uses. */
 import {createPrivateKey} from 'node:crypto'
-import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -8,62 +8,10 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {shellWord} from '../../../src/lib/errors.js'
 import {type GwWorld, keyFile, runGw, startWorld} from '../../helpers/gw-env.js'
 import {gwShellLine, shellEnvironment} from '../../helpers/gw-under-test.js'
-import {readShared, removeDir, tempDir} from '../../helpers/shared.js'
+import {profileHome} from '../../helpers/profile-home.js'
 
-interface Vectors {
-  keys: Record<string, {private_pkcs1?: string; private_pkcs8?: string; public_spki: string; public_pkcs1: string}>
-}
-
-const keys = readShared<Vectors>('vectors/signing.json').keys
-
-let home: string
-
-let files: Record<string, string>
-
-const env = () => ({GW_CONFIG_DIR: join(home, 'config')})
-
-/** `gw profile add NAME` with the test keys, against `baseUrl`. */
-const addArgs = (name: string, baseUrl: string, key = files.merchant!) => [
-  'profile',
-  'add',
-  name,
-  '--appid',
-  'mch20001',
-  '--base-url',
-  baseUrl,
-  '--private-key',
-  key,
-  '--gateway-public-key',
-  files.gateway!,
-]
-
-const add = (name: string, extra: string[] = [], key = files.merchant!) =>
-  runGw([...addArgs(name, 'https://gateway.example/Gateway/', key), ...extra], {env: env()})
-
-/** The profile `name` the cases before this one add, added here when a case runs alone (-t). */
-async function having(name: string, extra: string[] = []) {
-  const stored = join(home, 'config', 'profiles.json')
-  if (existsSync(stored) && JSON.parse(readFileSync(stored, 'utf8')).profiles[name]) return
-  expect((await add(name, extra)).code).toBe(0)
-}
-
-beforeAll(() => {
-  home = tempDir('gw-profiles-')
-  files = {
-    merchant: join(home, 'merchant.pem'),
-    small: join(home, 'small.pem'),
-    gateway: join(home, 'gateway.pub'),
-    gatewayPkcs1: join(home, 'gateway-pkcs1.pub'),
-    junk: join(home, 'junk.pem'),
-  }
-  writeFileSync(files.merchant!, keys.merchant!.private_pkcs1!)
-  writeFileSync(files.small!, keys.small!.private_pkcs8!)
-  writeFileSync(files.gateway!, keys.gateway!.public_spki)
-  writeFileSync(files.gatewayPkcs1!, keys.gateway!.public_pkcs1)
-  writeFileSync(files.junk!, 'not a key\n')
-})
-
-afterAll(() => removeDir(home))
+const keysHome = profileHome()
+const {keys, files, env, addArgs, having} = keysHome
 
 describe('gw profile', () => {
   /** The variables of a profile from the environment alone, written nowhere. */
@@ -119,7 +67,7 @@ describe('gw profile', () => {
       }),
     )
     expect(new Set(shown).size).toBe(1)
-    const stored = JSON.parse(readFileSync(join(home, 'config', 'profiles.json'), 'utf8')).profiles.stdin
+    const stored = JSON.parse(readFileSync(join(keysHome.home, 'config', 'profiles.json'), 'utf8')).profiles.stdin
     expect(statSync(stored.private_key_file).mode & 0o777).toBe(0o600)
   })
 
@@ -131,7 +79,7 @@ describe('gw profile', () => {
     const fromEnv = await runGw(['profile', 'show', '--json'], {env: environmentOnly()})
     expect(fromEnv.code).toBe(0)
     expect(fromEnv.json()).toMatchObject({appid: 'mch77777', source: 'environment'})
-    expect(readFileSync(join(home, 'config', 'profiles.json'), 'utf8')).not.toContain('mch77777')
+    expect(readFileSync(join(keysHome.home, 'config', 'profiles.json'), 'utf8')).not.toContain('mch77777')
     const partial = await runGw(['profile', 'show'], {env: {...env(), GW_APPID: 'mch77777'}})
     expect(partial.code).toBe(2)
     expect(partial.stderr).toContain('GW_APPID is set but GW_PRIVATE_KEY, GW_GATEWAY_PUBLIC_KEY, GW_BASE_URL are not')
@@ -152,7 +100,7 @@ describe('gw profile', () => {
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(home, name)})
+  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
 
   const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
     runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
@@ -170,7 +118,7 @@ describe('the profile store, as other hands and other processes leave it', () =>
 
   it('refuses a store edited to give a base URL gw would not accept, without repeating it', async () => {
     expect((await addTo('edited', 'shop')).code).toBe(0)
-    const path = join(home, 'edited', 'profiles.json')
+    const path = join(keysHome.home, 'edited', 'profiles.json')
     const original = readFileSync(path, 'utf8')
     for (const url of ['http://ops:s3cret@127.0.0.1:9/Gateway', 'file:///etc/passwd']) {
       writeFileSync(path, original.replace('http://127.0.0.1:9/Gateway', url))
