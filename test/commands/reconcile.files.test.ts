@@ -11,6 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {REPO_ROOT, untab} from '../helpers/shared.js'
 import {savedBy} from '../helpers/spreadsheets.js'
+import {payShownOrders} from '../helpers/shown-orders.js'
 import {readWorkbook, writeWorkbook, writeWorkbookBomb} from '../helpers/workbooks.js'
 
 let world: GwWorld
@@ -632,21 +633,7 @@ describe('sheets that do not show all they hold', () => {
 
   beforeAll(async () => {
     world = await startWorld()
-    const wire = world.sandbox.wire()
-    const orders: [string, string][] = [
-      ...Array.from({length: 76}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
-      ['SHW-M1', 'MYR'],
-    ]
-    for (const [mch, fee_type] of orders) {
-      const created = await wire.call('native_pay', {
-        channel: 'wechat',
-        mch_order_no: mch,
-        total_fee: 1_000_000,
-        fee_type,
-      })
-      expect(created.data.result).toBe('SUCCESS')
-      expect((await world.sandbox.controls.pay(mch)).status).toBe(200)
-    }
+    await payShownOrders(world)
   })
 
   afterAll(() => world.close())

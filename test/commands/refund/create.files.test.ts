@@ -13,6 +13,7 @@ import {HAS_CHROMIUM, launchChromium} from '../../helpers/browser.js'
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
 import {REPO_ROOT, untab} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
+import {payShownOrders} from '../../helpers/shown-orders.js'
 import {readWorkbook, writeSharedStringsBomb, writeWorkbook} from '../../helpers/workbooks.js'
 
 let world: GwWorld
@@ -663,21 +664,7 @@ describe('sheets that do not show all they hold', () => {
 
   beforeAll(async () => {
     world = await startWorld()
-    const wire = world.sandbox.wire()
-    const orders: [string, string][] = [
-      ...Array.from({length: 76}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
-      ['SHW-M1', 'MYR'],
-    ]
-    for (const [mch, fee_type] of orders) {
-      const created = await wire.call('native_pay', {
-        channel: 'wechat',
-        mch_order_no: mch,
-        total_fee: 1_000_000,
-        fee_type,
-      })
-      expect(created.data.result).toBe('SUCCESS')
-      expect((await world.sandbox.controls.pay(mch)).status).toBe(200)
-    }
+    await payShownOrders(world)
   })
 
   afterAll(() => world.close())
