@@ -74,11 +74,12 @@ export const quoted = (value: unknown, max = 60) => `"${shown(value, max)}"`
 // eslint-disable-next-line no-control-regex -- matching the escape character is the point
 const OWN_STYLE = /(\u001B\[(?:1|2|22|31|32|33|36|39)m)/
 
-const controlsVisible = (text: string) => text.replace(UNSAFE, (c) => (c === '\n' ? c : visible(c)))
+/** Controls made visible, but the new line and the tab, which move no cursor but to a line's or a column's start. */
+const controlsVisible = (text: string) => text.replace(UNSAFE, (c) => (c === '\n' || c === '\t' ? c : visible(c)))
 
 /**
  * A whole message for a terminal (an error, a note): controls made visible but its own new
- * lines kept, no bound. The last line of defence; untrusted values are also `shown` where
+ * lines and tabs kept (a piped list's lines are tab-separated), no bound. The last line of defence; untrusted values are also `shown` where
  * they are put into a message.
  */
 export function terminalSafe(message: string): string {

@@ -44,7 +44,7 @@ const SAYS: Record<string, ((result: LineResult) => void)[]> = {
     ({stdout}) => expect(stdout).toContain('Paid 150.50 THB, refunded 50.00 THB, left 100.50 THB.'),
   ],
   'gw order list --amount 150.50': [({stdout}) => expect(stdout).toContain('INV-1001')],
-  'gw refund list --amount 150.50': [({stdout}) => expect(stdout).toMatch(/INV-1001 .*50\.00 THB/)],
+  'gw refund list --amount 150.50': [({stdout}) => expect(stdout).toMatch(/INV-1001\s.*50\.00 THB/)],
   'gw refund create --from-csv refunds-nov.csv --yes': [
     ({stdout}) => expect(stdout).toMatch(/│ refunded +│ THB +│ 2 +│ 32\.00 THB/),
     ({stdout}) => expect(stdout).toMatch(/│ refunded_earlier +│ THB +│ 2 +│ 32\.00 THB/),

@@ -24,6 +24,11 @@ export interface CliOptions {
    * preload or a database held by another process.
    */
   process?: boolean
+  /**
+   * stdout is a terminal of this many columns (in-process only: a spawned gw on a terminal is
+   * terminal.ts's). Without it stdout is a pipe, as a captured process's is.
+   */
+  terminal?: number
 }
 
 /** Runs the `gw` under test (gw-under-test.ts) as a child process, as a user would. */
@@ -33,6 +38,8 @@ export function gw(args: string[], options: CliOptions = {}): Promise<CliResult>
 
 /** The same, with the child at hand (to send it signals). */
 export function spawnGw(args: string[], options: CliOptions = {}): {child: ChildProcess; result: Promise<CliResult>} {
+  if (options.terminal)
+    throw new Error("a spawned gw on a terminal is terminal.ts's: `terminal` is for in-process runs")
   const [program, ...first] = gwUnderTest()
   return start(program!, [...first, ...args], options)
 }

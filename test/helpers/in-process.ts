@@ -59,6 +59,7 @@ export async function runInProcess(args: string[], options: CliOptions = {}): Pr
   const {id, command, argv} = await commandOf(args)
   const stdout = capture()
   const stderr = capture()
+  if (options.terminal) Object.assign(stdout.stream, {isTTY: true, columns: options.terminal})
   // Standard input as a process is given it: a file descriptor (a key given as `-` is read from it whole).
   const inputFile = join(tmpdir(), `gw-stdin-${randomUUID()}`)
   writeFileSync(inputFile, options.input ?? '')

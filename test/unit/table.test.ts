@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {table} from '../../src/lib/render/table.js'
+import type {Output} from '../../src/lib/io/streams.js'
+import {listFormOf, listed, table} from '../../src/lib/render/table.js'
 
 describe('tables for people', () => {
   it('rule the head off, not every row: ten rows take fourteen lines', () => {
@@ -37,5 +38,35 @@ describe('a table on a terminal narrower than it', () => {
     expect(table(head, rows, {width: 40})).not.toContain('left out')
     // Vitest's stdout is no terminal: nothing is fitted.
     expect(table(head, rows, {drop: ['payer']})).toContain('payer')
+  })
+})
+
+describe('a list, as gh shows its lists', () => {
+  const head = ['made', 'order', 'state']
+  const rows = [
+    ['2026-12-01T10:00:00+07:00', 'INV-1002', 'NOTPAY'],
+    ['2026-12-01T09:00:00+07:00', 'INV\t1001\nx', 'SUCCESS'],
+  ]
+
+  it('piped: a tab-separated line per item, no head, the footnotes for stderr; a tab or new line inside a cell made visible', () => {
+    const view = listed(head, rows, {drop: ['state']}, {terminal: false}, ['the first 2 of 9 orders shown', undefined])
+    expect(view.text).toBe(
+      '2026-12-01T10:00:00+07:00\tINV-1002\tNOTPAY\n2026-12-01T09:00:00+07:00\tINV\\t1001\\nx\tSUCCESS',
+    )
+    expect(view.notes).toEqual(['the first 2 of 9 orders shown'])
+  })
+
+  it('on a terminal: the table fitted to its width, the footnotes under it', () => {
+    const view = listed(head, rows, {drop: ['state']}, {terminal: true, width: 44}, ['2 orders'])
+    expect(view.notes).toEqual([])
+    const lines = view.text.split('\n')
+    expect(lines[1]).toMatch(/^│ made +│ order +│$/)
+    expect(lines.at(-2)).toBe('(left out to fit: state)')
+    expect(lines.at(-1)).toBe('2 orders')
+  })
+
+  it("takes a terminal's width from the stream, and a pipe as no terminal", () => {
+    expect(listFormOf({isTTY: true, columns: 80} as Output)).toEqual({terminal: true, width: 80})
+    expect(listFormOf({} as Output)).toEqual({terminal: false})
   })
 })

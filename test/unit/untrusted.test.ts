@@ -57,8 +57,10 @@ describe('untrusted text on a terminal', () => {
     expect(missed).toEqual([])
   })
 
-  it('keeps the new lines of a whole message, nothing else: a file name as typed cannot paint it', () => {
+  it('keeps the new lines and tabs of a whole message, nothing else: a file name as typed cannot paint it', () => {
     expect(terminalSafe('line 1\nline 2 \u001b[2K\r')).toBe('line 1\nline 2 \\x1B[2K\\r')
+    // A piped list's columns are tabs; a value's own tab is made visible where it is shown.
+    expect(viewSafe(`INV-1\t${shown('a\tb')}\t150.50 THB`)).toBe('INV-1\ta\\tb\t150.50 THB')
     expect(terminalSafe('The file refunds\u001b[31mred.txt does not exist.')).toBe(
       'The file refunds\\x1B[31mred.txt does not exist.',
     )

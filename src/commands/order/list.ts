@@ -27,7 +27,7 @@ export default class OrderList extends GwCommand<typeof OrderList> {
       {
         what: 'orders',
         file: {columns: ORDER_LIST_COLUMNS, row: orderListRow, sheet: 'orders'},
-        view: (shown, total, inFile, limit) => orderListView(shown, appid, total, inFile, limit),
+        view: (shown, counted, form) => orderListView(shown, appid, counted, form),
       },
       (emit, filter) => listOrders(history, orders, filter, emit),
     )

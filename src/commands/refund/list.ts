@@ -30,7 +30,7 @@ export default class RefundList extends GwCommand<typeof RefundList> {
       {
         what: 'refunds',
         file: {columns: REFUND_LIST_COLUMNS, row: refundListRow, sheet: 'refunds'},
-        view: (shown, total, inFile, limit) => refundListView(shown, appid, total, inFile, limit),
+        view: (shown, counted, form) => refundListView(shown, appid, counted, form),
       },
       (emit, filter) => listRefunds(refunds, filter, emit),
     )

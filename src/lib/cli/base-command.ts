@@ -281,7 +281,7 @@ export abstract class GwCommand<T extends typeof Command> extends Command {
       showing: this.showing,
       startJsonList: (key: string) => this.startJsonList(key),
       endJsonList: (more: Record<string, unknown>) => this.endJsonList(more),
-      present: (view: {text?: string}) => this.present(view),
+      present: (view: {text?: string; notes?: string[]}) => this.present(view),
       setOutcome: (outcome: Outcome) => this.#setOutcome(outcome),
     }
     await showList(command, shape, list)

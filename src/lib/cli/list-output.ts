@@ -9,6 +9,8 @@ import {type Outcome, gravest, outcomeOfSignal} from '../errors.js'
 import type {Cell} from '../files/cells.js'
 import {JSON_CHUNK, jsonPieces} from '../io/json-text.js'
 import {type ListFilter, REFRESH_OUTCOME} from '../orders/list.js'
+import {type ListForm, listFormOf} from '../render/table.js'
+import type {ListCounted, ListView} from '../render/words.js'
 import {fileShown, shown} from '../untrusted.js'
 import type {Showing} from './command-ports.js'
 import {listFilterOf} from './flags.js'
@@ -116,9 +118,8 @@ export type RefreshMarks = Parameters<RefreshTally['add']>[0]
 export interface ListShape<T, C extends string> {
   what: string
   file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string}
-  /** The table of the first items shown, with how many there are (`inFile`: all of them are in --out's file). */
-  /** `limit`: --limit, when given. */
-  view: (shown: T[], total: number, inFile: boolean, limit?: number) => string
+  /** The first items shown, with how many there are, as a table on a terminal or lines in a pipe (render/table's `listed`). */
+  view: (shown: T[], counted: ListCounted, form: ListForm) => ListView
 }
 
 /** The history's query of a list: each item given to `emit`, as the filter selects them. */
@@ -133,7 +134,7 @@ interface ListCommand {
   showing: Showing
   startJsonList(key: string): Promise<JsonListWriter>
   endJsonList(more: Record<string, unknown>): Promise<void>
-  present(view: {text?: string}): void
+  present(view: {text?: string; notes?: string[]}): void
   setOutcome(outcome: Outcome): void
 }
 
@@ -187,7 +188,10 @@ export async function showList<T extends RefreshMarks, C extends string>(
     showing.note(`written to ${fileShown(flags.out!)}`)
   }
   if (json) await command.endJsonList(signal ? {stopped_by: signal} : {})
-  else command.present({text: shape.view(shown, total, Boolean(file && !signal), asked)})
+  else {
+    const counted = {total, inFile: Boolean(file && !signal), ...(asked === undefined ? {} : {limit: asked})}
+    command.present(shape.view(shown, counted, listFormOf(showing.io.stdout)))
+  }
   refreshFailures(command, tally, shape.what)
   if (signal) {
     if (file) showing.note(`Nothing was written to ${fileShown(flags.out!)}: the list was stopped.`)

@@ -9,8 +9,8 @@ import type {ListedOrder} from '../orders/list.js'
 import type {CreatedOrder, FoundOrder} from '../orders/service.js'
 import {shown} from '../untrusted.js'
 import {fields} from './fields.js'
-import {table} from './table.js'
-import {listCount, listedState, unattributedNote} from './words.js'
+import {type ListForm, listed} from './table.js'
+import {type ListCounted, type ListView, listCount, listedState, noneListed, unattributedNote} from './words.js'
 
 export function createdView(created: CreatedOrder): string {
   const {order} = created
@@ -107,12 +107,14 @@ export function waitView(
 export function orderListView(
   orders: readonly ListedOrder[],
   appid: string,
-  total = orders.length,
-  inFile = false,
-  limit?: number,
-): string {
+  counted: ListCounted,
+  form: ListForm,
+): ListView {
   if (!orders.length)
-    return `No orders made on this machine for ${appid} match. (gw lists the orders it made: the gateway has no list of its own.)`
+    return noneListed(
+      `No orders made on this machine for ${appid} match. (gw lists the orders it made: the gateway has no list of its own.)`,
+      form,
+    )
   const rows = orders.map((o) => [
     o.made_at,
     o.mch_order_no,
@@ -126,11 +128,15 @@ export function orderListView(
   ])
   const head = ['made', 'order', 'amount', 'channel', 'state', 'as of', 'gateway order', 'payer']
   const shortened = orders.some((o) => o.openid !== undefined && payerShown(o.openid).shortened)
-    ? `\npayer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
-    : ''
+    ? `payer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
+    : undefined
   // Narrower than the table, a terminal shows it without the columns least needed to tell orders apart.
   const fit = {drop: ['payer', 'gateway order', 'as of', 'channel'], whole: '--json and --out'}
-  return `${table(head, rows, fit)}\n${listCount(orders.length, total, 'order', inFile, limit)}${unattributedNote(orders)}${shortened}`
+  return listed(head, rows, fit, form, [
+    listCount(orders.length, 'order', counted, form),
+    unattributedNote(orders),
+    shortened,
+  ])
 }
 
 const PAYER_WHOLE = 16

@@ -18,7 +18,7 @@ import type {RefundEntry} from '../store/records.js'
 import {fileShown, shown} from '../untrusted.js'
 import {describeRefundProblem} from '../refunds/balance.js'
 import type {ListedRefund} from '../refunds/list.js'
-import {listCount, listedState, unattributedNote} from './words.js'
+import {type ListCounted, type ListView, listCount, listedState, noneListed, unattributedNote} from './words.js'
 import {
   type EarlierRefund,
   type MadeRefund,
@@ -32,7 +32,7 @@ import {type RefundedElsewhere, describeRefundedElsewhere} from '../refunds/else
 import {describeMadeRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
-import {table} from './table.js'
+import {type ListForm, listed, table} from './table.js'
 
 /**
  * A refund as --json gives it: the refund's own facts, flat (its number, order, channel, each
@@ -267,11 +267,10 @@ function notRecorded({not_recorded: behind, planned: p}: RefundResult, profile: 
 export function refundListView(
   refunds: readonly ListedRefund[],
   appid: string,
-  total = refunds.length,
-  inFile = false,
-  limit?: number,
-): string {
-  if (!refunds.length) return `No refunds made on this machine for ${appid} match.`
+  counted: ListCounted,
+  form: ListForm,
+): ListView {
+  if (!refunds.length) return noneListed(`No refunds made on this machine for ${appid} match.`, form)
   const rows = refunds.map((r) => [
     r.made_at,
     r.mch_refund_no,
@@ -284,5 +283,5 @@ export function refundListView(
   ])
   const head = ['made', 'refund', 'order', 'amount', 'order total', 'status', 'gateway refund', 'made by']
   const fit = {drop: ['made by', 'gateway refund', 'order total'], whole: '--json and --out'}
-  return `${table(head, rows, fit)}\n${listCount(refunds.length, total, 'refund', inFile, limit)}${unattributedNote(refunds)}`
+  return listed(head, rows, fit, form, [listCount(refunds.length, 'refund', counted, form), unattributedNote(refunds)])
 }

@@ -3,6 +3,7 @@ import {stripVTControlCharacters} from 'node:util'
 
 import type TableConstructor from 'cli-table3'
 
+import type {Output} from '../io/streams.js'
 import {shown} from '../untrusted.js'
 import {cyan} from './style.js'
 
@@ -62,4 +63,36 @@ export function table(head: string[], rows: (string | number)[][], fit: TableFit
   }
   if (!left.length) return text
   return `${text}\n(left out to fit: ${left.join(', ')}${fit.whole ? `; all in ${fit.whole}` : ''})`
+}
+
+/** Where a list goes: a terminal (of `width` columns), or a pipe or a file. */
+export interface ListForm {
+  terminal: boolean
+  width?: number
+}
+
+export const listFormOf = (out: Output): ListForm =>
+  out.isTTY ? {terminal: true, ...(out.columns ? {width: out.columns} : {})} : {terminal: false}
+
+/** How long a cell of a piped list may be: whole, in practice, but never a megabyte on one line. */
+const PIPED_CELL = 1000
+
+/**
+ * A list's items shown as gh shows its lists. On a terminal: the table, fitted to its width,
+ * with the footnotes under it. Piped or written to a file: one line per item, its cells
+ * tab-separated in the table's order (cut -f2 is the second column), no head, nothing left out
+ * and nothing else on stdout; the footnotes are notes, on stderr. Cells are shown safely
+ * either way: a tab or a newline inside one is made visible, so a line is always one item.
+ */
+export function listed(
+  head: string[],
+  rows: (string | number)[][],
+  fit: TableFit,
+  form: ListForm,
+  footnotes: (string | undefined)[],
+): {text: string; notes: string[]} {
+  const said = footnotes.filter((note): note is string => Boolean(note))
+  if (!form.terminal)
+    return {text: rows.map((row) => row.map((cell) => shown(cell, PIPED_CELL)).join('\t')).join('\n'), notes: said}
+  return {text: [table(head, rows, {...fit, width: form.width}), ...said].join('\n'), notes: []}
 }

@@ -61,9 +61,11 @@ describe('an earlier history.jsonl', () => {
     const out = join(dir, 'all.csv')
     const listed = await world.run(['order', 'list', '--out', out], {env})
     expect(listed.code, listed.stderr).toBe(0)
-    expect(listed.stdout).toContain('the first 200 of 250 orders shown (all in the file)')
-    expect(listed.stdout).toContain('MANY-249')
-    expect(listed.stdout).not.toContain('MANY-49 ')
+    // stdout is a pipe here: a line per order, the count on stderr.
+    expect(listed.stderr).toContain('the first 200 of 250 orders shown (all in the file)')
+    expect(listed.stdout.split('\n')[0]).toMatch(/^\S+\tMANY-249\t1\.00 THB\twechat\t/)
+    expect(listed.stdout.trim().split('\n')).toHaveLength(200)
+    expect(listed.stdout).not.toContain('MANY-49\t')
     const lines = readFileSync(out, 'utf8').trim().split('\n')
     expect(lines).toHaveLength(251)
     expect(lines[1]).toContain('MANY-249')
@@ -102,19 +104,19 @@ describe('lists, streamed from the history', () => {
     const utc = {...env, TZ: 'UTC'}
     const text = await world.run(['order', 'list'], {env: utc, process: true})
     expect(text.code, text.stderr).toBe(0)
-    expect(text.stdout).toContain(
+    expect(text.stderr).toContain(
       'the first 1000 of 2400 orders shown (all of them with --out FILE.csv or FILE.xlsx, or --json)',
     )
-    expect(text.stdout).toContain('LONG-2399 ')
-    expect(text.stdout).toContain('LONG-1400 ')
-    expect(text.stdout).not.toContain('LONG-1399 ')
+    expect(text.stdout).toContain('\tLONG-2399\t')
+    expect(text.stdout).toContain('\tLONG-1400\t')
+    expect(text.stdout).not.toContain('\tLONG-1399\t')
     // How many match, counted by the history: by state, by channel.
     for (const [flags, count] of [
       [['--state', 'SUCCESS'], 1800],
       [['--channel', 'alipay'], 1200],
     ] as const) {
       const matching = await world.run(['order', 'list', ...flags], {env: utc, process: true})
-      expect(matching.stdout).toContain(`the first 1000 of ${count} orders shown`)
+      expect(matching.stderr).toContain(`the first 1000 of ${count} orders shown`)
     }
 
     const json = await world.run(['order', 'list', '--json'], {env: utc, process: true})
@@ -143,7 +145,9 @@ describe('lists, streamed from the history', () => {
     expect(refunds.code, refunds.stderr).toBe(0)
     expect(refunds.stdout).toContain('\\x1B[2J\\x1B[31mrefunds.csv')
     expect(refunds.stdout).not.toContain('\u001b')
-    expect(refunds.stdout).toContain('1 refund')
+    // All of them shown, piped: a line each, and no count.
+    expect(refunds.stdout.trim().split('\n')).toHaveLength(1)
+    expect(refunds.stderr).not.toContain('1 refund')
   })
 
   it('--refresh asks about each order as it is listed, keeps the list order, filters --state after; a failure is said, the document whole', async () => {
@@ -179,7 +183,7 @@ describe('lists, streamed from the history', () => {
     // The new states are kept: a list without --refresh shows them.
     expect(numbers(await world.run(['order', 'list', '--state', 'SUCCESS', '--json'], {env}))).toHaveLength(300)
 
-    const notPaid = await world.run(['order', 'list', '--state', 'NOTPAY', '--refresh'], {env})
+    const notPaid = await world.run(['order', 'list', '--state', 'NOTPAY', '--refresh'], {env, terminal: 200})
     expect(notPaid.code, notPaid.stderr).toBe(0)
     expect(notPaid.stdout).toContain('NOTPAY (as known: scb_qrcard has no order query)')
     expect(notPaid.stdout).toContain('3 orders')
@@ -329,13 +333,15 @@ describe('what did we do today: order list and refund list', () => {
     const refreshed = await world.run(['order', 'list', '--since', '10m', '--state', 'success', '--refresh', '--json'])
     expect(refreshed.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual([first])
     // What --refresh learned is kept.
-    const after = await world.run(['order', 'list', '--since', '10m', '--state', 'SUCCESS'])
+    const after = await world.run(['order', 'list', '--since', '10m', '--state', 'SUCCESS'], {terminal: 200})
     expect(after.stdout).toContain(first)
     expect(after.stdout).toMatch(/\n1 order\n$/)
     const alipay = await world.run(['order', 'list', '--channel', 'AliPay', '--since', '10m', '--json'])
     expect(alipay.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual([second])
     const none = await world.run(['order', 'list', '--until', '2000-01-01'])
-    expect(none.stdout).toContain('No orders made on this machine for')
+    // Piped, a list of none leaves stdout empty, and says so on stderr.
+    expect(none.stdout).toBe('')
+    expect(none.stderr).toContain('No orders made on this machine for')
     const bad = await world.run(['order', 'list', '--since', 'last tuesday'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--since last tuesday is not a time gw reads')
@@ -354,7 +360,7 @@ describe('gw order list', () => {
     expect(order).toMatchObject({mch_order_no: 'OL-PAYER', total_amount: '61.25', openid})
     expect((await listed(['--payer', order!.openid!])).map((o) => o.mch_order_no)).toEqual(['OL-PAYER'])
 
-    const text = await world.run(['order', 'list', '--amount', '61.25'])
+    const text = await world.run(['order', 'list', '--amount', '61.25'], {terminal: 200})
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toMatch(/│ gateway order +│ payer +│/)
     expect(text.stdout).toMatch(new RegExp(`│ OL-PAYER .*│ \\d+ +│ ${openid} +│`))
@@ -389,7 +395,7 @@ describe('gw order list', () => {
       const made = await world.run(orderCreate(mch, 'wechat', '7.31'))
       expect(made.code, made.stderr).toBe(0)
     }
-    const text = await world.run(['order', 'list', '--amount', '7.31', '--limit', '2'])
+    const text = await world.run(['order', 'list', '--amount', '7.31', '--limit', '2'], {terminal: 200})
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toContain('the newest 2 of 3 orders (--limit 2)')
     expect(text.stdout).toContain('OL-LIMIT-3 ')
@@ -430,7 +436,7 @@ describe('gw order list', () => {
       })
     writeFileSync(join(dir, 'history.jsonl'), [line('OL-LONG', long), line('OL-HOSTILE', hostile)].join('\n'))
 
-    const text = await world.run(['order', 'list', '--amount', '42.00'], {env})
+    const text = await world.run(['order', 'list', '--amount', '42.00'], {env, terminal: 200})
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toMatch(/│ OL-LONG .*│ oUpF8uMu…eS6o +│/)
     expect(text.stdout).toContain(
@@ -448,7 +454,7 @@ describe('lists', () => {
   it('order list follows a payment the listener verified, with no query, and says as of when', async () => {
     await paidWhileListening('ASOF-1', '12.00')
     await sleep(200)
-    const listed = await world.run(['order', 'list', '--amount', '12.00'])
+    const listed = await world.run(['order', 'list', '--amount', '12.00'], {terminal: 200})
     expect(listed.code, listed.stderr).toBe(0)
     expect(listed.stdout).toMatch(/│ state +│ as of +│/)
     expect(listed.stdout).toMatch(

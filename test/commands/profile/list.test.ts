@@ -23,6 +23,33 @@ describe('gw profile', () => {
   })
 })
 
+describe('gw profile list', () => {
+  it('is a table on a terminal, a tab-separated line per profile in a pipe, and --limit keeps the first by name', async () => {
+    const storeEnv = {GW_CONFIG_DIR: join(keysHome.home, 'listed')}
+    for (const name of ['shop-b', 'shop-a', 'shop-c'])
+      expect((await runGw(addArgs(name, `https://${name}.example/Gateway`), {env: storeEnv})).code).toBe(0)
+    const piped = await runGw(['profile', 'list'], {env: storeEnv})
+    expect(piped.code, piped.stderr).toBe(0)
+    // The first added is the default (*); sorted by name.
+    expect(piped.stdout).toBe(
+      [
+        '\tshop-a\tmch20001\thttps://shop-a.example/Gateway\ttest',
+        '*\tshop-b\tmch20001\thttps://shop-b.example/Gateway\ttest',
+        '\tshop-c\tmch20001\thttps://shop-c.example/Gateway\ttest',
+        '',
+      ].join('\n'),
+    )
+    expect(piped.stderr).toBe('')
+    const terminal = await runGw(['profile', 'list', '--limit', '2'], {env: storeEnv, terminal: 120})
+    expect(terminal.stdout).toMatch(/│ +│ name +│ appid +│ base URL +│ mode │/)
+    expect(terminal.stdout).toMatch(/│ \* +│ shop-b +│/)
+    expect(terminal.stdout).not.toContain('shop-c')
+    expect(terminal.stdout).toContain('the first 2 of 3 profiles (--limit 2)')
+    const json = await runGw(['profile', 'list', '--limit', '1', '--json'], {env: storeEnv})
+    expect(json.json<{profiles: {name: string}[]}>().profiles.map((p) => p.name)).toEqual(['shop-a'])
+  })
+})
+
 describe('the profile store, as other hands and other processes leave it', () => {
   const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
 

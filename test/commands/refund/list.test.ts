@@ -70,7 +70,7 @@ describe('gw refund list --amount', () => {
     expect((await listed(['--amount', '75.25'])).map((r) => r.mch_refund_no)).toEqual([number])
     expect(await listed(['--amount', '150.51'])).toEqual([])
 
-    const text = await world.run(['refund', 'list', '--amount', '฿150.50'])
+    const text = await world.run(['refund', 'list', '--amount', '฿150.50'], {terminal: 200})
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toMatch(/│ order total +│/)
     expect(text.stdout).toMatch(new RegExp(`│ ${number} +│ RL-MADE +│ 75\\.25 THB +│ 150\\.50 THB +│ refunded +│`))
@@ -308,8 +308,9 @@ describe('what did we do today: order list and refund list', () => {
     await world.run(['refund', 'create', order!, '--amount', '1.25', '--channel', 'wechat'])
     const result = await world.run(['refund', 'list', '--since', 'today', '--out', join(world.configDir, 'today.xlsx')])
     expect(result.code, result.stderr).toBe(0)
+    // Piped: a line per refund, its cells tab-separated in the table's order.
     expect(result.stdout).toMatch(
-      new RegExp(`${order} +│ 1\\.25 THB +│ 100\\.00 THB +│ refunded +│ \\d+ +│ refund create`),
+      new RegExp(`^\\S+\\tRF\\w+\\t${order}\\t1\\.25 THB\\t100\\.00 THB\\trefunded\\t\\d+\\trefund create$`, 'm'),
     )
     const [sheet] = await readWorkbook(join(world.configDir, 'today.xlsx'))
     const columns = sheet!.rows[0]!.map((c) => c.value)
@@ -343,8 +344,8 @@ describe('what did we do today: order list and refund list', () => {
       }),
     )
     const other = world.environmentProfile({GW_APPID: 'mch99999'})
-    expect((await world.run(['refund', 'list'], {env: other})).stdout).toContain(
-      'No refunds made on this machine for mch99999',
-    )
+    const none = await world.run(['refund', 'list'], {env: other})
+    expect(none.stdout).toBe('')
+    expect(none.stderr).toContain('No refunds made on this machine for mch99999')
   })
 })
