@@ -8,6 +8,38 @@ import type {SourceRecord, TableHeader, TableRow, TableSource} from './table-mod
 import {trimmed} from './invisible.js'
 import {columnLetters} from './workbook-rows.js'
 
+const cellsOf = (columns: number[], line: number) =>
+  `${columns.length === 1 ? 'cell' : 'cells'} ${columns.map((at) => `${columnLetters(at)}${line}`).join(', ')}`
+
+/**
+ * A row the person sees crossed out or blanked: a cell gw reads (`read`) struck through (its
+ * font, a conditional format, every run of its text) or partly, or every shown filled cell
+ * struck; a cell gw reads that looks empty (white on white, a conditional format's `;;;` or
+ * white). Cells partly struck that gw does not read are said once (source.partlyStruck).
+ */
+function crossedOut(
+  header: TableHeader,
+  source: TableSource,
+  read: Set<number>,
+  {record, struck, partlyStruck, blanked, line}: SourceRecord,
+): string | undefined {
+  const blank = (blanked ?? []).filter((at) => read.has(at))
+  if (blank.length)
+    return `shown empty by its format or a conditional format (${cellsOf(blank, line)}: white on white, or ;;;)`
+  const partly = (partlyStruck ?? []).filter((at) => read.has(at))
+  if (partly.length) return `partly struck through (${cellsOf(partly, line)})`
+  for (const at of partlyStruck ?? []) {
+    const cells = (source.partlyStruck ??= [])
+    if (cells.length < 20) cells.push(`${columnLetters(at)}${line}`)
+  }
+  if (!struck) return undefined
+  const filled = record.flatMap((v, i) => (v.trim() && !header.hidden.has(i) ? [i] : []))
+  const shown = struck.filter((at) => read.has(at))
+  if (!shown.length && !filled.every((at) => struck.includes(at))) return undefined
+  return `struck through (${cellsOf(shown.length ? shown : struck, line)})`
+}
+
+/** The rows of a table, each a field reader of its record; blank lines (and lines gw alone wrote in) left out. */
 export async function* rowsOf(
   header: TableHeader,
   source: TableSource,
@@ -22,33 +54,9 @@ export async function* rowsOf(
   const blank = ({record, notes}: SourceRecord) =>
     gw.size > 0 && !notes && record.every((v, i) => gw.has(i) || v.trim() === '')
   const read = new Set(index.values())
-  const cellsOf = (columns: number[], line: number) =>
-    `${columns.length === 1 ? 'cell' : 'cells'} ${columns.map((at) => `${columnLetters(at)}${line}`).join(', ')}`
-  /**
-   * A row the person sees crossed out or blanked: a cell gw reads struck through (its font, a
-   * conditional format, every run of its text) or partly, or every shown filled cell struck; a
-   * cell gw reads that looks empty (white on white, a conditional format's `;;;` or white). Cells partly struck that gw does not read are
-   * said once (source.partlyStruck).
-   */
-  const struckThrough = ({record, struck, partlyStruck, blanked, line}: SourceRecord) => {
-    const blank = (blanked ?? []).filter((at) => read.has(at))
-    if (blank.length)
-      return `shown empty by its format or a conditional format (${cellsOf(blank, line)}: white on white, or ;;;)`
-    const partly = (partlyStruck ?? []).filter((at) => read.has(at))
-    if (partly.length) return `partly struck through (${cellsOf(partly, line)})`
-    for (const at of partlyStruck ?? []) {
-      const cells = (source.partlyStruck ??= [])
-      if (cells.length < 20) cells.push(`${columnLetters(at)}${line}`)
-    }
-    if (!struck) return undefined
-    const filled = record.flatMap((v, i) => (v.trim() && !header.hidden.has(i) ? [i] : []))
-    const shown = struck.filter((at) => read.has(at))
-    if (!shown.length && !filled.every((at) => struck.includes(at))) return undefined
-    return `struck through (${cellsOf(shown.length ? shown : struck, line)})`
-  }
   const row = (from: SourceRecord): HeldRow => {
     const {record: values, line, end, inexact, notes, typed, merged} = from
-    const [hidden, struck] = includeHidden ? [] : [from.hidden, struckThrough(from)]
+    const [hidden, struck] = includeHidden ? [] : [from.hidden, crossedOut(header, source, read, from)]
     return {
       line,
       end: end ?? line,

@@ -126,7 +126,7 @@ const isWhite = (tag: SaxesTagPlain) =>
   (attr(tag, 'theme') === '0' && !Number(attr(tag, 'tint') ?? 0))
 
 /** The styles of a workbook: each cell style's number format and strike, and what each differential format does. */
-interface CellStyles {
+export interface CellStyles {
   numbers: NumberFormat[]
   struck: boolean[]
   /** Whether a cell style writes white on no fill (or a white one): its text does not show. */

@@ -1,0 +1,291 @@
+/**
+ * The rows of one .xlsx sheet, streamed from its part: its columns (hidden, of zero width or
+ * narrower than a digit), its rows (hidden by hand, of zero height, in a collapsed group, outside
+ * an autofilter's selection), and each cell as its format shows it, struck (by its font, a
+ * conditional format or every run of its text) or written white on white marked.
+ */
+import {markRow} from './conditional-formats.js'
+import {MAX_FIELD, fieldTooLong} from './limits.js'
+import {showText} from './shown-number.js'
+import {type AutoFilter, sheetTail} from './xlsx-tail.js'
+import {type CellStyles, RunStrikes, type Strike} from './xlsx-styles.js'
+import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
+import {
+  NARROWER_THAN_A_DIGIT,
+  RowBuilder,
+  type SheetEntry,
+  type WorkbookRecord,
+  attr,
+  columnLetters,
+  columnOf,
+  local,
+} from './workbook-rows.js'
+import type {SaxesTagPlain} from 'saxes'
+
+import type {XmlHandlers, ZipParts} from './zip-parts.js'
+
+const TRUE = ['1', 'true']
+const isTrue = (tag: SaxesTagPlain, name: string) => TRUE.includes(attr(tag, name) ?? '')
+
+/** What the workbook says of every sheet: its shared strings, their strikes, its styles and date system. */
+export interface XlsxBook {
+  strings: string[]
+  strikes: Map<number, Strike>
+  styles: CellStyles
+  date1904: boolean
+  /** Marked to be calculated when opened: a formula's stored value is a placeholder, not its result. */
+  uncalculated: boolean
+}
+
+/**
+ * Why a row is not shown: outside an autofilter's selection (where the filter lists the values
+ * it shows, a value it does not list, hidden by Excel or saved without its rows hidden; where it
+ * filters otherwise, hidden within its range), hidden in a collapsed group, or hidden by hand.
+ * Undefined when it is shown.
+ */
+function whyHidden(
+  row: RowBuilder,
+  hidden: string | undefined,
+  grouped: boolean,
+  filter: AutoFilter | undefined,
+): string | undefined {
+  const filtering = filter && row.line > filter.top && row.line <= filter.bottom ? filter.columns : []
+  const outside =
+    filtering.find(({column, values, blank}) => {
+      if (!values) return false
+      const text = (row.cells[column] ?? '').trim()
+      return text === '' ? !blank : !values.has(text.toLowerCase())
+    }) ?? (hidden ? filtering.find(({values}) => !values) : undefined)
+  if (outside) return `filtered out by the filter on column ${columnLetters(outside.column)}`
+  if (!hidden) return undefined
+  return grouped && hidden === 'hidden' ? 'hidden (in a collapsed group of rows)' : hidden
+}
+
+/** Why a `<col>` hides its columns: hidden (in a group or by hand), of zero width, narrower than a digit. */
+function columnHidden(tag: SaxesTagPlain): string | undefined {
+  const width = attr(tag, 'width')
+  if (isTrue(tag, 'hidden'))
+    return Number(attr(tag, 'outlineLevel') ?? 0) > 0 ? 'hidden (in a collapsed group of columns)' : 'hidden'
+  if (width !== undefined && Number(width) === 0) return 'zero width'
+  // Excel's width unit is a digit of its default font.
+  if (width !== undefined && Number(width) < 1) return NARROWER_THAN_A_DIGIT
+  return undefined
+}
+
+/** A cell as its part holds it, while its tags are read. */
+interface XlsxCell {
+  type: string
+  style: number
+  ref: string
+  value: string
+  formula: string
+  hasValue: boolean
+  text: string
+}
+
+const emptyCell = (): XlsxCell => ({type: 'n', style: 0, ref: '', value: '', formula: '', hasValue: false, text: ''})
+
+/** One sheet's part read as its tags come: each row, once closed, a record in `ready`. */
+class SheetReader {
+  /** Columns the sheet hides (`<col hidden>`, of zero width), with why. */
+  readonly #hiddenColumns: Record<number, string> = {}
+  /** Rows are of zero height unless they say their height (`sheetFormatPr zeroHeight`). */
+  #zeroHeight = false
+  #first = true
+  #row: RowBuilder | undefined
+  #rowHidden: string | undefined
+  #rowGrouped = false
+  #lastLine = 0
+  #column = -1
+  #cell = emptyCell()
+  #capture: 'v' | 't' | 'f' | undefined
+  #inInline = false
+  #phonetic = 0
+  readonly #runs = new RunStrikes()
+  /** Each cell's number, for the conditional formats that compare one (by column, this row). */
+  #numbers: Record<number, number> = {}
+  readonly ready: WorkbookRecord[] = []
+
+  constructor(
+    readonly path: string,
+    readonly book: XlsxBook,
+    readonly tail: Awaited<ReturnType<typeof sheetTail>>,
+  ) {}
+
+  readonly handlers: XmlHandlers = {
+    open: (tag) => this.#open(tag),
+    close: (name) => this.#close(local(name)),
+    text: (text) => this.#text(text),
+  }
+
+  #open(tag: SaxesTagPlain): void {
+    const name = local(tag)
+    switch (name) {
+      case 'sheetFormatPr':
+        this.#zeroHeight = isTrue(tag, 'zeroHeight')
+        break
+      case 'col':
+        this.#columns(tag)
+        break
+      case 'row':
+        this.#openRow(tag)
+        break
+      case 'c': {
+        const ref = attr(tag, 'r') ?? ''
+        this.#column = columnOf(ref) ?? this.#column + 1
+        this.#cell = {...emptyCell(), type: attr(tag, 't') ?? 'n', style: Number(attr(tag, 's') ?? 0), ref}
+        break
+      }
+      case 'v':
+        this.#capture = 'v'
+        this.#cell.hasValue = true
+        break
+      case 'f':
+        // A shared formula's other cells have an empty f: still a formula.
+        this.#cell.formula = ' '
+        this.#capture = 'f'
+        break
+      case 'is':
+        this.#inInline = true
+        this.#cell.hasValue = true
+        break
+      case 'rPh':
+        this.#phonetic++
+        break
+      case 't':
+        if (this.#inInline && !this.#phonetic) this.#capture = 't'
+        break
+    }
+    if (this.#inInline) this.#runs.open(name, tag)
+  }
+
+  #columns(tag: SaxesTagPlain): void {
+    const [min, max] = [Number(attr(tag, 'min') ?? 0), Number(attr(tag, 'max') ?? 0)]
+    const why = columnHidden(tag)
+    // A <col> of Excel's every column (1 to 16384) is a width for the sheet, not a list to spell out.
+    if (why) for (let at = Math.max(min, 1); at <= Math.min(max, min + 16_384); at++) this.#hiddenColumns[at - 1] = why
+  }
+
+  #openRow(tag: SaxesTagPlain): void {
+    this.#lastLine = Number(attr(tag, 'r') ?? this.#lastLine + 1)
+    this.#row = new RowBuilder(this.path, this.#lastLine)
+    this.#numbers = {}
+    const height = attr(tag, 'ht')
+    this.#rowHidden = isTrue(tag, 'hidden')
+      ? 'hidden'
+      : (height !== undefined && Number(height) === 0) || (this.#zeroHeight && !isTrue(tag, 'customHeight'))
+        ? 'hidden (zero height)'
+        : undefined
+    this.#rowGrouped = Number(attr(tag, 'outlineLevel') ?? 0) > 0
+    this.#column = -1
+  }
+
+  #close(name: string): void {
+    if (this.#inInline) this.#runs.close(name)
+    switch (name) {
+      case 'v':
+      case 't':
+      case 'f':
+        this.#capture = undefined
+        break
+      case 'is':
+        this.#inInline = false
+        break
+      case 'rPh':
+        this.#phonetic--
+        break
+      case 'c':
+        this.#closeCell()
+        break
+      case 'row':
+        this.#closeRow()
+        break
+    }
+  }
+
+  #text(text: string): void {
+    const cell = this.#cell
+    if (this.#capture === 'v') cell.value += text
+    else if (this.#capture === 't') {
+      cell.text += text
+      this.#runs.text(text)
+    } else if (this.#capture === 'f' && cell.formula.length < 64) cell.formula += text
+    if (cell.value.length + cell.text.length > MAX_FIELD)
+      throw fieldTooLong(this.path, this.#lastLine, this.#column + 1, cell.value.length + cell.text.length)
+  }
+
+  /** The cell as it is shown, and how much of its text is struck. */
+  #read(row: RowBuilder): {read: ReadCell; strike: Strike} {
+    const {book} = this
+    const cell = this.#cell
+    const {type, value, text} = cell
+    // A text is shown through its format's text section too (`;;;` shows nothing, a fourth section words).
+    const shownText = (held: string) => showText(held, book.styles.numbers[cell.style]?.code)
+    if (cell.formula && (book.uncalculated || !cell.hasValue || (value === '' && type !== 'str')))
+      return {
+        read: {text: '', note: {kind: 'formula', address: cell.ref || `${row.line}:${this.#column + 1}`}},
+        strike: 'none',
+      }
+    if (type === 's')
+      return {
+        read: {text: shownText(book.strings[Number(value)] ?? '')},
+        strike: book.strikes.get(Number(value)) ?? 'none',
+      }
+    if (type === 'inlineStr') return {read: {text: shownText(fromWorkbookText(text))}, strike: this.#runs.take()}
+    if (type === 'str') return {read: {text: shownText(fromWorkbookText(value))}, strike: 'none'}
+    if (type === 'e') return {read: {text: value}, strike: 'none'}
+    if (type === 'b') return {read: {text: value === '1' ? 'TRUE' : 'FALSE'}, strike: 'none'}
+    if (type === 'd')
+      return {read: {text: dateText(new Date(`${value.replace(/Z?$/, '')}Z`)), note: {kind: 'date'}}, strike: 'none'}
+    const read = value.trim() === '' ? {text: ''} : numberCell(value, book.styles.numbers[cell.style], book.date1904)
+    if (read.note?.kind === 'number') {
+      this.#numbers[this.#column] = Number(read.note.value)
+      if (isSubtotal(cell.formula)) read.note.subtotal = true
+    }
+    return {read, strike: 'none'}
+  }
+
+  #closeCell(): void {
+    const row = this.#row
+    if (!row) return
+    const {styles} = this.book
+    const style = this.#cell.style
+    const {read, strike} = this.#read(row)
+    if (read.text !== '' && (styles.struck[style] || strike === 'all')) read.struck = true
+    else if (read.text !== '' && strike === 'part') read.partlyStruck = true
+    if (read.text !== '' || read.note) row.set(this.#column, read)
+    // White on white: the cell looks empty, as under `;;;`.
+    if (read.text.trim() !== '' && styles.unseen[style]) row.blanked.push(this.#column)
+  }
+
+  #closeRow(): void {
+    const row = this.#row
+    const {filter, merged, rules, unevaluated} = this.tail
+    if (row) {
+      row.hidden = whyHidden(row, this.#rowHidden, this.#rowGrouped, filter)
+      markRow(row, rules, this.#numbers)
+    }
+    const record = row?.record(merged.coveredIn(row.line))
+    if (record) {
+      if (this.#first && (Object.keys(this.#hiddenColumns).length || unevaluated.length))
+        record.facts = {hiddenColumns: this.#hiddenColumns, unevaluated}
+      this.#first = false
+      this.ready.push(record)
+    }
+    this.#row = undefined
+  }
+}
+
+/** The rows of `sheet`, streamed: what its part says after its rows (xlsx-tail) read first, then its rows. */
+export async function* xlsxRows(
+  path: string,
+  zip: ZipParts,
+  book: XlsxBook,
+  sheet: SheetEntry,
+): AsyncGenerator<WorkbookRecord> {
+  const reader = new SheetReader(path, book, await sheetTail(zip, sheet.part, book.styles.effects))
+  for await (const _ of zip.parse(sheet.part, reader.handlers)) {
+    yield* reader.ready
+    reader.ready.length = 0
+  }
+}
