@@ -8,6 +8,7 @@
  */
 import {showNumber} from './shown-number.js'
 import type {CellNote} from './workbook-cells.js'
+import {indexOf} from './rule-ranges.js'
 import {columnOf, rangeOf} from './workbook-rows.js'
 
 /**
@@ -56,6 +57,8 @@ type Test =
 /** A rule gw can evaluate: the ranges it covers (their first cell is what relative references count from). */
 export interface ConditionalRule {
   ranges: {top: number; bottom: number; left: number; right: number}[]
+  /** The cell relative references count from, when not the first range's first (a conditional cell style's base cell). */
+  anchor?: {top: number; left: number}
   test: Test
   effect: Effect
   /** The rule as written, for messages. */
@@ -223,6 +226,36 @@ export function odfRule(target: string, value: string, effect: Effect): Conditio
   return ruled(ranges, test, effect, value, unevaluated)
 }
 
+/**
+ * An ODF 1.2 conditional cell style (`style:map`, as odfpy writes them, and LibreOffice beside its
+ * own): its condition (`cell-content()>15`, `cell-content-is-between(1,5)`, `is-true-formula($D2="no")`
+ * counted from its base cell) as a rule for the cells of the style `name`, placed on each such
+ * cell as it is read (`placed`); a condition of another shape in words.
+ */
+export function odfMapRule(
+  name: string,
+  map: {condition: string; base?: string},
+  effect: Effect,
+): ConditionalRule | UnevaluatedRule {
+  const value = map.condition
+    .trim()
+    .replace(/^cell-content\(\)\s*/, '')
+    .replace(/^cell-content-is-(not-)?between\(/, (_, not: string | undefined) => `${not ?? ''}between(`)
+    .replace(/^is-true-formula\(/, 'formula-is(')
+  const known = !/^[a-z-]+\(/.test(value) || /^(not-between|between|formula-is)\(/.test(value)
+  const rule = known ? odfRule(map.base ?? 'A1', value, effect) : undefined
+  if (rule === undefined || typeof rule === 'string')
+    return `a conditional cell style "${name}" that ${effectWords(effect)} when ${map.condition}`
+  const {top, left} = rule.ranges[0]!
+  return {...rule, anchor: {top, left}}
+}
+
+/** `rule` (of odfMapRule) placed on the cells `left` to `right` of row `line`. */
+export const placed = (rule: ConditionalRule, line: number, left: number, right: number): ConditionalRule => ({
+  ...rule,
+  ranges: [{top: line, bottom: line, left, right}],
+})
+
 function compare(cell: RuleCell, operator: Operator, value: string | number): boolean {
   let order: number
   if (typeof value === 'number') {
@@ -242,7 +275,7 @@ function compare(cell: RuleCell, operator: Operator, value: string | number): bo
 /** Whether a rule's test holds for the cell at `column` of row `line`, whose cells `cellAt` gives. */
 function holds(rule: ConditionalRule, line: number, column: number, cellAt: (column: number) => RuleCell): boolean {
   const test = rule.test
-  const first = rule.ranges[0]!
+  const first = rule.anchor ?? rule.ranges[0]!
   const own = cellAt(column)
   switch (test.kind) {
     case 'compare': {
@@ -269,58 +302,6 @@ function holds(rule: ConditionalRule, line: number, column: number, cellAt: (col
     case 'blank':
       return (own.text.trim() === '') !== test.negate
   }
-}
-
-/** A rule's range, with the rule and its place among the sheet's rules (the first listed formats a cell first). */
-interface RangeEntry {
-  rule: ConditionalRule
-  range: ConditionalRule['ranges'][number]
-  order: number
-}
-
-/** Lines a bucket of the index covers; a range over more buckets than BUCKETS_AT_MOST is asked on every row. */
-const BUCKET_LINES = 256
-const BUCKETS_AT_MOST = 8
-
-/**
- * The rules' ranges by the lines they cover: a sheet whose rule was copied row by row holds
- * thousands of one-row ranges, and each row asks only the few that cover it (not every range of
- * the sheet: 20,000 of them made each row 21 ms).
- */
-class RangeIndex {
-  readonly #everywhere: RangeEntry[] = []
-  readonly #buckets = new Map<number, RangeEntry[]>()
-
-  constructor(rules: readonly ConditionalRule[]) {
-    let order = 0
-    for (const rule of rules)
-      for (const range of rule.ranges) {
-        const entry = {rule, range, order: order++}
-        const [first, last] = [Math.floor(range.top / BUCKET_LINES), Math.floor(range.bottom / BUCKET_LINES)]
-        if (last - first >= BUCKETS_AT_MOST) this.#everywhere.push(entry)
-        else
-          for (let bucket = first; bucket <= last; bucket++) {
-            const entries = this.#buckets.get(bucket) ?? []
-            entries.push(entry)
-            this.#buckets.set(bucket, entries)
-          }
-      }
-  }
-
-  /** The ranges covering `line`, in the rules' order. */
-  covering(line: number): RangeEntry[] {
-    const bucket = this.#buckets.get(Math.floor(line / BUCKET_LINES)) ?? []
-    const entries = [...this.#everywhere, ...bucket].filter(({range}) => line >= range.top && line <= range.bottom)
-    return bucket.length && this.#everywhere.length ? entries.sort((a, b) => a.order - b.order) : entries
-  }
-}
-
-/** Each sheet's rules indexed once (the reader passes the same array for every row). */
-const indexes = new WeakMap<readonly ConditionalRule[], RangeIndex>()
-const indexOf = (rules: readonly ConditionalRule[]) => {
-  let index = indexes.get(rules)
-  if (!index) indexes.set(rules, (index = new RangeIndex(rules)))
-  return index
 }
 
 /** The cells of row `line` each effect applies to, by column; `reformatted`: the format a rule shows a column's number by. */
@@ -372,7 +353,8 @@ export function markRow(
   for (const at of applied.hidden) if (filled(at)) row.blanked.push(at)
   for (const [at, code] of applied.reformatted) {
     const note = row.notes[at]
-    if (numbers[at] === undefined || note?.kind !== 'number') continue
+    // A cell another set of rules formatted first keeps that format (the sheet's rules before its cells' styles').
+    if (numbers[at] === undefined || note?.kind !== 'number' || note.byRule) continue
     row.cells[at] = showNumber(numbers[at], code)
     row.notes[at] = {...note, format: code, byRule: true}
   }

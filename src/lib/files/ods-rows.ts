@@ -6,7 +6,7 @@
  */
 import type {SaxesTagPlain} from 'saxes'
 
-import {type ConditionalRule, markRow} from './conditional-formats.js'
+import {type ConditionalRule, markRow, odfMapRule, placed} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import type {OdsStyles} from './ods-styles.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
@@ -31,6 +31,12 @@ export interface OdsOutline {
   filters: Map<string, number[]>
   /** Each sheet's conditional formats that strike or hide cells, evaluated or said. */
   conditional: Map<string, {rules: ConditionalRule[]; unevaluated: string[]}>
+  /**
+   * The sheets with LibreOffice's own conditional formats (calcext), beside which it writes the
+   * same as ODF 1.2's conditional cell styles (`style:map`) for other readers: there its own are
+   * read, and the cell styles' left alone.
+   */
+  calcext: Set<string>
 }
 
 /** A cell being read: its repeat, what it holds when not text, its text and how much of it is struck. */
@@ -43,6 +49,28 @@ interface OdsCell {
   /** Characters of its text in struck runs (`text:span`s of a struck text style), and the depth of such runs open. */
   struckText: number
   inStruck: number
+  /** The same of runs written white (of a text style whose colour is white). */
+  whiteText: number
+  inWhite: number
+  looks: CellLooks
+}
+
+/** What a cell style does to how a cell looks: strikes it, writes it white on no background, fills it, its conditional styles. */
+interface CellLooks {
+  struck: boolean
+  unseen: boolean
+  filled: boolean
+  /** Its conditional styles (`style:map`) gw evaluates; those it cannot are the outline's `unevaluated`. */
+  rules: ConditionalRule[]
+}
+
+/** How cells of `style` look (each style's looks worked out once per table). */
+function looksOf(styles: OdsStyles, style: string | undefined): CellLooks {
+  const rules = styles.mapsOf(style).flatMap((map) => {
+    const rule = odfMapRule(style ?? '', map, map.effect)
+    return typeof rule === 'string' ? [] : [rule]
+  })
+  return {struck: styles.struck(style), unseen: styles.unseen(style), filled: styles.filled(style), rules}
 }
 
 /** A number, currency, percentage, date or boolean cell as its style shows it; undefined for text. */
@@ -93,9 +121,13 @@ class TableReader {
   readonly #merged = new MergedCells()
   /** Each cell's number, for the conditional formats that compare one (by column, this row). */
   #numbers: Record<number, number> = {}
+  /** The conditional styles of this row's cells, each placed on its cells. */
+  #cellRules: ConditionalRule[] = []
+  readonly #looks = new Map<string | undefined, CellLooks>()
   readonly ready: WorkbookRecord[] = []
   readonly #filtered: number[]
   readonly #conditional: {rules: ConditionalRule[]; unevaluated: string[]}
+  readonly #calcext: boolean
 
   constructor(
     readonly path: string,
@@ -104,6 +136,7 @@ class TableReader {
   ) {
     this.#filtered = outline.filters.get(sheet.name) ?? []
     this.#conditional = outline.conditional.get(sheet.name) ?? {rules: [], unevaluated: []}
+    this.#calcext = outline.calcext.has(sheet.name)
   }
 
   readonly handlers: XmlHandlers = {
@@ -139,9 +172,12 @@ class TableReader {
       case 'text:p':
         if (cell && cell.paragraphs++) cell.text += '\n'
         break
-      case 'text:span':
-        if (cell && (cell.inStruck || this.#styles.struckText.has(attr(tag, 'text:style-name') ?? ''))) cell.inStruck++
+      case 'text:span': {
+        const style = attr(tag, 'text:style-name') ?? ''
+        if (cell && (cell.inStruck || this.#styles.struckText.has(style))) cell.inStruck++
+        if (cell && (cell.inWhite || this.#styles.whiteText.has(style))) cell.inWhite++
         break
+      }
       case 'text:s':
         if (cell) cell.text += ' '.repeat(Math.min(Number(attr(tag, 'text:c') ?? 1), MAX_FIELD))
         break
@@ -178,6 +214,7 @@ class TableReader {
     const row = new RowBuilder(this.path, this.#line + 1)
     this.#row = row
     this.#numbers = {}
+    this.#cellRules = []
     this.#rowRepeat = Number(attr(tag, 'table:number-rows-repeated') ?? 1)
     this.#column = 0
     const visibility = attr(tag, 'table:visibility')
@@ -195,7 +232,19 @@ class TableReader {
     const [across, down] = ['columns', 'rows'].map((d) => Number(attr(tag, `table:number-${d}-spanned`) ?? 1))
     if (across! > 1 || down! > 1)
       this.#merged.add(`${columnLetters(column)}${line + 1}:${columnLetters(column + across! - 1)}${line + down!}`)
-    this.#cell = {repeat, text: '', paragraphs: 0, struck: this.#styles.struck(style), struckText: 0, inStruck: 0}
+    let looks = this.#looks.get(style)
+    if (!looks) this.#looks.set(style, (looks = looksOf(this.#styles, style)))
+    this.#cell = {
+      repeat,
+      text: '',
+      paragraphs: 0,
+      struck: looks.struck,
+      struckText: 0,
+      inStruck: 0,
+      whiteText: 0,
+      inWhite: 0,
+      looks,
+    }
     const read = valueCell(tag, style, this.#styles)
     if (read) this.#cell.read = read
   }
@@ -208,8 +257,10 @@ class TableReader {
       return
     }
     if (!this.#inSheet || this.#depth !== 1) return
-    if (name === 'text:span' && this.#cell?.inStruck) this.#cell.inStruck--
-    else if (name === 'table:table-cell' || name === 'table:covered-table-cell') this.#closeCell()
+    if (name === 'text:span' && this.#cell) {
+      if (this.#cell.inStruck) this.#cell.inStruck--
+      if (this.#cell.inWhite) this.#cell.inWhite--
+    } else if (name === 'table:table-cell' || name === 'table:covered-table-cell') this.#closeCell()
     else if (name === 'table:table-row' && this.#row) this.#closeRow(this.#row)
   }
 
@@ -218,6 +269,7 @@ class TableReader {
     if (!cell || this.done) return
     cell.text += text
     if (cell.inStruck) cell.struckText += text.trim().length
+    if (cell.inWhite) cell.whiteText += text.trim().length
     if (cell.text.length > MAX_FIELD) throw fieldTooLong(this.path, this.#line + 1, this.#column + 1, cell.text.length)
   }
 
@@ -231,12 +283,20 @@ class TableReader {
     const filled = cell.text.trim().length
     if (read.text !== '' && (cell.struck || (filled > 0 && cell.struckText >= filled))) read.struck = true
     else if (read.text !== '' && cell.struckText > 0) read.partlyStruck = true
+    // White on white (the cell's style, or every run of its text, on no background): the cell looks empty.
+    const white = cell.looks.filled ? 0 : cell.whiteText
+    const unseen = read.text.trim() !== '' && (cell.looks.unseen || (filled > 0 && white >= filled))
+    if (!unseen && read.text.trim() !== '' && white > 0) read.partlyBlanked = true
+    const right = Math.min(this.#column + cell.repeat, MAX_COLUMNS) - 1
     if (read.text !== '' || read.note) {
       // Repeated filled cells are written out; repeated empty ones only move the column.
-      for (let i = 0; i < cell.repeat && this.#column + i < MAX_COLUMNS; i++) {
-        row.set(this.#column + i, read)
-        if (read.note?.kind === 'number') this.#numbers[this.#column + i] = Number(read.note.value)
+      for (let at = this.#column; at <= right; at++) {
+        row.set(at, read)
+        if (read.note?.kind === 'number') this.#numbers[at] = Number(read.note.value)
+        if (unseen) row.blanked.push(at)
       }
+      if (!this.#calcext)
+        for (const rule of cell.looks.rules) this.#cellRules.push(placed(rule, row.line, this.#column, right))
     }
     this.#column += cell.repeat
     this.#cell = undefined
@@ -246,6 +306,7 @@ class TableReader {
     const line = this.#line
     const {rules, unevaluated} = this.#conditional
     markRow(row, rules, this.#numbers)
+    if (this.#cellRules.length) markRow(row, this.#cellRules, this.#numbers)
     const record = row.record(this.#merged.coveredIn(line + 1))
     this.#merged.forget(line + 1)
     if (record) {

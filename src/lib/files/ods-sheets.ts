@@ -3,7 +3,7 @@
  * content.xml: a first pass for its styles (ods-styles), its tables, their filters and the
  * conditional formats that strike or hide cells; then the rows of the table read (ods-rows).
  */
-import {odfRule} from './conditional-formats.js'
+import {odfMapRule, odfRule} from './conditional-formats.js'
 import {type OdsOutline, odsRows} from './ods-rows.js'
 import {OdsStyles} from './ods-styles.js'
 import {type SheetEntry, attr, columnOf, parseAll} from './workbook-rows.js'
@@ -19,12 +19,19 @@ export async function isOds(zip: ZipParts): Promise<boolean> {
 async function outlineOf(zip: ZipParts): Promise<OdsOutline & {sheets: SheetEntry[]}> {
   const styles = new OdsStyles()
   if (zip.has('styles.xml')) await parseAll(zip, 'styles.xml', styles.handlers)
-  const outline: OdsOutline & {sheets: SheetEntry[]} = {styles, sheets: [], filters: new Map(), conditional: new Map()}
+  const outline: OdsOutline & {sheets: SheetEntry[]} = {
+    styles,
+    sheets: [],
+    filters: new Map(),
+    conditional: new Map(),
+    calcext: new Set(),
+  }
   const {sheets, filters, conditional} = outline
   let range: {sheet: string; left: number} | undefined
   let table = ''
   // LibreOffice writes a table's conditional formats after its rows, inside it.
   let target: string | undefined
+  const maps = new UnevaluatedMaps(styles)
   await parseAll(zip, 'content.xml', {
     open(tag) {
       styles.handlers.open(tag)
@@ -32,8 +39,12 @@ async function outlineOf(zip: ZipParts): Promise<OdsOutline & {sheets: SheetEntr
         const name = attr(tag, 'table:name') ?? ''
         if (!target) table = name
         sheets.push({name, hidden: styles.hiddenTables.has(attr(tag, 'table:style-name') ?? ''), part: name})
-      } else if (tag.name === 'calcext:conditional-format') target = attr(tag, 'calcext:target-range-address') ?? ''
-      else if (tag.name === 'calcext:condition' && target !== undefined) {
+      } else if (tag.name === 'table:table-cell') maps.see(table, attr(tag, 'table:style-name'))
+      else if (tag.name === 'table:table-column') maps.see(table, attr(tag, 'table:default-cell-style-name'))
+      else if (tag.name === 'calcext:conditional-format') {
+        target = attr(tag, 'calcext:target-range-address') ?? ''
+        outline.calcext.add(table)
+      } else if (tag.name === 'calcext:condition' && target !== undefined) {
         const effect = styles.effectOf(attr(tag, 'calcext:apply-style-name'))
         if (!effect) return
         const rules = conditional.get(table) ?? {rules: [], unevaluated: []}
@@ -59,7 +70,30 @@ async function outlineOf(zip: ZipParts): Promise<OdsOutline & {sheets: SheetEntr
     },
     text: styles.handlers.text,
   })
+  for (const [table, words] of maps.unevaluated)
+    if (!outline.calcext.has(table)) {
+      const rules = conditional.get(table) ?? {rules: [], unevaluated: []}
+      rules.unevaluated.push(...words)
+      conditional.set(table, rules)
+    }
   return outline
+}
+
+/** The conditional cell styles (`style:map`) of each table's cells that gw cannot evaluate, in words (each style looked at once a table). */
+class UnevaluatedMaps {
+  readonly #checked = new Set<string>()
+  readonly unevaluated = new Map<string, string[]>()
+
+  constructor(readonly styles: OdsStyles) {}
+
+  see(table: string, style: string | undefined): void {
+    if (style === undefined || this.#checked.has(`${table}\u0000${style}`)) return
+    this.#checked.add(`${table}\u0000${style}`)
+    for (const map of this.styles.mapsOf(style)) {
+      const rule = odfMapRule(style, map, map.effect)
+      if (typeof rule === 'string') this.unevaluated.set(table, [...(this.unevaluated.get(table) ?? []), rule])
+    }
+  }
 }
 
 /** An .ods: its tables in order, the one it opens on, and the rows of one, streamed. */

@@ -26,8 +26,16 @@ interface DataStyle {
 interface CellStyle {
   data?: string
   struck?: boolean
+  /** Its font's colour is white; its cell has a background of a colour (white text then shows). */
+  white?: boolean
+  filled?: boolean
+  /** ODF 1.2's conditional styles (`style:map`): the style applied to a cell of this style when its condition holds. */
+  maps?: {condition: string; style: string; base?: string}[]
   parent?: string
 }
+
+/** `#ffffff`, as ODF writes a colour. */
+const isWhite = (colour: string | undefined) => /^#f{6}$/i.test(colour ?? '')
 
 /** Where a style shows the currency of the cell it formats (an empty `number:currency-symbol`). */
 const CELL_CURRENCY = '"\u0000"'
@@ -100,8 +108,9 @@ export class OdsStyles {
   readonly zeroRows = new Set<string>()
   readonly zeroColumns = new Set<string>()
   readonly narrowColumns = new Set<string>()
-  /** Text styles (of `text:span`s) that strike their text through. */
+  /** Text styles (of `text:span`s) that strike their text through, and that write it white. */
   readonly struckText = new Set<string>()
+  readonly whiteText = new Set<string>()
   /** The country of the document's default cell style (its locale: `US`), whose currency a cell without one is in. */
   #country?: string
   #inDefault = false
@@ -167,6 +176,17 @@ export class OdsStyles {
     }
     const style = this.#style
     if (!style) return
+    const cell = style.family === 'table-cell' ? this.#cells.get(style.name) : undefined
+    if (cell && name === 'style:map')
+      (cell.maps ??= []).push({
+        condition: attr(tag, 'style:condition') ?? '',
+        style: attr(tag, 'style:apply-style-name') ?? '',
+        base: attr(tag, 'style:base-cell-address'),
+      })
+    else if (cell && name === 'style:table-cell-properties') {
+      const background = attr(tag, 'fo:background-color')
+      if (background !== undefined) cell.filled = background !== 'transparent' && !isWhite(background)
+    }
     if (name === 'style:table-properties' && style.family === 'table' && attr(tag, 'table:display') === 'false')
       this.hiddenTables.add(style.name)
     else if (name === 'style:table-row-properties' && isZeroLength(attr(tag, 'style:row-height')))
@@ -178,8 +198,11 @@ export class OdsStyles {
     else if (name === 'style:text-properties') {
       const through = attr(tag, 'style:text-line-through-style')
       const struck = through !== undefined && through !== 'none'
-      if (struck && style.family === 'table-cell') this.#cells.get(style.name)!.struck = true
+      if (struck && cell) cell.struck = true
       if (struck && style.family === 'text') this.struckText.add(style.name)
+      const colour = attr(tag, 'fo:color')
+      if (colour !== undefined && cell) cell.white = isWhite(colour)
+      if (isWhite(colour) && style.family === 'text') this.whiteText.add(style.name)
     }
   }
 
@@ -224,12 +247,32 @@ export class OdsStyles {
     return {text: text.split('\u0000').join(HOME_SYMBOLS[currency ?? ''] ?? currency ?? ''), currency}
   }
 
-  /** What a cell style applied by a conditional format does: strike its text, hide it or show another number (its format), or neither. */
+  /** What a cell style applied by a conditional format does: strike its text, hide it (white on no fill, `;;;`) or show another number (its format), or neither. */
   effectOf(cellStyle: string | undefined): Effect | undefined {
     if (this.struck(cellStyle)) return 'struck'
+    if (this.unseen(cellStyle)) return 'hidden'
     const format = this.formatOf(cellStyle)
     if ('unmappable' in format || format.code === 'General') return undefined
     return formatEffect(format.code)
+  }
+
+  /** Whether a cell style writes white on no background: its text does not show. */
+  unseen(cellStyle: string | undefined): boolean {
+    return Boolean(this.#cellStyle(cellStyle, 'white')) && !this.filled(cellStyle)
+  }
+
+  /** Whether a cell style gives its cell a background of a colour: white text shows on it. */
+  filled(cellStyle: string | undefined): boolean {
+    return Boolean(this.#cellStyle(cellStyle, 'filled'))
+  }
+
+  /** The conditional styles (`style:map`) of a cell style that strike, hide or reformat its cells, with their conditions. */
+  mapsOf(cellStyle: string | undefined): {condition: string; style: string; base?: string; effect: Effect}[] {
+    const maps = this.#cellStyle(cellStyle, 'maps') ?? []
+    return maps.flatMap((map) => {
+      const effect = this.effectOf(map.style)
+      return effect ? [{...map, effect}] : []
+    })
   }
 
   /** Whether a cell style strikes its text through. */

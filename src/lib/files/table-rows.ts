@@ -15,17 +15,21 @@ const cellsOf = (columns: number[], line: number) =>
  * A row the person sees crossed out or blanked: a cell gw reads (`read`) struck through (its
  * font, a conditional format, every run of its text) or partly, or every shown filled cell
  * struck; a cell gw reads that looks empty (white on white, a conditional format's `;;;` or
- * white). Cells partly struck that gw does not read are said once (source.partlyStruck).
+ * white), or shows less than it holds (some runs of its text white). Cells partly struck that
+ * gw does not read are said once (source.partlyStruck).
  */
 function crossedOut(
   header: TableHeader,
   source: TableSource,
   read: Set<number>,
-  {record, struck, partlyStruck, blanked, line}: SourceRecord,
+  {record, struck, partlyStruck, blanked, partlyBlanked, line}: SourceRecord,
 ): string | undefined {
   const blank = (blanked ?? []).filter((at) => read.has(at))
   if (blank.length)
     return `shown empty by its format or a conditional format (${cellsOf(blank, line)}: white on white, or ;;;)`
+  const partlyBlank = (partlyBlanked ?? []).filter((at) => read.has(at))
+  if (partlyBlank.length)
+    return `partly written white on white (${cellsOf(partlyBlank, line)}): the sheet shows less than the cell holds`
   const partly = (partlyStruck ?? []).filter((at) => read.has(at))
   if (partly.length) return `partly struck through (${cellsOf(partly, line)})`
   for (const at of partlyStruck ?? []) {

@@ -90,6 +90,8 @@ export interface ReadCell {
   struck?: boolean
   /** Some runs of its text struck through, not all. */
   partlyStruck?: boolean
+  /** Some runs of its text written white on no fill, not all: the cell shows less than it holds. */
+  partlyBlanked?: boolean
 }
 
 /** A formula that totals the rows above it as a filter shows them: `SUBTOTAL(109,D2:D7)`, ODF's `of:=SUBTOTAL(9;[.D2:.D7])`. */

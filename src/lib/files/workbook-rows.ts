@@ -27,8 +27,10 @@ export interface WorkbookRecord {
   struck?: number[]
   /** Cells with some runs of their text struck through, not all, by column. */
   partlyStruck?: number[]
-  /** Cells a conditional format hides (its format shows nothing: `;;;`), by column. */
+  /** Cells that look empty (white on white, a format or conditional format showing nothing: `;;;`), by column. */
   blanked?: number[]
+  /** Cells with some runs of their text written white on white, not all, by column: they show less than they hold. */
+  partlyBlanked?: number[]
   /** On a sheet's first row only: what the sheet says of itself (the columns it hides, formats gw cannot evaluate). */
   facts?: SheetFacts
   /** Cells covered by merged cells (empty but for the first), by column: the merged range. */
@@ -137,6 +139,7 @@ export class RowBuilder {
   struck: number[] = []
   partlyStruck: number[] = []
   blanked: number[] = []
+  partlyBlanked: number[] = []
   hasNotes = false
   hidden?: string
 
@@ -157,6 +160,7 @@ export class RowBuilder {
     if (cell.typed !== undefined) this.typed.push({at: column, ...cell.typed})
     if (cell.struck) this.struck.push(column)
     if (cell.partlyStruck) this.partlyStruck.push(column)
+    if (cell.partlyBlanked) this.partlyBlanked.push(column)
   }
 
   /** `covered`: the cells of this row that merged ranges cover beside their first. */
@@ -171,6 +175,7 @@ export class RowBuilder {
       ...(this.struck.length ? {struck: this.struck} : {}),
       ...(this.partlyStruck.length ? {partlyStruck: this.partlyStruck} : {}),
       ...(this.blanked.length ? {blanked: this.blanked} : {}),
+      ...(this.partlyBlanked.length ? {partlyBlanked: this.partlyBlanked} : {}),
       ...(covered ? {merged: covered} : {}),
       ...(this.inexact.length ? {inexact: this.inexact} : {}),
       ...(this.hasNotes ? {notes: this.notes} : {}),

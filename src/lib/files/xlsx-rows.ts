@@ -8,7 +8,7 @@ import {markRow} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {showText} from './shown-number.js'
 import {type AutoFilter, sheetTail} from './xlsx-tail.js'
-import {type CellStyles, RunStrikes, type Strike} from './xlsx-styles.js'
+import {type CellStyles, NO_MARKS, type RunMarks, RunStrikes} from './xlsx-styles.js'
 import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
   NARROWER_THAN_A_DIGIT,
@@ -27,10 +27,10 @@ import type {XmlHandlers, ZipParts} from './zip-parts.js'
 const TRUE = ['1', 'true']
 const isTrue = (tag: SaxesTagPlain, name: string) => TRUE.includes(attr(tag, name) ?? '')
 
-/** What the workbook says of every sheet: its shared strings, their strikes, its styles and date system. */
+/** What the workbook says of every sheet: its shared strings, their runs' marks, its styles and date system. */
 export interface XlsxBook {
   strings: string[]
-  strikes: Map<number, Strike>
+  marks: Map<number, RunMarks>
   styles: CellStyles
   date1904: boolean
   /** Marked to be calculated when opened: a formula's stored value is a placeholder, not its result. */
@@ -215,7 +215,7 @@ class SheetReader {
   }
 
   /** The cell as it is shown, and how much of its text is struck. */
-  #read(row: RowBuilder): {read: ReadCell; strike: Strike} {
+  #read(row: RowBuilder): {read: ReadCell; marks: RunMarks} {
     const {book} = this
     const cell = this.#cell
     const {type, value, text} = cell
@@ -224,25 +224,25 @@ class SheetReader {
     if (cell.formula && (book.uncalculated || !cell.hasValue || (value === '' && type !== 'str')))
       return {
         read: {text: '', note: {kind: 'formula', address: cell.ref || `${row.line}:${this.#column + 1}`}},
-        strike: 'none',
+        marks: NO_MARKS,
       }
     if (type === 's')
       return {
         read: {text: shownText(book.strings[Number(value)] ?? '')},
-        strike: book.strikes.get(Number(value)) ?? 'none',
+        marks: book.marks.get(Number(value)) ?? NO_MARKS,
       }
-    if (type === 'inlineStr') return {read: {text: shownText(fromWorkbookText(text))}, strike: this.#runs.take()}
-    if (type === 'str') return {read: {text: shownText(fromWorkbookText(value))}, strike: 'none'}
-    if (type === 'e') return {read: {text: value}, strike: 'none'}
-    if (type === 'b') return {read: {text: value === '1' ? 'TRUE' : 'FALSE'}, strike: 'none'}
+    if (type === 'inlineStr') return {read: {text: shownText(fromWorkbookText(text))}, marks: this.#runs.take()}
+    if (type === 'str') return {read: {text: shownText(fromWorkbookText(value))}, marks: NO_MARKS}
+    if (type === 'e') return {read: {text: value}, marks: NO_MARKS}
+    if (type === 'b') return {read: {text: value === '1' ? 'TRUE' : 'FALSE'}, marks: NO_MARKS}
     if (type === 'd')
-      return {read: {text: dateText(new Date(`${value.replace(/Z?$/, '')}Z`)), note: {kind: 'date'}}, strike: 'none'}
+      return {read: {text: dateText(new Date(`${value.replace(/Z?$/, '')}Z`)), note: {kind: 'date'}}, marks: NO_MARKS}
     const read = value.trim() === '' ? {text: ''} : numberCell(value, book.styles.numbers[cell.style], book.date1904)
     if (read.note?.kind === 'number') {
       this.#numbers[this.#column] = Number(read.note.value)
       if (isSubtotal(cell.formula)) read.note.subtotal = true
     }
-    return {read, strike: 'none'}
+    return {read, marks: NO_MARKS}
   }
 
   #closeCell(): void {
@@ -250,12 +250,14 @@ class SheetReader {
     if (!row) return
     const {styles} = this.book
     const style = this.#cell.style
-    const {read, strike} = this.#read(row)
-    if (read.text !== '' && (styles.struck[style] || strike === 'all')) read.struck = true
-    else if (read.text !== '' && strike === 'part') read.partlyStruck = true
+    const {read, marks} = this.#read(row)
+    if (read.text !== '' && (styles.struck[style] || marks.strike === 'all')) read.struck = true
+    else if (read.text !== '' && marks.strike === 'part') read.partlyStruck = true
+    // White on white (the cell's font, or every run of its text, on no fill): the cell looks empty, as under `;;;`.
+    const white = styles.filled[style] ? 'none' : marks.white
+    if (read.text.trim() !== '' && white === 'part') read.partlyBlanked = true
     if (read.text !== '' || read.note) row.set(this.#column, read)
-    // White on white: the cell looks empty, as under `;;;`.
-    if (read.text.trim() !== '' && styles.unseen[style]) row.blanked.push(this.#column)
+    if (read.text.trim() !== '' && (styles.unseen[style] || white === 'all')) row.blanked.push(this.#column)
   }
 
   #closeRow(): void {

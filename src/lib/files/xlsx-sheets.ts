@@ -56,8 +56,8 @@ export async function openXlsx(path: string, zip: ZipParts) {
       'Give the .xlsx workbook, or export the sheet as CSV UTF-8.',
     )
   const {rels, sheets, active, date1904, uncalculated} = await workbookOf(zip, workbookPart)
-  const {strings, strikes} = await sharedStrings(zip, rels.byType.get('sharedStrings'))
+  const {strings, marks} = await sharedStrings(zip, rels.byType.get('sharedStrings'))
   const styles = await cellStyles(zip, rels.byType.get('styles'))
-  const book: XlsxBook = {strings, strikes, styles, date1904, uncalculated}
+  const book: XlsxBook = {strings, marks, styles, date1904, uncalculated}
   return {sheets, rows: (sheet: SheetEntry) => xlsxRows(path, zip, book, sheet), active}
 }

@@ -47,16 +47,32 @@ const MAX_SHARED_STRINGS_TEXT = 96 * 1024 * 1024
 /** How much of a string's text its runs strike through: none, some (a warning), or all of it (struck). */
 export type Strike = 'none' | 'part' | 'all'
 
-/** A string's text and its strike, from the characters of its runs struck (`<r><rPr><strike/>`), spaces aside. */
+/** How much of a string's text its runs strike through, and write white: none, some, or all of it. */
+export interface RunMarks {
+  strike: Strike
+  white: Strike
+}
+
+export const NO_MARKS: RunMarks = {strike: 'none', white: 'none'}
+
+const share = (marked: number, shown: number): Strike => (marked === 0 ? 'none' : marked >= shown ? 'all' : 'part')
+
+/**
+ * A string's text and its marks, from the characters of its runs struck (`<r><rPr><strike/>`)
+ * or written white (`<r><rPr><color rgb="FFFFFFFF"/>`: on a cell of no fill, unseen), spaces aside.
+ */
 export class RunStrikes {
   #struck = 0
+  #white = 0
   #shown = 0
   #inRun = false
   #runStruck = false
+  #runWhite = false
 
   open(name: string, tag: SaxesTagPlain): void {
-    if (name === 'r') [this.#inRun, this.#runStruck] = [true, false]
+    if (name === 'r') [this.#inRun, this.#runStruck, this.#runWhite] = [true, false, false]
     else if (name === 'strike' && this.#inRun) this.#runStruck = !['0', 'false'].includes(attr(tag, 'val') ?? '1')
+    else if (name === 'color' && this.#inRun) this.#runWhite = isWhite(tag)
   }
 
   close(name: string): void {
@@ -67,24 +83,28 @@ export class RunStrikes {
     const shown = text.replace(/\s/g, '').length
     this.#shown += shown
     if (this.#inRun && this.#runStruck) this.#struck += shown
+    if (this.#inRun && this.#runWhite) this.#white += shown
   }
 
-  /** The strike of the string read since the last call, and a fresh count for the next. */
-  take(): Strike {
-    const strike = this.#struck === 0 ? 'none' : this.#struck >= this.#shown ? 'all' : 'part'
-    this.#struck = this.#shown = 0
-    return strike
+  /** The marks of the string read since the last call, and a fresh count for the next. */
+  take(): RunMarks {
+    const marks =
+      this.#struck || this.#white
+        ? {strike: share(this.#struck, this.#shown), white: share(this.#white, this.#shown)}
+        : NO_MARKS
+    this.#struck = this.#white = this.#shown = 0
+    return marks
   }
 }
 
-/** The strings of a part's `si` items (shared strings), without phonetic runs, each with its strike; PartTooLarge past the limits above. */
+/** The strings of a part's `si` items (shared strings), without phonetic runs, each with its runs' marks; PartTooLarge past the limits above. */
 export async function sharedStrings(
   zip: ZipParts,
   part: string | undefined,
-): Promise<{strings: string[]; strikes: Map<number, Strike>}> {
+): Promise<{strings: string[]; marks: Map<number, RunMarks>}> {
   const strings: string[] = []
-  const strikes = new Map<number, Strike>()
-  if (!part || !zip.has(part)) return {strings, strikes}
+  const marks = new Map<number, RunMarks>()
+  if (!part || !zip.has(part)) return {strings, marks}
   if (zip.size(part) > MAX_SHARED_STRINGS_BYTES) throw new PartTooLarge(part)
   let held = 0
   let current = ''
@@ -105,8 +125,8 @@ export async function sharedStrings(
       if (name === 'si') {
         held += current.length
         if (held > MAX_SHARED_STRINGS_TEXT) throw new PartTooLarge(part)
-        const strike = runs.take()
-        if (strike !== 'none') strikes.set(strings.length, strike)
+        const marked = runs.take()
+        if (marked !== NO_MARKS) marks.set(strings.length, marked)
         strings.push(fromWorkbookText(current))
       } else if (name === 'rPh') phonetic--
       else if (name === 't') inText = false
@@ -117,7 +137,7 @@ export async function sharedStrings(
       runs.text(text)
     },
   })
-  return {strings, strikes}
+  return {strings, marks}
 }
 
 /** White as a colour of the file: `rgb` FFFFFF (with any alpha), or the theme's first colour (Background 1) untinted. */
@@ -131,6 +151,8 @@ export interface CellStyles {
   struck: boolean[]
   /** Whether a cell style writes white on no fill (or a white one): its text does not show. */
   unseen: boolean[]
+  /** Whether a cell style fills the cell with a colour (white runs of its text then show). */
+  filled: boolean[]
   /** By differential format (a conditional format's `dxfId`): whether it strikes its cells or hides them (`;;;`). */
   effects: (Effect | undefined)[]
 }
@@ -138,7 +160,7 @@ export interface CellStyles {
 /** Each cell style (`s`): its number format's code and kind, and whether its font strikes the text through. */
 export async function cellStyles(zip: ZipParts, part: string | undefined): Promise<CellStyles> {
   const codes = new Map<number, string>()
-  const styles: CellStyles = {numbers: [], struck: [], unseen: [], effects: []}
+  const styles: CellStyles = {numbers: [], struck: [], unseen: [], filled: [], effects: []}
   const fonts: {struck: boolean; white: boolean}[] = []
   /** Each fill: whether it colours the cell (a pattern of a colour other than white). */
   const fills: boolean[] = []
@@ -170,7 +192,9 @@ export async function cellStyles(zip: ZipParts, part: string | undefined): Promi
         const font = fonts[Number(attr(tag, 'fontId') ?? 0)]
         styles.numbers.push(numberFormat(id, codes.get(id)))
         styles.struck.push(font?.struck ?? false)
-        styles.unseen.push(Boolean(font?.white) && !fills[Number(attr(tag, 'fillId') ?? 0)])
+        const filled = Boolean(fills[Number(attr(tag, 'fillId') ?? 0)])
+        styles.unseen.push(Boolean(font?.white) && !filled)
+        styles.filled.push(filled)
       }
     },
     close(tag) {

@@ -5,7 +5,9 @@ import {
   excelRule,
   formatEffect,
   markRow,
+  odfMapRule,
   odfRule,
+  placed,
 } from '../../../src/lib/files/conditional-formats.js'
 import {StatusWords} from '../../../src/lib/orders/status-words.js'
 
@@ -167,5 +169,34 @@ describe('approval words', () => {
     expect(words.approvalOf('paid')).toBeUndefined()
     expect(words.approvalOf('Escalated')).toEqual({approval: 'pending', mapped: true})
     expect(words.approvalOf('Rejected')).toEqual({approval: 'rejected', mapped: false})
+  })
+})
+
+describe("ODF 1.2's conditional cell styles (style:map), placed on each cell of their style", () => {
+  const mapped = (condition: string, base?: string) => {
+    const rule = odfMapRule('ceMapped', {condition, ...(base ? {base} : {})}, 'struck')
+    if (typeof rule === 'string') throw new Error(rule)
+    return rule
+  }
+
+  it('cell-content()>15 and cell-content-is-between(1,5) test the cell itself', () => {
+    const over = mapped('cell-content()>15')
+    expect(struck(placed(over, 3, 1, 1), 3, ['SHW-74', '20.00'], {1: 20})).toBe('B')
+    expect(struck(placed(over, 2, 1, 1), 2, ['SHW-73', '10.00'], {1: 10})).toBe('')
+    const between = mapped('cell-content-is-between(1,5)')
+    expect(struck(placed(between, 4, 1, 1), 4, ['SHW-75', '3.00'], {1: 3})).toBe('B')
+    expect(struck(placed(between, 4, 1, 1), 4, ['SHW-75', '6.00'], {1: 6})).toBe('')
+  })
+
+  it('is-true-formula([.$D2]="no") counts its row from its base cell (Refunds.A2): on line 5 it asks D5', () => {
+    const rule = mapped('is-true-formula([.$D2]="no")', 'Refunds.A2')
+    expect(struck(placed(rule, 5, 0, 0), 5, ['SHW-1', '10.00', 'ok', 'no'])).toBe('A')
+    expect(struck(placed(rule, 5, 0, 0), 5, ['SHW-1', '10.00', 'ok', 'yes'])).toBe('')
+  })
+
+  it('a condition of another shape is said, never guessed', () => {
+    expect(odfMapRule('ceTop', {condition: 'is-true-formula(RANK([.B2];[.B$2:.B$9])<3)'}, 'hidden')).toBe(
+      'a conditional cell style "ceTop" that hides its cells when is-true-formula(RANK([.B2];[.B$2:.B$9])<3)',
+    )
   })
 })

@@ -11,6 +11,7 @@ import {parse} from 'csv-parse/sync'
 import {describe, expect, it} from 'vitest'
 
 import {showText} from '../../../src/lib/files/shown-number.js'
+import {readRefundFile} from '../../../src/lib/refunds/bulk/refund-file.js'
 import {readWorkbook} from '../../../src/lib/files/workbook-reader.js'
 import type {WorkbookRecord} from '../../../src/lib/files/workbook-rows.js'
 import {REPO_ROOT} from '../../helpers/shared.js'
@@ -120,5 +121,45 @@ describe('a text cell shows through its format', () => {
     ['General', 'SHW-1', 'SHW-1'],
   ])('%j shows %j as %j', (code, text, shown) => {
     expect(showText(text, code)).toBe(shown)
+  })
+})
+
+describe('white on white, as the sheet shows it', () => {
+  /** Each row's line, order and the problems gw says of it. */
+  async function problems(name: string) {
+    const file = await readRefundFile(fixture(name), {})
+    return file.rows.map((row) => [
+      row.line,
+      row.order,
+      file.problems
+        .filter((p) => p.line === row.line)
+        .map((p) => p.message)
+        .join('; '),
+    ])
+  }
+
+  it('white-text.odfpy.ods: a white cell style looks empty, a white last span shows less, white on yellow shows', async () => {
+    const [empty, partly, shown] = await problems('white-text.odfpy.ods')
+    expect(empty).toEqual([
+      2,
+      'SHW-78',
+      expect.stringContaining('shown empty by its format or a conditional format (cell B2: white on white, or ;;;)'),
+    ])
+    expect(partly).toEqual([
+      3,
+      'SHW-79',
+      expect.stringContaining('partly written white on white (cell A3): the sheet shows less than the cell holds'),
+    ])
+    expect(shown).toEqual([4, 'SHW-80', ''])
+  })
+
+  it('white-run-filled.xlsxwriter.xlsx: a white run on a cell filled yellow shows, and is read', async () => {
+    expect(await problems('white-run-filled.xlsxwriter.xlsx')).toEqual([[2, 'SHW-70', '']])
+  })
+
+  it("style-map.odfpy.ods: ODF 1.2's conditional cell style strikes the amounts over 15", async () => {
+    const [kept, struck] = await problems('style-map.odfpy.ods')
+    expect(kept).toEqual([2, 'SHW-73', ''])
+    expect(struck).toEqual([3, 'SHW-74', expect.stringContaining('struck through (cell B3)')])
   })
 })
