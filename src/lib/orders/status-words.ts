@@ -160,6 +160,14 @@ const APPROVAL_OF = new Map(
 )
 const isApproval = (word: string): word is Approval => Object.hasOwn(APPROVALS, word)
 
+/**
+ * What a note says when it tells a person not to refund its row ("duplicate - skip", "on hold",
+ * "do not refund", "ignore"), in the languages of the approval words. Reasons to refund
+ * ("duplicate charge", "customer cancelled") say none of these.
+ */
+const HOLD_BACK =
+  /(?:^|[^\p{L}])(?:skip(?:ped)?|do ?n[o']?t(?: refund)?|dont|not (?:to be )?refund(?:ed)?|no refund|on hold|hold off|ignore|rejected|denied|not approved|unapproved|already refunded)(?:$|[^\p{L}])|ไม่ต้องคืน|ไม่คืนเงิน|ข้าม|nicht erstatten|überspringen|返金しない|スキップ|不退款|跳过|暂缓/iu
+
 /** What a status stands for: one of gw's words, or a gateway state compared as it is. */
 export type StatusMeaning = {word: StatusWord; states: readonly string[]; refunded?: RefundedAs} | {state: string}
 
@@ -221,6 +229,11 @@ export class StatusWords {
     const approval = status.trim().startsWith(first) ? APPROVAL_OF.get(keyOf(first)) : undefined
     const more = rest.some((word) => keyOf(word) === 'not' || (APPROVAL_OF.get(keyOf(word)) ?? approval) !== approval)
     return approval && !status.includes('?') && !more ? {approval, mapped: false} : undefined
+  }
+
+  /** The words of a note that tell a person not to refund its row, or undefined when it says none. */
+  holdsBack(note: string): string | undefined {
+    return HOLD_BACK.exec(note)?.[0].trim()
   }
 
   /** What `status` means, or undefined when it is none of the words known or mapped. */

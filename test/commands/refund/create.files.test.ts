@@ -1071,6 +1071,24 @@ describe('sheets that do not show all they hold', () => {
       ])
     })
 
+    it('a note that says not to refund its row ("duplicate - skip") stops the run; --status-map says what it means', async () => {
+      const before = await refunded('SHW-81', 'SHW-82')
+      const path = join(world.configDir, 'held-note.csv')
+      writeFileSync(
+        path,
+        'mch_order_no,refund_amount,Note\nSHW-81,1.00,duplicate charge\nSHW-82,2.00,duplicate - skip\nSHW-81,3.00,\n',
+      )
+      const result = await send(path)
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain(
+        `column "Note" has notes that say not to refund their rows: "duplicate - skip" (1 row: line 3); gw refunds none of the file unasked: take those rows out of the file, or say what a note means with --status-map 'duplicate - skip=rejected'`,
+      )
+      expect(await refunded('SHW-81', 'SHW-82')).toEqual(before)
+      const mapped = await send(path, '--status-map', 'duplicate - skip=rejected')
+      expect(mapped.code, mapped.stderr).toBe(0)
+      expect(await refunded('SHW-81', 'SHW-82')).toEqual([...before, ['SHW-81', 100], ['SHW-81', 300]].sort())
+    })
+
     it.each(['narrow-column.odfpy.ods', 'narrow-column.libreoffice.xlsx'])(
       '%s: a stale column dragged narrower than a digit is never read; the shown one is named',
       async (name) => {

@@ -165,6 +165,27 @@ describe('approval words', () => {
       expect(words.approvalOf(note), note).toBeUndefined()
   })
 
+  it.each([
+    'duplicate - skip',
+    'SKIP',
+    'on hold till Monday',
+    'do not refund',
+    "Don't refund",
+    'already refunded',
+    'ข้าม',
+    'ไม่ต้องคืน',
+    '不退款',
+  ])('the note %j tells a person not to refund its row', (note) => expect(words.holdsBack(note)).toBeDefined())
+
+  it.each([
+    'duplicate charge',
+    'customer cancelled',
+    'no receipt',
+    'skipper ordered twice',
+    'refund requested',
+    'damaged',
+  ])('the note %j is a reason, not a hold', (note) => expect(words.holdsBack(note)).toBeUndefined())
+
   it('a payment word is no approval word; a mapped word says it was mapped', () => {
     expect(words.approvalOf('paid')).toBeUndefined()
     expect(words.approvalOf('Escalated')).toEqual({approval: 'pending', mapped: true})

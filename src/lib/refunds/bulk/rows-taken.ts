@@ -62,6 +62,10 @@ interface Unsaid {
   approving: Map<string, Seen>
 }
 
+/** "2 rows: line 4, 9" */
+const seenWords = ({count, lines}: Seen) =>
+  `${plural(count, 'row')}: line ${lines.join(', ')}${count > lines.length ? ', …' : ''}`
+
 const see = (words: Map<string, Seen>, word: string, line: number) => {
   const seen = words.get(word) ?? {count: 0, lines: []}
   seen.count++
@@ -75,6 +79,8 @@ interface ByContent {
   words: Unsaid
   /** A cell that is no approval word was met: the column is something else (a reason, a note). */
   other: boolean
+  /** Its notes that tell a person not to refund the row ("duplicate - skip"), with their rows. */
+  held: Map<string, Seen>
 }
 
 export class RowsTaken {
@@ -93,7 +99,7 @@ export class RowsTaken {
     const read = new Set([...header.index.values(), ...header.gwColumns, ...this.#wheres.map((w) => w.column)])
     this.#byContent = header.names.flatMap((name, at) =>
       name.trim() && !read.has(at) && !header.hidden.has(at)
-        ? [{at, other: false, words: {column: name, words: new Map(), approving: new Map()}}]
+        ? [{at, other: false, held: new Map(), words: {column: name, words: new Map(), approving: new Map()}}]
         : [],
     )
   }
@@ -140,13 +146,15 @@ export class RowsTaken {
     }
     for (const column of this.#byContent) {
       const word = (row.values[column.at] ?? '').trim()
-      if (!word || column.other) continue
-      const approval = this.statuses.approvalOf(word, {notes: false})
-      if (!approval) column.other = true
-      else if (approval.approval === 'approved') see(column.words.approving, word, row.line)
-      else if (approval.mapped)
+      const approval = word ? this.statuses.approvalOf(word, {notes: false}) : undefined
+      if (approval?.mapped && approval.approval !== 'approved')
         return {left: `${quoted(column.words.column)} is ${quoted(word)}, ${approval.approval} (--status-map)`}
-      else see(column.words.words, word, row.line)
+      if (!word || approval?.mapped) continue
+      if (!approval) {
+        column.other = true
+        if (this.statuses.holdsBack(word)) see(column.held, word, row.line)
+      } else if (column.other) continue
+      else see(approval.approval === 'approved' ? column.words.approving : column.words.words, word, row.line)
     }
     return {}
   }
@@ -156,16 +164,28 @@ export class RowsTaken {
     return `${field === 'approval' ? 'approval' : 'status'} ${quoted(word)} (column ${quoted(column)}) is not a word gw knows: say which rows to take with --where ${shellWord(`${column}=Approved`)}, or what it means with --status-map ${affirm} (or rejected, pending, paid, cancelled)`
   }
 
-  /** The problems of the whole file once every row is read: each column whose words do not all approve, with the way out. */
+  /** The problems of the whole file once every row is read: each column whose words do not all approve, each note that holds a row back, with the way out. */
   problems(): string[] {
+    return [...this.#notApproved(), ...this.#heldBack()]
+  }
+
+  /** Each note column whose notes tell a person not to refund some rows: gw does not refund them unasked, nor guess. */
+  #heldBack(): string[] {
+    return this.#byContent
+      .filter((column) => column.held.size)
+      .map(({words: {column}, held}) => {
+        const said = [...held].map(([note, seen]) => `${quoted(note)} (${seenWords(seen)})`)
+        const first = [...held.keys()][0]!
+        return `column ${quoted(column)} has notes that say not to refund their rows: ${said.join(', ')}; gw refunds none of the file unasked: take those rows out of the file, or say what a note means with --status-map ${shellWord(`${first}=rejected`)} (rejected leaves the row out, approved refunds it)`
+      })
+  }
+
+  #notApproved(): string[] {
     const columns = [...this.#unsaid.values(), ...this.#byContent.filter((c) => !c.other).map((c) => c.words)].filter(
       (unsaid) => unsaid.words.size,
     )
     return columns.map(({column, words, approving}) => {
-      const said = [...words].map(
-        ([word, {count, lines}]) =>
-          `${quoted(word)} (${plural(count, 'row')}: line ${lines.join(', ')}${count > lines.length ? ', …' : ''})`,
-      )
+      const said = [...words].map(([word, seen]) => `${quoted(word)} (${seenWords(seen)})`)
       const approved = [...approving].map(([word, {count}]) => `${quoted(word)} (${plural(count, 'row')})`)
       const first = [...approving.keys()][0] ?? 'Approved'
       return `column ${quoted(column)} says not every refund is approved: ${said.join(', ')}${approved.length ? ` beside ${approved.join(', ')}` : ''}; approval is not a payment state, and gw refunds none of these rows unasked: say which rows to take with --where ${shellWord(`${column}=${first}`)}, or what each word means with --status-map ${shellWord(`${[...words.keys()][0]}=rejected`)} (approved, rejected, pending)`
