@@ -40,7 +40,6 @@ const OVER_THE_LIMITS = {
     'src/lib/files/ods-sheets.ts',
     'src/lib/files/xlsx-sheets.ts',
     'src/lib/files/table-rows.ts',
-    'src/lib/refunds/bulk/row-reading.ts',
   ],
 }
 
