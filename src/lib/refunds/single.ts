@@ -10,7 +10,7 @@
  * outcome recorded after.
  */
 import {GwError, type SuggestedFor, gwCommand, stopSignalOf, stoppedError} from '../errors.js'
-import {LocalStateError} from '../io/database.js'
+import {LocalStateError} from '../io/database-errors.js'
 import {
   type RefundOrder,
   decimalOf,

@@ -18,7 +18,8 @@ import {join} from 'node:path'
 
 import type {SQLInputValue} from 'node:sqlite'
 
-import {LocalDatabase, LocalStateError} from '../io/database.js'
+import {LocalDatabase} from '../io/database.js'
+import {LocalStateError} from '../io/database-errors.js'
 import {OWN_CONFIG_DIR} from '../paths.js'
 import {type CommitPorts, GroupCommit, type Pending, type Seen} from './durability.js'
 import {type GatewayIdentity, describeGateway, spellingOf} from './gateway.js'
