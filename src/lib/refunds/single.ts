@@ -20,7 +20,7 @@ import {
   minorUnitsOf,
 } from '../gateway/protocol/index.js'
 import {shown} from '../untrusted.js'
-import type {OrderClaim} from '../store/history.js'
+import type {OrderClaim} from '../store/claims.js'
 import {type RefundedElsewhere, refundedElsewhere} from './elsewhere.js'
 import {type RefundEntry, isUnsettled} from '../store/records.js'
 import type {FoundOrder} from '../orders/service.js'

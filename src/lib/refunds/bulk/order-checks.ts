@@ -13,7 +13,7 @@ import {describeRefundedElsewhere, refundedElsewhere} from '../elsewhere.js'
 import {type EarlierRefund, refundedTotal} from '../refund.js'
 import type {RefundService} from '../service.js'
 import {SingleRefunds, claimKeyOf, describeMadeRefund} from '../single.js'
-import {type ClaimHolder, heldSentence} from '../../store/history.js'
+import {type ClaimHolder, heldSentence} from '../../store/claims.js'
 import type {OrderGroup} from './preflight.js'
 import {
   type OrderLine,

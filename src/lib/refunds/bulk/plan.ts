@@ -9,7 +9,7 @@
 import {type Work, runBatch} from '../../batch.js'
 import {stoppedError} from '../../errors.js'
 import {hasRefundQuery} from '../../gateway/protocol/index.js'
-import type {ClaimHolder, OrderClaim} from '../../store/history.js'
+import type {ClaimHolder, OrderClaim} from '../../store/claims.js'
 import {describeReference, disagreement, orderKey} from '../../orders/reference.js'
 import type {FoundOrder} from '../../orders/service.js'
 import {describeRefundProblem} from '../balance.js'
