@@ -28,14 +28,8 @@ const PROMPTS = "Prompts are the command line's (src/lib/cli/): a domain folder 
  * stay as it is, none may grow a new function over the limit, and no file joins the list.
  */
 const OVER_THE_LIMITS = {
-  lines: [
-    'src/lib/orders/service.ts',
-  ],
-  functions: [
-    'src/lib/files/ods-sheets.ts',
-    'src/lib/files/xlsx-sheets.ts',
-    'src/lib/files/table-rows.ts',
-  ],
+  lines: [],
+  functions: ['src/lib/files/ods-sheets.ts', 'src/lib/files/xlsx-sheets.ts', 'src/lib/files/table-rows.ts'],
 }
 
 /**

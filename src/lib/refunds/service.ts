@@ -15,7 +15,7 @@ import {LocalStateError} from '../io/database-errors.js'
 import type {Recorded} from '../store/durability.js'
 import type {RefundEntry, RefundEntryStatus} from '../store/records.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
-import type {FoundOrder} from '../orders/service.js'
+import type {FoundOrder} from '../orders/finding.js'
 import {type RetryPolicy, tries} from '../retry.js'
 import {checkRefund} from './balance.js'
 import {

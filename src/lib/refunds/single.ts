@@ -23,7 +23,7 @@ import {shown} from '../untrusted.js'
 import type {OrderClaim} from '../store/claims.js'
 import {type RefundedElsewhere, refundedElsewhere} from './elsewhere.js'
 import {type RefundEntry, isUnsettled} from '../store/records.js'
-import type {FoundOrder} from '../orders/service.js'
+import type {FoundOrder} from '../orders/finding.js'
 import {howSettled} from './decisions.js'
 import {IDENTICAL_WINDOW_MS, earlierStep, identicalRefund, knownResult} from './evidence.js'
 import {

@@ -6,7 +6,7 @@
 import {GwError, isStopped} from '../../errors.js'
 import {type RefundOrder, formatAmount, hasRefundQuery, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference} from '../../orders/reference.js'
-import type {FoundOrder} from '../../orders/service.js'
+import type {FoundOrder} from '../../orders/finding.js'
 import {balanceProblem} from '../balance.js'
 import {lookupOf} from '../decisions.js'
 import {describeRefundedElsewhere, refundedElsewhere} from '../elsewhere.js'
