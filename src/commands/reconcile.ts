@@ -42,8 +42,9 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
 
   async run(): Promise<Ended> {
     const {flags, args} = this
-    const [{Reconciler, openForReconcile}, {reconcileView, readingNotes, outcomeNotes}, {StatusWords}] =
+    const [{openForReconcile}, {Reconciler}, {reconcileView, readingNotes, outcomeNotes}, {StatusWords}] =
       await Promise.all([
+        import('../lib/reconcile/open.js'),
         import('../lib/reconcile/reconcile.js'),
         import('../lib/render/reconcile.js'),
         import('../lib/orders/status-words.js'),

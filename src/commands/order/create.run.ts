@@ -6,7 +6,8 @@
 import {Flags} from '@oclif/core'
 
 import {type Ended, OUTCOME, type SuggestedFor} from '../../lib/errors.js'
-import {type CreatedOrder, type FoundOrder, type OrderService, waitEnded} from '../../lib/orders/service.js'
+import type {FoundOrder} from '../../lib/orders/finding.js'
+import {type CreatedOrder, type OrderService, waitEnded} from '../../lib/orders/service.js'
 import {waitView, waitingLine} from '../../lib/render/orders.js'
 import type {QrStyle} from '../../lib/render/qr.js'
 import type {Showing} from '../../lib/cli/command-ports.js'

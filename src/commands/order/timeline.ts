@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage, zoneFlag, zoneOf} from '../../lib/cli/flags.js'
 import type {Timeline} from '../../lib/orders/timeline.js'
-import type {FoundOrder} from '../../lib/orders/service.js'
+import type {FoundOrder} from '../../lib/orders/finding.js'
 
 export default class OrderTimeline extends GwCommand<typeof OrderTimeline> {
   static override summary = "one order's whole story: made, shown, notified, queried, refunded, closed, in time order"

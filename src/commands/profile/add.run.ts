@@ -10,7 +10,7 @@ import {type CommandIO, canAsk} from '../../lib/io/streams.js'
 import {answered} from '../../lib/cli/confirm.js'
 import {isEncryptedPem, parsePrivateKey, parsePublicKey} from '../../lib/gateway/signing.js'
 import {typedPath} from '../../lib/paths.js'
-import {normalizeBaseUrl} from '../../lib/profiles/store.js'
+import {normalizeBaseUrl} from '../../lib/profiles/settings.js'
 
 export interface ProfileAnswers {
   name?: string

@@ -15,8 +15,8 @@
  * naming what holds it as the system knows it (file-holders), never by a pid on file alone (of
  * another pid namespace, or ended). `durable` commits with synchronous=FULL (an
  * intent before its refund is sent); other commits are NORMAL (durable at the next checkpoint,
- * never torn). Errors are LocalStateErrors, which say what is wrong with the file and nothing of
- * what was sent: the caller knows that.
+ * never torn). Errors are LocalStateErrors (database-errors.ts), which say what is wrong with
+ * the file and nothing of what was sent: the caller knows that.
  */
 import {randomBytes} from 'node:crypto'
 import {closeSync, existsSync, linkSync, lstatSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
@@ -24,7 +24,8 @@ import {hostname} from 'node:os'
 import {basename, dirname, join} from 'node:path'
 import type {DatabaseSync, StatementSync} from 'node:sqlite'
 
-import {GwError, shellWord} from '../errors.js'
+import {shellWord} from '../errors.js'
+import {LocalStateError, damagedDatabase, databaseError} from './database-errors.js'
 import {fileHolders} from './file-holders.js'
 import {ensurePrivateDir, notOurs, writePrivateFile} from './private-file.js'
 
@@ -41,40 +42,6 @@ interface Holder {
   host: string
   since: string
   command: string
-}
-
-/** SQLite's primary result codes gw tells apart (the low byte of an extended code). */
-const SQLITE = {
-  ERROR: 1,
-  PERM: 3,
-  BUSY: 5,
-  LOCKED: 6,
-  READONLY: 8,
-  IOERR: 10,
-  CORRUPT: 11,
-  FULL: 13,
-  CANTOPEN: 14,
-  AUTH: 23,
-}
-const NOTADB = 26
-
-/** Why the local database could not be used: held by another program, damaged, or not writable (a full disk too). */
-type LocalStateProblem = 'busy' | 'damaged' | 'unwritable'
-
-/** The local database could not be read or written: exit 2 before anything is sent; callers after a send say more. */
-export class LocalStateError extends GwError {
-  constructor(
-    readonly problem: LocalStateProblem,
-    message: string,
-    readonly options: {advice: string; details: Record<string, unknown>; cause?: unknown},
-  ) {
-    super('usage', message, options)
-  }
-
-  /** The same, said by a caller that knows no request left. */
-  nothingSent(): LocalStateError {
-    return new LocalStateError(this.problem, `${this.message} Nothing was sent.`, this.options)
-  }
 }
 
 /**
@@ -98,12 +65,6 @@ function sqlite(): typeof import('node:sqlite') {
 export function openDatabase(path: string, options: {readOnly?: boolean} = {}): DatabaseSync {
   const {DatabaseSync} = sqlite()
   return new DatabaseSync(path, options)
-}
-
-/** The SQLite result code of an error of node:sqlite (its primary code), or undefined for any other error. */
-export function sqliteCode(error: unknown): number | undefined {
-  const {code, errcode} = (error ?? {}) as {code?: string; errcode?: number}
-  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' ? errcode & 0xff : undefined
 }
 
 export class LocalDatabase {
@@ -130,7 +91,7 @@ export class LocalDatabase {
       ensurePrivateDir(dirname(path), elsewhere)
       // A link to nothing is not "no database yet": gw would make one where it points, in no folder of its own.
       if (lstatSync(path, {throwIfNoEntry: false}) && !existsSync(path))
-        throw this.#damaged('it is a link to a file that does not exist', undefined)
+        throw damagedDatabase(this.path, 'it is a link to a file that does not exist', undefined)
       this.#refuseForeign()
       if (!existsSync(path)) this.#create(DatabaseSync, migrations)
       this.#refuseEmpty()
@@ -240,7 +201,8 @@ export class LocalDatabase {
     // Followed through links: a history.db linked to an empty file is as empty as the file.
     if (!statSync(this.path).isFile() || statSync(this.path).size > 0) return
     const wal = statSync(`${this.path}-wal`, {throwIfNoEntry: false})?.size ?? 0
-    throw this.#damaged(
+    throw damagedDatabase(
+      this.path,
       wal
         ? `it is empty (0 bytes) beside a write-ahead log of ${wal} bytes (${this.path}-wal)`
         : 'it is empty (0 bytes)',
@@ -258,7 +220,7 @@ export class LocalDatabase {
     try {
       return work()
     } catch (error) {
-      throw this.#described(error)
+      throw databaseError(this.path, error, this.#waitMs, () => this.#holders())
     }
   }
 
@@ -369,57 +331,5 @@ export class LocalDatabase {
       return {who: named.join(' and '), holders: locking}
     }
     return {who: 'another program', holders: []}
-  }
-
-  #damaged(why: string, cause: unknown, withLog = false): LocalStateError {
-    const path = shellWord(this.path)
-    const aside = shellWord(`${this.path}.damaged`)
-    const move = withLog
-      ? `Move it and its log aside together (mv ${path} ${aside} && mv ${shellWord(`${this.path}-wal`)} ${shellWord(`${this.path}.damaged-wal`)}), then gw starts a new one; the log may hold what it recorded: sqlite3 ${aside} .recover | sqlite3 recovered.db`
-      : `Move it aside (mv ${path} ${aside}), then gw starts a new one; recover what it held with: sqlite3 ${aside} .recover | sqlite3 recovered.db`
-    return new LocalStateError('damaged', `${this.path} is not a readable gw database: ${why}.`, {
-      advice: `It may hold refunds whose outcome gw must still settle: keep it. ${move}`,
-      details: {database: this.path},
-      cause,
-    })
-  }
-
-  #described(error: unknown): unknown {
-    if (error instanceof GwError) return error
-    const code = sqliteCode(error)
-    const errno = (error as NodeJS.ErrnoException).code
-    const cause = (error as Error).message
-    if (code === SQLITE.BUSY || code === SQLITE.LOCKED) {
-      const {who, holders} = this.#holders()
-      const waited = this.#waitMs ? `; gw waited ${this.#waitMs / 1000} s` : ''
-      return new LocalStateError('busy', `${this.path} is held by ${who}${waited}.`, {
-        advice: 'Close that program or wait for it to finish, then run this again.',
-        details: {database: this.path, holders},
-        cause: error,
-      })
-    }
-    if (code === NOTADB || code === SQLITE.CORRUPT) return this.#damaged(cause, error)
-    // A database whose tables are not gw's (another program's file put in its place).
-    if (code === SQLITE.ERROR && /^no such (table|column)/.test(cause))
-      return this.#damaged(`its tables are not gw's (${cause})`, error)
-    if (code === SQLITE.FULL || errno === 'ENOSPC')
-      return new LocalStateError('unwritable', `${this.path} cannot be written: the disk is full (${cause}).`, {
-        advice: 'Make room on the disk, then run this again.',
-        details: {database: this.path},
-        cause: error,
-      })
-    if (
-      [SQLITE.CANTOPEN, SQLITE.READONLY, SQLITE.PERM, SQLITE.IOERR, SQLITE.AUTH].includes(code ?? -1) ||
-      errno === 'EACCES' ||
-      errno === 'EPERM' ||
-      errno === 'EROFS'
-    ) {
-      return new LocalStateError('unwritable', `${this.path} cannot be opened or written (${cause}).`, {
-        advice: 'Check that the file and its folder belong to you and can be written, and that the disk is not full.',
-        details: {database: this.path},
-        cause: error,
-      })
-    }
-    return error
   }
 }

@@ -32,7 +32,8 @@ import {resolve} from 'node:path'
 import type {DatabaseSync} from 'node:sqlite'
 
 import {GwError, usageError} from '../errors.js'
-import {openDatabase, sqliteCode} from './database.js'
+import {openDatabase} from './database.js'
+import {sqliteCode} from './database-errors.js'
 import {notOurs, replaceFile} from './private-file.js'
 
 /** Who holds a lock, as its note says: for messages only. */

@@ -12,7 +12,8 @@ import type {GatewayHistory} from '../store/history.js'
 import type {RefundEntry} from '../store/records.js'
 import {quoted} from '../untrusted.js'
 import {type OrderNumberField, type OrderReference, SEVERAL_ORDERS, looksLikeGatewayNumber} from './reference.js'
-import type {FoundOrder, OrderService} from './service.js'
+import type {FoundOrder} from './finding.js'
+import type {OrderService} from './service.js'
 
 /** What a number turned out to be, of the order found. */
 export type NumberKind = OrderNumberField | 'mch_refund_no' | 'gw_refund_no'

@@ -22,7 +22,8 @@ import type {GatewayHistory} from '../store/history.js'
 import type {EventEntry, OrderEntry, RefundEntry} from '../store/records.js'
 import {type FoundByNumber, type NumberKind, findNamed, knownNumber} from './any-number.js'
 import {type OrderReference, describeReference, referenceWords} from './reference.js'
-import type {FoundOrder, OrderService} from './service.js'
+import type {FoundOrder} from './finding.js'
+import type {OrderService} from './service.js'
 import {type Totals, totalsOf} from './timeline-totals.js'
 
 /** A line of the story; each kind carries its own facts. */

@@ -12,7 +12,8 @@ import {EXIT_CODES, type ExitCode, GwError, type Outcome, gwCommand, isStopped, 
 import {ORDER_NOT_FOUND, writtenOffset, zoneDisagreement} from '../gateway/protocol/index.js'
 import {checkKeys, loosePrivateFiles, replaceKey} from './keys.js'
 import {keyPassphrase} from './passphrase.js'
-import {type Profile, httpsOf, plainHttpToNetwork} from './store.js'
+import {httpsOf, plainHttpToNetwork} from './settings.js'
+import type {Profile} from './store.js'
 import {wrongZone} from './zone.js'
 
 type CheckMark = 'pass' | 'warn' | 'fail' | 'skip'

@@ -4,7 +4,8 @@ import {isSignScheme} from '../gateway/signing.js'
 import type {StandardInput} from '../io/standard-input.js'
 import {checkLoadedKeys, keyLabels, readKeyArgument} from './keys.js'
 import {DEFAULT_GATEWAY_ZONE} from '../gateway/protocol/index.js'
-import {type Profile, ProfileStore, checkGatewayZone, normalizeBaseUrl} from './store.js'
+import {checkGatewayZone, normalizeBaseUrl} from './settings.js'
+import {type Profile, ProfileStore} from './store.js'
 
 const ENV_PROFILE_NAME = '(environment)'
 

@@ -14,14 +14,22 @@ import {dirname, join} from 'node:path'
 import * as z from 'zod/mini'
 
 import {GwError, gwCommand, usageError} from '../errors.js'
-import {type SignScheme, isSignScheme} from '../gateway/signing.js'
+import type {SignScheme} from '../gateway/signing.js'
 import type {GatewayProfile} from '../gateway/client.js'
-import {DEFAULT_GATEWAY_ZONE, OPERATIONS, zoneName} from '../gateway/protocol/index.js'
+import {DEFAULT_GATEWAY_ZONE, zoneName} from '../gateway/protocol/index.js'
 import {LockHeld, holdLock} from '../io/lock.js'
 import {ensurePrivateDir, notOurs, refuseSharedFolder, writePrivateFile} from '../io/private-file.js'
 import {OWN_CONFIG_DIR, configDir} from '../paths.js'
 import {quoted} from '../untrusted.js'
 import {type KeyCheck, checkKeys, checkLoadedKeys, keyLabels, replaceKey} from './keys.js'
+import {
+  NAME_RULE,
+  checkGatewayZone,
+  checkProfileName,
+  checkedGateway,
+  isProfileName,
+  normalizeBaseUrl,
+} from './settings.js'
 
 interface StoredProfile {
   appid: string
@@ -71,67 +79,9 @@ interface ProfileInput {
   gatewayZone?: string
 }
 
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
-const NAME_RULE = 'letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit'
-
 /** The stored profile of that name: its own, never one of an object's built-ins ("constructor"). */
 const own = (data: StoreShape, name: string): StoredProfile | undefined =>
   Object.hasOwn(data.profiles, name) ? data.profiles[name] : undefined
-
-/** A zone the gateway writes its times in, as its IANA name; anything else is refused. */
-export function checkGatewayZone(value: string, source = '--gateway-zone'): string {
-  const zone = zoneName(value)
-  if (!zone)
-    throw usageError(
-      `${source} ${quoted(value)} is not a time zone.`,
-      `Give the IANA name of the zone the gateway writes its times in, like ${DEFAULT_GATEWAY_ZONE} (the default) or UTC.`,
-    )
-  return zone
-}
-
-/** https URL, or http on loopback; returned without a trailing slash. */
-export function normalizeBaseUrl(value: string): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw usageError(
-      `base URL ${quoted(value)} is not a URL.`,
-      'Give the address up to the operation name, like http://127.0.0.1:8787/Gateway.',
-    )
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw usageError(`base URL ${quoted(value)} must start with http:// or https://.`)
-  if (url.search || url.hash)
-    throw usageError(`base URL ${quoted(value)} must not carry a query or fragment: parameters go in the body.`)
-  // A password in the URL would be stored in profiles.json and shown by profile show and doctor.
-  if (url.username || url.password)
-    throw usageError(
-      'base URL must not carry a user name or password (user:password@host): the gateway authenticates by signature.',
-      'Give the address without them.',
-    )
-  const base = url.toString().replace(/\/+$/, '')
-  const operation = OPERATIONS.find((op) => base.toLowerCase().endsWith(`/${op}`))
-  if (operation)
-    throw usageError(
-      `base URL ${quoted(value)} ends in the operation /${operation}; gw adds the operation to each request.`,
-      `Drop "/${operation}": give ${base.slice(0, -operation.length - 1)}.`,
-    )
-  return base
-}
-
-/**
- * Whether a profile sends its requests in the clear across a network: live, on plain http://, to
- * a host other than this machine (127.0.0.0/8, ::1, localhost: the sandbox, a local proxy).
- */
-export function plainHttpToNetwork(baseUrl: string, live: boolean): boolean {
-  const {protocol, hostname} = new URL(baseUrl)
-  const loopback = hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
-  return live && protocol === 'http:' && !loopback
-}
-
-/** The same address on https://, to suggest. */
-export const httpsOf = (baseUrl: string) => baseUrl.replace(/^http:/, 'https:')
 
 function removeKeys(profile: Pick<StoredProfile, 'private_key_file' | 'gateway_public_key_file'>): void {
   rmSync(profile.private_key_file, {force: true})
@@ -185,7 +135,7 @@ export class ProfileStore {
     // Names reach shells (completion) and file names: only names gw itself would accept, read
     // before zod, which would take "__proto__" as the record's prototype and drop the profile.
     const names = raw?.profiles && typeof raw.profiles === 'object' ? Object.keys(raw.profiles) : []
-    const strange = names.find((name) => !NAME_PATTERN.test(name))
+    const strange = names.find((name) => !isProfileName(name))
     if (strange !== undefined)
       throw damaged(`holds a profile named ${quoted(strange)}, which is not a profile name (${NAME_RULE})`)
     const parsed = storeSchema.safeParse(raw)
@@ -294,7 +244,7 @@ export class ProfileStore {
     build: (current: StoredProfile | undefined) => Omit<ProfileInput, 'name'>,
     options: {makeDefault?: boolean; allowPlainHttp?: boolean} = {},
   ): KeyCheck {
-    if (!NAME_PATTERN.test(name)) throw usageError(`profile name ${quoted(name)} is not allowed.`, `Use ${NAME_RULE}.`)
+    checkProfileName(name)
     // Key files of their own for this version of the profile: a replaced profile keeps its keys until the store points elsewhere.
     const keysDir = ensurePrivateDir(join(this.dir, 'keys'))
     const version = randomBytes(4).toString('hex')
@@ -306,24 +256,7 @@ export class ProfileStore {
       this.#update((data) => {
         replaced = own(data, name)
         const input = build(replaced)
-        const appid = input.appid.trim()
-        if (!appid || appid.length > 32)
-          throw usageError(
-            `appid ${quoted(input.appid)} must be 1 to 32 characters.`,
-            'The appid is the merchant number, like mch20001.',
-          )
-        const baseUrl = normalizeBaseUrl(input.baseUrl)
-        const live = Boolean(input.live)
-        // Taken once, with the flag: a later change of something else keeps it.
-        const unchanged = replaced?.base_url === baseUrl && replaced.live === live
-        if (plainHttpToNetwork(baseUrl, live) && !options.allowPlainHttp && !unchanged)
-          throw usageError(
-            `A live profile on plain http:// to ${new URL(baseUrl).host} is refused: its requests, amounts and the gateway's answers would cross the network unencrypted.`,
-            `Give the gateway's https:// address (--base-url ${httpsOf(baseUrl)}), or, if this gateway is truly reached over plain HTTP (a private line), add --allow-plain-http.`,
-          )
-        const scheme = input.signScheme ?? 'rsa-md5'
-        if (!isSignScheme(scheme))
-          throw usageError(`sign scheme ${quoted(scheme)} is not known.`, 'Use rsa-md5 or rsa-sha256.')
+        const {appid, baseUrl, live, scheme} = checkedGateway(input, replaced, options)
         check = checkKeys(input.privateKeyPem, input.gatewayPublicKeyPem)
         writePrivateFile(privateKeyFile, input.privateKeyPem)
         writePrivateFile(gatewayKeyFile, input.gatewayPublicKeyPem)

@@ -21,7 +21,7 @@ import {amountOfField} from '../files/amount-cell.js'
 import {orderColumnOf, orderNumbersOf, rowProblems, unresolvedFormulas} from '../files/row-checks.js'
 import {type ColumnCurrencies, type TableRow, columnCurrency} from '../files/table.js'
 import {type OrderReference, WRONG_CHANNEL, disagreement} from '../orders/reference.js'
-import type {FoundOrder} from '../orders/service.js'
+import type {FoundOrder} from '../orders/finding.js'
 import {quoted} from '../untrusted.js'
 import {type StatusMeaning, StatusWords} from '../orders/status-words.js'
 

@@ -8,7 +8,7 @@
  * a single refund (a question) and by a bulk run's checks (a problem of the order's rows).
  */
 import {type RefundOrder, hasRefundQuery} from '../gateway/protocol/index.js'
-import type {FoundOrder} from '../orders/service.js'
+import type {FoundOrder} from '../orders/finding.js'
 import {type RefundEntry, isMade} from '../store/records.js'
 
 /** An order the gateway shows refunded, of which this machine knows no refund. */

@@ -13,7 +13,7 @@ import {
   type RefundRecord,
 } from '../gateway/protocol/index.js'
 import {type RefundEntry, isMade} from '../store/records.js'
-import type {FoundOrder} from '../orders/service.js'
+import type {FoundOrder} from '../orders/finding.js'
 import type {RefundGateway, RefundQueryParams, RefundRecords} from './ports.js'
 import {refundedTotal} from './refund.js'
 

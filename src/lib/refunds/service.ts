@@ -11,11 +11,11 @@
 import {GwError} from '../errors.js'
 import type {GatewayProfile} from '../gateway/client.js'
 import {ORDER_NOT_FOUND, type RefundOrder, explainError, hasRefundQuery} from '../gateway/protocol/index.js'
-import {LocalStateError} from '../io/database.js'
+import {LocalStateError} from '../io/database-errors.js'
 import type {Recorded} from '../store/durability.js'
 import type {RefundEntry, RefundEntryStatus} from '../store/records.js'
 import {type OrderReference, newOrderNumber} from '../orders/reference.js'
-import type {FoundOrder} from '../orders/service.js'
+import type {FoundOrder} from '../orders/finding.js'
 import {type RetryPolicy, tries} from '../retry.js'
 import {checkRefund} from './balance.js'
 import {

@@ -10,7 +10,7 @@
  * outcome recorded after.
  */
 import {GwError, type SuggestedFor, gwCommand, stopSignalOf, stoppedError} from '../errors.js'
-import {LocalStateError} from '../io/database.js'
+import {LocalStateError} from '../io/database-errors.js'
 import {
   type RefundOrder,
   decimalOf,
@@ -20,10 +20,10 @@ import {
   minorUnitsOf,
 } from '../gateway/protocol/index.js'
 import {shown} from '../untrusted.js'
-import type {OrderClaim} from '../store/history.js'
+import type {OrderClaim} from '../store/claims.js'
 import {type RefundedElsewhere, refundedElsewhere} from './elsewhere.js'
 import {type RefundEntry, isUnsettled} from '../store/records.js'
-import type {FoundOrder} from '../orders/service.js'
+import type {FoundOrder} from '../orders/finding.js'
 import {howSettled} from './decisions.js'
 import {IDENTICAL_WINDOW_MS, earlierStep, identicalRefund, knownResult} from './evidence.js'
 import {

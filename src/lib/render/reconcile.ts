@@ -1,12 +1,7 @@
 /** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
-import {
-  AMOUNT_COLUMNS,
-  type Comparison,
-  type ReconcileInput,
-  type ReconcileOutcome,
-  refundsNotKnownNote,
-} from '../reconcile/reconcile.js'
+import type {Comparison, ReconcileInput} from '../reconcile/open.js'
+import {AMOUNT_COLUMNS, type ReconcileOutcome, refundsNotKnownNote} from '../reconcile/reconcile.js'
 import {
   earlierOutputNote,
   hiddenNote,

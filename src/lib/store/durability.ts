@@ -10,7 +10,8 @@
  * beside it, which no other program holds (never through a link in its place), merged the next
  * time the history opens; and the caller is told where it went, truthfully.
  */
-import {BUSY_WAIT_MS, LocalStateError, type LocalDatabase} from '../io/database.js'
+import {BUSY_WAIT_MS, type LocalDatabase} from '../io/database.js'
+import {LocalStateError} from '../io/database-errors.js'
 import {appendSynced} from '../io/json-lines.js'
 import {plural} from '../plural.js'
 import type {GatewayIdentity} from './gateway.js'

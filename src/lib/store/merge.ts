@@ -10,7 +10,8 @@
 import {existsSync, lstatSync, readdirSync, renameSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
-import {LocalStateError, type LocalDatabase} from '../io/database.js'
+import type {LocalDatabase} from '../io/database.js'
+import {LocalStateError} from '../io/database-errors.js'
 import {MAX_LINE_BYTES, forEachLine} from '../io/json-lines.js'
 import {notOurs} from '../io/private-file.js'
 import type {GatewayQueries} from './queries/gateways.js'

@@ -3,10 +3,11 @@
  * claims of refunds under way. An SQLite database in the config dir (`history.db`, 0600), whose
  * first key is the gateway a record belongs to (appid, base URL, gateway key): every question is
  * asked of one gateway's records, through `store.for(gateway)`, so that a test and a live profile
- * of one appid never share a record. A gateway is one however its address is spelled (gateway.ts):
- * every spelling met is a row of its own that names the gateway it is (`same_as`), and the records
- * are kept under the gateway, once; a new spelling is said once, when it is first met. history.jsonl beside it takes what the database cannot
- * take now (durability.ts) and is merged when the store opens (merge.ts).
+ * of one appid never share a record. A gateway is one however its address is spelled
+ * (gateway-ids.ts): every spelling met is a row of its own that names the gateway it is
+ * (`same_as`), and the records are kept under the gateway, once; a new spelling is said once,
+ * when it is first met. history.jsonl beside it takes what the database cannot take now
+ * (durability.ts) and is merged when the store opens (merge.ts).
  *
  * Records of earlier versions know their appid, not their gateway. They are given the gateway of
  * their appid once one is certain: the only gateway this machine knows for that appid (its
@@ -18,10 +19,12 @@ import {join} from 'node:path'
 
 import type {SQLInputValue} from 'node:sqlite'
 
-import {LocalDatabase, LocalStateError} from '../io/database.js'
+import {LocalDatabase} from '../io/database.js'
+import {LocalStateError} from '../io/database-errors.js'
 import {OWN_CONFIG_DIR} from '../paths.js'
 import {type CommitPorts, GroupCommit, type Pending, type Seen} from './durability.js'
-import {type GatewayIdentity, describeGateway, spellingOf} from './gateway.js'
+import type {GatewayIdentity} from './gateway.js'
+import {GatewayIds} from './gateway-ids.js'
 import {GatewayHistory} from './history.js'
 import {Merge} from './merge.js'
 import {type Queries, prepareQueries} from './queries/index.js'
@@ -62,9 +65,6 @@ export interface HistoryReport {
   adopted: {appid: string; base_url: string; orders: number; refunds: number; events: number; why: string; at: string}[]
 }
 
-/** A row of the gateways: a gateway, or a spelling of the one it names (`same_as`). */
-type Spelling = GatewayIdentity & {id: number; same_as: number | null}
-
 /** The processes' stores, settled when it ends (a command that did not settle its own, killed by a signal). */
 const open = new Set<LocalStore>()
 let listening = false
@@ -76,9 +76,8 @@ export class LocalStore {
   readonly jsonl: string
   #db?: LocalDatabase
   #queries?: Queries
+  #gatewayIds?: GatewayIds
   readonly #commits: GroupCommit
-  /** The ids of gateways' records, as far as this process has met them. */
-  readonly #ids = new Map<string, number>()
 
   constructor(
     dir: string,
@@ -120,15 +119,15 @@ export class LocalStore {
       queries: (states) => {
         this.#commits.beforeQuestion(states)
         this.#open()
-        spelled ||= this.#spell(gateway)
-        adopted ||= this.#adopt(gateway, known)
+        spelled ||= this.#ids.spell(gateway)
+        adopted ||= this.#ids.adopt(gateway, known)
         return this.#queries!
       },
       db: () => (this.#open(), this.#db!),
       // The gateway's spellings made one before its id is taken (a question may take it before it asks).
-      id: (create) => (this.#open(), (spelled ||= this.#spell(gateway)), this.#idOf(gateway, create)),
-      legacy: () => this.#legacyOf(gateway.appid),
-      sole: () => this.#others(gateway, known).length === 0,
+      id: (create) => ((spelled ||= this.#ids.spell(gateway)), this.#ids.idOf(gateway, create)),
+      legacy: () => this.#ids.legacyOf(gateway.appid),
+      sole: () => this.#ids.others(gateway, known).length === 0,
       commits: this.#commits,
       file: this.file,
     })
@@ -186,8 +185,15 @@ export class LocalStore {
     const db = new LocalDatabase(this.file, MIGRATIONS, OWN_CONFIG_DIR)
     this.#db = db
     this.#queries = prepareQueries(db)
+    this.#gatewayIds = new GatewayIds(db, this.#queries, this.ports.note)
     new Merge(this.jsonl, db, this.#queries.gateways, {...this.ports, save: (entry) => this.#saveMerged(entry)}).run()
     return this.#queries
+  }
+
+  /** The ids of gateways' records, the database opened. */
+  get #ids(): GatewayIds {
+    this.#open()
+    return this.#gatewayIds!
   }
 
   /** Why the database refused a record, in words: its own (held, full, damaged), or whatever else it threw, named. */
@@ -195,140 +201,11 @@ export class LocalStore {
     return error instanceof LocalStateError ? error.message : `${this.file}: ${(error as Error).message}.`
   }
 
-  /**
-   * The id of a gateway's records (the gateway's, under whatever spelling it is named); undefined
-   * when it has none yet, unless `create` (inside a write): then a new spelling of a known gateway
-   * is kept as one, and a new gateway made.
-   */
-  #idOf(gateway: GatewayIdentity, create: boolean): number | undefined {
-    const key = `${gateway.appid}\n${gateway.base_url}\n${gateway.key}`
-    const known = this.#ids.get(key)
-    if (known !== undefined) return known
-    const q = this.#open().gateways
-    const row = q.find.get(gateway.appid, gateway.base_url, gateway.key) as unknown as Spelling | undefined
-    let id = row && (row.same_as ?? row.id)
-    if (id === undefined && gateway.base_url) id = this.#spellingsOf(gateway)[0]?.gateway
-    if (!row && create) {
-      q.add.run(gateway.appid, gateway.base_url, gateway.key, new Date().toISOString(), id ?? null)
-      id ??= (q.find.get(gateway.appid, gateway.base_url, gateway.key) as unknown as Spelling).id
-    }
-    if (id !== undefined) this.#ids.set(key, id)
-    return id
-  }
-
-  /** The gateway's other spellings in the history (gateway.ts: spellingOf), each with the gateway it names, oldest first. */
-  #spellingsOf(gateway: GatewayIdentity): (Spelling & {gateway: number; by: 'key' | 'address'})[] {
-    const rows = this.#open().gateways.ofAppid.all(gateway.appid) as unknown as Spelling[]
-    return rows.flatMap((row) => {
-      const by = spellingOf(gateway, row)
-      return by === 'key' || by === 'address' ? [{...row, gateway: row.same_as ?? row.id, by}] : []
-    })
-  }
-
-  /**
-   * A gateway met under a spelling the history does not hold yet, or whose spellings an earlier gw
-   * kept apart: made one, its records moved under the oldest (by the merge's rules: a record never
-   * says less than one kept), and the new spelling said once. The database held: false, to ask again.
-   */
-  #spell(gateway: GatewayIdentity): boolean {
-    if (!gateway.base_url) return true
-    // Asked inside a write (its id taken there): made one at the next question.
-    if (this.#db!.inTransaction) return false
-    const q = this.#queries!
-    const spellings = this.#spellingsOf(gateway)
-    const own = q.gateways.find.get(gateway.appid, gateway.base_url, gateway.key) as unknown as Spelling | undefined
-    const apart = [...new Set([...(own ? [own.same_as ?? own.id] : []), ...spellings.map((s) => s.gateway)])].sort(
-      (a, b) => a - b,
-    )
-    if (!spellings.length || (own && apart.length === 1)) return true
-    const [into, ...others] = apart as [number, ...number[]]
-    try {
-      this.#db!.write(() => {
-        for (const other of others) {
-          this.#moveRecords(other, into)
-          this.#db!.prepare('UPDATE gateways SET same_as = ? WHERE id = ? OR same_as = ?').run(into, other, other)
-        }
-        if (!own) q.gateways.add.run(gateway.appid, gateway.base_url, gateway.key, new Date().toISOString(), into)
-        this.#ids.clear()
-      })
-    } catch (error) {
-      if (!(error instanceof LocalStateError)) throw error
-      return false
-    }
-    const first = spellings.find((s) => s.gateway === into) ?? spellings[0]!
-    const by = first.by === 'key' ? 'its gateway key' : 'its address (its key was rotated)'
-    if (!own)
-      this.ports.note?.(
-        `${describeGateway(gateway)} is the gateway this machine knew as ${describeGateway(first)}: the same appid and ${by}. Its records, claims and checks are one.`,
-      )
-    return true
-  }
-
-  /** Moves a gateway's records to another's (inside a write), by the merge's rules, and its claims. */
-  #moveRecords(from: number, to: number): void {
-    const q = this.#queries!
-    const move = (table: string, save: (row: Record<string, unknown>) => void) => {
-      const rows = this.#db!.prepare(`SELECT * FROM ${table} WHERE gateway = ? ORDER BY rowid`).all(from)
-      for (const row of rows as Record<string, unknown>[]) save({...row, gateway: to})
-      this.#db!.prepare(`DELETE FROM ${table} WHERE gateway = ?`).run(from)
-    }
-    move('orders', (row) => q.orders.save.run(row as Record<string, SQLInputValue>))
-    move('refunds', (row) => q.refunds.save.run({...row, credit: 0} as Record<string, SQLInputValue>))
-    move('events', (row) => q.events.save.run(row as Record<string, SQLInputValue>))
-    this.#db!.prepare('UPDATE OR IGNORE refund_claims SET gateway = ? WHERE gateway = ?').run(to, from)
-    this.#db!.prepare('DELETE FROM refund_claims WHERE gateway = ?').run(from)
-  }
-
-  /** The records of an appid from before gw recorded gateways: their id, when there are any. */
-  #legacyOf(appid: string): number | undefined {
-    return this.#idOf({appid, base_url: '', key: ''}, false)
-  }
-
-  /**
-   * Records of earlier versions of the gateway's appid become its own when it is the one gateway
-   * this machine knows for that appid: no other in the store, none in the profiles. Moved with
-   * the merge's rules (a record never says less than one kept), and noted for `gw history`.
-   * The database held: they wait, never used meanwhile, and false says to ask again.
-   */
-  #adopt(gateway: GatewayIdentity, known: readonly GatewayIdentity[]): boolean {
-    const q = this.#queries!
-    const ofAppid = q.gateways.ofAppid.all(gateway.appid) as unknown as ({id: number} & GatewayIdentity)[]
-    const legacy = ofAppid.find((g) => g.base_url === '')
-    if (!legacy || this.#others(gateway, known).length) return true
-    const why = `the one gateway this machine knew for appid ${gateway.appid} (${describeGateway(gateway)})`
-    try {
-      this.#db!.write(() => {
-        const to = this.#idOf(gateway, true)!
-        const held = q.gateways.held.get({gateway: legacy.id}) as {orders: number; refunds: number; events: number}
-        this.#moveRecords(legacy.id, to)
-        q.gateways.noteAdoption.run(to, held.orders, held.refunds, held.events, why, new Date().toISOString())
-        this.#db!.prepare('DELETE FROM gateways WHERE id = ?').run(legacy.id)
-        this.#ids.delete(`${gateway.appid}\n\n`)
-      })
-      return true
-    } catch (error) {
-      if (!(error instanceof LocalStateError)) throw error
-      return false
-    }
-  }
-
-  /** The other gateways of the appid this machine knows: in its history, or named by its profiles. */
-  #others(gateway: GatewayIdentity, known: readonly GatewayIdentity[]): GatewayIdentity[] {
-    const stored = this.#open().gateways.ofAppid.all(gateway.appid) as unknown as GatewayIdentity[]
-    // Another spelling of this gateway is no other gateway.
-    const id = this.#idOf(gateway, false)
-    const spelling = (g: GatewayIdentity) =>
-      spellingOf(gateway, g) !== undefined || (id !== undefined && this.#idOf(g, false) === id)
-    return [...stored.filter((g) => g.base_url !== ''), ...known.filter((g) => g.appid === gateway.appid)].filter(
-      (g) => !spelling(g),
-    )
-  }
-
   /** Saves a record waiting (inside the write that commits it). */
   #save({entry, gateway, credit}: Pending): void {
     const q = this.#queries!
     const statement = {order: q.orders.save, refund: q.refunds.save, event: q.events.save}[entry.type]
-    const columns = columnsOf(entry, this.#idOf(gateway, true)!, credit)
+    const columns = columnsOf(entry, this.#ids.idOf(gateway, true)!, credit)
     statement.run(columns)
     // A refund proven made moves its order to REFUND, as the gateway's query would show it (a record without a status is one made).
     if (entry.type === 'refund' && (entry.status ?? 'refunded') === 'refunded') {
@@ -359,7 +236,7 @@ export class LocalStore {
       // One question per gateway for all the orders seen (one each was 512 round trips into SQLite).
       type Kept = {state: string | null; openid: string | null; channel_order_no: string | null}
       const known = new Map<string, Kept>()
-      const ids = new Map(seen.map((s) => [s.gateway, this.#idOf(s.gateway, false)]))
+      const ids = new Map(seen.map((s) => [s.gateway, this.#ids.idOf(s.gateway, false)]))
       for (const [gateway, id] of ids) {
         if (id === undefined) continue
         const numbers = JSON.stringify(seen.filter((s) => s.gateway === gateway).map((s) => s.mchOrderNo))

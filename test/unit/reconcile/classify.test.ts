@@ -9,7 +9,7 @@ import {
   compare,
   readMerchantRow,
 } from '../../../src/lib/reconcile/classify.js'
-import type {FoundOrder} from '../../../src/lib/orders/service.js'
+import type {FoundOrder} from '../../../src/lib/orders/finding.js'
 import {StatusWords} from '../../../src/lib/orders/status-words.js'
 import {tempFile} from '../../helpers/shared.js'
 

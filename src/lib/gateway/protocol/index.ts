@@ -1,5 +1,6 @@
 export * from './channels.js'
 export * from './errors.js'
+export * from './amount-text.js'
 export * from './money.js'
 export * from './requests.js'
 export * from './responses.js'

@@ -6,14 +6,14 @@
 import {GwError, isStopped} from '../../errors.js'
 import {type RefundOrder, formatAmount, hasRefundQuery, isoTime} from '../../gateway/protocol/index.js'
 import {describeReference} from '../../orders/reference.js'
-import type {FoundOrder} from '../../orders/service.js'
+import type {FoundOrder} from '../../orders/finding.js'
 import {balanceProblem} from '../balance.js'
 import {lookupOf} from '../decisions.js'
 import {describeRefundedElsewhere, refundedElsewhere} from '../elsewhere.js'
 import {type EarlierRefund, refundedTotal} from '../refund.js'
 import type {RefundService} from '../service.js'
 import {SingleRefunds, claimKeyOf, describeMadeRefund} from '../single.js'
-import {type ClaimHolder, heldSentence} from '../../store/history.js'
+import {type ClaimHolder, heldSentence} from '../../store/claims.js'
 import type {OrderGroup} from './preflight.js'
 import {
   type OrderLine,

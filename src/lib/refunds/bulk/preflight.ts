@@ -7,7 +7,7 @@ import {runBatch} from '../../batch.js'
 import {GwError} from '../../errors.js'
 import {describeReference, orderKey} from '../../orders/reference.js'
 import type {OrderReference} from '../../orders/reference.js'
-import type {FoundOrder} from '../../orders/service.js'
+import type {FoundOrder} from '../../orders/finding.js'
 import {type RetryPolicy, linearBackoff, tries} from '../../retry.js'
 import type {Problem, RefundRow, RowRequest} from './rows.js'
 

@@ -91,15 +91,8 @@ type RefundFileOptions = Omit<ReadOptions, 'fields'> & {
 }
 
 async function readRows(path: string, options: RefundFileOptions): Promise<Omit<RefundFile, 'sha256' | 'stamp'>> {
-  // gw's own report and refund list are files it reads back: their status and the gateway's columns are not read.
-  const outputs = [REPORT_COLUMNS, REFUND_LIST_COLUMNS]
   const statuses = new StatusWords(options['status-map'])
-  const aliases = {sale_status: STATUS_HEADERS, approval: APPROVAL_HEADERS}
-  const required = [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]
-  const read = {...options, fields: FIELDS, required, outputs, amounts: AMOUNT_FIELDS, aliases}
-  const {source, header, rows: records} = await openTable(path, read)
-  const hints = columnHints(header, FIELDS, ANY_OF)
-  const problems = headerProblems(header, source, hints)
+  const {read, source, header, records, hints, problems} = await openRefundTable(path, options)
   const rows: RefundRow[] = []
   const totals = new TotalsRows(AMOUNT_FIELDS)
   const notes = new NotesUnder(AMOUNT_FIELDS, ORDER_NUMBER_FIELDS)
@@ -108,6 +101,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   const unsentBefore = statusAt === undefined ? undefined : new Map<number, string>()
   const left: LeftOut[] = []
   const dropped = new DroppedZeros()
+  const given = new GivenRefundNumbers()
   const digest = new LinesDigest()
   digest.add(header.line ?? 1, header.names)
   let longest = 0
@@ -134,44 +128,25 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   if (problems.length && !readable) return file()
   const taken = new RowsTaken(header, statuses, options.where)
   const {currencies} = amountHeaders({header, source}, AMOUNT_FIELDS)
-  const givenNumbers = new Map<string, number>()
   for await (const item of records) {
     digest.add(item.line, item.values)
     for (const value of item.values) if (value.length > longest) longest = value.length
     if (totals.take(item) || notes.take(item)) continue
     const line = item.line
-    const unseen = item.hidden ?? item.struck
-    if (unseen && options['only-visible']) {
-      left.push({line, why: unseen, by: '--only-visible'})
-      continue
-    }
-    const notTaken = taken.leftOut(item)
-    if (notTaken) {
-      left.push({line, why: notTaken, by: '--where'})
-      continue
-    }
-    // A row the sheet hides or strikes is a problem of its own: its words are not counted.
-    const judged = unseen ? {} : taken.judge(item)
-    if (judged.left) {
-      left.push({line, why: judged.left, by: '--status-map'})
+    const taking = takenOrLeft(item, taken, options['only-visible'])
+    if ('left' in taking) {
+      left.push(taking.left)
       continue
     }
     const read = readRefundRow(item, statuses, currencies)
-    if (judged.problem) read.problems.push(judged.problem)
+    if (taking.problem) read.problems.push(taking.problem)
     const before = statusAt === undefined ? undefined : item.values[statusAt]?.trim()
     if (before && UNSENT_STATUSES.has(before)) unsentBefore!.set(line, before)
     problems.push(...read.problems.map((message) => ({line, message})))
     const zeros = read.row.order ? dropped.see(line, read.row.order) : undefined
     if (zeros) problems.push({line, message: zeros})
-    const given = item.get('mch_refund_no')
-    if (given && read.row.request) {
-      const first = givenNumbers.get(given)
-      if (first === undefined) givenNumbers.set(given, line)
-      else {
-        const message = `mch_refund_no ${given} is used again (first on line ${first}); each refund number may be used once`
-        problems.push({line, message})
-      }
-    }
+    const again = read.row.request ? given.see(line, item.get('mch_refund_no')) : undefined
+    if (again) problems.push({line, message: again})
     rows.push(read.row)
     if (problems.length >= MAX_PROBLEMS) {
       problems.push({line, message: `the check stopped here, after ${MAX_PROBLEMS} problems; fix these first`})
@@ -183,6 +158,51 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   for (const [line, message] of dropped.earlier()) problems.push({line, message})
   for (const message of taken.problems()) problems.push({line: header.line ?? 1, message})
   return file()
+}
+
+/** The file opened as a refund file, and what its header alone says: its problems, and the columns ignored that look like a field. */
+async function openRefundTable(path: string, options: RefundFileOptions) {
+  // gw's own report and refund list are files it reads back: their status and the gateway's columns are not read.
+  const outputs = [REPORT_COLUMNS, REFUND_LIST_COLUMNS]
+  const aliases = {sale_status: STATUS_HEADERS, approval: APPROVAL_HEADERS}
+  const required = [ORDER_NUMBER_FIELDS, AMOUNT_FIELDS]
+  const read = {...options, fields: FIELDS, required, outputs, amounts: AMOUNT_FIELDS, aliases}
+  const {source, header, rows: records} = await openTable(path, read)
+  const hints = columnHints(header, FIELDS, ANY_OF)
+  const problems: Problem[] = headerProblems(header, source, hints)
+  return {read, source, header, records, hints, problems}
+}
+
+/**
+ * Whether a row is taken (with the problem its words make, if any) or left out, and by what: the
+ * sheet does not show it (--only-visible), --where leaves it out, or --status-map does. A row the
+ * sheet hides or strikes, when taken, is a problem of its own: its words are not counted.
+ */
+function takenOrLeft(row: TableRow, taken: RowsTaken, onlyVisible?: boolean): {left: LeftOut} | {problem?: string} {
+  const line = row.line
+  const unseen = row.hidden ?? row.struck
+  if (unseen && onlyVisible) return {left: {line, why: unseen, by: '--only-visible'}}
+  const notTaken = taken.leftOut(row)
+  if (notTaken) return {left: {line, why: notTaken, by: '--where'}}
+  const judged = unseen ? {} : taken.judge(row)
+  if (judged.left) return {left: {line, why: judged.left, by: '--status-map'}}
+  return {problem: judged.problem}
+}
+
+/** The refund numbers a file gives its rows: each may be used once. */
+class GivenRefundNumbers {
+  readonly #first = new Map<string, number>()
+
+  /** The problem of `number` given on `line`, when an earlier line gave it; undefined for none given. */
+  see(line: number, number: string): string | undefined {
+    if (!number) return undefined
+    const first = this.#first.get(number)
+    if (first === undefined) {
+      this.#first.set(number, line)
+      return undefined
+    }
+    return `mch_refund_no ${number} is used again (first on line ${first}); each refund number may be used once`
+  }
 }
 
 /** A line of the file as its report writes it: a row with what became of it, a totals row, or a line that is not a row. */

@@ -103,40 +103,10 @@ export function readRefundRow(
     const order = column && !formula.has(column) ? row.get(column) : ''
     return {row: new FileRow(row.line, order, ''), problems: [unresolved]}
   }
-  const problems: string[] = rowProblems(row)
   const orderColumn = orderColumnOf(row)
-  const status = row.get('sale_status')
-  const notStanding = status ? statuses.notStanding(status) : undefined
-  if (notStanding)
-    problems.push(
-      `its status ${quoted(status)} says the sale did not stand (${notStanding}): such a row is never refunded; remove it, or say what the word means with --status-map ${shellWord(shown(`${status}=paid`, 60))}`,
-    )
-  const unseen = row.hidden ?? row.struck
-  if (unseen)
-    problems.push(
-      `${unseen} in the sheet: such a row is never refunded silently; --only-visible leaves these rows out, --include-hidden refunds them too`,
-    )
-  if (!orderColumn)
-    problems.push(
-      `no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}${mergedNote(row, ORDER_NUMBER_FIELDS)}`,
-    )
-  for (const name of CHECKED_LENGTHS) {
-    const length = [...row.get(name)].length
-    const max = fieldMax('order_refund', name)
-    if (length > max) problems.push(`${name} is ${length} characters; at most ${max} are allowed`)
-  }
-  // The currency and channel as gw's own constants: one string for every row that names them.
-  const written = interned(CURRENCIES, row.get('fee_type').toUpperCase())
-  if (written && !isCurrency(written)) {
-    problems.push(
-      `fee_type ${quoted(row.get('fee_type'))} is not a currency the gateway takes (${CURRENCIES.join(', ')})`,
-    )
-  }
-  // The currency the amount's column says it is in (`Refund (JPY)`), against the row's own.
-  const said = columnCurrency(row, AMOUNT_FIELDS, columns)
-  if (said && written && isCurrency(written) && said.currency !== written)
-    problems.push(`fee_type is ${written} but the amount's column ${quoted(said.header)} says ${said.currency}`)
-  const feeType = written ?? (said && isCurrency(said.currency) ? (said.currency as string) : undefined)
+  const problems = standingProblems(row, statuses, orderColumn)
+  const feeType = rowCurrency(row, columns, problems)
+  // The channel as gw's own constant, as the currency is: one string for every row that names it.
   const refundChannels = CHANNELS_BY_OPERATION.order_refund
   const channel = interned(refundChannels, row.get('channel').toLowerCase())
   if (channel && !refundChannels.includes(channel)) {
@@ -171,6 +141,53 @@ export function readRefundRow(
     attach: row.get('attach') || undefined,
   }
   return {row: new FileRow(row.line, row.get(orderColumn), given, feeType ?? read.currency, request), problems}
+}
+
+/**
+ * What stops a row whatever its amount: the table's problems of any row, a status saying the sale
+ * did not stand, a row the sheet does not show, no order number, a field longer than the gateway takes.
+ */
+function standingProblems(row: TableRow, statuses: StatusWords, orderColumn: string | undefined): string[] {
+  const problems: string[] = rowProblems(row)
+  const status = row.get('sale_status')
+  const notStanding = status ? statuses.notStanding(status) : undefined
+  if (notStanding)
+    problems.push(
+      `its status ${quoted(status)} says the sale did not stand (${notStanding}): such a row is never refunded; remove it, or say what the word means with --status-map ${shellWord(shown(`${status}=paid`, 60))}`,
+    )
+  const unseen = row.hidden ?? row.struck
+  if (unseen)
+    problems.push(
+      `${unseen} in the sheet: such a row is never refunded silently; --only-visible leaves these rows out, --include-hidden refunds them too`,
+    )
+  if (!orderColumn)
+    problems.push(
+      `no order number: fill one of ${ORDER_NUMBER_FIELDS.filter((c) => row.has(c)).join(', ')}${mergedNote(row, ORDER_NUMBER_FIELDS)}`,
+    )
+  for (const name of CHECKED_LENGTHS) {
+    const length = [...row.get(name)].length
+    const max = fieldMax('order_refund', name)
+    if (length > max) problems.push(`${name} is ${length} characters; at most ${max} are allowed`)
+  }
+  return problems
+}
+
+/**
+ * The currency a row names: its fee_type, else the one its amount's column says (`Refund (JPY)`);
+ * a fee_type the gateway does not take, or one the column contradicts, is a problem (in `problems`).
+ */
+function rowCurrency(row: TableRow, columns: ColumnCurrencies, problems: string[]): string | undefined {
+  // The currency as gw's own constant: one string for every row that names it.
+  const written = interned(CURRENCIES, row.get('fee_type').toUpperCase())
+  if (written && !isCurrency(written)) {
+    problems.push(
+      `fee_type ${quoted(row.get('fee_type'))} is not a currency the gateway takes (${CURRENCIES.join(', ')})`,
+    )
+  }
+  const said = columnCurrency(row, AMOUNT_FIELDS, columns)
+  if (said && written && isCurrency(written) && said.currency !== written)
+    problems.push(`fee_type is ${written} but the amount's column ${quoted(said.header)} says ${said.currency}`)
+  return written ?? (said && isCurrency(said.currency) ? (said.currency as string) : undefined)
 }
 
 /** What a usable row asks for beside its currency, held flat (its RowRequest is made when asked). */
