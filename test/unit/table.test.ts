@@ -33,9 +33,23 @@ describe('a table on a terminal narrower than it', () => {
     expect(said).toBe('(left out to fit: payer, gateway order; all in --json)')
   })
 
-  it('is drawn whole when it fits, or when nothing may be left out, or off a terminal', () => {
+  it('wraps its widest cells within their columns when leaving columns out is not enough', () => {
+    const wrapped = table(head, rows, {width: 60, drop: ['payer'], whole: '--json'})
+    const lines = wrapped.split('\n')
+    expect(lines.at(-1)).toBe('(left out to fit: payer; all in --json)')
+    expect(widest(lines.slice(0, -1).join('\n'))).toBeLessThanOrEqual(60)
+    // Every cell is still there, in pieces on the lines of its row.
+    const body = lines.slice(lines.findIndex((line) => line.startsWith('├')) + 1, -2)
+    const cells = body.map((line) => line.split('│').map((cell) => cell.trim()))
+    const column = (at: number) => cells.map((cell) => cell[at]).join('')
+    expect(column(1)).toBe('2026-12-01T10:00:00+07:00')
+    expect(column(5)).toBe('90020261201100000000001')
+  })
+
+  it('is drawn whole when it fits, or off a terminal', () => {
     expect(table(head, rows, {width: 200, drop: ['payer']})).toBe(table(head, rows))
-    expect(table(head, rows, {width: 40})).not.toContain('left out')
+    // Narrower than its columns can wrap to (8 characters each, or their head), as narrow as they go.
+    expect(widest(table(head, rows, {width: 40}))).toBe(8 + 8 + 8 + 8 + 15 + 8 + 7)
     // Vitest's stdout is no terminal: nothing is fitted.
     expect(table(head, rows, {drop: ['payer']})).toContain('payer')
   })

@@ -26,23 +26,55 @@ interface TableFit {
 
 const terminalWidth = () => (process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : undefined)
 
-function drawn(head: string[], rows: (string | number)[][]): string {
+/** `colWidths`: each column's width, its padding and text within it wrapped (a table fitted to a terminal). */
+function drawn(head: string[], rows: (string | number)[][], colWidths?: number[]): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- bundled at build time, run on first use (above)
   Table ??= require('cli-table3') as typeof TableConstructor
   // Heads coloured as gw colours anything (NO_COLOR, FORCE_COLOR, a terminal), never by the table's own rule.
   // A rule under the head only: ruled between every row, a 10-row plan took 23 lines.
-  const t = new Table({head: head.map((h) => cyan(h)), style: {head: [], border: []}, chars: ROWS_UNRULED})
+  const heads = head.map((h) => cyan(h))
+  const style = {head: [], border: []}
+  // Fitted, the cells wrap within their columns and the heads stay whole (as a first row: the
+  // table's own head wraps its colours' codes with its words).
+  const t = colWidths
+    ? new Table({style, chars: ROWS_UNRULED, colWidths, wordWrap: true, wrapOnWordBoundary: false})
+    : new Table({head: heads, style, chars: ROWS_UNRULED})
+  if (colWidths) t.push(heads.map((content) => ({content, wordWrap: false})))
   t.push(...rows.map((r) => r.map((cell) => shown(cell, 200))))
-  const [top, heads, ...body] = t.toString().split('\n')
+  const [top, headLine, ...body] = t.toString().split('\n')
   const rule = top!.replace('┌', '├').replaceAll('┬', '┼').replace('┐', '┤')
-  return [top, heads, rule, ...body].join('\n')
+  return [top, headLine, rule, ...body].join('\n')
 }
 
 const widthOf = (text: string) => Math.max(...text.split('\n').map((line) => stripVTControlCharacters(line).length))
 
+/** A column is never wrapped narrower than this (its padding included): "150.50" stays whole. */
+const NARROWEST = 8
+
+/**
+ * The widths that fit `width`: each column as wide as its widest cell, the one with the most room
+ * narrowed a character at a time until the table fits. A column keeps its head whole (the rule
+ * under the head is drawn under its one line) and is never narrower than NARROWEST.
+ */
+function fittedWidths(head: string[], rows: (string | number)[][], width: number): number[] {
+  const widths = head.map((h, i) => Math.max(widthOf(h), ...rows.map((row) => widthOf(shown(row[i] ?? '', 200)))) + 2)
+  const floors = head.map((h) => Math.max(NARROWEST, widthOf(h) + 2))
+  // The borders: one before each column and one after the last.
+  let total = widths.reduce((sum, w) => sum + w, 0) + widths.length + 1
+  while (total > width) {
+    const room = widths.map((w, i) => w - floors[i]!)
+    const most = room.indexOf(Math.max(...room))
+    if (room[most]! <= 0) break
+    widths[most]! -= 1
+    total -= 1
+  }
+  return widths
+}
+
 /**
  * A table; on a terminal narrower than it, the columns `fit.drop` names are left out, the least
- * useful first, until it fits (or none is left to drop), and which were left out is said under it.
+ * useful first, until it fits, and which were left out is said under it; still wider, its
+ * widest cells are wrapped within their columns.
  */
 export function table(head: string[], rows: (string | number)[][], fit: TableFit = {}): string {
   const width = fit.width ?? terminalWidth()
@@ -50,17 +82,17 @@ export function table(head: string[], rows: (string | number)[][], fit: TableFit
   if (width === undefined || widthOf(text) <= width) return text
   const left: string[] = []
   let kept = head.map((_, i) => i)
+  const keptHead = () => kept.map((i) => head[i]!)
+  const keptRows = () => rows.map((row) => kept.map((i) => row[i] ?? ''))
   for (const name of fit.drop ?? []) {
     const at = head.indexOf(name)
     if (at === -1) continue
     kept = kept.filter((i) => i !== at)
     left.push(name)
-    text = drawn(
-      kept.map((i) => head[i]!),
-      rows.map((row) => kept.map((i) => row[i] ?? '')),
-    )
+    text = drawn(keptHead(), keptRows())
     if (widthOf(text) <= width) break
   }
+  if (widthOf(text) > width) text = drawn(keptHead(), keptRows(), fittedWidths(keptHead(), keptRows(), width))
   if (!left.length) return text
   return `${text}\n(left out to fit: ${left.join(', ')}${fit.whole ? `; all in ${fit.whole}` : ''})`
 }
