@@ -95,6 +95,9 @@ class SheetReader {
   #row: RowBuilder | undefined
   #rowHidden: string | undefined
   #rowGrouped = false
+  /** The style a cell that names none takes: its row's (`customFormat`), else its column's. */
+  #rowStyle: number | undefined
+  readonly #columnStyles: Record<number, number> = {}
   #lastLine = 0
   #column = -1
   #cell = emptyCell()
@@ -133,7 +136,9 @@ class SheetReader {
       case 'c': {
         const ref = attr(tag, 'r') ?? ''
         this.#column = columnOf(ref) ?? this.#column + 1
-        this.#cell = {...emptyCell(), type: attr(tag, 't') ?? 'n', style: Number(attr(tag, 's') ?? 0), ref}
+        const own = attr(tag, 's')
+        const style = own === undefined ? (this.#rowStyle ?? this.#columnStyles[this.#column] ?? 0) : Number(own)
+        this.#cell = {...emptyCell(), type: attr(tag, 't') ?? 'n', style, ref}
         break
       }
       case 'v':
@@ -162,8 +167,13 @@ class SheetReader {
   #columns(tag: SaxesTagPlain): void {
     const [min, max] = [Number(attr(tag, 'min') ?? 0), Number(attr(tag, 'max') ?? 0)]
     const why = columnHidden(tag)
+    const style = Number(attr(tag, 'style') ?? 0)
     // A <col> of Excel's every column (1 to 16384) is a width for the sheet, not a list to spell out.
-    if (why) for (let at = Math.max(min, 1); at <= Math.min(max, min + 16_384); at++) this.#hiddenColumns[at - 1] = why
+    if (why || style)
+      for (let at = Math.max(min, 1); at <= Math.min(max, min + 16_384); at++) {
+        if (why) this.#hiddenColumns[at - 1] = why
+        if (style) this.#columnStyles[at - 1] = style
+      }
   }
 
   #openRow(tag: SaxesTagPlain): void {
@@ -177,6 +187,7 @@ class SheetReader {
         ? 'hidden (zero height)'
         : undefined
     this.#rowGrouped = Number(attr(tag, 'outlineLevel') ?? 0) > 0
+    this.#rowStyle = isTrue(tag, 'customFormat') ? Number(attr(tag, 's') ?? 0) : undefined
     this.#column = -1
   }
 

@@ -1134,6 +1134,14 @@ describe('sheets that do not show all they hold', () => {
       expect(await refunded('SHW-7', 'SHW-70')).toEqual(before)
     })
 
+    it('a row struck by its row style alone (its order number names no style): refused, nothing sent', async () => {
+      const before = await refunded('SHW-83', 'SHW-84')
+      const result = await send(copy('struck-row.handmade.xlsx'))
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain('line 3: struck through (cell A3)')
+      expect(await refunded('SHW-83', 'SHW-84')).toEqual(before)
+    })
+
     it('an ODF 1.2 conditional cell style (style:map) that strikes the amounts over 15: refused, nothing sent', async () => {
       const before = await refunded('SHW-73', 'SHW-74')
       const result = await send(copy('style-map.odfpy.ods'))

@@ -157,6 +157,12 @@ describe('white on white, as the sheet shows it', () => {
     expect(await problems('white-run-filled.xlsxwriter.xlsx')).toEqual([[2, 'SHW-70', '']])
   })
 
+  it("struck-row.handmade.xlsx: a cell that names no style takes its row's, as LibreOffice shows it: struck", async () => {
+    const [kept, struck] = await problems('struck-row.handmade.xlsx')
+    expect(kept).toEqual([2, 'SHW-83', ''])
+    expect(struck).toEqual([3, 'SHW-84', expect.stringContaining('struck through (cell A3)')])
+  })
+
   it("style-map.odfpy.ods: ODF 1.2's conditional cell style strikes the amounts over 15", async () => {
     const [kept, struck] = await problems('style-map.odfpy.ods')
     expect(kept).toEqual([2, 'SHW-73', ''])
