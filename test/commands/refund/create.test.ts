@@ -366,21 +366,6 @@ describe('gw refund create and query', () => {
 })
 
 describe('retries never duplicate money', () => {
-  it('a refund whose answers are all dropped is looked up, not resent: one refund, exit 0', async () => {
-    const mch = await createPaid()
-    await world.faults('drop-after-commit=1@order_refund')
-    try {
-      const result = await world.run(['refund', 'create', mch, '--amount', '10', '--mch-refund-no', `${mch}-D`])
-      expect(result.code).toBe(0)
-      expect(result.stdout).toMatch(/status: +refunded/)
-    } finally {
-      await world.faults('')
-    }
-    expect((await world.ledger(mch))!.refunds).toEqual([
-      expect.objectContaining({mch_refund_no: `${mch}-D`, refund_fee: 1000}),
-    ])
-  })
-
   it('refunds through 30% HTTP 500s and 30% dropped answers: each refund made at most once, and as reported', async () => {
     const orders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => createPaid('20.00')))
     await world.faults('http-500=0.3,drop-after-commit=0.3')
@@ -459,30 +444,6 @@ describe('a refund number', () => {
     expect(again.code, again.stderr).toBe(0)
     expect(again.json()).toMatchObject({status: 'refunded', resolved_by: 'history', already_existed: true})
     expect((await world.requests()).order_refund ?? 0).toBe(before)
-  })
-})
-
-describe('a refund the gateway holds as PROCESSING on alipay (no refund query)', () => {
-  it('is never reported refunded because an earlier refund put the order in REFUND (single and bulk)', async () => {
-    const [single, bulkOrder] = await world.paidOrders(2, 10_000, 'PRV-PROC', 'alipay')
-    for (const order of [single!, bulkOrder!])
-      expect((await world.run(['refund', 'create', order, '--amount', '1.00'])).code).toBe(0)
-    await world.faults('refund-processing=1')
-    let one, many
-    const csv = world.csv(`mch_order_no,refund_amount\n${bulkOrder},2.00\n`)
-    try {
-      one = await world.run(['refund', 'create', single!, '--amount', '2.00', '--json'])
-      many = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
-    } finally {
-      await world.faults('')
-    }
-    expect(one.code, one.stderr).toBe(5)
-    expect(one.json()).toMatchObject({status: 'processing', err_code: 'TRADE_STATE_ERROR'})
-    expect(one.json<{explanation: string}>().explanation).toContain('merchant platform')
-    expect(many.code, many.stderr).toBe(5)
-    expect(world.reportOf(csv).map((r) => r.status)).toEqual(['processing'])
-    for (const order of [single!, bulkOrder!])
-      expect((await world.refundsOf(order)).map((r) => r.state)).toEqual(['SUCCESS', 'PROCESSING'])
   })
 })
 
@@ -573,24 +534,6 @@ describe('a signed answer about another refund', () => {
         await proxy.close()
       }
     })
-  })
-
-  it('a signed refusal about another refund is not taken for this one: the refund is looked up first', async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'PRV-REFUSAL')
-    const refusal = await refundAtGateway(world.sandbox.wire(), order!, 'PRV-REFUSAL-X', 99_999)
-    expect(refusal.data.result).toBe('FAIL')
-    const proxy = await startReplayingProxy(world.sandbox.info.base_url)
-    try {
-      // The gateway makes the refund; the proxy answers with the refusal it kept.
-      proxy.replay('order_refund', JSON.stringify(refusal.envelope), true)
-      const env = world.environmentProfile({GW_BASE_URL: proxy.baseUrl})
-      const run = await world.run(['refund', 'create', order!, '--amount', '10', '--json'], {env})
-      expect(run.code, run.stdout).toBe(0)
-      expect(run.json()).toMatchObject({status: 'refunded', resolved_by: 'refund_query'})
-      expect((await world.refundsOf(order!)).map((r) => r.refund_fee)).toEqual([1000])
-    } finally {
-      await proxy.close()
-    }
   })
 })
 

@@ -2,16 +2,24 @@
  * The loop where money moves (RefundService.send), against ports of memory (refunds/ports.ts): a
  * gateway that answers as each row's script says, and records kept in an array. Each row: what
  * the gateway answers to the refund and to the lookups of its number, what the send ends as, how
- * many times the refund was sent, and what this machine's records keep of it. In milliseconds:
- * the command tier shows the same through the sandbox, with the signed client between.
+ * many times the refund was sent, what this machine's records keep of it, and the exit the
+ * command ends with (a single refund's; a bulk run's too where the row says). In milliseconds:
+ * the command tier shows what only a process, a file or the words show, through the sandbox.
  */
 import {describe, expect, it} from 'vitest'
 
 import type {Answer} from '../../../src/lib/gateway/answers.js'
-import {GwError} from '../../../src/lib/errors.js'
+import {EXIT_CODES, GwError} from '../../../src/lib/errors.js'
 import type {GatewayProfile} from '../../../src/lib/gateway/client.js'
 import type {RefundGateway, RefundRecords} from '../../../src/lib/refunds/ports.js'
-import type {PlannedRefund, RefundResult} from '../../../src/lib/refunds/refund.js'
+import {
+  type PlannedRefund,
+  type RefundResult,
+  type RowStatus,
+  outcomeOfRefund,
+  rowOfResult,
+  runOutcome,
+} from '../../../src/lib/refunds/refund.js'
 import {RefundService} from '../../../src/lib/refunds/service.js'
 import type {RefundEntry} from '../../../src/lib/store/records.js'
 
@@ -110,6 +118,8 @@ const seenRefunded: RefundEntry = {
   gw_refund_no: 'G0',
   at: '2026-11-21T01:00:00.000Z',
 }
+/** An earlier refund of the same order, RF0, refunded here: it put the order in REFUND. */
+const earlierRefunded: RefundEntry = {...seenRefunded, mch_refund_no: 'RF0', gw_refund_no: 'G00'}
 
 interface Row {
   refunds: (RefundAnswer | GwError)[]
@@ -120,9 +130,14 @@ interface Row {
   facts?: Partial<PlannedRefund>
   ends: Partial<RefundResult>
   sends: number
+  /** The exit of `gw refund create ORDER` ending so (outcomeOfRefund). */
+  exit: number
+  /** As the one row of a bulk run: its status in the report, and the run's exit (runOutcome). */
+  bulk?: {status: RowStatus; exit: number}
 }
 
-async function send(row: Row) {
+/** One refund sent through the loop, the gateway and records as the row scripts them. */
+async function send(row: Omit<Row, 'ends' | 'sends' | 'exit' | 'bulk'>) {
   const gateway = new ScriptedGateway(row.refunds, row.lookups, row.orderState)
   const records = new MemoryRecords(row.seen)
   const service = new RefundService(gateway, records as unknown as RefundRecords)
@@ -132,19 +147,21 @@ async function send(row: Row) {
 
 describe('the send loop, row by row', () => {
   it.each<[string, Row]>([
-    ['answered refunded', {refunds: [success], ends: {status: 'refunded', resolved_by: 'answer'}, sends: 1}],
+    ['answered refunded', {refunds: [success], ends: {status: 'refunded', resolved_by: 'answer'}, sends: 1, exit: 0}],
     [
-      'no answer, then the lookup shows it made: refunded, never sent twice',
+      // Was the command case "a refund whose answers are all dropped is looked up, not resent".
+      'every answer lost, then the lookup shows it made: refunded, looked up, never sent twice; exit 0',
       {
         refunds: [uncertain('no_answer')],
         lookups: [listed('SUCCESS')],
         ends: {status: 'refunded', resolved_by: 'refund_query'},
         sends: 1,
+        exit: 0,
       },
     ],
     [
       'no answer, the number absent: sent again under it, then refunded',
-      {refunds: [uncertain('no_answer'), success], lookups: [notThere], ends: {status: 'refunded'}, sends: 2},
+      {refunds: [uncertain('no_answer'), success], lookups: [notThere], ends: {status: 'refunded'}, sends: 2, exit: 0},
     ],
     [
       'no answer three times, the number absent each time: unknown, the next run looks it up',
@@ -153,19 +170,22 @@ describe('the send loop, row by row', () => {
         lookups: [notThere],
         ends: {status: 'unknown', resolved_by: 'refund_query'},
         sends: 3,
+        exit: 5,
       },
     ],
     [
       'refused, the number absent: failed',
-      {refunds: [refused('GW_X')], lookups: [notThere], ends: {status: 'failed', err_code: 'GW_X'}, sends: 1},
+      {refunds: [refused('GW_X')], lookups: [notThere], ends: {status: 'failed', err_code: 'GW_X'}, sends: 1, exit: 1},
     ],
     [
-      'refused, yet the number shows made (a signed refusal of another request): refunded',
+      // Was the command case "a signed refusal about another refund is not taken for this one".
+      'refused, yet the number shows made (a signed refusal of another request): looked up first, refunded; exit 0',
       {
         refunds: [refused('GW_X')],
         lookups: [listed('SUCCESS')],
         ends: {status: 'refunded', resolved_by: 'refund_query'},
         sends: 1,
+        exit: 0,
       },
     ],
     [
@@ -175,6 +195,7 @@ describe('the send loop, row by row', () => {
         lookups: [listed('SUCCESS', 500)],
         ends: {status: 'failed', resolved_by: 'refund_query'},
         sends: 1,
+        exit: 1,
       },
     ],
     [
@@ -184,6 +205,7 @@ describe('the send loop, row by row', () => {
         lookups: [{status: 'uncertain', reason: 'no_answer', message: 'x', attempts: 4}],
         ends: {status: 'unknown', unverified: true},
         sends: 1,
+        exit: 4,
       },
     ],
     [
@@ -193,6 +215,25 @@ describe('the send loop, row by row', () => {
         channel: 'alipay',
         ends: {status: 'processing'},
         sends: 1,
+        exit: 5,
+      },
+    ],
+    [
+      // Was the command case "a refund the gateway holds as PROCESSING on alipay is never reported refunded because an earlier refund put the order in REFUND".
+      "alipay, delayed after an earlier refund put the order in REFUND: processing, never refunded on the order's word (single and bulk)",
+      {
+        refunds: [uncertain('ambiguous_code', 'TRADE_STATE_ERROR')],
+        channel: 'alipay',
+        orderState: 'REFUND',
+        seen: [earlierRefunded],
+        ends: {
+          status: 'processing',
+          err_code: 'TRADE_STATE_ERROR',
+          explanation: expect.stringContaining('merchant platform') as string,
+        },
+        sends: 1,
+        exit: 5,
+        bulk: {status: 'processing', exit: 5},
       },
     ],
     [
@@ -203,6 +244,7 @@ describe('the send loop, row by row', () => {
         facts: {number_given: true},
         ends: {status: 'failed', err_code: 'GW_DUPLICATED_REFUND_ORDERNO'},
         sends: 1,
+        exit: 1,
       },
     ],
     [
@@ -212,6 +254,8 @@ describe('the send loop, row by row', () => {
         channel: 'alipay',
         ends: {status: 'not_confirmable'},
         sends: 1,
+        exit: 5,
+        bulk: {status: 'not_confirmable', exit: 6},
       },
     ],
     [
@@ -223,6 +267,7 @@ describe('the send loop, row by row', () => {
         seen: [seenRefunded],
         ends: {status: 'refunded', resolved_by: 'history', gw_refund_no: 'G0'},
         sends: 1,
+        exit: 0,
       },
     ],
     [
@@ -232,16 +277,29 @@ describe('the send loop, row by row', () => {
         channel: 'alipay',
         ends: {status: 'unknown', resolved_by: 'resend'},
         sends: 3,
+        exit: 5,
       },
     ],
     [
       'no answer, then no connection: unknown (the first may have arrived), never "nothing was sent"',
-      {refunds: [uncertain('no_answer'), unreachable], lookups: [notThere], ends: {status: 'unknown'}, sends: 2},
+      {
+        refunds: [uncertain('no_answer'), unreachable],
+        lookups: [notThere],
+        ends: {status: 'unknown'},
+        sends: 2,
+        exit: 5,
+      },
     ],
   ])('%s', async (_, row) => {
     const {result, gateway, records} = await send(row)
     expect(result).toMatchObject(row.ends)
     expect(gateway.sent).toBe(row.sends)
+    expect(EXIT_CODES[outcomeOfRefund(result)]).toBe(row.exit)
+    if (row.bulk) {
+      const asRow = rowOfResult(result, 'elsewhere')
+      expect(asRow.status).toBe(row.bulk.status)
+      expect(EXIT_CODES[runOutcome([asRow], {stopped: false})]).toBe(row.bulk.exit)
+    }
     // What became of it is recorded, once, under the run's name.
     expect(records.kept).toEqual([
       expect.objectContaining({mch_refund_no: 'RF1', status: result.status, source: 'refunds.csv'}),
@@ -249,6 +307,6 @@ describe('the send loop, row by row', () => {
   })
 
   it('no connection on the first sending: nothing arrived, said as the transport failure, nothing recorded', async () => {
-    await expect(send({refunds: [unreachable], ends: {}, sends: 1})).rejects.toThrow('connection refused')
+    await expect(send({refunds: [unreachable]})).rejects.toThrow('connection refused')
   })
 })
