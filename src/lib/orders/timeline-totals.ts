@@ -3,7 +3,7 @@
  * and what is left, in the order's currency; refunds not proven either way said apart, never counted.
  */
 import {PAID_ORDER_STATES, decimalOf} from '../gateway/protocol/index.js'
-import type {TimelineEntry} from './timeline.js'
+import type {TimelineEntry} from './timeline-entry.js'
 
 /** A refund not proven either way: as this machine recorded it, or the gateway shows it now. */
 interface Unproven {

@@ -4,7 +4,8 @@
  */
 import {describeOrderState, formatAmount} from '../gateway/protocol/index.js'
 import {NUMBER_WORDS} from '../orders/any-number.js'
-import type {Timeline, TimelineEntry} from '../orders/timeline.js'
+import type {Timeline} from '../orders/timeline.js'
+import type {TimelineEntry} from '../orders/timeline-entry.js'
 import type {Totals} from '../orders/timeline-totals.js'
 import {plural} from '../plural.js'
 import {fileShown, shown} from '../untrusted.js'
