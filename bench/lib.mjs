@@ -53,6 +53,9 @@ export async function benchSandbox(dataDir = tempDir('gw-bench-sandbox-')) {
       GW_PRIVATE_KEY: merchant.private_key_file,
       GW_GATEWAY_PUBLIC_KEY: sandbox.info.gateway_public_key_file,
       GW_BASE_URL: sandbox.info.base_url,
+      // The zone the sandbox writes its times in, as \`gw sandbox start\` gives its profile: without
+      // it every query warns of the profile's default zone (and lists every zone at the offset).
+      GW_GATEWAY_ZONE: sandbox.info.gateway_zone,
     },
     /** Sets the sandbox's faults ('' for none), e.g. latency=50-150ms. */
     async faults(spec) {
