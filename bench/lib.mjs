@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: a sandbox, seeded orders, gw as a child process, timing.
 import {spawn} from 'node:child_process'
 import {createPrivateKey, randomBytes, sign} from 'node:crypto'
-import {createWriteStream, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {once} from 'node:events'
 import {Agent, request} from 'node:http'
 import {tmpdir} from 'node:os'
@@ -53,6 +53,9 @@ export async function benchSandbox(dataDir = tempDir('gw-bench-sandbox-')) {
       GW_PRIVATE_KEY: merchant.private_key_file,
       GW_GATEWAY_PUBLIC_KEY: sandbox.info.gateway_public_key_file,
       GW_BASE_URL: sandbox.info.base_url,
+      // The zone the sandbox writes its times in, as \`gw sandbox start\` gives its profile: without
+      // it every query warns of the profile's default zone (and lists every zone at the offset).
+      GW_GATEWAY_ZONE: sandbox.info.gateway_zone,
     },
     /** Sets the sandbox's faults ('' for none), e.g. latency=50-150ms. */
     async faults(spec) {
@@ -231,13 +234,28 @@ export function runGw(args, env = {}, bin = BIN) {
   })
 }
 
-/** Wall time of a command, for start-up comparisons. */
+const TIMED = join(ROOT, 'bench', 'timed.py')
+const PYTHON = ['/usr/bin/python3', '/usr/local/bin/python3'].find((path) => existsSync(path))
+
+/**
+ * Wall time of a command and its CPU (user and system, to its end), for start-up comparisons:
+ * through bench/timed.py (wait4's CPU, to the microsecond) where Linux has python3, else the wall
+ * time alone (CPU NaN).
+ */
 export function timeCommand(command, args, env = {}) {
-  const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {env: {...process.env, ...env}, stdio: 'ignore'})
+    const [program, argv] = PYTHON ? [PYTHON, [TIMED, command, ...args]] : [command, args]
+    const started = performance.now()
+    const child = spawn(program, argv, {
+      env: {...process.env, ...env},
+      stdio: ['ignore', PYTHON ? 'pipe' : 'ignore', 'ignore'],
+    })
+    let said = ''
+    child.stdout?.on('data', (chunk) => (said += chunk))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ms: performance.now() - started, code}))
+    child.on('close', (code) =>
+      resolve(PYTHON ? JSON.parse(said) : {ms: performance.now() - started, cpuMs: Number.NaN, code}),
+    )
   })
 }
 

@@ -8,7 +8,7 @@
 // loaded, and of every file before a worker loads from there; a module the build did not write is
 // never loaded): a file a cache cleaner removed or a full disk cut short is unpacked again, never a
 // module error. The first run of a build removes the unpacked copies of the builds before it.
-const {createHash} = require('node:crypto')
+const {createHash, randomBytes} = require('node:crypto')
 const {
   existsSync,
   lstatSync,
@@ -63,7 +63,9 @@ function cannot(error) {
 function refuseNotOwn(path, follow) {
   const uid = process.getuid?.()
   if (uid === undefined) return
-  const folder = (follow ? statSync : lstatSync)(path)
+  const folder = gone(() => (follow ? statSync : lstatSync)(path))
+  // Moved away by another run since it was seen (a repair): nothing there to refuse.
+  if (!folder) return
   const mode = (folder.mode & 0o7777).toString(8).padStart(4, '0')
   const why = !folder.isDirectory()
     ? 'it is not a folder'
@@ -80,26 +82,52 @@ function refuseNotOwn(path, follow) {
 }
 
 /**
- * Writes the bundle to a staging folder and moves it into place. Two first runs at once (a shell's
- * completion and a command) each stage their own: the one that moves second keeps the first's copy
- * when it is whole. A copy there that is damaged (`replacing`) or unfinished is moved aside, then
- * removed.
+ * What `act` returns, or undefined when what it works on is gone: runs of gw at once (a shell's
+ * completion and a command, CI lanes sharing one cache) move and remove the cache's folders while
+ * another reads them, and a folder gone is no error of this run's.
+ */
+function gone(act) {
+  try {
+    return act()
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error
+    return undefined
+  }
+}
+
+/**
+ * Writes the bundle to a staging folder and moves it into place. Runs at once each stage their
+ * own, under a name no other run has (the process id and random bytes: processes of two containers
+ * sharing the cache can have one id): the one that moves second keeps the first's copy when it is
+ * whole. A copy there that is damaged (`replacing`) or unfinished is moved aside, then removed.
  */
 function unpack(replacing) {
-  const staging = `${root}.${process.pid}.tmp`
+  const own = `${root}.${process.pid}-${randomBytes(6).toString('hex')}`
+  const staging = `${own}.tmp`
   mkdirSync(staging, {mode: 0o700})
   for (const [path, content] of Object.entries(bundle())) {
     mkdirSync(dirname(join(staging, path)), {recursive: true, mode: 0o700})
     writeFileSync(join(staging, path), content, {mode: 0o600})
   }
   writeFileSync(join(staging, '.complete'), BUILD)
-  const aside = `${root}.${process.pid}.old.tmp`
-  if ((replacing || !existsSync(join(root, '.complete'))) && existsSync(root)) renameSync(root, aside)
+  const aside = `${own}.old.tmp`
+  if (replacing) gone(() => renameSync(root, aside))
+  const whole = () => existsSync(join(root, '.complete')) && firstDamaged() === undefined
   try {
     renameSync(staging, root)
   } catch (error) {
-    // Another run of the same build moved its copy in first: used when whole.
-    if (!existsSync(join(root, '.complete')) || firstDamaged() !== undefined) throw error
+    if (!existsSync(root)) throw error
+    // A copy is there: another run's, moved in first, used when whole; one left unfinished (by a gw
+    // before staging folders) or damaged is moved aside for this one, unless another run's came
+    // in meanwhile.
+    if (!whole()) {
+      gone(() => renameSync(root, aside))
+      try {
+        renameSync(staging, root)
+      } catch (again) {
+        if (!whole()) throw again
+      }
+    }
   }
   // Left over when a copy was moved in first, or when another run still reads the old one: the
   // removal of stale staging folders takes what cannot go now.
@@ -112,14 +140,26 @@ function unpack(replacing) {
   }
 }
 
-/** The unpacked copies of other builds, and staging folders of runs that died. */
+/**
+ * The unpacked copies of other builds, and staging folders of runs that died. Each is first moved
+ * to a name of this run's: two first runs at once never remove one folder together (one would find
+ * files gone under it), and a run of that other build still using its copy finds it whole or gone
+ * (it unpacks itself again), never half removed. Tidying only: what cannot go now goes next time.
+ */
 function removeOtherBuilds() {
   for (const entry of readdirSync(base)) {
     const path = join(base, entry)
-    const stale = entry.endsWith('.tmp')
-      ? Date.now() - statSync(path).mtimeMs > STALE_STAGING_MS
-      : entry !== BUILD && existsSync(join(path, '.complete'))
-    if (stale) rmSync(path, {recursive: true, force: true})
+    try {
+      const stale = entry.endsWith('.tmp')
+        ? Date.now() - statSync(path).mtimeMs > STALE_STAGING_MS
+        : entry !== BUILD && existsSync(join(path, '.complete'))
+      if (!stale) continue
+      const doomed = `${root}.${process.pid}-${randomBytes(6).toString('hex')}.old.tmp`
+      renameSync(path, doomed)
+      rmSync(doomed, {recursive: true, force: true})
+    } catch {
+      // Moved or removed by another run meanwhile, or still open in one (Windows).
+    }
   }
 }
 

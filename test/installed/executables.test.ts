@@ -5,7 +5,7 @@
  * ones this machine can run say it themselves: linux-x64 natively, linux-arm64 under qemu-user,
  * win-x64 under wine.
  */
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {
   chmodSync,
@@ -257,6 +257,37 @@ describe('the unpacked copy of an executable', () => {
     expect(shown.stderr).toContain(`gw: ${manifest} was missing or damaged; gw unpacked itself again.`)
     expect(shown.status, shown.stderr).toBe(0)
     expect(shown.stdout).toContain(`gw ${id}: version`)
+  })
+
+  // Found in CI once: "cannot unpack itself ... (ENOENT)" when launches raced to unpack one build
+  // (a shell's completion and a command; two lanes sharing a cache).
+  it('several first launches at once of one build into one cache: every one runs, one copy is left', async () => {
+    const launch = (folder: string) =>
+      new Promise<{status: number | null; stdout: string; stderr: string}>((resolve, reject) => {
+        const child = spawn(join(build, 'gw-linux-x64'), ['--version'], {env: {...env, GW_BINARY_CACHE: folder}})
+        let [stdout, stderr] = ['', '']
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+        child.on('error', reject)
+        child.on('close', (status) => resolve({status, stdout, stderr}))
+      })
+    for (let round = 0; round < 5; round++) {
+      const folder = join(scratch, `raced-${round}`)
+      // An earlier build's copy, which each of them sets out to remove.
+      const earlier = join(folder, '0.0.9+20260101.aaaaaaa-000000000000')
+      for (let part = 0; part < 20; part++) {
+        mkdirSync(join(earlier, 'dist', `${part}`), {recursive: true, mode: 0o700})
+        for (let file = 0; file < 50; file++) writeFileSync(join(earlier, 'dist', `${part}`, `${file}.js`), '')
+      }
+      writeFileSync(join(earlier, '.complete'), '')
+      const runs = await Promise.all(Array.from({length: 8}, () => launch(folder)))
+      for (const run of runs)
+        expect(run).toEqual({status: 0, stdout: `gw/${id} linux-x64 node-v${process.versions.node}\n`, stderr: ''})
+      // The winner's copy, whole; the others' staging folders gone.
+      const left = readdirSync(folder)
+      expect(left).toHaveLength(1)
+      expect(existsSync(join(folder, left[0]!, '.complete'))).toBe(true)
+    }
   })
 
   it("removes the copies of earlier builds when a build first unpacks, nothing else of the cache's", () => {
