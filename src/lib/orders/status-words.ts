@@ -161,12 +161,16 @@ const APPROVAL_OF = new Map(
 const isApproval = (word: string): word is Approval => Object.hasOwn(APPROVALS, word)
 
 /**
- * What a note says when it tells a person not to refund its row ("duplicate - skip", "on hold",
- * "do not refund", "ignore"), in the languages of the approval words. Reasons to refund
- * ("duplicate charge", "customer cancelled") say none of these.
+ * What a note says when it tells a person not to refund its row, in the languages of the approval
+ * words: begun with a word that holds the row back ("Skipping - duplicate", "On hold", "VOID",
+ * "Rejected: fraud"), or saying it anywhere ("duplicate - skip", "do not refund", "refunded
+ * already", "ไม่ต้องคืน"). A reason to refund that uses such a word inside ("order skipped by the
+ * kitchen", "payment rejected by the bank", "customer don't like it") holds nothing back.
  */
-const HOLD_BACK =
-  /(?:^|[^\p{L}])(?:skip(?:ped)?|do ?n[o']?t(?: refund)?|dont|not (?:to be )?refund(?:ed)?|no refund|on hold|hold off|ignore|rejected|denied|not approved|unapproved|already refunded)(?:$|[^\p{L}])|ไม่ต้องคืน|ไม่คืนเงิน|ข้าม|nicht erstatten|überspringen|返金しない|スキップ|不退款|跳过|暂缓/iu
+const HOLD_BACK_FIRST =
+  /^\s*(?:skip(?:s|ped|ping)?|hold(?:ing)?|on hold|ignored?|exclude[ds]?|void(?:ed)?|rejected|denied|declined|pending|wait(?:ing)?|not approved|unapproved|revoked|remove[ds]?|do not|don'?t|dont|no refund|not needed|already refunded|already paid back|refunded (?:already|manually|before|earlier)|duplicate - skip)(?:$|[^\p{L}])/iu
+const HOLD_BACK_ANYWHERE =
+  /(?:^|[^\p{L}])(?:do ?n[o']?t refund|dont refund|not to be refunded|on hold|hold off|[-–:;(,] *(?:skip|ignore|exclude|void|hold|on hold|revoked)\b|skip (?:this|it|row)|already refunded|refunded (?:already|manually)|already paid back|(?:no )?refund not needed|no refund needed|wait(?:ing)? for approval|revoked)(?:$|[^\p{L}])|不退款|不要退款|无需退款|已退款|跳过|暂缓|保留中|返金しない|返金不要|対象外|スキップ|ไม่ต้องคืน|ไม่คืนเงิน|ระงับ|nicht (?:zurück)?erstatten|keine erstattung|überspr(?:ingen|ungen)/iu
 
 /** What a status stands for: one of gw's words, or a gateway state compared as it is. */
 export type StatusMeaning = {word: StatusWord; states: readonly string[]; refunded?: RefundedAs} | {state: string}
@@ -228,12 +232,16 @@ export class StatusWords {
     const [first = '', ...rest] = status.match(/[\p{L}\p{M}]+/gu) ?? []
     const approval = status.trim().startsWith(first) ? APPROVAL_OF.get(keyOf(first)) : undefined
     const more = rest.some((word) => keyOf(word) === 'not' || (APPROVAL_OF.get(keyOf(word)) ?? approval) !== approval)
-    return approval && !status.includes('?') && !more ? {approval, mapped: false} : undefined
+    // "Approved - skip", "Approved (revoked)": a note that holds its row back is no approval.
+    const held = approval === 'approved' && HOLD_BACK_ANYWHERE.test(status.replace(/[\u2018\u2019]/g, "'"))
+    return approval && !status.includes('?') && !more && !held ? {approval, mapped: false} : undefined
   }
 
   /** The words of a note that tell a person not to refund its row, or undefined when it says none. */
   holdsBack(note: string): string | undefined {
-    return HOLD_BACK.exec(note)?.[0].trim()
+    // Word and Excel turn "don't" into "don’t".
+    const plain = note.replace(/[\u2018\u2019]/g, "'")
+    return (HOLD_BACK_FIRST.exec(plain) ?? HOLD_BACK_ANYWHERE.exec(plain))?.[0].trim()
   }
 
   /** What `status` means, or undefined when it is none of the words known or mapped. */

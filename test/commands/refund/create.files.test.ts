@@ -1061,7 +1061,7 @@ describe('sheets that do not show all they hold', () => {
 
     it('a note column that holds other words too is a note, never an approval: its rows are sent', async () => {
       const path = join(world.configDir, 'note-column.csv')
-      writeFileSync(path, 'mch_order_no,refund_amount,Note\nSHW-74,1.00,no receipt\nSHW-74,2.00,no\nSHW-74,3.00,\n')
+      writeFileSync(path, 'mch_order_no,refund_amount,Note\nSHW-74,1.00,no receipt\nSHW-74,2.00,gift\nSHW-74,3.00,\n')
       const result = await send(path)
       expect(result.code, result.stderr).toBe(0)
       expect(await refunded('SHW-74')).toEqual([
@@ -1087,6 +1087,18 @@ describe('sheets that do not show all they hold', () => {
       const mapped = await send(path, '--status-map', 'duplicate - skip=rejected')
       expect(mapped.code, mapped.stderr).toBe(0)
       expect(await refunded('SHW-81', 'SHW-82')).toEqual([...before, ['SHW-81', 100], ['SHW-81', 300]].sort())
+    })
+
+    it('an approval word that rejects, in a column of other notes too, still holds its row back: nothing sent', async () => {
+      const before = await refunded('SHW-81', 'SHW-82')
+      const path = join(world.configDir, 'rejected-among-notes.csv')
+      writeFileSync(path, 'mch_order_no,refund_amount,Note\nSHW-81,4.00,customer cancelled\nSHW-82,5.00,Rejected\n')
+      const result = await send(path)
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain(
+        'column "Note" has notes that say not to refund their rows: "Rejected" (1 row: line 3)',
+      )
+      expect(await refunded('SHW-81', 'SHW-82')).toEqual(before)
     })
 
     it.each(['narrow-column.odfpy.ods', 'narrow-column.libreoffice.xlsx'])(

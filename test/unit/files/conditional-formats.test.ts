@@ -168,13 +168,28 @@ describe('approval words', () => {
   it.each([
     'duplicate - skip',
     'SKIP',
+    'Skipping - duplicate',
     'on hold till Monday',
+    'HOLD - ask finance',
+    'Holding until Monday',
     'do not refund',
     "Don't refund",
+    'don\u2019t refund',
+    'Ignored',
+    'Excluded - test order',
+    'VOID',
+    'Rejected: fraud',
     'already refunded',
-    'ข้าม',
+    'refunded manually on 12/1',
+    'already paid back in cash',
+    'refund not needed',
+    'wait for approval',
     'ไม่ต้องคืน',
+    'ระงับ',
     '不退款',
+    '已退款',
+    '返金不要',
+    'keine Erstattung',
   ])('the note %j tells a person not to refund its row', (note) => expect(words.holdsBack(note)).toBeDefined())
 
   it.each([
@@ -184,7 +199,20 @@ describe('approval words', () => {
     'skipper ordered twice',
     'refund requested',
     'damaged',
+    'Customer not refunded yet - please refund',
+    'Customer says no refund received, chasing',
+    'Payment rejected by bank but customer was charged',
+    "Customer don't like the item",
+    'Order skipped by kitchen, refund',
+    'Card denied first time, charged twice',
+    'Customer asked to ignore earlier email, refund now',
+    'ลูกค้าโอนข้ามธนาคารซ้ำ',
   ])('the note %j is a reason, not a hold', (note) => expect(words.holdsBack(note)).toBeUndefined())
+
+  it('an approval that says more to hold its row back is no approval', () => {
+    for (const note of ['Approved - skip', 'Approved - already refunded', 'Approved (revoked)'])
+      expect(words.approvalOf(note), note).toBeUndefined()
+  })
 
   it('a payment word is no approval word; a mapped word says it was mapped', () => {
     expect(words.approvalOf('paid')).toBeUndefined()

@@ -150,11 +150,12 @@ export class RowsTaken {
       if (approval?.mapped && approval.approval !== 'approved')
         return {left: `${quoted(column.words.column)} is ${quoted(word)}, ${approval.approval} (--status-map)`}
       if (!word || approval?.mapped) continue
+      // Its rejecting and waiting words are kept whatever else the column holds: in a note column
+      // they are notes that hold their rows back ("Rejected" beside "customer cancelled").
       if (!approval) {
         column.other = true
         if (this.statuses.holdsBack(word)) see(column.held, word, row.line)
-      } else if (column.other) continue
-      else see(approval.approval === 'approved' ? column.words.approving : column.words.words, word, row.line)
+      } else see(approval.approval === 'approved' ? column.words.approving : column.words.words, word, row.line)
     }
     return {}
   }
@@ -172,8 +173,9 @@ export class RowsTaken {
   /** Each note column whose notes tell a person not to refund some rows: gw does not refund them unasked, nor guess. */
   #heldBack(): string[] {
     return this.#byContent
-      .filter((column) => column.held.size)
-      .map(({words: {column}, held}) => {
+      .map(({words, held, other}) => ({column: words.column, held: other ? new Map([...words.words, ...held]) : held}))
+      .filter(({held}) => held.size)
+      .map(({column, held}) => {
         const said = [...held].map(([note, seen]) => `${quoted(note)} (${seenWords(seen)})`)
         const first = [...held.keys()][0]!
         return `column ${quoted(column)} has notes that say not to refund their rows: ${said.join(', ')}; gw refunds none of the file unasked: take those rows out of the file, or say what a note means with --status-map ${shellWord(`${first}=rejected`)} (rejected leaves the row out, approved refunds it)`
