@@ -116,6 +116,7 @@ class TableReader {
   readonly #defaults: (string | undefined)[] = []
   readonly #hiddenColumns: Record<number, string> = {}
   #columnsSeen = 0
+  #rowDefault: string | undefined
   #first = true
   /** The sheet's merged ranges, as their first cells come (ODF says the span there). */
   readonly #merged = new MergedCells()
@@ -211,6 +212,7 @@ class TableReader {
   }
 
   #openRow(tag: SaxesTagPlain): void {
+    this.#rowDefault = attr(tag, 'table:default-cell-style-name')
     const row = new RowBuilder(this.path, this.#line + 1)
     this.#row = row
     this.#numbers = {}
@@ -228,7 +230,8 @@ class TableReader {
   #openCell(tag: SaxesTagPlain): void {
     const [column, line] = [this.#column, this.#line]
     const repeat = Number(attr(tag, 'table:number-columns-repeated') ?? 1)
-    const style = attr(tag, 'table:style-name') ?? this.#defaults[column]
+    // A cell that names no style takes its row's default, else its column's (as LibreOffice shows it).
+    const style = attr(tag, 'table:style-name') ?? this.#rowDefault ?? this.#defaults[column]
     const [across, down] = ['columns', 'rows'].map((d) => Number(attr(tag, `table:number-${d}-spanned`) ?? 1))
     if (across! > 1 || down! > 1)
       this.#merged.add(`${columnLetters(column)}${line + 1}:${columnLetters(column + across! - 1)}${line + down!}`)

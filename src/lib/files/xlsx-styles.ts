@@ -140,9 +140,13 @@ export async function sharedStrings(
   return {strings, marks}
 }
 
-/** White as a colour of the file: `rgb` FFFFFF (with any alpha), or the theme's first colour (Background 1) untinted. */
+/** The legacy palette's whites (`indexed` 1 and 9, as Excel and openpyxl write them). */
+const WHITE_INDEXES = ['1', '9']
+
+/** White as a colour of the file: `rgb` FFFFFF (with any alpha), the palette's white, or the theme's first colour (Background 1) untinted. */
 const isWhite = (tag: SaxesTagPlain) =>
   /^(?:[0-9a-f]{2})?ffffff$/i.test(attr(tag, 'rgb') ?? '') ||
+  WHITE_INDEXES.includes(attr(tag, 'indexed') ?? '') ||
   (attr(tag, 'theme') === '0' && !Number(attr(tag, 'tint') ?? 0))
 
 /** The styles of a workbook: each cell style's number format and strike, and what each differential format does. */

@@ -125,12 +125,14 @@ export function orderListView(
     // The state is what gw last learned, and when: a made order is NOTPAY until a query or the listener says more.
     o.state_at ?? '',
     o.gw_order_no ?? '',
-    o.openid === undefined ? '' : payerShown(o.openid).text,
+    // Piped, nothing is left out: the whole openid, as --payer takes it.
+    o.openid === undefined ? '' : form.terminal ? payerShown(o.openid).text : o.openid,
   ])
   const head = ['made', 'order', 'amount', 'channel', 'state', 'as of', 'gateway order', 'payer']
-  const shortened = orders.some((o) => o.openid !== undefined && payerShown(o.openid).shortened)
-    ? `payer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
-    : undefined
+  const shortened =
+    form.terminal && orders.some((o) => o.openid !== undefined && payerShown(o.openid).shortened)
+      ? `payer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
+      : undefined
   // Narrower than the table, a terminal shows it without the columns least needed to tell orders apart.
   const fit = {drop: ['payer', 'gateway order', 'as of', 'channel'], whole: '--json and --out'}
   return listed(head, rows, fit, form, [

@@ -447,6 +447,11 @@ describe('gw order list', () => {
     expect(text.stdout).toMatch(/│ OL-HOSTILE .*│ u_\\x1B\[2…\\x07 +│/)
     const json = await listed(['--payer', long], env)
     expect(json).toEqual([expect.objectContaining({mch_order_no: 'OL-LONG', openid: long})])
+    // Piped, the payer is whole (cut -f8 gives what --payer takes), and still shown safely.
+    const piped = await world.run(['order', 'list', '--amount', '42.00'], {env})
+    expect(piped.stdout.split('\n').map((line) => line.split('\t')[7])).toContain(long)
+    expect(piped.stdout).toContain('u_\\x1B[2J\\x1B]0;owned\\x07')
+    expect(piped.stderr).not.toContain('openids longer than')
   })
 })
 

@@ -157,6 +157,15 @@ describe('white on white, as the sheet shows it', () => {
     expect(await problems('white-run-filled.xlsxwriter.xlsx')).toEqual([[2, 'SHW-70', '']])
   })
 
+  it.each(['indexed-white.openpyxl.xlsx', 'row-white.odfpy.ods'])(
+    "%s: the palette's white, or a row's default style of white, looks empty",
+    async (name) => {
+      const [kept, blank] = await problems(name)
+      expect(kept).toEqual([2, 'SHW-85', ''])
+      expect(blank).toEqual([3, 'SHW-86', expect.stringContaining('shown empty by its format or a conditional format')])
+    },
+  )
+
   it("struck-row.handmade.xlsx: a cell that names no style takes its row's, as LibreOffice shows it: struck", async () => {
     const [kept, struck] = await problems('struck-row.handmade.xlsx')
     expect(kept).toEqual([2, 'SHW-83', ''])
