@@ -10,6 +10,7 @@
  */
 import type {SaxesTagPlain} from 'saxes'
 
+import {looksAlike} from './colours.js'
 import {type Effect, formatEffect} from './conditional-formats.js'
 import {type NumberFormat, numberFormat} from './shown-number.js'
 import {attr} from './workbook-rows.js'
@@ -26,16 +27,23 @@ interface DataStyle {
 interface CellStyle {
   data?: string
   struck?: boolean
-  /** Its font's colour is white; its cell has a background of a colour (white text then shows). */
-  white?: boolean
-  filled?: boolean
+  /** Its font's colour (`rrggbb`), and its cell's background (`transparent`, or `rrggbb`). */
+  colour?: string
+  background?: string
   /** ODF 1.2's conditional styles (`style:map`): the style applied to a cell of this style when its condition holds. */
   maps?: {condition: string; style: string; base?: string}[]
   parent?: string
 }
 
 /** `#ffffff`, as ODF writes a colour. */
-const isWhite = (colour: string | undefined) => /^#f{6}$/i.test(colour ?? '')
+/** `#rrggbb` as `rrggbb`; undefined for another form. */
+const hexOf = (colour: string | undefined) => /^#([0-9a-f]{6})$/i.exec(colour ?? '')?.[1]?.toLowerCase()
+
+/** White, or as near it as a reader cannot tell. */
+const isWhite = (colour: string | undefined) => {
+  const hex = hexOf(colour)
+  return hex !== undefined && looksAlike(hex, 'ffffff')
+}
 
 /** Where a style shows the currency of the cell it formats (an empty `number:currency-symbol`). */
 const CELL_CURRENCY = '"\u0000"'
@@ -185,7 +193,7 @@ export class OdsStyles {
       })
     else if (cell && name === 'style:table-cell-properties') {
       const background = attr(tag, 'fo:background-color')
-      if (background !== undefined) cell.filled = background !== 'transparent' && !isWhite(background)
+      if (background !== undefined) cell.background = hexOf(background) ?? 'transparent'
     }
     if (name === 'style:table-properties' && style.family === 'table' && attr(tag, 'table:display') === 'false')
       this.hiddenTables.add(style.name)
@@ -201,7 +209,7 @@ export class OdsStyles {
       if (struck && cell) cell.struck = true
       if (struck && style.family === 'text') this.struckText.add(style.name)
       const colour = attr(tag, 'fo:color')
-      if (colour !== undefined && cell) cell.white = isWhite(colour)
+      if (colour !== undefined && cell) cell.colour = hexOf(colour) ?? 'automatic'
       if (isWhite(colour) && style.family === 'text') this.whiteText.add(style.name)
     }
   }
@@ -256,14 +264,18 @@ export class OdsStyles {
     return formatEffect(format.code)
   }
 
-  /** Whether a cell style writes white on no background: its text does not show. */
+  /** Whether a cell style writes its text in the colour it is drawn on (white on no background, black on black): it does not show. */
   unseen(cellStyle: string | undefined): boolean {
-    return Boolean(this.#cellStyle(cellStyle, 'white')) && !this.filled(cellStyle)
+    const colour = this.#cellStyle(cellStyle, 'colour')
+    const background = this.#cellStyle(cellStyle, 'background')
+    const ground = background === undefined || background === 'transparent' ? 'ffffff' : background
+    return colour !== undefined && colour !== 'automatic' && looksAlike(colour, ground)
   }
 
-  /** Whether a cell style gives its cell a background of a colour: white text shows on it. */
+  /** Whether a cell style gives its cell a background of a colour other than white: white text shows on it. */
   filled(cellStyle: string | undefined): boolean {
-    return Boolean(this.#cellStyle(cellStyle, 'filled'))
+    const background = this.#cellStyle(cellStyle, 'background')
+    return background !== undefined && background !== 'transparent' && !looksAlike(background, 'ffffff')
   }
 
   /** The conditional styles (`style:map`) of a cell style that strike, hide or reformat its cells, with their conditions. */

@@ -8,6 +8,7 @@ import {posix} from 'node:path'
 
 import type {SaxesTagPlain} from 'saxes'
 
+import {looksAlike} from './colours.js'
 import {type Effect, formatEffect} from './conditional-formats.js'
 import {type NumberFormat, numberFormat} from './shown-number.js'
 import {fromWorkbookText} from './workbook-cells.js'
@@ -140,20 +141,30 @@ export async function sharedStrings(
   return {strings, marks}
 }
 
-/** The legacy palette's whites (`indexed` 1 and 9, as Excel and openpyxl write them). */
-const WHITE_INDEXES = ['1', '9']
+/** The legacy palette's white and black (`indexed` 1 and 9, 0 and 8, as Excel and openpyxl write them), and the theme's first two (Background 1, Text 1) untinted. */
+const INDEXED: Readonly<Record<string, string>> = {'0': '000000', '1': 'ffffff', '8': '000000', '9': 'ffffff'}
+const THEMED: Readonly<Record<string, string>> = {'0': 'ffffff', '1': '000000'}
 
-/** White as a colour of the file: `rgb` FFFFFF (with any alpha), the palette's white, or the theme's first colour (Background 1) untinted. */
-const isWhite = (tag: SaxesTagPlain) =>
-  /^(?:[0-9a-f]{2})?ffffff$/i.test(attr(tag, 'rgb') ?? '') ||
-  WHITE_INDEXES.includes(attr(tag, 'indexed') ?? '') ||
-  (attr(tag, 'theme') === '0' && !Number(attr(tag, 'tint') ?? 0))
+/** A colour of the file as `rrggbb`: `rgb` (its alpha left off), the palette's or the theme's white or black; undefined for another. */
+function colourOf(tag: SaxesTagPlain): string | undefined {
+  const rgb = /^(?:[0-9a-f]{2})?([0-9a-f]{6})$/i.exec(attr(tag, 'rgb') ?? '')?.[1]
+  if (rgb) return rgb.toLowerCase()
+  const indexed = INDEXED[attr(tag, 'indexed') ?? '']
+  if (indexed) return indexed
+  return Number(attr(tag, 'tint') ?? 0) ? undefined : THEMED[attr(tag, 'theme') ?? '']
+}
+
+/** White, or as near it as a reader cannot tell. */
+const isWhite = (tag: SaxesTagPlain) => {
+  const colour = colourOf(tag)
+  return colour !== undefined && looksAlike(colour, 'ffffff')
+}
 
 /** The styles of a workbook: each cell style's number format and strike, and what each differential format does. */
 export interface CellStyles {
   numbers: NumberFormat[]
   struck: boolean[]
-  /** Whether a cell style writes white on no fill (or a white one): its text does not show. */
+  /** Whether a cell style writes its text in the colour it is drawn on (white on no fill, black on black): it does not show. */
   unseen: boolean[]
   /** Whether a cell style fills the cell with a colour (white runs of its text then show). */
   filled: boolean[]
@@ -165,9 +176,10 @@ export interface CellStyles {
 export async function cellStyles(zip: ZipParts, part: string | undefined): Promise<CellStyles> {
   const codes = new Map<number, string>()
   const styles: CellStyles = {numbers: [], struck: [], unseen: [], filled: [], effects: []}
-  const fonts: {struck: boolean; white: boolean}[] = []
-  /** Each fill: whether it colours the cell (a pattern of a colour other than white). */
-  const fills: boolean[] = []
+  /** Each font: its strike, and its colour when the file names one (an automatic colour is drawn to show). */
+  const fonts: {struck: boolean; colour?: string}[] = []
+  /** Each fill: whether it colours the cell (a pattern of a colour other than white), and its colour. */
+  const fills: {filled: boolean; colour?: string}[] = []
   if (!part || !zip.has(part)) return styles
   let inCellXfs = false
   let inFonts = false
@@ -184,20 +196,27 @@ export async function cellStyles(zip: ZipParts, part: string | undefined): Promi
       else if (dxf && (name === 'bgColor' || name === 'fgColor')) dxf.filled ||= !isWhite(tag)
       else if (name === 'numFmt') codes.set(Number(attr(tag, 'numFmtId')), attr(tag, 'formatCode') ?? '')
       else if (name === 'fonts') inFonts = true
-      else if (name === 'font' && inFonts) fonts.push({struck: false, white: false})
+      else if (name === 'font' && inFonts) fonts.push({struck: false})
       else if (name === 'strike' && inFonts) fonts[fonts.length - 1]!.struck = struckBy(tag)
-      else if (name === 'color' && inFonts) fonts[fonts.length - 1]!.white = isWhite(tag)
+      else if (name === 'color' && inFonts) fonts[fonts.length - 1]!.colour = colourOf(tag)
       else if (name === 'fills') inFills = true
-      else if (name === 'patternFill' && inFills) fills.push(!['none', undefined].includes(attr(tag, 'patternType')))
-      else if (name === 'fgColor' && inFills && isWhite(tag)) fills[fills.length - 1] = false
-      else if (name === 'cellXfs') inCellXfs = true
+      else if (name === 'patternFill' && inFills)
+        fills.push({filled: !['none', undefined].includes(attr(tag, 'patternType'))})
+      else if (name === 'fgColor' && inFills) {
+        const fill = fills[fills.length - 1]!
+        fill.colour = colourOf(tag)
+        if (isWhite(tag)) fill.filled = false
+      } else if (name === 'cellXfs') inCellXfs = true
       else if (name === 'xf' && inCellXfs) {
         const id = Number(attr(tag, 'numFmtId') ?? 0)
         const font = fonts[Number(attr(tag, 'fontId') ?? 0)]
         styles.numbers.push(numberFormat(id, codes.get(id)))
         styles.struck.push(font?.struck ?? false)
-        const filled = Boolean(fills[Number(attr(tag, 'fillId') ?? 0)])
-        styles.unseen.push(Boolean(font?.white) && !filled)
+        const fill = fills[Number(attr(tag, 'fillId') ?? 0)]
+        const filled = Boolean(fill?.filled)
+        // Drawn on its fill's colour, or on the sheet's white: unseen when the two look alike.
+        const ground = filled ? fill?.colour : 'ffffff'
+        styles.unseen.push(font?.colour !== undefined && ground !== undefined && looksAlike(font.colour, ground))
         styles.filled.push(filled)
       }
     },

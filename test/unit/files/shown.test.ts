@@ -166,6 +166,19 @@ describe('white on white, as the sheet shows it', () => {
     },
   )
 
+  it.each(['same-colour.xlsxwriter.xlsx', 'same-colour.odfpy.ods'])(
+    '%s: text in the colour it is drawn on looks empty (black on black, #FEFEFE on no fill); white on dark blue shows',
+    async (name) => {
+      const blank = expect.stringContaining('shown empty by its format or a conditional format (cell B')
+      expect(await problems(name)).toEqual([
+        [2, 'SHW-87', ''],
+        [3, 'SHW-88', blank],
+        [4, 'SHW-89', blank],
+        [5, 'SHW-90', ''],
+      ])
+    },
+  )
+
   it("struck-row.handmade.xlsx: a cell that names no style takes its row's, as LibreOffice shows it: struck", async () => {
     const [kept, struck] = await problems('struck-row.handmade.xlsx')
     expect(kept).toEqual([2, 'SHW-83', ''])
