@@ -122,6 +122,8 @@ export class OdsStyles {
   /** The country of the document's default cell style (its locale: `US`), whose currency a cell without one is in. */
   #country?: string
   #inDefault = false
+  /** Inside office:automatic-styles: LibreOffice applies a conditional cell style (style:map) only there, never a common style's. */
+  #inAutomatic = false
 
   #style?: {name: string; family?: string}
   #dataStyle?: DataStyle
@@ -139,6 +141,7 @@ export class OdsStyles {
   #open(tag: SaxesTagPlain) {
     const name = tag.name
     if (name === 'style:default-style') this.#inDefault = attr(tag, 'style:family') === 'table-cell'
+    else if (name === 'office:automatic-styles') this.#inAutomatic = true
     else if (name === 'style:text-properties' && this.#inDefault) this.#country ??= attr(tag, 'fo:country')
     if (name === 'style:style') {
       this.#style = {name: attr(tag, 'style:name') ?? '', family: attr(tag, 'style:family')}
@@ -185,7 +188,7 @@ export class OdsStyles {
     const style = this.#style
     if (!style) return
     const cell = style.family === 'table-cell' ? this.#cells.get(style.name) : undefined
-    if (cell && name === 'style:map')
+    if (cell && name === 'style:map' && this.#inAutomatic)
       (cell.maps ??= []).push({
         condition: attr(tag, 'style:condition') ?? '',
         style: attr(tag, 'style:apply-style-name') ?? '',
@@ -216,6 +219,7 @@ export class OdsStyles {
 
   #close(name: string) {
     if (name === 'style:default-style') this.#inDefault = false
+    else if (name === 'office:automatic-styles') this.#inAutomatic = false
     if (name === 'style:style') this.#style = undefined
     else if (/^number:[a-z]+-style$/.test(name)) this.#dataStyle = undefined
     else if ((name === 'number:text' || name === 'number:currency-symbol') && this.#text !== undefined) {

@@ -179,6 +179,13 @@ describe('white on white, as the sheet shows it', () => {
     },
   )
 
+  it('style-map-common.odfpy.ods: a conditional cell style of a common style, which LibreOffice does not apply, strikes nothing', async () => {
+    expect(await problems('style-map-common.odfpy.ods')).toEqual([
+      [2, 'SHW-73', ''],
+      [3, 'SHW-74', ''],
+    ])
+  })
+
   it("struck-row.handmade.xlsx: a cell that names no style takes its row's, as LibreOffice shows it: struck", async () => {
     const [kept, struck] = await problems('struck-row.handmade.xlsx')
     expect(kept).toEqual([2, 'SHW-83', ''])
