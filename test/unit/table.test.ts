@@ -46,6 +46,12 @@ describe('a table on a terminal narrower than it', () => {
     expect(column(5)).toBe('90020261201100000000001')
   })
 
+  it('never wraps a column named unwrapped: the order number stays on one line', () => {
+    const wrapped = table(head, rows, {width: 64, drop: ['payer'], unwrapped: ['gateway order']})
+    expect(wrapped).toContain(' 90020261201100000000001 ')
+    expect(widest(wrapped.split('\n').slice(0, -1).join('\n'))).toBeLessThanOrEqual(64)
+  })
+
   it('is drawn whole when it fits, or off a terminal', () => {
     expect(table(head, rows, {width: 200, drop: ['payer']})).toBe(table(head, rows))
     // Narrower than its columns can wrap to (8 characters each, or their head), as narrow as they go.

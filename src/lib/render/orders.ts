@@ -134,7 +134,7 @@ export function orderListView(
       ? `payer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
       : undefined
   // Narrower than the table, a terminal shows it without the columns least needed to tell orders apart.
-  const fit = {drop: ['payer', 'gateway order', 'as of', 'channel'], whole: '--json and --out'}
+  const fit = {drop: ['payer', 'gateway order', 'as of', 'channel'], whole: '--json and --out', unwrapped: ['order']}
   return listed(head, rows, fit, form, [
     listCount(orders.length, 'order', counted, form),
     unattributedNote(orders),

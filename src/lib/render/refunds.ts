@@ -282,6 +282,10 @@ export function refundListView(
     r.source ?? '',
   ])
   const head = ['made', 'refund', 'order', 'amount', 'order total', 'status', 'gateway refund', 'made by']
-  const fit = {drop: ['made by', 'gateway refund', 'order total'], whole: '--json and --out'}
+  const fit = {
+    drop: ['made by', 'gateway refund', 'order total'],
+    whole: '--json and --out',
+    unwrapped: ['refund', 'order'],
+  }
   return listed(head, rows, fit, form, [listCount(refunds.length, 'refund', counted, form), unattributedNote(refunds)])
 }

@@ -22,6 +22,8 @@ interface TableFit {
   whole?: string
   /** The width to fit: the terminal's when stdout is one (a pipe or a file takes the whole table). */
   width?: number
+  /** The columns never wrapped, by head: the numbers a person copies (an order's, a refund's). */
+  unwrapped?: readonly string[]
 }
 
 const terminalWidth = () => (process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : undefined)
@@ -54,11 +56,17 @@ const NARROWEST = 8
 /**
  * The widths that fit `width`: each column as wide as its widest cell, the one with the most room
  * narrowed a character at a time until the table fits. A column keeps its head whole (the rule
- * under the head is drawn under its one line) and is never narrower than NARROWEST.
+ * under the head is drawn under its one line) and is never narrower than NARROWEST; one of
+ * `whole` is never narrowed (a number copied whole is never split over two lines).
  */
-function fittedWidths(head: string[], rows: (string | number)[][], width: number): number[] {
+function fittedWidths(
+  head: string[],
+  rows: (string | number)[][],
+  width: number,
+  whole: readonly string[] = [],
+): number[] {
   const widths = head.map((h, i) => Math.max(widthOf(h), ...rows.map((row) => widthOf(shown(row[i] ?? '', 200)))) + 2)
-  const floors = head.map((h) => Math.max(NARROWEST, widthOf(h) + 2))
+  const floors = head.map((h, i) => (whole.includes(h) ? widths[i]! : Math.max(NARROWEST, widthOf(h) + 2)))
   // The borders: one before each column and one after the last.
   let total = widths.reduce((sum, w) => sum + w, 0) + widths.length + 1
   while (total > width) {
@@ -92,7 +100,8 @@ export function table(head: string[], rows: (string | number)[][], fit: TableFit
     text = drawn(keptHead(), keptRows())
     if (widthOf(text) <= width) break
   }
-  if (widthOf(text) > width) text = drawn(keptHead(), keptRows(), fittedWidths(keptHead(), keptRows(), width))
+  if (widthOf(text) > width)
+    text = drawn(keptHead(), keptRows(), fittedWidths(keptHead(), keptRows(), width, fit.unwrapped))
   if (!left.length) return text
   return `${text}\n(left out to fit: ${left.join(', ')}${fit.whole ? `; all in ${fit.whole}` : ''})`
 }
