@@ -1135,31 +1135,32 @@ describe('sheets that do not show all they hold', () => {
       },
     )
 
-    it('an order number whose last run is written white shows less than it holds: refused, nothing sent', async () => {
+    it.each([
       // The cell holds SHW-70, the sheet shows SHW-7: neither is the order the person sees refunded.
-      const before = await refunded('SHW-7', 'SHW-70')
-      const result = await send(copy('white-run.xlsxwriter.xlsx'))
-      expect(result.code, result.stderr).toBe(2)
-      expect(result.stderr).toContain(
+      [
+        'an order number whose last run is written white shows less than it holds',
+        'white-run.xlsxwriter.xlsx',
+        ['SHW-7', 'SHW-70'],
         'line 2: partly written white on white (cell A2): the sheet shows less than the cell holds',
-      )
-      expect(await refunded('SHW-7', 'SHW-70')).toEqual(before)
-    })
-
-    it('a row struck by its row style alone (its order number names no style): refused, nothing sent', async () => {
-      const before = await refunded('SHW-83', 'SHW-84')
-      const result = await send(copy('struck-row.handmade.xlsx'))
+      ],
+      [
+        'a row struck by its row style alone (its order number names no style)',
+        'struck-row.handmade.xlsx',
+        ['SHW-83', 'SHW-84'],
+        'line 3: struck through (cell A3)',
+      ],
+      [
+        'an ODF 1.2 conditional cell style (style:map) that strikes the amounts over 15',
+        'style-map.odfpy.ods',
+        ['SHW-73', 'SHW-74'],
+        'line 3: struck through (cell B3)',
+      ],
+    ])('%s: refused, nothing sent', async (_, name, orders, said) => {
+      const before = await refunded(...orders)
+      const result = await send(copy(name))
       expect(result.code, result.stderr).toBe(2)
-      expect(result.stderr).toContain('line 3: struck through (cell A3)')
-      expect(await refunded('SHW-83', 'SHW-84')).toEqual(before)
-    })
-
-    it('an ODF 1.2 conditional cell style (style:map) that strikes the amounts over 15: refused, nothing sent', async () => {
-      const before = await refunded('SHW-73', 'SHW-74')
-      const result = await send(copy('style-map.odfpy.ods'))
-      expect(result.code, result.stderr).toBe(2)
-      expect(result.stderr).toContain('line 3: struck through (cell B3)')
-      expect(await refunded('SHW-73', 'SHW-74')).toEqual(before)
+      expect(result.stderr).toContain(said)
+      expect(await refunded(...orders)).toEqual(before)
     })
   })
 })
