@@ -1089,6 +1089,23 @@ describe('sheets that do not show all they hold', () => {
       expect(await refunded('SHW-81', 'SHW-82')).toEqual([...before, ['SHW-81', 100], ['SHW-81', 300]].sort())
     })
 
+    it.each([
+      ['a title above the header', 'DRAFT - DO NOT REFUND YET\nmch_order_no,refund_amount\nSHW-81,6.00\n', 1],
+      [
+        'a note under the rows',
+        'mch_order_no,refund_amount\nSHW-81,6.00\n\nDo not refund any of the above - on hold\n',
+        4,
+      ],
+    ])('%s that says not to refund holds the whole file back: nothing sent', async (_, text, line) => {
+      const before = await refunded('SHW-81')
+      const path = join(world.configDir, `held-file-${line}.csv`)
+      writeFileSync(path, text)
+      const result = await send(path)
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toMatch(new RegExp(`line ${line}: ".*" says not to refund`, 'i'))
+      expect(await refunded('SHW-81')).toEqual(before)
+    })
+
     it('an approval word that rejects, in a column of other notes too, still holds its row back: nothing sent', async () => {
       const before = await refunded('SHW-81', 'SHW-82')
       const path = join(world.configDir, 'rejected-among-notes.csv')

@@ -21,7 +21,7 @@ import {fileSha256, fileStamp} from '../../io/file-version.js'
 import {usageError} from '../../errors.js'
 import {ORDER_NUMBER_FIELDS} from '../../gateway/protocol/index.js'
 import {StatusWords} from '../../orders/status-words.js'
-import {fileShown} from '../../untrusted.js'
+import {fileShown, quoted} from '../../untrusted.js'
 import {REFUND_LIST_COLUMNS} from '../list.js'
 import {AMOUNT_FIELDS, ANY_OF, APPROVAL_HEADERS, FIELDS, STATUS_HEADERS, headerProblems} from './refund-columns.js'
 import {type LeftOut, type Problem, REPORT_COLUMNS, type RefundRow} from './rows.js'
@@ -157,6 +157,16 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   // Rows before the first zero-padded order number, shorter than it: said now it is known.
   for (const [line, message] of dropped.earlier()) problems.push({line, message})
   for (const message of taken.problems()) problems.push({line: header.line ?? 1, message})
+  // A title above the header or a note under the rows that tells a person not to refund
+  // ("DRAFT - DO NOT REFUND YET") holds the whole file back, as a note beside a row holds its row.
+  for (const {line, text} of [...(source.titles ?? []), ...notes.found]) {
+    const held = statuses.holdsBack(text)
+    if (held)
+      problems.push({
+        line,
+        message: `${quoted(text)} says not to refund (${quoted(held)}): gw refunds none of the file unasked; take the line out of the file once the refunds it speaks of are to be made`,
+      })
+  }
   return file()
 }
 
