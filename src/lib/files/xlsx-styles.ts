@@ -205,7 +205,7 @@ export async function cellStyles(zip: ZipParts, part: string | undefined): Promi
       else if (name === 'fgColor' && inFills) {
         const fill = fills[fills.length - 1]!
         fill.colour = colourOf(tag)
-        if (isWhite(tag)) fill.filled = false
+        if (fill.colour !== undefined && looksAlike(fill.colour, 'ffffff')) fill.filled = false
       } else if (name === 'cellXfs') inCellXfs = true
       else if (name === 'xf' && inCellXfs) {
         const id = Number(attr(tag, 'numFmtId') ?? 0)

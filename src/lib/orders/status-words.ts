@@ -172,6 +172,9 @@ const HOLD_BACK_FIRST =
 const HOLD_BACK_ANYWHERE =
   /(?:^|[^\p{L}])(?:do ?n[o']?t refund|dont refund|not to be refunded|on hold|hold off|[-–:;(,] *(?:skip|ignore|exclude|void|hold|on hold|revoked)\b|skip (?:this|it|row)|already refunded|refunded (?:already|manually)|already paid back|(?:no )?refund not needed|no refund needed|wait(?:ing)? for approval|revoked)(?:$|[^\p{L}])|不退款|不要退款|无需退款|已退款|跳过|暂缓|保留中|返金しない|返金不要|対象外|スキップ|ไม่ต้องคืน|ไม่คืนเงิน|ระงับ|nicht (?:zurück)?erstatten|keine erstattung|überspr(?:ingen|ungen)/iu
 
+/** A note with its curly apostrophes straight: Word and Excel turn "don't" into "don’t". */
+const plainQuotes = (note: string) => note.replace(/[\u2018\u2019]/g, "'")
+
 /** What a status stands for: one of gw's words, or a gateway state compared as it is. */
 export type StatusMeaning = {word: StatusWord; states: readonly string[]; refunded?: RefundedAs} | {state: string}
 
@@ -233,14 +236,13 @@ export class StatusWords {
     const approval = status.trim().startsWith(first) ? APPROVAL_OF.get(keyOf(first)) : undefined
     const more = rest.some((word) => keyOf(word) === 'not' || (APPROVAL_OF.get(keyOf(word)) ?? approval) !== approval)
     // "Approved - skip", "Approved (revoked)": a note that holds its row back is no approval.
-    const held = approval === 'approved' && HOLD_BACK_ANYWHERE.test(status.replace(/[\u2018\u2019]/g, "'"))
+    const held = approval === 'approved' && HOLD_BACK_ANYWHERE.test(plainQuotes(status))
     return approval && !status.includes('?') && !more && !held ? {approval, mapped: false} : undefined
   }
 
   /** The words of a note that tell a person not to refund its row, or undefined when it says none. */
   holdsBack(note: string): string | undefined {
-    // Word and Excel turn "don't" into "don’t".
-    const plain = note.replace(/[\u2018\u2019]/g, "'")
+    const plain = plainQuotes(note)
     return (HOLD_BACK_FIRST.exec(plain) ?? HOLD_BACK_ANYWHERE.exec(plain))?.[0].trim()
   }
 
