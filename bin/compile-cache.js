@@ -3,10 +3,15 @@
 // unpacked bundle is: code read from a folder another user can write would run as this user, so
 // Node's default (the system's temporary folder, shared by every user) is never used. Where no such
 // folder can be had, gw runs without the cache.
-import {mkdirSync, statSync} from 'node:fs'
-import module from 'node:module'
-import {homedir} from 'node:os'
-import {join} from 'node:path'
+//
+// Node's built-ins are taken as the bundle takes them, never imported: an import builds a module's
+// ES facade, which reads every export, and node:fs's lazy ones then load Node's streams and
+// fs/promises (about a tenth of a query's start, bench/README.md). bin/run.js imports this after
+// node-check.js, so the Node is one that has process.getBuiltinModule.
+const {mkdirSync, statSync} = process.getBuiltinModule('node:fs')
+const module = process.getBuiltinModule('node:module')
+const {homedir} = process.getBuiltinModule('node:os')
+const {join} = process.getBuiltinModule('node:path')
 
 /** The system's place for a user's caches (as the single executable's launcher has it): gw's folder there. */
 function gwCache() {

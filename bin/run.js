@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-import {enableCompileCache} from './compile-cache.js'
+// First: what follows needs a Node that gw supports.
 import './node-check.js'
+import {enableCompileCache} from './compile-cache.js'
 
 enableCompileCache()
 // Stack traces name the TypeScript sources under DEBUG (the bundle ships its source maps).
