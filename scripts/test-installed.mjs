@@ -16,9 +16,10 @@
 //                           executable, under wine: the smoke cases
 // Two lanes run at once (LANES). Name targets to run only those: npm run test:installed -- node24 win-package
 import {spawn} from 'node:child_process'
-import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
+import {stripVTControlCharacters} from 'node:util'
 import {fileURLToPath} from 'node:url'
 
 import {builtBuild} from './build-id.mjs'
@@ -73,6 +74,8 @@ function run(command, args, options = {}) {
     )
   })
 }
+/** The last lines of a program's output, without its colours: what a summary line can carry. */
+const tail = (text, lines = 12) => stripVTControlCharacters(text).trimEnd().split('\n').slice(-lines).join('\n')
 const npm = (args, options) => run(process.execPath, [process.env.npm_execpath, ...args], options)
 
 /** What several targets need, made once, when first needed. */
@@ -126,10 +129,11 @@ async function installedOnWindows(wine) {
       stdio: ['ignore', output, output],
     })
   } catch (error) {
-    throw new Error(`${error.message}: see ${log}`)
-  } finally {
+    // The log goes with the scratch folder: its end is kept in the message, which the summary shows.
     closeSync(output)
+    throw new Error(`${error.message}; npm under wine printed, at its end:\n${tail(readFileSync(log, 'utf8'))}`)
   }
+  closeSync(output)
   return [WINE, node, 'C:\\gw\\node_modules\\gw\\bin\\run.js']
 }
 
@@ -200,8 +204,9 @@ async function runTarget(name) {
   try {
     target = await TARGETS[name](name)
   } catch (error) {
-    process.stdout.write(`\n=== ${name}\nWhat it runs could not be made: ${error.message}\n`)
-    return {name, passed: false, seconds: Math.round((Date.now() - started) / 1000)}
+    const why = `what it runs could not be made: ${error.message}`
+    process.stdout.write(`\n=== ${name}\n${why}\n`)
+    return {name, passed: false, seconds: Math.round((Date.now() - started) / 1000), why}
   }
   const {files, gw, env} = target
   const child = spawn(
@@ -229,8 +234,10 @@ async function runTarget(name) {
   child.stderr.on('data', (chunk) => output.push(chunk))
   return new Promise((resolve) => {
     child.on('close', (code) => {
-      process.stdout.write(`\n=== ${name}\n${Buffer.concat(output).toString()}`)
-      resolve({name, passed: code === 0, seconds: Math.round((Date.now() - started) / 1000)})
+      const text = Buffer.concat(output).toString()
+      process.stdout.write(`\n=== ${name}\n${text}`)
+      const why = code === 0 ? undefined : tail(text)
+      resolve({name, passed: code === 0, seconds: Math.round((Date.now() - started) / 1000), why})
     })
   })
 }
@@ -250,7 +257,10 @@ try {
 } finally {
   rmSync(scratch, {recursive: true, force: true})
 }
+// Last, where a CI log shown by its end keeps it: each target's verdict, and why one failed.
+const verdict = (r) => `${r.passed ? 'passed' : 'FAILED'}  ${r.name} (${r.seconds} s)`
+const failed = results.filter((r) => !r.passed)
 process.stdout.write(
-  `\n${results.map((r) => `${r.passed ? 'passed' : 'FAILED'}  ${r.name} (${r.seconds} s)`).join('\n')}\n`,
+  `\n${failed.map((r) => `--- why ${r.name} failed:\n${r.why}\n`).join('')}\n${results.map(verdict).join('\n')}\n`,
 )
 process.exitCode = results.every((r) => r.passed) ? 0 : 1
