@@ -30,7 +30,8 @@ export function escaped(value: unknown): string {
     .replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 }
 
-type Value = Html | string | number | boolean | undefined | null | readonly Value[]
+/** What a page's template takes: markup as it is, anything else escaped. */
+export type Value = Html | string | number | boolean | undefined | null | readonly Value[]
 
 function piece(value: Value): string {
   if (value instanceof Html) return value.text

@@ -5,7 +5,7 @@
  */
 import {ALL_CHANNELS, describeOrderState} from '../../gateway/protocol/index.js'
 import type {ListedOrder} from '../../orders/list.js'
-import {type Html, html} from '../html.js'
+import {type Html, type Value, html} from '../html.js'
 import type {ListedRefund} from '../refunding.js'
 import {type PageContext, money, orderHref, page, problem, shownTime} from './layout.js'
 
@@ -26,16 +26,22 @@ interface ListPage<T> {
   size: number
 }
 
-function ordersTable(ctx: PageContext, orders: readonly ListedOrder[], caption: string): Html {
-  const rows = orders.map(
-    (o) =>
+/** A column of a list: its head (also each cell's label on a narrow screen), its class, and its cell of a row. */
+interface Column<T> {
+  head: string
+  class?: 'amount' | 'number'
+  cell: (row: T) => Value
+}
+
+/** One table of rows, as both lists draw it. */
+function rowsTable<T>(caption: string, columns: readonly Column<T>[], rows: readonly T[]): Html {
+  const heads = columns.map(
+    (c) => html`<th scope="col" ${c.class === 'amount' ? html` class="amount"` : ''}>${c.head}</th>`,
+  )
+  const lines = rows.map(
+    (row) =>
       html`<tr>
-        <td data-label="Made">${shownTime(o.made_at, ctx.zone)}</td>
-        <td data-label="Order"><a class="number" href="${orderHref(o.mch_order_no)}">${o.mch_order_no}</a></td>
-        <td data-label="Amount" class="amount">${money(o.total_fee, o.fee_type)}</td>
-        <td data-label="Channel">${o.channel}</td>
-        <td data-label="State">${o.state ? html`${o.state}: ${describeOrderState(o.state)}` : 'not known here'}</td>
-        <td data-label="As of">${shownTime(o.state_at, ctx.zone)}</td>
+        ${columns.map((c) => html`<td data-label="${c.head}" ${c.class ? html` class="${c.class}"` : ''}>${c.cell(row)}</td>`)}
       </tr>`,
   )
   return html`<div class="table-wrap">
@@ -45,55 +51,48 @@ function ordersTable(ctx: PageContext, orders: readonly ListedOrder[], caption: 
       </caption>
       <thead>
         <tr>
-          <th scope="col">Made</th>
-          <th scope="col">Order</th>
-          <th scope="col" class="amount">Amount</th>
-          <th scope="col">Channel</th>
-          <th scope="col">State</th>
-          <th scope="col">As of</th>
+          ${heads}
         </tr>
       </thead>
       <tbody>
-        ${rows}
+        ${lines}
       </tbody>
     </table>
   </div>`
 }
 
-function refundsTable(ctx: PageContext, refunds: readonly ListedRefund[], caption: string): Html {
-  const rows = refunds.map(
-    (r) =>
-      html`<tr>
-        <td data-label="Made">${shownTime(r.made_at, ctx.zone)}</td>
-        <td data-label="Refund" class="number">${r.mch_refund_no}</td>
-        <td data-label="Order"><a class="number" href="${orderHref(r.mch_order_no)}">${r.mch_order_no}</a></td>
-        <td data-label="Amount" class="amount">${money(r.refund_fee, r.fee_type)}</td>
-        <td data-label="Status">${r.status}</td>
-        <td data-label="Gateway refund" class="number">${r.gw_refund_no ?? ''}</td>
-        <td data-label="Made by">${r.source === 'refund create' ? 'gw refund create' : (r.source ?? '')}</td>
-      </tr>`,
+/** An order's or a refund's order number, a link to the order's story. */
+const orderLink = (number: string) => html`<a class="number" href="${orderHref(number)}">${number}</a>`
+
+function ordersTable(ctx: PageContext, orders: readonly ListedOrder[], caption: string): Html {
+  return rowsTable(
+    caption,
+    [
+      {head: 'Made', cell: (o) => shownTime(o.made_at, ctx.zone)},
+      {head: 'Order', cell: (o) => orderLink(o.mch_order_no)},
+      {head: 'Amount', class: 'amount', cell: (o) => money(o.total_fee, o.fee_type)},
+      {head: 'Channel', cell: (o) => o.channel},
+      {head: 'State', cell: (o) => (o.state ? html`${o.state}: ${describeOrderState(o.state)}` : 'not known here')},
+      {head: 'As of', cell: (o) => shownTime(o.state_at, ctx.zone)},
+    ],
+    orders,
   )
-  return html`<div class="table-wrap">
-    <table class="rows">
-      <caption>
-        ${caption}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Made</th>
-          <th scope="col">Refund</th>
-          <th scope="col">Order</th>
-          <th scope="col" class="amount">Amount</th>
-          <th scope="col">Status</th>
-          <th scope="col">Gateway refund</th>
-          <th scope="col">Made by</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-  </div>`
+}
+
+function refundsTable(ctx: PageContext, refunds: readonly ListedRefund[], caption: string): Html {
+  return rowsTable(
+    caption,
+    [
+      {head: 'Made', cell: (r) => shownTime(r.made_at, ctx.zone)},
+      {head: 'Refund', class: 'number', cell: (r) => r.mch_refund_no},
+      {head: 'Order', cell: (r) => orderLink(r.mch_order_no)},
+      {head: 'Amount', class: 'amount', cell: (r) => money(r.refund_fee, r.fee_type)},
+      {head: 'Status', cell: (r) => r.status},
+      {head: 'Gateway refund', class: 'number', cell: (r) => r.gw_refund_no ?? ''},
+      {head: 'Made by', cell: (r) => (r.source === 'refund create' ? 'gw refund create' : (r.source ?? ''))},
+    ],
+    refunds,
+  )
 }
 
 /** The find page: the box (with the number typed and what went wrong, if it did), then the newest orders and refunds. */
