@@ -100,4 +100,11 @@ export const MIGRATIONS = [
   // A refund found by the gateway's number of it (support pastes it from the merchant platform or a
   // receipt), as by the merchant's: an indexed question.
   `CREATE INDEX refunds_by_gateway_number ON refunds (gateway, gw_refund_no) WHERE gw_refund_no IS NOT NULL;`,
+  // A refund asked by its number, the newest first: each number's index holds its time, so the
+  // question is answered from it. Without, SQLite walked the time index of every refund of the
+  // gateway down to the one (0.4 s of every gw order query in a history of a million records).
+  `DROP INDEX refunds_by_number;
+   CREATE INDEX refunds_by_number ON refunds (gateway, mch_refund_no, at_ms);
+   DROP INDEX refunds_by_gateway_number;
+   CREATE INDEX refunds_by_gateway_number ON refunds (gateway, gw_refund_no, at_ms) WHERE gw_refund_no IS NOT NULL;`,
 ]

@@ -386,6 +386,36 @@ describe('the history database', () => {
   })
 })
 
+/** The numbers an order or a refund is asked by: a question by one is answered from that number's index. */
+const NUMBERS = ['mch_order_no', 'gw_order_no', 'channel_order_no', 'mch_refund_no', 'gw_refund_no']
+const askedBy = (sql: string) => NUMBERS.find((n) => new RegExp(`\\b${n} = [?@]`).test(sql))
+
+describe("the history's questions", () => {
+  it("asks by a number from that number's index, never walking every record in time to it", () => {
+    const dir = folder()
+    const asked: string[] = []
+    const prepare = DatabaseSync.prototype.prepare
+    const spy = vi.spyOn(DatabaseSync.prototype, 'prepare').mockImplementation(function (this: DatabaseSync, sql) {
+      asked.push(sql)
+      return prepare.call(this, sql)
+    })
+    try {
+      historyOf(dir).findOrder({mch_order_no: 'O1'})
+    } finally {
+      spy.mockRestore()
+    }
+    const db = new DatabaseSync(join(dir, 'history.db'), {readOnly: true})
+    const byNumber = asked.filter((sql) => /^\s*SELECT/i.test(sql) && askedBy(sql))
+    // Support's questions of one order or refund: by each of its numbers, its refunds, its story.
+    expect(byNumber.length).toBeGreaterThanOrEqual(7)
+    for (const sql of byNumber) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as {detail: string}[]).map((row) => row.detail)
+      expect({sql, plan}).toEqual({sql, plan: expect.arrayContaining([expect.stringContaining(`${askedBy(sql)}=?`)])})
+    }
+    db.close()
+  })
+})
+
 describe('the note of who writes the history', () => {
   it('replaces a link put in its place, never writing through it', () => {
     const dir = folder()
