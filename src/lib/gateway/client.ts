@@ -130,7 +130,9 @@ export interface GatewayProfile {
 
 export class GatewayClient {
   readonly profile: GatewayProfile
-  readonly #options: Required<Omit<ClientOptions, 'keyPassphrase' | 'zoneDisagrees'>>
+  readonly #options: Required<Omit<ClientOptions, 'keyPassphrase' | 'zoneDisagrees' | 'trace'>>
+  /** --verbose's: an attempt's events are made only for it. */
+  readonly #trace?: (event: WireEvent) => void
   /** Said once a command: undefined once said. */
   #zoneDisagrees?: (disagreement: ZoneDisagreement) => void
   readonly #retry: RetryPolicy
@@ -142,14 +144,17 @@ export class GatewayClient {
   readonly #origin: string
   readonly #basePath: string
   readonly #agent: HttpAgent
+  /** Each operation's address, parsed once: a batch calls one operation thousands of times. */
+  readonly #urls = new Map<Operation, URL>()
 
   constructor(
     profile: GatewayProfile,
-    {keyPassphrase, zoneDisagrees, ...options}: ClientOptions = {},
+    {keyPassphrase, zoneDisagrees, trace, ...options}: ClientOptions = {},
     readonly connections = new Connections(),
   ) {
     this.profile = profile
     this.#zoneDisagrees = zoneDisagrees
+    this.#trace = trace
     this.#options = {
       timeoutMs: 15_000,
       connectTimeoutMs: 5000,
@@ -157,7 +162,6 @@ export class GatewayClient {
       backoffMs: 250,
       connections: 16,
       ...options,
-      trace: options.trace ?? (() => {}),
     }
     this.#retry = {tries: this.#options.attempts, delayMs: jitteredBackoff(this.#options.backoffMs, 4000)}
     this.#readPrivateKey = () => parsePrivateKey(profile.privateKeyPem, keyPassphrase)
@@ -211,7 +215,7 @@ export class GatewayClient {
     options: {signal?: AbortSignal} = {},
   ): Promise<Answer<O>> {
     this.check(operation, business)
-    const url = new URL(`${this.#origin}${this.#basePath}/${operation}`)
+    const url = this.#urlOf(operation)
     let failure: AttemptFailure | undefined
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
@@ -263,6 +267,12 @@ export class GatewayClient {
     })
   }
 
+  #urlOf(operation: Operation): URL {
+    let url = this.#urls.get(operation)
+    if (!url) this.#urls.set(operation, (url = new URL(`${this.#origin}${this.#basePath}/${operation}`)))
+    return url
+  }
+
   /** The answer's time stamp against the profile's zone: a disagreement said once. */
   #checkZone(stamp: string | undefined): void {
     if (!this.#zoneDisagrees) return
@@ -282,13 +292,15 @@ export class GatewayClient {
     let statusCode: number
     let text: string
     const url = target.href
-    const {trace} = this.#options
+    const trace = this.#trace
     const {params, canonical} = this.#signed(business)
-    const {sign: signature, ...sent} = params
-    trace({kind: 'request', operation, attempt, url, params: sent, canonical, sign: signature!})
-    const started = performance.now()
+    if (trace) {
+      const {sign: signature, ...sent} = params
+      trace({kind: 'request', operation, attempt, url, params: sent, canonical, sign: signature!})
+    }
+    const started = trace && performance.now()
     const answered = (status?: number, body?: string, error?: string) =>
-      trace({kind: 'answer', operation, attempt, status, ms: performance.now() - started, body, error})
+      trace?.({kind: 'answer', operation, attempt, status, ms: performance.now() - started!, body, error})
     try {
       const answer = await send(target, {
         headers: {'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/json'},
