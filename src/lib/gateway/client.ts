@@ -72,6 +72,19 @@ export interface ClientOptions {
   zoneDisagrees?: (disagreement: ZoneDisagreement) => void
 }
 
+/** The envelope's time stamp as the gateway writes it: 2026-11-21T09:31:02.123+07:00. */
+const ENVELOPE_STAMP = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.\d{3}([+-]\d{2}:\d{2})$/
+
+/**
+ * A stamp of that form without its milliseconds (`2026-11-21T09:31:02+07:00`): its agreement
+ * with a zone is the same for each of them (zones change offset on whole minutes). Undefined for
+ * any other form, which is read each time.
+ */
+function secondOf(stamp: string): string | undefined {
+  const parts = ENVELOPE_STAMP.exec(stamp)
+  return parts ? `${parts[1]}${parts[2]}` : undefined
+}
+
 /** An answer of the gateway is a few KiB; one past this is cut off, never read whole. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
@@ -146,6 +159,8 @@ export class GatewayClient {
   readonly #agent: HttpAgent
   /** Each operation's address, parsed once: a batch calls one operation thousands of times. */
   readonly #urls = new Map<Operation, URL>()
+  /** The seconds (and offsets) of answers' time stamps found to agree with the profile's zone. */
+  readonly #zoneAgreed = new Set<string>()
 
   constructor(
     profile: GatewayProfile,
@@ -273,11 +288,19 @@ export class GatewayClient {
     return url
   }
 
-  /** The answer's time stamp against the profile's zone: a disagreement said once. */
+  /**
+   * The answer's time stamp against the profile's zone: a disagreement said once. A batch's
+   * answers are stamped within a few seconds: a second found to agree is not read again.
+   */
   #checkZone(stamp: string | undefined): void {
     if (!this.#zoneDisagrees) return
+    const second = stamp && secondOf(stamp)
+    if (second && this.#zoneAgreed.has(second)) return
     const disagreement = zoneDisagreement(stamp, this.profile.gatewayZone)
-    if (!disagreement) return
+    if (!disagreement) {
+      if (second) this.#zoneAgreed.add(second)
+      return
+    }
     const said = this.#zoneDisagrees
     this.#zoneDisagrees = undefined
     said(disagreement)
