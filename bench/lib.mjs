@@ -1,9 +1,7 @@
 // Shared pieces of the benchmarks: a sandbox, seeded orders, gw as a child process, timing.
 import {spawn} from 'node:child_process'
-import {createPrivateKey, randomBytes, sign} from 'node:crypto'
-import {createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {once} from 'node:events'
-import {Agent, request} from 'node:http'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -11,6 +9,9 @@ import {fileURLToPath} from 'node:url'
 import {Pool} from 'undici'
 
 import {spawnSandbox} from '../scripts/sandbox-process.js'
+import {rawLoop} from './floor-loop.mjs'
+
+export {rawLoop}
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const BIN = join(ROOT, 'bin', 'run.js')
@@ -76,85 +77,6 @@ export async function benchSandbox(dataDir = tempDir('gw-bench-sandbox-')) {
   }
 }
 
-/** The request time stamp of the document: yyyyMMddHHmmss, local time. */
-function timeStamp() {
-  const d = new Date()
-  const pad = (n) => String(n).padStart(2, '0')
-  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`
-}
-
-/** The signed form body of a request, as docs/design.md signs it, written here without gw's code. */
-function signedBody(params, key) {
-  const canonical = Object.keys(params)
-    .sort()
-    .map((k) => `${k}=${params[k]}`)
-    .join('')
-  return new URLSearchParams({...params, sign: sign('md5', Buffer.from(canonical), key).toString('hex')}).toString()
-}
-
-/** One POST over node:http keep-alive, resolving with the answer's text. */
-function httpPost(agent, url, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, {method: 'POST', agent, headers: {'content-type': 'application/x-www-form-urlencoded'}})
-    req.on('error', reject)
-    req.on('response', (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => (text += chunk))
-      res.on('end', () => resolve(text))
-      res.on('error', reject)
-    })
-    req.end(body)
-  })
-}
-
-/**
- * The bare loop: the same signed form requests at a given concurrency and nothing else (no
- * validation, no verification, no journal, no CSV), key parsed once, connections kept alive,
- * over `transport`: undici's pool or node:http's agent. The reference rate.
- */
-export async function rawLoop({
-  baseUrl,
-  appid,
-  privateKeyPem,
-  operation,
-  paramsFor,
-  count,
-  concurrency,
-  transport = 'http',
-}) {
-  const key = createPrivateKey(privateKeyPem)
-  const url = new URL(`${baseUrl}/${operation}`)
-  const pool = transport === 'undici' ? new Pool(url.origin, {connections: concurrency}) : undefined
-  const agent = transport === 'http' ? new Agent({keepAlive: true, maxSockets: concurrency}) : undefined
-  const post = async (body) => {
-    if (!pool) return httpPost(agent, url, body)
-    const headers = {'content-type': 'application/x-www-form-urlencoded'}
-    const response = await pool.request({path: url.pathname, method: 'POST', headers, body})
-    return response.body.text()
-  }
-  let next = 0
-  let failures = 0
-  const cpuBefore = process.cpuUsage()
-  const started = performance.now()
-  await Promise.all(
-    Array.from({length: concurrency}, async () => {
-      while (next < count) {
-        const i = next++
-        const params = {appid, nonce_str: randomBytes(16).toString('hex'), time_stamp: timeStamp(), ...paramsFor(i)}
-        const answer = JSON.parse(await post(signedBody(params, key)))
-        if (answer.code !== 0) failures++
-      }
-    }),
-  )
-  const seconds = (performance.now() - started) / 1000
-  // This process's CPU (user and system) over the loop: it runs nothing else meanwhile.
-  const cpu = process.cpuUsage(cpuBefore)
-  await pool?.close()
-  agent?.destroy()
-  return {rate: count / seconds, seconds, failures, transport, cpuMs: (cpu.user + cpu.system) / 1000}
-}
-
 /** The true floor: the faster of the two transports, each measured over the same requests (its CPU that run's). */
 export async function floorLoop(options) {
   const runs = [await rawLoop({...options, transport: 'http'}), await rawLoop({...options, transport: 'undici'})]
@@ -210,28 +132,55 @@ function endedChildrenCpuMs() {
  * with wall time, exit code, peak memory (maxRSS of the gw process, in MiB, reported by a tiny
  * preloaded hook) and the CPU it used (user and system, ms).
  */
-export function runGw(args, env = {}, bin = BIN) {
+export const runGw = (args, env = {}, bin = BIN) => runNode(bin, args, env)
+
+/** The first 64 KiB of a child's stdout are kept (the floor's job says its failures there). */
+const KEPT_STDOUT = 64 * 1024
+
+/** Runs `script` in a Node child process with the maxRSS hook, as runGw does for gw. */
+function runNode(script, args, env) {
   const hook = join(ROOT, 'bench', 'maxrss-hook.mjs')
   const cpuBefore = endedChildrenCpuMs()
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', hook, bin, ...args], {
+    const child = spawn(process.execPath, ['--import', hook, script, ...args], {
       env: {...process.env, ...env, NO_COLOR: '1'},
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     })
     let stderr = ''
+    let stdout = ''
     let rss = ''
     let stdoutBytes = 0
-    child.stdout.on('data', (c) => (stdoutBytes += c.length))
+    child.stdout.on('data', (c) => {
+      if (stdoutBytes < KEPT_STDOUT) stdout += c
+      stdoutBytes += c.length
+    })
     child.stderr.on('data', (c) => (stderr += c))
     child.stdio[3].on('data', (c) => (rss += c))
     child.on('error', reject)
     child.on('close', (code) => {
       const ms = performance.now() - started
       const cpuMs = endedChildrenCpuMs() - cpuBefore
-      resolve({ms, code, stderr, stdoutBytes, maxRssMiB: Number(rss) / 1024, cpuMs})
+      resolve({ms, code, stdout, stderr, stdoutBytes, maxRssMiB: Number(rss) / 1024, cpuMs})
     })
   })
+}
+
+/**
+ * The floor as a process of its own (bench/floor-loop.mjs): `loops`, each `{operation, params}`
+ * (the requests' business parameters in order), run one after the other at `concurrency` over
+ * node:http, as gw sends. Its CPU is the ended child's, start-up and the JIT's warm-up included,
+ * measured as runGw measures gw's.
+ */
+export async function floorProcess(bench, loops, concurrency) {
+  const job = join(tempDir('gw-bench-floor-'), 'job.json')
+  const {baseUrl, appid, privateKeyPem} = bench
+  writeFileSync(job, JSON.stringify({baseUrl, appid, privateKeyPem, concurrency, loops}))
+  const run = await runNode(join(ROOT, 'bench', 'floor-loop.mjs'), [job], {})
+  if (run.code !== 0) throw new Error(`the floor's process exited ${run.code}: ${run.stderr.slice(-500)}`)
+  const {failures} = JSON.parse(run.stdout)
+  if (failures.some((n) => n > 0)) throw new Error(`the floor's process had failed answers: ${failures.join(', ')}`)
+  return {cpuMs: run.cpuMs, ms: run.ms}
 }
 
 const TIMED = join(ROOT, 'bench', 'timed.py')

@@ -17,6 +17,7 @@ import {
   ROOT,
   benchSandbox,
   floorLoop,
+  floorProcess,
   median,
   rawLoop,
   runGw,
@@ -242,17 +243,40 @@ async function reconcile(bench, orders, count, label, builds = [{bin: BIN, env: 
     concurrency: CONCURRENCY,
     paramsFor: (i) => ({channel: 'wechat', mch_order_no: orders[i % orders.length]}),
   })
+  const alone =
+    label || builds.length > 1
+      ? undefined
+      : await floorProcess(
+          bench,
+          [
+            {
+              operation: 'order_query',
+              params: Array.from({length: count}, (_, i) => ({
+                channel: 'wechat',
+                mch_order_no: orders[i % orders.length],
+              })),
+            },
+          ],
+          CONCURRENCY,
+        )
   const measured = []
   for (const {bin, env} of builds) {
     const run = await runGw(['reconcile', csv, '--channel', 'wechat', '--concurrency', String(CONCURRENCY)], env, bin)
     if (run.code !== 0) throw new Error(`reconcile exited ${run.code}: ${run.stderr.slice(-500)}`)
-    if (!label && builds.length === 1)
+    if (alone) {
       cpuRatio(
         `gw reconcile ${count} rows: gw's CPU a row / the floor's (the same order queries)`,
         count,
         run.cpuMs,
         floor.cpuMs,
       )
+      cpuRatio(
+        `gw reconcile ${count} rows: gw's CPU a row / the floor's as a process of its own (start-up included, as gw's)`,
+        count,
+        run.cpuMs,
+        alone.cpuMs,
+      )
+    }
     measured.push(
       ratio(
         'batch',
@@ -266,6 +290,16 @@ async function reconcile(bench, orders, count, label, builds = [{bin: BIN, env: 
   }
   return measured
 }
+
+/** The floor's refund of a seeded order (100,000 paid): 1,000 back, numbered after the order. */
+const refundParams = (order) => ({
+  channel: 'wechat',
+  mch_order_no: order,
+  total_fee: 100_000,
+  fee_type: 'THB',
+  mch_refund_no: `${order}-R`,
+  refund_fee: 1000,
+})
 
 /**
  * gw refund create --from-csv of `count` rows, one refund per order (as a finance export
@@ -286,20 +320,25 @@ async function refunds(bench, count, label, round = '', builds = [{bin: BIN, env
     operation: 'order_refund',
     count,
     concurrency: CONCURRENCY,
-    paramsFor: (i) => ({
-      channel: 'wechat',
-      mch_order_no: floorOrders[i],
-      total_fee: 100_000,
-      fee_type: 'THB',
-      mch_refund_no: `${floorOrders[i]}-R`,
-      refund_fee: 1000,
-    }),
+    paramsFor: (i) => refundParams(floorOrders[i]),
   })
   const floor = {
     rate: count / (queries.seconds + refunded.seconds),
     transport: `${queries.transport}/${refunded.transport}`,
     cpuMs: queries.cpuMs + refunded.cpuMs,
   }
+  // The same requests as a process of its own, on orders of their own (an order is refunded once here).
+  const aloneOrders = label || builds.length > 1 ? [] : await seedPaidOrders(bench, `BRP${round}`, count)
+  const alone = aloneOrders.length
+    ? await floorProcess(
+        bench,
+        [
+          {operation: 'order_query', params: aloneOrders.map((o) => ({channel: 'wechat', mch_order_no: o}))},
+          {operation: 'order_refund', params: aloneOrders.map((o) => refundParams(o))},
+        ],
+        CONCURRENCY,
+      )
+    : undefined
   const measured = []
   for (const [b, {bin, env}] of builds.entries()) {
     const gwOrders = await seedPaidOrders(bench, `BRF${label ? 'L' : ''}${round}B${b}`, count)
@@ -311,13 +350,20 @@ async function refunds(bench, count, label, round = '', builds = [{bin: BIN, env
       bin,
     )
     if (run.code !== 0) throw new Error(`bulk refund exited ${run.code}: ${run.stderr.slice(-500)}`)
-    if (!label && builds.length === 1)
+    if (alone) {
       cpuRatio(
         `gw refund create --from-csv ${count} rows: gw's CPU a row / the floor's (an order query and a refund a row)`,
         count,
         run.cpuMs,
         floor.cpuMs,
       )
+      cpuRatio(
+        `gw refund create --from-csv ${count} rows: gw's CPU a row / the floor's as a process of its own (start-up included, as gw's)`,
+        count,
+        run.cpuMs,
+        alone.cpuMs,
+      )
+    }
     measured.push(
       ratio(
         'batch',

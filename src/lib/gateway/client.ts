@@ -72,6 +72,19 @@ export interface ClientOptions {
   zoneDisagrees?: (disagreement: ZoneDisagreement) => void
 }
 
+/** The envelope's time stamp as the gateway writes it: 2026-11-21T09:31:02.123+07:00. */
+const ENVELOPE_STAMP = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.\d{3}([+-]\d{2}:\d{2})$/
+
+/**
+ * A stamp of that form without its milliseconds (`2026-11-21T09:31:02+07:00`): its agreement
+ * with a zone is the same for each of them (zones change offset on whole minutes). Undefined for
+ * any other form, which is read each time.
+ */
+function secondOf(stamp: string): string | undefined {
+  const parts = ENVELOPE_STAMP.exec(stamp)
+  return parts ? `${parts[1]}${parts[2]}` : undefined
+}
+
 /** An answer of the gateway is a few KiB; one past this is cut off, never read whole. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
@@ -130,7 +143,9 @@ export interface GatewayProfile {
 
 export class GatewayClient {
   readonly profile: GatewayProfile
-  readonly #options: Required<Omit<ClientOptions, 'keyPassphrase' | 'zoneDisagrees'>>
+  readonly #options: Required<Omit<ClientOptions, 'keyPassphrase' | 'zoneDisagrees' | 'trace'>>
+  /** --verbose's: an attempt's events are made only for it. */
+  readonly #trace?: (event: WireEvent) => void
   /** Said once a command: undefined once said. */
   #zoneDisagrees?: (disagreement: ZoneDisagreement) => void
   readonly #retry: RetryPolicy
@@ -142,14 +157,19 @@ export class GatewayClient {
   readonly #origin: string
   readonly #basePath: string
   readonly #agent: HttpAgent
+  /** Each operation's address, parsed once: a batch calls one operation thousands of times. */
+  readonly #urls = new Map<Operation, URL>()
+  /** The seconds (and offsets) of answers' time stamps found to agree with the profile's zone. */
+  readonly #zoneAgreed = new Set<string>()
 
   constructor(
     profile: GatewayProfile,
-    {keyPassphrase, zoneDisagrees, ...options}: ClientOptions = {},
+    {keyPassphrase, zoneDisagrees, trace, ...options}: ClientOptions = {},
     readonly connections = new Connections(),
   ) {
     this.profile = profile
     this.#zoneDisagrees = zoneDisagrees
+    this.#trace = trace
     this.#options = {
       timeoutMs: 15_000,
       connectTimeoutMs: 5000,
@@ -157,7 +177,6 @@ export class GatewayClient {
       backoffMs: 250,
       connections: 16,
       ...options,
-      trace: options.trace ?? (() => {}),
     }
     this.#retry = {tries: this.#options.attempts, delayMs: jitteredBackoff(this.#options.backoffMs, 4000)}
     this.#readPrivateKey = () => parsePrivateKey(profile.privateKeyPem, keyPassphrase)
@@ -211,7 +230,7 @@ export class GatewayClient {
     options: {signal?: AbortSignal} = {},
   ): Promise<Answer<O>> {
     this.check(operation, business)
-    const url = new URL(`${this.#origin}${this.#basePath}/${operation}`)
+    const url = this.#urlOf(operation)
     let failure: AttemptFailure | undefined
     let mayHaveArrived = false
     for await (const attempt of tries(this.#retry)) {
@@ -263,11 +282,25 @@ export class GatewayClient {
     })
   }
 
-  /** The answer's time stamp against the profile's zone: a disagreement said once. */
+  #urlOf(operation: Operation): URL {
+    let url = this.#urls.get(operation)
+    if (!url) this.#urls.set(operation, (url = new URL(`${this.#origin}${this.#basePath}/${operation}`)))
+    return url
+  }
+
+  /**
+   * The answer's time stamp against the profile's zone: a disagreement said once. A batch's
+   * answers are stamped within a few seconds: a second found to agree is not read again.
+   */
   #checkZone(stamp: string | undefined): void {
     if (!this.#zoneDisagrees) return
+    const second = stamp && secondOf(stamp)
+    if (second && this.#zoneAgreed.has(second)) return
     const disagreement = zoneDisagreement(stamp, this.profile.gatewayZone)
-    if (!disagreement) return
+    if (!disagreement) {
+      if (second) this.#zoneAgreed.add(second)
+      return
+    }
     const said = this.#zoneDisagrees
     this.#zoneDisagrees = undefined
     said(disagreement)
@@ -282,13 +315,15 @@ export class GatewayClient {
     let statusCode: number
     let text: string
     const url = target.href
-    const {trace} = this.#options
+    const trace = this.#trace
     const {params, canonical} = this.#signed(business)
-    const {sign: signature, ...sent} = params
-    trace({kind: 'request', operation, attempt, url, params: sent, canonical, sign: signature!})
-    const started = performance.now()
+    if (trace) {
+      const {sign: signature, ...sent} = params
+      trace({kind: 'request', operation, attempt, url, params: sent, canonical, sign: signature!})
+    }
+    const started = trace && performance.now()
     const answered = (status?: number, body?: string, error?: string) =>
-      trace({kind: 'answer', operation, attempt, status, ms: performance.now() - started, body, error})
+      trace?.({kind: 'answer', operation, attempt, status, ms: performance.now() - started!, body, error})
     try {
       const answer = await send(target, {
         headers: {'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/json'},
