@@ -53,6 +53,28 @@ interface OdsCell {
   whiteText: number
   inWhite: number
   looks: CellLooks
+  /** Its comments (`office:annotation`), and the one being read: never its text. */
+  comments: string[]
+  annotation?: Annotation
+}
+
+/** A comment being read: its text, its paragraphs so far, and the depth of its author and date (not its text). */
+interface Annotation {
+  text: string
+  paragraphs: number
+  aside: number
+}
+
+/** What an annotation holds beside its text: who wrote it, and when. */
+const ANNOTATION_ASIDE = new Set(['dc:creator', 'dc:date', 'meta:date-string'])
+
+/** A comment's text as its tags come (`office:annotation`'s paragraphs, spaces, line breaks), its author and date left out. */
+function annotate(annotation: Annotation, tag: SaxesTagPlain): void {
+  if (ANNOTATION_ASIDE.has(tag.name)) annotation.aside++
+  else if (annotation.aside) return
+  else if (tag.name === 'text:p' && annotation.paragraphs++) annotation.text += '\n'
+  else if (tag.name === 'text:s') annotation.text += ' '.repeat(Math.min(Number(attr(tag, 'text:c') ?? 1), MAX_FIELD))
+  else if (tag.name === 'text:line-break') annotation.text += '\n'
 }
 
 /** What a cell style does to how a cell looks: strikes it, writes it white on no background, fills it, its conditional styles. */
@@ -159,6 +181,7 @@ class TableReader {
     }
     if (!this.#inSheet || this.#depth !== 1) return
     const cell = this.#cell
+    if (cell?.annotation) return annotate(cell.annotation, tag)
     switch (tag.name) {
       case 'table:table-column':
         this.#columns(tag)
@@ -169,6 +192,9 @@ class TableReader {
       case 'table:table-cell':
       case 'table:covered-table-cell':
         this.#openCell(tag)
+        break
+      case 'office:annotation':
+        if (cell) cell.annotation = {text: '', paragraphs: 0, aside: 0}
         break
       case 'text:p':
         if (cell && cell.paragraphs++) cell.text += '\n'
@@ -247,6 +273,7 @@ class TableReader {
       whiteText: 0,
       inWhite: 0,
       looks,
+      comments: [],
     }
     const read = valueCell(tag, style, this.#styles)
     if (read) this.#cell.read = read
@@ -260,6 +287,15 @@ class TableReader {
       return
     }
     if (!this.#inSheet || this.#depth !== 1) return
+    const annotation = this.#cell?.annotation
+    if (annotation) {
+      if (ANNOTATION_ASIDE.has(name)) annotation.aside--
+      else if (name === 'office:annotation') {
+        if (annotation.text.trim()) this.#cell!.comments.push(annotation.text.trim())
+        this.#cell!.annotation = undefined
+      }
+      return
+    }
     if (name === 'text:span' && this.#cell) {
       if (this.#cell.inStruck) this.#cell.inStruck--
       if (this.#cell.inWhite) this.#cell.inWhite--
@@ -270,6 +306,10 @@ class TableReader {
   #text(text: string): void {
     const cell = this.#cell
     if (!cell || this.done) return
+    if (cell.annotation) {
+      if (!cell.annotation.aside && cell.annotation.text.length < MAX_FIELD) cell.annotation.text += text
+      return
+    }
     cell.text += text
     if (cell.inStruck) cell.struckText += text.trim().length
     if (cell.inWhite) cell.whiteText += text.trim().length
@@ -291,6 +331,7 @@ class TableReader {
     const unseen = read.text.trim() !== '' && (cell.looks.unseen || (filled > 0 && white >= filled))
     if (!unseen && read.text.trim() !== '' && white > 0) read.partlyBlanked = true
     const right = Math.min(this.#column + cell.repeat, MAX_COLUMNS) - 1
+    for (const text of cell.comments) row.comments.push({at: this.#column, text})
     if (read.text !== '' || read.note) {
       // Repeated filled cells are written out; repeated empty ones only move the column.
       for (let at = this.#column; at <= right; at++) {

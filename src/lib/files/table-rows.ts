@@ -4,7 +4,7 @@
  */
 import type {AmountContext} from '../gateway/protocol/index.js'
 import {type DecimalMarks, HOLD_LIMIT} from './decimal-marks.js'
-import type {SourceRecord, TableHeader, TableRow, TableSource} from './table-model.js'
+import type {SheetComment, SourceRecord, TableHeader, TableRow, TableSource} from './table-model.js'
 import {trimmed} from './invisible.js'
 import {columnLetters} from './workbook-rows.js'
 
@@ -43,6 +43,10 @@ function crossedOut(
   return `struck through (${cellsOf(shown.length ? shown : struck, line)})`
 }
 
+/** The comments of a record, each on its cell. */
+export const commentsOf = ({line, comments}: SourceRecord): SheetComment[] =>
+  (comments ?? []).map(({at, text}) => ({line, cell: `${columnLetters(at)}${line}`, text}))
+
 /** The rows of a table, each a field reader of its record; blank lines (and lines gw alone wrote in) left out. */
 export async function* rowsOf(
   header: TableHeader,
@@ -66,6 +70,7 @@ export async function* rowsOf(
       end: end ?? line,
       values,
       typed,
+      ...(from.comments ? {comments: commentsOf(from)} : {}),
       ...(hidden ? {hidden} : {}),
       ...(struck ? {struck} : {}),
       merged: (field) => {
@@ -100,8 +105,14 @@ export async function* rowsOf(
       },
     }
   }
-  if (!blank(first)) yield row(first)
-  for await (const record of rest) if (!blank(record)) yield row(record)
+  // A line of nothing but comments is no row: its comments are the file's, as a title's are.
+  const loose = (record: SourceRecord) => {
+    if (!record.comments || record.record.some((v) => v.trim() !== '')) return false
+    ;(source.looseComments ??= []).push(...commentsOf(record))
+    return true
+  }
+  if (!loose(first) && !blank(first)) yield row(first)
+  for await (const record of rest) if (!loose(record) && !blank(record)) yield row(record)
 }
 
 /** A row as it streams, its amounts' contexts set when it is let go (settledRows). */

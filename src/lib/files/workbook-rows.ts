@@ -35,6 +35,8 @@ export interface WorkbookRecord {
   facts?: SheetFacts
   /** Cells covered by merged cells (empty but for the first), by column: the merged range. */
   merged?: Record<number, string>
+  /** The comments on its cells (a note or a thread of Excel's, an .ods annotation), each with its column. */
+  comments?: {at: number; text: string}[]
 }
 
 /**
@@ -142,6 +144,7 @@ export class RowBuilder {
   partlyBlanked: number[] = []
   hasNotes = false
   hidden?: string
+  comments: {at: number; text: string}[] = []
 
   constructor(
     readonly path: string,
@@ -167,7 +170,8 @@ export class RowBuilder {
   record(covered?: Record<number, string>): WorkbookRecord | undefined {
     const record = this.cells
     while (record.length && record.at(-1)!.trim() === '' && this.notes[record.length - 1] === undefined) record.pop()
-    if (!record.length) return undefined
+    // A line of nothing but a comment is kept: the comment is read wherever it stands.
+    if (!record.length) return this.comments.length ? {record, line: this.line, comments: this.comments} : undefined
     return {
       record,
       line: this.line,
@@ -180,6 +184,7 @@ export class RowBuilder {
       ...(this.inexact.length ? {inexact: this.inexact} : {}),
       ...(this.hasNotes ? {notes: this.notes} : {}),
       ...(this.typed.length ? {typed: this.typed.filter((t) => t.at < record.length)} : {}),
+      ...(this.comments.length ? {comments: this.comments} : {}),
     }
   }
 }
