@@ -49,9 +49,11 @@ interface OdsCell {
   /** Characters of its text in struck runs (`text:span`s of a struck text style), and the depth of such runs open. */
   struckText: number
   inStruck: number
-  /** The same of runs written white (of a text style whose colour is white). */
+  /** The same of runs written white (of a text style whose colour is white), and too small to read. */
   whiteText: number
   inWhite: number
+  smallText: number
+  inSmall: number
   looks: CellLooks
   /** Its comments (`office:annotation`), and the one being read: never its text. */
   comments: string[]
@@ -77,10 +79,11 @@ function annotate(annotation: Annotation, tag: SaxesTagPlain): void {
   else if (tag.name === 'text:line-break') annotation.text += '\n'
 }
 
-/** What a cell style does to how a cell looks: strikes it, writes it white on no background, fills it, its conditional styles. */
+/** What a cell style does to how a cell looks: strikes it, writes it white on no background or too small to read, fills it, its conditional styles. */
 interface CellLooks {
   struck: boolean
   unseen: boolean
+  small: boolean
   filled: boolean
   /** Its conditional styles (`style:map`) gw evaluates; those it cannot are the outline's `unevaluated`. */
   rules: ConditionalRule[]
@@ -92,7 +95,13 @@ function looksOf(styles: OdsStyles, style: string | undefined): CellLooks {
     const rule = odfMapRule(style ?? '', map, map.effect)
     return typeof rule === 'string' ? [] : [rule]
   })
-  return {struck: styles.struck(style), unseen: styles.unseen(style), filled: styles.filled(style), rules}
+  return {
+    struck: styles.struck(style),
+    unseen: styles.unseen(style),
+    small: styles.small(style),
+    filled: styles.filled(style),
+    rules,
+  }
 }
 
 /** A number, currency, percentage, date or boolean cell as its style shows it; undefined for text. */
@@ -203,6 +212,7 @@ class TableReader {
         const style = attr(tag, 'text:style-name') ?? ''
         if (cell && (cell.inStruck || this.#styles.struckText.has(style))) cell.inStruck++
         if (cell && (cell.inWhite || this.#styles.whiteText.has(style))) cell.inWhite++
+        if (cell && (cell.inSmall || this.#styles.smallText.has(style))) cell.inSmall++
         break
       }
       case 'text:s':
@@ -272,6 +282,8 @@ class TableReader {
       inStruck: 0,
       whiteText: 0,
       inWhite: 0,
+      smallText: 0,
+      inSmall: 0,
       looks,
       comments: [],
     }
@@ -299,6 +311,7 @@ class TableReader {
     if (name === 'text:span' && this.#cell) {
       if (this.#cell.inStruck) this.#cell.inStruck--
       if (this.#cell.inWhite) this.#cell.inWhite--
+      if (this.#cell.inSmall) this.#cell.inSmall--
     } else if (name === 'table:table-cell' || name === 'table:covered-table-cell') this.#closeCell()
     else if (name === 'table:table-row' && this.#row) this.#closeRow(this.#row)
   }
@@ -313,6 +326,7 @@ class TableReader {
     cell.text += text
     if (cell.inStruck) cell.struckText += text.trim().length
     if (cell.inWhite) cell.whiteText += text.trim().length
+    if (cell.inSmall) cell.smallText += text.trim().length
     if (cell.text.length > MAX_FIELD) throw fieldTooLong(this.path, this.#line + 1, this.#column + 1, cell.text.length)
   }
 
@@ -330,6 +344,8 @@ class TableReader {
     const white = cell.looks.filled ? 0 : cell.whiteText
     const unseen = read.text.trim() !== '' && (cell.looks.unseen || (filled > 0 && white >= filled))
     if (!unseen && read.text.trim() !== '' && white > 0) read.partlyBlanked = true
+    const small = read.text.trim() !== '' && (cell.looks.small || (filled > 0 && cell.smallText >= filled))
+    if (!small && read.text.trim() !== '' && cell.smallText > 0) read.partlySmall = true
     const right = Math.min(this.#column + cell.repeat, MAX_COLUMNS) - 1
     for (const text of cell.comments) row.comments.push({at: this.#column, text})
     if (read.text !== '' || read.note) {
@@ -338,6 +354,7 @@ class TableReader {
         row.set(at, read)
         if (read.note?.kind === 'number') this.#numbers[at] = Number(read.note.value)
         if (unseen) row.blanked.push(at)
+        if (small) row.small.push(at)
       }
       if (!this.#calcext)
         for (const rule of cell.looks.rules) this.#cellRules.push(placed(rule, row.line, this.#column, right))

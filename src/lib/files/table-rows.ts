@@ -6,6 +6,7 @@ import type {AmountContext} from '../gateway/protocol/index.js'
 import {type DecimalMarks, HOLD_LIMIT} from './decimal-marks.js'
 import type {SheetComment, SourceRecord, TableHeader, TableRow, TableSource} from './table-model.js'
 import {trimmed} from './invisible.js'
+import {SMALLEST_READABLE} from './colours.js'
 import {columnLetters} from './workbook-rows.js'
 
 const cellsOf = (columns: number[], line: number) =>
@@ -22,11 +23,17 @@ function crossedOut(
   header: TableHeader,
   source: TableSource,
   read: Set<number>,
-  {record, struck, partlyStruck, blanked, partlyBlanked, line}: SourceRecord,
+  {record, struck, partlyStruck, blanked, partlyBlanked, small, partlySmall, line}: SourceRecord,
 ): string | undefined {
   const blank = (blanked ?? []).filter((at) => read.has(at))
   if (blank.length)
     return `shown empty by its format or a conditional format (${cellsOf(blank, line)}: white on white, or ;;;)`
+  const tiny = (small ?? []).filter((at) => read.has(at))
+  if (tiny.length)
+    return `written too small to read (${cellsOf(tiny, line)}: a font under ${SMALLEST_READABLE} pt shows as a dot)`
+  const partlyTiny = (partlySmall ?? []).filter((at) => read.has(at))
+  if (partlyTiny.length)
+    return `partly written too small to read (${cellsOf(partlyTiny, line)}): the sheet shows less than the cell holds`
   const partlyBlank = (partlyBlanked ?? []).filter((at) => read.has(at))
   if (partlyBlank.length)
     return `partly written white on white (${cellsOf(partlyBlank, line)}): the sheet shows less than the cell holds`

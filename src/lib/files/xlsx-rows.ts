@@ -111,6 +111,8 @@ class SheetReader {
   readonly ready: WorkbookRecord[] = []
   /** The comments on the sheet's cells not yet placed on their rows, in the order of their lines. */
   readonly #comments: CellComment[]
+  /** The sheet has rules that colour cells (a fill, a font colour). */
+  readonly #paints: boolean
 
   constructor(
     readonly path: string,
@@ -119,6 +121,7 @@ class SheetReader {
     comments: CellComment[],
   ) {
     this.#comments = comments
+    this.#paints = tail.rules.some((rule) => typeof rule.effect === 'object' && 'paints' in rule.effect)
   }
 
   /** The comments of lines before `line`, each line of them a row of its own (a comment on a line with no cell). */
@@ -291,8 +294,20 @@ class SheetReader {
     // White on white (the cell's font, or every run of its text, on no fill): the cell looks empty, as under `;;;`.
     const white = styles.filled[style] ? 'none' : marks.white
     if (read.text.trim() !== '' && white === 'part') read.partlyBlanked = true
+    if (read.text.trim() !== '' && marks.small === 'part' && !styles.small[style]) read.partlySmall = true
     if (read.text !== '' || read.note) row.set(this.#column, read)
-    if (read.text.trim() !== '' && (styles.unseen[style] || white === 'all')) row.blanked.push(this.#column)
+    const unseen = styles.unseen[style] || white === 'all'
+    if (read.text.trim() !== '' && unseen) row.blanked.push(this.#column)
+    // Where the sheet's rules colour cells, each cell's colours, for them to be drawn on (white runs as white text).
+    if (this.#paints && read.text.trim() !== '') {
+      const {text, ground} = styles.colours[style] ?? {}
+      ;(row.colours ??= new Map()).set(this.#column, {
+        text: white === 'all' ? 'ffffff' : text,
+        ground,
+        byColour: unseen,
+      })
+    }
+    if (read.text.trim() !== '' && (styles.small[style] || marks.small === 'all')) row.small.push(this.#column)
   }
 
   #closeRow(): void {

@@ -122,3 +122,66 @@ describe('a comment on a cell that says not to refund holds its row, as a note b
     expect(result.stderr).not.toContain('2026-12-02')
   })
 })
+
+describe('text too small to read is refused as white on white is (under 5 pt: colours.ts says why)', () => {
+  it('openpyxl: 1, 2 and 4 pt cells and a 1 pt row style refused by line and cell; the 5 pt row is read', async () => {
+    const path = copy('tiny-font.openpyxl.xlsx')
+    const result = await send(path)
+    expect(result.code, result.stderr).toBe(2)
+    for (const [line, cells] of [
+      [2, 'cell B2'],
+      [3, 'cell A3'],
+      [5, 'cells A5, B5'],
+      [6, 'cell B6'],
+    ])
+      expect(result.stderr).toContain(
+        `line ${line}: written too small to read (${cells}: a font under 5 pt shows as a dot) in the sheet`,
+      )
+    expect(result.stderr).not.toMatch(/line 4: written too small/)
+    expect(await refunded('SHW-97', 'SHW-98', 'SHW-99', 'SHW-100', 'SHW-102')).toEqual([])
+    // --only-visible refunds what the sheet shows: the 5 pt row alone.
+    const shown = await send(path, '--only-visible')
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(await refunded('SHW-97', 'SHW-98', 'SHW-99', 'SHW-100', 'SHW-102')).toEqual([['SHW-99', 3000]])
+  })
+
+  it('an order number whose last run is 1 pt (it shows SHW-10 and a dot) shows less than it holds: refused', async () => {
+    const result = await send(copy('tiny-run.xlsxwriter.xlsx'))
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(
+      'line 2: partly written too small to read (cell A2): the sheet shows less than the cell holds',
+    )
+    expect(await refunded('SHW-10', 'SHW-101')).toEqual([])
+  })
+
+  it('odfpy: a size set only by a style, its parent, a span or a conditional style refused; 5 pt and 10.00 read', async () => {
+    const path = copy('tiny-font.odfpy.ods')
+    const result = await send(path)
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('line 2: written too small to read (cell B2')
+    expect(result.stderr).toContain('line 3: written too small to read (cell A3')
+    expect(result.stderr).toContain('line 4: partly written too small to read (cell A4)')
+    expect(result.stderr).toContain('line 7: written too small to read (cell B7')
+    expect(result.stderr).not.toMatch(/line [56]: /)
+    const shown = await send(path, '--only-visible')
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(await refunded('SHW-103', 'SHW-104', 'SHW-105', 'SHW-106', 'SHW-107')).toEqual([
+      ['SHW-106', 4000],
+      ['SHW-107', 1000],
+    ])
+  })
+})
+
+describe('white text on a fill a conditional format adds shows', () => {
+  it('amounts written white: the one a rule fills dark blue is refunded, unfilled and white-filled ones refused', async () => {
+    const path = copy('rule-fill.xlsxwriter.xlsx')
+    const result = await send(path)
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('line 2: shown empty by its format or a conditional format (cell B2')
+    expect(result.stderr).toContain('line 4: shown empty by its format or a conditional format (cell B4')
+    expect(result.stderr).not.toContain('line 3:')
+    const shown = await send(path, '--only-visible')
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(await refunded('SHW-108', 'SHW-109', 'SHW-110')).toEqual([['SHW-109', 2000]])
+  })
+})
