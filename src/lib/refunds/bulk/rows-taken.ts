@@ -178,7 +178,11 @@ export class RowsTaken {
       const approval = word ? this.statuses.approvalOf(word, {notes: false}) : undefined
       if (approval?.mapped && approval.approval !== 'approved') {
         column.left++
-        return {left: `${quoted(column.words.column)} is ${quoted(word)}, ${approval.approval} (--status-map)`}
+        // A note that says not to refund holds its row: said so, whatever --status-map calls it.
+        const said = this.statuses.holdsBack(word)
+          ? `held by its note ${quoted(word)} (column ${quoted(column.words.column)})`
+          : `${quoted(column.words.column)} is ${quoted(word)}`
+        return {left: `${said}, ${approval.approval} (--status-map)`}
       }
       if (!word || approval?.mapped) continue
       // Its rejecting and waiting words are kept whatever else the column holds: in a note column
@@ -244,10 +248,15 @@ export class RowsTaken {
   /** The comments that tell a person not to refund their rows, each with its cells: gw refunds none of the file unasked. */
   #heldByComment(): string[] {
     if (!this.#heldByComments.size) return []
-    const said = [...this.#heldByComments].map(
-      ([text, {count, cells}]) =>
-        `${quoted(text)} (${count === 1 ? 'cell' : 'cells'} ${cells.join(', ')}${count > cells.length ? ', …' : ''})`,
-    )
+    const held = [...this.#heldByComments]
+    // A sheet of a thousand such comments is said in a line: the first few, then how many more.
+    const said = held
+      .slice(0, 10)
+      .map(
+        ([text, {count, cells}]) =>
+          `${quoted(text)} (${count === 1 ? 'cell' : 'cells'} ${cells.join(', ')}${count > cells.length ? ', …' : ''})`,
+      )
+    if (held.length > 10) said.push(`and ${held.length - 10} more`)
     const first = [...this.#heldByComments.keys()][0]!
     const one = this.#heldByComments.size === 1 && [...this.#heldByComments.values()][0]!.count === 1
     return [
