@@ -4,7 +4,7 @@
  * conditional format adds, and how a row held back is said. Fixtures by openpyxl, xlsxwriter,
  * odfpy and LibreOffice (test/fixtures/shown); the sandbox's ledger says what money moved.
  */
-import {copyFileSync} from 'node:fs'
+import {copyFileSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -75,6 +75,17 @@ describe('a comment on a cell that says not to refund holds its row, as a note b
     expect(json.rows[1]).toMatchObject({order: 'SHW-92', err_msg: 'held by the comment on B3: "DO NOT REFUND"'})
   })
 
+  it('the --preview page lists the comments read, escaped, and says the held row held', async () => {
+    const path = copy('comments.libreoffice.ods')
+    const page = join(world.configDir, 'comments-preview.html')
+    const result = await world.run(['refund', 'create', '--from-csv', path, '--dry-run', '--preview', page])
+    expect(result.code, result.stderr).toBe(2)
+    const html = readFileSync(page, 'utf8')
+    expect(html).toContain("<h2>Comments on the sheet's cells, read</h2>")
+    expect(html).toContain('<li>line 3, cell B3: &#34;DO NOT REFUND&#34;: holds its row back</li>')
+    expect(html).toContain('held: held by the comment on B3: &#34;DO NOT REFUND&#34;')
+  })
+
   it('--status-map says what the comment means: rejected leaves its row out, approved refunds it', async () => {
     const before = await refunded('SHW-91', 'SHW-92', 'SHW-93')
     const left = await send(copy('comments.openpyxl.xlsx'), '--status-map', 'DO NOT REFUND=rejected')
@@ -105,6 +116,17 @@ describe('a comment on a cell that says not to refund holds its row, as a note b
       'line 1: the comment on A1 says not to refund ("duplicate - skip"): "duplicate - skip this batch"',
     )
     expect(await refunded('SHW-96')).toEqual([])
+  })
+
+  it('a title or a comment that holds the whole file holds it under --skip-invalid too: nothing sent', async () => {
+    const path = join(world.configDir, 'draft.csv')
+    writeFileSync(path, 'DRAFT - DO NOT REFUND YET\nmch_order_no,refund_amount\nSHW-31,6.00\n')
+    for (const file of [path, copy('comment-title.openpyxl.xlsx')]) {
+      const result = await send(file, '--skip-invalid')
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain('says not to refund')
+    }
+    expect(await refunded('SHW-31', 'SHW-96')).toEqual([])
   })
 
   it("an .ods annotation is never read as its cell's text: the order number is the cell's own", async () => {
@@ -183,5 +205,45 @@ describe('white text on a fill a conditional format adds shows', () => {
     const shown = await send(path, '--only-visible')
     expect(shown.code, shown.stderr).toBe(0)
     expect(await refunded('SHW-108', 'SHW-109', 'SHW-110')).toEqual([['SHW-109', 2000]])
+  })
+})
+
+describe('a row held back by a note is said held, and its note column read', () => {
+  const NOTES =
+    'mch_order_no,refund_amount,Note\nSHW-27,1.00,duplicate charge\nSHW-28,2.00,duplicate - skip\nSHW-29,3.00,\n'
+
+  it('the plan shows the held row held with its note, not pending; the note column is read, not ignored', async () => {
+    const path = join(world.configDir, 'held-note.csv')
+    writeFileSync(path, NOTES)
+    const result = await world.run(['refund', 'create', '--from-csv', path, '--dry-run'])
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stdout).toMatch(/│ 3 +│ SHW-28 +│ +│ - +│ held +│/)
+    expect(result.stderr).toContain('read for what their words say (approvals, notes that hold a row back): "Note"')
+    expect(result.stderr).not.toContain('ignored columns')
+    const json = JSON.parse(
+      (await world.run(['refund', 'create', '--from-csv', path, '--dry-run', '--json'])).stdout,
+    ) as {ignored_columns: string[]; word_columns: string[]; rows: {line: number; status: string; err_msg?: string}[]}
+    expect(json).toMatchObject({ignored_columns: [], word_columns: ['Note']})
+    expect(json.rows[1]).toMatchObject({status: 'held', err_msg: 'held by its note "duplicate - skip" (column "Note")'})
+  })
+
+  it('--status-map pending leaves the row out said held by its note, not merely pending', async () => {
+    const path = join(world.configDir, 'held-note-mapped.csv')
+    writeFileSync(path, NOTES)
+    const result = await world.run([
+      'refund',
+      'create',
+      '--from-csv',
+      path,
+      '--dry-run',
+      '--status-map',
+      'duplicate - skip=pending',
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain(
+      'line 3: held by its note "duplicate - skip" (column "Note"), pending (--status-map)',
+    )
+    expect(result.stderr).toContain('read for what their words say (approvals, notes that hold a row back): "Note"')
+    expect(await refunded('SHW-27', 'SHW-28', 'SHW-29')).toEqual([])
   })
 })

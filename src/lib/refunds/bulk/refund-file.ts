@@ -197,6 +197,7 @@ function fileHolds(
     if (held)
       problems.push({
         line,
+        file: true,
         message: `${quoted(text)} says not to refund (${quoted(held)}): gw refunds none of the file unasked; take the line out of the file once the refunds it speaks of are to be made`,
       })
   }
@@ -206,6 +207,7 @@ function fileHolds(
     if (held)
       problems.push({
         line: comment.line,
+        file: true,
         message: `the comment on ${comment.cell} says not to refund (${quoted(held)}): ${quoted(comment.text)}; gw refunds none of the file unasked; delete the comment once the refunds it speaks of are to be made`,
       })
   }

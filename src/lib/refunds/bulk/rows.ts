@@ -21,6 +21,8 @@ import type {IntentRecord, RowHistory} from './journal.js'
 export interface Problem {
   line: number
   message: string
+  /** It holds the whole file back (a title or a comment on no row that says not to refund): --skip-invalid skips no line of it. */
+  file?: true
 }
 
 /** The refund a usable row asks for. */
