@@ -8,6 +8,8 @@ import type {SaxesTagPlain} from 'saxes'
 
 import {type ConditionalRule, markRow, odfMapRule, placed} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
+import {ANNOTATION_ASIDE, type Annotation, annotate} from './ods-comments.js'
+import {isPaints} from './rule-effects.js'
 import type {OdsStyles} from './ods-styles.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
@@ -60,34 +62,20 @@ interface OdsCell {
   annotation?: Annotation
 }
 
-/** A comment being read: its text, its paragraphs so far, and the depth of its author and date (not its text). */
-interface Annotation {
-  text: string
-  paragraphs: number
-  aside: number
-}
-
-/** What an annotation holds beside its text: who wrote it, and when. */
-const ANNOTATION_ASIDE = new Set(['dc:creator', 'dc:date', 'meta:date-string'])
-
-/** A comment's text as its tags come (`office:annotation`'s paragraphs, spaces, line breaks), its author and date left out. */
-function annotate(annotation: Annotation, tag: SaxesTagPlain): void {
-  if (ANNOTATION_ASIDE.has(tag.name)) annotation.aside++
-  else if (annotation.aside) return
-  else if (tag.name === 'text:p' && annotation.paragraphs++) annotation.text += '\n'
-  else if (tag.name === 'text:s') annotation.text += ' '.repeat(Math.min(Number(attr(tag, 'text:c') ?? 1), MAX_FIELD))
-  else if (tag.name === 'text:line-break') annotation.text += '\n'
-}
-
 /** What a cell style does to how a cell looks: strikes it, writes it white on no background or too small to read, fills it, its conditional styles. */
 interface CellLooks {
   struck: boolean
   unseen: boolean
   small: boolean
   filled: boolean
+  /** Its text's colour (undefined: automatic) and its background's (undefined: none), for rules that colour cells. */
+  colours: {text?: string; ground?: string}
   /** Its conditional styles (`style:map`) gw evaluates; those it cannot are the outline's `unevaluated`. */
   rules: ConditionalRule[]
 }
+
+/** Whether a rule colours the cells it holds for. */
+const paints = (rule: ConditionalRule) => isPaints(rule.effect)
 
 /** How cells of `style` look (each style's looks worked out once per table). */
 function looksOf(styles: OdsStyles, style: string | undefined): CellLooks {
@@ -100,6 +88,7 @@ function looksOf(styles: OdsStyles, style: string | undefined): CellLooks {
     unseen: styles.unseen(style),
     small: styles.small(style),
     filled: styles.filled(style),
+    colours: styles.coloursOf(style),
     rules,
   }
 }
@@ -160,6 +149,8 @@ class TableReader {
   readonly #filtered: number[]
   readonly #conditional: {rules: ConditionalRule[]; unevaluated: string[]}
   readonly #calcext: boolean
+  /** The sheet has rules that colour cells (a background, a font colour). */
+  readonly #paints: boolean
 
   constructor(
     readonly path: string,
@@ -169,6 +160,7 @@ class TableReader {
     this.#filtered = outline.filters.get(sheet.name) ?? []
     this.#conditional = outline.conditional.get(sheet.name) ?? {rules: [], unevaluated: []}
     this.#calcext = outline.calcext.has(sheet.name)
+    this.#paints = this.#conditional.rules.some(paints)
   }
 
   readonly handlers: XmlHandlers = {
@@ -355,6 +347,12 @@ class TableReader {
         if (read.note?.kind === 'number') this.#numbers[at] = Number(read.note.value)
         if (unseen) row.blanked.push(at)
         if (small) row.small.push(at)
+        // Where rules colour cells, each cell's colours, for them to be drawn on (white runs as white text).
+        if (this.#paints || cell.looks.rules.some(paints)) {
+          const {text, ground} = cell.looks.colours
+          const drawn = {text: white >= filled && filled > 0 ? 'ffffff' : text, ground, byColour: unseen}
+          ;(row.colours ??= new Map()).set(at, drawn)
+        }
       }
       if (!this.#calcext)
         for (const rule of cell.looks.rules) this.#cellRules.push(placed(rule, row.line, this.#column, right))

@@ -37,7 +37,6 @@ interface CellStyle {
   parent?: string
 }
 
-/** `#ffffff`, as ODF writes a colour. */
 /** `#rrggbb` as `rrggbb`; undefined for another form. */
 const hexOf = (colour: string | undefined) => /^#([0-9a-f]{6})$/i.exec(colour ?? '')?.[1]?.toLowerCase()
 
@@ -283,14 +282,35 @@ export class OdsStyles {
     return {text: text.split('\u0000').join(HOME_SYMBOLS[currency ?? ''] ?? currency ?? ''), currency}
   }
 
-  /** What a cell style applied by a conditional format does: strike its text, hide it (white on no fill, `;;;`), write it too small to read, or show another number (its format), or neither. */
+  /**
+   * What a cell style applied by a conditional format does: strike its text, write it too small
+   * to read, colour it (its font's colour, its background: white text hides on no background and
+   * shows on a dark one), hide it (`;;;`) or show another number (its format), or neither.
+   */
   effectOf(cellStyle: string | undefined): Effect | undefined {
     if (this.struck(cellStyle)) return 'struck'
-    if (this.unseen(cellStyle)) return 'hidden'
     if (this.small(cellStyle)) return 'small'
     const format = this.formatOf(cellStyle)
-    if ('unmappable' in format || format.code === 'General') return undefined
-    return formatEffect(format.code)
+    const effect = 'unmappable' in format || format.code === 'General' ? undefined : formatEffect(format.code)
+    const {ground} = this.coloursOf(cellStyle)
+    // Its text's colour only where it sets one itself: a rule's style inherits the document's
+    // default colour (black), and gw never reads a white cell as shown on a guess of which applies.
+    const own = this.#cells.get(cellStyle ?? '')?.colour
+    const text = own === 'automatic' ? undefined : own
+    const fill = ground ?? (this.#cellStyle(cellStyle, 'background') === undefined ? undefined : 'ffffff')
+    if (effect === 'hidden' || (text === undefined && fill === undefined)) return effect
+    const reformats = typeof effect === 'object' && 'reformats' in effect ? effect.reformats : undefined
+    return {paints: {text, fill}, ...(reformats ? {reformats} : {})}
+  }
+
+  /** The colours a cell style draws its text in (undefined: automatic) and on (undefined: no background). */
+  coloursOf(cellStyle: string | undefined): {text?: string; ground?: string} {
+    const colour = this.#cellStyle(cellStyle, 'colour')
+    const background = this.#cellStyle(cellStyle, 'background')
+    return {
+      ...(colour !== undefined && colour !== 'automatic' ? {text: colour} : {}),
+      ...(background !== undefined && background !== 'transparent' ? {ground: background} : {}),
+    }
   }
 
   /** Whether a cell style writes its text in the colour it is drawn on (white on no background, black on black): it does not show. */

@@ -208,6 +208,26 @@ describe('white text on a fill a conditional format adds shows', () => {
   })
 })
 
+describe('white text on a fill an .ods rule adds shows', () => {
+  it("LibreOffice's save of the same sheet (calcext conditions): refused and read as in the .xlsx", async () => {
+    const result = await world.run(['refund', 'create', '--from-csv', copy('rule-fill.libreoffice.ods'), '--dry-run'])
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('line 2: shown empty by its format or a conditional format (cell B2')
+    expect(result.stderr).toContain('line 4: shown empty by its format or a conditional format (cell B4')
+    expect(result.stderr).not.toContain('line 3:')
+  })
+
+  it('odfpy: a style of white text whose style:map fills it dark blue over 15: that one is refunded', async () => {
+    const path = copy('rule-fill.odfpy.ods')
+    const result = await send(path)
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('line 2: shown empty by its format or a conditional format (cell B2')
+    expect(result.stderr).not.toContain('line 3:')
+    expect((await send(path, '--only-visible')).code).toBe(0)
+    expect(await refunded('SHW-32', 'SHW-33')).toEqual([['SHW-33', 2000]])
+  })
+})
+
 describe('a row held back by a note is said held, and its note column read', () => {
   const NOTES =
     'mch_order_no,refund_amount,Note\nSHW-27,1.00,duplicate charge\nSHW-28,2.00,duplicate - skip\nSHW-29,3.00,\n'
