@@ -124,20 +124,24 @@ class SheetReader {
     this.#paints = tail.rules.some((rule) => typeof rule.effect === 'object' && 'paints' in rule.effect)
   }
 
+  /** The first comment not yet placed (an index, not a shift: a sheet may hold a comment a row). */
+  #nextComment = 0
+
   /** The comments of lines before `line`, each line of them a row of its own (a comment on a line with no cell). */
   commentsBefore(line: number): void {
-    while (this.#comments.length && this.#comments[0]!.line < line) {
-      const row = new RowBuilder(this.path, this.#comments[0]!.line)
+    for (let next = this.#comments[this.#nextComment]; next && next.line < line;) {
+      const row = new RowBuilder(this.path, next.line)
       this.#commentsOf(row)
       this.#push(row.record())
+      next = this.#comments[this.#nextComment]
     }
   }
 
   /** The comments of `row`'s line, placed on it. */
   #commentsOf(row: RowBuilder): void {
-    while (this.#comments.length && this.#comments[0]!.line === row.line) {
-      const {at, text} = this.#comments.shift()!
-      row.comments.push({at, text})
+    for (let next = this.#comments[this.#nextComment]; next?.line === row.line;) {
+      row.comments.push({at: next.at, text: next.text})
+      next = this.#comments[++this.#nextComment]
     }
   }
 
