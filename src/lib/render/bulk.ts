@@ -3,7 +3,7 @@ import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan} from '../refunds/bulk/plan.js'
-import type {OrderLine, Problem} from '../refunds/bulk/rows.js'
+import {type OrderLine, type Problem, WHOLE_FILE} from '../refunds/bulk/rows.js'
 import type {RowStatus} from '../refunds/refund.js'
 import {
   earlierOutputNote,
@@ -242,7 +242,9 @@ export function bulkResultView(
       ...planView(result, profile),
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
-        ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
+        ? result.problems.some((p) => p.file)
+          ? `Fix the problems above, then run without --dry-run (${WHOLE_FILE}).`
+          : 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
         : count('held')
           ? `Nothing was sent. Run again without --dry-run to send the others; held rows (${count('held')}, above) are not sent until what holds them is settled.`
           : 'Nothing was sent. Run again without --dry-run to send.',

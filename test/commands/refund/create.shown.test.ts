@@ -125,6 +125,9 @@ describe('a comment on a cell that says not to refund holds its row, as a note b
       const result = await send(file, '--skip-invalid')
       expect(result.code, result.stderr).toBe(2)
       expect(result.stderr).toContain('says not to refund')
+      expect(result.stderr).toContain(
+        'Fix them and run again (a title or a comment holds the whole file back: --skip-invalid skips none of it).',
+      )
     }
     expect(await refunded('SHW-31', 'SHW-96')).toEqual([])
   })

@@ -68,7 +68,8 @@ export interface BulkResult {
   totals: TotalsRow[]
   /** Rows the sheet does not show, left out by --only-visible: never sent. */
   left_out: LeftOut[]
-  problems: {line: number; message: string}[]
+  /** `file`: the problem holds the whole file back (a title or a comment that says not to refund). */
+  problems: {line: number; message: string; file?: true}[]
   /** Refunds of the file's orders sent earlier outside it without a known outcome, settled by looking them up first. */
   settled_earlier: SettledEarlier[]
   to_send: ToSendTotal[]

@@ -18,6 +18,9 @@ import {
 import {quoted} from '../../untrusted.js'
 import type {IntentRecord, RowHistory} from './journal.js'
 
+/** Why --skip-invalid is no way out of a file held back by its title or a comment. */
+export const WHOLE_FILE = 'a title or a comment holds the whole file back: --skip-invalid skips none of it'
+
 export interface Problem {
   line: number
   message: string
