@@ -197,6 +197,18 @@ describe('text too small to read is refused as white on white is (under 5 pt: co
   })
 })
 
+describe("a rule's format of a 1 pt font (patched in: Excel offers no size in a rule)", () => {
+  it('the amount over 15 it shrinks is refused, 10.00 read and refunded with --only-visible', async () => {
+    const path = copy('rule-size.handmade.xlsx')
+    const result = await send(path)
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('line 3: written too small to read (cell B3: a font under 5 pt shows as a dot)')
+    expect(result.stderr).not.toContain('line 2:')
+    expect((await send(path, '--only-visible')).code).toBe(0)
+    expect(await refunded('SHW-34', 'SHW-35')).toEqual([['SHW-34', 1000]])
+  })
+})
+
 describe('white text on a fill a conditional format adds shows', () => {
   it('amounts written white: the one a rule fills dark blue is refunded, unfilled and white-filled ones refused', async () => {
     const path = copy('rule-fill.xlsxwriter.xlsx')
