@@ -126,7 +126,7 @@ describe('a comment on a cell that says not to refund holds its row, as a note b
       expect(result.code, result.stderr).toBe(2)
       expect(result.stderr).toContain('says not to refund')
       expect(result.stderr).toContain(
-        'Fix them and run again (a title or a comment holds the whole file back: --skip-invalid skips none of it).',
+        'Fix them and run again (the file is held back by its words, not a row: --skip-invalid skips none of it).',
       )
     }
     expect(await refunded('SHW-31', 'SHW-96')).toEqual([])
@@ -253,6 +253,9 @@ describe('a row held back by a note is said held, and its note column read', () 
     const result = await world.run(['refund', 'create', '--from-csv', path, '--dry-run'])
     expect(result.code, result.stderr).toBe(2)
     expect(result.stdout).toMatch(/│ 3 +│ SHW-28 +│ +│ - +│ held +│/)
+    expect(result.stdout).toContain(
+      'Fix the problems above, then run without --dry-run (the file is held back by its words, not a row: --skip-invalid skips none of it).',
+    )
     expect(result.stderr).toContain('read for what their words say (approvals, notes that hold a row back): "Note"')
     expect(result.stderr).not.toContain('ignored columns')
     const json = JSON.parse(

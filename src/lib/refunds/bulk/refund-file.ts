@@ -173,7 +173,7 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   }
   // Rows before the first zero-padded order number, shorter than it: said now it is known.
   for (const [line, message] of dropped.earlier()) problems.push({line, message})
-  for (const message of taken.problems()) problems.push({line: header.line ?? 1, message})
+  for (const message of taken.problems()) problems.push({line: header.line ?? 1, message, file: true})
   for (const problem of fileHolds(statuses, [...(source.titles ?? []), ...notes.found], loose, looseRead))
     problems.push(problem)
   return file()

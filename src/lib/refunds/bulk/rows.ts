@@ -18,13 +18,16 @@ import {
 import {quoted} from '../../untrusted.js'
 import type {IntentRecord, RowHistory} from './journal.js'
 
-/** Why --skip-invalid is no way out of a file held back by its title or a comment. */
-export const WHOLE_FILE = 'a title or a comment holds the whole file back: --skip-invalid skips none of it'
+/** Why --skip-invalid is no way out of a file held back by its words (a title, a note, a comment, an approval column). */
+export const WHOLE_FILE = 'the file is held back by its words, not a row: --skip-invalid skips none of it'
 
 export interface Problem {
   line: number
   message: string
-  /** It holds the whole file back (a title or a comment on no row that says not to refund): --skip-invalid skips no line of it. */
+  /**
+   * It holds the whole file back (a title, a comment on no row, notes or an approval column that
+   * say not to refund): --skip-invalid skips no line of it.
+   */
   file?: true
 }
 
