@@ -4,39 +4,15 @@
  * (`calcext:condition`), evaluated on each row read. gw evaluates the rules people write to cross
  * lines out: one cell compared with a literal (`=$D2="no"`, `cellIs equal "Rejected"`, `> 0`,
  * between two numbers), a text contained, begun or ended with, a blank. A rule of any other shape
- * that can strike or hide cells is never guessed: it is said, and the file is a problem.
+ * that can strike or hide cells is never guessed: it is said, and the file is a problem. What a
+ * rule does to its cells is rule-effects'.
  */
+import {unseenOn} from './colours.js'
+import {type CellColours, type Effect, effectWords, isPaints} from './rule-effects.js'
 import {showNumber} from './shown-number.js'
 import type {CellNote} from './workbook-cells.js'
 import {indexOf} from './rule-ranges.js'
 import {columnOf, rangeOf} from './workbook-rows.js'
-
-/**
- * What a rule's format does to the cells it applies to: strikes them, hides them, or shows their
- * numbers by a format of its own (`reformats`) that shows another number (`#,##0.00,` in
- * thousands, `0%`, a date) than the cell holds.
- */
-export type Effect = 'struck' | 'hidden' | {readonly reformats: string}
-
-/**
- * What a number format a rule applies does to the number a person reads: hides it (`;;;`), shows
- * another (scaled, a percentage, a date: `reformats`), or nothing that matters (decimals,
- * grouping, a currency's symbol: undefined).
- */
-export function formatEffect(code: string): Effect | undefined {
-  if (showNumber(1, code) === '' && showNumber(-1, code) === '') return 'hidden'
-  const probe = 123_456.78
-  const digits = Number(showNumber(probe, code).replace(/[^\d.]/g, ''))
-  return Math.abs(digits - probe) < 1 ? undefined : {reformats: code}
-}
-
-/** The effect in words, for a rule gw cannot evaluate. */
-const effectWords = (effect: Effect) =>
-  effect === 'struck'
-    ? 'strikes its cells through'
-    : effect === 'hidden'
-      ? 'hides its cells'
-      : `shows its numbers as ${effect.reformats}`
 
 type Operator = '=' | '<>' | '<' | '>' | '<=' | '>='
 
@@ -310,20 +286,34 @@ function applyRules(
   line: number,
   width: number,
   cellAt: (column: number) => RuleCell,
-): {struck: number[]; hidden: number[]; reformatted: Map<number, string>} {
+) {
   const struck = new Set<number>()
   const hidden = new Set<number>()
+  const small = new Set<number>()
   const reformatted = new Map<number, string>()
+  /** Each cell's colours as the rules that hold paint it: the first rule (by priority) to set each. */
+  const painted = new Map<number, {text?: string; fill?: string}>()
   for (const {rule, range} of indexOf(rules).covering(line)) {
     for (let column = range.left; column <= Math.min(range.right, width - 1); column++) {
       if (!holds(rule, line, column, cellAt)) continue
       if (rule.effect === 'struck') struck.add(column)
       else if (rule.effect === 'hidden') hidden.add(column)
-      // The first rule that holds formats the cell (Excel's order of priority, as the rules are listed).
-      else if (!reformatted.has(column)) reformatted.set(column, rule.effect.reformats)
+      else if (rule.effect === 'small') small.add(column)
+      else {
+        if (isPaints(rule.effect)) {
+          const paint = painted.get(column) ?? {}
+          painted.set(column, {
+            text: paint.text ?? rule.effect.paints.text,
+            fill: paint.fill ?? rule.effect.paints.fill,
+          })
+        }
+        // The first rule that holds formats the cell (Excel's order of priority, as the rules are listed).
+        const code = rule.effect.reformats
+        if (code !== undefined && !reformatted.has(column)) reformatted.set(column, code)
+      }
     }
   }
-  return {struck: [...struck], hidden: [...hidden], reformatted}
+  return {struck: [...struck], hidden: [...hidden], small: [...small], reformatted, painted}
 }
 
 /** A row being read, as the rules mark it: its line, its cells' text and notes, and the cells struck or hidden so far. */
@@ -333,6 +323,9 @@ interface MarkedRow {
   notes: Record<number, CellNote>
   struck: number[]
   blanked: number[]
+  small?: number[]
+  /** The colours a cell is drawn in, by column, where the sheet's rules may colour it: its text's (automatic: undefined) and its fill's. */
+  colours?: Map<number, CellColours>
 }
 
 /**
@@ -351,6 +344,16 @@ export function markRow(
   const filled = (at: number) => (row.cells[at] ?? '').trim() !== ''
   for (const at of applied.struck) if (filled(at) && !row.struck.includes(at)) row.struck.push(at)
   for (const at of applied.hidden) if (filled(at)) row.blanked.push(at)
+  for (const at of applied.small) if (filled(at) && !row.small?.includes(at)) (row.small ??= []).push(at)
+  for (const [at, paint] of applied.painted) {
+    if (!filled(at) || applied.hidden.includes(at)) continue
+    const drawn = row.colours?.get(at) ?? {}
+    const unseen = unseenOn(paint.text ?? drawn.text, paint.fill ?? drawn.ground)
+    const blanked = row.blanked.indexOf(at)
+    // A cell blanked by its colours alone shows on the fill a rule adds; one a rule paints out is blanked.
+    if (unseen && blanked === -1) row.blanked.push(at)
+    else if (!unseen && blanked !== -1 && drawn.byColour) row.blanked.splice(blanked, 1)
+  }
   for (const [at, code] of applied.reformatted) {
     const note = row.notes[at]
     // A cell another set of rules formatted first keeps that format (the sheet's rules before its cells' styles').

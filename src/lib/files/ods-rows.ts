@@ -8,6 +8,8 @@ import type {SaxesTagPlain} from 'saxes'
 
 import {type ConditionalRule, markRow, odfMapRule, placed} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
+import {ANNOTATION_ASIDE, type Annotation, annotate} from './ods-comments.js'
+import {isPaints} from './rule-effects.js'
 import type {OdsStyles} from './ods-styles.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
@@ -49,20 +51,31 @@ interface OdsCell {
   /** Characters of its text in struck runs (`text:span`s of a struck text style), and the depth of such runs open. */
   struckText: number
   inStruck: number
-  /** The same of runs written white (of a text style whose colour is white). */
+  /** The same of runs written white (of a text style whose colour is white), and too small to read. */
   whiteText: number
   inWhite: number
+  smallText: number
+  inSmall: number
   looks: CellLooks
+  /** Its comments (`office:annotation`), and the one being read: never its text. */
+  comments: string[]
+  annotation?: Annotation
 }
 
-/** What a cell style does to how a cell looks: strikes it, writes it white on no background, fills it, its conditional styles. */
+/** What a cell style does to how a cell looks: strikes it, writes it white on no background or too small to read, fills it, its conditional styles. */
 interface CellLooks {
   struck: boolean
   unseen: boolean
+  small: boolean
   filled: boolean
+  /** Its text's colour (undefined: automatic) and its background's (undefined: none), for rules that colour cells. */
+  colours: {text?: string; ground?: string}
   /** Its conditional styles (`style:map`) gw evaluates; those it cannot are the outline's `unevaluated`. */
   rules: ConditionalRule[]
 }
+
+/** Whether a rule colours the cells it holds for. */
+const paints = (rule: ConditionalRule) => isPaints(rule.effect)
 
 /** How cells of `style` look (each style's looks worked out once per table). */
 function looksOf(styles: OdsStyles, style: string | undefined): CellLooks {
@@ -70,7 +83,14 @@ function looksOf(styles: OdsStyles, style: string | undefined): CellLooks {
     const rule = odfMapRule(style ?? '', map, map.effect)
     return typeof rule === 'string' ? [] : [rule]
   })
-  return {struck: styles.struck(style), unseen: styles.unseen(style), filled: styles.filled(style), rules}
+  return {
+    struck: styles.struck(style),
+    unseen: styles.unseen(style),
+    small: styles.small(style),
+    filled: styles.filled(style),
+    colours: styles.coloursOf(style),
+    rules,
+  }
 }
 
 /** A number, currency, percentage, date or boolean cell as its style shows it; undefined for text. */
@@ -129,6 +149,8 @@ class TableReader {
   readonly #filtered: number[]
   readonly #conditional: {rules: ConditionalRule[]; unevaluated: string[]}
   readonly #calcext: boolean
+  /** The sheet has rules that colour cells (a background, a font colour). */
+  readonly #paints: boolean
 
   constructor(
     readonly path: string,
@@ -138,6 +160,7 @@ class TableReader {
     this.#filtered = outline.filters.get(sheet.name) ?? []
     this.#conditional = outline.conditional.get(sheet.name) ?? {rules: [], unevaluated: []}
     this.#calcext = outline.calcext.has(sheet.name)
+    this.#paints = this.#conditional.rules.some(paints)
   }
 
   readonly handlers: XmlHandlers = {
@@ -159,6 +182,7 @@ class TableReader {
     }
     if (!this.#inSheet || this.#depth !== 1) return
     const cell = this.#cell
+    if (cell?.annotation) return annotate(cell.annotation, tag)
     switch (tag.name) {
       case 'table:table-column':
         this.#columns(tag)
@@ -170,6 +194,9 @@ class TableReader {
       case 'table:covered-table-cell':
         this.#openCell(tag)
         break
+      case 'office:annotation':
+        if (cell) cell.annotation = {text: '', paragraphs: 0, aside: 0}
+        break
       case 'text:p':
         if (cell && cell.paragraphs++) cell.text += '\n'
         break
@@ -177,6 +204,7 @@ class TableReader {
         const style = attr(tag, 'text:style-name') ?? ''
         if (cell && (cell.inStruck || this.#styles.struckText.has(style))) cell.inStruck++
         if (cell && (cell.inWhite || this.#styles.whiteText.has(style))) cell.inWhite++
+        if (cell && (cell.inSmall || this.#styles.smallText.has(style))) cell.inSmall++
         break
       }
       case 'text:s':
@@ -246,7 +274,10 @@ class TableReader {
       inStruck: 0,
       whiteText: 0,
       inWhite: 0,
+      smallText: 0,
+      inSmall: 0,
       looks,
+      comments: [],
     }
     const read = valueCell(tag, style, this.#styles)
     if (read) this.#cell.read = read
@@ -260,9 +291,19 @@ class TableReader {
       return
     }
     if (!this.#inSheet || this.#depth !== 1) return
+    const annotation = this.#cell?.annotation
+    if (annotation) {
+      if (ANNOTATION_ASIDE.has(name)) annotation.aside--
+      else if (name === 'office:annotation') {
+        if (annotation.text.trim()) this.#cell!.comments.push(annotation.text.trim())
+        this.#cell!.annotation = undefined
+      }
+      return
+    }
     if (name === 'text:span' && this.#cell) {
       if (this.#cell.inStruck) this.#cell.inStruck--
       if (this.#cell.inWhite) this.#cell.inWhite--
+      if (this.#cell.inSmall) this.#cell.inSmall--
     } else if (name === 'table:table-cell' || name === 'table:covered-table-cell') this.#closeCell()
     else if (name === 'table:table-row' && this.#row) this.#closeRow(this.#row)
   }
@@ -270,9 +311,14 @@ class TableReader {
   #text(text: string): void {
     const cell = this.#cell
     if (!cell || this.done) return
+    if (cell.annotation) {
+      if (!cell.annotation.aside && cell.annotation.text.length < MAX_FIELD) cell.annotation.text += text
+      return
+    }
     cell.text += text
     if (cell.inStruck) cell.struckText += text.trim().length
     if (cell.inWhite) cell.whiteText += text.trim().length
+    if (cell.inSmall) cell.smallText += text.trim().length
     if (cell.text.length > MAX_FIELD) throw fieldTooLong(this.path, this.#line + 1, this.#column + 1, cell.text.length)
   }
 
@@ -290,13 +336,23 @@ class TableReader {
     const white = cell.looks.filled ? 0 : cell.whiteText
     const unseen = read.text.trim() !== '' && (cell.looks.unseen || (filled > 0 && white >= filled))
     if (!unseen && read.text.trim() !== '' && white > 0) read.partlyBlanked = true
+    const small = read.text.trim() !== '' && (cell.looks.small || (filled > 0 && cell.smallText >= filled))
+    if (!small && read.text.trim() !== '' && cell.smallText > 0) read.partlySmall = true
     const right = Math.min(this.#column + cell.repeat, MAX_COLUMNS) - 1
+    for (const text of cell.comments) row.comments.push({at: this.#column, text})
     if (read.text !== '' || read.note) {
       // Repeated filled cells are written out; repeated empty ones only move the column.
       for (let at = this.#column; at <= right; at++) {
         row.set(at, read)
         if (read.note?.kind === 'number') this.#numbers[at] = Number(read.note.value)
         if (unseen) row.blanked.push(at)
+        if (small) row.small.push(at)
+        // Where rules colour cells, each cell's colours, for them to be drawn on (white runs as white text).
+        if (this.#paints || cell.looks.rules.some(paints)) {
+          const {text, ground} = cell.looks.colours
+          const drawn = {text: white >= filled && filled > 0 ? 'ffffff' : text, ground, byColour: unseen}
+          ;(row.colours ??= new Map()).set(at, drawn)
+        }
       }
       if (!this.#calcext)
         for (const rule of cell.looks.rules) this.#cellRules.push(placed(rule, row.line, this.#column, right))

@@ -4,6 +4,7 @@
  * conditional formats that strike or hide cells; then the rows of the table read (ods-rows).
  */
 import {odfMapRule, odfRule} from './conditional-formats.js'
+import {mayHide} from './rule-effects.js'
 import {type OdsOutline, odsRows} from './ods-rows.js'
 import {OdsStyles} from './ods-styles.js'
 import {type SheetEntry, attr, columnOf, parseAll} from './workbook-rows.js'
@@ -49,8 +50,8 @@ async function outlineOf(zip: ZipParts): Promise<OdsOutline & {sheets: SheetEntr
         if (!effect) return
         const rules = conditional.get(table) ?? {rules: [], unevaluated: []}
         const rule = odfRule(target, attr(tag, 'calcext:value') ?? '', effect)
-        if (typeof rule === 'string') rules.unevaluated.push(rule)
-        else rules.rules.push(rule)
+        if (typeof rule !== 'string') rules.rules.push(rule)
+        else if (mayHide(effect)) rules.unevaluated.push(rule)
         conditional.set(table, rules)
       } else if (tag.name === 'table:database-range') {
         // "'Refunds'.A1:'Refunds'.D7": the sheet and the first column of the range.
@@ -91,7 +92,8 @@ class UnevaluatedMaps {
     this.#checked.add(`${table}\u0000${style}`)
     for (const map of this.styles.mapsOf(style)) {
       const rule = odfMapRule(style, map, map.effect)
-      if (typeof rule === 'string') this.unevaluated.set(table, [...(this.unevaluated.get(table) ?? []), rule])
+      if (typeof rule === 'string' && mayHide(map.effect))
+        this.unevaluated.set(table, [...(this.unevaluated.get(table) ?? []), rule])
     }
   }
 }

@@ -10,8 +10,8 @@
  */
 import type {SaxesTagPlain} from 'saxes'
 
-import {looksAlike} from './colours.js'
-import {type Effect, formatEffect} from './conditional-formats.js'
+import {looksAlike, tooSmall} from './colours.js'
+import {type Effect, formatEffect} from './rule-effects.js'
 import {type NumberFormat, numberFormat} from './shown-number.js'
 import {attr} from './workbook-rows.js'
 
@@ -32,10 +32,11 @@ interface CellStyle {
   background?: string
   /** ODF 1.2's conditional styles (`style:map`): the style applied to a cell of this style when its condition holds. */
   maps?: {condition: string; style: string; base?: string}[]
+  /** Its font's size as written (`10pt`, `0.35cm`, `50%` of its parent's). */
+  size?: string
   parent?: string
 }
 
-/** `#ffffff`, as ODF writes a colour. */
 /** `#rrggbb` as `rrggbb`; undefined for another form. */
 const hexOf = (colour: string | undefined) => /^#([0-9a-f]{6})$/i.exec(colour ?? '')?.[1]?.toLowerCase()
 
@@ -68,6 +69,16 @@ const isZeroLength = (length: string | undefined) =>
 
 /** Points in a length's unit. */
 const POINTS: Readonly<Record<string, number>> = {pt: 1, in: 72, cm: 72 / 2.54, mm: 72 / 25.4, pc: 12, px: 0.75}
+
+/** A length in points (`1pt`, `0.35mm`); undefined for a percentage or another form. */
+const pointsOf = (length: string | undefined) => {
+  const match = length === undefined ? null : /^\s*(\d*\.?\d+)\s*([a-z]+)\s*$/i.exec(length)
+  const unit = match ? POINTS[match[2]!.toLowerCase()] : undefined
+  return unit === undefined ? undefined : Number(match![1]) * unit
+}
+
+/** LibreOffice's default font size, for a document whose default cell style names none. */
+const DEFAULT_POINTS = 10
 
 /** A digit of LibreOffice's default 10 pt font is about 5.5 pt wide (Excel's width unit, a digit of Calibri 11, 5.25 pt). */
 const DIGIT_POINTS = 5
@@ -116,9 +127,12 @@ export class OdsStyles {
   readonly zeroRows = new Set<string>()
   readonly zeroColumns = new Set<string>()
   readonly narrowColumns = new Set<string>()
-  /** Text styles (of `text:span`s) that strike their text through, and that write it white. */
+  /** Text styles (of `text:span`s) that strike their text through, that write it white, and too small to read. */
   readonly struckText = new Set<string>()
   readonly whiteText = new Set<string>()
+  readonly smallText = new Set<string>()
+  /** The font size of the document's default cell style, in points. */
+  #defaultPoints = DEFAULT_POINTS
   /** The country of the document's default cell style (its locale: `US`), whose currency a cell without one is in. */
   #country?: string
   #inDefault = false
@@ -142,7 +156,10 @@ export class OdsStyles {
     const name = tag.name
     if (name === 'style:default-style') this.#inDefault = attr(tag, 'style:family') === 'table-cell'
     else if (name === 'office:automatic-styles') this.#inAutomatic = true
-    else if (name === 'style:text-properties' && this.#inDefault) this.#country ??= attr(tag, 'fo:country')
+    else if (name === 'style:text-properties' && this.#inDefault) {
+      this.#country ??= attr(tag, 'fo:country')
+      this.#defaultPoints = pointsOf(attr(tag, 'fo:font-size')) ?? this.#defaultPoints
+    }
     if (name === 'style:style') {
       this.#style = {name: attr(tag, 'style:name') ?? '', family: attr(tag, 'style:family')}
       if (this.#style.family === 'table-cell') {
@@ -206,15 +223,21 @@ export class OdsStyles {
       this.zeroColumns.add(style.name)
     else if (name === 'style:table-column-properties' && isNarrow(attr(tag, 'style:column-width')))
       this.narrowColumns.add(style.name)
-    else if (name === 'style:text-properties') {
-      const through = attr(tag, 'style:text-line-through-style')
-      const struck = through !== undefined && through !== 'none'
-      if (struck && cell) cell.struck = true
-      if (struck && style.family === 'text') this.struckText.add(style.name)
-      const colour = attr(tag, 'fo:color')
-      if (colour !== undefined && cell) cell.colour = hexOf(colour) ?? 'automatic'
-      if (isWhite(colour) && style.family === 'text') this.whiteText.add(style.name)
-    }
+    else if (name === 'style:text-properties') this.#textProperties(tag, style, cell)
+  }
+
+  /** A style's text: struck through, its colour, its font's size; for a text style (a span's), whether it strikes, whitens or shrinks its text. */
+  #textProperties(tag: SaxesTagPlain, style: {name: string; family?: string}, cell: CellStyle | undefined) {
+    const through = attr(tag, 'style:text-line-through-style')
+    const struck = through !== undefined && through !== 'none'
+    if (struck && cell) cell.struck = true
+    if (struck && style.family === 'text') this.struckText.add(style.name)
+    const colour = attr(tag, 'fo:color')
+    if (colour !== undefined && cell) cell.colour = hexOf(colour) ?? 'automatic'
+    if (isWhite(colour) && style.family === 'text') this.whiteText.add(style.name)
+    const size = attr(tag, 'fo:font-size')
+    if (size !== undefined && cell) cell.size = size
+    if (tooSmall(pointsOf(size)) && style.family === 'text') this.smallText.add(style.name)
   }
 
   #close(name: string) {
@@ -259,13 +282,35 @@ export class OdsStyles {
     return {text: text.split('\u0000').join(HOME_SYMBOLS[currency ?? ''] ?? currency ?? ''), currency}
   }
 
-  /** What a cell style applied by a conditional format does: strike its text, hide it (white on no fill, `;;;`) or show another number (its format), or neither. */
+  /**
+   * What a cell style applied by a conditional format does: strike its text, write it too small
+   * to read, colour it (its font's colour, its background: white text hides on no background and
+   * shows on a dark one), hide it (`;;;`) or show another number (its format), or neither.
+   */
   effectOf(cellStyle: string | undefined): Effect | undefined {
     if (this.struck(cellStyle)) return 'struck'
-    if (this.unseen(cellStyle)) return 'hidden'
+    if (this.small(cellStyle)) return 'small'
     const format = this.formatOf(cellStyle)
-    if ('unmappable' in format || format.code === 'General') return undefined
-    return formatEffect(format.code)
+    const effect = 'unmappable' in format || format.code === 'General' ? undefined : formatEffect(format.code)
+    const {ground} = this.coloursOf(cellStyle)
+    // Its text's colour only where it sets one itself: a rule's style inherits the document's
+    // default colour (black), and gw never reads a white cell as shown on a guess of which applies.
+    const own = this.#cells.get(cellStyle ?? '')?.colour
+    const text = own === 'automatic' ? undefined : own
+    const fill = ground ?? (this.#cellStyle(cellStyle, 'background') === undefined ? undefined : 'ffffff')
+    if (effect === 'hidden' || (text === undefined && fill === undefined)) return effect
+    const reformats = typeof effect === 'object' && 'reformats' in effect ? effect.reformats : undefined
+    return {paints: {text, fill}, ...(reformats ? {reformats} : {})}
+  }
+
+  /** The colours a cell style draws its text in (undefined: automatic) and on (undefined: no background). */
+  coloursOf(cellStyle: string | undefined): {text?: string; ground?: string} {
+    const colour = this.#cellStyle(cellStyle, 'colour')
+    const background = this.#cellStyle(cellStyle, 'background')
+    return {
+      ...(colour !== undefined && colour !== 'automatic' ? {text: colour} : {}),
+      ...(background !== undefined && background !== 'transparent' ? {ground: background} : {}),
+    }
   }
 
   /** Whether a cell style writes its text in the colour it is drawn on (white on no background, black on black): it does not show. */
@@ -289,6 +334,23 @@ export class OdsStyles {
       const effect = this.effectOf(map.style)
       return effect ? [{...map, effect}] : []
     })
+  }
+
+  /**
+   * Whether a cell style writes its text too small to read: its font's size, its own or its
+   * parent's (a percentage of the parent's), else the document's default.
+   */
+  small(cellStyle: string | undefined): boolean {
+    let scale = 1
+    for (let seen = 0, at = cellStyle; at !== undefined && seen < 16; seen++) {
+      const style = this.#cells.get(at)
+      if (!style) break
+      const percent = /^\s*(\d*\.?\d+)\s*%\s*$/.exec(style.size ?? '')
+      if (percent) scale *= Number(percent[1]) / 100
+      else if (style.size !== undefined) return tooSmall((pointsOf(style.size) ?? DEFAULT_POINTS) * scale)
+      at = style.parent
+    }
+    return tooSmall(this.#defaultPoints * scale)
   }
 
   /** Whether a cell style strikes its text through. */

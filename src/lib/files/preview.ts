@@ -109,15 +109,18 @@ export class PreviewPage {
     if (this.#out.writableNeedDrain) await once(this.#out, 'drain')
   }
 
-  /** Ends the page with what the sheet hides (`hides`: its columns and formats, in words, then the rows) and puts it in place. */
-  async close(hides: readonly string[]): Promise<void> {
+  /**
+   * Ends the page with what the sheet hides (`hides`: its columns and formats, in words, then the
+   * rows) and the comments on its cells gw read, each with what it did, and puts it in place.
+   */
+  async close(hides: readonly string[], comments: readonly string[] = []): Promise<void> {
     const all = [...hides, ...this.#hiddenRows, ...(this.#moreHidden ? [`and ${this.#moreHidden} more rows`] : [])]
+    const list = (items: readonly string[]) =>
+      `<ul class="hidden">${items.map((h) => `<li>${escapeHtml(h)}</li>`).join('')}</ul>`
     this.#out.end(
       `</tbody></table><h2>What the sheet hides</h2>${
-        all.length
-          ? `<ul class="hidden">${all.map((h) => `<li>${escapeHtml(h)}</li>`).join('')}</ul>`
-          : '<p>Nothing: every row and column gw reads is shown.</p>'
-      }</body></html>\n`,
+        all.length ? list(all) : '<p>Nothing: every row and column gw reads is shown.</p>'
+      }${comments.length ? `<h2>Comments on the sheet's cells, read</h2>${list(comments)}` : ''}</body></html>\n`,
     )
     await once(this.#out, 'finish')
     await rename(this.#partial, this.path)

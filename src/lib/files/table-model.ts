@@ -35,6 +35,15 @@ export interface TableRow {
   struck?: string
   /** The merged range a field's cell is covered by (its value is in the range's first cell only). */
   merged(field: string): string | undefined
+  /** The comments on the row's cells, any column (a workbook's notes and threads, an .ods annotation). */
+  comments?: SheetComment[]
+}
+
+/** A comment on a cell of the sheet: its line, its cell (`C3`) and its text. */
+export interface SheetComment {
+  line: number
+  cell: string
+  text: string
 }
 
 export interface TableHeader extends Columns {
@@ -81,6 +90,8 @@ export interface TableSource {
   unevaluated?: string[]
   /** Cells with some runs of their text struck through (not cells gw reads: those are rows not read), filled as the rows are read. */
   partlyStruck?: string[]
+  /** Comments on cells of no row (a title, the header, a line of nothing else), filled as the rows are read. */
+  looseComments?: SheetComment[]
 }
 
 /** A line of the file that is not a row: above the header (a title), or blank. */

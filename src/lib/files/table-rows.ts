@@ -4,8 +4,9 @@
  */
 import type {AmountContext} from '../gateway/protocol/index.js'
 import {type DecimalMarks, HOLD_LIMIT} from './decimal-marks.js'
-import type {SourceRecord, TableHeader, TableRow, TableSource} from './table-model.js'
+import type {SheetComment, SourceRecord, TableHeader, TableRow, TableSource} from './table-model.js'
 import {trimmed} from './invisible.js'
+import {SMALLEST_READABLE} from './colours.js'
 import {columnLetters} from './workbook-rows.js'
 
 const cellsOf = (columns: number[], line: number) =>
@@ -22,11 +23,17 @@ function crossedOut(
   header: TableHeader,
   source: TableSource,
   read: Set<number>,
-  {record, struck, partlyStruck, blanked, partlyBlanked, line}: SourceRecord,
+  {record, struck, partlyStruck, blanked, partlyBlanked, small, partlySmall, line}: SourceRecord,
 ): string | undefined {
   const blank = (blanked ?? []).filter((at) => read.has(at))
   if (blank.length)
     return `shown empty by its format or a conditional format (${cellsOf(blank, line)}: white on white, or ;;;)`
+  const tiny = (small ?? []).filter((at) => read.has(at))
+  if (tiny.length)
+    return `written too small to read (${cellsOf(tiny, line)}: a font under ${SMALLEST_READABLE} pt shows as a dot)`
+  const partlyTiny = (partlySmall ?? []).filter((at) => read.has(at))
+  if (partlyTiny.length)
+    return `partly written too small to read (${cellsOf(partlyTiny, line)}): the sheet shows less than the cell holds`
   const partlyBlank = (partlyBlanked ?? []).filter((at) => read.has(at))
   if (partlyBlank.length)
     return `partly written white on white (${cellsOf(partlyBlank, line)}): the sheet shows less than the cell holds`
@@ -42,6 +49,10 @@ function crossedOut(
   if (!shown.length && !filled.every((at) => struck.includes(at))) return undefined
   return `struck through (${cellsOf(shown.length ? shown : struck, line)})`
 }
+
+/** The comments of a record, each on its cell. */
+export const commentsOf = ({line, comments}: SourceRecord): SheetComment[] =>
+  (comments ?? []).map(({at, text}) => ({line, cell: `${columnLetters(at)}${line}`, text}))
 
 /** The rows of a table, each a field reader of its record; blank lines (and lines gw alone wrote in) left out. */
 export async function* rowsOf(
@@ -66,6 +77,7 @@ export async function* rowsOf(
       end: end ?? line,
       values,
       typed,
+      ...(from.comments ? {comments: commentsOf(from)} : {}),
       ...(hidden ? {hidden} : {}),
       ...(struck ? {struck} : {}),
       merged: (field) => {
@@ -100,8 +112,14 @@ export async function* rowsOf(
       },
     }
   }
-  if (!blank(first)) yield row(first)
-  for await (const record of rest) if (!blank(record)) yield row(record)
+  // A line of nothing but comments is no row: its comments are the file's, as a title's are.
+  const loose = (record: SourceRecord) => {
+    if (!record.comments || record.record.some((v) => v.trim() !== '')) return false
+    ;(source.looseComments ??= []).push(...commentsOf(record))
+    return true
+  }
+  if (!loose(first) && !blank(first)) yield row(first)
+  for await (const record of rest) if (!loose(record) && !blank(record)) yield row(record)
 }
 
 /** A row as it streams, its amounts' contexts set when it is let go (settledRows). */

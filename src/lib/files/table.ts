@@ -17,11 +17,11 @@ import {checkNotUtf8, encodingOf, kindOf, looksBinary, notTextError, unusualLine
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {HEADER_SEARCH, headerOf, headerWith, likeliestHeader, sheetNote} from './table-header.js'
 import type {ReadOptions, SourceRecord, Table, TableHeader, TableLine, TableRow, TableSource} from './table-model.js'
-import {rowsOf, settledRows} from './table-rows.js'
+import {commentsOf, rowsOf, settledRows} from './table-rows.js'
 import type {SheetFacts} from './workbook-rows.js'
 import {workbookRecords} from './workbook-records.js'
 
-export type {ReadOptions, Table, TableHeader, TableLine, TableRow, TableSource} from './table-model.js'
+export type {ReadOptions, SheetComment, Table, TableHeader, TableLine, TableRow, TableSource} from './table-model.js'
 export {
   type ColumnCurrencies,
   amountHeaders,
@@ -132,19 +132,12 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
     )
     const unevaluated = includeHidden ? [] : (facts.of?.unevaluated ?? [])
     if (unevaluated.length) source.unevaluated = unevaluated
-    // A title's text, without what gw wrote beside it in an earlier report (its status): a line of
-    // nothing else is a blank one.
-    const gw = new Set(header.gwColumns)
-    const text = (values: string[]) => values.filter((v, i) => v.trim() && !gw.has(i)).join(' ')
-    const above = seen
-      .slice(0, at)
-      .filter(({record}) => text(record))
-      .map(({line, record: values, typed}) => ({line, values, ...(typed ? {typed} : {})}))
-    const titles = above.map(({line, values}) => ({line, text: text(values)}))
+    const {above, titles, looseComments} = aboveTheRows(seen, at, header)
     const rest = seen.slice(at + 1)
     const second = rest.length ? {done: false, value: rest.shift()!} : await bounded.next()
     if (second.done) throw usageError(`${path} has a header but no rows${sheetNote(source)}.`)
-    const table = {source: titles.length ? {...source, titles} : source, header, above}
+    const more = {...(titles.length ? {titles} : {}), ...(looseComments.length ? {looseComments} : {})}
+    const table = {source: {...source, ...more}, header, above}
     // Shift_JIS and CP932 (which WHATWG decodes as shift_jis) write the yen sign as the byte of `\`.
     const yen = source.encoding === 'shift_jis'
     const marks = new DecimalMarks(
@@ -159,6 +152,22 @@ export async function openTable(path: string, options: ReadOptions): Promise<Tab
     await bounded.return(undefined)
     throw error
   }
+}
+
+/**
+ * The lines above the header of `seen` (the header at `at`): those that hold something, and
+ * their text (a title's, without what gw wrote beside it in an earlier report: its status; a line
+ * of nothing else is a blank one); and the comments on them and on the header, the file's.
+ */
+function aboveTheRows(seen: readonly SourceRecord[], at: number, header: TableHeader) {
+  const gw = new Set(header.gwColumns)
+  const text = (values: string[]) => values.filter((v, i) => v.trim() && !gw.has(i)).join(' ')
+  const above: TableLine[] = seen
+    .slice(0, at)
+    .filter(({record}) => text(record))
+    .map(({line, record: values, typed}) => ({line, values, ...(typed ? {typed} : {})}))
+  const titles = above.map(({line, values}) => ({line, text: text(values)}))
+  return {above, titles, looseComments: seen.slice(0, at + 1).flatMap(commentsOf)}
 }
 
 /** A line of the file as a report writes it back: one of the table's rows, or a line that is not a row. */
@@ -205,8 +214,8 @@ async function* boundedRecords(
     if (item.facts) facts.of = item.facts
     const long = item.record.findIndex((field) => field.length > MAX_FIELD)
     if (long !== -1) throw fieldTooLong(path, item.line, long + 1, item.record[long]!.length)
-    // A formula without a stored result reads as empty text: its row is not an empty one.
-    if (!item.notes && item.record.every((field) => field.trim() === '')) continue
+    // A formula without a stored result reads as empty text, and a comment is read: neither row is an empty one.
+    if (!item.notes && !item.comments && item.record.every((field) => field.trim() === '')) continue
     yield item
   }
 }

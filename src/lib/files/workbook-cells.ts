@@ -92,6 +92,8 @@ export interface ReadCell {
   partlyStruck?: boolean
   /** Some runs of its text written white on no fill, not all: the cell shows less than it holds. */
   partlyBlanked?: boolean
+  /** Some runs of its text in a font too small to read, not all: the cell shows less than it holds. */
+  partlySmall?: boolean
 }
 
 /** A formula that totals the rows above it as a filter shows them: `SUBTOTAL(109,D2:D7)`, ODF's `of:=SUBTOTAL(9;[.D2:.D7])`. */

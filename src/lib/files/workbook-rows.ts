@@ -8,6 +8,7 @@ import type {SaxesTagPlain} from 'saxes'
 import type {TypedCells} from './cells.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import type {CellNote, ReadCell} from './workbook-cells.js'
+import type {CellColours} from './rule-effects.js'
 import type {ZipParts} from './zip-parts.js'
 
 /** A row of a sheet: its cells as text, its row number, which cells hold a number past 15 digits, and cells by value. */
@@ -31,10 +32,15 @@ export interface WorkbookRecord {
   blanked?: number[]
   /** Cells with some runs of their text written white on white, not all, by column: they show less than they hold. */
   partlyBlanked?: number[]
+  /** Cells written in a font too small to read (colours' tooSmall), by column; and those of some runs so written. */
+  small?: number[]
+  partlySmall?: number[]
   /** On a sheet's first row only: what the sheet says of itself (the columns it hides, formats gw cannot evaluate). */
   facts?: SheetFacts
   /** Cells covered by merged cells (empty but for the first), by column: the merged range. */
   merged?: Record<number, string>
+  /** The comments on its cells (a note or a thread of Excel's, an .ods annotation), each with its column. */
+  comments?: {at: number; text: string}[]
 }
 
 /**
@@ -140,8 +146,13 @@ export class RowBuilder {
   partlyStruck: number[] = []
   blanked: number[] = []
   partlyBlanked: number[] = []
+  small: number[] = []
+  partlySmall: number[] = []
+  /** The colours of its cells, where the sheet's rules may colour them (conditional-formats' markRow). */
+  colours?: Map<number, CellColours>
   hasNotes = false
   hidden?: string
+  comments: {at: number; text: string}[] = []
 
   constructor(
     readonly path: string,
@@ -161,13 +172,15 @@ export class RowBuilder {
     if (cell.struck) this.struck.push(column)
     if (cell.partlyStruck) this.partlyStruck.push(column)
     if (cell.partlyBlanked) this.partlyBlanked.push(column)
+    if (cell.partlySmall) this.partlySmall.push(column)
   }
 
   /** `covered`: the cells of this row that merged ranges cover beside their first. */
   record(covered?: Record<number, string>): WorkbookRecord | undefined {
     const record = this.cells
     while (record.length && record.at(-1)!.trim() === '' && this.notes[record.length - 1] === undefined) record.pop()
-    if (!record.length) return undefined
+    // A line of nothing but a comment is kept: the comment is read wherever it stands.
+    if (!record.length) return this.comments.length ? {record, line: this.line, comments: this.comments} : undefined
     return {
       record,
       line: this.line,
@@ -176,10 +189,13 @@ export class RowBuilder {
       ...(this.partlyStruck.length ? {partlyStruck: this.partlyStruck} : {}),
       ...(this.blanked.length ? {blanked: this.blanked} : {}),
       ...(this.partlyBlanked.length ? {partlyBlanked: this.partlyBlanked} : {}),
+      ...(this.small.length ? {small: this.small} : {}),
+      ...(this.partlySmall.length ? {partlySmall: this.partlySmall} : {}),
       ...(covered ? {merged: covered} : {}),
       ...(this.inexact.length ? {inexact: this.inexact} : {}),
       ...(this.hasNotes ? {notes: this.notes} : {}),
       ...(this.typed.length ? {typed: this.typed.filter((t) => t.at < record.length)} : {}),
+      ...(this.comments.length ? {comments: this.comments} : {}),
     }
   }
 }

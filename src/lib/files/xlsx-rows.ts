@@ -8,6 +8,7 @@ import {markRow} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {showText} from './shown-number.js'
 import {type AutoFilter, sheetTail} from './xlsx-tail.js'
+import {type CellComment, sheetComments} from './xlsx-comments.js'
 import {type CellStyles, NO_MARKS, type RunMarks, RunStrikes} from './xlsx-styles.js'
 import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
@@ -108,12 +109,41 @@ class SheetReader {
   /** Each cell's number, for the conditional formats that compare one (by column, this row). */
   #numbers: Record<number, number> = {}
   readonly ready: WorkbookRecord[] = []
+  /** The comments on the sheet's cells not yet placed on their rows, in the order of their lines. */
+  readonly #comments: CellComment[]
+  /** The sheet has rules that colour cells (a fill, a font colour). */
+  readonly #paints: boolean
 
   constructor(
     readonly path: string,
     readonly book: XlsxBook,
     readonly tail: Awaited<ReturnType<typeof sheetTail>>,
-  ) {}
+    comments: CellComment[],
+  ) {
+    this.#comments = comments
+    this.#paints = tail.rules.some((rule) => typeof rule.effect === 'object' && 'paints' in rule.effect)
+  }
+
+  /** The first comment not yet placed (an index, not a shift: a sheet may hold a comment a row). */
+  #nextComment = 0
+
+  /** The comments of lines before `line`, each line of them a row of its own (a comment on a line with no cell). */
+  commentsBefore(line: number): void {
+    for (let next = this.#comments[this.#nextComment]; next && next.line < line;) {
+      const row = new RowBuilder(this.path, next.line)
+      this.#commentsOf(row)
+      this.#push(row.record())
+      next = this.#comments[this.#nextComment]
+    }
+  }
+
+  /** The comments of `row`'s line, placed on it. */
+  #commentsOf(row: RowBuilder): void {
+    for (let next = this.#comments[this.#nextComment]; next?.line === row.line;) {
+      row.comments.push({at: next.at, text: next.text})
+      next = this.#comments[++this.#nextComment]
+    }
+  }
 
   readonly handlers: XmlHandlers = {
     open: (tag) => this.#open(tag),
@@ -178,6 +208,7 @@ class SheetReader {
 
   #openRow(tag: SaxesTagPlain): void {
     this.#lastLine = Number(attr(tag, 'r') ?? this.#lastLine + 1)
+    this.commentsBefore(this.#lastLine)
     this.#row = new RowBuilder(this.path, this.#lastLine)
     this.#numbers = {}
     const height = attr(tag, 'ht')
@@ -267,25 +298,41 @@ class SheetReader {
     // White on white (the cell's font, or every run of its text, on no fill): the cell looks empty, as under `;;;`.
     const white = styles.filled[style] ? 'none' : marks.white
     if (read.text.trim() !== '' && white === 'part') read.partlyBlanked = true
+    if (read.text.trim() !== '' && marks.small === 'part' && !styles.small[style]) read.partlySmall = true
     if (read.text !== '' || read.note) row.set(this.#column, read)
-    if (read.text.trim() !== '' && (styles.unseen[style] || white === 'all')) row.blanked.push(this.#column)
+    const unseen = styles.unseen[style] || white === 'all'
+    if (read.text.trim() !== '' && unseen) row.blanked.push(this.#column)
+    // Where the sheet's rules colour cells, each cell's colours, for them to be drawn on (white runs as white text).
+    if (this.#paints && read.text.trim() !== '') {
+      const {text, ground} = styles.colours[style] ?? {}
+      ;(row.colours ??= new Map()).set(this.#column, {
+        text: white === 'all' ? 'ffffff' : text,
+        ground,
+        byColour: unseen,
+      })
+    }
+    if (read.text.trim() !== '' && (styles.small[style] || marks.small === 'all')) row.small.push(this.#column)
   }
 
   #closeRow(): void {
     const row = this.#row
-    const {filter, merged, rules, unevaluated} = this.tail
+    const {filter, merged, rules} = this.tail
     if (row) {
       row.hidden = whyHidden(row, this.#rowHidden, this.#rowGrouped, filter)
       markRow(row, rules, this.#numbers)
+      this.#commentsOf(row)
     }
-    const record = row?.record(merged.coveredIn(row.line))
-    if (record) {
-      if (this.#first && (Object.keys(this.#hiddenColumns).length || unevaluated.length))
-        record.facts = {hiddenColumns: this.#hiddenColumns, unevaluated}
-      this.#first = false
-      this.ready.push(record)
-    }
+    this.#push(row?.record(merged.coveredIn(row.line)))
     this.#row = undefined
+  }
+
+  #push(record: WorkbookRecord | undefined): void {
+    if (!record) return
+    const {unevaluated} = this.tail
+    if (this.#first && (Object.keys(this.#hiddenColumns).length || unevaluated.length))
+      record.facts = {hiddenColumns: this.#hiddenColumns, unevaluated}
+    this.#first = false
+    this.ready.push(record)
   }
 }
 
@@ -296,9 +343,13 @@ export async function* xlsxRows(
   book: XlsxBook,
   sheet: SheetEntry,
 ): AsyncGenerator<WorkbookRecord> {
-  const reader = new SheetReader(path, book, await sheetTail(zip, sheet.part, book.styles.effects))
+  const tail = await sheetTail(zip, sheet.part, book.styles.effects)
+  const reader = new SheetReader(path, book, tail, await sheetComments(zip, sheet.part))
   for await (const _ of zip.parse(sheet.part, reader.handlers)) {
     yield* reader.ready
     reader.ready.length = 0
   }
+  // Comments on lines past the last row.
+  reader.commentsBefore(Infinity)
+  yield* reader.ready
 }

@@ -8,8 +8,8 @@ import {posix} from 'node:path'
 
 import type {SaxesTagPlain} from 'saxes'
 
-import {looksAlike} from './colours.js'
-import {type Effect, formatEffect} from './conditional-formats.js'
+import {looksAlike, tooSmall} from './colours.js'
+import {type Effect, formatEffect} from './rule-effects.js'
 import {type NumberFormat, numberFormat} from './shown-number.js'
 import {fromWorkbookText} from './workbook-cells.js'
 import {attr, local, parseAll} from './workbook-rows.js'
@@ -48,13 +48,14 @@ const MAX_SHARED_STRINGS_TEXT = 96 * 1024 * 1024
 /** How much of a string's text its runs strike through: none, some (a warning), or all of it (struck). */
 export type Strike = 'none' | 'part' | 'all'
 
-/** How much of a string's text its runs strike through, and write white: none, some, or all of it. */
+/** How much of a string's text its runs strike through, write white, and write too small to read: none, some, or all of it. */
 export interface RunMarks {
   strike: Strike
   white: Strike
+  small: Strike
 }
 
-export const NO_MARKS: RunMarks = {strike: 'none', white: 'none'}
+export const NO_MARKS: RunMarks = {strike: 'none', white: 'none', small: 'none'}
 
 const share = (marked: number, shown: number): Strike => (marked === 0 ? 'none' : marked >= shown ? 'all' : 'part')
 
@@ -65,15 +66,18 @@ const share = (marked: number, shown: number): Strike => (marked === 0 ? 'none' 
 export class RunStrikes {
   #struck = 0
   #white = 0
+  #small = 0
   #shown = 0
   #inRun = false
   #runStruck = false
   #runWhite = false
+  #runSmall = false
 
   open(name: string, tag: SaxesTagPlain): void {
-    if (name === 'r') [this.#inRun, this.#runStruck, this.#runWhite] = [true, false, false]
+    if (name === 'r') [this.#inRun, this.#runStruck, this.#runWhite, this.#runSmall] = [true, false, false, false]
     else if (name === 'strike' && this.#inRun) this.#runStruck = !['0', 'false'].includes(attr(tag, 'val') ?? '1')
     else if (name === 'color' && this.#inRun) this.#runWhite = isWhite(tag)
+    else if (name === 'sz' && this.#inRun) this.#runSmall = tooSmall(sizeOf(tag))
   }
 
   close(name: string): void {
@@ -85,15 +89,20 @@ export class RunStrikes {
     this.#shown += shown
     if (this.#inRun && this.#runStruck) this.#struck += shown
     if (this.#inRun && this.#runWhite) this.#white += shown
+    if (this.#inRun && this.#runSmall) this.#small += shown
   }
 
   /** The marks of the string read since the last call, and a fresh count for the next. */
   take(): RunMarks {
     const marks =
-      this.#struck || this.#white
-        ? {strike: share(this.#struck, this.#shown), white: share(this.#white, this.#shown)}
+      this.#struck || this.#white || this.#small
+        ? {
+            strike: share(this.#struck, this.#shown),
+            white: share(this.#white, this.#shown),
+            small: share(this.#small, this.#shown),
+          }
         : NO_MARKS
-    this.#struck = this.#white = this.#shown = 0
+    this.#struck = this.#white = this.#small = this.#shown = 0
     return marks
   }
 }
@@ -154,6 +163,12 @@ function colourOf(tag: SaxesTagPlain): string | undefined {
   return Number(attr(tag, 'tint') ?? 0) ? undefined : THEMED[attr(tag, 'theme') ?? '']
 }
 
+/** A font's size in points (`<sz val="11"/>`). */
+const sizeOf = (tag: SaxesTagPlain) => {
+  const size = Number(attr(tag, 'val'))
+  return Number.isFinite(size) ? size : undefined
+}
+
 /** White, or as near it as a reader cannot tell. */
 const isWhite = (tag: SaxesTagPlain) => {
   const colour = colourOf(tag)
@@ -168,6 +183,10 @@ export interface CellStyles {
   unseen: boolean[]
   /** Whether a cell style fills the cell with a colour (white runs of its text then show). */
   filled: boolean[]
+  /** Whether a cell style's font is too small to read (1 pt shows as a dot). */
+  small: boolean[]
+  /** The colours each cell style draws its text in (undefined: automatic) and on (undefined: no fill). */
+  colours: {text?: string; ground?: string}[]
   /** By differential format (a conditional format's `dxfId`): whether it strikes its cells or hides them (`;;;`). */
   effects: (Effect | undefined)[]
 }
@@ -175,16 +194,16 @@ export interface CellStyles {
 /** Each cell style (`s`): its number format's code and kind, and whether its font strikes the text through. */
 export async function cellStyles(zip: ZipParts, part: string | undefined): Promise<CellStyles> {
   const codes = new Map<number, string>()
-  const styles: CellStyles = {numbers: [], struck: [], unseen: [], filled: [], effects: []}
-  /** Each font: its strike, and its colour when the file names one (an automatic colour is drawn to show). */
-  const fonts: {struck: boolean; colour?: string}[] = []
+  const styles: CellStyles = {numbers: [], struck: [], unseen: [], filled: [], small: [], colours: [], effects: []}
+  /** Each font: its strike, its size, and its colour when the file names one (an automatic colour is drawn to show). */
+  const fonts: {struck: boolean; colour?: string; size?: number}[] = []
   /** Each fill: whether it colours the cell (a pattern of a colour other than white), and its colour. */
   const fills: {filled: boolean; colour?: string}[] = []
   if (!part || !zip.has(part)) return styles
   let inCellXfs = false
   let inFonts = false
   let inFills = false
-  let dxf: {struck: boolean; code?: string; white?: boolean; filled?: boolean} | undefined
+  let dxf: {struck: boolean; code?: string; text?: string; fill?: string; small?: boolean} | undefined
   const struckBy = (tag: SaxesTagPlain) => !['0', 'false'].includes(attr(tag, 'val') ?? '1')
   await parseAll(zip, part, {
     open(tag) {
@@ -192,13 +211,18 @@ export async function cellStyles(zip: ZipParts, part: string | undefined): Promi
       if (name === 'dxf') dxf = {struck: false}
       else if (dxf && name === 'strike') dxf.struck = struckBy(tag)
       else if (dxf && name === 'numFmt') dxf.code = attr(tag, 'formatCode')
-      else if (dxf && name === 'color') dxf.white = isWhite(tag)
-      else if (dxf && (name === 'bgColor' || name === 'fgColor')) dxf.filled ||= !isWhite(tag)
+      else if (dxf && name === 'sz') dxf.small = tooSmall(sizeOf(tag))
+      // A colour gw cannot tell (a theme's, tinted) is none that hides: as a colour other than white.
+      else if (dxf && name === 'color') dxf.text = colourOf(tag) ?? '?'
+      // A rule's solid fill is its pattern's background colour (its foreground, when it names none).
+      else if (dxf && (name === 'bgColor' || (name === 'fgColor' && dxf.fill === undefined)))
+        dxf.fill = colourOf(tag) ?? '?'
       else if (name === 'numFmt') codes.set(Number(attr(tag, 'numFmtId')), attr(tag, 'formatCode') ?? '')
       else if (name === 'fonts') inFonts = true
       else if (name === 'font' && inFonts) fonts.push({struck: false})
       else if (name === 'strike' && inFonts) fonts[fonts.length - 1]!.struck = struckBy(tag)
       else if (name === 'color' && inFonts) fonts[fonts.length - 1]!.colour = colourOf(tag)
+      else if (name === 'sz' && inFonts) fonts[fonts.length - 1]!.size = sizeOf(tag)
       else if (name === 'fills') inFills = true
       else if (name === 'patternFill' && inFills)
         fills.push({filled: !['none', undefined].includes(attr(tag, 'patternType'))})
@@ -218,6 +242,8 @@ export async function cellStyles(zip: ZipParts, part: string | undefined): Promi
         const ground = filled ? fill?.colour : 'ffffff'
         styles.unseen.push(font?.colour !== undefined && ground !== undefined && looksAlike(font.colour, ground))
         styles.filled.push(filled)
+        styles.small.push(tooSmall(font?.size))
+        styles.colours.push({text: font?.colour, ground: filled ? fill?.colour : undefined})
       }
     },
     close(tag) {
@@ -226,11 +252,15 @@ export async function cellStyles(zip: ZipParts, part: string | undefined): Promi
       else if (name === 'fonts') inFonts = false
       else if (name === 'fills') inFills = false
       else if (name === 'dxf' && dxf) {
-        // A strike strikes the cell; white on no fill, or a format that shows nothing of a number
-        // (`;;;`), hides it; a format that shows another number reformats it.
-        const hides = dxf.white && !dxf.filled
+        // A strike strikes the cell; a format that shows nothing of a number (`;;;`) hides it; a
+        // font too small to read shrinks it; colours paint it (white text hides on no fill, shows
+        // on a dark one); a format that shows another number reformats it.
+        const format = dxf.code !== undefined ? formatEffect(dxf.code) : undefined
+        const reformats = typeof format === 'object' && 'reformats' in format ? format.reformats : undefined
+        const colours = dxf.text !== undefined || dxf.fill !== undefined
+        const paints = {paints: {text: dxf.text, fill: dxf.fill}, ...(reformats ? {reformats} : {})}
         styles.effects.push(
-          dxf.struck ? 'struck' : hides ? 'hidden' : dxf.code !== undefined ? formatEffect(dxf.code) : undefined,
+          dxf.struck ? 'struck' : format === 'hidden' ? 'hidden' : dxf.small ? 'small' : colours ? paints : format,
         )
         dxf = undefined
       }

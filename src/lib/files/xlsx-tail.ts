@@ -3,7 +3,8 @@
  * `conditionalFormatting` after `sheetData`), read before its rows are: the part's text is
  * scanned, not parsed, up to the end of its rows, then the rest is kept and read.
  */
-import {type ConditionalRule, type Effect, type UnevaluatedRule, excelRule} from './conditional-formats.js'
+import {type ConditionalRule, type UnevaluatedRule, excelRule} from './conditional-formats.js'
+import {type Effect, mayHide} from './rule-effects.js'
 import {MergedCells, rangeOf} from './workbook-rows.js'
 import type {ZipParts} from './zip-parts.js'
 
@@ -126,8 +127,8 @@ function conditionalRules(tail: string, effects: readonly (Effect | undefined)[]
       const read = extension
         ? `a conditional format of Excel 2010 on ${sqref} that strikes its cells through`
         : excelRule(sqref, rule, effect)
-      if (typeof read === 'string') unevaluated.push(read)
-      else rules.push(read)
+      if (typeof read !== 'string') rules.push(read)
+      else if (mayHide(effect)) unevaluated.push(read)
     }
   }
   return {rules, unevaluated}

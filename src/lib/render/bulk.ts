@@ -3,7 +3,7 @@ import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan} from '../refunds/bulk/plan.js'
-import type {OrderLine, Problem} from '../refunds/bulk/rows.js'
+import {type OrderLine, type Problem, WHOLE_FILE} from '../refunds/bulk/rows.js'
 import type {RowStatus} from '../refunds/refund.js'
 import {
   earlierOutputNote,
@@ -16,7 +16,7 @@ import {
   sourceNotes,
   totalsNotes,
 } from './files.js'
-import {fileShown, shown} from '../untrusted.js'
+import {fileShown, quoted, shown} from '../untrusted.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
 import {earlierSentence} from './refunds.js'
@@ -48,9 +48,17 @@ export function planNotes(plan: BulkPlan, csv: string, left?: LockHolder, output
     ...leftOutNotes(plan.file.left),
   )
   const {header, source} = plan.file
+  const words = new Set(plan.file.wordColumns)
   for (const note of [
     earlierOutputNote(header),
-    ignoredNote(header.ignored, plan.file.hints),
+    ignoredNote(
+      header.ignored.filter((name) => !words.has(name)),
+      plan.file.hints,
+    ),
+    words.size
+      ? `read for what their words say (approvals, notes that hold a row back): ${[...words].map((name) => quoted(name)).join(', ')}`
+      : undefined,
+    commentsNote(plan.file),
     hiddenNote(header),
     partlyStruckNote(source),
   ])
@@ -74,9 +82,12 @@ export function planNotes(plan: BulkPlan, csv: string, left?: LockHolder, output
   if (asked.length) notes.push(`the uncertain rows, asked of the gateway: ${asked.join(', ')}`)
   for (const earlier of plan.settled_earlier)
     notes.push(`order ${shown(earlier.mch_order_no, 64)}: ${earlierSentence(earlier)}`)
+  // Rows a note or a comment holds back are said by the file's problems.
   const held = plan.file.rows.flatMap((row, i) => {
     const outcome = plan.states[i]!.outcome
-    return outcome.status === 'held' ? [{line: row.line, message: outcome.err_msg}] : []
+    return outcome.status === 'held' && !plan.file.held.has(row.line)
+      ? [{line: row.line, message: outcome.err_msg}]
+      : []
   })
   if (held.length)
     notes.push(
@@ -89,6 +100,15 @@ export function planNotes(plan: BulkPlan, csv: string, left?: LockHolder, output
       `The check stopped after ${problems.length - 1} problems; the rest of ${fileShown(csv)} was not read. Fix these first.`,
     )
   return notes
+}
+
+/** The comments read on the sheet's cells, each with what it did (held its row or the file back, or nothing). */
+function commentsNote(file: BulkPlan['file']): string | undefined {
+  if (!file.commentCount) return undefined
+  const said = lines(file.comments, (c) => `line ${c.line}, cell ${c.cell}: ${quoted(c.text, 80)}: ${c.did}`, 20)
+  const more =
+    file.commentCount > file.comments.length ? `\n  ... and ${file.commentCount - file.comments.length} more` : ''
+  return `${plural(file.commentCount, 'comment')} on the sheet's cells, read:\n${said}${more}`
 }
 
 /** What Ctrl-C while the orders are checked does. */
@@ -222,7 +242,9 @@ export function bulkResultView(
       ...planView(result, profile),
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
-        ? 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
+        ? result.problems.some((p) => p.file)
+          ? `Fix the problems above, then run without --dry-run (${WHOLE_FILE}).`
+          : 'Fix the problems above (or add --skip-invalid), then run without --dry-run.'
         : count('held')
           ? `Nothing was sent. Run again without --dry-run to send the others; held rows (${count('held')}, above) are not sent until what holds them is settled.`
           : 'Nothing was sent. Run again without --dry-run to send.',

@@ -129,9 +129,13 @@ export function orderListView(
     o.openid === undefined ? '' : form.terminal ? payerShown(o.openid).text : o.openid,
   ])
   const head = ['made', 'order', 'amount', 'channel', 'state', 'as of', 'gateway order', 'payer']
+  // Of the payer column: not said where a narrow terminal leaves the column out.
   const shortened =
     form.terminal && orders.some((o) => o.openid !== undefined && payerShown(o.openid).shortened)
-      ? `payer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`
+      ? {
+          note: `payer: openids longer than ${PAYER_WHOLE} characters show their first ${PAYER_HEAD} and last ${PAYER_TAIL} (whole in --json and --out, for --payer).`,
+          of: 'payer',
+        }
       : undefined
   // Narrower than the table, a terminal shows it without the columns least needed to tell orders apart.
   const fit = {drop: ['payer', 'gateway order', 'as of', 'channel'], whole: '--json and --out', unwrapped: ['order']}

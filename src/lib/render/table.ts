@@ -85,9 +85,14 @@ function fittedWidths(
  * widest cells are wrapped within their columns.
  */
 export function table(head: string[], rows: (string | number)[][], fit: TableFit = {}): string {
+  return fittedTable(head, rows, fit).text
+}
+
+/** A table as `table` draws it, and the columns it left out to fit (by head). */
+function fittedTable(head: string[], rows: (string | number)[][], fit: TableFit): {text: string; left: string[]} {
   const width = fit.width ?? terminalWidth()
   let text = drawn(head, rows)
-  if (width === undefined || widthOf(text) <= width) return text
+  if (width === undefined || widthOf(text) <= width) return {text, left: []}
   const left: string[] = []
   let kept = head.map((_, i) => i)
   const keptHead = () => kept.map((i) => head[i]!)
@@ -102,9 +107,12 @@ export function table(head: string[], rows: (string | number)[][], fit: TableFit
   }
   if (widthOf(text) > width)
     text = drawn(keptHead(), keptRows(), fittedWidths(keptHead(), keptRows(), width, fit.unwrapped))
-  if (!left.length) return text
-  return `${text}\n(left out to fit: ${left.join(', ')}${fit.whole ? `; all in ${fit.whole}` : ''})`
+  if (!left.length) return {text, left}
+  return {text: `${text}\n(left out to fit: ${left.join(', ')}${fit.whole ? `; all in ${fit.whole}` : ''})`, left}
 }
+
+/** A footnote of a list: said always, or of one column (by head), said only where the column is shown. */
+type Footnote = string | {note: string; of: string} | undefined
 
 /** Where a list goes: a terminal (of `width` columns), or a pipe or a file. */
 export interface ListForm {
@@ -130,10 +138,21 @@ export function listed(
   rows: (string | number)[][],
   fit: TableFit,
   form: ListForm,
-  footnotes: (string | undefined)[],
+  footnotes: Footnote[],
 ): {text: string; notes: string[]} {
-  const said = footnotes.filter((note): note is string => Boolean(note))
+  const said = (left: readonly string[]) =>
+    footnotes.flatMap((note) =>
+      note === undefined || note === ''
+        ? []
+        : typeof note === 'string'
+          ? [note]
+          : left.includes(note.of)
+            ? []
+            : [note.note],
+    )
   if (!form.terminal)
-    return {text: rows.map((row) => row.map((cell) => shown(cell, PIPED_CELL)).join('\t')).join('\n'), notes: said}
-  return {text: [table(head, rows, {...fit, width: form.width}), ...said].join('\n'), notes: []}
+    return {text: rows.map((row) => row.map((cell) => shown(cell, PIPED_CELL)).join('\t')).join('\n'), notes: said([])}
+  // A footnote of a column the table left out to fit is not said: it would speak of what is not shown.
+  const drawnTable = fittedTable(head, rows, {...fit, width: form.width})
+  return {text: [drawnTable.text, ...said(drawnTable.left)].join('\n'), notes: []}
 }

@@ -442,6 +442,10 @@ describe('gw order list', () => {
     expect(text.stdout).toContain(
       'payer: openids longer than 16 characters show their first 8 and last 4 (whole in --json and --out, for --payer).',
     )
+    // A terminal too narrow for the payer column leaves it out, and the footnote about it with it.
+    const narrow = await world.run(['order', 'list', '--amount', '42.00'], {env, terminal: 100})
+    expect(narrow.stdout).toMatch(/\(left out to fit: payer[,;]/)
+    expect(narrow.stdout).not.toContain('openids longer than')
     // eslint-disable-next-line no-control-regex -- the escape and bell characters are what must not be there
     expect(text.stdout).not.toMatch(/\u001b|\u0007/)
     expect(text.stdout).toMatch(/│ OL-HOSTILE .*│ u_\\x1B\[2…\\x07 +│/)

@@ -3,12 +3,12 @@ import {describe, expect, it} from 'vitest'
 import {
   type ConditionalRule,
   excelRule,
-  formatEffect,
   markRow,
   odfMapRule,
   odfRule,
   placed,
 } from '../../../src/lib/files/conditional-formats.js'
+import {formatEffect} from '../../../src/lib/files/rule-effects.js'
 import {StatusWords} from '../../../src/lib/orders/status-words.js'
 
 /** The cells of row `line` (A, B, C, D as `cells`) a rule strikes, by column letter. */

@@ -26,7 +26,7 @@ import {Journal} from './journal.js'
 import {type BulkPlan, planBulkRefund} from './plan.js'
 import {type RefundFile, digestUpTo, readRefundFile} from './refund-file.js'
 import {summarize, writeReport} from './report.js'
-import {REPORT_COLUMNS, type RowState} from './rows.js'
+import {REPORT_COLUMNS, type RowState, WHOLE_FILE} from './rows.js'
 import {sendPlan} from './send.js'
 
 /** What a run is asked to do; named as the flags are. */
@@ -231,7 +231,9 @@ function blocked(csv: string, plan: BulkPlan): GwError {
     'usage',
     `${csv} has ${count} problem${count === 1 ? '' : 's'} (listed above); nothing was sent.`,
     {
-      advice: 'Fix them and run again, or add --skip-invalid to send the valid rows and report the rest.',
+      advice: plan.problems.some((p) => p.file)
+        ? `Fix them and run again (${WHOLE_FILE}).`
+        : 'Fix them and run again, or add --skip-invalid to send the valid rows and report the rest.',
       // The earlier refunds the plan settled are recorded now: said here, or never again.
       details: {problems: plan.problems, ...(plan.settled_earlier.length && {settled_earlier: plan.settled_earlier})},
     },
@@ -279,7 +281,9 @@ function bulkResult(
     interrupted: ended.stopped,
     orders: plan.distinct_orders,
     orders_with_several_rows: [...plan.orders],
-    ignored_columns: file.header.ignored,
+    ignored_columns: file.header.ignored.filter((name) => !file.wordColumns.includes(name)),
+    word_columns: file.wordColumns,
+    comments: file.comments,
     earlier_output_columns: file.header.gwColumns.map((at) => file.header.names[at]!),
     totals: file.totals,
     left_out: file.left,

@@ -5,6 +5,7 @@ import {isCurrency, toDecimal} from '../../gateway/protocol/index.js'
 import {Tally, type TallyLine} from '../../files/tally.js'
 import type {TotalsRow} from '../../files/totals.js'
 import type {SettledEarlier} from './order-checks.js'
+import type {CommentRead} from './rows-taken.js'
 import {type ViewStatus, viewStatusOf} from '../refund.js'
 import {type LeftOut, type OrderLine, type RefundRow, type RowState, isToSend, numberOf, rowAmount} from './rows.js'
 
@@ -57,13 +58,18 @@ export interface BulkResult {
   orders_with_several_rows: OrderLine[]
   /** Columns of the file gw does not read. */
   ignored_columns: string[]
+  /** Columns gw does not read by name whose words it acted on: approvals by what they hold, notes that held rows back. */
+  word_columns: string[]
+  /** The comments on the sheet's cells (the first thousand), each with what it did. */
+  comments: CommentRead[]
   /** Columns of gw's own earlier report or list in a file fed back in (its status, advice): not read. */
   earlier_output_columns: string[]
   /** Totals rows: never sent, each checked against the rows above it. */
   totals: TotalsRow[]
   /** Rows the sheet does not show, left out by --only-visible: never sent. */
   left_out: LeftOut[]
-  problems: {line: number; message: string}[]
+  /** `file`: the problem holds the whole file back (a title or a comment that says not to refund). */
+  problems: {line: number; message: string; file?: true}[]
   /** Refunds of the file's orders sent earlier outside it without a known outcome, settled by looking them up first. */
   settled_earlier: SettledEarlier[]
   to_send: ToSendTotal[]

@@ -104,9 +104,14 @@ export async function planBulkRefund(input: PlanInput, refunds: RefundService): 
   const states: RowState[] = file.rows.map((row) =>
     row.request ? NOT_SENT : {outcome: {status: 'skipped_invalid', err_msg: problemOf(row.line)}},
   )
-  const headerBlocked = problems.some((p) => p.line === (file.header.line ?? 1)) || Boolean(file.truncated)
+  const headerBlocked = problems.some((p) => p.file || p.line === (file.header.line ?? 1)) || Boolean(file.truncated)
   // A dry run checks the usable rows even when others have problems: the plan shows them all.
   if (headerBlocked || (problems.length && !skipInvalid && !input.dry_run)) {
+    // A row its note or a comment holds back is said held, not pending: the file's problem says why.
+    file.rows.forEach((row, i) => {
+      const held = file.held.get(row.line)
+      if (row.request && held) states[i] = {outcome: {status: 'held', err_msg: held}}
+    })
     const distinct_orders = new Set(file.rows.flatMap((r) => (r.request ? [orderKey(r.request.ref)] : []))).size
     return {
       file,

@@ -7,6 +7,7 @@ import {type NoteLine, NotesUnder} from '../../files/notes.js'
 import {type TotalsRow, TotalsRows} from '../../files/totals.js'
 import {
   type ReadOptions,
+  type SheetComment,
   type TableHeader,
   type TableRow,
   type TableSource,
@@ -25,7 +26,7 @@ import {fileShown, quoted} from '../../untrusted.js'
 import {REFUND_LIST_COLUMNS} from '../list.js'
 import {AMOUNT_FIELDS, ANY_OF, APPROVAL_HEADERS, FIELDS, STATUS_HEADERS, headerProblems} from './refund-columns.js'
 import {type LeftOut, type Problem, REPORT_COLUMNS, type RefundRow} from './rows.js'
-import {RowsTaken} from './rows-taken.js'
+import {type CommentRead, RowsTaken} from './rows-taken.js'
 import {readRefundRow} from './row-reading.js'
 
 export interface RefundFile {
@@ -58,6 +59,13 @@ export interface RefundFile {
   longest: number
   /** What gw read of the file, line by line (its header and every line under it): a file that only grows keeps the digest of its first lines. */
   digest: {line: number; sha256: string}
+  /** The comments read on the cells of its rows (the first thousand), what each did, and how many there were. */
+  comments: CommentRead[]
+  commentCount: number
+  /** The rows a note or a comment holds back, by line, with why: shown held in the plan. */
+  held: ReadonlyMap<number, string>
+  /** Columns gw does not read by name whose words it acted on (approvals by what they hold, notes that held rows back). */
+  wordColumns: string[]
 }
 
 /** What an earlier report of gw's says of a row that was not refunded, nor may have been. */
@@ -105,6 +113,8 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   const digest = new LinesDigest()
   digest.add(header.line ?? 1, header.names)
   let longest = 0
+  const taken = new RowsTaken(header, statuses, options.where)
+  const looseRead: CommentRead[] = []
   const file = (truncated?: boolean) => ({
     path,
     read,
@@ -120,18 +130,25 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
     left,
     longest,
     digest: digest.value(),
+    comments: [...looseRead, ...taken.comments].sort((a, b) => a.line - b.line),
+    commentCount: looseRead.length + taken.commentCount,
+    held: taken.held,
+    wordColumns: taken.wordColumns(),
   })
   // Rows are read unless the header has no order or no amount column to read them by (a scale or
   // a currency the header says is a problem of the file, and its rows' problems are said too).
   const readable =
     ORDER_NUMBER_FIELDS.some((f) => header.index.has(f)) && AMOUNT_FIELDS.some((f) => header.index.has(f))
   if (problems.length && !readable) return file()
-  const taken = new RowsTaken(header, statuses, options.where)
+  const loose = (source.looseComments ??= []) // and the comments of totals rows and notes: the file's, as a title's
   const {currencies} = amountHeaders({header, source}, AMOUNT_FIELDS)
   for await (const item of records) {
     digest.add(item.line, item.values)
     for (const value of item.values) if (value.length > longest) longest = value.length
-    if (totals.take(item) || notes.take(item)) continue
+    if (totals.take(item) || notes.take(item)) {
+      loose.push(...(item.comments ?? []))
+      continue
+    }
     const line = item.line
     const taking = takenOrLeft(item, taken, options['only-visible'])
     if ('left' in taking) {
@@ -156,18 +173,45 @@ async function readRows(path: string, options: RefundFileOptions): Promise<Omit<
   }
   // Rows before the first zero-padded order number, shorter than it: said now it is known.
   for (const [line, message] of dropped.earlier()) problems.push({line, message})
-  for (const message of taken.problems()) problems.push({line: header.line ?? 1, message})
-  // A title above the header or a note under the rows that tells a person not to refund
-  // ("DRAFT - DO NOT REFUND YET") holds the whole file back, as a note beside a row holds its row.
-  for (const {line, text} of [...(source.titles ?? []), ...notes.found]) {
+  for (const message of taken.problems()) problems.push({line: header.line ?? 1, message, file: true})
+  for (const problem of fileHolds(statuses, [...(source.titles ?? []), ...notes.found], loose, looseRead))
+    problems.push(problem)
+  return file()
+}
+
+/**
+ * A title above the header or a note under the rows that tells a person not to refund ("DRAFT -
+ * DO NOT REFUND YET") holds the whole file back, as a note beside a row holds its row; so does a
+ * comment on a cell of no row (a title, the header, a totals row): each a problem of its line.
+ * `read`: each such comment with what it did.
+ */
+function fileHolds(
+  statuses: StatusWords,
+  lines: readonly NoteLine[],
+  comments: readonly SheetComment[],
+  read: CommentRead[],
+): Problem[] {
+  const problems: Problem[] = []
+  for (const {line, text} of lines) {
     const held = statuses.holdsBack(text)
     if (held)
       problems.push({
         line,
+        file: true,
         message: `${quoted(text)} says not to refund (${quoted(held)}): gw refunds none of the file unasked; take the line out of the file once the refunds it speaks of are to be made`,
       })
   }
-  return file()
+  for (const comment of comments) {
+    const held = statuses.holdsBack(comment.text)
+    read.push({...comment, did: held ? 'holds the file back' : 'says nothing of refunding'})
+    if (held)
+      problems.push({
+        line: comment.line,
+        file: true,
+        message: `the comment on ${comment.cell} says not to refund (${quoted(held)}): ${quoted(comment.text)}; gw refunds none of the file unasked; delete the comment once the refunds it speaks of are to be made`,
+      })
+  }
+  return problems
 }
 
 /** The file opened as a refund file, and what its header alone says: its problems, and the columns ignored that look like a field. */

@@ -83,7 +83,10 @@ export async function writeReport(
         )
       }
     }
-    await preview?.close(hiddenThings(file))
+    await preview?.close(
+      hiddenThings(file),
+      file.comments.map((c) => `line ${c.line}, cell ${c.cell}: "${c.text}": ${c.did}`),
+    )
     return await writer.close(
       summarySheet(options.trail, 'status', statusTally(file, states, options.dryRun), {refund_fee: 'amount'}, money),
     )

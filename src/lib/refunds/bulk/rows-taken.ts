@@ -7,11 +7,13 @@
  * counting each word, before anything is sent; a word gw does not know is a problem of its line.
  * A column is an approval by what it holds too, whatever its header ("OK to refund", "Decision",
  * "Freigabe"): one gw does not read whose every filled cell is an approval word, one of them not
- * approving, stops the run the same way.
+ * approving, stops the run the same way. A comment on any cell of a row is read as a note beside
+ * it is: one that says not to refund ("DO NOT REFUND", "on hold") holds its row as a note does,
+ * with the same way out; any other is reported, never acted on.
  */
 import {shellWord, usageError} from '../../errors.js'
 import {normalizeHeader} from '../../files/columns.js'
-import type {TableHeader, TableRow} from '../../files/table.js'
+import type {SheetComment, TableHeader, TableRow} from '../../files/table.js'
 import type {StatusWords} from '../../orders/status-words.js'
 import {plural} from '../../plural.js'
 import {quoted, shown} from '../../untrusted.js'
@@ -81,10 +83,35 @@ interface ByContent {
   other: boolean
   /** Its notes that tell a person not to refund the row ("duplicate - skip"), with their rows. */
   held: Map<string, Seen>
+  /** Rows --status-map left out by its words. */
+  left: number
 }
+
+/** A comment read on a cell of a row, and what it did: held its row back, left it out or let it be refunded by --status-map, or nothing (it says nothing of refunding). */
+export interface CommentRead extends SheetComment {
+  did:
+    | 'holds its row back'
+    | 'holds the file back'
+    | 'left out by --status-map'
+    | 'refunded by --status-map'
+    | 'says nothing of refunding'
+}
+
+/** Comments listed at most (the rest counted): a sheet of a comment a row is said in a few lines. */
+const COMMENTS_LISTED = 1000
+
+/** A comment's text on one line, as --status-map takes it (spaces and line ends as one space). */
+const commentWords = (text: string) => shown(text.replace(/\s+/g, ' ').trim(), 1000)
 
 export class RowsTaken {
   readonly #wheres: Where[]
+  /** The comments read on the rows' cells (the first COMMENTS_LISTED), and how many there were. */
+  readonly comments: CommentRead[] = []
+  commentCount = 0
+  /** The rows a note or a comment holds back, by line: why, in words (the plan shows them held). */
+  readonly held = new Map<number, string>()
+  /** The comments that say not to refund their rows, by what they say. */
+  readonly #heldByComments = new Map<string, {count: number; cells: string[]}>()
   /** By field: the rejected or waiting words nobody said what to do with, and the approving ones. */
   readonly #unsaid = new Map<string, Unsaid>()
   /** The columns gw does not read (shown, not gw's own output), judged by their cells. */
@@ -99,7 +126,7 @@ export class RowsTaken {
     const read = new Set([...header.index.values(), ...header.gwColumns, ...this.#wheres.map((w) => w.column)])
     this.#byContent = header.names.flatMap((name, at) =>
       name.trim() && !read.has(at) && !header.hidden.has(at)
-        ? [{at, other: false, held: new Map(), words: {column: name, words: new Map(), approving: new Map()}}]
+        ? [{at, other: false, held: new Map(), left: 0, words: {column: name, words: new Map(), approving: new Map()}}]
         : [],
     )
   }
@@ -125,6 +152,8 @@ export class RowsTaken {
    * user mapped to rejected or pending; rejected or waiting words nobody said are counted.
    */
   judge(row: TableRow): {problem?: string; left?: string} {
+    const byComment = this.#comments(row)
+    if (byComment) return {left: byComment}
     for (const field of WORD_FIELDS) {
       const word = row.get(field)
       if (!word || this.#chosen(field)) continue
@@ -147,17 +176,53 @@ export class RowsTaken {
     for (const column of this.#byContent) {
       const word = (row.values[column.at] ?? '').trim()
       const approval = word ? this.statuses.approvalOf(word, {notes: false}) : undefined
-      if (approval?.mapped && approval.approval !== 'approved')
-        return {left: `${quoted(column.words.column)} is ${quoted(word)}, ${approval.approval} (--status-map)`}
+      if (approval?.mapped && approval.approval !== 'approved') {
+        column.left++
+        // A note that says not to refund holds its row: said so, whatever --status-map calls it.
+        const said = this.statuses.holdsBack(word)
+          ? `held by its note ${quoted(word)} (column ${quoted(column.words.column)})`
+          : `${quoted(column.words.column)} is ${quoted(word)}`
+        return {left: `${said}, ${approval.approval} (--status-map)`}
+      }
       if (!word || approval?.mapped) continue
       // Its rejecting and waiting words are kept whatever else the column holds: in a note column
       // they are notes that hold their rows back ("Rejected" beside "customer cancelled").
       if (!approval) {
         column.other = true
-        if (this.statuses.holdsBack(word)) see(column.held, word, row.line)
+        if (this.statuses.holdsBack(word)) {
+          see(column.held, word, row.line)
+          this.held.set(row.line, `held by its note ${quoted(word)} (column ${quoted(column.words.column)})`)
+        }
       } else see(approval.approval === 'approved' ? column.words.approving : column.words.words, word, row.line)
     }
     return {}
+  }
+
+  /** The row's comments read: why --status-map leaves the row out by one, if it does; those that hold it back are counted. */
+  #comments(row: TableRow): string | undefined {
+    let left: string | undefined
+    for (const comment of row.comments ?? []) {
+      const approval = this.statuses.approvalOf(commentWords(comment.text), {notes: false})
+      const held = approval?.mapped ? undefined : this.statuses.holdsBack(comment.text)
+      const did: CommentRead['did'] = approval?.mapped
+        ? approval.approval === 'approved'
+          ? 'refunded by --status-map'
+          : 'left out by --status-map'
+        : held
+          ? 'holds its row back'
+          : 'says nothing of refunding'
+      if (this.commentCount++ < COMMENTS_LISTED) this.comments.push({...comment, did})
+      if (approval?.mapped && approval.approval !== 'approved')
+        left ??= `the comment on ${comment.cell} says ${quoted(comment.text)}, ${approval.approval} (--status-map)`
+      if (!held) continue
+      const words = commentWords(comment.text)
+      const seen = this.#heldByComments.get(words) ?? {count: 0, cells: []}
+      seen.count++
+      if (seen.cells.length < 5) seen.cells.push(comment.cell)
+      this.#heldByComments.set(words, seen)
+      this.held.set(row.line, `held by the comment on ${comment.cell}: ${quoted(comment.text)}`)
+    }
+    return left
   }
 
   #unknown(field: string, column: string, word: string) {
@@ -165,9 +230,38 @@ export class RowsTaken {
     return `${field === 'approval' ? 'approval' : 'status'} ${quoted(word)} (column ${quoted(column)}) is not a word gw knows: say which rows to take with --where ${shellWord(`${column}=Approved`)}, or what it means with --status-map ${affirm} (or rejected, pending, paid, cancelled)`
   }
 
+  /**
+   * The columns gw does not read by name whose words it acted on (an approval column by what it
+   * holds, notes that held rows back or that --status-map left out): said as read, not ignored.
+   */
+  wordColumns(): string[] {
+    return this.#byContent
+      .filter((c) => (!c.other && c.words.words.size + c.words.approving.size > 0) || c.held.size || c.left)
+      .map((c) => c.words.column)
+  }
+
   /** The problems of the whole file once every row is read: each column whose words do not all approve, each note that holds a row back, with the way out. */
   problems(): string[] {
-    return [...this.#notApproved(), ...this.#heldBack()]
+    return [...this.#notApproved(), ...this.#heldBack(), ...this.#heldByComment()]
+  }
+
+  /** The comments that tell a person not to refund their rows, each with its cells: gw refunds none of the file unasked. */
+  #heldByComment(): string[] {
+    if (!this.#heldByComments.size) return []
+    const held = [...this.#heldByComments]
+    // A sheet of a thousand such comments is said in a line: the first few, then how many more.
+    const said = held
+      .slice(0, 10)
+      .map(
+        ([text, {count, cells}]) =>
+          `${quoted(text)} (${count === 1 ? 'cell' : 'cells'} ${cells.join(', ')}${count > cells.length ? ', …' : ''})`,
+      )
+    if (held.length > 10) said.push(`and ${held.length - 10} more`)
+    const first = [...this.#heldByComments.keys()][0]!
+    const one = this.#heldByComments.size === 1 && [...this.#heldByComments.values()][0]!.count === 1
+    return [
+      `${one ? 'a comment says not to refund its row' : 'comments say not to refund their rows'}: ${said.join(', ')}; gw refunds none of the file unasked: take those rows out of the file, or say what a comment means with --status-map ${shellWord(`${first}=rejected`)} (rejected leaves the row out, approved refunds it)`,
+    ]
   }
 
   /** Each note column whose notes tell a person not to refund some rows: gw does not refund them unasked, nor guess. */

@@ -18,9 +18,17 @@ import {
 import {quoted} from '../../untrusted.js'
 import type {IntentRecord, RowHistory} from './journal.js'
 
+/** Why --skip-invalid is no way out of a file held back by its words (a title, a note, a comment, an approval column). */
+export const WHOLE_FILE = 'the file is held back by its words, not a row: --skip-invalid skips none of it'
+
 export interface Problem {
   line: number
   message: string
+  /**
+   * It holds the whole file back (a title, a comment on no row, notes or an approval column that
+   * say not to refund): --skip-invalid skips no line of it.
+   */
+  file?: true
 }
 
 /** The refund a usable row asks for. */

@@ -1,0 +1,105 @@
+/**
+ * What a sheet says beside its cells' text, read by the workbook readers (issue 44, round three):
+ * comments on cells, text too small to read, and a rule's fill under white text. The fixtures of
+ * test/fixtures/shown, each as its producer wrote it; the refunds they lead to are
+ * test/commands/refund/create.shown.test.ts's.
+ */
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {SMALLEST_READABLE, tooSmall, unseenOn} from '../../../src/lib/files/colours.js'
+import {readWorkbook} from '../../../src/lib/files/workbook-reader.js'
+import type {WorkbookRecord} from '../../../src/lib/files/workbook-rows.js'
+import {REPO_ROOT} from '../../helpers/shared.js'
+
+async function rows(name: string): Promise<WorkbookRecord[]> {
+  const book = await readWorkbook(join(REPO_ROOT, 'test/fixtures/shown', name), undefined)
+  const read: WorkbookRecord[] = []
+  for await (const row of book.records) read.push(row)
+  return read
+}
+
+describe('colours and sizes as a reader sees them', () => {
+  it('a font under 5 pt is too small to read; 5 pt and over, and a size not said, are not', () => {
+    expect(SMALLEST_READABLE).toBe(5)
+    expect([1, 2, 4, 4.99].map(tooSmall)).toEqual([true, true, true, true])
+    expect([5, 5.5, 11, undefined].map(tooSmall)).toEqual([false, false, false, false])
+  })
+
+  it('white text hides on no fill and on a white one, shows on dark blue; automatic text always shows', () => {
+    expect(unseenOn('ffffff', undefined)).toBe(true)
+    expect(unseenOn('ffffff', 'fefefe')).toBe(true)
+    expect(unseenOn('ffffff', '1f3864')).toBe(false)
+    expect(unseenOn(undefined, '000000')).toBe(false)
+  })
+})
+
+describe('comments on cells', () => {
+  it.each(['comments.openpyxl.xlsx', 'comments.excel.handmade.xlsx', 'comments.libreoffice.ods'])(
+    "%s: each comment on its row and column, never in its cell's text",
+    async (name) => {
+      const read = await rows(name)
+      expect(read.map((r) => r.record[0])).toEqual(['mch_order_no', 'SHW-91', 'SHW-92', 'SHW-93'])
+      expect(read.map((r) => r.comments)).toEqual([
+        undefined,
+        [{at: 0, text: 'customer called twice'}],
+        name.includes('excel')
+          ? [
+              {at: 1, text: 'DO NOT REFUND'},
+              {at: 1, text: 'agreed, leave it for now'},
+            ]
+          : [{at: 1, text: 'DO NOT REFUND'}],
+        undefined,
+      ])
+    },
+  )
+
+  it('a comment on a line of nothing else is a record of its own, with no cells', async () => {
+    expect((await rows('comment-title.openpyxl.xlsx'))[0]).toMatchObject({
+      line: 1,
+      record: ['Refunds, November'],
+      comments: [{at: 0, text: 'duplicate - skip this batch'}],
+    })
+  })
+})
+
+describe('text too small to read', () => {
+  it('openpyxl: cells at 1, 2 and 4 pt and a row style of 1 pt marked small; 5 pt not', async () => {
+    expect((await rows('tiny-font.openpyxl.xlsx')).slice(1).map((r) => [r.line, r.small])).toEqual([
+      [2, [1]],
+      [3, [0]],
+      [4, undefined],
+      [5, [0, 1]],
+      [6, [1]],
+    ])
+  })
+
+  it('xlsxwriter: an order number whose last run is 1 pt is partly small', async () => {
+    expect((await rows('tiny-run.xlsxwriter.xlsx'))[1]).toMatchObject({record: ['SHW-101', '10.00'], partlySmall: [0]})
+  })
+
+  it('odfpy: by a cell style, a parent style, a span, a style:map; 5 pt and a 10.00 under the map not', async () => {
+    expect((await rows('tiny-font.odfpy.ods')).slice(1).map((r) => [r.line, r.small, r.partlySmall])).toEqual([
+      [2, [1], undefined],
+      [3, [0], undefined],
+      [4, undefined, [0]],
+      [5, undefined, undefined],
+      [6, undefined, undefined],
+      [7, [1], undefined],
+    ])
+  })
+})
+
+describe("a rule's fill under white text", () => {
+  it.each(['rule-fill.xlsxwriter.xlsx', 'rule-fill.libreoffice.ods'])(
+    '%s: unfilled and white-filled amounts look empty, the one on dark blue shows',
+    async (name) => {
+      expect((await rows(name)).slice(1).map((r) => [r.line, r.blanked])).toEqual([
+        [2, [1]],
+        [3, undefined],
+        [4, [1]],
+      ])
+    },
+  )
+})
