@@ -7,6 +7,8 @@ interface SheetSpec {
   /** Number formats by cell address, e.g. {B2: '#,##0.00'}. */
   formats?: Record<string, string>
   state?: 'visible' | 'hidden'
+  /** Notes (Excel's legacy comments) by cell address, e.g. {B2: 'Somchai:\nRejected'}. */
+  notes?: Record<string, string>
 }
 
 export async function writeWorkbook(path: string, sheets: SheetSpec[]): Promise<string> {
@@ -15,6 +17,7 @@ export async function writeWorkbook(path: string, sheets: SheetSpec[]): Promise<
     const sheet = workbook.addWorksheet(spec.name, {state: spec.state ?? 'visible'})
     for (const row of spec.rows) sheet.addRow(row)
     for (const [address, format] of Object.entries(spec.formats ?? {})) sheet.getCell(address).numFmt = format
+    for (const [address, note] of Object.entries(spec.notes ?? {})) sheet.getCell(address).note = note
   }
   await workbook.xlsx.writeFile(path)
   return path

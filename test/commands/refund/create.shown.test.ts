@@ -64,11 +64,16 @@ describe("what a sheet says beside its cells' text", () => {
       const before = await refunded('SHW-91', 'SHW-92', 'SHW-93')
       const result = await send(copy(name))
       expect(result.code, result.stderr).toBe(2)
+      // A comment is free text: whatever it says, its row waits for the user's word on it.
+      // (Excel's thread has a reply on B3 too: "agreed, leave it for now".)
       expect(result.stderr).toContain(
-        `line 1: a comment says not to refund its row: "DO NOT REFUND" (cell B3); gw refunds none of the file unasked: take those rows out of the file, or say what a comment means with --status-map 'DO NOT REFUND=rejected'`,
+        'line 1: comments on rows to refund: "customer called twice" (cell A2), "DO NOT REFUND" (cell B3)',
       )
-      // Every comment read is said, with what it did: one that says nothing of refunding is not acted on.
-      expect(result.stderr).toContain('line 2, cell A2: "customer called twice": says nothing of refunding')
+      expect(result.stderr).toContain(
+        "a comment can say anything, so gw refunds none of the file before you say what each means: read them, then say it of each, as in --status-map 'customer called twice=rejected' (it leaves out the rows that comment is on; approved refunds them)",
+      )
+      // Every comment read is said, with what it did.
+      expect(result.stderr).toContain('line 2, cell A2: "customer called twice": holds its row back')
       expect(result.stderr).toContain('line 3, cell B3: "DO NOT REFUND": holds its row back')
       expect(await refunded('SHW-91', 'SHW-92', 'SHW-93')).toEqual(before)
     })
@@ -79,11 +84,11 @@ describe("what a sheet says beside its cells' text", () => {
       expect(result.code, result.stderr).toBe(2)
       const json = JSON.parse(result.stdout) as {comments: unknown[]; rows: {line: number; status: string}[]}
       expect(json.comments).toEqual([
-        {line: 2, cell: 'A2', text: 'customer called twice', did: 'says nothing of refunding'},
+        {line: 2, cell: 'A2', text: 'customer called twice', did: 'holds its row back'},
         {line: 3, cell: 'B3', text: 'DO NOT REFUND', did: 'holds its row back'},
       ])
       expect(json.rows.map((r) => [r.line, r.status])).toEqual([
-        [2, 'pending'],
+        [2, 'held'],
         [3, 'held'],
         [4, 'pending'],
       ])
@@ -103,13 +108,14 @@ describe("what a sheet says beside its cells' text", () => {
 
     it('--status-map says what the comment means: rejected leaves its row out, approved refunds it', async () => {
       const before = await refunded('SHW-91', 'SHW-92', 'SHW-93')
-      const left = await send(copy('comments.openpyxl.xlsx'), '--status-map', 'DO NOT REFUND=rejected')
+      const said = ['--status-map', 'customer called twice=approved']
+      const left = await send(copy('comments.openpyxl.xlsx'), ...said, '--status-map', 'DO NOT REFUND=rejected')
       expect(left.code, left.stderr).toBe(0)
       expect(left.stderr).toContain('line 3: the comment on B3 says "DO NOT REFUND", rejected (--status-map)')
       expect(await refunded('SHW-91', 'SHW-92', 'SHW-93')).toEqual(
         [...before, ['SHW-91', 1000], ['SHW-93', 3000]].sort(),
       )
-      const approved = await send(copy('comments.libreoffice.ods'), '--status-map', 'DO NOT REFUND=approved')
+      const approved = await send(copy('comments.libreoffice.ods'), ...said, '--status-map', 'DO NOT REFUND=approved')
       expect(approved.code, approved.stderr).toBe(0)
       expect(approved.stderr).toContain('line 3, cell B3: "DO NOT REFUND": refunded by --status-map')
       // The same rows in another format are the same refunds: SHW-91 and SHW-93 are not sent again.
@@ -122,7 +128,7 @@ describe("what a sheet says beside its cells' text", () => {
     it('a comment on a cell of a hidden column holds its shown row all the same; nothing sent', async () => {
       const result = await send(copy('comment-hidden-cell.openpyxl.xlsx'))
       expect(result.code, result.stderr).toBe(2)
-      expect(result.stderr).toContain('a comment says not to refund its row: "on hold" (cell D3)')
+      expect(result.stderr).toContain('a comment on a row to refund: "on hold" (cell D3)')
       expect(await refunded('SHW-94', 'SHW-95')).toEqual([])
     })
 
@@ -149,6 +155,32 @@ describe("what a sheet says beside its cells' text", () => {
       expect(await refunded('SHW-31', 'SHW-96')).toEqual([])
     })
 
+    it.each([
+      // Excel's New Note starts with its author's name and a line break, the word on the next line.
+      ['Somchai Prasert:\nRejected', 'SHW-36'],
+      // An approval word that holds its row in a note column (docs/finance.md: ไม่อนุมัติ, not approved).
+      ['ไม่อนุมัติ', 'SHW-37'],
+      ['NO', 'SHW-39'],
+      // What no list of words reads: a request, and words turned round by a bidi override (shown "DO NOT REFUND").
+      ['Please hold', 'SHW-40'],
+      ['ok \u202eDNUFER TON OD\u202c', 'SHW-41'],
+    ])('a comment %j holds its row (review3): nothing sent', async (note, order) => {
+      const path = await writeWorkbook(join(world.configDir, `${++copies}-note.xlsx`), [
+        {
+          name: 'Refunds',
+          rows: [
+            ['mch_order_no', 'refund_amount'],
+            [order, 3],
+          ],
+          notes: {B2: note},
+        },
+      ])
+      const result = await send(path)
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain('holds its row back')
+      expect(await refunded(order)).toEqual([])
+    })
+
     it("an .ods annotation is never read as its cell's text: the order number is the cell's own", async () => {
       const result = await world.run([
         'refund',
@@ -158,6 +190,8 @@ describe("what a sheet says beside its cells' text", () => {
         '--dry-run',
         '--status-map',
         'DO NOT REFUND=rejected',
+        '--status-map',
+        'customer called twice=approved',
       ])
       expect(result.code, result.stderr).toBe(0)
       expect(result.stdout).toMatch(/│ 2 +│ SHW-91 +│/)

@@ -7,9 +7,10 @@
  * counting each word, before anything is sent; a word gw does not know is a problem of its line.
  * A column is an approval by what it holds too, whatever its header ("OK to refund", "Decision",
  * "Freigabe"): one gw does not read whose every filled cell is an approval word, one of them not
- * approving, stops the run the same way. A comment on any cell of a row is read as a note beside
- * it is: one that says not to refund ("DO NOT REFUND", "on hold") holds its row as a note does,
- * with the same way out; any other is reported, never acted on.
+ * approving, stops the run the same way. A comment on any cell of a row holds its row until the
+ * user says what it means (--status-map TEXT=approved refunds the row, rejected leaves it out): a
+ * comment is free text, written to the person who reads the sheet, and no list of words reads all
+ * of it ("Somchai:\nRejected", "Please hold", "ไม่อนุมัติ", a word turned round by a bidi mark).
  */
 import {shellWord, usageError} from '../../errors.js'
 import {normalizeHeader} from '../../files/columns.js'
@@ -87,7 +88,11 @@ interface ByContent {
   left: number
 }
 
-/** A comment read on a cell of a row, and what it did: held its row back, left it out or let it be refunded by --status-map, or nothing (it says nothing of refunding). */
+/**
+ * A comment read on a cell, and what it did: held its row back (or the file: one outside the
+ * rows that says not to refund), left its row out or let it be refunded by --status-map, or
+ * nothing (one outside the rows that says nothing of refunding).
+ */
 export interface CommentRead extends SheetComment {
   did:
     | 'holds its row back'
@@ -110,7 +115,7 @@ export class RowsTaken {
   commentCount = 0
   /** The rows a note or a comment holds back, by line: why, in words (the plan shows them held). */
   readonly held = new Map<number, string>()
-  /** The comments that say not to refund their rows, by what they say. */
+  /** The comments that hold their rows back (none --status-map said the meaning of), by what they say. */
   readonly #heldByComments = new Map<string, {count: number; cells: string[]}>()
   /** By field: the rejected or waiting words nobody said what to do with, and the approving ones. */
   readonly #unsaid = new Map<string, Unsaid>()
@@ -202,20 +207,19 @@ export class RowsTaken {
   #comments(row: TableRow): string | undefined {
     let left: string | undefined
     for (const comment of row.comments ?? []) {
-      const approval = this.statuses.approvalOf(commentWords(comment.text), {notes: false})
-      const held = approval?.mapped ? undefined : this.statuses.holdsBack(comment.text)
-      const did: CommentRead['did'] = approval?.mapped
-        ? approval.approval === 'approved'
-          ? 'refunded by --status-map'
-          : 'left out by --status-map'
-        : held
-          ? 'holds its row back'
-          : 'says nothing of refunding'
-      if (this.commentCount++ < COMMENTS_LISTED) this.comments.push({...comment, did})
-      if (approval?.mapped && approval.approval !== 'approved')
-        left ??= `the comment on ${comment.cell} says ${quoted(comment.text)}, ${approval.approval} (--status-map)`
-      if (!held) continue
       const words = commentWords(comment.text)
+      const approval = this.statuses.approvalOf(words, {notes: false})
+      const said = approval?.mapped ? approval.approval : undefined
+      const did: CommentRead['did'] =
+        said === undefined
+          ? 'holds its row back'
+          : said === 'approved'
+            ? 'refunded by --status-map'
+            : 'left out by --status-map'
+      if (this.commentCount++ < COMMENTS_LISTED) this.comments.push({...comment, did})
+      if (said !== undefined && said !== 'approved')
+        left ??= `the comment on ${comment.cell} says ${quoted(comment.text)}, ${said} (--status-map)`
+      if (said !== undefined) continue
       const seen = this.#heldByComments.get(words) ?? {count: 0, cells: []}
       seen.count++
       if (seen.cells.length < 5) seen.cells.push(comment.cell)
@@ -245,7 +249,7 @@ export class RowsTaken {
     return [...this.#notApproved(), ...this.#heldBack(), ...this.#heldByComment()]
   }
 
-  /** The comments that tell a person not to refund their rows, each with its cells: gw refunds none of the file unasked. */
+  /** The comments on rows to refund, each with its cells: gw refunds none of the file before the user says what they mean. */
   #heldByComment(): string[] {
     if (!this.#heldByComments.size) return []
     const held = [...this.#heldByComments]
@@ -260,7 +264,9 @@ export class RowsTaken {
     const first = [...this.#heldByComments.keys()][0]!
     const one = this.#heldByComments.size === 1 && [...this.#heldByComments.values()][0]!.count === 1
     return [
-      `${one ? 'a comment says not to refund its row' : 'comments say not to refund their rows'}: ${said.join(', ')}; gw refunds none of the file unasked: take those rows out of the file, or say what a comment means with --status-map ${shellWord(`${first}=rejected`)} (rejected leaves the row out, approved refunds it)`,
+      one
+        ? `a comment on a row to refund: ${said[0]}; a comment can say anything, so gw refunds none of the file before you say what it means: read it, then --status-map ${shellWord(`${first}=rejected`)} leaves its row out (approved refunds it), or take the comment or the row out of the file`
+        : `comments on rows to refund: ${said.join(', ')}; a comment can say anything, so gw refunds none of the file before you say what each means: read them, then say it of each, as in --status-map ${shellWord(`${first}=rejected`)} (it leaves out the rows that comment is on; approved refunds them), or take the comments or the rows out of the file`,
     ]
   }
 
