@@ -9,7 +9,7 @@ import {pathToFileURL} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
 import {otherGatewayKey, removeDir, REPO_ROOT, tempDir, tempFile} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
 import {builtFile, gwEnvironment} from '../helpers/gw-under-test.js'
@@ -19,13 +19,6 @@ let world: GwWorld
 const appid = () => world.sandbox.info.merchants[0]!.appid
 
 const machine = () => world.machine()
-
-/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
-function withEarlierHistory(jsonl: string[]) {
-  const {dir, env} = world.machine()
-  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
-  return {dir, env}
-}
 
 beforeAll(async () => {
   world = await startWorld({spawned: false})
@@ -92,22 +85,7 @@ describe('history.jsonl', () => {
 
   it('merged twice (a backup restored after it was merged), changes nothing: no event of the story doubles', async () => {
     const {dir, env} = world.machine()
-    const made = await world.run(
-      [
-        'order',
-        'create',
-        '--channel',
-        'wechat',
-        '--amount',
-        '3.00',
-        '--fee-type',
-        'THB',
-        '--mch-order-no',
-        'HIST-TWICE',
-        '--no-qr',
-      ],
-      {env},
-    )
+    const made = await world.run(orderCreate('HIST-TWICE', 'wechat', '3.00'), {env})
     expect(made.code, made.stderr).toBe(0)
     await world.pay('HIST-TWICE')
     expect((await world.run(['order', 'query', 'HIST-TWICE'], {env})).code).toBe(0)
@@ -312,7 +290,7 @@ describe('a trial of the above by someone who did not write it', () => {
 describe('an earlier history.jsonl', () => {
   it('is imported once: order list and refund list show it as before, torn and odd lines named, kept renamed', async () => {
     const appid = world.sandbox.info.merchants[0]!.appid
-    const {dir, env} = withEarlierHistory([
+    const {dir, env} = world.machine([
       // An order of an earlier version (no state), one of today's with its state, their refunds.
       `{"type":"order","appid":"${appid}","mch_order_no":"OLD-1","channel":"wechat","total_fee":5000,"fee_type":"THB","at":"2026-03-01T10:00:00+07:00"}`,
       `{"type":"order","appid":"${appid}","mch_order_no":"NEW-1","gw_order_no":"G-NEW-1","channel":"alipay","total_fee":9900,"fee_type":"THB","at":"2026-03-02T10:00:00Z","state":"NOTPAY","state_at":"2026-03-02T10:00:00Z"}`,
@@ -395,7 +373,7 @@ describe('an earlier history.jsonl', () => {
 
 describe('the database', () => {
   it('that is not a database: exit 2 saying what to do, never an empty list', async () => {
-    const {dir, env} = withEarlierHistory([])
+    const {dir, env} = world.machine([])
     writeFileSync(join(dir, 'history.db'), 'not a database '.repeat(200))
     const listed = await world.run(['order', 'list'], {env})
     expect(listed.code).toBe(2)

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {HAS_CHROMIUM, launchChromium} from '../helpers/browser.js'
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
 import {startReceiver, waitFor} from '../helpers/receiver.js'
 
 let world: GwWorld
@@ -21,14 +21,7 @@ describe.skipIf(!HAS_CHROMIUM)('the sandbox payer page in a browser', () => {
     const browser = await launchChromium()
     try {
       const created = await world.run([
-        'order',
-        'create',
-        '--channel',
-        'truemoney',
-        '--amount',
-        '42.50',
-        '--fee-type',
-        'THB',
+        ...orderCreate(undefined, 'truemoney', '42.50', {qr: true}),
         '--expire',
         '600',
         '--product',
@@ -71,17 +64,7 @@ describe.skipIf(!HAS_CHROMIUM)('the sandbox payer page in a browser', () => {
   it('declines on Decline', async () => {
     const browser = await launchChromium()
     try {
-      const created = await world.run([
-        'order',
-        'create',
-        '--channel',
-        'wechat',
-        '--amount',
-        '1',
-        '--fee-type',
-        'THB',
-        '--json',
-      ])
+      const created = await world.run([...orderCreate(undefined, 'wechat', '1', {qr: true}), '--json'])
       const {order} = created.json<{order: {mch_order_no: string; code_url: string}}>()
       const page = await browser.newPage()
       await page.goto(order.code_url)

@@ -18,18 +18,6 @@ import {removeDir, tempDir} from '../../helpers/shared.js'
 
 let world: GwWorld
 
-let n = 0
-
-const orderNo = (prefix = 'C') => `${prefix}${process.pid}-${Date.now() % 1e8}-${++n}`
-
-async function createPaid(amount = '150.50', channel = 'wechat') {
-  const mch = orderNo()
-  const created = await world.createOrder(mch, channel, amount)
-  expect(created.code).toBe(0)
-  await world.pay(mch)
-  return mch
-}
-
 type Found = {record: {mch_order_no: string; gw_order_no: string; channel_order_no: string}; number_is: string}
 
 /** An order made and paid here, with a refund of 20.00 THB made by gw: its numbers and the refund's. */
@@ -43,11 +31,6 @@ async function refundedHere(order: string) {
   return {...record, mch_refund_no, gw_refund_no}
 }
 
-const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
-  const made = await world.createOrder(mchOrderNo, channel, amount)
-  expect(made.code, made.stderr).toBe(0)
-}
-
 beforeAll(async () => {
   world = await startWorld()
 })
@@ -56,7 +39,7 @@ afterAll(() => world.close())
 
 describe('gw order query and close', () => {
   it('shows an order by merchant or gateway number, state in words', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     const result = await world.run(['order', 'query', mch])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/state: +SUCCESS: paid/)
@@ -78,7 +61,7 @@ describe('gw order query and close', () => {
   })
 
   it('finds the channel by trying each in turn when there is no history, and says which', async () => {
-    const mch = await createPaid('12.00', 'truemoney')
+    const mch = await world.createPaid('12.00', 'truemoney')
     const fresh = tempDir('gw-fresh-')
     try {
       const env = world.environmentProfile({GW_CONFIG_DIR: fresh})
@@ -102,7 +85,7 @@ describe('gw order query and close', () => {
 
 describe('retries never duplicate money', () => {
   it('an envelope code that stays non-zero is retried a bounded number of times, then exit 3', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     await world.faults('code-nonzero=1@order_query')
     try {
       const result = await world.run(['order', 'query', mch, '--channel', 'wechat'])
@@ -128,7 +111,7 @@ describe('exit codes', () => {
   })
 
   it('4 when the answer signature does not verify, and nothing of it is shown', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     await world.faults('bad-signature=1')
     try {
       const result = await world.run(['order', 'query', mch, '--json'])
@@ -141,7 +124,7 @@ describe('exit codes', () => {
   })
 
   it('5 when the gateway stays NOTSURE', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     await world.faults('notsure=1@order_query')
     try {
       const result = await world.run(['order', 'query', mch])
@@ -412,14 +395,14 @@ describe('the smaller ones', () => {
 
 describe('order query shows what the payer paid, and when, only once the order took money', () => {
   it('no "paid by payer" or "paid at" for an unpaid or failed order; both once it is paid', async () => {
-    await createOrder('PAYER-1', 'wechat')
+    await world.createOrder('PAYER-1', 'wechat', '4.20')
     const unpaid = await world.run(['order', 'query', 'PAYER-1'])
     expect(unpaid.code, unpaid.stderr).toBe(0)
     expect(unpaid.stdout).toMatch(/state: +NOTPAY/)
     expect(unpaid.stdout).not.toContain('paid by payer')
     expect(unpaid.stdout).not.toContain('paid at')
 
-    await createOrder('PAYER-2', 'wechat')
+    await world.createOrder('PAYER-2', 'wechat', '4.20')
     await world.pay('PAYER-2', true)
     const failed = await world.run(['order', 'query', 'PAYER-2'])
     expect(failed.stdout).toMatch(/state: +PAYERROR/)

@@ -55,19 +55,6 @@ interface Totals {
   refunds_not_known?: string
 }
 
-/** An order paid through the sandbox while `gw notify listen` runs: its notification verified by the listener. */
-async function paidWhileListening(mchOrderNo: string, amount = '100.00') {
-  const listener = await world.listen(['--exit-after', '1', '--timeout', '30'])
-  const qr = ['--qr-out', join(world.configDir, `${mchOrderNo}.png`)]
-  const made = orderCreate(mchOrderNo, 'wechat', amount).filter((word) => word !== '--no-qr')
-  const created = await world.run([...made, '--notify-url', listener.url, ...qr])
-  expect(created.code, created.stderr).toBe(0)
-  await world.pay(mchOrderNo)
-  const listened = await listener.result
-  expect(listened.code, listened.stderr).toBe(0)
-  return listener.url
-}
-
 beforeAll(async () => {
   world = await startWorld({spawned: false})
 })
@@ -396,7 +383,7 @@ describe("gw order timeline's story told short", () => {
 
 describe('gw order timeline', () => {
   it('tells the story of an order made, shown, notified, queried and refunded twice (once by a file), in time order, in one time form', async () => {
-    const url = await paidWhileListening('STORY-1')
+    const url = await world.paidWhileListening('STORY-1')
     expect((await world.run(['order', 'query', 'STORY-1'])).code).toBe(0)
     const single = await world.run(['refund', 'create', 'STORY-1', '--amount', '10.00', '--json'])
     expect(single.code, single.stderr).toBe(0)
@@ -447,7 +434,7 @@ describe('gw order timeline', () => {
   })
 
   it('--refresh asks the gateway: its state now, and a refund made elsewhere (another machine) in the story', async () => {
-    await paidWhileListening('STORY-2', '50.00')
+    await world.paidWhileListening('STORY-2', '50.00')
     const here = await world.run(['refund', 'create', 'STORY-2', '--amount', '5.00'])
     expect(here.code, here.stderr).toBe(0)
     // Another machine refunds it too, under its own number.

@@ -66,13 +66,6 @@ async function whileInFlight(
   }
 }
 
-/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
-function withEarlierHistory(jsonl: string[]) {
-  const {dir, env} = world.machine()
-  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
-  return {dir, env}
-}
-
 beforeAll(async () => {
   world = await startWorld()
 })
@@ -565,7 +558,7 @@ describe('a trial of the above by someone who did not write it', () => {
 describe('the database', () => {
   it('held by another program: a refund waits a bounded time, then names the program that holds it; nothing is sent', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'HELD')
-    const {dir, env} = withEarlierHistory([])
+    const {dir, env} = world.machine([])
     expect((await world.run(['history'], {env})).code).toBe(0)
     const database = join(dir, 'history.db')
     // A gw that wrote last and has ended since: never the one named.

@@ -8,7 +8,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {type GwWorld, orderNo, orderCreate, startWorld} from '../../helpers/gw-env.js'
 import {waitFor} from '../../helpers/receiver.js'
 import {startReplayingProxy} from '../../helpers/replaying-proxy.js'
 import type {Wire} from '../../helpers/sandbox.js'
@@ -16,18 +16,6 @@ import {removeDir, tempDir, TIME} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 
 let world: GwWorld
-
-let n = 0
-
-const orderNo = (prefix = 'C') => `${prefix}${process.pid}-${Date.now() % 1e8}-${++n}`
-
-async function createPaid(amount = '150.50', channel = 'wechat') {
-  const mch = orderNo()
-  const created = await world.createOrder(mch, channel, amount)
-  expect(created.code).toBe(0)
-  await world.pay(mch)
-  return mch
-}
 
 /** A refund of a paid 100.00 THB wechat order made straight through the sandbox (not gw): its signed answer. */
 const refundAtGateway = (wire: Wire, mchOrderNo: string, mchRefundNo: string, refundFee: number) =>
@@ -285,7 +273,7 @@ describe('a single refund', () => {
 
 describe('gw refund create and query', () => {
   it('refunds part of an order, then shows every refund of it', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     const result = await world.run(['refund', 'create', mch, '--amount', '50.00', '--mch-refund-no', `${mch}-R1`])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/status: +refunded/)
@@ -323,7 +311,7 @@ describe('gw refund create and query', () => {
   })
 
   it('refuses a refund above the balance before sending, exit 2', async () => {
-    const mch = await createPaid('100.00')
+    const mch = await world.createPaid('100.00')
     await world.run(['refund', 'create', mch, '--amount', '60'])
     const result = await world.run(['refund', 'create', mch, '--amount', '50'])
     expect(result.code).toBe(2)
@@ -334,25 +322,14 @@ describe('gw refund create and query', () => {
 
   it('refuses a refund of an unpaid order before sending, exit 2', async () => {
     const mch = orderNo()
-    await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-    ])
+    await world.run(orderCreate(mch, 'wechat', '1', {qr: true}))
     const result = await world.run(['refund', 'create', mch, '--amount', '1'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('NOTPAY (created, not paid yet); only paid orders can be refunded')
   })
 
   it('a delayed refund ends processing, exit 5, with the command to check later', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     await world.faults('refund-processing=1')
     try {
       const result = await world.run(['refund', 'create', mch, '--amount', '1', '--mch-refund-no', `${mch}-P`])
@@ -367,7 +344,7 @@ describe('gw refund create and query', () => {
 
 describe('retries never duplicate money', () => {
   it('refunds through 30% HTTP 500s and 30% dropped answers: each refund made at most once, and as reported', async () => {
-    const orders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => createPaid('20.00')))
+    const orders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => world.createPaid('20.00')))
     await world.faults('http-500=0.3,drop-after-commit=0.3')
     const results = []
     try {
@@ -395,7 +372,7 @@ describe('retries never duplicate money', () => {
 
 describe('exit codes', () => {
   it('2 for a missing order number, never taken from a pipe on standard input; nothing asked of the gateway', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     const before = await world.requests()
     const piped = await world.run(['refund', 'create', '--amount', '1.00', '--yes'], {input: `${mch}\n`})
     expect(piped.code, piped.stderr).toBe(2)
