@@ -1,11 +1,12 @@
 /** gw doctor: a profile checked against its gateway, each failure with the advice that mends it. */
-import {createPrivateKey, generateKeyPairSync} from 'node:crypto'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {generateKeyPairSync} from 'node:crypto'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, keyFile, startWorld, orderCreate} from '../helpers/gw-env.js'
+import {type GwWorld, startWorld, orderCreate} from '../helpers/gw-env.js'
+import {encryptedKey, PASSPHRASE, profileAddWith} from '../helpers/merchant-keys.js'
 import {readShared, tempFile} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {isoTime} from '../../src/lib/gateway/protocol/index.js'
@@ -135,26 +136,12 @@ describe('gw doctor', () => {
 })
 
 describe('encrypted private keys, as merchants have them', () => {
-  const PASSPHRASE = 'correct horse 42'
-
-  /** The sandbox merchant's key, encrypted with PASSPHRASE as openssl would (PKCS#1 Proc-Type or PKCS#8). */
-  const encrypted = (type: 'pkcs1' | 'pkcs8') => {
-    const file = join(world.configDir, `encrypted-${type}.pem`)
-    const key = createPrivateKey(readFileSync(keyFile(world), 'utf8'))
-    writeFileSync(file, key.export({type, format: 'pem', cipher: 'aes-256-cbc', passphrase: PASSPHRASE}), {mode: 0o600})
-    return file
-  }
-
-  const addWith = (name: string, file: string, ...extra: string[]) => {
-    const args = world.profileAdd(name, ...extra)
-    args[args.indexOf('--private-key') + 1] = file
-    return args
-  }
-
   it.skipIf(!HAS_TMUX)(
     'on a terminal, asks for the passphrase with hidden input; Ctrl-C there is exit 130',
     async () => {
-      const added = await world.run(addWith('asked', encrypted('pkcs1')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+      const added = await world.run(profileAddWith(world, 'asked', encryptedKey(world, 'pkcs1')), {
+        env: {GW_KEY_PASSPHRASE: PASSPHRASE},
+      })
       expect(added.code, added.stderr).toBe(0)
       const terminal = new Terminal(['doctor', '-p', 'asked'], {GW_CONFIG_DIR: world.configDir})
       try {

@@ -86,6 +86,8 @@ export interface GwWorld {
   orderLine(mchOrderNo: string, i: number, channel?: string, state?: string): string
   /** A file of this content in the world's folder (a CSV of refunds): its path. */
   file(name: string, content: string | Buffer): string
+  /** A file of this content in the world's folder, its name made unique (N-name): its path. */
+  numberedFile(name: string, content: string | Buffer): string
   /** A CSV of this content in the world's folder, named `name` or `refunds-N.csv`: its path. */
   csv(content: string | Buffer, name?: string): string
   /** `gw refund create --from-csv CSV --yes`, then `extra`. */
@@ -327,6 +329,7 @@ export async function startWorld(
       writeFileSync(path, content)
       return path
     },
+    numberedFile: (name, content) => world.file(`${++files}-${name}`, content),
     csv: (content, name = `refunds-${++files}.csv`) => world.file(name, content),
     bulk: (csv, extra = []) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra]),
     reportOf: (csv) =>

@@ -155,12 +155,7 @@ describe('against the sandbox', () => {
 
   let world: GwWorld
 
-  let n = 0
-
   const merchant = () => world.sandbox.info.merchants[0]!
-
-  /** A file of this content in the world's folder, its name made unique: its path. */
-  const numberedFile = (name: string, content: string | Buffer) => world.file(`${++n}-${name}`, content)
 
   beforeAll(async () => {
     world = await startWorld()
@@ -295,7 +290,7 @@ describe('against the sandbox', () => {
     const pem = () => readFileSync(merchant().private_key_file, 'utf8')
 
     it('profile add warns when the private key file can be read by others; doctor reports store files that are not private', async () => {
-      const loose = numberedFile('loose.pem', pem())
+      const loose = world.numberedFile('loose.pem', pem())
       chmodSync(loose, 0o644)
       const added = await world.run([
         'profile',
