@@ -54,19 +54,7 @@ describe('gw doctor', () => {
 
   it("a wrong private key's advice holds commands to paste: the key's public half to compare, the other scheme", async () => {
     const other = tempFile('stranger.pem', strangerKeys.merchant!.private_pkcs1!)
-    const merchant = world.sandbox.info.merchants[0]!
-    const added = await world.run([
-      ...world.profileAdd('stranger').slice(0, 2),
-      'stranger',
-      '--appid',
-      merchant.appid,
-      '--base-url',
-      world.sandbox.info.base_url,
-      '--private-key',
-      other,
-      '--gateway-public-key',
-      world.sandbox.info.gateway_public_key_file,
-    ])
+    const added = await world.run(profileAddWith(world, 'stranger', other))
     expect(added.code, added.stderr).toBe(0)
     const result = await world.run(['doctor', '--profile', 'stranger'])
     expect(result.code).toBe(1)

@@ -7,6 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {shellWord} from '../../../src/lib/errors.js'
 import {type GwWorld, runGw, startWorld} from '../../helpers/gw-env.js'
 import {gwShellLine, shellEnvironment} from '../../helpers/gw-under-test.js'
+import {merchantPem, profileAddWith} from '../../helpers/merchant-keys.js'
 import {profileHome} from '../../helpers/profile-home.js'
 import {removeDir, tempDir} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
@@ -155,8 +156,6 @@ describe('against the sandbox', () => {
 
   let world: GwWorld
 
-  const merchant = () => world.sandbox.info.merchants[0]!
-
   beforeAll(async () => {
     world = await startWorld()
   })
@@ -287,24 +286,10 @@ describe('against the sandbox', () => {
   })
 
   describe('private keys are never printed', () => {
-    const pem = () => readFileSync(merchant().private_key_file, 'utf8')
-
     it('profile add warns when the private key file can be read by others; doctor reports store files that are not private', async () => {
-      const loose = world.numberedFile('loose.pem', pem())
+      const loose = world.numberedFile('loose.pem', merchantPem(world))
       chmodSync(loose, 0o644)
-      const added = await world.run([
-        'profile',
-        'add',
-        'loose',
-        '--appid',
-        merchant().appid,
-        '--base-url',
-        world.sandbox.info.base_url,
-        '--private-key',
-        loose,
-        '--gateway-public-key',
-        world.sandbox.info.gateway_public_key_file,
-      ])
+      const added = await world.run(profileAddWith(world, 'loose', loose))
       expect(added.code).toBe(0)
       expect(added.stderr).toContain(`can be read by others than you (mode 0644)`)
       chmodSync(join(world.configDir, 'profiles.json'), 0o644)
