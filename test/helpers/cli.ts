@@ -44,6 +44,13 @@ export function spawnGw(args: string[], options: CliOptions = {}): {child: Child
   return start(program!, [...first, ...args], options)
 }
 
+/** The command that ends the line of `text` where `lead` is said (advice puts it last, nothing after it). */
+export function suggested(text: string, lead: string): string {
+  const line = text.split('\n').find((l) => l.includes(lead))
+  if (!line) throw new Error(`no "${lead}" in:\n${text}`)
+  return line.slice(line.indexOf(lead) + lead.length)
+}
+
 let onPath: string | undefined
 
 /**

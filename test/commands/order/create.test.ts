@@ -5,19 +5,13 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {drawQr} from '../../../src/lib/render/qr.js'
+import {suggested} from '../../helpers/cli.js'
 import {type GwWorld, orderCreate, orderNo, startWorld} from '../../helpers/gw-env.js'
 import {readDrawnQr} from '../../helpers/qr-screen.js'
 import {waitFor} from '../../helpers/receiver.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 
 let world: GwWorld
-
-/** The command that ends the line where `lead` is said (advice puts it last, nothing after it). */
-function suggested(text: string, lead: string): string {
-  const line = text.split('\n').find((l) => l.includes(lead))
-  if (!line) throw new Error(`no "${lead}" in:\n${text}`)
-  return line.slice(line.indexOf(lead) + lead.length)
-}
 
 const ESC = '\u001b'
 

@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {localZone} from '../../../src/lib/gateway/protocol/time.js'
+import {suggested} from '../../helpers/cli.js'
 import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
 import {ONE_FORM} from '../../helpers/shared.js'
 
@@ -30,9 +31,7 @@ interface Story {
 
 /** The command an advice ends with (`... : gw order timeline X --refresh`), run as printed: in this process, word by word. */
 async function runAdvice(stderr: string, after: string, env?: Record<string, string>) {
-  const line = stderr.split('\n').find((l) => l.includes(after))
-  expect(line, stderr).toBeDefined()
-  const command = line!.slice(line!.indexOf(after) + after.length).trim()
+  const command = suggested(stderr, after).trim()
   expect(command).toMatch(/^gw [\w\- ]+$/)
   return {command, run: await world.run(command.split(' ').slice(1), {env})}
 }

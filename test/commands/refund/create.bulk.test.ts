@@ -12,7 +12,7 @@ import {pathToFileURL} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {asPrinted} from '../../helpers/cli.js'
+import {asPrinted, suggested} from '../../helpers/cli.js'
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
 import {waitFor} from '../../helpers/receiver.js'
 import {removeDir, REPO_ROOT, tempDir} from '../../helpers/shared.js'
@@ -65,13 +65,6 @@ const refundCount = async (orders: string[]) => (await Promise.all(orders.map(wo
 const machine = () => world.machine()
 
 const seen = async (operation: string) => (await world.requests())[operation] ?? 0
-
-/** The command that ends the line where `lead` is said (advice puts it last, nothing after it). */
-function suggested(text: string, lead: string): string {
-  const line = text.split('\n').find((l) => l.includes(lead))
-  if (!line) throw new Error(`no "${lead}" in:\n${text}`)
-  return line.slice(line.indexOf(lead) + lead.length)
-}
 
 beforeAll(async () => {
   world = await startWorld()

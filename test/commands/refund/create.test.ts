@@ -8,7 +8,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, orderNo, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {suggested} from '../../helpers/cli.js'
+import {type GwWorld, orderCreate, orderNo, startWorld} from '../../helpers/gw-env.js'
 import {waitFor} from '../../helpers/receiver.js'
 import {startReplayingProxy} from '../../helpers/replaying-proxy.js'
 import type {Wire} from '../../helpers/sandbox.js'
@@ -27,13 +28,6 @@ const refundAtGateway = (wire: Wire, mchOrderNo: string, mchRefundNo: string, re
     mch_refund_no: mchRefundNo,
     refund_fee: refundFee,
   })
-
-/** The command that ends the line where `lead` is said (advice puts it last, nothing after it). */
-function suggested(text: string, lead: string): string {
-  const line = text.split('\n').find((l) => l.includes(lead))
-  if (!line) throw new Error(`no "${lead}" in:\n${text}`)
-  return line.slice(line.indexOf(lead) + lead.length)
-}
 
 beforeAll(async () => {
   world = await startWorld()
