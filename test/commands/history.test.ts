@@ -121,7 +121,7 @@ describe('records of an earlier gw, which did not record the gateway', () => {
   /** Lines of an earlier version: an order and a refund of it left unknown, knowing only their appid. */
   const earlier = (order: string) =>
     [
-      {
+      JSON.stringify({
         type: 'order',
         appid: appid(),
         mch_order_no: order,
@@ -131,22 +131,9 @@ describe('records of an earlier gw, which did not record the gateway', () => {
         at: '2026-03-01T10:00:00Z',
         state: 'SUCCESS',
         state_at: '2026-03-01T10:00:00Z',
-      },
-      {
-        type: 'refund',
-        appid: appid(),
-        mch_order_no: order,
-        channel: 'wechat',
-        mch_refund_no: `RF-EARLIER-${order}`,
-        refund_fee: 9000,
-        fee_type: 'THB',
-        status: 'intent',
-        source: 'refund create',
-        at: '2026-03-01T11:00:00Z',
-      },
-    ]
-      .map((line) => JSON.stringify(line))
-      .join('\n')
+      }),
+      world.refundIntent(order, `RF-EARLIER-${order}`, 9000, {at: '2026-03-01T11:00:00Z'}),
+    ].join('\n')
 
   it("are that gateway's when it is the only one this machine knows for the appid: gw history says so", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'HIST-ONE')

@@ -84,6 +84,11 @@ export interface GwWorld {
    * `state` at that time when given).
    */
   orderLine(mchOrderNo: string, i: number, channel?: string, state?: string): string
+  /**
+   * A history.jsonl line of a refund gw recorded as intended and never saw settled (a run that died), of the
+   * sandbox's merchant, on wechat in THB, now: with `changes` over it.
+   */
+  refundIntent(mchOrderNo: string, mchRefundNo: string, refundFee: number, changes?: Record<string, unknown>): string
   /** A file of this content in the world's folder (a CSV of refunds): its path. */
   file(name: string, content: string | Buffer): string
   /** A file of this content in the world's folder, its name made unique (N-name): its path. */
@@ -323,6 +328,20 @@ export async function startWorld(
         fee_type: 'THB',
         at: minute(i),
         ...(state ? {state, state_at: minute(i)} : {}),
+      }),
+    refundIntent: (mchOrderNo, mchRefundNo, refundFee, changes = {}) =>
+      JSON.stringify({
+        type: 'refund',
+        appid: merchant.appid,
+        mch_order_no: mchOrderNo,
+        channel: 'wechat',
+        mch_refund_no: mchRefundNo,
+        refund_fee: refundFee,
+        fee_type: 'THB',
+        status: 'intent',
+        source: 'refund create',
+        at: new Date().toISOString(),
+        ...changes,
       }),
     file(name, content) {
       const path = join(configDir, name)

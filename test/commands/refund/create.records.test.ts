@@ -378,21 +378,9 @@ describe('a history that is emptied or appears later', () => {
     const planned = made.json<{mch_refund_no: string; channel: string; gw_order_no: string}>()
     const {dir, env} = machine()
     expect((await world.run(['history'], {env})).code).toBe(0)
-    const appid = world.sandbox.info.merchants[0]!.appid
-    const intent = {
-      type: 'refund',
-      appid,
-      mch_order_no: order,
-      gw_order_no: planned.gw_order_no,
-      channel: planned.channel,
-      mch_refund_no: planned.mch_refund_no,
-      refund_fee: 1000,
-      fee_type: 'THB',
-      status: 'intent',
-      source: 'refund create',
-      at: new Date().toISOString(),
-    }
-    writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify(intent)}\n`)
+    const {gw_order_no, channel} = planned
+    const intent = world.refundIntent(order!, planned.mch_refund_no, 1000, {gw_order_no, channel})
+    writeFileSync(join(dir, 'history.jsonl'), `${intent}\n`)
     const again = await world.run(['refund', 'create', order!, '--amount', '10.00'], {env})
     expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toContain(`Refund ${planned.mch_refund_no} was sent by an earlier run`)
@@ -479,19 +467,7 @@ describe('a trial of the above by someone who did not write it', () => {
     const {dir, env} = machine()
     expect((await world.run(['order', 'query', order!], {env})).code).toBe(0)
     // An earlier run recorded its intent and died before sending (the gateway does not know it).
-    const intent = {
-      type: 'refund',
-      appid: appid(),
-      mch_order_no: order,
-      channel: 'wechat',
-      mch_refund_no: 'R-EARLIER',
-      refund_fee: 300,
-      fee_type: 'THB',
-      status: 'intent',
-      source: 'refund create',
-      at: new Date().toISOString(),
-    }
-    writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify(intent)}\n`)
+    writeFileSync(join(dir, 'history.jsonl'), `${world.refundIntent(order!, 'R-EARLIER', 300)}\n`)
     // The earlier refund is looked up (never sent: this command asked for 9.00), said absent: the 9.00 fits the balance.
     const made = await world.run(['refund', 'create', order!, '--amount', '9.00'], {env})
     expect(made.code, made.stderr).toBe(0)
@@ -1131,7 +1107,7 @@ describe('beside a live gateway of the same appid', () => {
   describe('files in the config folder that gw did not write', () => {
     /** An order's refund intent, as a history.jsonl line of gw's (of this gateway's appid, no gateway: an earlier version's). */
     const intent = (order: string, number: string, fee: number, channel: string) =>
-      `${JSON.stringify({type: 'refund', appid: APPID, mch_order_no: order, channel, mch_refund_no: number, refund_fee: fee, fee_type: 'THB', status: 'intent', source: 'refund create', at: new Date().toISOString()})}\n`
+      `${world.refundIntent(order, number, fee, {channel})}\n`
 
     /** Runs `script` as the user nobody (another user of this machine), `input` on its standard input. */
     const asNobody = (script: string, input?: string | Buffer) =>
