@@ -279,13 +279,9 @@ describe('a support person’s work on the desk', () => {
     const browser = await desk.browser()
     const at = await draft(browser, 'DK-LOST', '5.00')
     // Every answer to the refund lost after the gateway made it, and its lookup failing too: not known.
-    await world.faults('drop-after-commit=1@refund,http-500=1@refund_query')
-    let outcome
-    try {
-      outcome = await browser.follow(await send(browser, at))
-    } finally {
-      await world.faults('')
-    }
+    const outcome = await world.underFaults('drop-after-commit=1@refund,http-500=1@refund_query', async () =>
+      browser.follow(await send(browser, at)),
+    )
     const unknown = textOf(outcome.text)
     expect(unknown).toMatch(
       /Not known yet: 5\.00 THB of order DK-LOST Refund RF\w+ of 5\.00 THB was sent, and its outcome is not known yet\./,
@@ -391,16 +387,13 @@ describe('the desk stopping (Ctrl-C) while a refund is in flight', () => {
     const stopping = await startTestDesk(world)
     const browser = await stopping.browser()
     const at = await draft(browser, 'DK-STOP', '3.00')
-    await world.faults('latency=1500ms@refund')
-    try {
+    await world.underFaults('latency=1500ms@refund', async () => {
       const before = (await world.requests()).order_refund ?? 0
       const sending = send(browser, at)
       while (((await world.requests()).order_refund ?? 0) === before) await new Promise((r) => setTimeout(r, 20))
       await stopping.stop()
       await sending.catch(() => undefined)
-    } finally {
-      await world.faults('')
-    }
+    })
     const summary = stopping.desk.summary()
     expect(summary.refunds).toEqual([
       expect.objectContaining({mch_order_no: 'DK-STOP', amount: '3.00 THB', outcome: 'not_known'}),

@@ -65,17 +65,16 @@ describe('history.jsonl', () => {
     const target = tempFile('elsewhere.txt', "not gw's\n")
     symlinkSync(target, join(dir, 'history.jsonl'))
     // The database held by another program while the refund is in flight: its outcome cannot go there.
-    await world.faults('latency=1500-1500ms@order_refund')
-    const running = world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
-    await new Promise((resolve) => setTimeout(resolve, 700))
-    const holder = await holdDatabase(join(dir, 'history.db'))
-    let sent
-    try {
-      sent = await running
-    } finally {
-      await holder.release()
-      await world.faults('')
-    }
+    const sent = await world.underFaults('latency=1500-1500ms@order_refund', async () => {
+      const running = world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      const holder = await holdDatabase(join(dir, 'history.db'))
+      try {
+        return await running
+      } finally {
+        await holder.release()
+      }
+    })
     expect(sent.code, sent.stderr).toBe(5)
     expect(sent.stderr).toContain('could not be written either (it is a link, which gw never writes through)')
     expect(sent.stderr).toContain('its outcome could not be kept anywhere on this machine')

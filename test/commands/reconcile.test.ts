@@ -171,8 +171,7 @@ describe('gw reconcile', () => {
       ],
     })
 
-    await world.faults('bad-signature=1@order_query')
-    try {
+    await world.underFaults('bad-signature=1@order_query', async () => {
       const failed = await world.run([
         'reconcile',
         file('failed.csv', 'mch_order_no\nREC-1\n'),
@@ -186,9 +185,7 @@ describe('gw reconcile', () => {
         classification: 'query_failed',
         detail: expect.stringMatching(/signature/),
       })
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 
   it('sums paid, refunded and unpaid money apart, as a settlement is read: text, summary.csv and --json', async () => {

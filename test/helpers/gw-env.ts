@@ -49,6 +49,8 @@ export interface GwWorld {
   paidOrders(count: number, totalFee: number, prefix: string, channel?: string): Promise<string[]>
   requests(): Promise<Record<string, number>>
   faults(spec: string): Promise<void>
+  /** Does `act` with the sandbox's faults set to `spec`, and clears them after, however `act` ends: its result. */
+  underFaults<T>(spec: string, act: () => Promise<T>): Promise<T>
   /**
    * Runs gw with `operation` answered 300 ms late and Ctrl-C (SIGINT) once the sandbox has seen
    * `count` of it from this run: its result (the sandbox's faults cleared after).
@@ -258,10 +260,17 @@ export async function startWorld(
     },
     requests: () => sandbox.controls.requests(),
     faults: async (spec) => void (await sandbox.controls.faults(spec)),
-    interrupted: (args, stopAt, runOptions) => world.during(args, stopAt, (child) => child.kill('SIGINT'), runOptions),
-    async during(args, {operation, count}, act, runOptions) {
-      await world.faults(`latency=300-300ms@${operation}`)
+    async underFaults(spec, act) {
+      await world.faults(spec)
       try {
+        return await act()
+      } finally {
+        await world.faults('')
+      }
+    },
+    interrupted: (args, stopAt, runOptions) => world.during(args, stopAt, (child) => child.kill('SIGINT'), runOptions),
+    during: (args, {operation, count}, act, runOptions) =>
+      world.underFaults(`latency=300-300ms@${operation}`, async () => {
         const seen = async () => (await world.requests())[operation] ?? 0
         const before = await seen()
         const running = world.spawn(args, runOptions)
@@ -277,10 +286,7 @@ export async function startWorld(
         }
         act(running.child)
         return await running.result
-      } finally {
-        await world.faults('')
-      }
-    },
+      }),
     async ledger(mchOrderNo) {
       return (await sandbox.controls.orders(mchOrderNo))[0]
     },

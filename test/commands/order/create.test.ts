@@ -161,14 +161,11 @@ describe('gw order create', () => {
 describe('retries never duplicate money', () => {
   it('a create whose answers are all dropped is found by a query: one order, exit 0', async () => {
     const mch = orderNo()
-    await world.faults('drop-after-commit=1@native_pay')
-    try {
+    await world.underFaults('drop-after-commit=1@native_pay', async () => {
       const result = await world.run(orderCreate(mch, 'wechat', '3', {qr: true}))
       expect(result.code).toBe(0)
       expect(result.stderr).toContain('the answer carrying its QR code was lost')
-    } finally {
-      await world.faults('')
-    }
+    })
     const {body} = await world.sandbox.control<{orders: unknown[]}>('GET', `/sandbox/orders?mch_order_no=${mch}`)
     expect(body.orders).toHaveLength(1)
   })

@@ -86,16 +86,13 @@ describe('gw order query and close', () => {
 describe('retries never duplicate money', () => {
   it('an envelope code that stays non-zero is retried a bounded number of times, then exit 3', async () => {
     const mch = await world.createPaid()
-    await world.faults('code-nonzero=1@order_query')
-    try {
+    await world.underFaults('code-nonzero=1@order_query', async () => {
       const result = await world.run(['order', 'query', mch, '--channel', 'wechat'])
       expect(result.code).toBe(3)
       expect(result.stderr).toContain(
         'the gateway answered code 1 ("system busy; send the same parameters again"): the call was not processed (4 attempts)',
       )
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 })
 
@@ -112,27 +109,21 @@ describe('exit codes', () => {
 
   it('4 when the answer signature does not verify, and nothing of it is shown', async () => {
     const mch = await world.createPaid()
-    await world.faults('bad-signature=1')
-    try {
+    await world.underFaults('bad-signature=1', async () => {
       const result = await world.run(['order', 'query', mch, '--json'])
       expect(result.code).toBe(4)
       expect(result.json()).toMatchObject({error: {kind: 'signature', exit_code: 4}})
       expect(result.stdout).not.toContain('SUCCESS')
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 
   it('5 when the gateway stays NOTSURE', async () => {
     const mch = await world.createPaid()
-    await world.faults('notsure=1@order_query')
-    try {
+    await world.underFaults('notsure=1@order_query', async () => {
       const result = await world.run(['order', 'query', mch])
       expect(result.code).toBe(5)
       expect(result.stderr).toContain('the outcome is not known')
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 })
 
@@ -322,15 +313,12 @@ describe('seeing the wire', () => {
     expect(loud.stderr).toMatch(/sign: [0-9a-f]{12}…[0-9a-f]{8} \(256 bytes\)/)
     expect(loud.stderr).toMatch(/‹ order_query attempt 1: HTTP 200 in \d+ ms\n {2}\{"code":0/)
     expect(loud.stderr).not.toContain('PRIVATE KEY')
-    await world.faults('http-500=1@order_query')
-    try {
+    await world.underFaults('http-500=1@order_query', async () => {
       const failing = await world.run(['order', 'query', order!, '--verbose'])
       expect(failing.code).toBe(3)
       for (const attempt of [1, 2, 3, 4])
         expect(failing.stderr).toMatch(new RegExp(`‹ order_query attempt ${attempt}: HTTP 500 in \\d+ ms`))
-    } finally {
-      await world.faults('')
-    }
+    })
     const doctor = await world.run(['doctor', '--verbose'])
     expect(doctor.stderr).toContain('› order_query attempt 1: POST')
   })

@@ -277,9 +277,9 @@ describe("gw order timeline's story told short", () => {
     const told = await world.run(['order', 'timeline', 'TL-TOTALS'])
     expect(told.stdout).toContain('\n\nPaid 150.50 THB, refunded 75.25 THB, left 75.25 THB.\n')
     // A refund whose answer and every lookup are lost: sent, outcome unknown.
-    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-    const lost = await world.run(['refund', 'create', 'TL-TOTALS', '--amount', '10.00', '--json', '--timeout', '2'])
-    await world.faults('')
+    const lost = await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', () =>
+      world.run(['refund', 'create', 'TL-TOTALS', '--amount', '10.00', '--json', '--timeout', '2']),
+    )
     expect(lost.code, lost.stderr).toBe(5)
     const unknown = lost.json<{mch_refund_no: string}>().mch_refund_no
 

@@ -44,8 +44,7 @@ async function whileInFlight(
   at: {operation: string; count?: number; latencyMs?: number},
   act: () => Promise<void>,
 ): Promise<CliResult> {
-  await world.faults(`latency=${at.latencyMs ?? 1500}ms@${at.operation}`)
-  try {
+  return world.underFaults(`latency=${at.latencyMs ?? 1500}ms@${at.operation}`, async () => {
     const before = await seen(at.operation)
     const running = world.spawn(args, options)
     try {
@@ -61,9 +60,7 @@ async function whileInFlight(
     }
     await act()
     return await running.result
-  } finally {
-    await world.faults('')
-  }
+  })
 }
 
 beforeAll(async () => {
@@ -626,9 +623,9 @@ describe('beside a live gateway of the same appid', () => {
       await paidOn(world.sandbox, order)
       await paidOn(live, order)
       // On the test gateway, 60.00 is made but its answer and every lookup are lost: outcome unknown.
-      await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-      const unknown = await world.run(['refund', 'create', order, '--amount', '60.00', '--json', '--timeout', '2'])
-      await world.faults('')
+      const unknown = await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', () =>
+        world.run(['refund', 'create', order, '--amount', '60.00', '--json', '--timeout', '2']),
+      )
       expect(unknown.code, unknown.stderr).toBe(5)
       const testNumber = unknown.json<{mch_refund_no: string}>().mch_refund_no
 
@@ -807,8 +804,7 @@ describe('beside a live gateway of the same appid', () => {
     it('holds one claim of an order across spellings: a refund under way under one refuses the other; one refund', async () => {
       const order = 'INV-SPELL-1'
       await paidOn(world.sandbox, order)
-      await world.faults('latency=2000-2000ms@order_refund')
-      try {
+      await world.underFaults('latency=2000-2000ms@order_refund', async () => {
         const before = (await world.requests()).order_refund ?? 0
         const first = world.spawn(['refund', 'create', order, '--amount', '10.00'])
         while (((await world.requests()).order_refund ?? 0) === before)
@@ -817,9 +813,7 @@ describe('beside a live gateway of the same appid', () => {
         expect(second.code, second.stderr).toBe(2)
         expect(second.stderr).toContain(`Order ${order} is being refunded by process ${first.child.pid} on `)
         expect((await first.result).code).toBe(0)
-      } finally {
-        await world.faults('')
-      }
+      })
       expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
     })
 
@@ -862,9 +856,9 @@ describe('beside a live gateway of the same appid', () => {
   describe('a refund an earlier run left unknown', () => {
     /** A refund of `amount` that never reached the gateway (every attempt answered HTTP 500): exit 5, its number. */
     async function neverMade(order: string, amount: string): Promise<string> {
-      await world.faults('http-500=1@order_refund')
-      const sent = await world.run(['refund', 'create', order, '--amount', amount, '--json', '--timeout', '2'])
-      await world.faults('')
+      const sent = await world.underFaults('http-500=1@order_refund', () =>
+        world.run(['refund', 'create', order, '--amount', amount, '--json', '--timeout', '2']),
+      )
       expect(sent.code, sent.stderr).toBe(5)
       expect(await refundsOn(world.sandbox, order)).toEqual([])
       return sent.json<{mch_refund_no: string}>().mch_refund_no
@@ -905,9 +899,9 @@ describe('beside a live gateway of the same appid', () => {
       const first = await world.run(['refund', 'create', order, '--amount', '30.00', '--json'])
       expect(first.code, first.stderr).toBe(0)
       for (const json of [[], ['--json']]) {
-        await world.faults('http-500=1@order_refund')
-        const lost = await world.run(['refund', 'create', order, '--amount', '20.00', '--json', '--timeout', '2'])
-        await world.faults('')
+        const lost = await world.underFaults('http-500=1@order_refund', () =>
+          world.run(['refund', 'create', order, '--amount', '20.00', '--json', '--timeout', '2']),
+        )
         expect(lost.code, lost.stderr).toBe(5)
         const earlier = lost.json<Refunded>().mch_refund_no
         // The same 30.00 again: the lost 20.00 is looked up (absent), then "again?" has no terminal to ask on.
@@ -946,9 +940,9 @@ describe('beside a live gateway of the same appid', () => {
       const order = 'INV-BULK-AFTER-1'
       await paidOn(world.sandbox, order)
       // Made on the gateway, its answer lost, and the lookups too: unknown (exit 5).
-      await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-      const single = await world.run(['refund', 'create', order, '--amount', '5.00', '--json', '--timeout', '2'])
-      await world.faults('')
+      const single = await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', () =>
+        world.run(['refund', 'create', order, '--amount', '5.00', '--json', '--timeout', '2']),
+      )
       expect(single.code, single.stderr).toBe(5)
       const earlier = single.json<Refunded>().mch_refund_no
       const csv = fileOf('after-single.csv', [`${order},5.00`])
@@ -981,9 +975,9 @@ describe('beside a live gateway of the same appid', () => {
       const [held, other] = ['INV-BULK-AFTER-2', 'INV-BULK-AFTER-3']
       await paidOn(world.sandbox, held, 'alipay')
       await paidOn(world.sandbox, other, 'alipay')
-      await world.faults('http-500=1@order_refund')
-      const single = await world.run(['refund', 'create', held, '--amount', '5.00', '--json', '--timeout', '2'])
-      await world.faults('')
+      const single = await world.underFaults('http-500=1@order_refund', () =>
+        world.run(['refund', 'create', held, '--amount', '5.00', '--json', '--timeout', '2']),
+      )
       expect(single.code, single.stderr).toBe(5)
       const earlier = single.json<Refunded>().mch_refund_no
       const csv = fileOf('held.csv', [`${held},3.00`, `${other},3.00`, `NO-SUCH-ORDER-${process.pid},1.00`])
@@ -1017,16 +1011,13 @@ describe('beside a live gateway of the same appid', () => {
   describe('a bulk run beside other refunds of its orders', () => {
     /** `args` in a process of its own, its refund held at the gateway (latency) while `meanwhile` runs. */
     async function whileRefunding<T>(args: string[], meanwhile: () => Promise<T>): Promise<[CliResult, T]> {
-      await world.faults('latency=2500-2500ms@order_refund')
-      try {
+      return world.underFaults('latency=2500-2500ms@order_refund', async (): Promise<[CliResult, T]> => {
         const before = (await world.requests()).order_refund ?? 0
         const running = world.spawn(args)
         while (((await world.requests()).order_refund ?? 0) === before) await new Promise((r) => setTimeout(r, 50))
         const other = await meanwhile()
         return [await running.result, other]
-      } finally {
-        await world.faults('')
-      }
+      })
     }
 
     it("a single refund in flight holds the run's rows of its order, never settled from outside; one refund in the ledger", async () => {
@@ -1158,9 +1149,9 @@ describe('beside a live gateway of the same appid', () => {
         const before = join(tempDir('gw-backup-'), 'before.db')
         copyFileSync(join(dir, 'history.db'), before)
         // 10.00 made, its answer and every lookup lost: unknown, the history holds it.
-        await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-        const unknown = await world.run(['refund', 'create', order, '--amount', '10.00', '--timeout', '2'], {env})
-        await world.faults('')
+        const unknown = await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', () =>
+          world.run(['refund', 'create', order, '--amount', '10.00', '--timeout', '2'], {env}),
+        )
         expect(unknown.code, unknown.stderr).toBe(5)
         // A write-ahead log of the history without that refund: SQLite would replay it over the file.
         execFileSync('sqlite3', [

@@ -8,7 +8,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {suggested} from '../../helpers/cli.js'
+import {type CliResult, suggested} from '../../helpers/cli.js'
 import {type GwWorld, orderCreate, orderNo, startWorld} from '../../helpers/gw-env.js'
 import {waitFor} from '../../helpers/receiver.js'
 import {startReplayingProxy} from '../../helpers/replaying-proxy.js'
@@ -39,8 +39,7 @@ describe('a single refund', () => {
   it('whose outcome was lost is settled before anything else, never sent again under a new number', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-S')
     const refund = ['refund', 'create', order!, '--amount', '30.00']
-    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-    try {
+    await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', async () => {
       const first = await world.run(refund)
       expect(first.code).toBe(5)
       const again = await world.run(refund)
@@ -50,9 +49,7 @@ describe('a single refund', () => {
       )
       expect(again.stderr).toContain('Nothing new was sent.')
       expect(await world.refundsOf(order!)).toHaveLength(1)
-    } finally {
-      await world.faults('')
-    }
+    })
     const settled = await world.run(refund)
     expect(settled.code, settled.stderr).toBe(0)
     expect(settled.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
@@ -134,13 +131,7 @@ describe('a single refund', () => {
   it('on alipay (no refund query) is settled by sending the same number again: sent, not confirmable, never refunded on that word', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-ALI', 'alipay')
     const refund = ['refund', 'create', order!, '--amount', '10.00']
-    await world.faults('drop-after-commit=1@order_refund')
-    let first
-    try {
-      first = await world.run(refund)
-    } finally {
-      await world.faults('')
-    }
+    const first = await world.underFaults('drop-after-commit=1@order_refund', () => world.run(refund))
     expect(first.code).toBe(5)
     expect(first.stdout + first.stderr).not.toContain('gw refund query')
     expect(first.stdout).toMatch(/gw sends refund number RF\w+ again, which the gateway takes once/)
@@ -160,13 +151,9 @@ describe('a single refund', () => {
   it('started twice at once: one is sent, the other refused or told it is a repeat; one refund in the ledger', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-TWICE')
     const refund = ['refund', 'create', order!, '--amount', '2.22']
-    await world.faults('latency=400-400ms')
-    let runs
-    try {
-      runs = await Promise.all([world.run(refund), world.run(refund), world.run(refund)])
-    } finally {
-      await world.faults('')
-    }
+    const runs = await world.underFaults('latency=400-400ms', () =>
+      Promise.all([world.run(refund), world.run(refund), world.run(refund)]),
+    )
     expect(runs.map((r) => r.code).sort()).toEqual([0, 2, 2])
     for (const run of runs.filter((r) => r.code === 2))
       expect(run.stderr).toMatch(
@@ -235,17 +222,17 @@ describe('a single refund', () => {
     try {
       const sent = async () => (await world.requests()).order_refund ?? 0
       const before = await sent()
-      await world.faults('latency=1500-1500ms')
-      const {child, result} = world.spawn(refund, {env})
-      // Killed once the refund has reached the gateway, which commits it after its latency.
-      while ((await sent()) === before) await sleep(20)
-      child.kill('SIGKILL')
-      const killed = await result
+      const killed = await world.underFaults('latency=1500-1500ms', async () => {
+        const {child, result} = world.spawn(refund, {env})
+        // Killed once the refund has reached the gateway, which commits it after its latency.
+        while ((await sent()) === before) await sleep(20)
+        child.kill('SIGKILL')
+        return result
+      })
       expect(killed.signal).toBe('SIGKILL')
       expect(killed.stderr).toContain(
         'line 1 is not a record of an order or refund (cut short, edited, or longer than 64 KiB)',
       )
-      await world.faults('')
       while ((await world.refundsOf(order!)).length === 0) await sleep(50)
 
       const listed = await world.run(['refund', 'list', '--json'], {env})
@@ -259,7 +246,6 @@ describe('a single refund', () => {
       expect(readdirSync(dir)).toEqual(expect.arrayContaining(['history.db', 'history.jsonl.imported']))
       expect(readdirSync(dir)).not.toContain('history.jsonl')
     } finally {
-      await world.faults('')
       removeDir(dir)
     }
   })
@@ -324,31 +310,25 @@ describe('gw refund create and query', () => {
 
   it('a delayed refund ends processing, exit 5, with the command to check later', async () => {
     const mch = await world.createPaid()
-    await world.faults('refund-processing=1')
-    try {
+    await world.underFaults('refund-processing=1', async () => {
       const result = await world.run(['refund', 'create', mch, '--amount', '1', '--mch-refund-no', `${mch}-P`])
       expect(result.code).toBe(5)
       expect(result.stdout).toMatch(/status: +processing/)
       expect(result.stderr).toContain(`gw refund query ${mch} --mch-refund-no ${mch}-P`)
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 })
 
 describe('retries never duplicate money', () => {
   it('refunds through 30% HTTP 500s and 30% dropped answers: each refund made at most once, and as reported', async () => {
     const orders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => world.createPaid('20.00')))
-    await world.faults('http-500=0.3,drop-after-commit=0.3')
-    const results = []
-    try {
+    const results: CliResult[] = []
+    await world.underFaults('http-500=0.3,drop-after-commit=0.3', async () => {
       for (const mch of orders)
         results.push(
           await world.run(['refund', 'create', mch, '--amount', '5', '--mch-refund-no', `${mch}-F`, '--json']),
         )
-    } finally {
-      await world.faults('')
-    }
+    })
     for (const [i, mch] of orders.entries()) {
       const refunds = (await world.ledger(mch))!.refunds
       expect(refunds.length).toBeLessThanOrEqual(1)
@@ -577,13 +557,9 @@ describe('a repeated refund without a terminal', () => {
 describe('a refund still processing', () => {
   it('says how to check it later, and that check shows it, its state a word, what processing means said once', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ADV-SLOW')
-    await world.faults('refund-processing=1')
-    let made
-    try {
-      made = await world.run(['refund', 'create', order!, '--amount', '2.00'])
-    } finally {
-      await world.faults('')
-    }
+    const made = await world.underFaults('refund-processing=1', () =>
+      world.run(['refund', 'create', order!, '--amount', '2.00']),
+    )
     expect(made.code, made.stderr).toBe(5)
     const check = suggested(made.stderr, 'Check it later: ')
     expect(check).toMatch(new RegExp(`^gw refund query ${order} --mch-refund-no RF\\w+$`))
