@@ -45,8 +45,8 @@ export interface GwWorld {
    * gateway's key, or (`forged`) with the merchant's own, which no listener may take for the gateway's.
    */
   notification(mchOrderNo: string, signer?: 'gateway' | 'forged'): string
-  /** Creates and pays orders straight through the sandbox (no gw): their numbers. */
-  paidOrders(count: number, totalFee: number, prefix: string, channel?: string): Promise<string[]>
+  /** Creates and pays orders straight through the sandbox (no gw), of its first merchant or `appid`: their numbers. */
+  paidOrders(count: number, totalFee: number, prefix: string, channel?: string, appid?: string): Promise<string[]>
   requests(): Promise<Record<string, number>>
   faults(spec: string): Promise<void>
   /** Does `act` with the sandbox's faults set to `spec`, and clears them after, however `act` ends: its result. */
@@ -238,8 +238,8 @@ export async function startWorld(
       const signature = sign(data, parsePrivateKey(readFileSync(key, 'utf8')), 'rsa-md5')
       return JSON.stringify({code: 0, msg: 'ok', version: '3.0.0', data, sign: signature})
     },
-    async paidOrders(count, totalFee, prefix, channel = 'wechat') {
-      const wire = sandbox.wire()
+    async paidOrders(count, totalFee, prefix, channel = 'wechat', appid) {
+      const wire = sandbox.wire(appid)
       const numbers = Array.from({length: count}, (_, i) => `${prefix}-${i + 1}`)
       for (let i = 0; i < numbers.length; i += 16) {
         await Promise.all(
@@ -251,7 +251,7 @@ export async function startWorld(
               fee_type: 'THB',
             })
             if (created.data.result !== 'SUCCESS') throw new Error(JSON.stringify(created.data))
-            const paid = await sandbox.controls.pay(mch)
+            const paid = await sandbox.controls.pay(mch, {appid})
             if (paid.status !== 200) throw new Error(JSON.stringify(paid.body))
           }),
         )

@@ -457,15 +457,9 @@ describe('a signed answer about another refund', () => {
       const other = world.sandbox.info.merchants[1]!.appid
       const wire = world.sandbox.wire(other)
       const shared = `PRV-MCH-${process.pid}`
+      // The same order number, paid to each merchant.
       const [mine] = await world.paidOrders(1, 10_000, shared)
-      const created = await wire.call('native_pay', {
-        channel: 'wechat',
-        mch_order_no: mine,
-        total_fee: 10_000,
-        fee_type: 'THB',
-      })
-      expect(created.data.result).toBe('SUCCESS')
-      expect((await world.sandbox.controls.pay(mine!, {appid: other})).status).toBe(200)
+      await world.paidOrders(1, 10_000, shared, 'wechat', other)
       const theirs = await refundAtGateway(wire, mine!, 'PRV-MCH-R1', 1000)
       expect(theirs.data.result).toBe('SUCCESS')
       const proxy = await startReplayingProxy(world.sandbox.info.base_url)
