@@ -13,7 +13,7 @@ import {removeDir, tempDir} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 
 const keysHome = profileHome()
-const {keys, files, env, addArgs, add, having} = keysHome
+const {keys, files, env, addArgs, add, having, addTo} = keysHome
 
 describe('gw profile', () => {
   it('adds the first profile as the default, with 0600 files in a 0700 folder', async () => {
@@ -137,11 +137,6 @@ describe('gw profile', () => {
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
-
-  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
-
   it('refuses a base URL carrying a user name or password, and does not echo it', async () => {
     const result = await addTo('userinfo', 'shop', 'https://ops:hunter2@gw.example/Gateway')
     expect(result.code).toBe(2)

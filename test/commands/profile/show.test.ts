@@ -11,7 +11,7 @@ import {gwShellLine, shellEnvironment} from '../../helpers/gw-under-test.js'
 import {profileHome} from '../../helpers/profile-home.js'
 
 const keysHome = profileHome()
-const {keys, files, env, addArgs, having} = keysHome
+const {keys, files, env, addArgs, having, storeEnv, addTo} = keysHome
 
 describe('gw profile', () => {
   /** The variables of a profile from the environment alone, written nowhere. */
@@ -100,11 +100,6 @@ describe('gw profile', () => {
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
-
-  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
-
   it('takes names that objects have built in ("constructor") as any other name', async () => {
     expect((await addTo('builtin', 'constructor')).code).toBe(0)
     const shown = await runGw(['profile', 'show', 'constructor', '--json'], {env: storeEnv('builtin')})
