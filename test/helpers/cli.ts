@@ -53,19 +53,24 @@ export function suggested(text: string, lead: string): string {
 
 let onPath: string | undefined
 
+/** A folder whose `gw` is the gw under test, as a shell finds it first on the PATH (made once a run). */
+export function gwOnPath(): string {
+  if (!onPath) {
+    onPath = tempDir('gw-on-path-')
+    writeFileSync(join(onPath, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
+    chmodSync(join(onPath, 'gw'), 0o755)
+  }
+  return onPath
+}
+
 /**
  * A command gw printed (advice, a resume line), run as a person pastes it into a shell: by
  * /bin/sh, with `gw` on the PATH being the gw under test. A command that only looks right fails here.
  */
 export function asPrinted(line: string, options: CliOptions = {}): Promise<CliResult> {
   if (!line.startsWith('gw ')) throw new Error(`not a gw command: ${line}`)
-  if (!onPath) {
-    onPath = tempDir('gw-on-path-')
-    writeFileSync(join(onPath, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
-    chmodSync(join(onPath, 'gw'), 0o755)
-  }
-  return start('/bin/sh', ['-c', line], {...options, env: {PATH: `${onPath}:${process.env.PATH}`, ...options.env}})
-    .result
+  const env = {PATH: `${gwOnPath()}:${process.env.PATH}`, ...options.env}
+  return start('/bin/sh', ['-c', line], {...options, env}).result
 }
 
 function start(
