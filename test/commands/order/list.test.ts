@@ -291,8 +291,7 @@ describe('what did we do today: order list and refund list', () => {
 
 describe('gw order list', () => {
   it('shows who paid: a payer column, openid in --json, and --payer takes what --json gives', async () => {
-    const made = await world.run(orderCreate('OL-PAYER', 'wechat', '61.25'))
-    expect(made.code, made.stderr).toBe(0)
+    await world.createOrder('OL-PAYER', 'wechat', '61.25')
     await world.pay('OL-PAYER')
     const queried = await world.run(['order', 'query', 'OL-PAYER', '--json'])
     const {openid} = queried.json<{record: {openid: string}}>().record
@@ -310,8 +309,7 @@ describe('gw order list', () => {
 
   it('lists an order gw refunded under REFUND, single or bulk, and its timeline says REFUND: paid, and at least one refund succeeded, as of the refund', async () => {
     for (const mch of ['OL-REFUNDED', 'OL-BULK', 'OL-PAID']) {
-      const made = await world.run(orderCreate(mch, 'wechat', '84.87'))
-      expect(made.code, made.stderr).toBe(0)
+      await world.createOrder(mch, 'wechat', '84.87')
       await world.pay(mch)
       expect((await world.run(['order', 'query', mch])).code).toBe(0)
     }
@@ -333,8 +331,7 @@ describe('gw order list', () => {
 
   it('--limit keeps the newest so many on the screen, in --json and in --out alike, and says how many match', async () => {
     for (const mch of ['OL-LIMIT-1', 'OL-LIMIT-2', 'OL-LIMIT-3']) {
-      const made = await world.run(orderCreate(mch, 'wechat', '7.31'))
-      expect(made.code, made.stderr).toBe(0)
+      await world.createOrder(mch, 'wechat', '7.31')
     }
     const text = await world.run(['order', 'list', '--amount', '7.31', '--limit', '2'], {terminal: 200})
     expect(text.code, text.stderr).toBe(0)

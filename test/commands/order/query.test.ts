@@ -22,7 +22,7 @@ type Found = {record: {mch_order_no: string; gw_order_no: string; channel_order_
 
 /** An order made and paid here, with a refund of 20.00 THB made by gw: its numbers and the refund's. */
 async function refundedHere(order: string) {
-  expect((await world.run(orderCreate(order, 'wechat', '100.00'))).code).toBe(0)
+  await world.createOrder(order, 'wechat', '100.00')
   await world.pay(order)
   const refunded = await world.run(['refund', 'create', order, '--amount', '20.00', '--json'])
   expect(refunded.code, refunded.stderr).toBe(0)
@@ -434,7 +434,7 @@ describe('bounded inputs', () => {
 
 describe('--zone on the commands that show times', () => {
   it('puts every time of query, lists and history on that clock, the same instants; gateway is the profile zone', async () => {
-    expect((await world.run(orderCreate('ZONED-1', 'wechat', '12.00'))).code).toBe(0)
+    await world.createOrder('ZONED-1', 'wechat', '12.00')
     await world.pay('ZONED-1')
     expect((await world.run(['refund', 'create', 'ZONED-1', '--amount', '2.00'])).code).toBe(0)
     // A process of its own: the zone is the run's clock.

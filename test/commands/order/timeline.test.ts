@@ -316,8 +316,7 @@ describe("gw order timeline's story told short", () => {
   })
 
   it("folds support's own lookups: queries in a row showing the same state are one line with a count, in --json too", async () => {
-    const made = await world.run(orderCreate('TL-FOLD', 'wechat', '8.00'))
-    expect(made.code, made.stderr).toBe(0)
+    await world.createOrder('TL-FOLD', 'wechat', '8.00')
     await world.pay('TL-FOLD')
     for (let i = 0; i < 3; i++) expect((await world.run(['order', 'query', 'TL-FOLD'])).code).toBe(0)
     const text = await world.run(['order', 'timeline', 'TL-FOLD'])

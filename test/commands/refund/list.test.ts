@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {keyInfo, parsePublicKey} from '../../../src/lib/gateway/signing.js'
 import {MIGRATIONS} from '../../../src/lib/store/schema.js'
 import {startForwarder} from '../../helpers/forwarder.js'
-import {type GwWorld, minute, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {type GwWorld, minute, startWorld} from '../../helpers/gw-env.js'
 import {otherGatewayKey, tempDir} from '../../helpers/shared.js'
 import {readWorkbook} from '../../helpers/workbooks.js'
 
@@ -39,8 +39,7 @@ afterAll(() => world.close())
 
 describe('gw refund list --amount', () => {
   it("finds a 150.50 order's refund of 75.25 by 150.50, and by 75.25, and says the order's total", async () => {
-    const made = await world.run(orderCreate('RL-MADE', 'wechat', '150.50'))
-    expect(made.code, made.stderr).toBe(0)
+    await world.createOrder('RL-MADE', 'wechat', '150.50')
     await world.pay('RL-MADE')
     const refunded = await world.run(['refund', 'create', 'RL-MADE', '--amount', '75.25', '--json'])
     expect(refunded.code, refunded.stderr).toBe(0)
