@@ -316,7 +316,7 @@ describe('gw order list', () => {
     const single = await world.run(['refund', 'create', 'OL-REFUNDED', '--amount', '50.00'])
     expect(single.code, single.stderr).toBe(0)
     const csv = world.file('ol-bulk.csv', 'mch_order_no,refund_amount\nOL-BULK,84.87\n')
-    const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    const bulk = await world.bulk(csv)
     expect(bulk.code, bulk.stderr).toBe(0)
 
     const states = async (state: string) =>

@@ -388,7 +388,7 @@ describe('gw order timeline', () => {
     const first = single.json<{mch_refund_no: string; gw_refund_no: string}>()
     const csv = join(world.configDir, 'story.csv')
     writeFileSync(csv, 'mch_order_no,refund_amount\nSTORY-1,20.00\n')
-    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+    expect((await world.bulk(csv)).code).toBe(0)
 
     const told = await world.run(['order', 'timeline', 'STORY-1', '--json'])
     expect(told.code, told.stderr).toBe(0)

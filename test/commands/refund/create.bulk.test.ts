@@ -910,7 +910,7 @@ describe('the smaller ones', () => {
     const [order] = await world.paidOrders(1, 10_000, 'PRV-PROGRESS')
     const csv = world.csv(`mch_order_no,refund_amount\n${order},1.00\n`)
     const run = await world.underFaults('drop-after-commit=1@order_refund,code-nonzero=1@refund_query', () =>
-      world.run(['refund', 'create', '--from-csv', csv, '--yes']),
+      world.bulk(csv),
     )
     expect(run.code).toBe(5)
     expect(run.stderr).toMatch(/refunds: 1\/1 done, 1 not refunded/)

@@ -672,7 +672,7 @@ describe('beside a live gateway of the same appid', () => {
         await paidOn(live, order)
       }
       const csv = world.file('tl-batch.csv', 'mch_order_no,refund_amount\nINV-TLB-1,5.00\nINV-TLB-2,7.00\n')
-      const tried = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+      const tried = await world.bulk(csv)
       expect(tried.code, tried.stderr).toBe(0)
       const onLive = await shop(['refund', 'create', '--from-csv', csv])
       expect(onLive.code).toBe(2)
@@ -834,7 +834,7 @@ describe('beside a live gateway of the same appid', () => {
       const order = 'INV-SPELL-4'
       await paidOn(world.sandbox, order)
       const csv = fileOf('spelled.csv', [`${order},10.00`])
-      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      expect((await world.bulk(csv)).code).toBe(0)
       const again = await local(['refund', 'create', '--from-csv', csv, '--yes'])
       expect(again.code, again.stderr).toBe(0)
       expect(again.stderr).toContain('resuming: 1 done')
@@ -946,7 +946,7 @@ describe('beside a live gateway of the same appid', () => {
       expect(single.code, single.stderr).toBe(5)
       const earlier = single.json<Refunded>().mch_refund_no
       const csv = fileOf('after-single.csv', [`${order},5.00`])
-      const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json'])
+      const run = await world.bulk(csv, ['--json'])
       expect(run.code, run.stderr).toBe(2)
       expect(run.stderr).toContain(
         `order ${order}: Refund ${earlier} of 5.00 THB, sent earlier without a known outcome, was made: the gateway shows it refunded`,
@@ -966,7 +966,7 @@ describe('beside a live gateway of the same appid', () => {
       }>()
       expect(listed.refunds.find((r) => r.mch_refund_no === earlier)?.status).toBe('refunded')
       // Meant: a second refund of the same amount, on purpose.
-      const again = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--again', '--json'])
+      const again = await world.bulk(csv, ['--again', '--json'])
       expect(again.code, again.stderr).toBe(0)
       expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([500, 500])
     })
@@ -987,7 +987,7 @@ describe('beside a live gateway of the same appid', () => {
       const said = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--skip-invalid'])
       expect(said.stdout).toContain('held rows (1, above) are not sent until what holds them is settled')
       // Held (money unproven elsewhere) outranks the skipped row: 5, run it again, not 1.
-      const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid', '--json'])
+      const run = await world.bulk(csv, ['--skip-invalid', '--json'])
       expect(run.code, run.stderr).toBe(5)
       const rows = run.json<{rows: {status: string; err_msg?: string}[]; outcome: string}>().rows
       expect(rows.map((r) => r.status)).toEqual(['held', 'refunded', 'skipped_invalid'])
@@ -999,7 +999,7 @@ describe('beside a live gateway of the same appid', () => {
       // Settled as the advice says (sent on purpose under its number, the gateway takes it once), the rerun sends the row.
       const settled = await world.run(['refund', 'create', held, '--amount', '5.00', '--mch-refund-no', earlier])
       expect(settled.code, settled.stderr).toBe(0)
-      const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid', '--json'])
+      const rerun = await world.bulk(csv, ['--skip-invalid', '--json'])
       expect(rerun.code, rerun.stderr).toBe(1)
       const statuses = rerun.json<{rows: {status: string}[]}>().rows.map((r) => r.status)
       expect(statuses).toEqual(['refunded', 'refunded_earlier', 'skipped_invalid'])
@@ -1025,7 +1025,7 @@ describe('beside a live gateway of the same appid', () => {
       await paidOn(world.sandbox, order)
       const csv = fileOf('beside-1.csv', [`${order},10.00`])
       const [single, bulk] = await whileRefunding(['refund', 'create', order, '--amount', '10.00'], () =>
-        world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json']),
+        world.bulk(csv, ['--json']),
       )
       expect(single.code, single.stderr).toBe(0)
       expect(bulk.code, bulk.stderr).toBe(5)
@@ -1055,23 +1055,9 @@ describe('beside a live gateway of the same appid', () => {
     it('a file of another --batch-id refunded the same: a problem unless --again; a refusal is said refused, never made', async () => {
       const order = 'INV-BESIDE-3'
       await paidOn(world.sandbox, order)
-      const first = await world.run([
-        'refund',
-        'create',
-        '--from-csv',
-        fileOf('round2.csv', [`${order},10.00`]),
-        '--yes',
-        '--batch-id',
-        'round2',
-      ])
+      const first = await world.bulk(fileOf('round2.csv', [`${order},10.00`]), ['--batch-id', 'round2'])
       expect(first.code, first.stderr).toBe(0)
-      const plain = await world.run([
-        'refund',
-        'create',
-        '--from-csv',
-        fileOf('plain.csv', [`${order},10.00`]),
-        '--yes',
-      ])
+      const plain = await world.bulk(fileOf('plain.csv', [`${order},10.00`]))
       expect(plain.code, plain.stderr).toBe(2)
       expect(plain.stderr).toMatch(
         /refund RF\w+ of 10\.00 THB was made at \S+ \(by round2\.csv\), the same amount as this row/,
@@ -1236,7 +1222,7 @@ describe('beside a live gateway of the same appid', () => {
         chmodSync(dir, 0o777)
         // Another user's "journal" of the file: every row done, as far as it says.
         asNobody(`cat > ${csv}.journal.jsonl`, '{"type":"header"}\n')
-        const bulk = (...extra: string[]) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
+        const bulk = (...extra: string[]) => world.bulk(csv, extra)
         for (const run of [await bulk(), await bulk('--dry-run')]) {
           expectOpenFolder(run, dir)
           expect(run.stderr).toContain('give the run a journal in a folder of your own: --journal FILE')
@@ -1348,7 +1334,7 @@ describe('beside a live gateway of the same appid', () => {
       await refundedByColleague(wechat, '10.00')
       await refundedByColleague(alipay, '10.00')
       const csv = fileOf('elsewhere.csv', [`${wechat},10.00`, `${alipay},10.00`])
-      const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+      const run = await world.bulk(csv)
       expect(run.code, run.stderr).toBe(2)
       expect(run.stderr).toContain(`line 2: order ${wechat} shows a refund made (REFUND), and this machine made none`)
       expect(run.stderr).toMatch(
@@ -1358,7 +1344,7 @@ describe('beside a live gateway of the same appid', () => {
       )
       expect((await refundsOn(world.sandbox, wechat)).map((r) => r.fee)).toEqual([1000])
       expect((await refundsOn(world.sandbox, alipay)).map((r) => r.fee)).toEqual([1000])
-      const meant = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--again'])
+      const meant = await world.bulk(csv, ['--again'])
       expect(meant.code, meant.stderr).toBe(0)
       expect((await refundsOn(world.sandbox, wechat)).map((r) => r.fee)).toEqual([1000, 1000])
     })
@@ -1367,12 +1353,12 @@ describe('beside a live gateway of the same appid', () => {
       const order = 'INV-ELSE-5'
       await paidOn(world.sandbox, order, 'alipay')
       const csv = fileOf('elsewhere-journal.csv', [`${order},10.00`])
-      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      expect((await world.bulk(csv)).code).toBe(0)
       // The journal holds the refund; the history, as a SIGKILL before its records reached it leaves it, does not.
       for (const file of ['history.db', 'history.db-wal', 'history.db-shm'])
         rmSync(join(world.configDir, file), {force: true})
       writeFileSync(csv, `${readFileSync(csv, 'utf8')}${order},20.00\n`)
-      const grown = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+      const grown = await world.bulk(csv)
       expect(grown.code, grown.stderr).toBe(0)
       expect(grown.stderr).not.toContain('refunded elsewhere')
       expect(world.reportOf(csv).map((row) => row.status)).toEqual(['refunded_earlier', 'refunded'])
@@ -1403,7 +1389,7 @@ describe('beside a live gateway of the same appid', () => {
       const orders = ['INV-RECHECK-1', 'INV-RECHECK-2']
       for (const order of orders) await paidOn(world.sandbox, order, 'alipay')
       const csv = world.file('recheck.csv', `mch_order_no,refund_amount\n${orders[0]},10.00\n`)
-      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      expect((await world.bulk(csv)).code).toBe(0)
       // The report, with a second row it says failed (a refund the gateway refused that day).
       const report = readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8').split(/\r?\n/)
       const failed = report[1]!.replace(orders[0]!, orders[1]!).replace(/,refunded,RF\w+,/, ',failed,,')
@@ -1446,17 +1432,7 @@ describe('beside a live gateway of the same appid', () => {
       const order = 'INV-RECHECK-BATCH'
       await paidOn(world.sandbox, order, 'alipay')
       const csv = world.file('recheck-batch.csv', `mch_order_no,refund_amount\n${order},10.00\n${order},10.00\n`)
-      const run = await world.run([
-        'refund',
-        'create',
-        '--from-csv',
-        csv,
-        '--yes',
-        '--batch-id',
-        'NOV-2',
-        '--allow-repeats',
-        '--json',
-      ])
+      const run = await world.bulk(csv, ['--batch-id', 'NOV-2', '--allow-repeats', '--json'])
       expect(run.code, run.stderr).toBe(0)
       expect(run.json<{audit: {batch_id?: string}}>().audit.batch_id).toBe('NOV-2')
       const summary = readFileSync(csv.replace(/\.csv$/, '.report.summary.csv'), 'utf8')

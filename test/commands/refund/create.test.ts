@@ -114,7 +114,7 @@ describe('a single refund', () => {
       const [order] = await world.paidOrders(1, 10_000, 'ONCE-ESC')
       const csv = join(world.configDir, 'evil\u001b]2;PWNED\u0007.csv')
       writeFileSync(csv, `mch_order_no,refund_fee\n${order},500\n`)
-      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      expect((await world.bulk(csv)).code).toBe(0)
       const terminal = new Terminal(['refund', 'create', order!, '--amount', '5.00'], {GW_CONFIG_DIR: world.configDir})
       try {
         const screen = await terminal.waitFor(/again: refund RF\w+ of 5\.00 THB was made/)
@@ -374,7 +374,7 @@ describe('a refund number', () => {
       /Refund number PRV-X1 was sent from this machine at \S+ for 10\.00 THB of order PRV-REUSE-1; .*Nothing was sent\./,
     )
     const csv = world.csv(`mch_order_no,refund_amount,mch_refund_no\n${order},40.00,PRV-X1\n`)
-    const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    const bulk = await world.bulk(csv)
     expect(bulk.code).toBe(2)
     expect(bulk.stderr).toContain('Refund number PRV-X1 was sent from this machine')
     expect(await world.refundsOf(order!)).toEqual([
