@@ -390,11 +390,17 @@ describe('a history that is emptied or appears later', () => {
 describe('a trial of the above by someone who did not write it', () => {
   const appid = () => world.sandbox.info.merchants[0]!.appid
 
-  it("an intent edited to the number gw derives for another occurrence of the same refund: looked up under the row's own, never sent twice", async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'TRIAL-OCC')
+  /** A paid order of 100.00 THB, a machine of its own, and in its folder a file `name` refunding `amount` of it. */
+  async function refundFileOf(prefix: string, name: string, amount: string) {
+    const [order] = await world.paidOrders(1, 10_000, prefix)
     const {dir, env} = machine()
-    const csv = join(dir, 'one.csv')
-    writeFileSync(csv, `mch_order_no,refund_amount\n${order},3.00\n`)
+    const csv = join(dir, name)
+    writeFileSync(csv, `mch_order_no,refund_amount\n${order},${amount}\n`)
+    return {order, env, csv}
+  }
+
+  it("an intent edited to the number gw derives for another occurrence of the same refund: looked up under the row's own, never sent twice", async () => {
+    const {order, env, csv} = await refundFileOf('TRIAL-OCC', 'one.csv', '3.00')
     expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})).code).toBe(0)
     const journal = `${csv}.journal.jsonl`
     const records = readFileSync(journal, 'utf8')
@@ -495,10 +501,7 @@ describe('a trial of the above by someone who did not write it', () => {
   })
 
   it("journal lines that are JSON but not gw's records (null, an intent with an object for its currency): no crash; the row is edited, nothing sent", async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'TRIAL-JSON')
-    const {dir, env} = machine()
-    const csv = join(dir, 'odd.csv')
-    writeFileSync(csv, `mch_order_no,refund_amount\n${order},1.00\n`)
+    const {order, env, csv} = await refundFileOf('TRIAL-JSON', 'odd.csv', '1.00')
     expect((await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'], {env})).code).toBe(0)
     const {createHash} = await import('node:crypto')
     const header = {
