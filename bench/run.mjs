@@ -122,6 +122,32 @@ const ratio = (area, figure, gwRate, floor, target, cpuMsPerRow) => {
   return {figure, rate: gwRate, floor: floor.rate, cpuMsPerRow}
 }
 
+/**
+ * The figures of one gw batch run of `count` rows against its floors: its rate (a run under latency
+ * is labelled so, and held to 0.95 of the floor, one on loopback to 0.85) and, where the floor was
+ * also run as a process of its own (this checkout alone, on loopback), its CPU a row against both.
+ * Returns the rate's figures, as ratio does.
+ */
+function batchFigures(run, count, label, {floor, alone}, figure) {
+  if (alone) {
+    cpuRatio(`${figure.name}: gw's CPU a row / the floor's (${figure.floor})`, count, run.cpuMs, floor.cpuMs)
+    cpuRatio(
+      `${figure.name}: gw's CPU a row / the floor's as a process of its own (start-up included, as gw's)`,
+      count,
+      run.cpuMs,
+      alone.cpuMs,
+    )
+  }
+  return ratio(
+    'batch',
+    `${figure.rate}${label}`,
+    count / (run.ms / 1000),
+    floor,
+    label ? 0.95 : 0.85,
+    run.cpuMs / count,
+  )
+}
+
 function signingRate() {
   const {privateKey, publicKey} = generateKeyPairSync('rsa', {modulusLength: 2048})
   const data = Buffer.from('appid=mch1channel=wechatmch_order_no=INV-1nonce_str=abctime_stamp=20261121093015')
@@ -263,28 +289,17 @@ async function reconcile(bench, orders, count, label, builds = [{bin: BIN, env: 
   for (const {bin, env} of builds) {
     const run = await runGw(['reconcile', csv, '--channel', 'wechat', '--concurrency', String(CONCURRENCY)], env, bin)
     if (run.code !== 0) throw new Error(`reconcile exited ${run.code}: ${run.stderr.slice(-500)}`)
-    if (alone) {
-      cpuRatio(
-        `gw reconcile ${count} rows: gw's CPU a row / the floor's (the same order queries)`,
-        count,
-        run.cpuMs,
-        floor.cpuMs,
-      )
-      cpuRatio(
-        `gw reconcile ${count} rows: gw's CPU a row / the floor's as a process of its own (start-up included, as gw's)`,
-        count,
-        run.cpuMs,
-        alone.cpuMs,
-      )
-    }
     measured.push(
-      ratio(
-        'batch',
-        `gw reconcile ${count} rows, concurrency ${CONCURRENCY}, start included${label}`,
-        count / (run.ms / 1000),
-        floor,
-        label ? 0.95 : 0.85,
-        run.cpuMs / count,
+      batchFigures(
+        run,
+        count,
+        label,
+        {floor, alone},
+        {
+          name: `gw reconcile ${count} rows`,
+          floor: 'the same order queries',
+          rate: `gw reconcile ${count} rows, concurrency ${CONCURRENCY}, start included`,
+        },
       ),
     )
   }
@@ -350,28 +365,17 @@ async function refunds(bench, count, label, round = '', builds = [{bin: BIN, env
       bin,
     )
     if (run.code !== 0) throw new Error(`bulk refund exited ${run.code}: ${run.stderr.slice(-500)}`)
-    if (alone) {
-      cpuRatio(
-        `gw refund create --from-csv ${count} rows: gw's CPU a row / the floor's (an order query and a refund a row)`,
-        count,
-        run.cpuMs,
-        floor.cpuMs,
-      )
-      cpuRatio(
-        `gw refund create --from-csv ${count} rows: gw's CPU a row / the floor's as a process of its own (start-up included, as gw's)`,
-        count,
-        run.cpuMs,
-        alone.cpuMs,
-      )
-    }
     measured.push(
-      ratio(
-        'batch',
-        `gw refund create --from-csv ${count} rows on ${count} orders, concurrency ${CONCURRENCY}, journal on, start included${label}`,
-        count / (run.ms / 1000),
-        floor,
-        label ? 0.95 : 0.85,
-        run.cpuMs / count,
+      batchFigures(
+        run,
+        count,
+        label,
+        {floor, alone},
+        {
+          name: `gw refund create --from-csv ${count} rows`,
+          floor: 'an order query and a refund a row',
+          rate: `gw refund create --from-csv ${count} rows on ${count} orders, concurrency ${CONCURRENCY}, journal on, start included`,
+        },
       ),
     )
   }

@@ -1,11 +1,9 @@
 /** gw completion: the scripts of each shell, completing from gw itself. */
-import {join} from 'node:path'
-
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {gwOnPath} from '../helpers/cli.js'
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
-import {gwEnvironment, gwShellLine} from '../helpers/gw-under-test.js'
-import {tempDir} from '../helpers/shared.js'
+import {gwEnvironment} from '../helpers/gw-under-test.js'
 
 let world: GwWorld
 
@@ -17,17 +15,13 @@ afterAll(() => world.close())
 
 describe('shell completion', () => {
   it('bash completes commands, flag values, the stored profile names and the guides, asking gw itself', async () => {
-    const shims = tempDir('gw-shim-')
-    const {writeFileSync, chmodSync} = await import('node:fs')
-    writeFileSync(join(shims, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
-    chmodSync(join(shims, 'gw'), 0o755)
     const script = (await world.run(['completion', 'bash'])).stdout
     const {spawnSync} = await import('node:child_process')
     const complete = (...words: string[]) => {
       const line = `COMP_WORDS=(gw ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}; _gw_complete; printf '%s\\n' "\${COMPREPLY[@]}"`
       const run = spawnSync('bash', ['-c', `${script}\n${line}`], {
         encoding: 'utf8',
-        env: gwEnvironment({PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir}),
+        env: gwEnvironment({PATH: `${gwOnPath()}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir}),
       })
       return run.stdout.trim().split('\n').filter(Boolean)
     }
@@ -41,16 +35,12 @@ describe('shell completion', () => {
   })
 
   it('fish completes from gw itself too; PowerShell gets its script; a shell gw has none for is named, exit 2', async () => {
-    const shims = tempDir('gw-shim-')
-    const {writeFileSync, chmodSync} = await import('node:fs')
-    writeFileSync(join(shims, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
-    chmodSync(join(shims, 'gw'), 0o755)
     const script = (await world.run(['completion', 'fish'])).stdout
     const {spawnSync} = await import('node:child_process')
     const complete = (line: string) =>
       spawnSync('fish', ['--no-config', '-c', `${script}\ncomplete -C '${line}'`], {
         encoding: 'utf8',
-        env: gwEnvironment({PATH: `${shims}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir}),
+        env: gwEnvironment({PATH: `${gwOnPath()}:${process.env.PATH}`, GW_CONFIG_DIR: world.configDir}),
       }).stdout.trim()
     expect(complete('gw ref')).toBe('refund')
     expect(complete('gw order list --state SU')).toBe('SUCCESS')

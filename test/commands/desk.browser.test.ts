@@ -18,7 +18,7 @@ import type {Browser, Page} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type TestDesk, startTestDesk} from '../helpers/desk.js'
-import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 // CI installs it (.ci/run); elsewhere these tests say they were skipped rather than pass.
@@ -103,12 +103,12 @@ const text = (page: Page) => page.locator('main').innerText()
 
 describe.skipIf(!RUN)('a support person at the desk, in Chromium', () => {
   it('from a number read out to a partial refund, with the keyboard alone; every page at 320 and 1440 px', async () => {
-    expect((await world.run(orderCreate('DB-CAFE-17', 'wechat', '100.00'))).code).toBe(0)
+    await world.createOrder('DB-CAFE-17', 'wechat', '100.00')
     await world.pay('DB-CAFE-17')
     const {record} = (await world.run(['order', 'query', 'DB-CAFE-17', '--json'])).json<{
       record: {channel_order_no: string}
     }>()
-    expect((await world.run(orderCreate('DB-UNPAID', 'promptpay', '35.00'))).code).toBe(0)
+    await world.createOrder('DB-UNPAID', 'promptpay', '35.00')
     // A refund at each width, of another amount (the same again would meet the again-check).
     const amounts: Record<number, string> = {320: '12.50', 1440: '7.25'}
     for (const width of WIDTHS) {
@@ -185,7 +185,7 @@ describe.skipIf(!RUN)('a support person at the desk, in Chromium', () => {
 
 describe.skipIf(!RUN)('what a page elsewhere can do, in Chromium: nothing reaches gw’s data or its refund', () => {
   it('a rebound Host is refused; a framed desk is not shown; cross-site and same-site posts send nothing', async () => {
-    expect((await world.run(orderCreate('DB-ATTACK', 'wechat', '50.00'))).code).toBe(0)
+    await world.createOrder('DB-ATTACK', 'wechat', '50.00')
     await world.pay('DB-ATTACK')
     const victim = await tabAt(1440)
     // The victim has a refund waiting on its confirmation: the attacker knows (or guesses) its address.

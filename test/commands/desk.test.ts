@@ -10,7 +10,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type DeskBrowser, type TestDesk, deskRequest, startTestDesk, textOf, tokenOf} from '../helpers/desk.js'
-import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 
 let world: GwWorld
 let desk: TestDesk
@@ -28,7 +28,7 @@ const queries = async () => (await world.requests()).order_query ?? 0
 
 /** An order made here and paid: its numbers as a query shows them. */
 async function paidHere(order: string, amount = '100.00', channel = 'wechat') {
-  expect((await world.run(orderCreate(order, channel, amount))).code).toBe(0)
+  await world.createOrder(order, channel, amount)
   await world.pay(order)
   const queried = await world.run(['order', 'query', order, '--json'])
   return queried.json<{record: {gw_order_no: string; channel_order_no: string}}>().record
@@ -279,13 +279,9 @@ describe('a support person’s work on the desk', () => {
     const browser = await desk.browser()
     const at = await draft(browser, 'DK-LOST', '5.00')
     // Every answer to the refund lost after the gateway made it, and its lookup failing too: not known.
-    await world.faults('drop-after-commit=1@refund,http-500=1@refund_query')
-    let outcome
-    try {
-      outcome = await browser.follow(await send(browser, at))
-    } finally {
-      await world.faults('')
-    }
+    const outcome = await world.underFaults('drop-after-commit=1@refund,http-500=1@refund_query', async () =>
+      browser.follow(await send(browser, at)),
+    )
     const unknown = textOf(outcome.text)
     expect(unknown).toMatch(
       /Not known yet: 5\.00 THB of order DK-LOST Refund RF\w+ of 5\.00 THB was sent, and its outcome is not known yet\./,
@@ -304,7 +300,7 @@ describe('a support person’s work on the desk', () => {
 
 describe('whose clock', () => {
   it('shows every time on the zone asked for, and says which on every page', async () => {
-    expect((await world.run(orderCreate('DK-ZONE', 'wechat', '9.00'))).code).toBe(0)
+    await world.createOrder('DK-ZONE', 'wechat', '9.00')
     const tokyo = await startTestDesk(world, {zone: 'Asia/Tokyo'})
     try {
       const page = await (await tokyo.browser()).get('/orders?amount=9.00')
@@ -343,8 +339,8 @@ describe('a live profile', () => {
 
 describe('the lists', () => {
   it("today's orders with the list commands' filters, a page of 25 at a time, each a link to its story", async () => {
-    for (let i = 1; i <= 27; i++) expect((await world.run(orderCreate(`DK-LIST-${i}`, 'wechat', '7.77'))).code).toBe(0)
-    expect((await world.run(orderCreate('DK-LIST-PP', 'promptpay', '7.77'))).code).toBe(0)
+    for (let i = 1; i <= 27; i++) await world.createOrder(`DK-LIST-${i}`, 'wechat', '7.77')
+    await world.createOrder('DK-LIST-PP', 'promptpay', '7.77')
     expect((await world.run(['order', 'close', 'DK-LIST-1'])).code).toBe(0)
     const browser = await desk.browser()
     const first = await browser.get('/orders?since=today&amount=7.77')
@@ -391,16 +387,13 @@ describe('the desk stopping (Ctrl-C) while a refund is in flight', () => {
     const stopping = await startTestDesk(world)
     const browser = await stopping.browser()
     const at = await draft(browser, 'DK-STOP', '3.00')
-    await world.faults('latency=1500ms@refund')
-    try {
+    await world.underFaults('latency=1500ms@refund', async () => {
       const before = (await world.requests()).order_refund ?? 0
       const sending = send(browser, at)
       while (((await world.requests()).order_refund ?? 0) === before) await new Promise((r) => setTimeout(r, 20))
       await stopping.stop()
       await sending.catch(() => undefined)
-    } finally {
-      await world.faults('')
-    }
+    })
     const summary = stopping.desk.summary()
     expect(summary.refunds).toEqual([
       expect.objectContaining({mch_order_no: 'DK-STOP', amount: '3.00 THB', outcome: 'not_known'}),

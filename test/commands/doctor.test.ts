@@ -1,11 +1,12 @@
 /** gw doctor: a profile checked against its gateway, each failure with the advice that mends it. */
-import {createPrivateKey, generateKeyPairSync} from 'node:crypto'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {generateKeyPairSync} from 'node:crypto'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, keyFile, startWorld, orderCreate} from '../helpers/gw-env.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {encryptedKey, PASSPHRASE, profileAddWith} from '../helpers/merchant-keys.js'
 import {readShared, tempFile} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 import {isoTime} from '../../src/lib/gateway/protocol/index.js'
@@ -53,19 +54,7 @@ describe('gw doctor', () => {
 
   it("a wrong private key's advice holds commands to paste: the key's public half to compare, the other scheme", async () => {
     const other = tempFile('stranger.pem', strangerKeys.merchant!.private_pkcs1!)
-    const merchant = world.sandbox.info.merchants[0]!
-    const added = await world.run([
-      ...world.profileAdd('stranger').slice(0, 2),
-      'stranger',
-      '--appid',
-      merchant.appid,
-      '--base-url',
-      world.sandbox.info.base_url,
-      '--private-key',
-      other,
-      '--gateway-public-key',
-      world.sandbox.info.gateway_public_key_file,
-    ])
+    const added = await world.run(profileAddWith(world, 'stranger', other))
     expect(added.code, added.stderr).toBe(0)
     const result = await world.run(['doctor', '--profile', 'stranger'])
     expect(result.code).toBe(1)
@@ -135,26 +124,12 @@ describe('gw doctor', () => {
 })
 
 describe('encrypted private keys, as merchants have them', () => {
-  const PASSPHRASE = 'correct horse 42'
-
-  /** The sandbox merchant's key, encrypted with PASSPHRASE as openssl would (PKCS#1 Proc-Type or PKCS#8). */
-  const encrypted = (type: 'pkcs1' | 'pkcs8') => {
-    const file = join(world.configDir, `encrypted-${type}.pem`)
-    const key = createPrivateKey(readFileSync(keyFile(world), 'utf8'))
-    writeFileSync(file, key.export({type, format: 'pem', cipher: 'aes-256-cbc', passphrase: PASSPHRASE}), {mode: 0o600})
-    return file
-  }
-
-  const addWith = (name: string, file: string, ...extra: string[]) => {
-    const args = world.profileAdd(name, ...extra)
-    args[args.indexOf('--private-key') + 1] = file
-    return args
-  }
-
   it.skipIf(!HAS_TMUX)(
     'on a terminal, asks for the passphrase with hidden input; Ctrl-C there is exit 130',
     async () => {
-      const added = await world.run(addWith('asked', encrypted('pkcs1')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+      const added = await world.run(profileAddWith(world, 'asked', encryptedKey(world, 'pkcs1')), {
+        env: {GW_KEY_PASSPHRASE: PASSPHRASE},
+      })
       expect(added.code, added.stderr).toBe(0)
       const terminal = new Terminal(['doctor', '-p', 'asked'], {GW_CONFIG_DIR: world.configDir})
       try {
@@ -264,7 +239,7 @@ describe('gw doctor and the gateway zone (a world of its own)', () => {
 
   describe('a command that shows times, the gateway zone wrong', () => {
     it('warns once, however many answers disagree; never with the right zone', async () => {
-      expect((await world.run(orderCreate('ZONE-1', 'wechat', '30.00'))).code).toBe(0)
+      await world.createOrder('ZONE-1', 'wechat', '30.00')
       await world.pay('ZONE-1')
       const env = world.environmentProfile({GW_GATEWAY_ZONE: wrongZone})
       // A refund asks the order, refunds, and asks the refund: three answers, one warning.

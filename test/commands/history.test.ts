@@ -9,7 +9,7 @@ import {pathToFileURL} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
 import {otherGatewayKey, removeDir, REPO_ROOT, tempDir, tempFile} from '../helpers/shared.js'
 import {holdDatabase} from '../helpers/sqlite-holder.js'
 import {builtFile, gwEnvironment} from '../helpers/gw-under-test.js'
@@ -19,13 +19,6 @@ let world: GwWorld
 const appid = () => world.sandbox.info.merchants[0]!.appid
 
 const machine = () => world.machine()
-
-/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
-function withEarlierHistory(jsonl: string[]) {
-  const {dir, env} = world.machine()
-  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
-  return {dir, env}
-}
 
 beforeAll(async () => {
   world = await startWorld({spawned: false})
@@ -72,17 +65,16 @@ describe('history.jsonl', () => {
     const target = tempFile('elsewhere.txt', "not gw's\n")
     symlinkSync(target, join(dir, 'history.jsonl'))
     // The database held by another program while the refund is in flight: its outcome cannot go there.
-    await world.faults('latency=1500-1500ms@order_refund')
-    const running = world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
-    await new Promise((resolve) => setTimeout(resolve, 700))
-    const holder = await holdDatabase(join(dir, 'history.db'))
-    let sent
-    try {
-      sent = await running
-    } finally {
-      await holder.release()
-      await world.faults('')
-    }
+    const sent = await world.underFaults('latency=1500-1500ms@order_refund', async () => {
+      const running = world.run(['refund', 'create', order!, '--amount', '1.00'], {env})
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      const holder = await holdDatabase(join(dir, 'history.db'))
+      try {
+        return await running
+      } finally {
+        await holder.release()
+      }
+    })
     expect(sent.code, sent.stderr).toBe(5)
     expect(sent.stderr).toContain('could not be written either (it is a link, which gw never writes through)')
     expect(sent.stderr).toContain('its outcome could not be kept anywhere on this machine')
@@ -92,22 +84,7 @@ describe('history.jsonl', () => {
 
   it('merged twice (a backup restored after it was merged), changes nothing: no event of the story doubles', async () => {
     const {dir, env} = world.machine()
-    const made = await world.run(
-      [
-        'order',
-        'create',
-        '--channel',
-        'wechat',
-        '--amount',
-        '3.00',
-        '--fee-type',
-        'THB',
-        '--mch-order-no',
-        'HIST-TWICE',
-        '--no-qr',
-      ],
-      {env},
-    )
+    const made = await world.run(orderCreate('HIST-TWICE', 'wechat', '3.00'), {env})
     expect(made.code, made.stderr).toBe(0)
     await world.pay('HIST-TWICE')
     expect((await world.run(['order', 'query', 'HIST-TWICE'], {env})).code).toBe(0)
@@ -143,7 +120,7 @@ describe('records of an earlier gw, which did not record the gateway', () => {
   /** Lines of an earlier version: an order and a refund of it left unknown, knowing only their appid. */
   const earlier = (order: string) =>
     [
-      {
+      JSON.stringify({
         type: 'order',
         appid: appid(),
         mch_order_no: order,
@@ -153,22 +130,9 @@ describe('records of an earlier gw, which did not record the gateway', () => {
         at: '2026-03-01T10:00:00Z',
         state: 'SUCCESS',
         state_at: '2026-03-01T10:00:00Z',
-      },
-      {
-        type: 'refund',
-        appid: appid(),
-        mch_order_no: order,
-        channel: 'wechat',
-        mch_refund_no: `RF-EARLIER-${order}`,
-        refund_fee: 9000,
-        fee_type: 'THB',
-        status: 'intent',
-        source: 'refund create',
-        at: '2026-03-01T11:00:00Z',
-      },
-    ]
-      .map((line) => JSON.stringify(line))
-      .join('\n')
+      }),
+      world.refundIntent(order, `RF-EARLIER-${order}`, 9000, {at: '2026-03-01T11:00:00Z'}),
+    ].join('\n')
 
   it("are that gateway's when it is the only one this machine knows for the appid: gw history says so", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'HIST-ONE')
@@ -312,7 +276,7 @@ describe('a trial of the above by someone who did not write it', () => {
 describe('an earlier history.jsonl', () => {
   it('is imported once: order list and refund list show it as before, torn and odd lines named, kept renamed', async () => {
     const appid = world.sandbox.info.merchants[0]!.appid
-    const {dir, env} = withEarlierHistory([
+    const {dir, env} = world.machine([
       // An order of an earlier version (no state), one of today's with its state, their refunds.
       `{"type":"order","appid":"${appid}","mch_order_no":"OLD-1","channel":"wechat","total_fee":5000,"fee_type":"THB","at":"2026-03-01T10:00:00+07:00"}`,
       `{"type":"order","appid":"${appid}","mch_order_no":"NEW-1","gw_order_no":"G-NEW-1","channel":"alipay","total_fee":9900,"fee_type":"THB","at":"2026-03-02T10:00:00Z","state":"NOTPAY","state_at":"2026-03-02T10:00:00Z"}`,
@@ -395,7 +359,7 @@ describe('an earlier history.jsonl', () => {
 
 describe('the database', () => {
   it('that is not a database: exit 2 saying what to do, never an empty list', async () => {
-    const {dir, env} = withEarlierHistory([])
+    const {dir, env} = world.machine([])
     writeFileSync(join(dir, 'history.db'), 'not a database '.repeat(200))
     const listed = await world.run(['order', 'list'], {env})
     expect(listed.code).toBe(2)

@@ -6,7 +6,7 @@ import {basename, join} from 'node:path'
 import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
 
 let world: GwWorld
 
@@ -25,11 +25,6 @@ const file = (name: string, content: string) => {
 }
 
 const output = (path: string) => parse(readFileSync(path), {columns: true, bom: true}) as Record<string, string>[]
-
-const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
-  const made = await world.createOrder(mchOrderNo, channel, amount)
-  expect(made.code, made.stderr).toBe(0)
-}
 
 beforeAll(async () => {
   world = await startWorld()
@@ -176,8 +171,7 @@ describe('gw reconcile', () => {
       ],
     })
 
-    await world.faults('bad-signature=1@order_query')
-    try {
+    await world.underFaults('bad-signature=1@order_query', async () => {
       const failed = await world.run([
         'reconcile',
         file('failed.csv', 'mch_order_no\nREC-1\n'),
@@ -191,26 +185,13 @@ describe('gw reconcile', () => {
         classification: 'query_failed',
         detail: expect.stringMatching(/signature/),
       })
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 
   it('sums paid, refunded and unpaid money apart, as a settlement is read: text, summary.csv and --json', async () => {
     // 100.00 THB each: unpaid, paid, closed, paid and 25.00 refunded by gw (its history knows the refund's number).
     for (const mch of ['SET-UNPAID', 'SET-PAID', 'SET-CLOSED', 'SET-REFUNDED']) {
-      const made = await world.run([
-        'order',
-        'create',
-        '--channel',
-        'wechat',
-        '--amount',
-        '100.00',
-        '--fee-type',
-        'THB',
-        '--mch-order-no',
-        mch,
-      ])
+      const made = await world.run(orderCreate(mch, 'wechat', '100.00', {qr: true}))
       expect(made.code, made.stderr).toBe(0)
     }
     await world.pay('SET-PAID')
@@ -438,8 +419,8 @@ describe('statuses as POS systems write them, and a Total row', () => {
 
 describe('--json as docs/conventions.md defines it', () => {
   it("reconcile's summary names amounts *_fee (minor units) and *_amount (decimal), the gateway's (unpaid here) apart from the file's; the table labels them", async () => {
-    await createOrder('SUM-1', 'wechat', '100.00')
-    await createOrder('SUM-2', 'wechat', '50.00')
+    await world.createOrder('SUM-1', 'wechat', '100.00')
+    await world.createOrder('SUM-2', 'wechat', '50.00')
     const csv = join(world.configDir, 'summary.csv')
     writeFileSync(csv, 'mch_order_no,amount,fee_type\nSUM-1,100.00,THB\nSUM-2,60.00,THB\nSUM-MISSING,7.00,THB\n')
     const json = await world.run(['reconcile', csv, '--channel', 'wechat', '--json'])

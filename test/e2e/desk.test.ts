@@ -12,7 +12,7 @@ import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {deskRequest, textOf, tokenOf} from '../helpers/desk.js'
-import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
 import {REPO_ROOT, removeDir, tempDir} from '../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../helpers/terminal.js'
 
@@ -43,7 +43,7 @@ const stop = async (child: ChildProcess, result: Promise<{code: number | null; s
 
 describe('gw desk', () => {
   it('prints its address with the secret first, on a free loopback port; Ctrl-C stops it with a summary, and the session ends with it', async () => {
-    expect((await world.run(orderCreate('DKE-1', 'wechat', '20.00'))).code).toBe(0)
+    await world.createOrder('DKE-1', 'wechat', '20.00')
     await world.pay('DKE-1')
     const desk = await startDesk([])
     const url = new URL(desk.first)

@@ -62,8 +62,7 @@ describe.skipIf(process.getuid?.() !== 0 || process.platform !== 'linux')('gw in
   it("two containers sharing a config dir and host name: the second is refused while the first's refund is under way; one refund", async () => {
     const [order] = await world.paidOrders(1, 10_000, 'NS-TWO')
     // Long enough for the second gw to start and check on a loaded machine; the first waits it out.
-    await world.faults('latency=10000-10000ms@order_refund')
-    try {
+    await world.underFaults('latency=10000-10000ms@order_refund', async () => {
       const before = await requests('order_refund')
       const first = inNamespace(['refund', 'create', order!, '--amount', '10.00'], 40)
       await seen('order_refund', before)
@@ -74,25 +73,20 @@ describe.skipIf(process.getuid?.() !== 0 || process.platform !== 'linux')('gw in
       expect(second.stderr).toContain('Nothing was sent.')
       const done = await first.result
       expect(done.code, done.stderr).toBe(0)
-    } finally {
-      await world.faults('')
-    }
+    })
     expect(await refundsOf(order!)).toEqual([1000])
   })
 
   it('a claim left by a gw killed with its namespace, and the next gw given the same pid: its refund looked up, never sent again', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'NS-GONE')
-    await world.faults('latency=5000-5000ms@order_refund')
-    try {
+    await world.underFaults('latency=5000-5000ms@order_refund', async () => {
       const before = await requests('order_refund')
       const first = inNamespace(['refund', 'create', order!, '--amount', '10.00'], 2)
       await seen('order_refund', before)
       await killed(first.child)
       // The refund it sent is made at the gateway all the same; its answer went nowhere.
       await waitFor(async () => (await refundsOf(order!)).length > 0)
-    } finally {
-      await world.faults('')
-    }
+    })
     expect(await refundsOf(order!)).toEqual([1000])
     // A container restarted: its gw is pid 2 again, as the claim says of the one killed.
     const next = await inNamespace(['refund', 'create', order!, '--amount', '10.00'], 2).result
@@ -107,8 +101,7 @@ describe.skipIf(process.getuid?.() !== 0 || process.platform !== 'linux')('gw in
     writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},10.00`).join('\n')}\n`)
     const bulk = ['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1']
     // The first run holds its lock for four slow refunds: the second starts and is refused meanwhile.
-    await world.faults('latency=5000-5000ms@order_refund')
-    try {
+    await world.underFaults('latency=5000-5000ms@order_refund', async () => {
       const before = await requests('order_refund')
       const first = inNamespace(bulk, 40)
       await seen('order_refund', before)
@@ -116,9 +109,7 @@ describe.skipIf(process.getuid?.() !== 0 || process.platform !== 'linux')('gw in
       expect(beside.code, beside.stderr).toBe(2)
       expect(beside.stderr).toContain(`This batch is being run by process 40 on ${hostname()}`)
       await killed(first.child)
-    } finally {
-      await world.faults('')
-    }
+    })
     const resumed = await inNamespace(bulk, 40).result
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(resumed.stderr).toContain('ended without letting go of the lock; the system let go for it')

@@ -44,7 +44,24 @@ export function spawnGw(args: string[], options: CliOptions = {}): {child: Child
   return start(program!, [...first, ...args], options)
 }
 
+/** The command that ends the line of `text` where `lead` is said (advice puts it last, nothing after it). */
+export function suggested(text: string, lead: string): string {
+  const line = text.split('\n').find((l) => l.includes(lead))
+  if (!line) throw new Error(`no "${lead}" in:\n${text}`)
+  return line.slice(line.indexOf(lead) + lead.length)
+}
+
 let onPath: string | undefined
+
+/** A folder whose `gw` is the gw under test, as a shell finds it first on the PATH (made once a run). */
+export function gwOnPath(): string {
+  if (!onPath) {
+    onPath = tempDir('gw-on-path-')
+    writeFileSync(join(onPath, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
+    chmodSync(join(onPath, 'gw'), 0o755)
+  }
+  return onPath
+}
 
 /**
  * A command gw printed (advice, a resume line), run as a person pastes it into a shell: by
@@ -52,13 +69,8 @@ let onPath: string | undefined
  */
 export function asPrinted(line: string, options: CliOptions = {}): Promise<CliResult> {
   if (!line.startsWith('gw ')) throw new Error(`not a gw command: ${line}`)
-  if (!onPath) {
-    onPath = tempDir('gw-on-path-')
-    writeFileSync(join(onPath, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
-    chmodSync(join(onPath, 'gw'), 0o755)
-  }
-  return start('/bin/sh', ['-c', line], {...options, env: {PATH: `${onPath}:${process.env.PATH}`, ...options.env}})
-    .result
+  const env = {PATH: `${gwOnPath()}:${process.env.PATH}`, ...options.env}
+  return start('/bin/sh', ['-c', line], {...options, env}).result
 }
 
 function start(

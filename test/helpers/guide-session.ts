@@ -14,11 +14,12 @@
  *   the folder before the lines after it run (a table marked with a `.xlsx` name, as a workbook).
  */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {chmodSync, mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import {constants} from 'node:os'
 import {join} from 'node:path'
 
-import {gwEnvironment, gwShellLine} from './gw-under-test.js'
+import {gwOnPath} from './cli.js'
+import {gwEnvironment} from './gw-under-test.js'
 import {HANG_MS, removeDir, tempDir} from './shared.js'
 import {writeWorkbook} from './workbooks.js'
 
@@ -137,10 +138,6 @@ export class GuideSession {
     this.home = join(scratch, 'home')
     this.folder = join(this.home, 'work')
     mkdirSync(this.folder, {recursive: true})
-    const bin = join(scratch, 'bin')
-    mkdirSync(bin)
-    writeFileSync(join(bin, 'gw'), `#!/bin/sh\nexec ${gwShellLine([])} "$@"\n`)
-    chmodSync(join(bin, 'gw'), 0o755)
     // The reader's environment: their home, nothing of this machine's gw, the gateway's home zone.
     const xdg = Object.fromEntries(
       Object.keys(process.env)
@@ -150,7 +147,7 @@ export class GuideSession {
     this.#env = gwEnvironment({
       ...xdg,
       HOME: this.home,
-      PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+      PATH: `${gwOnPath()}:/usr/local/bin:/usr/bin:/bin`,
       TZ: 'Asia/Bangkok',
     })
   }

@@ -54,6 +54,11 @@ export function profileHome() {
   ]
   const add = (name: string, extra: string[] = [], key = files.merchant!) =>
     runGw([...addArgs(name, 'https://gateway.example/Gateway/', key), ...extra], {env: env()})
+  /** Another store of the scratch home (GW_CONFIG_DIR of its folder `name`), as other hands and processes leave one. */
+  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(home, name)})
+  /** `gw profile add NAME` with the test keys into the store `dir` (storeEnv). */
+  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
+    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
   /** The profile `name` the cases before this one add, added here when a case runs alone (-t). */
   async function having(name: string, extra: string[] = []) {
     const stored = join(home, 'config', 'profiles.json')
@@ -71,5 +76,7 @@ export function profileHome() {
     addArgs,
     add,
     having,
+    storeEnv,
+    addTo,
   }
 }

@@ -1,11 +1,11 @@
 /** A journey across commands: a merchant's encrypted private key, its passphrase given once for every command. */
-import {createPrivateKey} from 'node:crypto'
-import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, keyFile, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {encryptedKey, neverShown, PASSPHRASE, passphraseFile, profileAddWith} from '../helpers/merchant-keys.js'
 
 let world: GwWorld
 
@@ -16,38 +16,9 @@ beforeAll(async () => {
 afterAll(() => world.close())
 
 describe('encrypted private keys, as merchants have them', () => {
-  const PASSPHRASE = 'correct horse 42'
-
-  /** The sandbox merchant's key, encrypted with PASSPHRASE as openssl would (PKCS#1 Proc-Type or PKCS#8). */
-  const encrypted = (type: 'pkcs1' | 'pkcs8') => {
-    const file = join(world.configDir, `encrypted-${type}.pem`)
-    const key = createPrivateKey(readFileSync(keyFile(world), 'utf8'))
-    writeFileSync(file, key.export({type, format: 'pem', cipher: 'aes-256-cbc', passphrase: PASSPHRASE}), {mode: 0o600})
-    return file
-  }
-
-  const addWith = (name: string, file: string, ...extra: string[]) => {
-    const args = world.profileAdd(name, ...extra)
-    args[args.indexOf('--private-key') + 1] = file
-    return args
-  }
-
-  const passphraseFile = () => {
-    const file = join(world.configDir, 'passphrase.txt')
-    writeFileSync(file, `${PASSPHRASE}\n`, {mode: 0o600})
-    return file
-  }
-
-  const neverShown = (...outputs: string[]) => {
-    for (const output of outputs) {
-      expect(output).not.toContain(PASSPHRASE)
-      expect(output).not.toContain('PRIVATE KEY-----')
-    }
-  }
-
   it('without a terminal or a passphrase: exit 2 naming the key as encrypted, the ways to give it and the openssl command', async () => {
     for (const type of ['pkcs1', 'pkcs8'] as const) {
-      const result = await world.run(addWith(`locked-${type}`, encrypted(type)))
+      const result = await world.run(profileAddWith(world, `locked-${type}`, encryptedKey(world, type)))
       expect(result.code).toBe(2)
       expect(result.stderr).toContain('The private key (--private-key) is encrypted (a passphrase protects it)')
       expect(result.stderr).toContain('GW_KEY_PASSPHRASE')
@@ -60,7 +31,9 @@ describe('encrypted private keys, as merchants have them', () => {
   })
 
   it('kept encrypted in the store; every command takes the passphrase from GW_KEY_PASSPHRASE or --passphrase-file, never stores it', async () => {
-    const added = await world.run(addWith('locked', encrypted('pkcs8')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+    const added = await world.run(profileAddWith(world, 'locked', encryptedKey(world, 'pkcs8')), {
+      env: {GW_KEY_PASSPHRASE: PASSPHRASE},
+    })
     expect(added.code, added.stderr).toBe(0)
     const stored = readdirSync(join(world.configDir, 'keys')).filter((f) => f.startsWith('locked.'))
     const privateFile = stored.find((f) => f.endsWith('.private.pem'))!
@@ -75,7 +48,7 @@ describe('encrypted private keys, as merchants have them', () => {
     expect(refused.stderr).toContain('The private key of profile "locked" is encrypted')
     expect(await world.requests()).toEqual(before)
 
-    const fromFile = await world.run([...create, '-p', 'locked', '--passphrase-file', passphraseFile(), '--json'])
+    const fromFile = await world.run([...create, '-p', 'locked', '--passphrase-file', passphraseFile(world), '--json'])
     expect(fromFile.code, fromFile.stderr).toBe(0)
     // Reading the local history signs nothing: no passphrase needed.
     const listed = await world.run(['order', 'list', '--since', '10m', '-p', 'locked', '--json'])

@@ -1,15 +1,10 @@
 /** A journey across commands: every time gw shows, in text and --json, in its one form (ISO 8601 with its offset). */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {type GwWorld, orderCreate, startWorld} from '../helpers/gw-env.js'
 import {ONE_FORM, TIME} from '../helpers/shared.js'
 
 let world: GwWorld
-
-const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
-  const made = await world.createOrder(mchOrderNo, channel, amount)
-  expect(made.code, made.stderr).toBe(0)
-}
 
 beforeAll(async () => {
   world = await startWorld()
@@ -19,7 +14,7 @@ afterAll(() => world.close())
 
 describe('--json as docs/conventions.md defines it', () => {
   it('gateway times are ISO 8601 with their offset: time_end of an order, refund_time of each refund', async () => {
-    await createOrder('JSON-1', 'wechat', '10.00')
+    await world.createOrder('JSON-1', 'wechat', '10.00')
     await world.pay('JSON-1')
     const query = await world.run(['order', 'query', 'JSON-1', '--json'])
     expect(query.json<{record: {time_end: string}}>().record.time_end).toMatch(ONE_FORM)
@@ -38,17 +33,7 @@ describe('--json as docs/conventions.md defines it', () => {
 
 describe('plain messages', () => {
   it('times are ISO 8601 with their offset, in text and JSON', async () => {
-    const created = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--no-qr',
-    ])
+    const created = await world.run(orderCreate(undefined, 'wechat', '1'))
     expect(created.stdout).toMatch(new RegExp(`QR expires: +${TIME.source}`))
     const mch = /order: +(\S+)/.exec(created.stdout)![1]!
     await world.pay(mch)

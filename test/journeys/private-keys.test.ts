@@ -8,15 +8,11 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../helpers/gw-env.js'
+import {expectNoKey, merchantKeyLines, merchantPem} from '../helpers/merchant-keys.js'
 
 let world: GwWorld
 
-let n = 0
-
 const merchant = () => world.sandbox.info.merchants[0]!
-
-/** A file of this content in the world's folder, its name made unique: its path. */
-const numberedFile = (name: string, content: string | Buffer) => world.file(`${++n}-${name}`, content)
 
 beforeAll(async () => {
   world = await startWorld()
@@ -25,39 +21,23 @@ beforeAll(async () => {
 afterAll(() => world.close())
 
 describe('private keys are never printed', () => {
-  const pem = () => readFileSync(merchant().private_key_file, 'utf8')
-
-  const body = () =>
-    pem()
-      .split('\n')
-      .filter((l) => l && !l.startsWith('-----'))
-      .join('')
-
   /** The key in each wrong form a user could paste it in. */
   const wrongForms = (): [string, string][] => {
-    const lines = pem()
-      .split('\n')
-      .filter((l) => l && !l.startsWith('-----'))
+    const lines = merchantKeyLines(world)
+    const body = lines.join('')
     return [
-      ['the base64 body on one line', body()],
+      ['the base64 body on one line', body],
       ['the base64 body on its lines, without armour', lines.join('\n')],
-      ['a slash before the body', `/${body()}`],
+      ['a slash before the body', `/${body}`],
       [
         'armour around a damaged body',
-        pem()
+        merchantPem(world)
           .replace(/[A-Z]/, '*')
           .replace(/[a-z]{4}/, '!!!!'),
       ],
-      ['the wrong armour', pem().replace(/PRIVATE KEY/g, 'CERTIFICATE')],
-      ['a file holding the body', numberedFile('body.pem', body())],
+      ['the wrong armour', merchantPem(world).replace(/PRIVATE KEY/g, 'CERTIFICATE')],
+      ['a file holding the body', world.numberedFile('body.pem', body)],
     ]
-  }
-
-  /** No run of 40 characters of the key body in anything gw wrote. */
-  const expectNoKey = (output: string) => {
-    const key = body()
-    for (let i = 0; i + 40 <= key.length; i += 7)
-      expect(output.includes(key.slice(i, i + 40)), 'a run of the key is in the output').toBe(false)
   }
 
   it('in any error, any --json document, whichever input takes the key', async () => {
@@ -69,38 +49,19 @@ describe('private keys are never printed', () => {
       GW_GATEWAY_PUBLIC_KEY: gateway_public_key_file,
       ...vars,
     })
+    /** `gw profile add k` of a merchant of the sandbox's gateway with these keys, then `extra`. */
+    const addK = (privateKey: string, gatewayKey: string, ...extra: string[]) =>
+      world.run([
+        ...['profile', 'add', 'k', '--appid', 'mch1', '--base-url', base_url],
+        ...['--private-key', privateKey, '--gateway-public-key', gatewayKey, ...extra],
+      ])
     for (const [form, value] of wrongForms()) {
       const runs = [
         world.run(['order', 'query', 'X', '--channel', 'wechat'], {env: env({GW_PRIVATE_KEY: value})}),
         world.run(['doctor', '--json'], {env: env({GW_PRIVATE_KEY: value})}),
         world.run(['order', 'query', 'X', '--channel', 'wechat', '--json'], {env: env({GW_GATEWAY_PUBLIC_KEY: value})}),
-        world.run([
-          'profile',
-          'add',
-          'k',
-          '--appid',
-          'mch1',
-          '--base-url',
-          base_url,
-          '--private-key',
-          value,
-          '--gateway-public-key',
-          gateway_public_key_file,
-          '--json',
-        ]),
-        world.run([
-          'profile',
-          'add',
-          'k',
-          '--appid',
-          'mch1',
-          '--base-url',
-          base_url,
-          '--private-key',
-          merchant().private_key_file,
-          '--gateway-public-key',
-          value,
-        ]),
+        addK(value, gateway_public_key_file, '--json'),
+        addK(merchant().private_key_file, value),
         world.run(['signature', 'sign', '--param', 'a=1', '--private-key', value, '--json']),
         world.run(['signature', 'verify', '-', '--public-key', value], {input: '{"data":{"a":1},"sign":"00"}'}),
       ]
@@ -108,7 +69,7 @@ describe('private keys are never printed', () => {
         expect(result.code, `${form}: ${result.stderr}`).toBe(2)
         // The error (or doctor's failed check) was said where the test reads it: nothing went around the streams.
         expect(result.stdout + result.stderr).toMatch(/Error: |"error":|"ok": false/)
-        expectNoKey(result.stdout + result.stderr)
+        expectNoKey(world, result.stdout + result.stderr)
       }
     }
   })
@@ -116,7 +77,7 @@ describe('private keys are never printed', () => {
   it('pasted where a flag or a command was mistyped, or into a flag for something else: exit 2, the key not shown', async () => {
     // Key text as it would be pasted (not the form that is a path to a file).
     const pasted = wrongForms().filter(([form]) => !form.startsWith('a file'))
-    for (const [form, value] of [['the PEM file as it is', pem()] as [string, string], ...pasted]) {
+    for (const [form, value] of [['the PEM file as it is', merchantPem(world)] as [string, string], ...pasted]) {
       const runs = [
         world.run(['profile', 'set', 'sandbox', `--privat-key=${value}`]),
         world.run(['profile', 'set', 'sandbox', '--privat-key', value, '--json']),
@@ -128,7 +89,7 @@ describe('private keys are never printed', () => {
         expect(result.code, `${form}: ${result.stderr}`).toBe(2)
         // The error (or doctor's failed check) was said where the test reads it: nothing went around the streams.
         expect(result.stdout + result.stderr).toMatch(/Error: |"error":|"ok": false/)
-        expectNoKey(result.stdout + result.stderr)
+        expectNoKey(world, result.stdout + result.stderr)
       }
     }
   })
@@ -149,7 +110,7 @@ describe('private keys are never printed', () => {
     ])
     expect(added.code).toBe(0)
     const stored = JSON.parse(readFileSync(join(world.configDir, 'profiles.json'), 'utf8')).profiles.broken
-    writeFileSync(stored.private_key_file, body())
+    writeFileSync(stored.private_key_file, merchantKeyLines(world).join(''))
     for (const args of [
       ['order', 'query', 'X', '--channel', 'wechat'],
       ['refund', 'query', 'X', '--channel', 'wechat'],
@@ -159,7 +120,7 @@ describe('private keys are never printed', () => {
       const result = await world.run([...args, '--profile', 'broken'])
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2)
       expect(result.stdout + result.stderr).toContain('private key of profile "broken" is not a readable private key')
-      expectNoKey(result.stdout + result.stderr)
+      expectNoKey(world, result.stdout + result.stderr)
     }
   })
 })

@@ -65,12 +65,9 @@ describe.skipIf(!HAS_TMUX && !process.env.CI)('views on a terminal, as a person 
     expect(query.seen).toMatch(/state: +SUCCESS: paid/)
     expect(query.styled).toContain(`${BOLD}${order}`)
 
-    await world.faults('refund-processing=1')
-    try {
+    await world.underFaults('refund-processing=1', async () => {
       await world.run(['refund', 'create', order!, '--amount', '2.00'])
-    } finally {
-      await world.faults('')
-    }
+    })
     const refunds = await onTerminal(['refund', 'query', order!])
     noEscapesAsText(refunds.seen)
     expect(refunds.seen).toMatch(/│ PROCESSING: processing │/)

@@ -22,6 +22,12 @@ const gatewayPem = () => readFileSync(world.sandbox.info.gateway_public_key_file
 
 const ESC = '\u001b'
 
+/** A body POSTed to the listener at `url` as any client may: its status and answer. */
+const post = async (url: string, body: string | Buffer) => {
+  const response = await request(url, {method: 'POST', headers: {'content-type': 'text/plain;charset=utf-8'}, body})
+  return {status: response.statusCode, body: await response.body.text()}
+}
+
 beforeAll(async () => {
   world = await startWorld()
 })
@@ -65,11 +71,6 @@ describe('the listener', () => {
 
   const notification = (extra: Record<string, unknown> = {}) =>
     paymentNotification(`L-${++n}`, {appid: merchant().appid, gw_order_no: `900L${n}`, total_fee: 100, ...extra})
-
-  const post = async (url: string, body: string) => {
-    const response = await request(url, {method: 'POST', headers: {'content-type': 'text/plain;charset=utf-8'}, body})
-    return {status: response.statusCode, body: await response.body.text()}
-  }
 
   it("refuses another merchant's notification, signed by the same gateway: answered as a failure, not counted", async () => {
     const listener = await listen(['--exit-after', '1', '--timeout', '3'])
@@ -178,57 +179,6 @@ describe("on the sandbox's clock, 1000 times faster", () => {
 
   let n = 0
 
-  const listen = (args: string[] = []) => world.listen(args)
-
-  /** An order of the sandbox that notifies `url` once paid; its number. */
-  async function orderNotifying(url: string, amount = '150.50') {
-    const mch = `NTF-${process.pid}-${++n}`
-    const args = ['--amount', amount, '--fee-type', 'THB', '--mch-order-no', mch, '--notify-url', url, '--no-qr']
-    const created = await world.run(['order', 'create', '--channel', 'wechat', ...args])
-    expect(created.code).toBe(0)
-    return mch
-  }
-
-  async function paidOrderNotifying(url: string, amount = '150.50') {
-    const mch = await orderNotifying(url, amount)
-    await world.pay(mch)
-    return mch
-  }
-
-  const attempts = async (mch: string) =>
-    (
-      await world.sandbox.control<{notifications: {delivered: boolean; attempt: number; status: number}[]}>(
-        'GET',
-        `/sandbox/notifications?mch_order_no=${mch}`,
-      )
-    ).body.notifications
-
-  /** A notification body as the gateway would send it, signed with `pem`. */
-  function notification(pem: string, mch: string): string {
-    const data = paymentNotification(mch, {
-      appid: world.sandbox.info.merchants[0]!.appid,
-      gw_order_no: `900${mch}`,
-      total_fee: 100,
-      nonce_str: 'x',
-    })
-    return JSON.stringify({
-      code: 0,
-      msg: 'ok',
-      version: '3.0.0',
-      data,
-      sign: sign(data, parsePrivateKey(pem), 'rsa-md5'),
-    })
-  }
-
-  const gatewayPem = () => readFileSync(world.sandbox.info.gateway_public_key_file.replace('public', 'private'), 'utf8')
-
-  const otherPem = () => readFileSync(world.sandbox.info.merchants[0]!.private_key_file, 'utf8')
-
-  const post = async (url: string, body: string | Buffer) => {
-    const response = await request(url, {method: 'POST', headers: {'content-type': 'text/plain;charset=utf-8'}, body})
-    return {status: response.statusCode, body: await response.body.text()}
-  }
-
   beforeAll(async () => {
     world = await startWorld({timeScale: 1000})
   })
@@ -237,20 +187,20 @@ describe("on the sandbox's clock, 1000 times faster", () => {
 
   describe('gw notify listen', () => {
     it('prints a verified notification from the sandbox and exits after one; the sandbox records one successful attempt', async () => {
-      const listener = await listen(['--exit-after', '1', '--timeout', '30'])
-      const mch = await paidOrderNotifying(listener.url)
+      const listener = await world.listen(['--exit-after', '1', '--timeout', '30'])
+      const mch = await world.paidOrderNotifying(listener.url)
       const result = await listener.result
       expect(result.code).toBe(0)
       expect(result.stdout).toMatch(new RegExp(`verified  ${mch}  900\\d+  150\\.50 THB  wechat`))
       expect(result.stderr).toContain('1 payment notified (1 verified delivery), 0 rejected.')
-      const made = await attempts(mch)
+      const made = await world.notificationsOf(mch)
       expect(made).toHaveLength(1)
       expect(made[0]).toMatchObject({delivered: true, status: 200})
     })
 
     it('prints JSON lines under --json, nothing else on stdout', async () => {
-      const listener = await listen(['--exit-after', '1', '--json'])
-      const mch = await paidOrderNotifying(listener.url, '10')
+      const listener = await world.listen(['--exit-after', '1', '--json'])
+      const mch = await world.paidOrderNotifying(listener.url, '10')
       const result = await listener.result
       const lines = result.stdout.trim().split('\n')
       expect(lines).toHaveLength(1)
@@ -268,11 +218,11 @@ describe("on the sandbox's clock, 1000 times faster", () => {
       const app = await startReceiver((i) =>
         i < 2 ? {status: 500, body: 'app down'} : {status: 200, body: NOTIFICATION_ACK},
       )
-      const listener = await listen(['--forward-to', app.url, '--timeout', '30'])
+      const listener = await world.listen(['--forward-to', app.url, '--timeout', '30'])
       try {
-        const mch = await paidOrderNotifying(listener.url)
+        const mch = await world.paidOrderNotifying(listener.url)
         const made = await waitFor(async () => {
-          const list = await attempts(mch)
+          const list = await world.notificationsOf(mch)
           return list.some((a) => a.delivered) ? list : undefined
         })
         listener.child.kill('SIGINT')
@@ -298,9 +248,9 @@ describe("on the sandbox's clock, 1000 times faster", () => {
     })
 
     it('answers a failure when the forward target is unreachable, and never ends saying all is well', async () => {
-      const listener = await listen(['--forward-to', 'http://127.0.0.1:9/down', '--json'])
+      const listener = await world.listen(['--forward-to', 'http://127.0.0.1:9/down', '--json'])
       try {
-        const answer = await post(listener.url, notification(gatewayPem(), 'FWD-DOWN'))
+        const answer = await post(listener.url, world.notification('FWD-DOWN'))
         expect(answer.status).toBe(502)
         expect(answer.body).not.toBe(NOTIFICATION_ACK)
       } finally {
@@ -319,9 +269,16 @@ describe("on the sandbox's clock, 1000 times faster", () => {
     })
 
     it('forwarding to a closed port, as the sandbox retries: the lines say not delivered, the summary 0 acknowledged, exit 3; --exit-after waits for an acknowledgement', async () => {
-      const listener = await listen(['--forward-to', 'http://127.0.0.1:9/hook', '--exit-after', '1', '--timeout', '30'])
-      const mch = await paidOrderNotifying(listener.url)
-      await waitFor(async () => ((await attempts(mch)).length >= 4 ? true : undefined))
+      const listener = await world.listen([
+        '--forward-to',
+        'http://127.0.0.1:9/hook',
+        '--exit-after',
+        '1',
+        '--timeout',
+        '30',
+      ])
+      const mch = await world.paidOrderNotifying(listener.url)
+      await waitFor(async () => ((await world.notificationsOf(mch)).length >= 4 ? true : undefined))
       listener.child.kill('SIGINT')
       const result = await listener.result
       expect(result.code).toBe(3)
@@ -335,12 +292,12 @@ describe("on the sandbox's clock, 1000 times faster", () => {
     })
 
     it('rejects a notification signed with another key, answering a failure and warning', async () => {
-      const listener = await listen()
+      const listener = await world.listen()
       try {
-        const answer = await post(listener.url, notification(otherPem(), 'FORGED'))
+        const answer = await post(listener.url, world.notification('FORGED', 'forged'))
         expect(answer.status).toBe(400)
         expect(answer.body).not.toBe(NOTIFICATION_ACK)
-        const good = await post(listener.url, notification(gatewayPem(), 'GENUINE'))
+        const good = await post(listener.url, world.notification('GENUINE'))
         expect(good).toEqual({status: 200, body: NOTIFICATION_ACK})
       } finally {
         listener.child.kill('SIGINT')
@@ -354,10 +311,9 @@ describe("on the sandbox's clock, 1000 times faster", () => {
 
     it('answers and logs 500 notifications sent at once, none lost', async () => {
       const log = join(world.configDir, 'notifications.jsonl')
-      const listener = await listen(['--log', log, '--exit-after', '500', '--timeout', '60', '--json'])
-      const pem = gatewayPem()
+      const listener = await world.listen(['--log', log, '--exit-after', '500', '--timeout', '60', '--json'])
       const answers = await Promise.all(
-        Array.from({length: 500}, (_, i) => post(listener.url, notification(pem, `BURST-${i}`))),
+        Array.from({length: 500}, (_, i) => post(listener.url, world.notification(`BURST-${i}`))),
       )
       expect(answers.every((a) => a.status === 200 && a.body === NOTIFICATION_ACK)).toBe(true)
       const result = await listener.result
@@ -373,14 +329,14 @@ describe("on the sandbox's clock, 1000 times faster", () => {
     })
 
     it('refuses oversized and malformed bodies without crashing', async () => {
-      const listener = await listen()
+      const listener = await world.listen()
       try {
         expect((await post(listener.url, Buffer.alloc(70 * 1024, 'x'))).status).toBe(413)
         expect((await post(listener.url, 'not json')).status).toBe(400)
         expect((await post(listener.url, '{"data": 1}')).status).toBe(400)
         expect((await post(listener.url, '{"data": {"result": "SUCCESS"}, "sign": "zz"}')).status).toBe(400)
         expect((await request(listener.url)).statusCode).toBe(405)
-        expect(await post(listener.url, notification(gatewayPem(), 'STILL-UP'))).toEqual({
+        expect(await post(listener.url, world.notification('STILL-UP'))).toEqual({
           status: 200,
           body: NOTIFICATION_ACK,
         })
@@ -391,8 +347,8 @@ describe("on the sandbox's clock, 1000 times faster", () => {
     })
 
     it('--host 0.0.0.0 listens beyond loopback, warning what it exposes', async () => {
-      const listener = await listen(['--host', '0.0.0.0', '--exit-after', '1', '--timeout', '30'])
-      const answer = await post(listener.url, notification(gatewayPem(), `HOST-${++n}`))
+      const listener = await world.listen(['--host', '0.0.0.0', '--exit-after', '1', '--timeout', '30'])
+      const answer = await post(listener.url, world.notification(`HOST-${++n}`))
       expect(answer).toEqual({status: 200, body: NOTIFICATION_ACK})
       const result = await listener.result
       expect(result.stderr).toContain('listening on 0.0.0.0: any machine that reaches this one')
@@ -400,7 +356,7 @@ describe("on the sandbox's clock, 1000 times faster", () => {
     })
 
     it('exits 5 when --timeout passes before --exit-after', async () => {
-      const listener = await listen(['--exit-after', '1', '--timeout', '1'])
+      const listener = await world.listen(['--exit-after', '1', '--timeout', '1'])
       const result = await listener.result
       expect(result.code).toBe(5)
       expect(result.stderr).toContain('--timeout passed before 1 payment came')
@@ -438,12 +394,12 @@ describe("on the sandbox's clock, 1000 times faster", () => {
       expect(pipe.code).toBe(2)
       expect(pipe.stderr).toContain('it is not a file (a pipe)')
       expect((await world.run(['notify', 'listen', '--port', '0', '--host', ''])).stderr).toContain('--host is empty')
-      const full = await listen(['--log', '/dev/full', '--exit-after', '2', '--timeout', '30'])
-      expect(await post(full.url, notification(gatewayPem(), `FULL-${++n}`))).toEqual({
+      const full = await world.listen(['--log', '/dev/full', '--exit-after', '2', '--timeout', '30'])
+      expect(await post(full.url, world.notification(`FULL-${++n}`))).toEqual({
         status: 200,
         body: NOTIFICATION_ACK,
       })
-      expect(await post(full.url, notification(gatewayPem(), `FULL-${++n}`))).toEqual({
+      expect(await post(full.url, world.notification(`FULL-${++n}`))).toEqual({
         status: 200,
         body: NOTIFICATION_ACK,
       })
@@ -484,7 +440,7 @@ describe("on the sandbox's clock, 1000 times faster", () => {
       ])
       try {
         await waitFor(async () => (await post(`http://127.0.0.1:${port}/`, 'x').catch(() => undefined)) ?? undefined)
-        const looped = await post(`http://127.0.0.1:${port}/`, notification(gatewayPem(), `LOOP-${++n}`))
+        const looped = await post(`http://127.0.0.1:${port}/`, world.notification(`LOOP-${++n}`))
         expect(looped.status).toBe(508)
         expect(looped.body).toContain('forwarded back to this listener')
       } finally {

@@ -5,54 +5,12 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {NOTIFICATION_ACK} from '../../../src/lib/gateway/protocol/index.js'
-import {parsePrivateKey, sign} from '../../../src/lib/gateway/signing.js'
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
-import {paymentNotification} from '../../helpers/notification.js'
 import {startReceiver, waitFor} from '../../helpers/receiver.js'
 
 let world: GwWorld
 
 let n = 0
-
-const listen = (args: string[] = []) => world.listen(args)
-
-/** An order of the sandbox that notifies `url` once paid; its number. */
-async function orderNotifying(url: string, amount = '150.50') {
-  const mch = `NTF-${process.pid}-${++n}`
-  const args = ['--amount', amount, '--fee-type', 'THB', '--mch-order-no', mch, '--notify-url', url, '--no-qr']
-  const created = await world.run(['order', 'create', '--channel', 'wechat', ...args])
-  expect(created.code).toBe(0)
-  return mch
-}
-
-async function paidOrderNotifying(url: string, amount = '150.50') {
-  const mch = await orderNotifying(url, amount)
-  await world.pay(mch)
-  return mch
-}
-
-const attempts = async (mch: string) =>
-  (
-    await world.sandbox.control<{notifications: {delivered: boolean; attempt: number; status: number}[]}>(
-      'GET',
-      `/sandbox/notifications?mch_order_no=${mch}`,
-    )
-  ).body.notifications
-
-/** A notification body as the gateway would send it, signed with `pem`. */
-function notification(pem: string, mch: string): string {
-  const data = paymentNotification(mch, {
-    appid: world.sandbox.info.merchants[0]!.appid,
-    gw_order_no: `900${mch}`,
-    total_fee: 100,
-    nonce_str: 'x',
-  })
-  return JSON.stringify({code: 0, msg: 'ok', version: '3.0.0', data, sign: sign(data, parsePrivateKey(pem), 'rsa-md5')})
-}
-
-const gatewayPem = () => readFileSync(world.sandbox.info.gateway_public_key_file.replace('public', 'private'), 'utf8')
-
-const otherPem = () => readFileSync(world.sandbox.info.merchants[0]!.private_key_file, 'utf8')
 
 beforeAll(async () => {
   world = await startWorld({timeScale: 1000})
@@ -66,12 +24,12 @@ describe('gw notify replay and a log', () => {
     const failing = await startReceiver((i) =>
       i < 1 ? {status: 500, body: 'down'} : {status: 200, body: NOTIFICATION_ACK},
     )
-    const listener = await listen(['--log', log, '--forward-to', failing.url])
+    const listener = await world.listen(['--log', log, '--forward-to', failing.url])
     const orders: string[] = []
     try {
-      orders.push(await paidOrderNotifying(listener.url), await paidOrderNotifying(listener.url))
-      await waitFor(async () => ((await attempts(orders[0]!)).some((a) => a.delivered) ? true : undefined))
-      await waitFor(async () => ((await attempts(orders[1]!)).some((a) => a.delivered) ? true : undefined))
+      orders.push(await world.paidOrderNotifying(listener.url), await world.paidOrderNotifying(listener.url))
+      await waitFor(async () => ((await world.notificationsOf(orders[0]!)).some((a) => a.delivered) ? true : undefined))
+      await waitFor(async () => ((await world.notificationsOf(orders[1]!)).some((a) => a.delivered) ? true : undefined))
     } finally {
       listener.child.kill('SIGINT')
       await listener.result
@@ -173,15 +131,15 @@ describe('what a developer or an attacker may bring to the listener, replay and 
     writeFileSync(
       log,
       [
-        line(notification(gatewayPem(), 'REAL-1')),
-        line(notification(otherPem(), 'FORGED-1')),
+        line(world.notification('REAL-1')),
+        line(world.notification('FORGED-1', 'forged')),
         'null',
-        line(notification(gatewayPem(), 'TYPED-1'), 'application/x-www-form-urlencoded'),
+        line(world.notification('TYPED-1'), 'application/x-www-form-urlencoded'),
         '{"verdict":"verified","body":123}',
-        line(notification(gatewayPem(), 'REFUSED-1'), 'text/plain', 'REJECTED'),
-        line(notification(gatewayPem(), 'NBSP-1'), 'text/plain\u00a0'),
-        line(notification(gatewayPem(), 'CRLF-1'), 'text/plain\r\nx-injected: 1'),
-        line(notification(gatewayPem(), 'HUGE-1').replace('{', `{"pad":"${'x'.repeat(70 * 1024)}",`)),
+        line(world.notification('REFUSED-1'), 'text/plain', 'REJECTED'),
+        line(world.notification('NBSP-1'), 'text/plain\u00a0'),
+        line(world.notification('CRLF-1'), 'text/plain\r\nx-injected: 1'),
+        line(world.notification('HUGE-1').replace('{', `{"pad":"${'x'.repeat(70 * 1024)}",`)),
       ].join('\n'),
     )
     const app = await startReceiver(() => ({status: 200, body: NOTIFICATION_ACK}))

@@ -1,27 +1,10 @@
 /** gw order close: closed as the gateway said, never on an answer about another order. */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {type GwWorld, orderCreate, orderNo, startWorld} from '../../helpers/gw-env.js'
 import {startReplayingProxy} from '../../helpers/replaying-proxy.js'
 
 let world: GwWorld
-
-const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
-  const made = await world.createOrder(mchOrderNo, channel, amount)
-  expect(made.code, made.stderr).toBe(0)
-}
-
-let n = 0
-
-const orderNo = (prefix = 'C') => `${prefix}${process.pid}-${Date.now() % 1e8}-${++n}`
-
-async function createPaid(amount = '150.50', channel = 'wechat') {
-  const mch = orderNo()
-  const created = await world.createOrder(mch, channel, amount)
-  expect(created.code).toBe(0)
-  await world.pay(mch)
-  return mch
-}
 
 beforeAll(async () => {
   world = await startWorld()
@@ -31,7 +14,7 @@ afterAll(() => world.close())
 
 describe('closing an order on a channel without an order query', () => {
   it('succeeds as the gateway said, writes CLOSED to the history, and sends no query', async () => {
-    await createOrder('SCB-CLOSE-1', 'scb_qrcard')
+    await world.createOrder('SCB-CLOSE-1', 'scb_qrcard', '4.20')
     const before = await world.requests()
     const closed = await world.run(['order', 'close', 'SCB-CLOSE-1', '--json'])
     expect(closed.code, closed.stderr).toBe(0)
@@ -49,7 +32,7 @@ describe('closing an order on a channel without an order query', () => {
   })
 
   it('says the order is closed, in words', async () => {
-    await createOrder('SCB-CLOSE-2', 'scb_qrcard')
+    await world.createOrder('SCB-CLOSE-2', 'scb_qrcard', '4.20')
     const closed = await world.run(['order', 'close', 'SCB-CLOSE-2'])
     expect(closed.code, closed.stderr).toBe(0)
     expect(closed.stdout).toContain('Order SCB-CLOSE-2 is closed.')
@@ -64,18 +47,7 @@ describe('closing an order on a channel without an order query', () => {
 describe('gw order query and close', () => {
   it('closes an unpaid order; refuses to close it twice or to close a paid one', async () => {
     const mch = orderNo()
-    await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-    ])
+    await world.run(orderCreate(mch, 'wechat', '1', {qr: true}))
     const closed = await world.run(['order', 'close', mch])
     expect(closed.code).toBe(0)
     expect(closed.stdout).toContain(`Order ${mch} is closed.`)
@@ -84,7 +56,7 @@ describe('gw order query and close', () => {
     const twice = await world.run(['order', 'close', mch])
     expect(twice.code, twice.stderr).toBe(0)
     expect(twice.stdout).toContain(`Order ${mch} was already closed.`)
-    const paid = await world.run(['order', 'close', await createPaid()])
+    const paid = await world.run(['order', 'close', await world.createPaid()])
     expect(paid.code).toBe(1)
     expect(paid.stderr).toContain('CANCEL_ERROR')
   })

@@ -1,34 +1,17 @@
 /** gw order create: an order and its QR code, refused before sending when it cannot be right; --wait. */
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {drawQr} from '../../../src/lib/render/qr.js'
-import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {suggested} from '../../helpers/cli.js'
+import {type GwWorld, orderCreate, orderNo, startWorld} from '../../helpers/gw-env.js'
 import {readDrawnQr} from '../../helpers/qr-screen.js'
 import {waitFor} from '../../helpers/receiver.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 
 let world: GwWorld
-
-let n = 0
-
-const orderNo = (prefix = 'C') => `${prefix}${process.pid}-${Date.now() % 1e8}-${++n}`
-
-/** The command that ends the line where `lead` is said (advice puts it last, nothing after it). */
-function suggested(text: string, lead: string): string {
-  const line = text.split('\n').find((l) => l.includes(lead))
-  if (!line) throw new Error(`no "${lead}" in:\n${text}`)
-  return line.slice(line.indexOf(lead) + lead.length)
-}
-
-/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
-function withEarlierHistory(jsonl: string[]) {
-  const {dir, env} = world.machine()
-  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
-  return {dir, env}
-}
 
 const ESC = '\u001b'
 
@@ -41,18 +24,7 @@ afterAll(() => world.close())
 describe('gw order create', () => {
   it('creates an order and prints its numbers, amount, channel and expiry', async () => {
     const mch = orderNo()
-    const result = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '150.50',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-    ])
+    const result = await world.run(orderCreate(mch, 'wechat', '150.50', {qr: true}))
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(new RegExp(`order: +${mch}`))
     expect(result.stdout).toMatch(/amount: +150\.50 THB/)
@@ -88,61 +60,18 @@ describe('gw order create', () => {
 
   it('saves the QR image: PNG by default, SVG when asked', async () => {
     const png = join(world.configDir, 'qr.png')
-    expect(
-      (
-        await world.run([
-          'order',
-          'create',
-          '--channel',
-          'truemoney',
-          '--amount',
-          '10',
-          '--fee-type',
-          'THB',
-          '--expire',
-          '600',
-          '--qr-out',
-          png,
-        ])
-      ).code,
-    ).toBe(0)
+    const saved = (channel: string, ...flags: string[]) =>
+      world.run([...orderCreate(undefined, channel, '10', {qr: true}), ...flags])
+    expect((await saved('truemoney', '--expire', '600', '--qr-out', png)).code).toBe(0)
     expect(readFileSync(png).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a')
     const svg = join(world.configDir, 'qr.svg')
-    expect(
-      (
-        await world.run([
-          'order',
-          'create',
-          '--channel',
-          'wechat',
-          '--amount',
-          '10',
-          '--fee-type',
-          'THB',
-          '--img-type',
-          'svg',
-          '--qr-out',
-          svg,
-        ])
-      ).code,
-    ).toBe(0)
+    expect((await saved('wechat', '--img-type', 'svg', '--qr-out', svg)).code).toBe(0)
     expect(readFileSync(svg, 'utf8')).toContain('<svg')
   })
 
   it('treats the airpay code_url as an image: says so and saves that image', async () => {
     const file = join(world.configDir, 'airpay.png')
-    const result = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'airpay',
-      '--amount',
-      '10',
-      '--fee-type',
-      'THB',
-      '--qr-out',
-      file,
-    ])
+    const result = await world.run([...orderCreate(undefined, 'airpay', '10', {qr: true}), '--qr-out', file])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('airpay: code_url is an image URL')
     // Saved as asked: no advice to do what was just done.
@@ -157,20 +86,9 @@ describe('gw order create', () => {
       ['150.5', 'JPY', 'JPY has no minor unit'],
       ['-3', 'THB', 'is negative'],
       ['0', 'THB', 'above zero'],
-    ]) {
+    ] as const) {
       const mch = orderNo()
-      const result = await world.run([
-        'order',
-        'create',
-        '--channel',
-        'wechat',
-        '--amount',
-        amount!,
-        '--fee-type',
-        currency!,
-        '--mch-order-no',
-        mch,
-      ])
+      const result = await world.run(orderCreate(mch, 'wechat', amount, {feeType: currency, qr: true}))
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(message)
       expect(await world.ledger(mch)).toBeUndefined()
@@ -178,123 +96,44 @@ describe('gw order create', () => {
   })
 
   it('refuses a 33-character order number and --expire on a channel without it, before sending', async () => {
-    const long = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      'X'.repeat(33),
-    ])
+    const long = await world.run(orderCreate('X'.repeat(33), 'wechat', '1', {qr: true}))
     expect(long.code).toBe(2)
     expect(long.stderr).toContain('mch_order_no must be at most 32 characters')
-    const expire = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--expire',
-      '60',
-    ])
+    const expire = await world.run([...orderCreate(undefined, 'wechat', '1', {qr: true}), '--expire', '60'])
     expect(expire.code).toBe(2)
     expect(expire.stderr).toContain('Only truemoney and scb_qrcard take --expire')
   })
 
   it('reports a gateway refusal with its meaning and advice, exit 1', async () => {
     const mch = orderNo()
-    await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-    ])
-    const again = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-      '--json',
-    ])
+    const create = orderCreate(mch, 'wechat', '1', {qr: true})
+    await world.run(create)
+    const again = await world.run([...create, '--json'])
     expect(again.code).toBe(1)
     expect(again.json()).toMatchObject({error: {kind: 'refused', exit_code: 1, err_code: 'GW_DUPLICATED_ORDERNO'}})
     expect(again.stderr).toContain('The merchant order number was already used. Use a new merchant order number')
   })
 
-  it('--wait ends 0 once the order is paid', async () => {
+  /** `gw order create --wait` of a new order of 5.00 THB that its payer pays (or, `fail`, declines): gw's result. */
+  async function waitedOn(fail: boolean) {
     const mch = orderNo()
-    const waiting = world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '5',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-      '--wait',
-      '--wait-timeout',
-      '20',
-    ])
+    const waiting = world.run([...orderCreate(mch, 'wechat', '5', {qr: true}), '--wait', '--wait-timeout', '20'])
     // Paid as soon as the waiting command has made the order, however long its start takes.
     await waitFor(() => world.ledger(mch), 20_000)
-    await world.pay(mch)
-    const result = await waiting
+    await world.pay(mch, fail)
+    return waiting
+  }
+
+  it('--wait ends 0 once the order is paid', async () => {
+    const result = await waitedOn(false)
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/state: +SUCCESS: paid/)
   })
 
   it('--wait ends 1 when the payment fails, 5 when the wait runs out', async () => {
-    const mch = orderNo()
-    const waiting = world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '5',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-      '--wait',
-      '--wait-timeout',
-      '20',
-    ])
-    // Paid as soon as the waiting command has made the order, however long its start takes.
-    await waitFor(() => world.ledger(mch), 20_000)
-    await world.pay(mch, true)
-    expect((await waiting).code).toBe(1)
+    expect((await waitedOn(true)).code).toBe(1)
     const timeout = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '5',
-      '--fee-type',
-      'THB',
+      ...orderCreate(undefined, 'wechat', '5', {qr: true}),
       '--wait',
       '--wait-timeout',
       '2',
@@ -309,8 +148,7 @@ describe('gw order create', () => {
       ['SIGINT', 130],
     ] as const) {
       const mch = orderNo()
-      const args = ['order', 'create', '--channel', 'wechat', '--amount', '5', '--fee-type', 'THB', '--wait']
-      const {child, result} = world.spawn([...args, '--mch-order-no', mch])
+      const {child, result} = world.spawn([...orderCreate(mch, 'wechat', '5', {qr: true}), '--wait'])
       await waitFor(() => world.ledger(mch), 20_000)
       child.kill(signal)
       expect(await result).toMatchObject({code, signal: null})
@@ -323,25 +161,11 @@ describe('gw order create', () => {
 describe('retries never duplicate money', () => {
   it('a create whose answers are all dropped is found by a query: one order, exit 0', async () => {
     const mch = orderNo()
-    await world.faults('drop-after-commit=1@native_pay')
-    try {
-      const result = await world.run([
-        'order',
-        'create',
-        '--channel',
-        'wechat',
-        '--amount',
-        '3',
-        '--fee-type',
-        'THB',
-        '--mch-order-no',
-        mch,
-      ])
+    await world.underFaults('drop-after-commit=1@native_pay', async () => {
+      const result = await world.run(orderCreate(mch, 'wechat', '3', {qr: true}))
       expect(result.code).toBe(0)
       expect(result.stderr).toContain('the answer carrying its QR code was lost')
-    } finally {
-      await world.faults('')
-    }
+    })
     const {body} = await world.sandbox.control<{orders: unknown[]}>('GET', `/sandbox/orders?mch_order_no=${mch}`)
     expect(body.orders).toHaveLength(1)
   })
@@ -349,7 +173,7 @@ describe('retries never duplicate money', () => {
 
 describe('an order not paid while waiting', () => {
   it('says how to check it later, and that check runs', async () => {
-    const create = ['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', '--no-qr']
+    const create = orderCreate(undefined, 'wechat', '1')
     const waited = await world.run([...create, '--wait', '--wait-timeout', '1'])
     expect(waited.code).toBe(5)
     const check = suggested(waited.stderr, 'Check later: ')
@@ -366,9 +190,8 @@ describe('refused before sending', () => {
     for (const [channel, currency] of [
       ['promptpay', 'JPY'],
       ['truemoney', 'MYR'],
-    ]) {
-      const create = ['order', 'create', '--channel', channel!, '--amount', '10', '--fee-type', currency!, '--no-qr']
-      const refused = await world.run(create)
+    ] as const) {
+      const refused = await world.run(orderCreate(undefined, channel, '10', {feeType: currency}))
       expect(refused.code).toBe(2)
       expect(refused.stderr).toContain(
         `Not sent: channel ${channel} takes THB only (the document: Thailand only), not ${currency}.`,
@@ -381,8 +204,7 @@ describe('refused before sending', () => {
   it('a --notify-url that is not an http(s):// address', async () => {
     const before = await world.requests()
     for (const url of ['localhost:3000/hook', 'ftp://shop.example/hook', 'not a url']) {
-      const create = ['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB']
-      const refused = await world.run([...create, '--notify-url', url, '--no-qr'])
+      const refused = await world.run([...orderCreate(undefined, 'wechat', '1'), '--notify-url', url])
       expect(refused.code, url).toBe(2)
       expect(refused.stderr, url).toMatch(/--notify-url ".*" is not (an http:\/\/ or https:\/\/ address|an address)/)
     }
@@ -397,10 +219,10 @@ describe.skipIf(!HAS_TMUX && !process.env.CI)('the QR code on a terminal', () =>
       [[], {COLORFGBG: '15;0'}, 'light-on-dark'],
       [[], {}, 'dark-on-light'],
     ] as const) {
-      const terminal = new Terminal(
-        ['order', 'create', '--channel', 'wechat', '--amount', '1', '--fee-type', 'THB', ...args],
-        {GW_CONFIG_DIR: world.configDir, ...env},
-      )
+      const terminal = new Terminal([...orderCreate(undefined, 'wechat', '1', {qr: true}), ...args], {
+        GW_CONFIG_DIR: world.configDir,
+        ...env,
+      })
       try {
         const screen = await terminal.waitFor(/EXIT=\d+/)
         const codeUrl = /code_url: +(\S+)/.exec(screen)![1]!
@@ -458,7 +280,7 @@ describe('forgiving input', () => {
 
 describe('hints that lead the right way', () => {
   it('--qr is never silently ignored: drawn when asked for, and said when not drawn because stdout is no terminal', async () => {
-    const create = ['order', 'create', '--channel', 'wechat', '--amount', '1.00', '--fee-type', 'THB']
+    const create = orderCreate(undefined, 'wechat', '1.00', {qr: true})
     const asked = await world.run([...create, '--qr'])
     expect(asked.code, asked.stderr).toBe(0)
     expect(asked.stdout).toMatch(/█/)
@@ -475,19 +297,8 @@ describe('hints that lead the right way', () => {
 
 describe('records committed together', () => {
   it('gw order create, which asks the history nothing, leaves its order in the next order list', async () => {
-    const {env} = withEarlierHistory([])
-    const args = [
-      '--channel',
-      'wechat',
-      '--amount',
-      '1.00',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      'FIRST-1',
-      '--no-qr',
-    ]
-    const made = await world.run(['order', 'create', ...args], {env})
+    const {env} = world.machine([])
+    const made = await world.run(orderCreate('FIRST-1', 'wechat', '1.00'), {env})
     expect(made.code, made.stderr).toBe(0)
     const listed = await world.run(['order', 'list', '--json'], {env})
     expect(listed.json<{orders: {mch_order_no: string}[]}>().orders.map((o) => o.mch_order_no)).toEqual(['FIRST-1'])
@@ -496,7 +307,7 @@ describe('records committed together', () => {
 
 describe('untrusted text on a terminal', () => {
   it("a gateway message with escapes (it quotes the request's order number) is shown with the escapes visible", async () => {
-    const mch = `${ESC}[31mX${n}`
+    const mch = orderNo(`${ESC}[31mX`)
     const create = orderCreate(mch, 'wechat', '1')
     expect((await world.run(create)).code).toBe(0)
     const again = await world.run(create)
@@ -529,33 +340,11 @@ describe('gw order create', () => {
       ['INP-SIGN', '฿5.00', 500],
       ['INP-THAI', '๕๐.๒๕', 5025],
     ] as const) {
-      const made = await world.run([
-        'order',
-        'create',
-        '--channel',
-        'wechat',
-        '--amount',
-        typed,
-        '--fee-type',
-        'THB',
-        '--mch-order-no',
-        mch,
-      ])
+      const made = await world.run(orderCreate(mch, 'wechat', typed, {qr: true}))
       expect(made.code, made.stderr).toBe(0)
       expect((await world.ledger(mch)) as unknown).toMatchObject({total_fee: fee})
     }
-    const other = await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      'RM 5',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      'INP-RM',
-    ])
+    const other = await world.run(orderCreate('INP-RM', 'wechat', 'RM 5', {qr: true}))
     expect(other.code).toBe(2)
     expect(other.stderr).toContain('--amount "RM 5" is in MYR, but --fee-type says THB. Nothing was sent.')
     expect(await world.ledger('INP-RM')).toBeUndefined()

@@ -8,17 +8,10 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {startForwarder} from '../../helpers/forwarder.js'
-import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {type GwWorld, minute, orderCreate, startWorld} from '../../helpers/gw-env.js'
 import {ONE_FORM} from '../../helpers/shared.js'
 
 let world: GwWorld
-
-/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
-function withEarlierHistory(jsonl: string[]) {
-  const {dir, env} = world.machine()
-  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
-  return {dir, env}
-}
 
 type Listed = {mch_order_no: string; total_amount: string; openid?: string}
 
@@ -26,19 +19,6 @@ const listed = async (args: string[], env?: Record<string, string>) => {
   const run = await world.run(['order', 'list', ...args, '--json'], {env})
   expect(run.code, run.stderr).toBe(0)
   return run.json<{orders: Listed[]}>().orders
-}
-
-/** An order paid through the sandbox while `gw notify listen` runs: its notification verified by the listener. */
-async function paidWhileListening(mchOrderNo: string, amount = '100.00') {
-  const listener = await world.listen(['--exit-after', '1', '--timeout', '30'])
-  const qr = ['--qr-out', join(world.configDir, `${mchOrderNo}.png`)]
-  const made = orderCreate(mchOrderNo, 'wechat', amount).filter((word) => word !== '--no-qr')
-  const created = await world.run([...made, '--notify-url', listener.url, ...qr])
-  expect(created.code, created.stderr).toBe(0)
-  await world.pay(mchOrderNo)
-  const listened = await listener.result
-  expect(listened.code, listened.stderr).toBe(0)
-  return listener.url
 }
 
 beforeAll(async () => {
@@ -50,12 +30,11 @@ afterAll(() => world.close())
 describe('an earlier history.jsonl', () => {
   it('of 250 orders lists them all to --out as read, showing the first 200 on stdout', async () => {
     const appid = world.sandbox.info.merchants[0]!.appid
-    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()
-    const {dir, env} = withEarlierHistory(
+    const {dir, env} = world.machine(
       Array.from(
         {length: 250},
         (_, i) =>
-          `{"type":"order","appid":"${appid}","mch_order_no":"MANY-${i}","channel":"wechat","total_fee":100,"fee_type":"THB","at":"${at(i)}"}`,
+          `{"type":"order","appid":"${appid}","mch_order_no":"MANY-${i}","channel":"wechat","total_fee":100,"fee_type":"THB","at":"${minute(i)}"}`,
       ),
     )
     const out = join(dir, 'all.csv')
@@ -76,29 +55,14 @@ describe('an earlier history.jsonl', () => {
 describe('lists, streamed from the history', () => {
   const appid = () => world.sandbox.info.merchants[0]!.appid
 
-  /** Minute `i` of 2026-01-01 (UTC), as gw writes times with TZ=UTC. */
-  const minute = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()
-
   const shownAt = (i: number) => minute(i).replace('.000Z', '+00:00')
-
-  const orderLine = (mch: string, i: number, channel = 'wechat', state?: string) =>
-    JSON.stringify({
-      type: 'order',
-      appid: appid(),
-      mch_order_no: mch,
-      channel,
-      total_fee: 1000,
-      fee_type: 'THB',
-      at: minute(i),
-      ...(state ? {state, state_at: minute(i)} : {}),
-    })
 
   it('of 2,400 orders: the text shows the first 1,000 and how many match; --json is the same document as before; untrusted text made visible', async () => {
     // Odd ones alipay; all but every fourth with a state (the others of an earlier version, without).
     const channel = (i: number) => (i % 2 ? 'alipay' : 'wechat')
     const state = (i: number) => (i % 4 ? 'SUCCESS' : undefined)
-    const {env} = withEarlierHistory([
-      ...Array.from({length: 2400}, (_, i) => orderLine(`LONG-${i}`, i, channel(i), state(i))),
+    const {env} = world.machine([
+      ...Array.from({length: 2400}, (_, i) => world.orderLine(`LONG-${i}`, i, channel(i), state(i))),
       `{"type":"refund","appid":"${appid()}","mch_order_no":"LONG-0","mch_refund_no":"RF-ESC","refund_fee":100,"fee_type":"THB","status":"refunded","source":"\\u001b[2J\\u001b[31mrefunds.csv","at":"${minute(3000)}"}`,
     ])
     const utc = {...env, TZ: 'UTC'}
@@ -153,9 +117,9 @@ describe('lists, streamed from the history', () => {
   it('--refresh asks about each order as it is listed, keeps the list order, filters --state after; a failure is said, the document whole', async () => {
     const paid = await world.paidOrders(300, 1000, 'STREAM')
     // The history knows them NOTPAY (as made), and three orders on a channel without an order query.
-    const {env} = withEarlierHistory([
-      ...paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')),
-      ...[0, 1, 2].map((i) => orderLine(`SCB-${i}`, 400 + i, 'scb_qrcard', 'NOTPAY')),
+    const {env} = world.machine([
+      ...paid.map((mch, i) => world.orderLine(mch, i, 'wechat', 'NOTPAY')),
+      ...[0, 1, 2].map((i) => world.orderLine(`SCB-${i}`, 400 + i, 'scb_qrcard', 'NOTPAY')),
     ])
     type Listed = {mch_order_no: string; state: string; refresh_skipped?: string; refresh_failed?: string}
     const numbers = (result: {json: <T>() => T}) => result.json<{orders: Listed[]}>().orders.map((o) => o.mch_order_no)
@@ -191,7 +155,7 @@ describe('lists, streamed from the history', () => {
 
     // With the gateway down: the two asked first are tried again before they count as failed; the
     // eighteen after are not asked (the gateway could not be reached), each saying so.
-    const few = withEarlierHistory(paid.slice(0, 20).map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    const few = world.machine(paid.slice(0, 20).map((mch, i) => world.orderLine(mch, i, 'wechat', 'NOTPAY')))
     const down = {...few.env, GW_BASE_URL: 'http://127.0.0.1:9/Gateway'}
     const failed = await world.run(['order', 'list', '--refresh', '--json', '--timeout', '1', '--concurrency', '2'], {
       env: down,
@@ -211,7 +175,7 @@ describe('lists, streamed from the history', () => {
 
   it("--refresh: one order the gateway fails (HTTP 503 after every try) is that order's failure; the orders after it are still asked", async () => {
     const paid = await world.paidOrders(6, 1000, 'ONE503')
-    const {env} = withEarlierHistory(paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    const {env} = world.machine(paid.map((mch, i) => world.orderLine(mch, i, 'wechat', 'NOTPAY')))
     const sick = paid[4]!
     // In front of the sandbox: every query about `sick` answered HTTP 503, the rest passed on.
     const proxy = createServer((req, res) => {
@@ -252,7 +216,7 @@ describe('lists, streamed from the history', () => {
 
   it('Ctrl-C during --refresh --json ends the list where it is: one document, the orders listed so far, exit 130', async () => {
     const paid = await world.paidOrders(40, 1000, 'STOPPED')
-    const {env} = withEarlierHistory(paid.map((mch, i) => orderLine(mch, i, 'wechat', 'NOTPAY')))
+    const {env} = world.machine(paid.map((mch, i) => world.orderLine(mch, i, 'wechat', 'NOTPAY')))
     const result = await world.interrupted(
       ['order', 'list', '--refresh', '--json', '--concurrency', '2'],
       {operation: 'order_query', count: 4},
@@ -272,19 +236,7 @@ describe('lists, streamed from the history', () => {
 
 describe('what did we do today: order list and refund list', () => {
   it('--refresh with the gateway down lists what it knew, marked, warns, and exits 3', async () => {
-    const made = [
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '100.00',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      'DOWN-1',
-      '--no-qr',
-    ]
+    const made = orderCreate('DOWN-1', 'wechat', '100.00')
     const gateway = await startForwarder(world.sandbox.info.base_url)
     const viaGateway = world.environmentProfile({GW_BASE_URL: gateway.baseUrl})
     const created = await world.run(made, {env: viaGateway})
@@ -307,18 +259,7 @@ describe('what did we do today: order list and refund list', () => {
 
   it('lists the orders made here, newest first, filtered by time, channel and state; --refresh asks the gateway', async () => {
     const make = async (channel: string) => {
-      const created = await world.run([
-        'order',
-        'create',
-        '--channel',
-        channel,
-        '--amount',
-        '2.50',
-        '--fee-type',
-        'THB',
-        '--no-qr',
-        '--json',
-      ])
+      const created = await world.run([...orderCreate(undefined, channel, '2.50'), '--json'])
       return created.json<{order: {mch_order_no: string}}>().order.mch_order_no
     }
     const first = await make('wechat')
@@ -350,8 +291,7 @@ describe('what did we do today: order list and refund list', () => {
 
 describe('gw order list', () => {
   it('shows who paid: a payer column, openid in --json, and --payer takes what --json gives', async () => {
-    const made = await world.run(orderCreate('OL-PAYER', 'wechat', '61.25'))
-    expect(made.code, made.stderr).toBe(0)
+    await world.createOrder('OL-PAYER', 'wechat', '61.25')
     await world.pay('OL-PAYER')
     const queried = await world.run(['order', 'query', 'OL-PAYER', '--json'])
     const {openid} = queried.json<{record: {openid: string}}>().record
@@ -369,15 +309,14 @@ describe('gw order list', () => {
 
   it('lists an order gw refunded under REFUND, single or bulk, and its timeline says REFUND: paid, and at least one refund succeeded, as of the refund', async () => {
     for (const mch of ['OL-REFUNDED', 'OL-BULK', 'OL-PAID']) {
-      const made = await world.run(orderCreate(mch, 'wechat', '84.87'))
-      expect(made.code, made.stderr).toBe(0)
+      await world.createOrder(mch, 'wechat', '84.87')
       await world.pay(mch)
       expect((await world.run(['order', 'query', mch])).code).toBe(0)
     }
     const single = await world.run(['refund', 'create', 'OL-REFUNDED', '--amount', '50.00'])
     expect(single.code, single.stderr).toBe(0)
     const csv = world.file('ol-bulk.csv', 'mch_order_no,refund_amount\nOL-BULK,84.87\n')
-    const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    const bulk = await world.bulk(csv)
     expect(bulk.code, bulk.stderr).toBe(0)
 
     const states = async (state: string) =>
@@ -392,8 +331,7 @@ describe('gw order list', () => {
 
   it('--limit keeps the newest so many on the screen, in --json and in --out alike, and says how many match', async () => {
     for (const mch of ['OL-LIMIT-1', 'OL-LIMIT-2', 'OL-LIMIT-3']) {
-      const made = await world.run(orderCreate(mch, 'wechat', '7.31'))
-      expect(made.code, made.stderr).toBe(0)
+      await world.createOrder(mch, 'wechat', '7.31')
     }
     const text = await world.run(['order', 'list', '--amount', '7.31', '--limit', '2'], {terminal: 200})
     expect(text.code, text.stderr).toBe(0)
@@ -461,7 +399,7 @@ describe('gw order list', () => {
 
 describe('lists', () => {
   it('order list follows a payment the listener verified, with no query, and says as of when', async () => {
-    await paidWhileListening('ASOF-1', '12.00')
+    await world.paidWhileListening('ASOF-1', '12.00')
     await sleep(200)
     const listed = await world.run(['order', 'list', '--amount', '12.00'], {terminal: 200})
     expect(listed.code, listed.stderr).toBe(0)
@@ -472,7 +410,7 @@ describe('lists', () => {
   })
 
   it("by amount and by payer: orders, and refunds of the payer's orders", async () => {
-    await paidWhileListening('PAYER-1', '33.00')
+    await world.paidWhileListening('PAYER-1', '33.00')
     const queried = await world.run(['order', 'query', 'PAYER-1', '--json'])
     const payer = queried.json<{record: {openid: string}}>().record.openid
     expect((await world.run(['refund', 'create', 'PAYER-1', '--amount', '3.30'])).code).toBe(0)

@@ -18,34 +18,17 @@ import {removeDir, tempDir} from '../../helpers/shared.js'
 
 let world: GwWorld
 
-let n = 0
-
-const orderNo = (prefix = 'C') => `${prefix}${process.pid}-${Date.now() % 1e8}-${++n}`
-
-async function createPaid(amount = '150.50', channel = 'wechat') {
-  const mch = orderNo()
-  const created = await world.createOrder(mch, channel, amount)
-  expect(created.code).toBe(0)
-  await world.pay(mch)
-  return mch
-}
-
 type Found = {record: {mch_order_no: string; gw_order_no: string; channel_order_no: string}; number_is: string}
 
 /** An order made and paid here, with a refund of 20.00 THB made by gw: its numbers and the refund's. */
 async function refundedHere(order: string) {
-  expect((await world.run(orderCreate(order, 'wechat', '100.00'))).code).toBe(0)
+  await world.createOrder(order, 'wechat', '100.00')
   await world.pay(order)
   const refunded = await world.run(['refund', 'create', order, '--amount', '20.00', '--json'])
   expect(refunded.code, refunded.stderr).toBe(0)
   const {mch_refund_no, gw_refund_no} = refunded.json<{mch_refund_no: string; gw_refund_no: string}>()
   const {record} = (await world.run(['order', 'query', order, '--json'])).json<Found>()
   return {...record, mch_refund_no, gw_refund_no}
-}
-
-const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
-  const made = await world.createOrder(mchOrderNo, channel, amount)
-  expect(made.code, made.stderr).toBe(0)
 }
 
 beforeAll(async () => {
@@ -56,7 +39,7 @@ afterAll(() => world.close())
 
 describe('gw order query and close', () => {
   it('shows an order by merchant or gateway number, state in words', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     const result = await world.run(['order', 'query', mch])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/state: +SUCCESS: paid/)
@@ -78,7 +61,7 @@ describe('gw order query and close', () => {
   })
 
   it('finds the channel by trying each in turn when there is no history, and says which', async () => {
-    const mch = await createPaid('12.00', 'truemoney')
+    const mch = await world.createPaid('12.00', 'truemoney')
     const fresh = tempDir('gw-fresh-')
     try {
       const env = world.environmentProfile({GW_CONFIG_DIR: fresh})
@@ -102,17 +85,14 @@ describe('gw order query and close', () => {
 
 describe('retries never duplicate money', () => {
   it('an envelope code that stays non-zero is retried a bounded number of times, then exit 3', async () => {
-    const mch = await createPaid()
-    await world.faults('code-nonzero=1@order_query')
-    try {
+    const mch = await world.createPaid()
+    await world.underFaults('code-nonzero=1@order_query', async () => {
       const result = await world.run(['order', 'query', mch, '--channel', 'wechat'])
       expect(result.code).toBe(3)
       expect(result.stderr).toContain(
         'the gateway answered code 1 ("system busy; send the same parameters again"): the call was not processed (4 attempts)',
       )
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 })
 
@@ -128,28 +108,22 @@ describe('exit codes', () => {
   })
 
   it('4 when the answer signature does not verify, and nothing of it is shown', async () => {
-    const mch = await createPaid()
-    await world.faults('bad-signature=1')
-    try {
+    const mch = await world.createPaid()
+    await world.underFaults('bad-signature=1', async () => {
       const result = await world.run(['order', 'query', mch, '--json'])
       expect(result.code).toBe(4)
       expect(result.json()).toMatchObject({error: {kind: 'signature', exit_code: 4}})
       expect(result.stdout).not.toContain('SUCCESS')
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 
   it('5 when the gateway stays NOTSURE', async () => {
-    const mch = await createPaid()
-    await world.faults('notsure=1@order_query')
-    try {
+    const mch = await world.createPaid()
+    await world.underFaults('notsure=1@order_query', async () => {
       const result = await world.run(['order', 'query', mch])
       expect(result.code).toBe(5)
       expect(result.stderr).toContain('the outcome is not known')
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 })
 
@@ -339,15 +313,12 @@ describe('seeing the wire', () => {
     expect(loud.stderr).toMatch(/sign: [0-9a-f]{12}…[0-9a-f]{8} \(256 bytes\)/)
     expect(loud.stderr).toMatch(/‹ order_query attempt 1: HTTP 200 in \d+ ms\n {2}\{"code":0/)
     expect(loud.stderr).not.toContain('PRIVATE KEY')
-    await world.faults('http-500=1@order_query')
-    try {
+    await world.underFaults('http-500=1@order_query', async () => {
       const failing = await world.run(['order', 'query', order!, '--verbose'])
       expect(failing.code).toBe(3)
       for (const attempt of [1, 2, 3, 4])
         expect(failing.stderr).toMatch(new RegExp(`‹ order_query attempt ${attempt}: HTTP 500 in \\d+ ms`))
-    } finally {
-      await world.faults('')
-    }
+    })
     const doctor = await world.run(['doctor', '--verbose'])
     expect(doctor.stderr).toContain('› order_query attempt 1: POST')
   })
@@ -412,14 +383,14 @@ describe('the smaller ones', () => {
 
 describe('order query shows what the payer paid, and when, only once the order took money', () => {
   it('no "paid by payer" or "paid at" for an unpaid or failed order; both once it is paid', async () => {
-    await createOrder('PAYER-1', 'wechat')
+    await world.createOrder('PAYER-1', 'wechat', '4.20')
     const unpaid = await world.run(['order', 'query', 'PAYER-1'])
     expect(unpaid.code, unpaid.stderr).toBe(0)
     expect(unpaid.stdout).toMatch(/state: +NOTPAY/)
     expect(unpaid.stdout).not.toContain('paid by payer')
     expect(unpaid.stdout).not.toContain('paid at')
 
-    await createOrder('PAYER-2', 'wechat')
+    await world.createOrder('PAYER-2', 'wechat', '4.20')
     await world.pay('PAYER-2', true)
     const failed = await world.run(['order', 'query', 'PAYER-2'])
     expect(failed.stdout).toMatch(/state: +PAYERROR/)
@@ -463,7 +434,7 @@ describe('bounded inputs', () => {
 
 describe('--zone on the commands that show times', () => {
   it('puts every time of query, lists and history on that clock, the same instants; gateway is the profile zone', async () => {
-    expect((await world.run(orderCreate('ZONED-1', 'wechat', '12.00'))).code).toBe(0)
+    await world.createOrder('ZONED-1', 'wechat', '12.00')
     await world.pay('ZONED-1')
     expect((await world.run(['refund', 'create', 'ZONED-1', '--amount', '2.00'])).code).toBe(0)
     // A process of its own: the zone is the run's clock.

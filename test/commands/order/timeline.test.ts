@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {localZone} from '../../../src/lib/gateway/protocol/time.js'
+import {suggested} from '../../helpers/cli.js'
 import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
 import {ONE_FORM} from '../../helpers/shared.js'
 
@@ -30,9 +31,7 @@ interface Story {
 
 /** The command an advice ends with (`... : gw order timeline X --refresh`), run as printed: in this process, word by word. */
 async function runAdvice(stderr: string, after: string, env?: Record<string, string>) {
-  const line = stderr.split('\n').find((l) => l.includes(after))
-  expect(line, stderr).toBeDefined()
-  const command = line!.slice(line!.indexOf(after) + after.length).trim()
+  const command = suggested(stderr, after).trim()
   expect(command).toMatch(/^gw [\w\- ]+$/)
   return {command, run: await world.run(command.split(' ').slice(1), {env})}
 }
@@ -53,19 +52,6 @@ interface Totals {
   unproven?: {mch_refund_no: string; status: string; refund_amount?: string}[]
   unproven_amount?: string
   refunds_not_known?: string
-}
-
-/** An order paid through the sandbox while `gw notify listen` runs: its notification verified by the listener. */
-async function paidWhileListening(mchOrderNo: string, amount = '100.00') {
-  const listener = await world.listen(['--exit-after', '1', '--timeout', '30'])
-  const qr = ['--qr-out', join(world.configDir, `${mchOrderNo}.png`)]
-  const made = orderCreate(mchOrderNo, 'wechat', amount).filter((word) => word !== '--no-qr')
-  const created = await world.run([...made, '--notify-url', listener.url, ...qr])
-  expect(created.code, created.stderr).toBe(0)
-  await world.pay(mchOrderNo)
-  const listened = await listener.result
-  expect(listened.code, listened.stderr).toBe(0)
-  return listener.url
 }
 
 beforeAll(async () => {
@@ -291,9 +277,9 @@ describe("gw order timeline's story told short", () => {
     const told = await world.run(['order', 'timeline', 'TL-TOTALS'])
     expect(told.stdout).toContain('\n\nPaid 150.50 THB, refunded 75.25 THB, left 75.25 THB.\n')
     // A refund whose answer and every lookup are lost: sent, outcome unknown.
-    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-    const lost = await world.run(['refund', 'create', 'TL-TOTALS', '--amount', '10.00', '--json', '--timeout', '2'])
-    await world.faults('')
+    const lost = await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', () =>
+      world.run(['refund', 'create', 'TL-TOTALS', '--amount', '10.00', '--json', '--timeout', '2']),
+    )
     expect(lost.code, lost.stderr).toBe(5)
     const unknown = lost.json<{mch_refund_no: string}>().mch_refund_no
 
@@ -330,8 +316,7 @@ describe("gw order timeline's story told short", () => {
   })
 
   it("folds support's own lookups: queries in a row showing the same state are one line with a count, in --json too", async () => {
-    const made = await world.run(orderCreate('TL-FOLD', 'wechat', '8.00'))
-    expect(made.code, made.stderr).toBe(0)
+    await world.createOrder('TL-FOLD', 'wechat', '8.00')
     await world.pay('TL-FOLD')
     for (let i = 0; i < 3; i++) expect((await world.run(['order', 'query', 'TL-FOLD'])).code).toBe(0)
     const text = await world.run(['order', 'timeline', 'TL-FOLD'])
@@ -396,14 +381,14 @@ describe("gw order timeline's story told short", () => {
 
 describe('gw order timeline', () => {
   it('tells the story of an order made, shown, notified, queried and refunded twice (once by a file), in time order, in one time form', async () => {
-    const url = await paidWhileListening('STORY-1')
+    const url = await world.paidWhileListening('STORY-1')
     expect((await world.run(['order', 'query', 'STORY-1'])).code).toBe(0)
     const single = await world.run(['refund', 'create', 'STORY-1', '--amount', '10.00', '--json'])
     expect(single.code, single.stderr).toBe(0)
     const first = single.json<{mch_refund_no: string; gw_refund_no: string}>()
     const csv = join(world.configDir, 'story.csv')
     writeFileSync(csv, 'mch_order_no,refund_amount\nSTORY-1,20.00\n')
-    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+    expect((await world.bulk(csv)).code).toBe(0)
 
     const told = await world.run(['order', 'timeline', 'STORY-1', '--json'])
     expect(told.code, told.stderr).toBe(0)
@@ -447,7 +432,7 @@ describe('gw order timeline', () => {
   })
 
   it('--refresh asks the gateway: its state now, and a refund made elsewhere (another machine) in the story', async () => {
-    await paidWhileListening('STORY-2', '50.00')
+    await world.paidWhileListening('STORY-2', '50.00')
     const here = await world.run(['refund', 'create', 'STORY-2', '--amount', '5.00'])
     expect(here.code, here.stderr).toBe(0)
     // Another machine refunds it too, under its own number.

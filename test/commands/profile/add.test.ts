@@ -7,12 +7,13 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {shellWord} from '../../../src/lib/errors.js'
 import {type GwWorld, runGw, startWorld} from '../../helpers/gw-env.js'
 import {gwShellLine, shellEnvironment} from '../../helpers/gw-under-test.js'
+import {merchantPem, profileAddWith} from '../../helpers/merchant-keys.js'
 import {profileHome} from '../../helpers/profile-home.js'
 import {removeDir, tempDir} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 
 const keysHome = profileHome()
-const {keys, files, env, addArgs, add, having} = keysHome
+const {keys, files, env, addArgs, add, having, addTo} = keysHome
 
 describe('gw profile', () => {
   it('adds the first profile as the default, with 0600 files in a 0700 folder', async () => {
@@ -136,11 +137,6 @@ describe('gw profile', () => {
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
-
-  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
-
   it('refuses a base URL carrying a user name or password, and does not echo it', async () => {
     const result = await addTo('userinfo', 'shop', 'https://ops:hunter2@gw.example/Gateway')
     expect(result.code).toBe(2)
@@ -154,13 +150,6 @@ describe('against the sandbox', () => {
   const CI = Boolean(process.env.CI)
 
   let world: GwWorld
-
-  let n = 0
-
-  const merchant = () => world.sandbox.info.merchants[0]!
-
-  /** A file of this content in the world's folder, its name made unique: its path. */
-  const numberedFile = (name: string, content: string | Buffer) => world.file(`${++n}-${name}`, content)
 
   beforeAll(async () => {
     world = await startWorld()
@@ -292,24 +281,10 @@ describe('against the sandbox', () => {
   })
 
   describe('private keys are never printed', () => {
-    const pem = () => readFileSync(merchant().private_key_file, 'utf8')
-
     it('profile add warns when the private key file can be read by others; doctor reports store files that are not private', async () => {
-      const loose = numberedFile('loose.pem', pem())
+      const loose = world.numberedFile('loose.pem', merchantPem(world))
       chmodSync(loose, 0o644)
-      const added = await world.run([
-        'profile',
-        'add',
-        'loose',
-        '--appid',
-        merchant().appid,
-        '--base-url',
-        world.sandbox.info.base_url,
-        '--private-key',
-        loose,
-        '--gateway-public-key',
-        world.sandbox.info.gateway_public_key_file,
-      ])
+      const added = await world.run(profileAddWith(world, 'loose', loose))
       expect(added.code).toBe(0)
       expect(added.stderr).toContain(`can be read by others than you (mode 0644)`)
       chmodSync(join(world.configDir, 'profiles.json'), 0o644)

@@ -8,7 +8,7 @@ import {runGw} from '../../helpers/gw-env.js'
 import {profileHome} from '../../helpers/profile-home.js'
 
 const keysHome = profileHome()
-const {files, env, addArgs, add} = keysHome
+const {files, env, addArgs, add, storeEnv, addTo} = keysHome
 
 describe('gw profile', () => {
   it('refuses a file that is not a key, exit 2, and saves nothing', async () => {
@@ -25,10 +25,10 @@ describe('gw profile', () => {
 
 describe('gw profile list', () => {
   it('is a table on a terminal, a tab-separated line per profile in a pipe, and --limit keeps the first by name', async () => {
-    const storeEnv = {GW_CONFIG_DIR: join(keysHome.home, 'listed')}
+    const listedEnv = storeEnv('listed')
     for (const name of ['shop-b', 'shop-a', 'shop-c'])
-      expect((await runGw(addArgs(name, `https://${name}.example/Gateway`), {env: storeEnv})).code).toBe(0)
-    const piped = await runGw(['profile', 'list'], {env: storeEnv})
+      expect((await runGw(addArgs(name, `https://${name}.example/Gateway`), {env: listedEnv})).code).toBe(0)
+    const piped = await runGw(['profile', 'list'], {env: listedEnv})
     expect(piped.code, piped.stderr).toBe(0)
     // The first added is the default (*); sorted by name.
     expect(piped.stdout).toBe(
@@ -40,22 +40,17 @@ describe('gw profile list', () => {
       ].join('\n'),
     )
     expect(piped.stderr).toBe('')
-    const terminal = await runGw(['profile', 'list', '--limit', '2'], {env: storeEnv, terminal: 120})
+    const terminal = await runGw(['profile', 'list', '--limit', '2'], {env: listedEnv, terminal: 120})
     expect(terminal.stdout).toMatch(/│ +│ name +│ appid +│ base URL +│ mode │/)
     expect(terminal.stdout).toMatch(/│ \* +│ shop-b +│/)
     expect(terminal.stdout).not.toContain('shop-c')
     expect(terminal.stdout).toContain('the first 2 of 3 profiles (--limit 2)')
-    const json = await runGw(['profile', 'list', '--limit', '1', '--json'], {env: storeEnv})
+    const json = await runGw(['profile', 'list', '--limit', '1', '--json'], {env: listedEnv})
     expect(json.json<{profiles: {name: string}[]}>().profiles.map((p) => p.name)).toEqual(['shop-a'])
   })
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
-
-  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
-
   it('refuses a store holding a name gw would not accept, naming it safely, exit 2', async () => {
     expect((await addTo('hostile', 'shop')).code).toBe(0)
     const path = join(keysHome.home, 'hostile', 'profiles.json')

@@ -1,5 +1,4 @@
 /** gw profile remove. */
-import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
@@ -7,14 +6,9 @@ import {runGw} from '../../helpers/gw-env.js'
 import {profileHome} from '../../helpers/profile-home.js'
 
 const keysHome = profileHome()
-const {addArgs} = keysHome
+const {storeEnv, addTo} = keysHome
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
-
-  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
-
   it('says which profiles there are when none is the default', async () => {
     expect((await addTo('nodefault', 'shop')).code).toBe(0)
     expect((await addTo('nodefault', 'other')).code).toBe(0)

@@ -1,5 +1,4 @@
 /** gw profile set: what is given changed, the rest kept, the profile checked after a change. */
-import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -7,7 +6,7 @@ import {type GwWorld, runGw, startWorld} from '../../helpers/gw-env.js'
 import {profileHome} from '../../helpers/profile-home.js'
 
 const keysHome = profileHome()
-const {env, addArgs, add} = keysHome
+const {env, addArgs, add, storeEnv, addTo} = keysHome
 
 describe('gw profile', () => {
   it('refuses a live profile on plain http:// to another machine unless --allow-plain-http says so', async () => {
@@ -56,11 +55,6 @@ describe('gw profile', () => {
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
-
-  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
-
   it('keeps both of two profile set run at once', async () => {
     expect((await addTo('concurrent', 'shop')).code).toBe(0)
     for (let round = 0; round < 5; round++) {

@@ -1,17 +1,17 @@
 /** gw profile show: fingerprints and sizes, never key material; which profile a command uses. */
-import {createPrivateKey} from 'node:crypto'
 import {readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {shellWord} from '../../../src/lib/errors.js'
-import {type GwWorld, keyFile, runGw, startWorld} from '../../helpers/gw-env.js'
+import {type GwWorld, runGw, startWorld} from '../../helpers/gw-env.js'
+import {encryptedKey, neverShown, PASSPHRASE, passphraseFile, profileAddWith} from '../../helpers/merchant-keys.js'
 import {gwShellLine, shellEnvironment} from '../../helpers/gw-under-test.js'
 import {profileHome} from '../../helpers/profile-home.js'
 
 const keysHome = profileHome()
-const {keys, files, env, addArgs, having} = keysHome
+const {keys, files, env, addArgs, having, storeEnv, addTo} = keysHome
 
 describe('gw profile', () => {
   /** The variables of a profile from the environment alone, written nowhere. */
@@ -100,11 +100,6 @@ describe('gw profile', () => {
 })
 
 describe('the profile store, as other hands and other processes leave it', () => {
-  const storeEnv = (name: string) => ({GW_CONFIG_DIR: join(keysHome.home, name)})
-
-  const addTo = (dir: string, name: string, baseUrl = 'http://127.0.0.1:9/Gateway') =>
-    runGw(addArgs(name, baseUrl), {env: storeEnv(dir)})
-
   it('takes names that objects have built in ("constructor") as any other name', async () => {
     expect((await addTo('builtin', 'constructor')).code).toBe(0)
     const shown = await runGw(['profile', 'show', 'constructor', '--json'], {env: storeEnv('builtin')})
@@ -145,39 +140,10 @@ describe('against the sandbox', () => {
   afterAll(() => world.close())
 
   describe('encrypted private keys, as merchants have them', () => {
-    const PASSPHRASE = 'correct horse 42'
-
-    /** The sandbox merchant's key, encrypted with PASSPHRASE as openssl would (PKCS#1 Proc-Type or PKCS#8). */
-    const encrypted = (type: 'pkcs1' | 'pkcs8') => {
-      const file = join(world.configDir, `encrypted-${type}.pem`)
-      const key = createPrivateKey(readFileSync(keyFile(world), 'utf8'))
-      writeFileSync(file, key.export({type, format: 'pem', cipher: 'aes-256-cbc', passphrase: PASSPHRASE}), {
-        mode: 0o600,
-      })
-      return file
-    }
-
-    const addWith = (name: string, file: string, ...extra: string[]) => {
-      const args = world.profileAdd(name, ...extra)
-      args[args.indexOf('--private-key') + 1] = file
-      return args
-    }
-
-    const passphraseFile = () => {
-      const file = join(world.configDir, 'passphrase.txt')
-      writeFileSync(file, `${PASSPHRASE}\n`, {mode: 0o600})
-      return file
-    }
-
-    const neverShown = (...outputs: string[]) => {
-      for (const output of outputs) {
-        expect(output).not.toContain(PASSPHRASE)
-        expect(output).not.toContain('PRIVATE KEY-----')
-      }
-    }
-
     it('profile show asks for nothing: without the passphrase, appid, URL, mode and gateway key; with it, the key too', async () => {
-      const added = await world.run(addWith('shown', encrypted('pkcs8')), {env: {GW_KEY_PASSPHRASE: PASSPHRASE}})
+      const added = await world.run(profileAddWith(world, 'shown', encryptedKey(world, 'pkcs8')), {
+        env: {GW_KEY_PASSPHRASE: PASSPHRASE},
+      })
       expect(added.code, added.stderr).toBe(0)
       const text = await world.run(['profile', 'show', 'shown'])
       expect(text.code, text.stderr).toBe(0)
@@ -194,7 +160,7 @@ describe('against the sandbox', () => {
         private_key: {encrypted: true},
         gateway_public_key: {bits: 2048},
       })
-      const opened = await world.run(['profile', 'show', 'shown', '--passphrase-file', passphraseFile()])
+      const opened = await world.run(['profile', 'show', 'shown', '--passphrase-file', passphraseFile(world)])
       expect(opened.stdout).toMatch(/private key: +RSA 2048 bits, fingerprint ([0-9a-f]{2}:){15}[0-9a-f]{2}, encrypted/)
       neverShown(text.stdout, text.stderr, opened.stdout, opened.stderr)
     })

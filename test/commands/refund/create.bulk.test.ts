@@ -12,7 +12,7 @@ import {pathToFileURL} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {asPrinted} from '../../helpers/cli.js'
+import {asPrinted, suggested} from '../../helpers/cli.js'
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
 import {waitFor} from '../../helpers/receiver.js'
 import {removeDir, REPO_ROOT, tempDir} from '../../helpers/shared.js'
@@ -65,13 +65,6 @@ const refundCount = async (orders: string[]) => (await Promise.all(orders.map(wo
 const machine = () => world.machine()
 
 const seen = async (operation: string) => (await world.requests())[operation] ?? 0
-
-/** The command that ends the line where `lead` is said (advice puts it last, nothing after it). */
-function suggested(text: string, lead: string): string {
-  const line = text.split('\n').find((l) => l.includes(lead))
-  if (!line) throw new Error(`no "${lead}" in:\n${text}`)
-  return line.slice(line.indexOf(lead) + lead.length)
-}
 
 beforeAll(async () => {
   world = await startWorld()
@@ -327,9 +320,8 @@ describe('crash safety and faults', () => {
 
   it('with drop-after-commit, http-500, code-nonzero and notsure at 10% each, every row is refunded exactly once', async () => {
     const {rows, csv} = await batchOf('FAULT')
-    await world.faults('drop-after-commit=0.1,http-500=0.1,code-nonzero=0.1,notsure=0.1')
     const codes: (number | null)[] = []
-    try {
+    await world.underFaults('drop-after-commit=0.1,http-500=0.1,code-nonzero=0.1,notsure=0.1', async () => {
       for (let run = 0; run < 10; run++) {
         const result = await world.bulk(csv, ['--concurrency', '8'])
         codes.push(result.code)
@@ -337,9 +329,7 @@ describe('crash safety and faults', () => {
         expect([0, 3, 5], result.stderr).toContain(result.code)
         if (result.code === 0) break
       }
-    } finally {
-      await world.faults('')
-    }
+    })
     expect(codes.at(-1)).toBe(0)
     await expectExactlyOnce(csv, rows)
   })
@@ -479,13 +469,7 @@ describe('bulk refunds', () => {
   it('on alipay settle lost answers by sending the same numbers again: exactly once, sent but not confirmable', async () => {
     const orders = await world.paidOrders(3, 10_000, 'ONCE-BALI', 'alipay')
     const csv = world.csv(`mch_order_no,refund_fee\n${orders.map((o) => `${o},500`).join('\n')}\n`)
-    await world.faults('drop-after-commit=1@order_refund')
-    let first
-    try {
-      first = await world.bulk(csv)
-    } finally {
-      await world.faults('')
-    }
+    const first = await world.underFaults('drop-after-commit=1@order_refund', () => world.bulk(csv))
     expect(first.code).toBe(5)
     expect(world.reportOf(csv).map((r) => r.status)).toEqual(['unknown', 'unknown', 'unknown'])
     expect(readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8')).not.toContain('gw refund query')
@@ -712,12 +696,9 @@ describe('the journal', () => {
   it('resumed: rows settled before sending keep their amount in the report', async () => {
     const orders = await world.paidOrders(2, 10_000, 'ONCE-AMT')
     const csv = world.csv(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.25`).join('\n')}\n`)
-    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-    try {
+    await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', async () => {
       expect((await world.bulk(csv)).code).toBe(5)
-    } finally {
-      await world.faults('')
-    }
+    })
     const resumed = await world.bulk(csv)
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(resumed.stderr).toMatch(/the uncertain rows, asked of the gateway: 2 refunded/)
@@ -862,9 +843,7 @@ describe('the smaller ones', () => {
     const dir = join(world.configDir, 'reports-gone')
     mkdirSync(dir)
     const csv = world.csv(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
-    await world.faults('latency=600-600ms@order_refund')
-    let result
-    try {
+    const result = await world.underFaults('latency=600-600ms@order_refund', async () => {
       const running = world.spawn([
         'refund',
         'create',
@@ -878,10 +857,8 @@ describe('the smaller ones', () => {
       ])
       await waitFor(async () => (await world.refundsOf(orders[0]!)).length > 0)
       rmSync(dir, {recursive: true})
-      result = await running.result
-    } finally {
-      await world.faults('')
-    }
+      return running.result
+    })
     expect(result.code, result.stderr).toBe(5)
     expect(result.stderr).toContain('The report could not be written')
     for (const order of orders) expect((await world.refundsOf(order)).map((r) => r.refund_fee)).toEqual([100])
@@ -890,17 +867,13 @@ describe('the smaller ones', () => {
   it('a file changed while the run sends gets no report paired with the plan: exit 5, every refund made once and in the journal', async () => {
     const orders = await world.paidOrders(3, 10_000, 'PRV-CHANGED')
     const csv = world.csv(`mch_order_no,refund_amount,note\n${orders.map((o) => `${o},1.00,as planned`).join('\n')}\n`)
-    await world.faults('latency=600-600ms@order_refund')
-    let result
-    try {
+    const result = await world.underFaults('latency=600-600ms@order_refund', async () => {
       const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
       await waitFor(async () => (await world.refundsOf(orders[0]!)).length > 0)
       // Finance saves the sheet again, another amount on a row, while the refunds go out.
       writeFileSync(csv, `mch_order_no,refund_amount,note\n${orders.map((o) => `${o},9.00,edited`).join('\n')}\n`)
-      result = await running.result
-    } finally {
-      await world.faults('')
-    }
+      return running.result
+    })
     expect(result.code, result.stderr).toBe(5)
     expect(result.stderr).toMatch(
       /The report could not be written \(.*changed while gw was running: .*put the file back as it was planned \(SHA-256 [0-9a-f]{64}\) and run the same command/s,
@@ -923,16 +896,12 @@ describe('the smaller ones', () => {
   it('a bulk run stopped by SIGTERM ends 143, by its own signal', async () => {
     const orders = await world.paidOrders(3, 10_000, 'PRV-BTERM')
     const csv = world.csv(`mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
-    await world.faults('latency=700-700ms@order_refund')
-    let result
-    try {
+    const result = await world.underFaults('latency=700-700ms@order_refund', async () => {
       const running = world.spawn(['refund', 'create', '--from-csv', csv, '--yes', '--concurrency', '1'])
       await waitFor(async () => (await world.refundsOf(orders[0]!)).length > 0)
       running.child.kill('SIGTERM')
-      result = await running.result
-    } finally {
-      await world.faults('')
-    }
+      return running.result
+    })
     expect(result.code, result.stderr).toBe(143)
     expect(result.stderr).toContain('Resume with the same command')
   })
@@ -940,13 +909,9 @@ describe('the smaller ones', () => {
   it('the sending progress counts rows not refunded as such, never unknown ones as failed', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'PRV-PROGRESS')
     const csv = world.csv(`mch_order_no,refund_amount\n${order},1.00\n`)
-    await world.faults('drop-after-commit=1@order_refund,code-nonzero=1@refund_query')
-    let run
-    try {
-      run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
-    } finally {
-      await world.faults('')
-    }
+    const run = await world.underFaults('drop-after-commit=1@order_refund,code-nonzero=1@refund_query', () =>
+      world.bulk(csv),
+    )
     expect(run.code).toBe(5)
     expect(run.stderr).toMatch(/refunds: 1\/1 done, 1 not refunded/)
     expect(run.stderr).not.toMatch(/\d failed/)

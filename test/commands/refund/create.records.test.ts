@@ -44,8 +44,7 @@ async function whileInFlight(
   at: {operation: string; count?: number; latencyMs?: number},
   act: () => Promise<void>,
 ): Promise<CliResult> {
-  await world.faults(`latency=${at.latencyMs ?? 1500}ms@${at.operation}`)
-  try {
+  return world.underFaults(`latency=${at.latencyMs ?? 1500}ms@${at.operation}`, async () => {
     const before = await seen(at.operation)
     const running = world.spawn(args, options)
     try {
@@ -61,16 +60,7 @@ async function whileInFlight(
     }
     await act()
     return await running.result
-  } finally {
-    await world.faults('')
-  }
-}
-
-/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
-function withEarlierHistory(jsonl: string[]) {
-  const {dir, env} = world.machine()
-  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
-  return {dir, env}
+  })
 }
 
 beforeAll(async () => {
@@ -385,21 +375,9 @@ describe('a history that is emptied or appears later', () => {
     const planned = made.json<{mch_refund_no: string; channel: string; gw_order_no: string}>()
     const {dir, env} = machine()
     expect((await world.run(['history'], {env})).code).toBe(0)
-    const appid = world.sandbox.info.merchants[0]!.appid
-    const intent = {
-      type: 'refund',
-      appid,
-      mch_order_no: order,
-      gw_order_no: planned.gw_order_no,
-      channel: planned.channel,
-      mch_refund_no: planned.mch_refund_no,
-      refund_fee: 1000,
-      fee_type: 'THB',
-      status: 'intent',
-      source: 'refund create',
-      at: new Date().toISOString(),
-    }
-    writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify(intent)}\n`)
+    const {gw_order_no, channel} = planned
+    const intent = world.refundIntent(order!, planned.mch_refund_no, 1000, {gw_order_no, channel})
+    writeFileSync(join(dir, 'history.jsonl'), `${intent}\n`)
     const again = await world.run(['refund', 'create', order!, '--amount', '10.00'], {env})
     expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toContain(`Refund ${planned.mch_refund_no} was sent by an earlier run`)
@@ -412,11 +390,17 @@ describe('a history that is emptied or appears later', () => {
 describe('a trial of the above by someone who did not write it', () => {
   const appid = () => world.sandbox.info.merchants[0]!.appid
 
-  it("an intent edited to the number gw derives for another occurrence of the same refund: looked up under the row's own, never sent twice", async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'TRIAL-OCC')
+  /** A paid order of 100.00 THB, a machine of its own, and in its folder a file `name` refunding `amount` of it. */
+  async function refundFileOf(prefix: string, name: string, amount: string) {
+    const [order] = await world.paidOrders(1, 10_000, prefix)
     const {dir, env} = machine()
-    const csv = join(dir, 'one.csv')
-    writeFileSync(csv, `mch_order_no,refund_amount\n${order},3.00\n`)
+    const csv = join(dir, name)
+    writeFileSync(csv, `mch_order_no,refund_amount\n${order},${amount}\n`)
+    return {order, env, csv}
+  }
+
+  it("an intent edited to the number gw derives for another occurrence of the same refund: looked up under the row's own, never sent twice", async () => {
+    const {order, env, csv} = await refundFileOf('TRIAL-OCC', 'one.csv', '3.00')
     expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})).code).toBe(0)
     const journal = `${csv}.journal.jsonl`
     const records = readFileSync(journal, 'utf8')
@@ -486,19 +470,7 @@ describe('a trial of the above by someone who did not write it', () => {
     const {dir, env} = machine()
     expect((await world.run(['order', 'query', order!], {env})).code).toBe(0)
     // An earlier run recorded its intent and died before sending (the gateway does not know it).
-    const intent = {
-      type: 'refund',
-      appid: appid(),
-      mch_order_no: order,
-      channel: 'wechat',
-      mch_refund_no: 'R-EARLIER',
-      refund_fee: 300,
-      fee_type: 'THB',
-      status: 'intent',
-      source: 'refund create',
-      at: new Date().toISOString(),
-    }
-    writeFileSync(join(dir, 'history.jsonl'), `${JSON.stringify(intent)}\n`)
+    writeFileSync(join(dir, 'history.jsonl'), `${world.refundIntent(order!, 'R-EARLIER', 300)}\n`)
     // The earlier refund is looked up (never sent: this command asked for 9.00), said absent: the 9.00 fits the balance.
     const made = await world.run(['refund', 'create', order!, '--amount', '9.00'], {env})
     expect(made.code, made.stderr).toBe(0)
@@ -529,10 +501,7 @@ describe('a trial of the above by someone who did not write it', () => {
   })
 
   it("journal lines that are JSON but not gw's records (null, an intent with an object for its currency): no crash; the row is edited, nothing sent", async () => {
-    const [order] = await world.paidOrders(1, 10_000, 'TRIAL-JSON')
-    const {dir, env} = machine()
-    const csv = join(dir, 'odd.csv')
-    writeFileSync(csv, `mch_order_no,refund_amount\n${order},1.00\n`)
+    const {order, env, csv} = await refundFileOf('TRIAL-JSON', 'odd.csv', '1.00')
     expect((await world.run(['refund', 'create', '--from-csv', csv, '--dry-run'], {env})).code).toBe(0)
     const {createHash} = await import('node:crypto')
     const header = {
@@ -565,7 +534,7 @@ describe('a trial of the above by someone who did not write it', () => {
 describe('the database', () => {
   it('held by another program: a refund waits a bounded time, then names the program that holds it; nothing is sent', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'HELD')
-    const {dir, env} = withEarlierHistory([])
+    const {dir, env} = world.machine([])
     expect((await world.run(['history'], {env})).code).toBe(0)
     const database = join(dir, 'history.db')
     // A gw that wrote last and has ended since: never the one named.
@@ -657,9 +626,9 @@ describe('beside a live gateway of the same appid', () => {
       await paidOn(world.sandbox, order)
       await paidOn(live, order)
       // On the test gateway, 60.00 is made but its answer and every lookup are lost: outcome unknown.
-      await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-      const unknown = await world.run(['refund', 'create', order, '--amount', '60.00', '--json', '--timeout', '2'])
-      await world.faults('')
+      const unknown = await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', () =>
+        world.run(['refund', 'create', order, '--amount', '60.00', '--json', '--timeout', '2']),
+      )
       expect(unknown.code, unknown.stderr).toBe(5)
       const testNumber = unknown.json<{mch_refund_no: string}>().mch_refund_no
 
@@ -706,7 +675,7 @@ describe('beside a live gateway of the same appid', () => {
         await paidOn(live, order)
       }
       const csv = world.file('tl-batch.csv', 'mch_order_no,refund_amount\nINV-TLB-1,5.00\nINV-TLB-2,7.00\n')
-      const tried = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+      const tried = await world.bulk(csv)
       expect(tried.code, tried.stderr).toBe(0)
       const onLive = await shop(['refund', 'create', '--from-csv', csv])
       expect(onLive.code).toBe(2)
@@ -838,8 +807,7 @@ describe('beside a live gateway of the same appid', () => {
     it('holds one claim of an order across spellings: a refund under way under one refuses the other; one refund', async () => {
       const order = 'INV-SPELL-1'
       await paidOn(world.sandbox, order)
-      await world.faults('latency=2000-2000ms@order_refund')
-      try {
+      await world.underFaults('latency=2000-2000ms@order_refund', async () => {
         const before = (await world.requests()).order_refund ?? 0
         const first = world.spawn(['refund', 'create', order, '--amount', '10.00'])
         while (((await world.requests()).order_refund ?? 0) === before)
@@ -848,9 +816,7 @@ describe('beside a live gateway of the same appid', () => {
         expect(second.code, second.stderr).toBe(2)
         expect(second.stderr).toContain(`Order ${order} is being refunded by process ${first.child.pid} on `)
         expect((await first.result).code).toBe(0)
-      } finally {
-        await world.faults('')
-      }
+      })
       expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([1000])
     })
 
@@ -871,7 +837,7 @@ describe('beside a live gateway of the same appid', () => {
       const order = 'INV-SPELL-4'
       await paidOn(world.sandbox, order)
       const csv = fileOf('spelled.csv', [`${order},10.00`])
-      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      expect((await world.bulk(csv)).code).toBe(0)
       const again = await local(['refund', 'create', '--from-csv', csv, '--yes'])
       expect(again.code, again.stderr).toBe(0)
       expect(again.stderr).toContain('resuming: 1 done')
@@ -893,9 +859,9 @@ describe('beside a live gateway of the same appid', () => {
   describe('a refund an earlier run left unknown', () => {
     /** A refund of `amount` that never reached the gateway (every attempt answered HTTP 500): exit 5, its number. */
     async function neverMade(order: string, amount: string): Promise<string> {
-      await world.faults('http-500=1@order_refund')
-      const sent = await world.run(['refund', 'create', order, '--amount', amount, '--json', '--timeout', '2'])
-      await world.faults('')
+      const sent = await world.underFaults('http-500=1@order_refund', () =>
+        world.run(['refund', 'create', order, '--amount', amount, '--json', '--timeout', '2']),
+      )
       expect(sent.code, sent.stderr).toBe(5)
       expect(await refundsOn(world.sandbox, order)).toEqual([])
       return sent.json<{mch_refund_no: string}>().mch_refund_no
@@ -936,9 +902,9 @@ describe('beside a live gateway of the same appid', () => {
       const first = await world.run(['refund', 'create', order, '--amount', '30.00', '--json'])
       expect(first.code, first.stderr).toBe(0)
       for (const json of [[], ['--json']]) {
-        await world.faults('http-500=1@order_refund')
-        const lost = await world.run(['refund', 'create', order, '--amount', '20.00', '--json', '--timeout', '2'])
-        await world.faults('')
+        const lost = await world.underFaults('http-500=1@order_refund', () =>
+          world.run(['refund', 'create', order, '--amount', '20.00', '--json', '--timeout', '2']),
+        )
         expect(lost.code, lost.stderr).toBe(5)
         const earlier = lost.json<Refunded>().mch_refund_no
         // The same 30.00 again: the lost 20.00 is looked up (absent), then "again?" has no terminal to ask on.
@@ -977,13 +943,13 @@ describe('beside a live gateway of the same appid', () => {
       const order = 'INV-BULK-AFTER-1'
       await paidOn(world.sandbox, order)
       // Made on the gateway, its answer lost, and the lookups too: unknown (exit 5).
-      await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-      const single = await world.run(['refund', 'create', order, '--amount', '5.00', '--json', '--timeout', '2'])
-      await world.faults('')
+      const single = await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', () =>
+        world.run(['refund', 'create', order, '--amount', '5.00', '--json', '--timeout', '2']),
+      )
       expect(single.code, single.stderr).toBe(5)
       const earlier = single.json<Refunded>().mch_refund_no
       const csv = fileOf('after-single.csv', [`${order},5.00`])
-      const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json'])
+      const run = await world.bulk(csv, ['--json'])
       expect(run.code, run.stderr).toBe(2)
       expect(run.stderr).toContain(
         `order ${order}: Refund ${earlier} of 5.00 THB, sent earlier without a known outcome, was made: the gateway shows it refunded`,
@@ -1003,7 +969,7 @@ describe('beside a live gateway of the same appid', () => {
       }>()
       expect(listed.refunds.find((r) => r.mch_refund_no === earlier)?.status).toBe('refunded')
       // Meant: a second refund of the same amount, on purpose.
-      const again = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--again', '--json'])
+      const again = await world.bulk(csv, ['--again', '--json'])
       expect(again.code, again.stderr).toBe(0)
       expect((await refundsOn(world.sandbox, order)).map((r) => r.fee)).toEqual([500, 500])
     })
@@ -1012,9 +978,9 @@ describe('beside a live gateway of the same appid', () => {
       const [held, other] = ['INV-BULK-AFTER-2', 'INV-BULK-AFTER-3']
       await paidOn(world.sandbox, held, 'alipay')
       await paidOn(world.sandbox, other, 'alipay')
-      await world.faults('http-500=1@order_refund')
-      const single = await world.run(['refund', 'create', held, '--amount', '5.00', '--json', '--timeout', '2'])
-      await world.faults('')
+      const single = await world.underFaults('http-500=1@order_refund', () =>
+        world.run(['refund', 'create', held, '--amount', '5.00', '--json', '--timeout', '2']),
+      )
       expect(single.code, single.stderr).toBe(5)
       const earlier = single.json<Refunded>().mch_refund_no
       const csv = fileOf('held.csv', [`${held},3.00`, `${other},3.00`, `NO-SUCH-ORDER-${process.pid},1.00`])
@@ -1024,7 +990,7 @@ describe('beside a live gateway of the same appid', () => {
       const said = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--skip-invalid'])
       expect(said.stdout).toContain('held rows (1, above) are not sent until what holds them is settled')
       // Held (money unproven elsewhere) outranks the skipped row: 5, run it again, not 1.
-      const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid', '--json'])
+      const run = await world.bulk(csv, ['--skip-invalid', '--json'])
       expect(run.code, run.stderr).toBe(5)
       const rows = run.json<{rows: {status: string; err_msg?: string}[]; outcome: string}>().rows
       expect(rows.map((r) => r.status)).toEqual(['held', 'refunded', 'skipped_invalid'])
@@ -1036,7 +1002,7 @@ describe('beside a live gateway of the same appid', () => {
       // Settled as the advice says (sent on purpose under its number, the gateway takes it once), the rerun sends the row.
       const settled = await world.run(['refund', 'create', held, '--amount', '5.00', '--mch-refund-no', earlier])
       expect(settled.code, settled.stderr).toBe(0)
-      const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid', '--json'])
+      const rerun = await world.bulk(csv, ['--skip-invalid', '--json'])
       expect(rerun.code, rerun.stderr).toBe(1)
       const statuses = rerun.json<{rows: {status: string}[]}>().rows.map((r) => r.status)
       expect(statuses).toEqual(['refunded', 'refunded_earlier', 'skipped_invalid'])
@@ -1048,16 +1014,13 @@ describe('beside a live gateway of the same appid', () => {
   describe('a bulk run beside other refunds of its orders', () => {
     /** `args` in a process of its own, its refund held at the gateway (latency) while `meanwhile` runs. */
     async function whileRefunding<T>(args: string[], meanwhile: () => Promise<T>): Promise<[CliResult, T]> {
-      await world.faults('latency=2500-2500ms@order_refund')
-      try {
+      return world.underFaults('latency=2500-2500ms@order_refund', async (): Promise<[CliResult, T]> => {
         const before = (await world.requests()).order_refund ?? 0
         const running = world.spawn(args)
         while (((await world.requests()).order_refund ?? 0) === before) await new Promise((r) => setTimeout(r, 50))
         const other = await meanwhile()
         return [await running.result, other]
-      } finally {
-        await world.faults('')
-      }
+      })
     }
 
     it("a single refund in flight holds the run's rows of its order, never settled from outside; one refund in the ledger", async () => {
@@ -1065,7 +1028,7 @@ describe('beside a live gateway of the same appid', () => {
       await paidOn(world.sandbox, order)
       const csv = fileOf('beside-1.csv', [`${order},10.00`])
       const [single, bulk] = await whileRefunding(['refund', 'create', order, '--amount', '10.00'], () =>
-        world.run(['refund', 'create', '--from-csv', csv, '--yes', '--json']),
+        world.bulk(csv, ['--json']),
       )
       expect(single.code, single.stderr).toBe(0)
       expect(bulk.code, bulk.stderr).toBe(5)
@@ -1095,23 +1058,9 @@ describe('beside a live gateway of the same appid', () => {
     it('a file of another --batch-id refunded the same: a problem unless --again; a refusal is said refused, never made', async () => {
       const order = 'INV-BESIDE-3'
       await paidOn(world.sandbox, order)
-      const first = await world.run([
-        'refund',
-        'create',
-        '--from-csv',
-        fileOf('round2.csv', [`${order},10.00`]),
-        '--yes',
-        '--batch-id',
-        'round2',
-      ])
+      const first = await world.bulk(fileOf('round2.csv', [`${order},10.00`]), ['--batch-id', 'round2'])
       expect(first.code, first.stderr).toBe(0)
-      const plain = await world.run([
-        'refund',
-        'create',
-        '--from-csv',
-        fileOf('plain.csv', [`${order},10.00`]),
-        '--yes',
-      ])
+      const plain = await world.bulk(fileOf('plain.csv', [`${order},10.00`]))
       expect(plain.code, plain.stderr).toBe(2)
       expect(plain.stderr).toMatch(
         /refund RF\w+ of 10\.00 THB was made at \S+ \(by round2\.csv\), the same amount as this row/,
@@ -1138,7 +1087,7 @@ describe('beside a live gateway of the same appid', () => {
   describe('files in the config folder that gw did not write', () => {
     /** An order's refund intent, as a history.jsonl line of gw's (of this gateway's appid, no gateway: an earlier version's). */
     const intent = (order: string, number: string, fee: number, channel: string) =>
-      `${JSON.stringify({type: 'refund', appid: APPID, mch_order_no: order, channel, mch_refund_no: number, refund_fee: fee, fee_type: 'THB', status: 'intent', source: 'refund create', at: new Date().toISOString()})}\n`
+      `${world.refundIntent(order, number, fee, {channel})}\n`
 
     /** Runs `script` as the user nobody (another user of this machine), `input` on its standard input. */
     const asNobody = (script: string, input?: string | Buffer) =>
@@ -1189,9 +1138,9 @@ describe('beside a live gateway of the same appid', () => {
         const before = join(tempDir('gw-backup-'), 'before.db')
         copyFileSync(join(dir, 'history.db'), before)
         // 10.00 made, its answer and every lookup lost: unknown, the history holds it.
-        await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-        const unknown = await world.run(['refund', 'create', order, '--amount', '10.00', '--timeout', '2'], {env})
-        await world.faults('')
+        const unknown = await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', () =>
+          world.run(['refund', 'create', order, '--amount', '10.00', '--timeout', '2'], {env}),
+        )
         expect(unknown.code, unknown.stderr).toBe(5)
         // A write-ahead log of the history without that refund: SQLite would replay it over the file.
         execFileSync('sqlite3', [
@@ -1276,7 +1225,7 @@ describe('beside a live gateway of the same appid', () => {
         chmodSync(dir, 0o777)
         // Another user's "journal" of the file: every row done, as far as it says.
         asNobody(`cat > ${csv}.journal.jsonl`, '{"type":"header"}\n')
-        const bulk = (...extra: string[]) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra])
+        const bulk = (...extra: string[]) => world.bulk(csv, extra)
         for (const run of [await bulk(), await bulk('--dry-run')]) {
           expectOpenFolder(run, dir)
           expect(run.stderr).toContain('give the run a journal in a folder of your own: --journal FILE')
@@ -1388,7 +1337,7 @@ describe('beside a live gateway of the same appid', () => {
       await refundedByColleague(wechat, '10.00')
       await refundedByColleague(alipay, '10.00')
       const csv = fileOf('elsewhere.csv', [`${wechat},10.00`, `${alipay},10.00`])
-      const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+      const run = await world.bulk(csv)
       expect(run.code, run.stderr).toBe(2)
       expect(run.stderr).toContain(`line 2: order ${wechat} shows a refund made (REFUND), and this machine made none`)
       expect(run.stderr).toMatch(
@@ -1398,7 +1347,7 @@ describe('beside a live gateway of the same appid', () => {
       )
       expect((await refundsOn(world.sandbox, wechat)).map((r) => r.fee)).toEqual([1000])
       expect((await refundsOn(world.sandbox, alipay)).map((r) => r.fee)).toEqual([1000])
-      const meant = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--again'])
+      const meant = await world.bulk(csv, ['--again'])
       expect(meant.code, meant.stderr).toBe(0)
       expect((await refundsOn(world.sandbox, wechat)).map((r) => r.fee)).toEqual([1000, 1000])
     })
@@ -1407,12 +1356,12 @@ describe('beside a live gateway of the same appid', () => {
       const order = 'INV-ELSE-5'
       await paidOn(world.sandbox, order, 'alipay')
       const csv = fileOf('elsewhere-journal.csv', [`${order},10.00`])
-      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      expect((await world.bulk(csv)).code).toBe(0)
       // The journal holds the refund; the history, as a SIGKILL before its records reached it leaves it, does not.
       for (const file of ['history.db', 'history.db-wal', 'history.db-shm'])
         rmSync(join(world.configDir, file), {force: true})
       writeFileSync(csv, `${readFileSync(csv, 'utf8')}${order},20.00\n`)
-      const grown = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+      const grown = await world.bulk(csv)
       expect(grown.code, grown.stderr).toBe(0)
       expect(grown.stderr).not.toContain('refunded elsewhere')
       expect(world.reportOf(csv).map((row) => row.status)).toEqual(['refunded_earlier', 'refunded'])
@@ -1443,7 +1392,7 @@ describe('beside a live gateway of the same appid', () => {
       const orders = ['INV-RECHECK-1', 'INV-RECHECK-2']
       for (const order of orders) await paidOn(world.sandbox, order, 'alipay')
       const csv = world.file('recheck.csv', `mch_order_no,refund_amount\n${orders[0]},10.00\n`)
-      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      expect((await world.bulk(csv)).code).toBe(0)
       // The report, with a second row it says failed (a refund the gateway refused that day).
       const report = readFileSync(csv.replace(/\.csv$/, '.report.csv'), 'utf8').split(/\r?\n/)
       const failed = report[1]!.replace(orders[0]!, orders[1]!).replace(/,refunded,RF\w+,/, ',failed,,')
@@ -1486,17 +1435,7 @@ describe('beside a live gateway of the same appid', () => {
       const order = 'INV-RECHECK-BATCH'
       await paidOn(world.sandbox, order, 'alipay')
       const csv = world.file('recheck-batch.csv', `mch_order_no,refund_amount\n${order},10.00\n${order},10.00\n`)
-      const run = await world.run([
-        'refund',
-        'create',
-        '--from-csv',
-        csv,
-        '--yes',
-        '--batch-id',
-        'NOV-2',
-        '--allow-repeats',
-        '--json',
-      ])
+      const run = await world.bulk(csv, ['--batch-id', 'NOV-2', '--allow-repeats', '--json'])
       expect(run.code, run.stderr).toBe(0)
       expect(run.json<{audit: {batch_id?: string}}>().audit.batch_id).toBe('NOV-2')
       const summary = readFileSync(csv.replace(/\.csv$/, '.report.summary.csv'), 'utf8')

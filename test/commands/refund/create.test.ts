@@ -8,7 +8,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {type CliResult, suggested} from '../../helpers/cli.js'
+import {type GwWorld, orderCreate, orderNo, startWorld} from '../../helpers/gw-env.js'
 import {waitFor} from '../../helpers/receiver.js'
 import {startReplayingProxy} from '../../helpers/replaying-proxy.js'
 import type {Wire} from '../../helpers/sandbox.js'
@@ -16,18 +17,6 @@ import {removeDir, tempDir, TIME} from '../../helpers/shared.js'
 import {HAS_TMUX, Terminal} from '../../helpers/terminal.js'
 
 let world: GwWorld
-
-let n = 0
-
-const orderNo = (prefix = 'C') => `${prefix}${process.pid}-${Date.now() % 1e8}-${++n}`
-
-async function createPaid(amount = '150.50', channel = 'wechat') {
-  const mch = orderNo()
-  const created = await world.createOrder(mch, channel, amount)
-  expect(created.code).toBe(0)
-  await world.pay(mch)
-  return mch
-}
 
 /** A refund of a paid 100.00 THB wechat order made straight through the sandbox (not gw): its signed answer. */
 const refundAtGateway = (wire: Wire, mchOrderNo: string, mchRefundNo: string, refundFee: number) =>
@@ -40,13 +29,6 @@ const refundAtGateway = (wire: Wire, mchOrderNo: string, mchRefundNo: string, re
     refund_fee: refundFee,
   })
 
-/** The command that ends the line where `lead` is said (advice puts it last, nothing after it). */
-function suggested(text: string, lead: string): string {
-  const line = text.split('\n').find((l) => l.includes(lead))
-  if (!line) throw new Error(`no "${lead}" in:\n${text}`)
-  return line.slice(line.indexOf(lead) + lead.length)
-}
-
 beforeAll(async () => {
   world = await startWorld()
 })
@@ -57,8 +39,7 @@ describe('a single refund', () => {
   it('whose outcome was lost is settled before anything else, never sent again under a new number', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-S')
     const refund = ['refund', 'create', order!, '--amount', '30.00']
-    await world.faults('drop-after-commit=1@order_refund,http-500=1@refund_query')
-    try {
+    await world.underFaults('drop-after-commit=1@order_refund,http-500=1@refund_query', async () => {
       const first = await world.run(refund)
       expect(first.code).toBe(5)
       const again = await world.run(refund)
@@ -68,9 +49,7 @@ describe('a single refund', () => {
       )
       expect(again.stderr).toContain('Nothing new was sent.')
       expect(await world.refundsOf(order!)).toHaveLength(1)
-    } finally {
-      await world.faults('')
-    }
+    })
     const settled = await world.run(refund)
     expect(settled.code, settled.stderr).toBe(0)
     expect(settled.stderr).toContain('it is settled now (refunded). Nothing new was sent.')
@@ -135,7 +114,7 @@ describe('a single refund', () => {
       const [order] = await world.paidOrders(1, 10_000, 'ONCE-ESC')
       const csv = join(world.configDir, 'evil\u001b]2;PWNED\u0007.csv')
       writeFileSync(csv, `mch_order_no,refund_fee\n${order},500\n`)
-      expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'])).code).toBe(0)
+      expect((await world.bulk(csv)).code).toBe(0)
       const terminal = new Terminal(['refund', 'create', order!, '--amount', '5.00'], {GW_CONFIG_DIR: world.configDir})
       try {
         const screen = await terminal.waitFor(/again: refund RF\w+ of 5\.00 THB was made/)
@@ -152,13 +131,7 @@ describe('a single refund', () => {
   it('on alipay (no refund query) is settled by sending the same number again: sent, not confirmable, never refunded on that word', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-ALI', 'alipay')
     const refund = ['refund', 'create', order!, '--amount', '10.00']
-    await world.faults('drop-after-commit=1@order_refund')
-    let first
-    try {
-      first = await world.run(refund)
-    } finally {
-      await world.faults('')
-    }
+    const first = await world.underFaults('drop-after-commit=1@order_refund', () => world.run(refund))
     expect(first.code).toBe(5)
     expect(first.stdout + first.stderr).not.toContain('gw refund query')
     expect(first.stdout).toMatch(/gw sends refund number RF\w+ again, which the gateway takes once/)
@@ -178,13 +151,9 @@ describe('a single refund', () => {
   it('started twice at once: one is sent, the other refused or told it is a repeat; one refund in the ledger', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ONCE-TWICE')
     const refund = ['refund', 'create', order!, '--amount', '2.22']
-    await world.faults('latency=400-400ms')
-    let runs
-    try {
-      runs = await Promise.all([world.run(refund), world.run(refund), world.run(refund)])
-    } finally {
-      await world.faults('')
-    }
+    const runs = await world.underFaults('latency=400-400ms', () =>
+      Promise.all([world.run(refund), world.run(refund), world.run(refund)]),
+    )
     expect(runs.map((r) => r.code).sort()).toEqual([0, 2, 2])
     for (const run of runs.filter((r) => r.code === 2))
       expect(run.stderr).toMatch(
@@ -253,17 +222,17 @@ describe('a single refund', () => {
     try {
       const sent = async () => (await world.requests()).order_refund ?? 0
       const before = await sent()
-      await world.faults('latency=1500-1500ms')
-      const {child, result} = world.spawn(refund, {env})
-      // Killed once the refund has reached the gateway, which commits it after its latency.
-      while ((await sent()) === before) await sleep(20)
-      child.kill('SIGKILL')
-      const killed = await result
+      const killed = await world.underFaults('latency=1500-1500ms', async () => {
+        const {child, result} = world.spawn(refund, {env})
+        // Killed once the refund has reached the gateway, which commits it after its latency.
+        while ((await sent()) === before) await sleep(20)
+        child.kill('SIGKILL')
+        return result
+      })
       expect(killed.signal).toBe('SIGKILL')
       expect(killed.stderr).toContain(
         'line 1 is not a record of an order or refund (cut short, edited, or longer than 64 KiB)',
       )
-      await world.faults('')
       while ((await world.refundsOf(order!)).length === 0) await sleep(50)
 
       const listed = await world.run(['refund', 'list', '--json'], {env})
@@ -277,7 +246,6 @@ describe('a single refund', () => {
       expect(readdirSync(dir)).toEqual(expect.arrayContaining(['history.db', 'history.jsonl.imported']))
       expect(readdirSync(dir)).not.toContain('history.jsonl')
     } finally {
-      await world.faults('')
       removeDir(dir)
     }
   })
@@ -285,7 +253,7 @@ describe('a single refund', () => {
 
 describe('gw refund create and query', () => {
   it('refunds part of an order, then shows every refund of it', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     const result = await world.run(['refund', 'create', mch, '--amount', '50.00', '--mch-refund-no', `${mch}-R1`])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/status: +refunded/)
@@ -323,7 +291,7 @@ describe('gw refund create and query', () => {
   })
 
   it('refuses a refund above the balance before sending, exit 2', async () => {
-    const mch = await createPaid('100.00')
+    const mch = await world.createPaid('100.00')
     await world.run(['refund', 'create', mch, '--amount', '60'])
     const result = await world.run(['refund', 'create', mch, '--amount', '50'])
     expect(result.code).toBe(2)
@@ -334,50 +302,33 @@ describe('gw refund create and query', () => {
 
   it('refuses a refund of an unpaid order before sending, exit 2', async () => {
     const mch = orderNo()
-    await world.run([
-      'order',
-      'create',
-      '--channel',
-      'wechat',
-      '--amount',
-      '1',
-      '--fee-type',
-      'THB',
-      '--mch-order-no',
-      mch,
-    ])
+    await world.run(orderCreate(mch, 'wechat', '1', {qr: true}))
     const result = await world.run(['refund', 'create', mch, '--amount', '1'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('NOTPAY (created, not paid yet); only paid orders can be refunded')
   })
 
   it('a delayed refund ends processing, exit 5, with the command to check later', async () => {
-    const mch = await createPaid()
-    await world.faults('refund-processing=1')
-    try {
+    const mch = await world.createPaid()
+    await world.underFaults('refund-processing=1', async () => {
       const result = await world.run(['refund', 'create', mch, '--amount', '1', '--mch-refund-no', `${mch}-P`])
       expect(result.code).toBe(5)
       expect(result.stdout).toMatch(/status: +processing/)
       expect(result.stderr).toContain(`gw refund query ${mch} --mch-refund-no ${mch}-P`)
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 })
 
 describe('retries never duplicate money', () => {
   it('refunds through 30% HTTP 500s and 30% dropped answers: each refund made at most once, and as reported', async () => {
-    const orders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => createPaid('20.00')))
-    await world.faults('http-500=0.3,drop-after-commit=0.3')
-    const results = []
-    try {
+    const orders = await Promise.all([1, 2, 3, 4, 5, 6].map(() => world.createPaid('20.00')))
+    const results: CliResult[] = []
+    await world.underFaults('http-500=0.3,drop-after-commit=0.3', async () => {
       for (const mch of orders)
         results.push(
           await world.run(['refund', 'create', mch, '--amount', '5', '--mch-refund-no', `${mch}-F`, '--json']),
         )
-    } finally {
-      await world.faults('')
-    }
+    })
     for (const [i, mch] of orders.entries()) {
       const refunds = (await world.ledger(mch))!.refunds
       expect(refunds.length).toBeLessThanOrEqual(1)
@@ -395,7 +346,7 @@ describe('retries never duplicate money', () => {
 
 describe('exit codes', () => {
   it('2 for a missing order number, never taken from a pipe on standard input; nothing asked of the gateway', async () => {
-    const mch = await createPaid()
+    const mch = await world.createPaid()
     const before = await world.requests()
     const piped = await world.run(['refund', 'create', '--amount', '1.00', '--yes'], {input: `${mch}\n`})
     expect(piped.code, piped.stderr).toBe(2)
@@ -423,7 +374,7 @@ describe('a refund number', () => {
       /Refund number PRV-X1 was sent from this machine at \S+ for 10\.00 THB of order PRV-REUSE-1; .*Nothing was sent\./,
     )
     const csv = world.csv(`mch_order_no,refund_amount,mch_refund_no\n${order},40.00,PRV-X1\n`)
-    const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'])
+    const bulk = await world.bulk(csv)
     expect(bulk.code).toBe(2)
     expect(bulk.stderr).toContain('Refund number PRV-X1 was sent from this machine')
     expect(await world.refundsOf(order!)).toEqual([
@@ -506,15 +457,9 @@ describe('a signed answer about another refund', () => {
       const other = world.sandbox.info.merchants[1]!.appid
       const wire = world.sandbox.wire(other)
       const shared = `PRV-MCH-${process.pid}`
+      // The same order number, paid to each merchant.
       const [mine] = await world.paidOrders(1, 10_000, shared)
-      const created = await wire.call('native_pay', {
-        channel: 'wechat',
-        mch_order_no: mine,
-        total_fee: 10_000,
-        fee_type: 'THB',
-      })
-      expect(created.data.result).toBe('SUCCESS')
-      expect((await world.sandbox.controls.pay(mine!, {appid: other})).status).toBe(200)
+      await world.paidOrders(1, 10_000, shared, 'wechat', other)
       const theirs = await refundAtGateway(wire, mine!, 'PRV-MCH-R1', 1000)
       expect(theirs.data.result).toBe('SUCCESS')
       const proxy = await startReplayingProxy(world.sandbox.info.base_url)
@@ -606,13 +551,9 @@ describe('a repeated refund without a terminal', () => {
 describe('a refund still processing', () => {
   it('says how to check it later, and that check shows it, its state a word, what processing means said once', async () => {
     const [order] = await world.paidOrders(1, 10_000, 'ADV-SLOW')
-    await world.faults('refund-processing=1')
-    let made
-    try {
-      made = await world.run(['refund', 'create', order!, '--amount', '2.00'])
-    } finally {
-      await world.faults('')
-    }
+    const made = await world.underFaults('refund-processing=1', () =>
+      world.run(['refund', 'create', order!, '--amount', '2.00']),
+    )
     expect(made.code, made.stderr).toBe(5)
     const check = suggested(made.stderr, 'Check it later: ')
     expect(check).toMatch(new RegExp(`^gw refund query ${order} --mch-refund-no RF\\w+$`))
@@ -673,7 +614,7 @@ describe('gw refund create ORDER --amount, read as in files (a world of its own)
 
   describe('gw refund create ORDER --amount', () => {
     it('takes ฿5.00, 50 baht and Thai digits as refund list does; an amount of another currency is refused, nothing sent', async () => {
-      expect((await world.run(orderCreate('RC-AMOUNT', 'wechat', '100.00'))).code).toBe(0)
+      await world.createOrder('RC-AMOUNT', 'wechat', '100.00')
       await world.pay('RC-AMOUNT')
       for (const typed of ['฿5.00', '50 baht', '๓.๐๐']) {
         const refunded = await world.run(['refund', 'create', 'RC-AMOUNT', '--amount', typed])

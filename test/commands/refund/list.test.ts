@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {keyInfo, parsePublicKey} from '../../../src/lib/gateway/signing.js'
 import {MIGRATIONS} from '../../../src/lib/store/schema.js'
 import {startForwarder} from '../../helpers/forwarder.js'
-import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {type GwWorld, minute, startWorld} from '../../helpers/gw-env.js'
 import {otherGatewayKey, tempDir} from '../../helpers/shared.js'
 import {readWorkbook} from '../../helpers/workbooks.js'
 
@@ -31,18 +31,6 @@ const listed = async (args: string[], env?: Record<string, string>) => {
   return run.json<{refunds: Listed[]}>().refunds
 }
 
-/** An environment profile of the sandbox's merchant, with a config dir of its own holding `jsonl` as history.jsonl. */
-function withEarlierHistory(jsonl: string[]) {
-  const {dir, env} = world.machine()
-  writeFileSync(join(dir, 'history.jsonl'), `${jsonl.join('\n')}\n`)
-  return {dir, env}
-}
-
-const createOrder = async (mchOrderNo: string, channel: string, amount = '4.20') => {
-  const made = await world.createOrder(mchOrderNo, channel, amount)
-  expect(made.code, made.stderr).toBe(0)
-}
-
 beforeAll(async () => {
   world = await startWorld({spawned: false})
 })
@@ -51,8 +39,7 @@ afterAll(() => world.close())
 
 describe('gw refund list --amount', () => {
   it("finds a 150.50 order's refund of 75.25 by 150.50, and by 75.25, and says the order's total", async () => {
-    const made = await world.run(orderCreate('RL-MADE', 'wechat', '150.50'))
-    expect(made.code, made.stderr).toBe(0)
+    await world.createOrder('RL-MADE', 'wechat', '150.50')
     await world.pay('RL-MADE')
     const refunded = await world.run(['refund', 'create', 'RL-MADE', '--amount', '75.25', '--json'])
     expect(refunded.code, refunded.stderr).toBe(0)
@@ -141,29 +128,14 @@ describe('gw refund list --amount', () => {
 describe('lists, streamed from the history', () => {
   const appid = () => world.sandbox.info.merchants[0]!.appid
 
-  /** Minute `i` of 2026-01-01 (UTC), as gw writes times with TZ=UTC. */
-  const minute = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString()
-
-  const orderLine = (mch: string, i: number, channel = 'wechat', state?: string) =>
-    JSON.stringify({
-      type: 'order',
-      appid: appid(),
-      mch_order_no: mch,
-      channel,
-      total_fee: 1000,
-      fee_type: 'THB',
-      at: minute(i),
-      ...(state ? {state, state_at: minute(i)} : {}),
-    })
-
   it('refund list --refresh asks once per order for the refunds listed near each other, in list order; --state after', async () => {
     const [first, second] = await world.paidOrders(2, 10_000, 'RSTREAM')
     // The gateway behind an address the test can take down, the same gateway all along.
     const gateway = await startForwarder(world.sandbox.info.base_url)
     // A refund the gateway never saw, recorded on the first order: absent once asked.
-    const earlier = withEarlierHistory([
-      orderLine(first!, 0, 'wechat', 'SUCCESS'),
-      orderLine(second!, 1, 'wechat', 'SUCCESS'),
+    const earlier = world.machine([
+      world.orderLine(first!, 0, 'wechat', 'SUCCESS'),
+      world.orderLine(second!, 1, 'wechat', 'SUCCESS'),
       `{"type":"refund","appid":"${appid()}","mch_order_no":"${first}","channel":"wechat","mch_refund_no":"RF-NEVER","refund_fee":100,"fee_type":"THB","status":"refunded","at":"${minute(2)}"}`,
     ])
     const env = {...earlier.env, GW_BASE_URL: gateway.baseUrl}
@@ -220,7 +192,9 @@ describe('lists, streamed from the history', () => {
     writeFileSync(
       join(earlier.dir, 'history.jsonl'),
       [first!, second!]
-        .map((order, i) => `{"gateway":${JSON.stringify(made)},${orderLine(order, i, 'wechat', 'SUCCESS').slice(1)}`)
+        .map(
+          (order, i) => `{"gateway":${JSON.stringify(made)},${world.orderLine(order, i, 'wechat', 'SUCCESS').slice(1)}`,
+        )
         .concat(
           known.map(
             (r, i) =>
@@ -247,7 +221,7 @@ describe('lists, streamed from the history', () => {
 
 describe("a bulk run's refunds in the history", () => {
   it('killed with SIGKILL mid-run and resumed: refund list shows every row refunded once, as the ledger does', async () => {
-    const {dir, env} = withEarlierHistory([])
+    const {dir, env} = world.machine([])
     const orders = await world.paidOrders(240, 10_000, 'HKILL')
     const csv = join(dir, 'kill.csv')
     writeFileSync(csv, `mch_order_no,refund_fee\n${orders.map((order) => `${order},1000`).join('\n')}\n`)
@@ -282,7 +256,7 @@ describe("a bulk run's refunds in the history", () => {
 
 describe('hints that lead the right way', () => {
   it('list --refresh keeps, marks and explains the state of what its channel cannot be asked about, without failing', async () => {
-    await createOrder('ALI-LIST-1', 'alipay', '20.00')
+    await world.createOrder('ALI-LIST-1', 'alipay', '20.00')
     await world.pay('ALI-LIST-1')
     const refund = await world.run(['refund', 'create', 'ALI-LIST-1', '--amount', '5.00', '--yes'])
     expect(refund.code, refund.stderr).toBe(0)
@@ -295,7 +269,7 @@ describe('hints that lead the right way', () => {
       'alipay has no refund query',
     )
 
-    await createOrder('SCB-LIST-1', 'scb_qrcard')
+    await world.createOrder('SCB-LIST-1', 'scb_qrcard', '4.20')
     const orders = await world.run(['order', 'list', '--since', '10m', '--channel', 'scb_qrcard', '--refresh'])
     expect(orders.code, orders.stderr).toBe(0)
     expect(orders.stdout).toMatch(/NOTPAY \(as known: scb_qrcard has no order query\)/)

@@ -6,18 +6,6 @@ import {removeDir, tempDir, TIME} from '../../helpers/shared.js'
 
 let world: GwWorld
 
-let n = 0
-
-const orderNo = (prefix = 'C') => `${prefix}${process.pid}-${Date.now() % 1e8}-${++n}`
-
-async function createPaid(amount = '150.50', channel = 'wechat') {
-  const mch = orderNo()
-  const created = await world.createOrder(mch, channel, amount)
-  expect(created.code).toBe(0)
-  await world.pay(mch)
-  return mch
-}
-
 beforeAll(async () => {
   world = await startWorld()
 })
@@ -28,7 +16,7 @@ describe('gw refund create and query', () => {
   it('asks for a refund number when it knows none for the order', async () => {
     const fresh = tempDir('gw-fresh-')
     try {
-      const mch = await createPaid()
+      const mch = await world.createPaid()
       const env = world.environmentProfile({GW_CONFIG_DIR: fresh})
       const result = await world.run(['refund', 'query', mch, '--channel', 'wechat'], {env})
       expect(result.code).toBe(0)

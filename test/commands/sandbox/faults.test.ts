@@ -27,15 +27,12 @@ describe('gw sandbox faults', () => {
   })
 
   it("a spec the sandbox refuses is the flag's problem (exit 2): nothing was changed", async () => {
-    await world.faults('latency=1-2ms')
-    try {
+    await world.underFaults('latency=1-2ms', async () => {
       const refused = await world.run(['sandbox', 'faults', '--set', 'http-500=2'])
       expect(refused.code).toBe(2)
       expect(refused.stderr).toContain('--set: ')
       expect(refused.stderr).toContain('Nothing was changed')
       expect((await world.run(['sandbox', 'faults'])).stdout).toBe('faults: latency=1-2ms\n')
-    } finally {
-      await world.faults('')
-    }
+    })
   })
 })

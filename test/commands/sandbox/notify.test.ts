@@ -7,31 +7,6 @@ import {startReceiver, waitFor} from '../../helpers/receiver.js'
 
 let world: GwWorld
 
-let n = 0
-
-/** An order of the sandbox that notifies `url` once paid; its number. */
-async function orderNotifying(url: string, amount = '150.50') {
-  const mch = `NTF-${process.pid}-${++n}`
-  const args = ['--amount', amount, '--fee-type', 'THB', '--mch-order-no', mch, '--notify-url', url, '--no-qr']
-  const created = await world.run(['order', 'create', '--channel', 'wechat', ...args])
-  expect(created.code).toBe(0)
-  return mch
-}
-
-async function paidOrderNotifying(url: string, amount = '150.50') {
-  const mch = await orderNotifying(url, amount)
-  await world.pay(mch)
-  return mch
-}
-
-const attempts = async (mch: string) =>
-  (
-    await world.sandbox.control<{notifications: {delivered: boolean; attempt: number; status: number}[]}>(
-      'GET',
-      `/sandbox/notifications?mch_order_no=${mch}`,
-    )
-  ).body.notifications
-
 beforeAll(async () => {
   world = await startWorld({timeScale: 1000})
 })
@@ -42,15 +17,15 @@ describe('the sandbox delivering notifications', () => {
   it('takes any JSON object with result SUCCESS and msg OK as the acknowledgement: spaces and key order are free', async () => {
     const python = await startReceiver(() => ({status: 200, body: '{"msg": "OK", "result": "SUCCESS"}'}))
     try {
-      const mch = await paidOrderNotifying(python.url)
+      const mch = await world.paidOrderNotifying(python.url)
       const made = await waitFor(async () => {
-        const list = await attempts(mch)
+        const list = await world.notificationsOf(mch)
         return list.length ? list : undefined
       })
       await new Promise((r) => setTimeout(r, 300))
       expect(made).toHaveLength(1)
       expect(made[0]).toMatchObject({delivered: true})
-      expect(await attempts(mch)).toHaveLength(1)
+      expect(await world.notificationsOf(mch)).toHaveLength(1)
     } finally {
       await python.close()
     }
@@ -59,7 +34,7 @@ describe('the sandbox delivering notifications', () => {
   it("gw sandbox notify delivers a paid order's notification again and shows the answer; an unpaid order has none", async () => {
     const app = await startReceiver(() => ({status: 200, body: NOTIFICATION_ACK}))
     try {
-      const mch = await paidOrderNotifying(app.url)
+      const mch = await world.paidOrderNotifying(app.url)
       await waitFor(() => (app.received.length ? true : undefined))
       const again = await world.run(['sandbox', 'notify', mch])
       expect(again.code, again.stderr).toBe(0)
@@ -70,7 +45,7 @@ describe('the sandbox delivering notifications', () => {
       const data = (i: number) =>
         (JSON.parse(app.received[i]!.body) as {data: {mch_order_no: string; total_fee: number}}).data
       expect(data(1)).toMatchObject({mch_order_no: mch, total_fee: data(0).total_fee})
-      const unpaid = await orderNotifying(app.url, '1')
+      const unpaid = await world.orderNotifying(app.url, '1')
       const none = await world.run(['sandbox', 'notify', unpaid])
       expect(none.code).toBe(1)
       expect(none.stderr).toContain(`order ${unpaid} is not paid: it has no notification`)
@@ -86,7 +61,7 @@ describe('what a developer or an attacker may bring to the listener, replay and 
       i === 0 ? {status: 200, body: NOTIFICATION_ACK} : {status: 200, body: 'ok\u001b[2J\u001b]0;pwned\u0007'},
     )
     try {
-      const mch = await paidOrderNotifying(app.url)
+      const mch = await world.paidOrderNotifying(app.url)
       await waitFor(() => (app.received.length ? true : undefined))
       const again = await world.run(['sandbox', 'notify', mch])
       expect(again.code).toBe(1)

@@ -1,14 +1,12 @@
 /** gw signature sign: the canonical string and signature, a key pasted as a parameter withheld. */
-import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {expectNoKey, merchantPem} from '../../helpers/merchant-keys.js'
 
 let world: GwWorld
-
-const merchant = () => world.sandbox.info.merchants[0]!
 
 beforeAll(async () => {
   world = await startWorld()
@@ -43,27 +41,20 @@ describe('gw signature', () => {
 })
 
 describe('private keys are never printed', () => {
-  const pem = () => readFileSync(merchant().private_key_file, 'utf8')
-
-  const body = () =>
-    pem()
-      .split('\n')
-      .filter((l) => l && !l.startsWith('-----'))
-      .join('')
-
-  /** No run of 40 characters of the key body in anything gw wrote. */
-  const expectNoKey = (output: string) => {
-    const key = body()
-    for (let i = 0; i + 40 <= key.length; i += 7)
-      expect(output.includes(key.slice(i, i + 40)), 'a run of the key is in the output').toBe(false)
-  }
-
   it('pasted as a parameter to sign: signed as given, withheld where the canonical string is shown', async () => {
     for (const json of [[], ['--json']]) {
-      const signed = await world.run(['signature', 'sign', '--param', `k=${pem()}`, '--param', 'a=1', ...json])
+      const signed = await world.run([
+        'signature',
+        'sign',
+        '--param',
+        `k=${merchantPem(world)}`,
+        '--param',
+        'a=1',
+        ...json,
+      ])
       expect(signed.code, signed.stderr).toBe(0)
       expect(signed.stdout).toContain('[private key withheld]')
-      expectNoKey(signed.stdout + signed.stderr)
+      expectNoKey(world, signed.stdout + signed.stderr)
     }
   })
 })

@@ -1,13 +1,11 @@
 /** gw signature verify: a saved response checked, and a failed signature explained. */
-import {readFileSync} from 'node:fs'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type GwWorld, startWorld} from '../../helpers/gw-env.js'
+import {expectNoKey, merchantKeyLines, merchantPem} from '../../helpers/merchant-keys.js'
 
 let world: GwWorld
-
-const merchant = () => world.sandbox.info.merchants[0]!
 
 beforeAll(async () => {
   world = await startWorld()
@@ -32,35 +30,19 @@ describe('gw signature', () => {
 })
 
 describe('private keys are never printed', () => {
-  const pem = () => readFileSync(merchant().private_key_file, 'utf8')
-
-  const body = () =>
-    pem()
-      .split('\n')
-      .filter((l) => l && !l.startsWith('-----'))
-      .join('')
-
-  /** No run of 40 characters of the key body in anything gw wrote. */
-  const expectNoKey = (output: string) => {
-    const key = body()
-    for (let i = 0; i + 40 <= key.length; i += 7)
-      expect(output.includes(key.slice(i, i + 40)), 'a run of the key is in the output').toBe(false)
-  }
-
   it('standard input given for two things (a body or parameters, and a key): refused naming what took it, the key not shown', async () => {
-    const verify = await world.run(['signature', 'verify', '-', '--public-key', '-'], {input: pem()})
+    const verify = await world.run(['signature', 'verify', '-', '--public-key', '-'], {input: merchantPem(world)})
     expect(verify.code).toBe(2)
     expect(verify.stderr).toContain('--public-key -: standard input was read already for FILE')
-    const sign = await world.run(['signature', 'sign', '--params-file', '-', '--private-key', '-'], {input: pem()})
+    const sign = await world.run(['signature', 'sign', '--params-file', '-', '--private-key', '-'], {
+      input: merchantPem(world),
+    })
     expect(sign.code).toBe(2)
     expect(sign.stderr).toContain('--params-file -: it is not JSON.')
     // A key's body without its PEM lines, given as the parameters: the parser's words would quote it.
-    const body = pem()
-      .split('\n')
-      .filter((line) => line && !line.startsWith('-----'))
-      .join('\n')
+    const body = merchantKeyLines(world).join('\n')
     const bare = await world.run(['signature', 'sign', '--params-file', '-', '--param', 'a=1'], {input: body})
     expect(bare.stderr).toContain('--params-file -: it is not JSON.')
-    for (const result of [verify, sign, bare]) expectNoKey(result.stdout + result.stderr)
+    for (const result of [verify, sign, bare]) expectNoKey(world, result.stdout + result.stderr)
   })
 })
