@@ -31,7 +31,7 @@ const refunded = async (...orders: string[]) =>
     .flat()
     .sort()
 
-const send = (path: string, ...args: string[]) => world.run(['refund', 'create', '--from-csv', path, '--yes', ...args])
+const send = (path: string, ...args: string[]) => world.bulk(path, args)
 
 beforeAll(async () => {
   world = await startWorld()
