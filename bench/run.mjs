@@ -285,23 +285,16 @@ async function reconcile(bench, orders, count, label, builds = [{bin: BIN, env: 
           ],
           CONCURRENCY,
         )
+  const figure = {
+    name: `gw reconcile ${count} rows`,
+    floor: 'the same order queries',
+    rate: `gw reconcile ${count} rows, concurrency ${CONCURRENCY}, start included`,
+  }
   const measured = []
   for (const {bin, env} of builds) {
     const run = await runGw(['reconcile', csv, '--channel', 'wechat', '--concurrency', String(CONCURRENCY)], env, bin)
     if (run.code !== 0) throw new Error(`reconcile exited ${run.code}: ${run.stderr.slice(-500)}`)
-    measured.push(
-      batchFigures(
-        run,
-        count,
-        label,
-        {floor, alone},
-        {
-          name: `gw reconcile ${count} rows`,
-          floor: 'the same order queries',
-          rate: `gw reconcile ${count} rows, concurrency ${CONCURRENCY}, start included`,
-        },
-      ),
-    )
+    measured.push(batchFigures(run, count, label, {floor, alone}, figure))
   }
   return measured
 }
@@ -354,6 +347,11 @@ async function refunds(bench, count, label, round = '', builds = [{bin: BIN, env
         CONCURRENCY,
       )
     : undefined
+  const figure = {
+    name: `gw refund create --from-csv ${count} rows`,
+    floor: 'an order query and a refund a row',
+    rate: `gw refund create --from-csv ${count} rows on ${count} orders, concurrency ${CONCURRENCY}, journal on, start included`,
+  }
   const measured = []
   for (const [b, {bin, env}] of builds.entries()) {
     const gwOrders = await seedPaidOrders(bench, `BRF${label ? 'L' : ''}${round}B${b}`, count)
@@ -365,19 +363,7 @@ async function refunds(bench, count, label, round = '', builds = [{bin: BIN, env
       bin,
     )
     if (run.code !== 0) throw new Error(`bulk refund exited ${run.code}: ${run.stderr.slice(-500)}`)
-    measured.push(
-      batchFigures(
-        run,
-        count,
-        label,
-        {floor, alone},
-        {
-          name: `gw refund create --from-csv ${count} rows`,
-          floor: 'an order query and a refund a row',
-          rate: `gw refund create --from-csv ${count} rows on ${count} orders, concurrency ${CONCURRENCY}, journal on, start included`,
-        },
-      ),
-    )
+    measured.push(batchFigures(run, count, label, {floor, alone}, figure))
   }
   return measured
 }

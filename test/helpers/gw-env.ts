@@ -97,8 +97,8 @@ export interface GwWorld {
   numberedFile(name: string, content: string | Buffer): string
   /** A CSV of this content in the world's folder, named `name` or `refunds-N.csv`: its path. */
   csv(content: string | Buffer, name?: string): string
-  /** `gw refund create --from-csv CSV --yes`, then `extra`. */
-  bulk(csv: string, extra?: string[]): Promise<CliResult>
+  /** `gw refund create --from-csv CSV --yes`, then `extra`, run with `options` (world.run). */
+  bulk(csv: string, extra?: string[], options?: CliOptions): Promise<CliResult>
   /** The CSV report gw wrote for a bulk file (NAME.report.csv beside it), a record per line, as a script reads it (untab). */
   reportOf(csv: string): Record<string, string>[]
   /** The refunds the sandbox's ledger holds for an order (none for an order it does not know). */
@@ -356,7 +356,7 @@ export async function startWorld(
     },
     numberedFile: (name, content) => world.file(`${++files}-${name}`, content),
     csv: (content, name = `refunds-${++files}.csv`) => world.file(name, content),
-    bulk: (csv, extra = []) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra]),
+    bulk: (csv, extra = [], options) => world.run(['refund', 'create', '--from-csv', csv, '--yes', ...extra], options),
     reportOf: (csv) =>
       parse(readFileSync(csv.replace(/\.(csv|xlsx)$/, '.report.csv')), {
         columns: true,

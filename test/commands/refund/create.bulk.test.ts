@@ -750,7 +750,7 @@ describe('a full disk', () => {
         '--out',
         join(disk.dir, 'run', 'report.csv'),
       ]
-      const full = await world.run(['refund', 'create', '--from-csv', csv, '--yes', ...paths, '--concurrency', '4'], {
+      const full = await world.bulk(csv, [...paths, '--concurrency', '4'], {
         env: disk.env,
       })
       expect(full.code, full.stderr).toBe(5)
@@ -775,7 +775,7 @@ describe('a full disk', () => {
       expect(made.length).toBeLessThan(200)
       for (const refund of made) expect(intents.has(refund.mch_refund_no), refund.mch_refund_no).toBe(true)
       disk.grow()
-      const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes', ...paths], {env: disk.env})
+      const rerun = await world.bulk(csv, paths, {env: disk.env})
       expect(rerun.code, rerun.stderr).toBe(0)
       expect(await refundCount(orders)).toBe(200)
       for (const order of orders) expect(await world.refundsOf(order)).toHaveLength(1)
@@ -960,7 +960,7 @@ describe('two copies of one file run at once', () => {
       env,
     })
     while ((await seen('order_refund')) - before < 1) await sleep(20)
-    const second = await world.run(['refund', 'create', '--from-csv', copy, '--yes'], {env})
+    const second = await world.bulk(copy, [], {env})
     // The first run holds its orders' claims: the copy sends nothing, and says who is refunding them.
     expect(second.code, second.stderr).toBe(5)
     expect(second.stderr).toMatch(/line 2: Order TWICE-W-1 is being refunded by process \d+/)
@@ -977,7 +977,7 @@ describe('two copies of one file run at once', () => {
     // An alipay refund the other run saw succeed is refunded on every later run, never not confirmable
     // (a run meeting it before the other had recorded it says not confirmable once, and no more).
     for (const file of [slow, copy]) {
-      const rerun = await world.run(['refund', 'create', '--from-csv', file, '--yes'], {env})
+      const rerun = await world.bulk(file, [], {env})
       expect(rerun.code, rerun.stderr).toBe(0)
       for (const row of world.reportOf(file)) expect(['refunded_earlier', 'already_refunded']).toContain(row.status)
     }

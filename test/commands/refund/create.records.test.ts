@@ -79,7 +79,7 @@ describe('the history held by another program from the start', () => {
     const database = join(dir, 'history.db')
     const holder = await holdDatabase(database)
     try {
-      const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+      const run = await world.bulk(csv, [], {env})
       expect(run.code, run.stderr).toBe(5)
       expect(run.stderr).toContain(`history.db is held by process ${holder.pid} (sqlite3 ${database})`)
       expect(world.reportOf(csv).map((row) => row.status)).toEqual(['refunded', 'refunded'])
@@ -165,7 +165,7 @@ describe('the history held by another program after a refund was sent', () => {
     } finally {
       await holder?.release()
     }
-    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const rerun = await world.bulk(csv, [], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
     expect(new Set(world.reportOf(csv).map((row) => row.status))).toEqual(new Set(['refunded_earlier']))
     const made = (await Promise.all(orders.map(world.refundsOf))).flat()
@@ -223,7 +223,7 @@ describe('a journal edited between runs', () => {
     const {dir, env} = machine()
     const csv = join(dir, 'refunds.csv')
     writeFileSync(csv, `mch_order_no,refund_amount\n${orders.map((o) => `${o},1.00`).join('\n')}\n`)
-    const first = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const first = await world.bulk(csv, [], {env})
     expect(first.code, first.stderr).toBe(0)
     const journal = `${csv}.journal.jsonl`
     const records = readFileSync(journal, 'utf8').trim().split('\n')
@@ -240,7 +240,7 @@ describe('a journal edited between runs', () => {
         JSON.parse(r).type === 'intent' && JSON.parse(r).line === 3 ? r.replace(/"RF[0-9A-F]+"/, '"RF-EDITED"') : r,
       )
     rewrite(journal, edited)
-    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const rerun = await world.bulk(csv, [], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
     expect(world.reportOf(csv).map((row) => row.status)).toEqual([
       'refunded_earlier',
@@ -259,7 +259,7 @@ describe('a journal edited between runs', () => {
       .map((r, i) => (i === at ? r.replace(/"RF[0-9A-F]+"/, '"RF-EDITED"') : r))
     rewrite(journal, edited)
     const before = await seen('order_refund')
-    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const rerun = await world.bulk(csv, [], {env})
     expect(rerun.code).toBe(2)
     expect(rerun.stderr).toContain(`the journal's line ${at + 1} records refund "RF-EDITED" for line 3`)
     expect(rerun.stderr).toContain('nothing is sent for this row')
@@ -275,7 +275,7 @@ describe('a journal edited between runs', () => {
         JSON.parse(r).type === 'outcome' && JSON.parse(r).line === 2 ? r.replace('"refunded"', '"failed"') : r,
       ),
     )
-    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const rerun = await world.bulk(csv, [], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
     expect(world.reportOf(csv)[0]!.status).toBe('refunded_earlier')
   })
@@ -292,7 +292,7 @@ describe('a journal edited between runs', () => {
             : r,
         ),
     )
-    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const rerun = await world.bulk(csv, [], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
     expect(world.reportOf(csv)[2]!.status).toBe('already_refunded')
     expect((await Promise.all(orders.map(world.refundsOf))).flat().map((r) => r.refund_fee)).toEqual([100, 100, 100])
@@ -311,7 +311,7 @@ describe('a journal line copied to another row', () => {
     const csv = join(dir, 'refunds.csv')
     writeFileSync(csv, `mch_order_no,refund_amount\n${paid},1.00\n${unpaid},1.00\n`)
     // The unpaid order's row is skipped; the other is refunded.
-    const first = await world.run(['refund', 'create', '--from-csv', csv, '--yes', '--skip-invalid'], {env})
+    const first = await world.bulk(csv, ['--skip-invalid'], {env})
     expect(first.code, first.stderr).toBe(1)
     expect((await world.sandbox.controls.pay(unpaid)).status).toBe(200)
     const plan = await world.run(['refund', 'create', '--from-csv', csv, '--dry-run', '--json'], {env})
@@ -323,19 +323,16 @@ describe('a journal line copied to another row', () => {
       .filter((l) => JSON.parse(l).line === 2)
       .map((l) => JSON.stringify({...JSON.parse(l), line: 3, mch_order_no: unpaid, mch_refund_no: number}))
     writeFileSync(journal, `${[...lines, ...copied].join('\n')}\n`)
-    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const rerun = await world.bulk(csv, [], {env})
     expect(rerun.code, rerun.stderr).toBe(2)
     expect(rerun.stderr).toMatch(/the journal's lines \d+ and \d+ give gateway refund "\d+" to lines 2 and 3: edited/)
     expect(rerun.stderr).toContain('nothing is sent for this row')
     expect(world.reportOf(csv).map((row) => row.status)).not.toContain('refunded_earlier')
     expect(await world.refundsOf(unpaid)).toEqual([])
     // A journal of its own, as the advice says: the row is refunded once, the other found made.
-    const fresh = await world.run(
-      ['refund', 'create', '--from-csv', csv, '--yes', '--journal', join(dir, 'new.jsonl')],
-      {
-        env,
-      },
-    )
+    const fresh = await world.bulk(csv, ['--journal', join(dir, 'new.jsonl')], {
+      env,
+    })
     expect(fresh.code, fresh.stderr).toBe(0)
     expect(world.reportOf(csv).map((row) => row.status)).toEqual(['already_refunded', 'refunded'])
     expect((await world.refundsOf(unpaid)).map((r) => r.refund_fee)).toEqual([100])
@@ -401,7 +398,7 @@ describe('a trial of the above by someone who did not write it', () => {
 
   it("an intent edited to the number gw derives for another occurrence of the same refund: looked up under the row's own, never sent twice", async () => {
     const {order, env, csv} = await refundFileOf('TRIAL-OCC', 'one.csv', '3.00')
-    expect((await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})).code).toBe(0)
+    expect((await world.bulk(csv, [], {env})).code).toBe(0)
     const journal = `${csv}.journal.jsonl`
     const records = readFileSync(journal, 'utf8')
       .trim()
@@ -418,7 +415,7 @@ describe('a trial of the above by someone who did not write it', () => {
       .filter((r) => r.type !== 'outcome')
       .map((r) => (r === intent ? {...r, mch_refund_no: second} : r))
     writeFileSync(journal, `${edited.map((r) => JSON.stringify(r)).join('\n')}\n`)
-    const rerun = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const rerun = await world.bulk(csv, [], {env})
     expect(rerun.code, rerun.stderr).toBe(0)
     expect(world.reportOf(csv)[0]!.status).toBe('already_refunded')
     expect(await world.refundsOf(order!)).toHaveLength(1)
@@ -523,7 +520,7 @@ describe('a trial of the above by someone who did not write it', () => {
     }
     writeFileSync(`${csv}.journal.jsonl`, `${JSON.stringify(header)}\nnull\n${JSON.stringify(odd)}\n`)
     const before = await seen('order_refund')
-    const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+    const run = await world.bulk(csv, [], {env})
     expect(run.code, run.stderr).toBe(2)
     expect(run.stderr).not.toContain('unexpected failure')
     expect(run.stderr).toContain("the journal's line 3 records refund")
@@ -1297,7 +1294,7 @@ describe('beside a live gateway of the same appid', () => {
         join(dir, 'history.jsonl'),
         `${JSON.stringify({type: 'refund', appid: APPID, mch_order_no: order, channel: 'alipay', mch_refund_no: 'RF-CLAIMED', refund_fee: 1000, fee_type: 'THB', status: 'refunded', source: 'refund create', at: new Date().toISOString()})}\n`,
       )
-      const run = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+      const run = await world.bulk(csv, [], {env})
       expect(run.code, run.stderr).toBe(6)
       const [row] = world.reportOf(csv)
       expect(row).toMatchObject({status: 'not_confirmable'})
@@ -1400,12 +1397,12 @@ describe('beside a live gateway of the same appid', () => {
       // On another desk: no journal, no history.
       const {env} = world.machine()
       // This desk made none of the order's refunds, and alipay has no refund query: asked first (--again).
-      const asked = await world.run(['refund', 'create', '--from-csv', copy, '--yes'], {env})
+      const asked = await world.bulk(copy, [], {env})
       expect(asked.code, asked.stderr).toBe(2)
       expect(asked.stderr).toContain(
         'the gateway has no refund query for alipay, so which refund and how much cannot be seen here',
       )
-      const recheck = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--again'], {env})
+      const recheck = await world.bulk(copy, ['--again'], {env})
       expect(recheck.code, recheck.stderr).toBe(1)
       // Its own number held at the gateway, on a channel that cannot show the refund's state: not confirmable, never
       // "failed, give another number", which would refund the customer twice.
@@ -1416,7 +1413,7 @@ describe('beside a live gateway of the same appid', () => {
       expect(world.reportOf(copy)[1]!.err_msg).toContain('add --retry-failed to send it')
       expect((await refundsOn(world.sandbox, orders[0]!)).map((r) => r.fee)).toEqual([1000])
       expect(await refundsOn(world.sandbox, orders[1]!)).toEqual([])
-      const retried = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--retry-failed', '--again'], {
+      const retried = await world.bulk(copy, ['--retry-failed', '--again'], {
         env,
       })
       // The failed row is sent now; the first stays not confirmable (exit 6): nothing more can be learned of it here.
@@ -1442,10 +1439,10 @@ describe('beside a live gateway of the same appid', () => {
       expect(summary).toMatch(/^batch_id,NOV-2\r?$/m)
       const copy = world.file('recheck-batch-report.csv', readFileSync(csv.replace(/\.csv$/, '.report.csv')))
       const {env} = world.machine()
-      const asked = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--allow-repeats'], {env})
+      const asked = await world.bulk(copy, ['--allow-repeats'], {env})
       expect(asked.code, asked.stderr).toBe(2)
       expect(asked.stderr).toContain('it was refunded elsewhere')
-      const recheck = await world.run(['refund', 'create', '--from-csv', copy, '--yes', '--allow-repeats', '--again'], {
+      const recheck = await world.bulk(copy, ['--allow-repeats', '--again'], {
         env,
       })
       expect(recheck.stdout + recheck.stderr).not.toContain('another refund number')

@@ -55,11 +55,6 @@ const linesOf = (path: string) =>
     cells.every((c) => c === '') ? [] : cells,
   )
 
-let n = 0
-
-/** A file of this content in the world's folder, its name made unique: its path. */
-const numberedFile = (name: string, content: string | Buffer) => world.file(`${++n}-${name}`, content)
-
 beforeAll(async () => {
   world = await startWorld()
 })
@@ -459,9 +454,9 @@ describe('files a spreadsheet opens', () => {
   const quote = (value: string) => `"${value.replace(/"/g, '""')}"`
 
   it('the refund report and the reconcile output neutralise every cell a spreadsheet would read as a formula', async () => {
-    const orders = await world.paidOrders(hostile.length, 10_000, `SAFE${n}`)
+    const orders = await world.paidOrders(hostile.length, 10_000, 'SAFE')
     const rows = orders.map((order, i) => `${order},100,${quote(hostile[i]!)}`).join('\n')
-    const csv = numberedFile('formulas.csv', `mch_order_no,refund_fee,note\n${rows}\n`)
+    const csv = world.numberedFile('formulas.csv', `mch_order_no,refund_fee,note\n${rows}\n`)
     expect((await world.bulk(csv)).code).toBe(0)
     const report = parse(readFileSync(csv.replace(/\.csv$/, '.report.csv')), {columns: true, bom: true}) as Record<
       string,
@@ -469,7 +464,7 @@ describe('files a spreadsheet opens', () => {
     >[]
     expect(report.map((r) => r.note)).toEqual(hostile.map((v) => `'${v}`))
     expect(report.map((r) => r.refund_fee)).toEqual(hostile.map(() => '100'))
-    const recon = numberedFile(
+    const recon = world.numberedFile(
       'formulas-orders.csv',
       `mch_order_no,note\n${orders.map((o, i) => `${o},${quote(hostile[i]!)}`).join('\n')}\n`,
     )

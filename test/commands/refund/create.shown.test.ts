@@ -35,7 +35,7 @@ const refunded = async (...orders: string[]) =>
     .flat()
     .sort()
 
-const send = (path: string, ...args: string[]) => world.run(['refund', 'create', '--from-csv', path, '--yes', ...args])
+const send = (path: string, ...args: string[]) => world.bulk(path, args)
 
 /**
  * The cases of each group below in a world of its own (a sandbox with the shown orders paid): the

@@ -417,7 +417,7 @@ describe('a signed answer about another refund', () => {
       expect(await world.refundsOf(w28!)).toEqual([])
 
       const csv = world.csv(`mch_order_no,refund_amount\n${w28},3.00\n`)
-      const bulk = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+      const bulk = await world.bulk(csv, [], {env})
       expect(bulk.code, bulk.stderr).toBe(4)
       expect(world.reportOf(csv).map((r) => r.status)).toEqual(['unknown'])
       // The single refund left unsettled was looked up first (its lookup is not replayed), and said.
@@ -437,7 +437,7 @@ describe('a signed answer about another refund', () => {
       )
       expect((await world.refundsOf(w28!)).map((r) => r.refund_fee)).toEqual([2800])
       // The file run again settles its own row: looked up (absent), then sent once under its number.
-      const again = await world.run(['refund', 'create', '--from-csv', csv, '--yes'], {env})
+      const again = await world.bulk(csv, [], {env})
       expect(again.code, again.stderr).toBe(0)
       expect((await world.refundsOf(w28!)).map((r) => r.refund_fee).sort((x, y) => x - y)).toEqual([300, 2800])
     } finally {
