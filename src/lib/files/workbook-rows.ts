@@ -32,6 +32,8 @@ export interface WorkbookRecord {
   blanked?: number[]
   /** Cells with some runs of their text written white on white, not all, by column: they show less than they hold. */
   partlyBlanked?: number[]
+  /** Of the blanked cells, those a rule paints in a colour gw cannot tell (colours' UNTOLD): said so. */
+  untold?: number[]
   /** Cells written in a font too small to read (colours' tooSmall), by column; and those of some runs so written. */
   small?: number[]
   partlySmall?: number[]
@@ -148,6 +150,7 @@ export class RowBuilder {
   partlyBlanked: number[] = []
   small: number[] = []
   partlySmall: number[] = []
+  untold?: number[]
   /** The colours of its cells, where the sheet's rules may colour them (conditional-formats' markRow). */
   colours?: Map<number, CellColours>
   hasNotes = false
@@ -189,6 +192,7 @@ export class RowBuilder {
       ...(this.partlyStruck.length ? {partlyStruck: this.partlyStruck} : {}),
       ...(this.blanked.length ? {blanked: this.blanked} : {}),
       ...(this.partlyBlanked.length ? {partlyBlanked: this.partlyBlanked} : {}),
+      ...(this.untold ? {untold: this.untold} : {}),
       ...(this.small.length ? {small: this.small} : {}),
       ...(this.partlySmall.length ? {partlySmall: this.partlySmall} : {}),
       ...(covered ? {merged: covered} : {}),

@@ -33,6 +33,8 @@ export interface XlsxBook {
   strings: string[]
   marks: Map<number, RunMarks>
   styles: CellStyles
+  /** The workbook's theme colours (xlsx-styles' themeColours), which a run's colour may name. */
+  theme: readonly string[]
   date1904: boolean
   /** Marked to be calculated when opened: a formula's stored value is a placeholder, not its result. */
   uncalculated: boolean
@@ -105,7 +107,7 @@ class SheetReader {
   #capture: 'v' | 't' | 'f' | undefined
   #inInline = false
   #phonetic = 0
-  readonly #runs = new RunStrikes()
+  readonly #runs: RunStrikes
   /** Each cell's number, for the conditional formats that compare one (by column, this row). */
   #numbers: Record<number, number> = {}
   readonly ready: WorkbookRecord[] = []
@@ -121,6 +123,7 @@ class SheetReader {
     comments: CellComment[],
   ) {
     this.#comments = comments
+    this.#runs = new RunStrikes(book.theme)
     this.#paints = tail.rules.some((rule) => typeof rule.effect === 'object' && 'paints' in rule.effect)
   }
 

@@ -856,3 +856,31 @@ describe('sheets that do not show all they hold', () => {
     })
   })
 })
+
+describe('what a fresh review found the sheet shows (round four)', () => {
+  inAWorldOfItsOwn()
+
+  describe("a rule's colours are its font's and its fill's, told by the workbook's theme", () => {
+    it.each([
+      ['a rule that only adds a border (its border is black, not the text)', 'rule-border.openpyxl.xlsx', 111],
+      ["a rule that fills the theme's Background 1 tinted 5% (white still)", 'rule-themetint.openpyxl.xlsx', 114],
+    ])('%s: the row written white on white is refused; nothing sent', async (_, name, first) => {
+      const orders = [first, first + 1, first + 2].map((n) => `SHW-${n}`)
+      const result = await send(copy(name))
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toMatch(/line 3: shown empty by its format or a conditional format \(cells A3, B3/)
+      expect(result.stderr).not.toMatch(/line [24]:/)
+      expect(await refunded(...orders)).toEqual([])
+    })
+
+    it('a rule that fills a theme colour the workbook does not define: refused as unseen, saying why', async () => {
+      const result = await send(copy('rule-theme-untold.handmade.xlsx'))
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain(
+        'line 2: taken as unseen (cells A2, B2: a conditional format colours them in a colour gw cannot tell',
+      )
+      expect(result.stderr).toContain('line 3: taken as unseen (cells A3, B3')
+      expect(await refunded('SHW-114', 'SHW-115', 'SHW-116')).toEqual([])
+    })
+  })
+})

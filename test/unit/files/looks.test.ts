@@ -8,7 +8,8 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {SMALLEST_READABLE, tooSmall, unseenOn} from '../../../src/lib/files/colours.js'
+import {SMALLEST_READABLE, tooSmall, unseenOn, UNTOLD} from '../../../src/lib/files/colours.js'
+import {tinted} from '../../../src/lib/files/xlsx-styles.js'
 import {readWorkbook} from '../../../src/lib/files/workbook-reader.js'
 import type {WorkbookRecord} from '../../../src/lib/files/workbook-rows.js'
 import {REPO_ROOT} from '../../helpers/shared.js'
@@ -102,4 +103,39 @@ describe("a rule's fill under white text", () => {
       ])
     },
   )
+})
+
+describe("a rule's colours (round four)", () => {
+  it('a theme colour is tinted as Excel draws it: lighter towards white, darker towards black', () => {
+    expect(tinted('ffffff', 0.05)).toBe('ffffff')
+    expect(tinted('000000', 0.5)).toBe('808080')
+    expect(tinted('4472c4', 0.4)).toBe('8faadc')
+    expect(tinted('4472c4', -0.25)).toBe('2f5597')
+    expect(tinted('4472c4', 0)).toBe('4472c4')
+  })
+
+  it('a colour gw cannot tell is no proof that text shows: on it, or in it, text is taken as unseen', () => {
+    expect(unseenOn('ffffff', UNTOLD)).toBe(true)
+    expect(unseenOn(undefined, UNTOLD)).toBe(true)
+    expect(unseenOn(UNTOLD, '1f3864')).toBe(true)
+  })
+
+  it.each(['rule-border.openpyxl.xlsx', 'rule-themetint.openpyxl.xlsx'])(
+    "%s: the rule's border or tinted white fill leaves the white row looking empty",
+    async (name) => {
+      expect((await rows(name)).slice(1).map((r) => [r.line, r.blanked])).toEqual([
+        [2, undefined],
+        [3, [0, 1, 2]],
+        [4, undefined],
+      ])
+    },
+  )
+
+  it('a rule filling a theme colour the workbook does not define: each cell it paints taken as unseen, as untold', async () => {
+    expect((await rows('rule-theme-untold.handmade.xlsx')).slice(1).map((r) => [r.line, r.untold])).toEqual([
+      [2, [0, 1, 2]],
+      [3, [0, 1, 2]],
+      [4, [0, 1, 2]],
+    ])
+  })
 })
