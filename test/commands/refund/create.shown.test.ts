@@ -883,4 +883,14 @@ describe('what a fresh review found the sheet shows (round four)', () => {
       expect(await refunded('SHW-114', 'SHW-115', 'SHW-116')).toEqual([])
     })
   })
+
+  it('an .ods whose named cell style "Default" is 3 pt (as odfpy writes it): cells that name no style refused', async () => {
+    const result = await send(copy('small-default-named.odfpy.ods'))
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(
+      'line 2: written too small to read (cells A2, B2: a font under 5 pt shows as a dot)',
+    )
+    expect(result.stderr).toContain('line 3: written too small to read (cells A3, B3')
+    expect(await refunded('SHW-117', 'SHW-118')).toEqual([])
+  })
 })

@@ -90,6 +90,14 @@ describe('text too small to read', () => {
       [7, [1], undefined],
     ])
   })
+
+  it('odfpy: the named cell style "Default" at 3 pt is the size of every cell that names no style', async () => {
+    expect((await rows('small-default-named.odfpy.ods')).map((r) => [r.line, r.small])).toEqual([
+      [1, [0, 1]],
+      [2, [0, 1]],
+      [3, [0, 1]],
+    ])
+  })
 })
 
 describe("a rule's fill under white text", () => {
