@@ -109,6 +109,8 @@ export function rangeOf(ref: string): {top: number; bottom: number; left: number
 /** Merged ranges of a sheet: the cells each covers beside its first (which alone holds the value). */
 export class MergedCells {
   readonly #byRow = new Map<number, Record<number, string>>()
+  /** Each range's last line, by its first cell (`line:column`). */
+  readonly #bottoms = new Map<string, number>()
 
   constructor(refs: readonly string[] = []) {
     for (const ref of refs) this.add(ref)
@@ -119,6 +121,7 @@ export class MergedCells {
     const range = rangeOf(ref)
     // A range of a whole column or more is not a merge of cells a row holds.
     if (!range || (range.bottom - range.top + 1) * (range.right - range.left + 1) > 100_000) return
+    this.#bottoms.set(`${range.top}:${range.left}`, range.bottom)
     for (let line = range.top; line <= range.bottom; line++)
       for (let column = range.left; column <= range.right; column++) {
         if (line === range.top && column === range.left) continue
@@ -126,6 +129,38 @@ export class MergedCells {
         covered[column] = ref
         this.#byRow.set(line, covered)
       }
+  }
+
+  /**
+   * Comments (on a line, at a column) with each one on a merged cell repeated on every line below
+   * it that the cell covers: a person reads the merged cell, and its comment, beside each of them.
+   */
+  spread<T extends {line: number; at: number}>(comments: T[]): T[] {
+    return comments
+      .flatMap((comment) => {
+        const bottom = this.#bottoms.get(`${comment.line}:${comment.at}`) ?? comment.line
+        return Array.from({length: bottom - comment.line + 1}, (_, below) => ({...comment, line: comment.line + below}))
+      })
+      .sort((a, b) => a.line - b.line || a.at - b.at)
+  }
+
+  /** Comments spread onto lines not yet read: an .ods says a merge at its first cell, as its rows come. */
+  #carried: {line: number; at: number; text: string}[] = []
+
+  /** The comments `texts` on cell (`line`, `at`) for that line; those for the lines below it that a merge there covers kept for carried. */
+  commentsOn(line: number, at: number, texts: string[]): {at: number; text: string}[] {
+    const spread = this.spread(texts.map((text) => ({line, at, text})))
+    this.#carried.push(...spread.filter((comment) => comment.line > line))
+    return spread.flatMap((comment) => (comment.line === line ? [{at, text: comment.text}] : []))
+  }
+
+  /** The comments carried onto `line` from a merged cell above it (commentsOn), let go once taken. */
+  carried(line: number): {at: number; text: string}[] {
+    const here = this.#carried.flatMap((comment) =>
+      comment.line === line ? [{at: comment.at, text: comment.text}] : [],
+    )
+    this.#carried = this.#carried.filter((comment) => comment.line > line)
+    return here
   }
 
   coveredIn(line: number): Record<number, string> | undefined {

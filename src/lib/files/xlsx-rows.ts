@@ -347,7 +347,7 @@ export async function* xlsxRows(
   sheet: SheetEntry,
 ): AsyncGenerator<WorkbookRecord> {
   const tail = await sheetTail(zip, sheet.part, book.styles.effects)
-  const reader = new SheetReader(path, book, tail, await sheetComments(zip, sheet.part))
+  const reader = new SheetReader(path, book, tail, tail.merged.spread(await sheetComments(zip, sheet.part)))
   for await (const _ of zip.parse(sheet.part, reader.handlers)) {
     yield* reader.ready
     reader.ready.length = 0

@@ -893,4 +893,25 @@ describe('what a fresh review found the sheet shows (round four)', () => {
     expect(result.stderr).toContain('line 3: written too small to read (cells A3, B3')
     expect(await refunded('SHW-117', 'SHW-118')).toEqual([])
   })
+
+  describe('a comment on a cell merged over rows is read beside each of them', () => {
+    it.each(['comment-merged.openpyxl.xlsx', 'comment-merged.libreoffice.ods'])(
+      '%s: both rows the merged reason covers are held; nothing sent',
+      async (name) => {
+        const result = await send(copy(name))
+        expect(result.code, result.stderr).toBe(2)
+        expect(result.stderr).toContain('line 2, cell C2: "DO NOT REFUND": holds its row back')
+        expect(result.stderr).toContain('line 3, cell C3: "DO NOT REFUND": holds its row back')
+        expect(await refunded('SHW-119', 'SHW-120', 'SHW-121')).toEqual([])
+      },
+    )
+
+    it('--status-map rejected leaves out both rows it covers; the row below is refunded', async () => {
+      const result = await send(copy('comment-merged.openpyxl.xlsx'), '--status-map', 'DO NOT REFUND=rejected')
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stderr).toContain('line 2: the comment on C2 says "DO NOT REFUND", rejected (--status-map)')
+      expect(result.stderr).toContain('line 3: the comment on C3 says "DO NOT REFUND", rejected (--status-map)')
+      expect(await refunded('SHW-119', 'SHW-120', 'SHW-121')).toEqual([['SHW-121', 100]])
+    })
+  })
 })

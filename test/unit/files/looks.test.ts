@@ -65,6 +65,20 @@ describe('comments on cells', () => {
   })
 })
 
+describe('a comment on a merged cell', () => {
+  it.each(['comment-merged.openpyxl.xlsx', 'comment-merged.libreoffice.ods'])(
+    '%s: on each line the merged cell covers, at its column',
+    async (name) => {
+      expect((await rows(name)).map((r) => [r.line, r.comments])).toEqual([
+        [1, undefined],
+        [2, [{at: 2, text: 'DO NOT REFUND'}]],
+        [3, [{at: 2, text: 'DO NOT REFUND'}]],
+        [4, undefined],
+      ])
+    },
+  )
+})
+
 describe('text too small to read', () => {
   it('openpyxl: cells at 1, 2 and 4 pt and a row style of 1 pt marked small; 5 pt not', async () => {
     expect((await rows('tiny-font.openpyxl.xlsx')).slice(1).map((r) => [r.line, r.small])).toEqual([
