@@ -914,4 +914,11 @@ describe('what a fresh review found the sheet shows (round four)', () => {
       expect(await refunded('SHW-119', 'SHW-120', 'SHW-121')).toEqual([['SHW-121', 100]])
     })
   })
+
+  it("an Excel thread that approves over its legacy note's DO NOT REFUND (what LibreOffice shows): held; nothing sent", async () => {
+    const result = await send(copy('thread-diverge.handmade.xlsx'))
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('line 2, cell B2: "DO NOT REFUND": holds its row back')
+    expect(await refunded('SHW-122', 'SHW-123')).toEqual([])
+  })
 })

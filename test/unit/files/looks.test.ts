@@ -79,6 +79,19 @@ describe('a comment on a merged cell', () => {
   )
 })
 
+describe('an Excel thread and its legacy note', () => {
+  it('a legacy note that says other than its thread is read beside it; the copy Excel keeps is not', async () => {
+    expect((await rows('thread-diverge.handmade.xlsx')).map((r) => r.comments)).toEqual([
+      undefined,
+      [
+        {at: 1, text: 'Approved, go ahead'},
+        {at: 1, text: 'DO NOT REFUND'},
+      ],
+      undefined,
+    ])
+  })
+})
+
 describe('text too small to read', () => {
   it('openpyxl: cells at 1, 2 and 4 pt and a row style of 1 pt marked small; 5 pt not', async () => {
     expect((await rows('tiny-font.openpyxl.xlsx')).slice(1).map((r) => [r.line, r.small])).toEqual([
