@@ -34,6 +34,8 @@ export interface WorkbookRecord {
   partlyBlanked?: number[]
   /** Of the blanked cells, those a rule paints in a colour gw cannot tell (colours' UNTOLD): said so. */
   untold?: number[]
+  /** Of the small cells, those shrunk to fit a column too narrow for their text: said so. */
+  shrunk?: number[]
   /** Cells written in a font too small to read (colours' tooSmall), by column; and those of some runs so written. */
   small?: number[]
   partlySmall?: number[]
@@ -186,6 +188,7 @@ export class RowBuilder {
   small: number[] = []
   partlySmall: number[] = []
   untold?: number[]
+  shrunk?: number[]
   /** The colours of its cells, where the sheet's rules may colour them (conditional-formats' markRow). */
   colours?: Map<number, CellColours>
   hasNotes = false
@@ -228,6 +231,7 @@ export class RowBuilder {
       ...(this.blanked.length ? {blanked: this.blanked} : {}),
       ...(this.partlyBlanked.length ? {partlyBlanked: this.partlyBlanked} : {}),
       ...(this.untold ? {untold: this.untold} : {}),
+      ...(this.shrunk ? {shrunk: this.shrunk} : {}),
       ...(this.small.length ? {small: this.small} : {}),
       ...(this.partlySmall.length ? {partlySmall: this.partlySmall} : {}),
       ...(covered ? {merged: covered} : {}),

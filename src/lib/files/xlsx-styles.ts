@@ -241,6 +241,12 @@ function colourOf(tag: SaxesTagPlain, theme: readonly string[]): string | undefi
   return Number.isFinite(tint) ? tinted(base, Math.max(-1, Math.min(1, tint))) : UNTOLD
 }
 
+const TRUE = ['1', 'true']
+export const isTrue = (tag: SaxesTagPlain, name: string) => TRUE.includes(attr(tag, name) ?? '')
+
+/** The size of a font that says none: Excel's default (Calibri 11). */
+const DEFAULT_POINTS = 11
+
 /** A font's size in points (`<sz val="11"/>`). */
 const sizeOf = (tag: SaxesTagPlain) => {
   const size = Number(attr(tag, 'val'))
@@ -263,6 +269,8 @@ export interface CellStyles {
   filled: boolean[]
   /** Whether a cell style's font is too small to read (1 pt shows as a dot). */
   small: boolean[]
+  /** The font size (points) of each cell style that shrinks its text to fit its column (`shrinkToFit`); undefined for one that does not. */
+  shrink: (number | undefined)[]
   /** The colours each cell style draws its text in (undefined: automatic) and on (undefined: no fill). */
   colours: {text?: string; ground?: string}[]
   /** By differential format (a conditional format's `dxfId`): whether it strikes its cells or hides them (`;;;`). */
@@ -316,7 +324,16 @@ export async function cellStyles(
   theme: readonly string[],
 ): Promise<CellStyles> {
   const codes = new Map<number, string>()
-  const styles: CellStyles = {numbers: [], struck: [], unseen: [], filled: [], small: [], colours: [], effects: []}
+  const styles: CellStyles = {
+    numbers: [],
+    struck: [],
+    unseen: [],
+    filled: [],
+    small: [],
+    shrink: [],
+    colours: [],
+    effects: [],
+  }
   /** Each font: its strike, its size, and its colour when the file names one (an automatic colour is drawn to show). */
   const fonts: {struck: boolean; colour?: string; size?: number}[] = []
   /** Each fill: whether it colours the cell (a pattern of a colour other than white), and its colour. */
@@ -326,6 +343,8 @@ export async function cellStyles(
   let inFonts = false
   let inFills = false
   let dxf: Dxf | undefined
+  /** The font size of the cell style being read. */
+  let points = DEFAULT_POINTS
   await parseAll(zip, part, {
     open(tag) {
       const name = local(tag)
@@ -357,8 +376,11 @@ export async function cellStyles(
         styles.unseen.push(font?.colour !== undefined && ground !== undefined && looksAlike(font.colour, ground))
         styles.filled.push(filled)
         styles.small.push(tooSmall(font?.size))
+        styles.shrink.push(undefined)
+        points = font?.size ?? fonts[0]?.size ?? DEFAULT_POINTS
         styles.colours.push({text: font?.colour, ground: filled ? fill?.colour : undefined})
-      }
+      } else if (name === 'alignment' && inCellXfs && isTrue(tag, 'shrinkToFit'))
+        styles.shrink[styles.shrink.length - 1] = points
     },
     close(tag) {
       const name = local(tag)

@@ -921,4 +921,17 @@ describe('what a fresh review found the sheet shows (round four)', () => {
     expect(result.stderr).toContain('line 2, cell B2: "DO NOT REFUND": holds its row back')
     expect(await refunded('SHW-122', 'SHW-123')).toEqual([])
   })
+
+  it('500.00 shrunk to fit a column 1.5 wide is refused as too small; an order number that fits is read', async () => {
+    const path = copy('shrink-to-fit.openpyxl.xlsx')
+    const result = await send(path, '--column', 'refund_amount=Refund')
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(
+      'line 2: written too small to read (cell B2: shrunk to fit a column too narrow for its text, under 5 pt)',
+    )
+    expect(result.stderr).not.toContain('line 3:')
+    const shown = await send(path, '--column', 'refund_amount=Refund', '--only-visible')
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(await refunded('SHW-124', 'SHW-125')).toEqual([['SHW-125', 1000]])
+  })
 })

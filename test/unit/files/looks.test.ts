@@ -103,6 +103,13 @@ describe('text too small to read', () => {
     ])
   })
 
+  it('openpyxl: shrink to fit in a column narrower than its text is small; in one it fits, not', async () => {
+    expect((await rows('shrink-to-fit.openpyxl.xlsx')).slice(1).map((r) => [r.line, r.small, r.shrunk])).toEqual([
+      [2, [1], [1]],
+      [3, undefined, undefined],
+    ])
+  })
+
   it('xlsxwriter: an order number whose last run is 1 pt is partly small', async () => {
     expect((await rows('tiny-run.xlsxwriter.xlsx'))[1]).toMatchObject({record: ['SHW-101', '10.00'], partlySmall: [0]})
   })
