@@ -171,7 +171,8 @@ export async function themeColours(zip: ZipParts, part: string | undefined): Pro
     open(tag) {
       const name = local(tag)
       if (name === 'clrScheme') depth = 1
-      else if (depth === 1) [depth, listed[listed.length]] = [2, UNTOLD]
+      // A theme names twelve colours; a part that lists more is held to them.
+      else if (depth === 1 && listed.length < 12) [depth, listed[listed.length]] = [2, UNTOLD]
       else if (depth === 2 && (name === 'srgbClr' || name === 'sysClr')) {
         const colour = /^[0-9a-f]{6}$/i.exec(attr(tag, name === 'srgbClr' ? 'val' : 'lastClr') ?? '')?.[0]
         listed[listed.length - 1] = colour?.toLowerCase() ?? UNTOLD
