@@ -8,13 +8,20 @@ export function looksAlike(a: string, b: string): boolean {
   return [0, 2, 4].every((at) => Math.abs(parseInt(a.slice(at, at + 2), 16) - parseInt(b.slice(at, at + 2), 16)) <= 24)
 }
 
+/** A colour gw cannot tell (a theme colour the workbook's theme does not say, a gradient): never taken as one that shows. */
+export const UNTOLD = '?'
+
+/** Whether gw cannot tell text in colour `text` on `ground` shows: one of them is UNTOLD. */
+export const untoldOn = (text: string | undefined, ground: string | undefined) => text === UNTOLD || ground === UNTOLD
+
 /**
  * Whether text in colour `text` (automatic when undefined: drawn to show) on a cell of `ground`
- * (the sheet's white when undefined: no fill) is unseen: the two look alike. A conditional
- * format's fill or font colour, where it applies, is the cell's.
+ * (the sheet's white when undefined: no fill) is unseen: the two look alike, or gw cannot tell
+ * one of them (untoldOn: not proof that it shows). A conditional format's fill or font colour,
+ * where it applies, is the cell's.
  */
 export const unseenOn = (text: string | undefined, ground: string | undefined) =>
-  text !== undefined && looksAlike(text, ground ?? 'ffffff')
+  untoldOn(text, ground) || (text !== undefined && looksAlike(text, ground ?? 'ffffff'))
 
 /**
  * The smallest font a person reads a number in, in points. At 100% zoom LibreOffice (and Excel)

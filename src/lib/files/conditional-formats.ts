@@ -7,7 +7,7 @@
  * that can strike or hide cells is never guessed: it is said, and the file is a problem. What a
  * rule does to its cells is rule-effects'.
  */
-import {unseenOn} from './colours.js'
+import {unseenOn, untoldOn} from './colours.js'
 import {type CellColours, type Effect, effectWords, isPaints} from './rule-effects.js'
 import {showNumber} from './shown-number.js'
 import type {CellNote} from './workbook-cells.js'
@@ -324,6 +324,8 @@ interface MarkedRow {
   struck: number[]
   blanked: number[]
   small?: number[]
+  /** Cells refused as unseen because a rule paints them in a colour gw cannot tell (colours' UNTOLD), by column. */
+  untold?: number[]
   /** The colours a cell is drawn in, by column, where the sheet's rules may colour it: its text's (automatic: undefined) and its fill's. */
   colours?: Map<number, CellColours>
 }
@@ -348,7 +350,9 @@ export function markRow(
   for (const [at, paint] of applied.painted) {
     if (!filled(at) || applied.hidden.includes(at)) continue
     const drawn = row.colours?.get(at) ?? {}
-    const unseen = unseenOn(paint.text ?? drawn.text, paint.fill ?? drawn.ground)
+    const [text, ground] = [paint.text ?? drawn.text, paint.fill ?? drawn.ground]
+    const unseen = unseenOn(text, ground)
+    if (untoldOn(text, ground)) (row.untold ??= []).push(at)
     const blanked = row.blanked.indexOf(at)
     // A cell blanked by its colours alone shows on the fill a rule adds; one a rule paints out is blanked.
     if (unseen && blanked === -1) row.blanked.push(at)

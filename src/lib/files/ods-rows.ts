@@ -243,6 +243,7 @@ class TableReader {
     this.#rowDefault = attr(tag, 'table:default-cell-style-name')
     const row = new RowBuilder(this.path, this.#line + 1)
     this.#row = row
+    row.comments.push(...this.#merged.carried(row.line))
     this.#numbers = {}
     this.#cellRules = []
     this.#rowRepeat = Number(attr(tag, 'table:number-rows-repeated') ?? 1)
@@ -339,7 +340,7 @@ class TableReader {
     const small = read.text.trim() !== '' && (cell.looks.small || (filled > 0 && cell.smallText >= filled))
     if (!small && read.text.trim() !== '' && cell.smallText > 0) read.partlySmall = true
     const right = Math.min(this.#column + cell.repeat, MAX_COLUMNS) - 1
-    for (const text of cell.comments) row.comments.push({at: this.#column, text})
+    row.comments.push(...this.#merged.commentsOn(row.line, this.#column, cell.comments))
     if (read.text !== '' || read.note) {
       // Repeated filled cells are written out; repeated empty ones only move the column.
       for (let at = this.#column; at <= right; at++) {

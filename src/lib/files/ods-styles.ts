@@ -41,10 +41,7 @@ interface CellStyle {
 const hexOf = (colour: string | undefined) => /^#([0-9a-f]{6})$/i.exec(colour ?? '')?.[1]?.toLowerCase()
 
 /** White, or as near it as a reader cannot tell. */
-const isWhite = (colour: string | undefined) => {
-  const hex = hexOf(colour)
-  return hex !== undefined && looksAlike(hex, 'ffffff')
-}
+const isWhite = (colour: string | undefined) => looksAlike(hexOf(colour) ?? '000000', 'ffffff')
 
 /** Where a style shows the currency of the cell it formats (an empty `number:currency-symbol`). */
 const CELL_CURRENCY = '"\u0000"'
@@ -77,16 +74,15 @@ const pointsOf = (length: string | undefined) => {
   return unit === undefined ? undefined : Number(match![1]) * unit
 }
 
+/** The named style LibreOffice draws a cell that names no style in, which every style without a parent inherits (odfpy writes one). */
+const DEFAULT_CELL_STYLE = 'Default'
+
 /** LibreOffice's default font size, for a document whose default cell style names none. */
 const DEFAULT_POINTS = 10
 
 /** A digit of LibreOffice's default 10 pt font is about 5.5 pt wide (Excel's width unit, a digit of Calibri 11, 5.25 pt). */
 const DIGIT_POINTS = 5
-const isNarrow = (length: string | undefined) => {
-  const match = length === undefined ? null : /^\s*(\d*\.?\d+)\s*([a-z]+)\s*$/i.exec(length)
-  const unit = match && POINTS[match[2]!.toLowerCase()]
-  return unit !== undefined && unit !== null && Number(match![1]) * unit < DIGIT_POINTS
-}
+const isNarrow = (length: string | undefined) => (pointsOf(length) ?? DIGIT_POINTS) < DIGIT_POINTS
 
 /** Text as a quoted literal of a format code (a `"` in it escaped character by character). */
 const literal = (text: string) =>
@@ -261,14 +257,21 @@ export class OdsStyles {
     }
   }
 
-  /** What a cell style inherits: its own, else its parent's (a named style of styles.xml). */
-  #cellStyle<K extends keyof CellStyle>(name: string | undefined, key: K): CellStyle[K] | undefined {
-    for (let seen = 0, at = name; at !== undefined && seen < 16; seen++) {
+  /** A cell style and those it inherits, nearest first: its parents, and last the named style "Default" (DEFAULT_CELL_STYLE). */
+  *#lineage(name: string | undefined): Generator<CellStyle> {
+    let at = name ?? DEFAULT_CELL_STYLE
+    for (let seen = 0; seen < 16; seen++) {
       const style = this.#cells.get(at)
-      if (!style) return undefined
-      if (style[key] !== undefined) return style[key]
-      at = style.parent
+      if (!style) return
+      yield style
+      if (style.parent === undefined && at === DEFAULT_CELL_STYLE) return
+      at = style.parent ?? DEFAULT_CELL_STYLE
     }
+  }
+
+  /** What a cell style inherits: its own, else its lineage's (#lineage). */
+  #cellStyle<K extends keyof CellStyle>(name: string | undefined, key: K): CellStyle[K] | undefined {
+    for (const style of this.#lineage(name)) if (style[key] !== undefined) return style[key]
     return undefined
   }
 
@@ -342,13 +345,10 @@ export class OdsStyles {
    */
   small(cellStyle: string | undefined): boolean {
     let scale = 1
-    for (let seen = 0, at = cellStyle; at !== undefined && seen < 16; seen++) {
-      const style = this.#cells.get(at)
-      if (!style) break
+    for (const style of this.#lineage(cellStyle)) {
       const percent = /^\s*(\d*\.?\d+)\s*%\s*$/.exec(style.size ?? '')
       if (percent) scale *= Number(percent[1]) / 100
       else if (style.size !== undefined) return tooSmall((pointsOf(style.size) ?? DEFAULT_POINTS) * scale)
-      at = style.parent
     }
     return tooSmall(this.#defaultPoints * scale)
   }

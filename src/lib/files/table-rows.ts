@@ -23,12 +23,18 @@ function crossedOut(
   header: TableHeader,
   source: TableSource,
   read: Set<number>,
-  {record, struck, partlyStruck, blanked, partlyBlanked, small, partlySmall, line}: SourceRecord,
+  {record, struck, partlyStruck, blanked, partlyBlanked, untold, small, shrunk, partlySmall, line}: SourceRecord,
 ): string | undefined {
   const blank = (blanked ?? []).filter((at) => read.has(at))
+  const notTold = blank.filter((at) => untold?.includes(at))
+  if (notTold.length)
+    return `taken as unseen (${cellsOf(notTold, line)}: a conditional format colours them in a colour gw cannot tell, such as a theme colour the workbook does not define)`
   if (blank.length)
     return `shown empty by its format or a conditional format (${cellsOf(blank, line)}: white on white, or ;;;)`
   const tiny = (small ?? []).filter((at) => read.has(at))
+  const narrow = tiny.filter((at) => shrunk?.includes(at))
+  if (narrow.length)
+    return `written too small to read (${cellsOf(narrow, line)}: shrunk to fit a column too narrow for its text, under ${SMALLEST_READABLE} pt)`
   if (tiny.length)
     return `written too small to read (${cellsOf(tiny, line)}: a font under ${SMALLEST_READABLE} pt shows as a dot)`
   const partlyTiny = (partlySmall ?? []).filter((at) => read.has(at))

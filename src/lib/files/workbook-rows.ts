@@ -32,6 +32,10 @@ export interface WorkbookRecord {
   blanked?: number[]
   /** Cells with some runs of their text written white on white, not all, by column: they show less than they hold. */
   partlyBlanked?: number[]
+  /** Of the blanked cells, those a rule paints in a colour gw cannot tell (colours' UNTOLD): said so. */
+  untold?: number[]
+  /** Of the small cells, those shrunk to fit a column too narrow for their text: said so. */
+  shrunk?: number[]
   /** Cells written in a font too small to read (colours' tooSmall), by column; and those of some runs so written. */
   small?: number[]
   partlySmall?: number[]
@@ -107,6 +111,8 @@ export function rangeOf(ref: string): {top: number; bottom: number; left: number
 /** Merged ranges of a sheet: the cells each covers beside its first (which alone holds the value). */
 export class MergedCells {
   readonly #byRow = new Map<number, Record<number, string>>()
+  /** Each range's last line, by its first cell (`line:column`). */
+  readonly #bottoms = new Map<string, number>()
 
   constructor(refs: readonly string[] = []) {
     for (const ref of refs) this.add(ref)
@@ -117,6 +123,7 @@ export class MergedCells {
     const range = rangeOf(ref)
     // A range of a whole column or more is not a merge of cells a row holds.
     if (!range || (range.bottom - range.top + 1) * (range.right - range.left + 1) > 100_000) return
+    this.#bottoms.set(`${range.top}:${range.left}`, range.bottom)
     for (let line = range.top; line <= range.bottom; line++)
       for (let column = range.left; column <= range.right; column++) {
         if (line === range.top && column === range.left) continue
@@ -124,6 +131,38 @@ export class MergedCells {
         covered[column] = ref
         this.#byRow.set(line, covered)
       }
+  }
+
+  /**
+   * Comments (on a line, at a column) with each one on a merged cell repeated on every line below
+   * it that the cell covers: a person reads the merged cell, and its comment, beside each of them.
+   */
+  spread<T extends {line: number; at: number}>(comments: T[]): T[] {
+    return comments
+      .flatMap((comment) => {
+        const bottom = this.#bottoms.get(`${comment.line}:${comment.at}`) ?? comment.line
+        return Array.from({length: bottom - comment.line + 1}, (_, below) => ({...comment, line: comment.line + below}))
+      })
+      .sort((a, b) => a.line - b.line || a.at - b.at)
+  }
+
+  /** Comments spread onto lines not yet read: an .ods says a merge at its first cell, as its rows come. */
+  #carried: {line: number; at: number; text: string}[] = []
+
+  /** The comments `texts` on cell (`line`, `at`) for that line; those for the lines below it that a merge there covers kept for carried. */
+  commentsOn(line: number, at: number, texts: string[]): {at: number; text: string}[] {
+    const spread = this.spread(texts.map((text) => ({line, at, text})))
+    this.#carried.push(...spread.filter((comment) => comment.line > line))
+    return spread.flatMap((comment) => (comment.line === line ? [{at, text: comment.text}] : []))
+  }
+
+  /** The comments carried onto `line` from a merged cell above it (commentsOn), let go once taken. */
+  carried(line: number): {at: number; text: string}[] {
+    const here = this.#carried.flatMap((comment) =>
+      comment.line === line ? [{at: comment.at, text: comment.text}] : [],
+    )
+    this.#carried = this.#carried.filter((comment) => comment.line > line)
+    return here
   }
 
   coveredIn(line: number): Record<number, string> | undefined {
@@ -148,6 +187,8 @@ export class RowBuilder {
   partlyBlanked: number[] = []
   small: number[] = []
   partlySmall: number[] = []
+  untold?: number[]
+  shrunk?: number[]
   /** The colours of its cells, where the sheet's rules may colour them (conditional-formats' markRow). */
   colours?: Map<number, CellColours>
   hasNotes = false
@@ -189,6 +230,8 @@ export class RowBuilder {
       ...(this.partlyStruck.length ? {partlyStruck: this.partlyStruck} : {}),
       ...(this.blanked.length ? {blanked: this.blanked} : {}),
       ...(this.partlyBlanked.length ? {partlyBlanked: this.partlyBlanked} : {}),
+      ...(this.untold ? {untold: this.untold} : {}),
+      ...(this.shrunk ? {shrunk: this.shrunk} : {}),
       ...(this.small.length ? {small: this.small} : {}),
       ...(this.partlySmall.length ? {partlySmall: this.partlySmall} : {}),
       ...(covered ? {merged: covered} : {}),

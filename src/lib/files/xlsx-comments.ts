@@ -2,8 +2,9 @@
  * The comments on an .xlsx sheet's cells, as a person reads them on hover or in the comments
  * pane: Excel's threaded comments (`xl/threadedComments/*.xml`, each post of a thread) and the
  * legacy notes (`xl/commentsN.xml`, what openpyxl, LibreOffice and older Excel write). Excel
- * writes both for a threaded comment, the legacy one a copy for older versions: a cell with a
- * thread is read from its thread. Read before the rows, each kept on its cell.
+ * writes both for a threaded comment, the legacy one a copy for older versions: that copy is left
+ * out, but a legacy note that says other than its thread is read too (LibreOffice shows the note,
+ * Excel the thread: either one's words count). Read before the rows, each kept on its cell.
  */
 import {relationships} from './xlsx-styles.js'
 import {fromWorkbookText} from './workbook-cells.js'
@@ -53,6 +54,18 @@ async function commentTexts(zip: ZipParts, part: string, element: string): Promi
   return byCell
 }
 
+/** The placeholder Excel writes as a thread's legacy note, before its posts (`Comment:`, then each `Reply:`). */
+const THREAD_COPY =
+  '[Threaded comment] Your version of Excel allows you to read this threaded comment; however, any edits to it ' +
+  'will get removed if the file is opened in a newer version of Excel. Learn more: ' +
+  'https://go.microsoft.com/fwlink/?linkid=870924'
+
+const spaced = (text: string) => text.replace(/\s+/g, ' ').trim()
+
+/** Whether a legacy note is Excel's copy of a cell's thread, word for word (spacing aside). */
+const copyOf = (note: string, posts: readonly string[]) =>
+  spaced(note) === spaced([THREAD_COPY, `Comment: ${posts[0]}`, ...posts.slice(1).map((p) => `Reply: ${p}`)].join(' '))
+
 /** The comments on the cells of the sheet at `part`, in the order of their cells' lines. */
 export async function sheetComments(zip: ZipParts, part: string): Promise<CellComment[]> {
   const rels = await relationships(zip, part)
@@ -60,7 +73,10 @@ export async function sheetComments(zip: ZipParts, part: string): Promise<CellCo
   const legacy = rels.byType.get('comments')
   const threads = threaded ? await commentTexts(zip, threaded, 'threadedComment') : new Map<string, string[]>()
   const notes = legacy ? await commentTexts(zip, legacy, 'comment') : new Map<string, string[]>()
-  for (const [ref, texts] of notes) if (!threads.has(ref)) threads.set(ref, texts)
+  for (const [ref, texts] of notes) {
+    const posts = threads.get(ref) ?? []
+    threads.set(ref, [...posts, ...texts.filter((note) => !copyOf(note, posts))])
+  }
   const comments: CellComment[] = []
   for (const [ref, texts] of threads) {
     const at = columnOf(ref)

@@ -9,7 +9,8 @@ import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {showText} from './shown-number.js'
 import {type AutoFilter, sheetTail} from './xlsx-tail.js'
 import {type CellComment, sheetComments} from './xlsx-comments.js'
-import {type CellStyles, NO_MARKS, type RunMarks, RunStrikes} from './xlsx-styles.js'
+import {tooSmall} from './colours.js'
+import {type CellStyles, isTrue, NO_MARKS, type RunMarks, RunStrikes} from './xlsx-styles.js'
 import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
   NARROWER_THAN_A_DIGIT,
@@ -25,14 +26,13 @@ import type {SaxesTagPlain} from 'saxes'
 
 import type {XmlHandlers, ZipParts} from './zip-parts.js'
 
-const TRUE = ['1', 'true']
-const isTrue = (tag: SaxesTagPlain, name: string) => TRUE.includes(attr(tag, name) ?? '')
-
 /** What the workbook says of every sheet: its shared strings, their runs' marks, its styles and date system. */
 export interface XlsxBook {
   strings: string[]
   marks: Map<number, RunMarks>
   styles: CellStyles
+  /** The workbook's theme colours (xlsx-styles' themeColours), which a run's colour may name. */
+  theme: readonly string[]
   date1904: boolean
   /** Marked to be calculated when opened: a formula's stored value is a placeholder, not its result. */
   uncalculated: boolean
@@ -61,6 +61,18 @@ function whyHidden(
   if (!hidden) return undefined
   return grouped && hidden === 'hidden' ? 'hidden (in a collapsed group of rows)' : hidden
 }
+
+/** Excel's default column width, in digits of the default font (8.43). */
+const DEFAULT_WIDTH = 8.43
+
+/**
+ * Whether text of a style that shrinks to fit (`points`, its font's size; undefined: it does not)
+ * is drawn too small to read in a column `width` digits wide: Excel and LibreOffice scale the font
+ * by the width over the text's length (a character about a digit wide), and 500.00 in a column
+ * 1.5 wide is drawn at under 3 pt.
+ */
+const shrunkTooSmall = (text: string, points: number | undefined, width: number) =>
+  points !== undefined && text.trim() !== '' && tooSmall(points * Math.min(1, width / text.trim().length))
 
 /** Why a `<col>` hides its columns: hidden (in a group or by hand), of zero width, narrower than a digit. */
 function columnHidden(tag: SaxesTagPlain): string | undefined {
@@ -99,13 +111,16 @@ class SheetReader {
   /** The style a cell that names none takes: its row's (`customFormat`), else its column's. */
   #rowStyle: number | undefined
   readonly #columnStyles: Record<number, number> = {}
+  /** Column widths in Excel's unit (a digit of the default font), where the sheet says them; else the sheet's default. */
+  readonly #widths: Record<number, number> = {}
+  #defaultWidth = DEFAULT_WIDTH
   #lastLine = 0
   #column = -1
   #cell = emptyCell()
   #capture: 'v' | 't' | 'f' | undefined
   #inInline = false
   #phonetic = 0
-  readonly #runs = new RunStrikes()
+  readonly #runs: RunStrikes
   /** Each cell's number, for the conditional formats that compare one (by column, this row). */
   #numbers: Record<number, number> = {}
   readonly ready: WorkbookRecord[] = []
@@ -121,6 +136,7 @@ class SheetReader {
     comments: CellComment[],
   ) {
     this.#comments = comments
+    this.#runs = new RunStrikes(book.theme)
     this.#paints = tail.rules.some((rule) => typeof rule.effect === 'object' && 'paints' in rule.effect)
   }
 
@@ -156,6 +172,7 @@ class SheetReader {
     switch (name) {
       case 'sheetFormatPr':
         this.#zeroHeight = isTrue(tag, 'zeroHeight')
+        this.#defaultWidth = Number(attr(tag, 'defaultColWidth') ?? NaN) || DEFAULT_WIDTH
         break
       case 'col':
         this.#columns(tag)
@@ -198,11 +215,13 @@ class SheetReader {
     const [min, max] = [Number(attr(tag, 'min') ?? 0), Number(attr(tag, 'max') ?? 0)]
     const why = columnHidden(tag)
     const style = Number(attr(tag, 'style') ?? 0)
+    const width = Number(attr(tag, 'width') ?? NaN)
     // A <col> of Excel's every column (1 to 16384) is a width for the sheet, not a list to spell out.
-    if (why || style)
+    if (why || style || width >= 0)
       for (let at = Math.max(min, 1); at <= Math.min(max, min + 16_384); at++) {
         if (why) this.#hiddenColumns[at - 1] = why
         if (style) this.#columnStyles[at - 1] = style
+        if (width >= 0) this.#widths[at - 1] = width
       }
   }
 
@@ -311,7 +330,10 @@ class SheetReader {
         byColour: unseen,
       })
     }
-    if (read.text.trim() !== '' && (styles.small[style] || marks.small === 'all')) row.small.push(this.#column)
+    const shrunk = shrunkTooSmall(read.text, styles.shrink[style], this.#widths[this.#column] ?? this.#defaultWidth)
+    if (shrunk) (row.shrunk ??= []).push(this.#column)
+    if (read.text.trim() !== '' && (styles.small[style] || marks.small === 'all' || shrunk))
+      row.small.push(this.#column)
   }
 
   #closeRow(): void {
@@ -344,7 +366,7 @@ export async function* xlsxRows(
   sheet: SheetEntry,
 ): AsyncGenerator<WorkbookRecord> {
   const tail = await sheetTail(zip, sheet.part, book.styles.effects)
-  const reader = new SheetReader(path, book, tail, await sheetComments(zip, sheet.part))
+  const reader = new SheetReader(path, book, tail, tail.merged.spread(await sheetComments(zip, sheet.part)))
   for await (const _ of zip.parse(sheet.part, reader.handlers)) {
     yield* reader.ready
     reader.ready.length = 0

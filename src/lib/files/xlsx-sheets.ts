@@ -5,7 +5,7 @@
  */
 import {usageError} from '../errors.js'
 import {type XlsxBook, xlsxRows} from './xlsx-rows.js'
-import {cellStyles, relationships, sharedStrings} from './xlsx-styles.js'
+import {cellStyles, relationships, sharedStrings, themeColours} from './xlsx-styles.js'
 import {type SheetEntry, attr, local, parseAll} from './workbook-rows.js'
 import type {ZipParts} from './zip-parts.js'
 
@@ -56,8 +56,9 @@ export async function openXlsx(path: string, zip: ZipParts) {
       'Give the .xlsx workbook, or export the sheet as CSV UTF-8.',
     )
   const {rels, sheets, active, date1904, uncalculated} = await workbookOf(zip, workbookPart)
-  const {strings, marks} = await sharedStrings(zip, rels.byType.get('sharedStrings'))
-  const styles = await cellStyles(zip, rels.byType.get('styles'))
-  const book: XlsxBook = {strings, marks, styles, date1904, uncalculated}
+  const theme = await themeColours(zip, rels.byType.get('theme'))
+  const {strings, marks} = await sharedStrings(zip, rels.byType.get('sharedStrings'), theme)
+  const styles = await cellStyles(zip, rels.byType.get('styles'), theme)
+  const book: XlsxBook = {strings, marks, styles, theme, date1904, uncalculated}
   return {sheets, rows: (sheet: SheetEntry) => xlsxRows(path, zip, book, sheet), active}
 }

@@ -856,3 +856,82 @@ describe('sheets that do not show all they hold', () => {
     })
   })
 })
+
+describe('what a fresh review found the sheet shows (round four)', () => {
+  inAWorldOfItsOwn()
+
+  describe("a rule's colours are its font's and its fill's, told by the workbook's theme", () => {
+    it.each([
+      ['a rule that only adds a border (its border is black, not the text)', 'rule-border.openpyxl.xlsx', 111],
+      ["a rule that fills the theme's Background 1 tinted 5% (white still)", 'rule-themetint.openpyxl.xlsx', 114],
+    ])('%s: the row written white on white is refused; nothing sent', async (_, name, first) => {
+      const orders = [first, first + 1, first + 2].map((n) => `SHW-${n}`)
+      const result = await send(copy(name))
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toMatch(/line 3: shown empty by its format or a conditional format \(cells A3, B3/)
+      expect(result.stderr).not.toMatch(/line [24]:/)
+      expect(await refunded(...orders)).toEqual([])
+    })
+
+    it('a rule that fills a theme colour the workbook does not define: refused as unseen, saying why', async () => {
+      const result = await send(copy('rule-theme-untold.handmade.xlsx'))
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain(
+        'line 2: taken as unseen (cells A2, B2: a conditional format colours them in a colour gw cannot tell',
+      )
+      expect(result.stderr).toContain('line 3: taken as unseen (cells A3, B3')
+      expect(await refunded('SHW-114', 'SHW-115', 'SHW-116')).toEqual([])
+    })
+  })
+
+  it('an .ods whose named cell style "Default" is 3 pt (as odfpy writes it): cells that name no style refused', async () => {
+    const result = await send(copy('small-default-named.odfpy.ods'))
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(
+      'line 2: written too small to read (cells A2, B2: a font under 5 pt shows as a dot)',
+    )
+    expect(result.stderr).toContain('line 3: written too small to read (cells A3, B3')
+    expect(await refunded('SHW-117', 'SHW-118')).toEqual([])
+  })
+
+  describe('a comment on a cell merged over rows is read beside each of them', () => {
+    it.each(['comment-merged.openpyxl.xlsx', 'comment-merged.libreoffice.ods'])(
+      '%s: both rows the merged reason covers are held; nothing sent',
+      async (name) => {
+        const result = await send(copy(name))
+        expect(result.code, result.stderr).toBe(2)
+        expect(result.stderr).toContain('line 2, cell C2: "DO NOT REFUND": holds its row back')
+        expect(result.stderr).toContain('line 3, cell C3: "DO NOT REFUND": holds its row back')
+        expect(await refunded('SHW-119', 'SHW-120', 'SHW-121')).toEqual([])
+      },
+    )
+
+    it('--status-map rejected leaves out both rows it covers; the row below is refunded', async () => {
+      const result = await send(copy('comment-merged.openpyxl.xlsx'), '--status-map', 'DO NOT REFUND=rejected')
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stderr).toContain('line 2: the comment on C2 says "DO NOT REFUND", rejected (--status-map)')
+      expect(result.stderr).toContain('line 3: the comment on C3 says "DO NOT REFUND", rejected (--status-map)')
+      expect(await refunded('SHW-119', 'SHW-120', 'SHW-121')).toEqual([['SHW-121', 100]])
+    })
+  })
+
+  it("an Excel thread that approves over its legacy note's DO NOT REFUND (what LibreOffice shows): held; nothing sent", async () => {
+    const result = await send(copy('thread-diverge.handmade.xlsx'))
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain('line 2, cell B2: "DO NOT REFUND": holds its row back')
+    expect(await refunded('SHW-122', 'SHW-123')).toEqual([])
+  })
+
+  it('500.00 shrunk to fit a column 1.5 wide is refused as too small; an order number that fits is read', async () => {
+    const path = copy('shrink-to-fit.openpyxl.xlsx')
+    const result = await send(path, '--column', 'refund_amount=Refund')
+    expect(result.code, result.stderr).toBe(2)
+    expect(result.stderr).toContain(
+      'line 2: written too small to read (cell B2: shrunk to fit a column too narrow for its text, under 5 pt)',
+    )
+    expect(result.stderr).not.toContain('line 3:')
+    const shown = await send(path, '--column', 'refund_amount=Refund', '--only-visible')
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(await refunded('SHW-124', 'SHW-125')).toEqual([['SHW-125', 1000]])
+  })
+})

@@ -8,7 +8,8 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {SMALLEST_READABLE, tooSmall, unseenOn} from '../../../src/lib/files/colours.js'
+import {SMALLEST_READABLE, tooSmall, unseenOn, UNTOLD} from '../../../src/lib/files/colours.js'
+import {tinted} from '../../../src/lib/files/xlsx-styles.js'
 import {readWorkbook} from '../../../src/lib/files/workbook-reader.js'
 import type {WorkbookRecord} from '../../../src/lib/files/workbook-rows.js'
 import {REPO_ROOT} from '../../helpers/shared.js'
@@ -64,6 +65,33 @@ describe('comments on cells', () => {
   })
 })
 
+describe('a comment on a merged cell', () => {
+  it.each(['comment-merged.openpyxl.xlsx', 'comment-merged.libreoffice.ods'])(
+    '%s: on each line the merged cell covers, at its column',
+    async (name) => {
+      expect((await rows(name)).map((r) => [r.line, r.comments])).toEqual([
+        [1, undefined],
+        [2, [{at: 2, text: 'DO NOT REFUND'}]],
+        [3, [{at: 2, text: 'DO NOT REFUND'}]],
+        [4, undefined],
+      ])
+    },
+  )
+})
+
+describe('an Excel thread and its legacy note', () => {
+  it('a legacy note that says other than its thread is read beside it; the copy Excel keeps is not', async () => {
+    expect((await rows('thread-diverge.handmade.xlsx')).map((r) => r.comments)).toEqual([
+      undefined,
+      [
+        {at: 1, text: 'Approved, go ahead'},
+        {at: 1, text: 'DO NOT REFUND'},
+      ],
+      undefined,
+    ])
+  })
+})
+
 describe('text too small to read', () => {
   it('openpyxl: cells at 1, 2 and 4 pt and a row style of 1 pt marked small; 5 pt not', async () => {
     expect((await rows('tiny-font.openpyxl.xlsx')).slice(1).map((r) => [r.line, r.small])).toEqual([
@@ -72,6 +100,13 @@ describe('text too small to read', () => {
       [4, undefined],
       [5, [0, 1]],
       [6, [1]],
+    ])
+  })
+
+  it('openpyxl: shrink to fit in a column narrower than its text is small; in one it fits, not', async () => {
+    expect((await rows('shrink-to-fit.openpyxl.xlsx')).slice(1).map((r) => [r.line, r.small, r.shrunk])).toEqual([
+      [2, [1], [1]],
+      [3, undefined, undefined],
     ])
   })
 
@@ -89,6 +124,14 @@ describe('text too small to read', () => {
       [7, [1], undefined],
     ])
   })
+
+  it('odfpy: the named cell style "Default" at 3 pt is the size of every cell that names no style', async () => {
+    expect((await rows('small-default-named.odfpy.ods')).map((r) => [r.line, r.small])).toEqual([
+      [1, [0, 1]],
+      [2, [0, 1]],
+      [3, [0, 1]],
+    ])
+  })
 })
 
 describe("a rule's fill under white text", () => {
@@ -102,4 +145,39 @@ describe("a rule's fill under white text", () => {
       ])
     },
   )
+})
+
+describe("a rule's colours (round four)", () => {
+  it('a theme colour is tinted as Excel draws it: lighter towards white, darker towards black', () => {
+    expect(tinted('ffffff', 0.05)).toBe('ffffff')
+    expect(tinted('000000', 0.5)).toBe('808080')
+    expect(tinted('4472c4', 0.4)).toBe('8faadc')
+    expect(tinted('4472c4', -0.25)).toBe('2f5597')
+    expect(tinted('4472c4', 0)).toBe('4472c4')
+  })
+
+  it('a colour gw cannot tell is no proof that text shows: on it, or in it, text is taken as unseen', () => {
+    expect(unseenOn('ffffff', UNTOLD)).toBe(true)
+    expect(unseenOn(undefined, UNTOLD)).toBe(true)
+    expect(unseenOn(UNTOLD, '1f3864')).toBe(true)
+  })
+
+  it.each(['rule-border.openpyxl.xlsx', 'rule-themetint.openpyxl.xlsx'])(
+    "%s: the rule's border or tinted white fill leaves the white row looking empty",
+    async (name) => {
+      expect((await rows(name)).slice(1).map((r) => [r.line, r.blanked])).toEqual([
+        [2, undefined],
+        [3, [0, 1, 2]],
+        [4, undefined],
+      ])
+    },
+  )
+
+  it('a rule filling a theme colour the workbook does not define: each cell it paints taken as unseen, as untold', async () => {
+    expect((await rows('rule-theme-untold.handmade.xlsx')).slice(1).map((r) => [r.line, r.untold])).toEqual([
+      [2, [0, 1, 2]],
+      [3, [0, 1, 2]],
+      [4, [0, 1, 2]],
+    ])
+  })
 })
