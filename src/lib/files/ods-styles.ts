@@ -12,6 +12,7 @@ import type {SaxesTagPlain} from 'saxes'
 
 import {looksAlike, tooSmall} from './colours.js'
 import {type Effect, formatEffect} from './rule-effects.js'
+import {CELL_CURRENCY, COUNTRY_CURRENCIES, HOME_SYMBOLS, conditionOf, digitsOf, literal} from './ods-number-codes.js'
 import {type NumberFormat, numberFormat} from './shown-number.js'
 import {attr} from './workbook-rows.js'
 
@@ -43,23 +44,6 @@ const hexOf = (colour: string | undefined) => /^#([0-9a-f]{6})$/i.exec(colour ??
 /** White, or as near it as a reader cannot tell. */
 const isWhite = (colour: string | undefined) => looksAlike(hexOf(colour) ?? '000000', 'ffffff')
 
-/** Where a style shows the currency of the cell it formats (an empty `number:currency-symbol`). */
-const CELL_CURRENCY = '"\u0000"'
-
-/** The symbol a currency's own locale shows, for a cell of that currency whose style names none (else its code). */
-const HOME_SYMBOLS: Readonly<Record<string, string>> = {THB: '฿', MYR: 'RM', JPY: '¥', USD: '$', EUR: '€', GBP: '£'}
-
-/** The currency of a document's country, for a currency cell that names none (its locale's). */
-const COUNTRY_CURRENCIES: Readonly<Record<string, string>> = {
-  TH: 'THB',
-  MY: 'MYR',
-  JP: 'JPY',
-  AE: 'AED',
-  US: 'USD',
-  GB: 'GBP',
-  ...Object.fromEntries(['DE', 'FR', 'IT', 'ES', 'NL', 'BE', 'AT', 'FI', 'IE', 'PT'].map((c) => [c, 'EUR'])),
-}
-
 /** A length of ODF (`0.2083in`, `0cm`) that is zero. */
 const isZeroLength = (length: string | undefined) =>
   length !== undefined && /^\s*0*(?:\.0*)?\s*[a-z%]*\s*$/i.test(length)
@@ -83,35 +67,6 @@ const DEFAULT_POINTS = 10
 /** A digit of LibreOffice's default 10 pt font is about 5.5 pt wide (Excel's width unit, a digit of Calibri 11, 5.25 pt). */
 const DIGIT_POINTS = 5
 const isNarrow = (length: string | undefined) => (pointsOf(length) ?? DIGIT_POINTS) < DIGIT_POINTS
-
-/** Text as a quoted literal of a format code (a `"` in it escaped character by character). */
-const literal = (text: string) =>
-  text === '' ? '' : text.includes('"') ? [...text].map((c) => `\\${c}`).join('') : `"${text}"`
-
-/** `number:number`'s digits as a format code: `#,##0.00`, `000000`, `#,##0,` (a display factor of 1,000). */
-function digitsOf(tag: SaxesTagPlain): string | {unmappable: string} {
-  const number = (name: string) => {
-    const value = attr(tag, name)
-    return value === undefined ? undefined : Number(value)
-  }
-  const places = number('number:decimal-places')
-  const min = number('number:min-decimal-places') ?? number('loext:min-decimal-places') ?? places ?? 0
-  const integers = number('number:min-integer-digits') ?? 0
-  const grouping = attr(tag, 'number:grouping') === 'true'
-  const factor = number('number:display-factor') ?? 1
-  const replacement = attr(tag, 'number:decimal-replacement')
-  if (places === undefined && !grouping && factor === 1) return 'General'
-  if (replacement) return {unmappable: `a decimal replacement (${replacement})`}
-  const commas = Math.log10(factor) / 3
-  if (!Number.isInteger(commas) || commas < 0) return {unmappable: `a display factor of ${factor}`}
-  const whole = '0'.repeat(integers) || '#'
-  const fraction =
-    (places ?? 0) > 0 ? `.${'0'.repeat(Math.min(min, places!))}${'#'.repeat(places! - Math.min(min, places!))}` : ''
-  return `${grouping ? `#,${whole}` : whole}${fraction}${','.repeat(commas)}`
-}
-
-/** `value()>=0` as `>=0`; undefined for a condition of another shape. */
-const conditionOf = (condition: string) => /^\s*value\(\)\s*(<=|>=|!=|<>|=|<|>)\s*(-?[\d.]+)\s*$/.exec(condition)
 
 /** The styles of a workbook, read from styles.xml and content.xml's automatic styles. */
 export class OdsStyles {

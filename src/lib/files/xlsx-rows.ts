@@ -10,7 +10,8 @@ import {showText} from './shown-number.js'
 import {type AutoFilter, sheetTail} from './xlsx-tail.js'
 import {type CellComment, sheetComments} from './xlsx-comments.js'
 import {tooSmall} from './colours.js'
-import {type CellStyles, isTrue, NO_MARKS, type RunMarks, RunStrikes} from './xlsx-styles.js'
+import {NO_MARKS, type RunMarks, RunStrikes} from './xlsx-strings.js'
+import {type CellStyles, isTrue} from './xlsx-styles.js'
 import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
   NARROWER_THAN_A_DIGIT,

@@ -5,7 +5,8 @@
  */
 import {usageError} from '../errors.js'
 import {type XlsxBook, xlsxRows} from './xlsx-rows.js'
-import {cellStyles, relationships, sharedStrings, themeColours} from './xlsx-styles.js'
+import {sharedStrings} from './xlsx-strings.js'
+import {cellStyles, relationships, themeColours} from './xlsx-styles.js'
 import {type SheetEntry, attr, local, parseAll} from './workbook-rows.js'
 import type {ZipParts} from './zip-parts.js'
 
