@@ -32,3 +32,13 @@ export const SMALLEST_READABLE = 5
 
 /** Whether text of `points` (a font's size) is too small to read. */
 export const tooSmall = (points: number | undefined) => points !== undefined && points < SMALLEST_READABLE
+
+/**
+ * Whether text of a cell that shrinks it to fit its column (`points`, its font's size; undefined:
+ * it does not shrink) is drawn too small to read in a column `width` digits of the default font
+ * wide (the room its text has): Excel and LibreOffice scale the font by the width over the text's
+ * length (a character about a digit wide), and 500.00 in a column 1.5 wide is drawn at under 3 pt.
+ * The .xlsx and .ods readers each tell a column's width in digits; this tells the size for both.
+ */
+export const shrunkTooSmall = (text: string, points: number | undefined, width: number) =>
+  points !== undefined && text.trim() !== '' && tooSmall(points * Math.min(1, width / text.trim().length))

@@ -9,7 +9,7 @@ import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {showText} from './shown-number.js'
 import {type AutoFilter, sheetTail} from './xlsx-tail.js'
 import {type CellComment, sheetComments} from './xlsx-comments.js'
-import {tooSmall} from './colours.js'
+import {shrunkTooSmall} from './colours.js'
 import {NO_MARKS, type RunMarks, RunStrikes} from './xlsx-strings.js'
 import {type CellStyles, isTrue} from './xlsx-styles.js'
 import {type ReadCell, dateText, fromWorkbookText, isSubtotal, numberCell} from './workbook-cells.js'
@@ -65,15 +65,6 @@ function whyHidden(
 
 /** Excel's default column width, in digits of the default font (8.43). */
 const DEFAULT_WIDTH = 8.43
-
-/**
- * Whether text of a style that shrinks to fit (`points`, its font's size; undefined: it does not)
- * is drawn too small to read in a column `width` digits wide: Excel and LibreOffice scale the font
- * by the width over the text's length (a character about a digit wide), and 500.00 in a column
- * 1.5 wide is drawn at under 3 pt.
- */
-const shrunkTooSmall = (text: string, points: number | undefined, width: number) =>
-  points !== undefined && text.trim() !== '' && tooSmall(points * Math.min(1, width / text.trim().length))
 
 /** Why a `<col>` hides its columns: hidden (in a group or by hand), of zero width, narrower than a digit. */
 function columnHidden(tag: SaxesTagPlain): string | undefined {

@@ -8,7 +8,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {SMALLEST_READABLE, tooSmall, unseenOn, UNTOLD} from '../../../src/lib/files/colours.js'
+import {SMALLEST_READABLE, shrunkTooSmall, tooSmall, unseenOn, UNTOLD} from '../../../src/lib/files/colours.js'
 import {tinted} from '../../../src/lib/files/xlsx-styles.js'
 import {readWorkbook} from '../../../src/lib/files/workbook-reader.js'
 import type {WorkbookRecord} from '../../../src/lib/files/workbook-rows.js'
@@ -26,6 +26,17 @@ describe('colours and sizes as a reader sees them', () => {
     expect(SMALLEST_READABLE).toBe(5)
     expect([1, 2, 4, 4.99].map(tooSmall)).toEqual([true, true, true, true])
     expect([5, 5.5, 11, undefined].map(tooSmall)).toEqual([false, false, false, false])
+  })
+
+  it("text shrunk to fit: its font scaled by the column's width over its length, too small under 5 pt", () => {
+    // 11 pt in 1.5 digits for 6 characters: 2.75 pt; in 3 digits, 5.5 pt; a text that fits is not shrunk.
+    expect(shrunkTooSmall('500.00', 11, 1.5)).toBe(true)
+    expect(shrunkTooSmall('500.00', 11, 3)).toBe(false)
+    expect(shrunkTooSmall('SHW-125', 4, 20)).toBe(true)
+    expect(shrunkTooSmall('SHW-125', 11, 8.43)).toBe(false)
+    // A cell that does not shrink, and one with no text, are never shrunk.
+    expect(shrunkTooSmall('500.00', undefined, 0.5)).toBe(false)
+    expect(shrunkTooSmall('  ', 11, 0.5)).toBe(false)
   })
 
   it('white text hides on no fill and on a white one, shows on dark blue; automatic text always shows', () => {
