@@ -6,10 +6,10 @@
  */
 import type {SaxesTagPlain} from 'saxes'
 
-import {type ConditionalRule, markRow, odfMapRule, placed} from './conditional-formats.js'
+import {type ConditionalRule, markRow, placed} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {ANNOTATION_ASIDE, type Annotation, annotate} from './ods-comments.js'
-import {isPaints} from './rule-effects.js'
+import {type CellLooks, CellRuns, looksOf, marksOf, paints} from './ods-looks.js'
 import type {OdsStyles} from './ods-styles.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
 import {
@@ -41,56 +41,17 @@ export interface OdsOutline {
   calcext: Set<string>
 }
 
-/** A cell being read: its repeat, what it holds when not text, its text and how much of it is struck. */
+/** A cell being read: its repeat, what it holds when not text, its text, how its style and the runs of its text look. */
 interface OdsCell {
   repeat: number
   read?: ReadCell
   text: string
   paragraphs: number
-  struck: boolean
-  /** Characters of its text in struck runs (`text:span`s of a struck text style), and the depth of such runs open. */
-  struckText: number
-  inStruck: number
-  /** The same of runs written white (of a text style whose colour is white), and too small to read. */
-  whiteText: number
-  inWhite: number
-  smallText: number
-  inSmall: number
   looks: CellLooks
+  runs: CellRuns
   /** Its comments (`office:annotation`), and the one being read: never its text. */
   comments: string[]
   annotation?: Annotation
-}
-
-/** What a cell style does to how a cell looks: strikes it, writes it white on no background or too small to read, fills it, its conditional styles. */
-interface CellLooks {
-  struck: boolean
-  unseen: boolean
-  small: boolean
-  filled: boolean
-  /** Its text's colour (undefined: automatic) and its background's (undefined: none), for rules that colour cells. */
-  colours: {text?: string; ground?: string}
-  /** Its conditional styles (`style:map`) gw evaluates; those it cannot are the outline's `unevaluated`. */
-  rules: ConditionalRule[]
-}
-
-/** Whether a rule colours the cells it holds for. */
-const paints = (rule: ConditionalRule) => isPaints(rule.effect)
-
-/** How cells of `style` look (each style's looks worked out once per table). */
-function looksOf(styles: OdsStyles, style: string | undefined): CellLooks {
-  const rules = styles.mapsOf(style).flatMap((map) => {
-    const rule = odfMapRule(style ?? '', map, map.effect)
-    return typeof rule === 'string' ? [] : [rule]
-  })
-  return {
-    struck: styles.struck(style),
-    unseen: styles.unseen(style),
-    small: styles.small(style),
-    filled: styles.filled(style),
-    colours: styles.coloursOf(style),
-    rules,
-  }
 }
 
 /** A number, currency, percentage, date or boolean cell as its style shows it; undefined for text. */
@@ -200,13 +161,9 @@ class TableReader {
       case 'text:p':
         if (cell && cell.paragraphs++) cell.text += '\n'
         break
-      case 'text:span': {
-        const style = attr(tag, 'text:style-name') ?? ''
-        if (cell && (cell.inStruck || this.#styles.struckText.has(style))) cell.inStruck++
-        if (cell && (cell.inWhite || this.#styles.whiteText.has(style))) cell.inWhite++
-        if (cell && (cell.inSmall || this.#styles.smallText.has(style))) cell.inSmall++
+      case 'text:span':
+        cell?.runs.open(attr(tag, 'text:style-name') ?? '')
         break
-      }
       case 'text:s':
         if (cell) cell.text += ' '.repeat(Math.min(Number(attr(tag, 'text:c') ?? 1), MAX_FIELD))
         break
@@ -266,20 +223,7 @@ class TableReader {
       this.#merged.add(`${columnLetters(column)}${line + 1}:${columnLetters(column + across! - 1)}${line + down!}`)
     let looks = this.#looks.get(style)
     if (!looks) this.#looks.set(style, (looks = looksOf(this.#styles, style)))
-    this.#cell = {
-      repeat,
-      text: '',
-      paragraphs: 0,
-      struck: looks.struck,
-      struckText: 0,
-      inStruck: 0,
-      whiteText: 0,
-      inWhite: 0,
-      smallText: 0,
-      inSmall: 0,
-      looks,
-      comments: [],
-    }
+    this.#cell = {repeat, text: '', paragraphs: 0, looks, runs: new CellRuns(this.#styles), comments: []}
     const read = valueCell(tag, style, this.#styles)
     if (read) this.#cell.read = read
   }
@@ -301,11 +245,8 @@ class TableReader {
       }
       return
     }
-    if (name === 'text:span' && this.#cell) {
-      if (this.#cell.inStruck) this.#cell.inStruck--
-      if (this.#cell.inWhite) this.#cell.inWhite--
-      if (this.#cell.inSmall) this.#cell.inSmall--
-    } else if (name === 'table:table-cell' || name === 'table:covered-table-cell') this.#closeCell()
+    if (name === 'text:span') this.#cell?.runs.close()
+    else if (name === 'table:table-cell' || name === 'table:covered-table-cell') this.#closeCell()
     else if (name === 'table:table-row' && this.#row) this.#closeRow(this.#row)
   }
 
@@ -317,9 +258,7 @@ class TableReader {
       return
     }
     cell.text += text
-    if (cell.inStruck) cell.struckText += text.trim().length
-    if (cell.inWhite) cell.whiteText += text.trim().length
-    if (cell.inSmall) cell.smallText += text.trim().length
+    cell.runs.text(text)
     if (cell.text.length > MAX_FIELD) throw fieldTooLong(this.path, this.#line + 1, this.#column + 1, cell.text.length)
   }
 
@@ -330,15 +269,7 @@ class TableReader {
     // The text written in a number cell is what a previewer shows: kept when it is not the style's.
     if (read.note?.kind === 'number' && cell.paragraphs && cell.text.trim() !== read.text.trim())
       read.note.written = cell.text
-    const filled = cell.text.trim().length
-    if (read.text !== '' && (cell.struck || (filled > 0 && cell.struckText >= filled))) read.struck = true
-    else if (read.text !== '' && cell.struckText > 0) read.partlyStruck = true
-    // White on white (the cell's style, or every run of its text, on no background): the cell looks empty.
-    const white = cell.looks.filled ? 0 : cell.whiteText
-    const unseen = read.text.trim() !== '' && (cell.looks.unseen || (filled > 0 && white >= filled))
-    if (!unseen && read.text.trim() !== '' && white > 0) read.partlyBlanked = true
-    const small = read.text.trim() !== '' && (cell.looks.small || (filled > 0 && cell.smallText >= filled))
-    if (!small && read.text.trim() !== '' && cell.smallText > 0) read.partlySmall = true
+    const {unseen, small, white} = marksOf(read, cell.text, cell.looks, cell.runs)
     const right = Math.min(this.#column + cell.repeat, MAX_COLUMNS) - 1
     row.comments.push(...this.#merged.commentsOn(row.line, this.#column, cell.comments))
     if (read.text !== '' || read.note) {
@@ -351,7 +282,7 @@ class TableReader {
         // Where rules colour cells, each cell's colours, for them to be drawn on (white runs as white text).
         if (this.#paints || cell.looks.rules.some(paints)) {
           const {text, ground} = cell.looks.colours
-          const drawn = {text: white >= filled && filled > 0 ? 'ffffff' : text, ground, byColour: unseen}
+          const drawn = {text: white ? 'ffffff' : text, ground, byColour: unseen}
           ;(row.colours ??= new Map()).set(at, drawn)
         }
       }

@@ -13,6 +13,7 @@ import type {SaxesTagPlain} from 'saxes'
 import {looksAlike, tooSmall} from './colours.js'
 import {type Effect, formatEffect} from './rule-effects.js'
 import {CELL_CURRENCY, COUNTRY_CURRENCIES, HOME_SYMBOLS, conditionOf, digitsOf, literal} from './ods-number-codes.js'
+import {hexOf, isNarrow, isWhite, isZeroLength, pointsOf} from './ods-lengths.js'
 import {type NumberFormat, numberFormat} from './shown-number.js'
 import {attr} from './workbook-rows.js'
 
@@ -38,35 +39,11 @@ interface CellStyle {
   parent?: string
 }
 
-/** `#rrggbb` as `rrggbb`; undefined for another form. */
-const hexOf = (colour: string | undefined) => /^#([0-9a-f]{6})$/i.exec(colour ?? '')?.[1]?.toLowerCase()
-
-/** White, or as near it as a reader cannot tell. */
-const isWhite = (colour: string | undefined) => looksAlike(hexOf(colour) ?? '000000', 'ffffff')
-
-/** A length of ODF (`0.2083in`, `0cm`) that is zero. */
-const isZeroLength = (length: string | undefined) =>
-  length !== undefined && /^\s*0*(?:\.0*)?\s*[a-z%]*\s*$/i.test(length)
-
-/** Points in a length's unit. */
-const POINTS: Readonly<Record<string, number>> = {pt: 1, in: 72, cm: 72 / 2.54, mm: 72 / 25.4, pc: 12, px: 0.75}
-
-/** A length in points (`1pt`, `0.35mm`); undefined for a percentage or another form. */
-const pointsOf = (length: string | undefined) => {
-  const match = length === undefined ? null : /^\s*(\d*\.?\d+)\s*([a-z]+)\s*$/i.exec(length)
-  const unit = match ? POINTS[match[2]!.toLowerCase()] : undefined
-  return unit === undefined ? undefined : Number(match![1]) * unit
-}
-
 /** The named style LibreOffice draws a cell that names no style in, which every style without a parent inherits (odfpy writes one). */
 const DEFAULT_CELL_STYLE = 'Default'
 
 /** LibreOffice's default font size, for a document whose default cell style names none. */
 const DEFAULT_POINTS = 10
-
-/** A digit of LibreOffice's default 10 pt font is about 5.5 pt wide (Excel's width unit, a digit of Calibri 11, 5.25 pt). */
-const DIGIT_POINTS = 5
-const isNarrow = (length: string | undefined) => (pointsOf(length) ?? DIGIT_POINTS) < DIGIT_POINTS
 
 /** The styles of a workbook, read from styles.xml and content.xml's automatic styles. */
 export class OdsStyles {
