@@ -3,11 +3,11 @@ import {expect} from 'vitest'
 
 import type {GwWorld} from './gw-env.js'
 
-/** SHW-1 to SHW-125 in THB and SHW-M1 in MYR, 10,000.00 each, paid. */
+/** SHW-1 to SHW-127 in THB and SHW-M1 in MYR, 10,000.00 each, paid. */
 export async function payShownOrders(world: GwWorld): Promise<void> {
   const wire = world.sandbox.wire()
   const orders: [string, string][] = [
-    ...Array.from({length: 125}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
+    ...Array.from({length: 127}, (_, i): [string, string] => [`SHW-${i + 1}`, 'THB']),
     ['SHW-M1', 'MYR'],
   ]
   for (const [mch, fee_type] of orders) {

@@ -24,6 +24,22 @@ export const pointsOf = (length: string | undefined) => {
   return unit === undefined ? undefined : Number(match![1]) * unit
 }
 
-/** A digit of LibreOffice's default 10 pt font is about 5.5 pt wide (Excel's width unit, a digit of Calibri 11, 5.25 pt). */
+/** A column under 5 pt is narrower than any digit of LibreOffice's default 10 pt font (5.6 to 6.4 pt: widthInDigits; Excel's width unit, a digit of Calibri 11, is 5.25 pt). */
 const DIGIT_POINTS = 5
 export const isNarrow = (length: string | undefined) => (pointsOf(length) ?? DIGIT_POINTS) < DIGIT_POINTS
+
+/** LibreOffice's width of a column that says none: 2.258 cm, in points. */
+export const DEFAULT_COLUMN_POINTS = (2.258 * 72) / 2.54
+
+const CELL_MARGIN = 1.2
+const WIDEST_DIGIT = 6.4
+
+/**
+ * The room a column `points` wide gives its text, in digits of LibreOffice's default font (10 pt),
+ * as shrink to fit scales text to it (colours' shrunkTooSmall): LibreOffice keeps about 1.2 pt
+ * either side of a cell's text, and draws a digit 5.6 pt wide in Liberation Sans, 6.4 pt in DejaVu
+ * Sans (drawn where Liberation Sans is not installed). The wider digit is taken, so an amount is
+ * told drawn no larger than LibreOffice draws it: 1,500.00 shrunk to fit a column 0.6 cm wide,
+ * drawn at 3.3 pt in DejaVu Sans, is told 2.9 pt.
+ */
+export const widthInDigits = (points: number) => Math.max(0, points - 2 * CELL_MARGIN) / WIDEST_DIGIT

@@ -14,6 +14,8 @@ export interface CellLooks {
   struck: boolean
   unseen: boolean
   small: boolean
+  /** Its font's size (points) where it shrinks its text to fit its column (`style:shrink-to-fit`); undefined where it does not. */
+  shrink: number | undefined
   filled: boolean
   /** Its text's colour (undefined: automatic) and its background's (undefined: none), for rules that colour cells. */
   colours: {text?: string; ground?: string}
@@ -34,6 +36,7 @@ export function looksOf(styles: OdsStyles, style: string | undefined): CellLooks
     struck: styles.struck(style),
     unseen: styles.unseen(style),
     small: styles.small(style),
+    shrink: styles.shrinks(style) ? styles.points(style) : undefined,
     filled: styles.filled(style),
     colours: styles.coloursOf(style),
     rules,

@@ -6,9 +6,11 @@
  */
 import type {SaxesTagPlain} from 'saxes'
 
+import {shrunkTooSmall} from './colours.js'
 import {type ConditionalRule, markRow, placed} from './conditional-formats.js'
 import {MAX_FIELD, fieldTooLong} from './limits.js'
 import {ANNOTATION_ASIDE, type Annotation, annotate} from './ods-comments.js'
+import {DEFAULT_COLUMN_POINTS, widthInDigits} from './ods-lengths.js'
 import {type CellLooks, CellRuns, looksOf, marksOf, paints} from './ods-looks.js'
 import type {OdsStyles} from './ods-styles.js'
 import {type ReadCell, dateText, isSubtotal, numberCell} from './workbook-cells.js'
@@ -96,6 +98,8 @@ class TableReader {
   /** Each column's default cell style, and why a column is hidden, as the table's columns say. */
   readonly #defaults: (string | undefined)[] = []
   readonly #hiddenColumns: Record<number, string> = {}
+  /** Each column's width in points, where its style says one (else LibreOffice's default). */
+  readonly #widths: (number | undefined)[] = []
   #columnsSeen = 0
   #rowDefault: string | undefined
   #first = true
@@ -192,6 +196,7 @@ class TableReader {
     const why = this.#columnHidden(tag)
     for (let i = 0; i < repeat && this.#columnsSeen < MAX_COLUMNS; i++, this.#columnsSeen++) {
       this.#defaults[this.#columnsSeen] = attr(tag, 'table:default-cell-style-name')
+      this.#widths[this.#columnsSeen] = this.#styles.columnWidths.get(attr(tag, 'table:style-name') ?? '')
       if (why) this.#hiddenColumns[this.#columnsSeen] = why
     }
   }
@@ -278,7 +283,11 @@ class TableReader {
         row.set(at, read)
         if (read.note?.kind === 'number') this.#numbers[at] = Number(read.note.value)
         if (unseen) row.blanked.push(at)
-        if (small) row.small.push(at)
+        // Shrunk to fit a column too narrow for its text, it is drawn too small to read.
+        const width = widthInDigits(this.#widths[at] ?? DEFAULT_COLUMN_POINTS)
+        const shrunk = shrunkTooSmall(read.text, cell.looks.shrink, width)
+        if (shrunk) (row.shrunk ??= []).push(at)
+        if (small || shrunk) row.small.push(at)
         // Where rules colour cells, each cell's colours, for them to be drawn on (white runs as white text).
         if (this.#paints || cell.looks.rules.some(paints)) {
           const {text, ground} = cell.looks.colours

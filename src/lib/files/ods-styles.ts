@@ -36,6 +36,8 @@ interface CellStyle {
   maps?: {condition: string; style: string; base?: string}[]
   /** Its font's size as written (`10pt`, `0.35cm`, `50%` of its parent's). */
   size?: string
+  /** Whether it shrinks its text to fit its column (`style:shrink-to-fit`). */
+  shrink?: boolean
   parent?: string
 }
 
@@ -55,6 +57,8 @@ export class OdsStyles {
   readonly zeroRows = new Set<string>()
   readonly zeroColumns = new Set<string>()
   readonly narrowColumns = new Set<string>()
+  /** The width of each column style that says one, in points. */
+  readonly columnWidths = new Map<string, number>()
   /** Text styles (of `text:span`s) that strike their text through, that write it white, and too small to read. */
   readonly struckText = new Set<string>()
   readonly whiteText = new Set<string>()
@@ -142,7 +146,11 @@ export class OdsStyles {
     else if (cell && name === 'style:table-cell-properties') {
       const background = attr(tag, 'fo:background-color')
       if (background !== undefined) cell.background = hexOf(background) ?? 'transparent'
+      const shrink = attr(tag, 'style:shrink-to-fit')
+      if (shrink !== undefined) cell.shrink = shrink === 'true'
     }
+    const width = name === 'style:table-column-properties' ? pointsOf(attr(tag, 'style:column-width')) : undefined
+    if (width !== undefined) this.columnWidths.set(style.name, width)
     if (name === 'style:table-properties' && style.family === 'table' && attr(tag, 'table:display') === 'false')
       this.hiddenTables.add(style.name)
     else if (name === 'style:table-row-properties' && isZeroLength(attr(tag, 'style:row-height')))
@@ -272,17 +280,27 @@ export class OdsStyles {
   }
 
   /**
-   * Whether a cell style writes its text too small to read: its font's size, its own or its
-   * parent's (a percentage of the parent's), else the document's default.
+   * The size of a cell style's font in points: its own or its parent's (a percentage of the
+   * parent's), else the document's default.
    */
-  small(cellStyle: string | undefined): boolean {
+  points(cellStyle: string | undefined): number {
     let scale = 1
     for (const style of this.#lineage(cellStyle)) {
       const percent = /^\s*(\d*\.?\d+)\s*%\s*$/.exec(style.size ?? '')
       if (percent) scale *= Number(percent[1]) / 100
-      else if (style.size !== undefined) return tooSmall((pointsOf(style.size) ?? DEFAULT_POINTS) * scale)
+      else if (style.size !== undefined) return (pointsOf(style.size) ?? DEFAULT_POINTS) * scale
     }
-    return tooSmall(this.#defaultPoints * scale)
+    return this.#defaultPoints * scale
+  }
+
+  /** Whether a cell style writes its text too small to read (its font's size, points). */
+  small(cellStyle: string | undefined): boolean {
+    return tooSmall(this.points(cellStyle))
+  }
+
+  /** Whether a cell style shrinks its text to fit its column. */
+  shrinks(cellStyle: string | undefined): boolean {
+    return Boolean(this.#cellStyle(cellStyle, 'shrink'))
   }
 
   /** Whether a cell style strikes its text through. */

@@ -922,16 +922,28 @@ describe('what a fresh review found the sheet shows (round four)', () => {
     expect(await refunded('SHW-122', 'SHW-123')).toEqual([])
   })
 
-  it('500.00 shrunk to fit a column 1.5 wide is refused as too small; an order number that fits is read', async () => {
-    const path = copy('shrink-to-fit.openpyxl.xlsx')
-    const result = await send(path, '--column', 'refund_amount=Refund')
-    expect(result.code, result.stderr).toBe(2)
-    expect(result.stderr).toContain(
-      'line 2: written too small to read (cell B2: shrunk to fit a column too narrow for its text, under 5 pt)',
-    )
-    expect(result.stderr).not.toContain('line 3:')
-    const shown = await send(path, '--column', 'refund_amount=Refund', '--only-visible')
-    expect(shown.code, shown.stderr).toBe(0)
-    expect(await refunded('SHW-124', 'SHW-125')).toEqual([['SHW-125', 1000]])
-  })
+  it.each([
+    ['500.00 in an .xlsx column 1.5 wide', 'shrink-to-fit.openpyxl.xlsx', 'SHW-124', ['SHW-125', 1000]],
+    [
+      '1,500.00 in an .ods column 0.6 cm wide (5.00 in it is read)',
+      'shrink-to-fit.odfpy.ods',
+      'SHW-126',
+      ['SHW-127', 500],
+    ],
+  ] as const)(
+    '%s, shrunk to fit, is refused as too small; the row whose text is drawn readable is refunded',
+    async (_, name, shrunk, [read, fee]) => {
+      const path = copy(name)
+      const result = await send(path, '--column', 'refund_amount=Refund')
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toContain(
+        'line 2: written too small to read (cell B2: shrunk to fit a column too narrow for its text, under 5 pt)',
+      )
+      expect(result.stderr).not.toContain('line 3:')
+      expect(await refunded(shrunk, read)).toEqual([])
+      const shown = await send(path, '--column', 'refund_amount=Refund', '--only-visible')
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(await refunded(shrunk, read)).toEqual([[read, fee]])
+    },
+  )
 })
