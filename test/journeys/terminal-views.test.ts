@@ -86,8 +86,10 @@ describe.skipIf(!HAS_TMUX && !process.env.CI)('views on a terminal, as a person 
       const merchant = world.sandbox.info.merchants[0]!
       expect(asked).toContain(`Plan for ${csv} (profile "sandbox", ${merchant.appid}, test):`)
       expect(asked).toContain('2 rows, 2 orders; to send: 2 rows, 3.50 THB')
-      expect(asked).toMatch(new RegExp(`│ 2 +│ ${orders[0]} `))
-      expect(asked).toMatch(new RegExp(`│ 3 +│ ${orders[1]} `))
+      // Each row said as the dry run says it: would_refund, not pending.
+      expect(asked).toMatch(new RegExp(`│ 2 +│ ${orders[0]} .*│ would_refund │`))
+      expect(asked).toMatch(new RegExp(`│ 3 +│ ${orders[1]} .*│ would_refund │`))
+      expect(asked).not.toContain('pending')
       expect(asked).toContain(
         `TEST: send 2 rows, 3.50 THB of refunds from ${csv} (profile "sandbox", ${merchant.appid})?`,
       )
