@@ -3,7 +3,7 @@ import {once} from 'node:events'
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {checkEndpoint, durationFlag} from '../../lib/cli/flags.js'
+import {checkEndpoint, durationFlag, zoneFlag} from '../../lib/cli/flags.js'
 import {onInterrupt} from '../../lib/cli/interrupt.js'
 import {checkHost} from '../../lib/cli/listening.js'
 import {type Ended, OUTCOME} from '../../lib/errors.js'
@@ -41,6 +41,7 @@ export default class NotifyListen extends GwCommand<typeof NotifyListen> {
     log: Flags.string({
       description: 'append every delivery (headers, raw body, verdict, answer) to FILE as JSON lines',
     }),
+    zone: zoneFlag,
   }
 
   async run(): Promise<Ended> {

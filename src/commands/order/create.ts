@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {amountOf, minorUnitsOrUsage} from '../../lib/cli/amount-input.js'
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {durationFlag, endpointOf, fieldsOf, liveFlags, networkFlags} from '../../lib/cli/flags.js'
+import {durationFlag, endpointOf, fieldsOf, liveFlags, networkFlags, zoneFlag} from '../../lib/cli/flags.js'
 import type {Ended} from '../../lib/errors.js'
 import type {FoundOrder} from '../../lib/orders/finding.js'
 import type {CreatedOrder} from '../../lib/orders/service.js'
@@ -41,6 +41,7 @@ export default class OrderCreate extends GwCommand<typeof OrderCreate> {
       max: 999_999_999,
     }),
     ...qrFlags,
+    zone: zoneFlag,
     wait: Flags.boolean({description: 'wait until the order is paid, fails, closes or expires'}),
     'wait-timeout': durationFlag({
       description: 'with --wait: give up after this time, like 90 or 5m (default: QR expiry, at most 15m)',

@@ -214,6 +214,27 @@ describe("on the sandbox's clock, 1000 times faster", () => {
       })
     })
 
+    it("--zone puts each line's time on that clock, in text and --json alike", async () => {
+      for (const json of [[], ['--json']]) {
+        const listener = await world.listen([
+          '--exit-after',
+          '1',
+          '--timeout',
+          '30',
+          '--zone',
+          'Asia/Kathmandu',
+          ...json,
+        ])
+        const mch = await world.paidOrderNotifying(listener.url)
+        const result = await listener.result
+        expect(result.code, result.stderr).toBe(0)
+        const at = json.length ? JSON.parse(result.stdout.trim()).at : result.stdout.split('  ')[0]
+        expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+05:45$/)
+        expect(Math.abs(Date.parse(at) - Date.now())).toBeLessThan(60_000)
+        expect(result.stdout).toContain(mch)
+      }
+    })
+
     it('forwards to a failing endpoint: the gateway retries, the listener marks the retries, delivery ends when the endpoint recovers', async () => {
       const app = await startReceiver((i) =>
         i < 2 ? {status: 500, body: 'app down'} : {status: 200, body: NOTIFICATION_ACK},

@@ -11,7 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {isoTimeIn} from '../../../src/lib/gateway/protocol/index.js'
 import {startGatheringProxy} from '../../helpers/gathering-proxy.js'
-import {type GwWorld, orderCreate, startWorld} from '../../helpers/gw-env.js'
+import {type GwWorld, orderCreate, orderNo, startWorld} from '../../helpers/gw-env.js'
 import {startReceiver, waitFor} from '../../helpers/receiver.js'
 import {startReplayingProxy} from '../../helpers/replaying-proxy.js'
 import {removeDir, tempDir} from '../../helpers/shared.js'
@@ -433,7 +433,7 @@ describe('bounded inputs', () => {
 })
 
 describe('--zone on the commands that show times', () => {
-  it('puts every time of query, lists and history on that clock, the same instants; gateway is the profile zone', async () => {
+  it("puts every time of query, lists, history and a new order's expiry on that clock, the same instants; gateway is the profile zone", async () => {
     await world.createOrder('ZONED-1', 'wechat', '12.00')
     await world.pay('ZONED-1')
     expect((await world.run(['refund', 'create', 'ZONED-1', '--amount', '2.00'])).code).toBe(0)
@@ -457,6 +457,10 @@ describe('--zone on the commands that show times', () => {
       expect(shown.stdout, list.join(' ')).toMatch(/\+09:00"/)
       expect(shown.stdout, list.join(' ')).not.toMatch(/\+00:00"/)
     }
+    const created = await run([...orderCreate(orderNo(), 'wechat', '3.00'), '--zone', 'Asia/Kathmandu'])
+    expect(created.stdout).toMatch(/QR expires: +\S+\+05:45\n/)
+    const createdJson = await run([...orderCreate(orderNo(), 'wechat', '3.00'), '--zone', 'Asia/Kathmandu', '--json'])
+    expect(createdJson.json<{expires_at: string}>().expires_at).toMatch(/\+05:45$/)
     const wrong = await run(['order', 'list', '--zone', 'Mars/Base'])
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toContain('--zone "Mars/Base" is not a time zone.')
