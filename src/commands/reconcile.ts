@@ -5,6 +5,7 @@ import {batchFlags, fileFlags, statusMapFlag} from '../lib/cli/file-flags.js'
 import {networkFlags, zoneFlag} from '../lib/cli/flags.js'
 import {type Ended, OUTCOME, outcomeOfSignal} from '../lib/errors.js'
 import {ALL_CHANNELS} from '../lib/gateway/protocol/index.js'
+import {formOf} from '../lib/io/streams.js'
 
 export default class Reconcile extends GwCommand<typeof Reconcile> {
   static override summary = 'check your order records against the gateway, row by row'
@@ -73,7 +74,7 @@ export default class Reconcile extends GwCommand<typeof Reconcile> {
     outcomeNotes(outcome, input).forEach((note) => this.note(note))
     const mismatches = outcome.summary.filter((c) => c.classification !== 'match').reduce((n, c) => n + c.rows, 0)
     if (json) await this.endJsonList({...outcome, file: args.file, out: input.out, mismatches})
-    else this.log(reconcileView(outcome, mismatches, input.out))
+    else this.log(reconcileView(outcome, mismatches, input.out, formOf(this.io.stdout)))
     return {[OUTCOME]: outcome.stopped ? outcomeOfSignal(work.signal.reason) : mismatches > 0 ? 'refused' : 'done'}
   }
 }

@@ -195,7 +195,7 @@ describe('records of an earlier gw, which did not record the gateway', () => {
     expect(list.stdout).toMatch(new RegExp(`RF-EARLIER-${order}\\t.*intent \\(gateway not recorded\\*\\)`))
     expect(list.stderr).toContain('* made by an earlier gw, which did not record the gateway')
     const history = await world.run(['history'], {env})
-    expect(history.stdout).toMatch(new RegExp(`${appid()} +│ unknown\\* +│ 1 +│ 1 `))
+    expect(history.stdout).toMatch(new RegExp(`^${appid()}\tunknown\\*\t1\t1\t`, 'm'))
     expect(history.stdout).toContain('never used to settle, skip or refuse a refund')
   })
 })
@@ -351,9 +351,50 @@ describe('an earlier history.jsonl', () => {
     expect(text.stdout).toContain(`${join(dir, 'history.db')} (`)
     expect(text.stdout).toMatch(
       new RegExp(
-        `${appid} +│ ${world.sandbox.info.base_url} \\(key [0-9a-f:]+…\\) +│ 2 +│ 2 +│ 2026-03-01T10:00:00\\+07:00 │ 2026-03-05T17:00:01\\+07:00`,
+        `^${appid}\t${world.sandbox.info.base_url} \\(key [0-9a-f:]+…\\)\t2\t2\t2026-03-01T10:00:00\\+07:00\t2026-03-05T17:00:01\\+07:00$`,
+        'm',
       ),
     )
+    // Piped, the table is its head line and a tab-separated line per gateway, as gh writes tables for scripts.
+    expect(text.stdout).toContain('\nappid\tgateway\torders\trefunds\toldest\tnewest\n')
+    expect(text.stdout).not.toContain('│')
+  })
+})
+
+describe('--limit', () => {
+  let two: GwWorld
+
+  beforeAll(async () => {
+    two = await startWorld({spawned: false, merchants: [{appid: 'mch51001'}, {appid: 'mch51002'}]})
+  })
+
+  afterAll(() => two.close())
+
+  it('keeps the gateways with the newest records, says how many there are, the same in --json', async () => {
+    const {dir, env} = two.machine()
+    const second = two.sandbox.info.merchants[1]!
+    const otherEnv = {...env, GW_APPID: second.appid, GW_PRIVATE_KEY: second.private_key_file}
+    expect((await two.run(orderCreate(`LIM-${process.pid}-1`, 'wechat', '1.00'), {env})).code).toBe(0)
+    const made = await two.run(orderCreate(`LIM-${process.pid}-2`, 'wechat', '1.00'), {env: otherEnv})
+    expect(made.code, made.stderr).toBe(0)
+
+    const limited = await two.run(['history', '--limit', '1'], {env, terminal: 200})
+    expect(limited.code, limited.stderr).toBe(0)
+    expect(limited.stdout).toContain(`${join(dir, 'history.db')} (`)
+    expect(limited.stdout).toMatch(/│ mch51002 +│/)
+    expect(limited.stdout).not.toContain('mch51001')
+    expect(limited.stdout).toContain('the newest 1 of 2 gateways (--limit 1)')
+    const json = (await two.run(['history', '--limit', '1', '--json'], {env})).json<{
+      gateways: {appid: string}[]
+      gateways_total: number
+    }>()
+    expect(json.gateways.map((g) => g.appid)).toEqual(['mch51002'])
+    expect(json.gateways_total).toBe(2)
+
+    const all = await two.run(['history', '--limit', '2', '--json'], {env})
+    expect(all.json<{gateways: {appid: string}[]}>().gateways.map((g) => g.appid)).toEqual(['mch51001', 'mch51002'])
+    expect(all.json()).not.toHaveProperty('gateways_total')
+    expect((await two.run(['history', '--limit', '0'], {env})).code).toBe(2)
   })
 })
 

@@ -71,7 +71,7 @@ describe.each([
       }>().refund
       expect(refunds.time_end).toBe(paidAt)
       expect(refunds.refund_orders[0]!.refund_time).toBe(refundedAt)
-      expect((await run(['refund', 'query', order])).stdout).toContain(`│ ${refundedAt} │`)
+      expect((await run(['refund', 'query', order])).stdout).toContain(`\t${refundedAt}\t`)
 
       // refund list gives the time this machine recorded the refund: the same moment, in the same form. A zone
       // read wrong is hours off; the two clocks read it apart by however long the machine took between them.

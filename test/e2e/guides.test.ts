@@ -46,8 +46,8 @@ const SAYS: Record<string, ((result: LineResult) => void)[]> = {
   'gw order list --amount 150.50': [({stdout}) => expect(stdout).toContain('INV-1001')],
   'gw refund list --amount 150.50': [({stdout}) => expect(stdout).toMatch(/INV-1001\s.*50\.00 THB/)],
   'gw refund create --from-csv refunds-nov.csv --yes': [
-    ({stdout}) => expect(stdout).toMatch(/│ refunded +│ THB +│ 2 +│ 32\.00 THB/),
-    ({stdout}) => expect(stdout).toMatch(/│ refunded_earlier +│ THB +│ 2 +│ 32\.00 THB/),
+    ({stdout}) => expect(stdout).toMatch(/^refunded\tTHB\t2\t32\.00 THB$/m),
+    ({stdout}) => expect(stdout).toMatch(/^refunded_earlier\tTHB\t2\t32\.00 THB$/m),
   ],
   'gw reconcile orders-export.csv': [({stdout}) => expect(stdout).toContain('3 need a look')],
   'gw reconcile Export.xlsx --column mch_order_no="Invoice No" --column amount="Amount (THB)" --column status=Status': [

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
-import {listFormOf, listed} from '../../lib/render/table.js'
+import {formOf} from '../../lib/io/streams.js'
+import {listed} from '../../lib/render/table.js'
 import {listCount, noneListed} from '../../lib/render/words.js'
 
 interface ListedProfile {
@@ -33,7 +34,7 @@ export default class ProfileList extends GwCommand<typeof ProfileList> {
       const stored = this.store.stored(name)!
       return {name, default: name === defaultName, appid: stored.appid, base_url: stored.base_url, live: stored.live}
     })
-    const form = listFormOf(this.io.stdout)
+    const form = formOf(this.io.stdout)
     const limit = this.flags.limit
     this.present(
       profiles.length === 0

@@ -9,11 +9,12 @@ import type {BulkOptions} from '../../lib/refunds/bulk/bulk-refund.js'
 import type {RefundService} from '../../lib/refunds/service.js'
 import type {Asking, Showing} from '../../lib/cli/command-ports.js'
 import {fieldsOf} from '../../lib/cli/flags.js'
+import {formOf} from '../../lib/io/streams.js'
 
 const CONFIRM_BULK = {always: true, otherwise: 'or --dry-run to see the plan'}
 
 /** What the run needs of the command running it. */
-interface BulkCommand extends Asking, Pick<Showing, 'note'> {
+interface BulkCommand extends Asking, Pick<Showing, 'note' | 'io'> {
   profile: Profile
   refunds: RefundService
   /** gw's version, for the report's audit trail. */
@@ -46,13 +47,13 @@ export async function runBulk(csv: string, flags: BulkFlags, command: BulkComman
     checking: (label, total) => command.longWork(label, total, CHECKS_STOPPING, 'with a problem'),
     planned: (plan, left, output) => planNotes(plan, csv, left, output).forEach((note) => command.note(note)),
     confirm: (planned) => {
-      const {plan, action} = confirmText(planned, profile)
+      const {plan, action} = confirmText(planned, profile, formOf(command.io.stderr))
       return command.confirm(action, {...CONFIRM_BULK, before: plan})
     },
     // Rows not refunded are counted apart, whatever they ended as (failed, unknown, processing): the summary says which.
     sending: (total) => command.longWork('refunds', total, STOPPING, 'not refunded'),
   })
-  const view = bulkResultView(result, profile, command.again)
+  const view = bulkResultView(result, profile, command.again, formOf(command.io.stdout))
   const resume_command = resumeCommand(result, command.again) ?? null
   const {appid, live} = profile
   const document = {...result, profile: profile.name, appid, live, resume_command, [OUTCOME]: result.outcome}

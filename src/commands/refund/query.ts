@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {GwCommand} from '../../lib/cli/base-command.js'
 import {anyNumberArgs, networkFlags, orderFlags, orderReference, usage, zoneFlag} from '../../lib/cli/flags.js'
+import {formOf} from '../../lib/io/streams.js'
 import {findNamed} from '../../lib/orders/any-number.js'
 import type {FoundOrder} from '../../lib/orders/finding.js'
 import type {RefundRecord} from '../../lib/gateway/protocol/index.js'
@@ -47,8 +48,9 @@ export default class RefundQuery extends GwCommand<typeof RefundQuery> {
     const asked = this.flags['mch-refund-no'] ?? found.refund?.mch_refund_no
     const {refund, mch_refund_no, none, made_here} = await refunds.query(found, asked)
     const mchOrderNo = found.record.mch_order_no ?? ''
-    if (refund) this.log(refundRecordView(mchOrderNo, refund))
-    else if (made_here?.length) this.log(madeHereView(mchOrderNo, found.channel, made_here))
+    const form = formOf(this.io.stdout)
+    if (refund) this.log(refundRecordView(mchOrderNo, refund, form))
+    else if (made_here?.length) this.log(madeHereView(mchOrderNo, found.channel, made_here, form))
     else this.log(none)
     const result = {
       order: found.record,

@@ -3,13 +3,14 @@
  * query, so a year of history is never in memory: --json's one document written an item at a
  * time, and what --refresh could not ask counted on the way.
  */
+import {type OutputForm, formOf} from '../io/streams.js'
 import type {Writable} from 'node:stream'
 
 import {type Outcome, gravest, outcomeOfSignal} from '../errors.js'
 import type {Cell} from '../files/cells.js'
 import {JSON_CHUNK, jsonPieces} from '../io/json-text.js'
 import {type ListFilter, REFRESH_OUTCOME} from '../orders/list.js'
-import {type ListForm, listFormOf} from '../render/table.js'
+
 import type {ListCounted, ListView} from '../render/words.js'
 import {fileShown, shown} from '../untrusted.js'
 import type {Showing} from './command-ports.js'
@@ -119,7 +120,7 @@ export interface ListShape<T, C extends string> {
   what: string
   file: {columns: readonly C[]; row: (item: T) => Partial<Record<C, Cell>>; sheet: string}
   /** The first items shown, with how many there are, as a table on a terminal or lines in a pipe (render/table's `listed`). */
-  view: (shown: T[], counted: ListCounted, form: ListForm) => ListView
+  view: (shown: T[], counted: ListCounted, form: OutputForm) => ListView
 }
 
 /** The history's query of a list: each item given to `emit`, as the filter selects them. */
@@ -190,7 +191,7 @@ export async function showList<T extends RefreshMarks, C extends string>(
   if (json) await command.endJsonList(signal ? {stopped_by: signal} : {})
   else {
     const counted = {total, inFile: Boolean(file && !signal), ...(asked === undefined ? {} : {limit: asked})}
-    command.present(shape.view(shown, counted, listFormOf(showing.io.stdout)))
+    command.present(shape.view(shown, counted, formOf(showing.io.stdout)))
   }
   refreshFailures(command, tally, shape.what)
   if (signal) {

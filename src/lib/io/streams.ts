@@ -5,6 +5,15 @@
  */
 export type Output = NodeJS.WritableStream & {isTTY?: boolean; columns?: number}
 
+/** Where a view goes: a terminal (of `width` columns), or a pipe or a file. */
+export interface OutputForm {
+  terminal: boolean
+  width?: number
+}
+
+export const formOf = (out: Output): OutputForm =>
+  out.isTTY ? {terminal: true, ...(out.columns ? {width: out.columns} : {})} : {terminal: false}
+
 export interface CommandIO {
   stdout: Output
   stderr: Output

@@ -1,6 +1,7 @@
 /** What `gw refund create --from-csv` shows: the plan's notes, problems by line, the plan or the outcome, the summary. */
 import {formatAmount} from '../gateway/protocol/index.js'
 import type {LockHolder} from '../io/lock.js'
+import type {OutputForm} from '../io/streams.js'
 import type {BulkResult, BulkRowView, ToSendTotal} from '../refunds/bulk/bulk-result.js'
 import type {BulkPlan} from '../refunds/bulk/plan.js'
 import {type OrderLine, type Problem, WHOLE_FILE} from '../refunds/bulk/rows.js'
@@ -163,29 +164,34 @@ const rowsWith = (result: BulkResult, status?: RowStatus | 'would_refund') =>
 export function confirmText(
   planned: BulkResult,
   profile: {name: string; appid: string; live: boolean},
+  form: OutputForm,
 ): {plan: string; action: string} {
   const already = rowsWith(planned, 'already_refunded')
   return {
-    plan: planView(planned, profile).join('\n'),
+    plan: planView(planned, profile, form).join('\n'),
     action: `send ${toSendText(planned.to_send)} of refunds from ${fileShown(planned.csv)}${already ? ` (${plural(already, 'row')} already refunded: not sent)` : ''}`,
   }
 }
 
 /** The plan for people: the file, the profile (test or LIVE), what goes out, the rows, what does not go out and why. */
-function planView(result: BulkResult, profile: {name: string; appid: string; live: boolean}): string[] {
+function planView(
+  result: BulkResult,
+  profile: {name: string; appid: string; live: boolean},
+  form: OutputForm,
+): string[] {
   return [
     `Plan for ${fileShown(result.csv)} (profile "${profile.name}", ${profile.appid}, ${profile.live ? 'LIVE' : 'test'}):`,
     `  ${plural(rowsWith(result), 'row')}, ${plural(result.orders, 'order')}; to send: ${toSendText(result.to_send)}`,
-    rowsWith(result) ? planTable(result) : '',
+    rowsWith(result) ? planTable(result, form) : '',
     ...orderLines(result.orders_with_several_rows),
     ...alreadyRefunded(result),
     ...notConfirmable(result),
-    result.summary.length ? summaryTable(result.summary) : '',
+    result.summary.length ? summaryTable(result.summary, form) : '',
   ].filter(Boolean)
 }
 
 /** The rows of a plan, as a table: the first `limit`, then how many more. */
-function planTable(result: BulkResult, limit = 20): string {
+function planTable(result: BulkResult, form: OutputForm, limit = 20): string {
   const count = rowsWith(result)
   const first: BulkRowView[] = []
   for (const row of result.rows) if (first.push(row) >= limit) break
@@ -198,7 +204,7 @@ function planTable(result: BulkResult, limit = 20): string {
   ])
   const more = count > limit ? [`... and ${count - limit} more (every row is in the plan file and in --json)`] : []
   const fit = {drop: ['refund number'], whole: 'the plan file and --json'}
-  return [table(['line', 'order', 'refund number', 'amount', 'status'], cells, fit), ...more].join('\n')
+  return [table(['line', 'order', 'refund number', 'amount', 'status'], cells, form, fit), ...more].join('\n')
 }
 
 /** "INV-7: lines 4, 9, 12 send 150.00 THB of 200.00 THB left". */
@@ -209,12 +215,13 @@ function orderLines(orders: readonly OrderLine[]): string[] {
   return ['Orders with several rows:', lines(orders, line, 20)]
 }
 
-function summaryTable(summary: BulkResult['summary']): string {
+function summaryTable(summary: BulkResult['summary'], form: OutputForm): string {
   const amount = (l: BulkResult['summary'][number]) =>
     l.currency === '?' ? '-' : formatAmount(l.refund_fee, l.currency)
   return table(
     ['status', 'currency', 'rows', 'amount'],
     summary.map((l) => [l.status, l.currency, l.rows, amount(l)]),
+    form,
   )
 }
 
@@ -234,12 +241,13 @@ export function bulkResultView(
   result: BulkResult,
   profile: {name: string; appid: string; live: boolean},
   again: string,
+  form: OutputForm,
 ): {text: string; notes: string[]} {
   const count = (status: RowStatus) => rowsWith(result, status)
   if (result.dry_run) {
     const blocked = result.problems.length > 0 && result.outcome !== 'done'
     const text = [
-      ...planView(result, profile),
+      ...planView(result, profile, form),
       result.report ? `plan: ${fileShown(result.report)} (every row with its status, to review in a spreadsheet)` : '',
       blocked
         ? result.problems.some((p) => p.file)
@@ -279,6 +287,6 @@ export function bulkResultView(
     )
   const kept = result.earlier_report ? ` (the earlier report was kept as ${fileShown(result.earlier_report)})` : ''
   const report = result.report ? `\nreport: ${fileShown(result.report)}${kept}` : ''
-  const text = [...alreadyRefunded(result), ...notConfirmable(result), summaryTable(result.summary)]
+  const text = [...alreadyRefunded(result), ...notConfirmable(result), summaryTable(result.summary, form)]
   return {text: text.join('\n') + report, notes}
 }

@@ -1,11 +1,14 @@
+import type {OutputForm} from '../io/streams.js'
 import type {HistoryReport} from '../store/store.js'
 import {table} from './table.js'
 import {plural} from '../plural.js'
+import {listCount} from './words.js'
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 /** `gw history` for people: where the database is, its size, and per gateway what it holds. */
-export function historyView(report: HistoryReport): string {
+/** `limit`: the --limit given, said under the table when it left gateways out. */
+export function historyView(report: HistoryReport, form: OutputForm, limit?: number): string {
   const lines = [`${report.database} (${mib(report.bytes)})`]
   if (report.imported) {
     const skipped = report.imported.skipped_lines.length
@@ -29,7 +32,10 @@ export function historyView(report: HistoryReport): string {
   const unattributed = report.gateways.some((g) => g.unattributed)
   return [
     ...lines,
-    table(['appid', 'gateway', 'orders', 'refunds', 'oldest', 'newest'], rows),
+    table(['appid', 'gateway', 'orders', 'refunds', 'oldest', 'newest'], rows, form),
+    ...(report.gateways_total === undefined
+      ? []
+      : [listCount(rows.length, 'gateway', {total: report.gateways_total, inFile: false, limit}, form)!]),
     ...(unattributed
       ? [
           '* made by an earlier gw, which did not record the gateway, and this machine knows more than one gateway of that appid (a test and a live profile): shown in lists and timelines, never used to settle, skip or refuse a refund.',

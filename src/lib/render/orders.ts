@@ -2,6 +2,7 @@
  * Text views of orders for people: states in words, amounts with their currency, times in
  * ISO 8601 with their offset. --json output does not go through here.
  */
+import type {OutputForm} from '../io/streams.js'
 import {type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, describeOrderState, formatAmount} from '../gateway/protocol/index.js'
 import {type FoundByNumber, NUMBER_WORDS} from '../orders/any-number.js'
@@ -10,7 +11,7 @@ import type {FoundOrder} from '../orders/finding.js'
 import type {CreatedOrder} from '../orders/service.js'
 import {shown} from '../untrusted.js'
 import {fields} from './fields.js'
-import {type ListForm, listed} from './table.js'
+import {listed} from './table.js'
 import {type ListCounted, type ListView, listCount, listedState, noneListed, unattributedNote} from './words.js'
 
 export function createdView(created: CreatedOrder): string {
@@ -109,7 +110,7 @@ export function orderListView(
   orders: readonly ListedOrder[],
   appid: string,
   counted: ListCounted,
-  form: ListForm,
+  form: OutputForm,
 ): ListView {
   if (!orders.length)
     return noneListed(

@@ -1,5 +1,6 @@
 /** What `gw reconcile` shows: how the file is read and compared, then rows and amounts per class and currency, and where the output went. */
 import {formatAmount} from '../gateway/protocol/index.js'
+import type {OutputForm} from '../io/streams.js'
 import type {Comparison, ReconcileInput} from '../reconcile/open.js'
 import {AMOUNT_COLUMNS, type ReconcileOutcome, refundsNotKnownNote} from '../reconcile/reconcile.js'
 import {
@@ -40,7 +41,7 @@ export const outcomeNotes = (outcome: ReconcileOutcome, input: ReconcileInput) =
   ...[partlyStruckNote(input.table.source)].filter((n) => n !== undefined),
 ]
 
-export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out: string): string {
+export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out: string, form: OutputForm): string {
   const amount = (c: ReconcileOutcome['summary'][number], minor: number | undefined) =>
     c.currency === '?' ? '-' : formatAmount(minor, c.currency)
   const fields = Object.keys(AMOUNT_COLUMNS) as (keyof typeof AMOUNT_COLUMNS)[]
@@ -53,7 +54,7 @@ export function reconcileView(outcome: ReconcileOutcome, mismatches: number, out
   const stopped = outcome.stopped ? ' (interrupted: the rest of the file was not checked)' : ''
   const notKnown = refundsNotKnownNote(outcome.refunds_not_known)
   return [
-    table(['classification', 'currency', 'rows', ...fields.map((field) => AMOUNT_COLUMNS[field])], rows),
+    table(['classification', 'currency', 'rows', ...fields.map((field) => AMOUNT_COLUMNS[field])], rows, form),
     ...(notKnown ? [notKnown] : []),
     `compared: ${comparedText(outcome.comparisons)}`,
     `${plural(outcome.rows, 'row')}, ${mismatches} ${mismatches === 1 ? 'needs' : 'need'} a look; written to ${fileShown(out)}${stopped}`,

@@ -2,6 +2,7 @@
  * Refunds for people: a refund's outcome, an order's refunds, and a refund refused before
  * sending, said with "Nothing was sent" (its words are the problem's own: refunds/balance).
  */
+import type {OutputForm} from '../io/streams.js'
 import {type ErrorKind, GwError, type SuggestedFor, gwCommand} from '../errors.js'
 import {
   type AmountNames,
@@ -32,7 +33,7 @@ import {type RefundedElsewhere, describeRefundedElsewhere} from '../refunds/else
 import {describeMadeRefund} from '../refunds/single.js'
 import {fields} from './fields.js'
 
-import {type ListForm, listed, table} from './table.js'
+import {listed, table} from './table.js'
 
 /**
  * A refund as --json gives it: the refund's own facts, flat (its number, order, channel, each
@@ -111,7 +112,7 @@ function refundResultView(result: OneRefund): string {
   )
 }
 
-export function refundRecordView(mchOrderNo: string, refund: RefundRecord): string {
+export function refundRecordView(mchOrderNo: string, refund: RefundRecord, form: OutputForm): string {
   const summary = fields(
     [
       ['order', mchOrderNo],
@@ -131,11 +132,16 @@ export function refundRecordView(mchOrderNo: string, refund: RefundRecord): stri
   ])
   const processing = refund.refund_orders.some((r) => normalizeRefundState(r.refund_state) === 'PROCESSING')
   const wait = processing ? `\nPROCESSING: ${PROCESSING_WAIT}; query again then.` : ''
-  return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows, {drop: ['gateway refund'], whole: '--json'})}${wait}`
+  return `${summary}\n${table(['refund', 'amount', 'state', 'time', 'gateway refund'], rows, form, {drop: ['gateway refund'], whole: '--json'})}${wait}`
 }
 
 /** The refunds this machine made of an order whose channel has no refund query, said to be from gw's own history. */
-export function madeHereView(mchOrderNo: string, channel: string, made: readonly RefundEntry[]): string {
+export function madeHereView(
+  mchOrderNo: string,
+  channel: string,
+  made: readonly RefundEntry[],
+  form: OutputForm,
+): string {
   const rows = made.map((r) => [
     r.mch_refund_no,
     formatAmount(r.refund_fee, r.fee_type),
@@ -146,7 +152,7 @@ export function madeHereView(mchOrderNo: string, channel: string, made: readonly
   ])
   return [
     `Refunds of order ${mchOrderNo} from this machine's history; the gateway has no refund query for ${channel}:`,
-    table(['refund', 'amount', 'status', 'recorded', 'gateway refund', 'made by'], rows, {
+    table(['refund', 'amount', 'status', 'recorded', 'gateway refund', 'made by'], rows, form, {
       drop: ['made by', 'gateway refund'],
       whole: '--json',
     }),
@@ -268,7 +274,7 @@ export function refundListView(
   refunds: readonly ListedRefund[],
   appid: string,
   counted: ListCounted,
-  form: ListForm,
+  form: OutputForm,
 ): ListView {
   if (!refunds.length) return noneListed(`No refunds made on this machine for ${appid} match.`, form)
   const rows = refunds.map((r) => [

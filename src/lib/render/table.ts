@@ -3,7 +3,7 @@ import {stripVTControlCharacters} from 'node:util'
 
 import type TableConstructor from 'cli-table3'
 
-import type {Output} from '../io/streams.js'
+import type {OutputForm} from '../io/streams.js'
 import {shown} from '../untrusted.js'
 import {cyan} from './style.js'
 
@@ -20,13 +20,9 @@ interface TableFit {
   drop?: readonly string[]
   /** What holds the columns left out, said with them: "--json or --out". */
   whole?: string
-  /** The width to fit: the terminal's when stdout is one (a pipe or a file takes the whole table). */
-  width?: number
   /** The columns never wrapped, by head: the numbers a person copies (an order's, a refund's). */
   unwrapped?: readonly string[]
 }
-
-const terminalWidth = () => (process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : undefined)
 
 /** `colWidths`: each column's width, its padding and text within it wrapped (a table fitted to a terminal). */
 function drawn(head: string[], rows: (string | number)[][], colWidths?: number[]): string {
@@ -79,18 +75,31 @@ function fittedWidths(
   return widths
 }
 
+/** How long a cell of a piped table may be: whole, in practice, but never a megabyte on one line. */
+const PIPED_CELL = 1000
+
+/** Rows as a pipe takes them: one line each, its cells tab-separated (a tab or newline inside one shown visibly). */
+const tabbed = (rows: (string | number)[][]) =>
+  rows.map((row) => row.map((cell) => shown(cell, PIPED_CELL)).join('\t')).join('\n')
+
 /**
- * A table; on a terminal narrower than it, the columns `fit.drop` names are left out, the least
- * useful first, until it fits, and which were left out is said under it; still wider, its
- * widest cells are wrapped within their columns.
+ * A table of a report (a list's items go through `listed`). On a terminal: drawn, and when
+ * narrower than it, the columns `fit.drop` names are left out, the least useful first, until it
+ * fits, and which were left out is said under it; still wider, its widest cells are wrapped
+ * within their columns. Piped or written to a file: its head line, then one line per row, the
+ * cells tab-separated (as gh writes tables for scripts), nothing left out.
  */
-export function table(head: string[], rows: (string | number)[][], fit: TableFit = {}): string {
-  return fittedTable(head, rows, fit).text
+export function table(head: string[], rows: (string | number)[][], form: OutputForm, fit: TableFit = {}): string {
+  return form.terminal ? fittedTable(head, rows, fit, form.width).text : tabbed([head, ...rows])
 }
 
-/** A table as `table` draws it, and the columns it left out to fit (by head). */
-function fittedTable(head: string[], rows: (string | number)[][], fit: TableFit): {text: string; left: string[]} {
-  const width = fit.width ?? terminalWidth()
+/** A table as `table` draws it on a terminal of `width` columns, and the columns it left out to fit (by head). */
+function fittedTable(
+  head: string[],
+  rows: (string | number)[][],
+  fit: TableFit,
+  width: number | undefined,
+): {text: string; left: string[]} {
   let text = drawn(head, rows)
   if (width === undefined || widthOf(text) <= width) return {text, left: []}
   const left: string[] = []
@@ -114,18 +123,6 @@ function fittedTable(head: string[], rows: (string | number)[][], fit: TableFit)
 /** A footnote of a list: said always, or of one column (by head), said only where the column is shown. */
 type Footnote = string | {note: string; of: string} | undefined
 
-/** Where a list goes: a terminal (of `width` columns), or a pipe or a file. */
-export interface ListForm {
-  terminal: boolean
-  width?: number
-}
-
-export const listFormOf = (out: Output): ListForm =>
-  out.isTTY ? {terminal: true, ...(out.columns ? {width: out.columns} : {})} : {terminal: false}
-
-/** How long a cell of a piped list may be: whole, in practice, but never a megabyte on one line. */
-const PIPED_CELL = 1000
-
 /**
  * A list's items shown as gh shows its lists. On a terminal: the table, fitted to its width,
  * with the footnotes under it. Piped or written to a file: one line per item, its cells
@@ -137,7 +134,7 @@ export function listed(
   head: string[],
   rows: (string | number)[][],
   fit: TableFit,
-  form: ListForm,
+  form: OutputForm,
   footnotes: Footnote[],
 ): {text: string; notes: string[]} {
   const said = (left: readonly string[]) =>
@@ -150,9 +147,8 @@ export function listed(
             ? []
             : [note.note],
     )
-  if (!form.terminal)
-    return {text: rows.map((row) => row.map((cell) => shown(cell, PIPED_CELL)).join('\t')).join('\n'), notes: said([])}
+  if (!form.terminal) return {text: tabbed(rows), notes: said([])}
   // A footnote of a column the table left out to fit is not said: it would speak of what is not shown.
-  const drawnTable = fittedTable(head, rows, {...fit, width: form.width})
+  const drawnTable = fittedTable(head, rows, fit, form.width)
   return {text: [drawnTable.text, ...said(drawnTable.left)].join('\n'), notes: []}
 }

@@ -1,6 +1,6 @@
 /** Words of the lists: a state as listed after --refresh, and the count under a list. */
 import {plural} from '../plural.js'
-import type {ListForm} from './table.js'
+import type {OutputForm} from '../io/streams.js'
 
 /** A listed order's or refund's state after --refresh: marked when it is the one gw knew before. */
 export function listedState(
@@ -28,7 +28,7 @@ export interface ListView {
 }
 
 /** A list of none: said on stdout at a terminal; piped, stdout stays empty (a script counts no lines) and it is a note. */
-export const noneListed = (said: string, form: ListForm): ListView =>
+export const noneListed = (said: string, form: OutputForm): ListView =>
   form.terminal ? {text: said, notes: []} : {text: '', notes: [said]}
 
 /**
@@ -36,7 +36,7 @@ export const noneListed = (said: string, form: ListForm): ListView =>
  * file)", or without a file where all of them are. Piped, a list of all of them needs no count
  * (it is the number of lines).
  */
-export function listCount(shown: number, word: string, counted: ListCounted, form: ListForm): string | undefined {
+export function listCount(shown: number, word: string, counted: ListCounted, form: OutputForm): string | undefined {
   const {total, inFile, limit, firstAre = 'newest'} = counted
   if (shown === total) return form.terminal ? plural(total, word) : undefined
   if (limit !== undefined && shown === limit)

@@ -61,6 +61,8 @@ export interface HistoryReport {
     /** Records from before gw recorded gateways, of an appid with more than one: shown, never used for refunds. */
     unattributed?: boolean
   }[]
+  /** With --limit: how many gateways the history holds, of which `gateways` are those with the newest records. */
+  gateways_total?: number
   /** Records of earlier versions given their gateway once it was certain. */
   adopted: {appid: string; base_url: string; orders: number; refunds: number; events: number; why: string; at: string}[]
 }

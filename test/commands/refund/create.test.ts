@@ -558,7 +558,7 @@ describe('a refund still processing', () => {
     const check = suggested(made.stderr, 'Check it later: ')
     expect(check).toMatch(new RegExp(`^gw refund query ${order} --mch-refund-no RF\\w+$`))
     const checked = await world.asPrinted(check)
-    expect(checked.stdout).toMatch(/│ PROCESSING: processing │/)
+    expect(checked.stdout).toMatch(/\tPROCESSING: processing\t/)
     expect(checked.stdout).toContain(
       'PROCESSING: the channel answers later: about 20 minutes for a balance payment, 3 working days for a card',
     )

@@ -60,6 +60,6 @@ describe('plain messages', () => {
     expect(wrong.stderr).not.toContain('no such order')
     const right = await world.run(['refund', 'query', elsewhere!, '--channel', 'wechat', '--mch-refund-no', 'DASH-1'])
     expect(right.code).toBe(0)
-    expect(right.stdout).toMatch(new RegExp(`DASH-1 .*25\\.00 THB.*SUCCESS.*${TIME.source}`))
+    expect(right.stdout).toMatch(new RegExp(`^DASH-1\t25\\.00 THB\tSUCCESS: refunded\t${TIME.source}\t`, 'm'))
   })
 })
