@@ -43,7 +43,7 @@ export default class History extends GwCommand<typeof History> {
         ...(gateways_total === undefined ? {} : {gateways_total}),
         adopted: described.adopted.map((a) => ({...a, at: local(a.at)})),
       }
-      this.log(historyView(report, formOf(this.io.stdout), this.flags.limit))
+      this.log(historyView(report, formOf(this.io.stdout)))
       return report
     } finally {
       closeStore(store, this.showing)

@@ -3,14 +3,13 @@
  * query, so a year of history is never in memory: --json's one document written an item at a
  * time, and what --refresh could not ask counted on the way.
  */
-import {type OutputForm, formOf} from '../io/streams.js'
 import type {Writable} from 'node:stream'
 
 import {type Outcome, gravest, outcomeOfSignal} from '../errors.js'
 import type {Cell} from '../files/cells.js'
 import {JSON_CHUNK, jsonPieces} from '../io/json-text.js'
+import {type OutputForm, formOf} from '../io/streams.js'
 import {type ListFilter, REFRESH_OUTCOME} from '../orders/list.js'
-
 import type {ListCounted, ListView} from '../render/words.js'
 import {fileShown, shown} from '../untrusted.js'
 import type {Showing} from './command-ports.js'

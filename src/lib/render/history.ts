@@ -7,8 +7,7 @@ import {listCount} from './words.js'
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
 /** `gw history` for people: where the database is, its size, and per gateway what it holds. */
-/** `limit`: the --limit given, said under the table when it left gateways out. */
-export function historyView(report: HistoryReport, form: OutputForm, limit?: number): string {
+export function historyView(report: HistoryReport, form: OutputForm): string {
   const lines = [`${report.database} (${mib(report.bytes)})`]
   if (report.imported) {
     const skipped = report.imported.skipped_lines.length
@@ -35,7 +34,8 @@ export function historyView(report: HistoryReport, form: OutputForm, limit?: num
     table(['appid', 'gateway', 'orders', 'refunds', 'oldest', 'newest'], rows, form),
     ...(report.gateways_total === undefined
       ? []
-      : [listCount(rows.length, 'gateway', {total: report.gateways_total, inFile: false, limit}, form)!]),
+      : // --limit left gateways out: the ones shown are as many as it said.
+        [listCount(rows.length, 'gateway', {total: report.gateways_total, inFile: false, limit: rows.length}, form)!]),
     ...(unattributed
       ? [
           '* made by an earlier gw, which did not record the gateway, and this machine knows more than one gateway of that appid (a test and a live profile): shown in lists and timelines, never used to settle, skip or refuse a refund.',

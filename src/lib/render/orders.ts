@@ -2,9 +2,9 @@
  * Text views of orders for people: states in words, amounts with their currency, times in
  * ISO 8601 with their offset. --json output does not go through here.
  */
-import type {OutputForm} from '../io/streams.js'
 import {type SuggestedFor, gwCommand} from '../errors.js'
 import {PAID_ORDER_STATES, describeOrderState, formatAmount} from '../gateway/protocol/index.js'
+import type {OutputForm} from '../io/streams.js'
 import {type FoundByNumber, NUMBER_WORDS} from '../orders/any-number.js'
 import type {ListedOrder} from '../orders/list.js'
 import type {FoundOrder} from '../orders/finding.js'

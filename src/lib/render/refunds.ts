@@ -2,7 +2,6 @@
  * Refunds for people: a refund's outcome, an order's refunds, and a refund refused before
  * sending, said with "Nothing was sent" (its words are the problem's own: refunds/balance).
  */
-import type {OutputForm} from '../io/streams.js'
 import {type ErrorKind, GwError, type SuggestedFor, gwCommand} from '../errors.js'
 import {
   type AmountNames,
@@ -15,6 +14,7 @@ import {
   normalizeRefundState,
   PROCESSING_WAIT,
 } from '../gateway/protocol/index.js'
+import type {OutputForm} from '../io/streams.js'
 import type {RefundEntry} from '../store/records.js'
 import {fileShown, shown} from '../untrusted.js'
 import {describeRefundProblem} from '../refunds/balance.js'
